@@ -1,0 +1,105 @@
+"""Training configuration: base alphabet, pre-tokenizer, tie rule and stop rules."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+BASES = ("bytes", "chars")
+TIE_RULES = ("lowest-ids", "first-seen")
+PRETOKENIZERS = ("none", "simple", "gpt2", "gpt4")
+
+#: Largest id the trainer can hand out (pair keys pack two ids into one int).
+MAX_VOCAB = 1 << 20
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that decides which merges a training run makes.
+
+    Example: ``TrainConfig(base="chars", pretokenizer="none", tie_break="first-seen", merges=4)``
+
+    - ``base``: ``"bytes"`` (ids 0-255 are the bytes) or ``"chars"`` (id 0 is U+FFFD for
+      unknown characters, then the corpus's distinct characters in sorted order, as seed 001).
+    - ``pretokenizer``: ``"none"`` (the whole text is one sequence), ``"simple"`` (seed 000's
+      `` ?\\w+| ?[^\\w\\s]+|\\s+``), ``"gpt2"``, ``"gpt4"`` (cl100k), or ``"custom"`` with ``pattern``.
+    - ``split_digits``: every digit becomes a chunk of its own after pre-tokenizing.
+    - ``tie_break``: ``"lowest-ids"`` (highest count, then smallest left id, then smallest right
+      id: seed 000) or ``"first-seen"`` (highest count, then the pair whose first occurrence
+      comes earliest in the current corpus: seeds 001/002, minbpe, tiktoken's trainer).
+    - stop rules: ``vocab_size`` (bases + merges + specials), ``merges`` (a merge count),
+      ``min_frequency`` (stop when the best pair occurs fewer times; default 2), no pairs left.
+    - ``no_merge_newline``: a pair whose concatenation contains a newline is never counted.
+    - ``specials``: special tokens, given ids after the last merge (seed 000).
+    - ``record_undo``: keep what each merge changed so it can be undone locally.
+    """
+
+    base: str = "bytes"
+    pretokenizer: str = "gpt2"
+    pattern: str | None = None
+    split_digits: bool = False
+    tie_break: str = "lowest-ids"
+    vocab_size: int | None = None
+    merges: int | None = None
+    min_frequency: int = 2
+    no_merge_newline: bool = False
+    specials: tuple[str, ...] = field(default_factory=tuple)
+    record_undo: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "specials", tuple(self.specials))
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` with a one-line message when an option is out of range."""
+        if self.base not in BASES:
+            raise ValueError(f"unknown base {self.base!r} (choose bytes or chars)")
+        if self.tie_break not in TIE_RULES:
+            raise ValueError(
+                f"unknown tie rule {self.tie_break!r} (choose {', '.join(TIE_RULES)})"
+            )
+        if self.pretokenizer == "custom":
+            if not self.pattern:
+                raise ValueError("the custom pre-tokenizer needs a pattern")
+        elif self.pretokenizer not in PRETOKENIZERS:
+            raise ValueError(
+                f"unknown pre-tokenizer {self.pretokenizer!r} "
+                f"(choose {', '.join(PRETOKENIZERS)} or give a pattern)"
+            )
+        if self.merges is not None and self.merges < 0:
+            raise ValueError(f"the merge count must be 0 or more, not {self.merges}")
+        if self.vocab_size is not None and self.vocab_size > MAX_VOCAB:
+            raise ValueError(f"vocabulary size {self.vocab_size} is too large (at most {MAX_VOCAB})")
+        if self.merges is not None and self.merges > MAX_VOCAB:
+            raise ValueError(f"merge count {self.merges} is too large (at most {MAX_VOCAB})")
+        if self.min_frequency < 1:
+            raise ValueError(f"the minimum pair count must be 1 or more, not {self.min_frequency}")
+        seen: set[str] = set()
+        for token in self.specials:
+            if not token:
+                raise ValueError("a special token cannot be empty")
+            if token in seen:
+                raise ValueError(f"special token {token!r} is given twice")
+            seen.add(token)
+
+    def with_changes(self, **changes: Any) -> TrainConfig:
+        """A copy with some options changed (validated again)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every option."""
+        data = asdict(self)
+        data["specials"] = list(self.specials)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        """Build from :meth:`to_dict` output; unknown keys are an error."""
+        known = set(cls.__dataclass_fields__)
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown config keys: {', '.join(sorted(unknown))}")
+        values = dict(data)
+        if "specials" in values:
+            values["specials"] = tuple(values["specials"])
+        return cls(**values)

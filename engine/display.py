@@ -1,0 +1,75 @@
+"""How tokens are shown, in the CLI and the app alike (seed 002's merge-log conventions).
+
+A token whose bytes are complete UTF-8 shows as its text with visible whitespace (``↵`` for a
+newline); any other token shows its bytes in brackets: ``[e4 b8]``. Raw control characters
+never reach the terminal.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+#: Whitespace and control characters made visible.
+VISIBLE = {
+    "\n": "↵",
+    "\r": "␍",
+    "\t": "⇥",
+    "\x0b": "␋",
+    "\x0c": "␌",
+    "\x85": "␤",
+    "\u2028": "␤",
+    "\u2029": "¶",
+}
+
+
+def hex_bytes(data: bytes) -> str:
+    """Example: ``hex_bytes(b"\\xe4\\xb8") -> '[e4 b8]'``"""
+    return "[" + " ".join(f"{b:02x}" for b in data) + "]"
+
+
+def is_complete_utf8(data: bytes) -> bool:
+    """Whether ``data`` decodes as UTF-8 on its own (whole characters only)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _visible_char(ch: str, space: str) -> str:
+    if ch == " ":
+        return space
+    if ch in VISIBLE:
+        return VISIBLE[ch]
+    if unicodedata.category(ch) in ("Cc", "Cs"):
+        code = ord(ch)
+        if code < 0x20:
+            return chr(0x2400 + code)  # the Control Pictures block: ␀ ␁ ...
+        if code == 0x7F:
+            return "␡"
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return ch
+
+
+def visible_text(text: str, *, space: str = " ") -> str:
+    """``text`` with newlines, tabs and control characters made visible.
+
+    Example: ``visible_text("a\\tb\\n", space="·") -> 'a⇥b↵'``; ``visible_text(" x", space="·") -> '·x'``
+    """
+    if text.isprintable() and " " not in text:
+        return text
+    return "".join(_visible_char(ch, space) for ch in text)
+
+
+def token_display(data: bytes, *, space: str = " ") -> str:
+    """A token for people: its text when complete UTF-8, else its bytes in brackets.
+
+    Example: ``token_display("。\\n".encode()) -> '。↵'``; ``token_display(b"\\xe4\\xb8") -> '[e4 b8]'``
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return hex_bytes(data)
+    if not text:
+        return "[]"
+    return visible_text(text, space=space)

@@ -1,0 +1,36 @@
+"""The seeds' two helpers, kept naive on purpose: the reference the fast paths must agree with."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+
+def count_pairs(ids: Sequence[int], counts: Counter[tuple[int, int]] | None = None) -> Counter[tuple[int, int]]:
+    """Count adjacent pairs, overlapping ones included.
+
+    Example: ``count_pairs([1, 1, 1]) -> Counter({(1, 1): 2})``
+    """
+    counts = Counter() if counts is None else counts
+    for pair in zip(ids, ids[1:]):
+        counts[pair] += 1
+    return counts
+
+
+def merge(ids: Sequence[int], pair: tuple[int, int], new_id: int) -> list[int]:
+    """Replace every occurrence of ``pair`` by ``new_id``, left to right, without overlap.
+
+    Example: ``merge([1, 2, 3, 1, 2], (1, 2), 4) -> [4, 3, 4]``; ``merge([5, 5, 5], (5, 5), 6) -> [6, 5]``
+    """
+    out: list[int] = []
+    i = 0
+    n = len(ids)
+    a, b = pair
+    while i < n:
+        if i + 1 < n and ids[i] == a and ids[i + 1] == b:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out

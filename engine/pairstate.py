@@ -1,0 +1,475 @@
+"""The incremental heart of training: positions, weighted pair counts and a lazy max-queue.
+
+Layout. Every distinct chunk is laid out once, left to right in order of first appearance in
+the text, each chunk followed by a separator (symbol ``SEP``). A node is four consecutive ints of
+one ``array('i')``: at address ``p`` (a multiple of 4) ``D[p]`` is the symbol, ``D[p+1]`` and
+``D[p+2]`` the addresses of the next and previous live nodes (a doubly linked list: the Re-Pair
+idea), ``D[p+3]`` the number of times the chunk occurs in the corpus. A merge touches only the
+nodes where its pair occurs, however long the chunk (pre-tokenizer ``none`` makes the whole text
+one chunk). Interleaving matters: the four fields share a cache line, and the merge loop is bound
+by memory latency (separate lists of int objects made it 2-3x slower).
+
+Pairs are packed into one int, ``a << SHIFT | b``. ``where[key]`` lists the positions where the
+pair occurred, ascending and append-only: entries go stale when a neighbour merges and are
+checked on use (``sym[p] == a and sym[nxt[p]] == b``). Stale entries are kept on purpose: undo
+makes them valid again, so undo never has to re-index anything.
+
+Why lists stay sorted: the initial scan appends left to right, and every later entry belongs to a
+pair containing the token just created, whose entries are all appended during that one merge,
+which walks its own (sorted) list left to right. So "first occurrence in text order" (the
+``first-seen`` tie rule) is the first valid entry of a list.
+
+The queue holds one int per entry, ordered exactly like the tie rule, and is lazy: an entry may
+be optimistic (stored count too high, stored first position too early); it is repaired when it
+reaches the top. Forward merges only lower counts and move first occurrences later, so existing
+entries stay optimistic; undo pushes fresh entries for the pairs it restores.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import defaultdict
+from dataclasses import dataclass
+from heapq import heapify, heappop, heappush, heapreplace
+from typing import Iterable
+
+SHIFT = 20
+MASK = (1 << SHIFT) - 1
+SEP = -2  # chunk separator
+DEAD = -1  # a position absorbed by a merge
+_M40 = (1 << 40) - 1
+_CMAX = 1 << 50  # counts are stored as _CMAX - count so the min-heap yields the max count
+
+
+@dataclass(slots=True)
+class MergeRecord:
+    """What one merge changed: enough to undo it locally."""
+
+    a: int
+    b: int
+    new_id: int
+    count: int  # the pair's count before the merge
+    removed: int  # corpus tokens removed (weighted)
+    plist: list[int]  # the pair's occurrence list, restored on undo
+    flat: list[int]  # merged nodes as p0, q0, p1, q1, ... (q absorbed into p)
+
+
+class PairState:
+    """Sequences of symbol ids with their weights, pair counts and the best-pair queue.
+
+    Example: ``PairState([([1, 2, 1, 2], 1)], "lowest-ids").best() -> (1, 2, 2)``
+
+    Pairs counted fewer than ``min_count`` times are counted but never queued or indexed:
+    counts only fall as training goes on, so such a pair can never be chosen.
+    """
+
+    def __init__(
+        self, sequences: Iterable[tuple[list[int], int]], tie_rule: str, min_count: int = 1
+    ) -> None:
+        if tie_rule not in ("lowest-ids", "first-seen"):
+            raise ValueError(f"unknown tie rule {tie_rule!r}")
+        self.first_seen = tie_rule == "first-seen"
+        #: Pairs counted fewer times can never be merged: they are counted but not queued.
+        self.min_count = max(1, min_count)
+        sym: list[int] = [SEP]
+        weights: list[int] = [0]
+        tokens = 0
+        for seq, weight in sequences:
+            if not seq:
+                continue
+            sym.extend(seq)
+            sym.append(SEP)
+            weights.extend([weight] * (len(seq) + 1))
+            tokens += weight * len(seq)
+        n = len(sym)
+        data = array("i", bytes(16 * n))
+        data[0::4] = array("i", sym)
+        data[1::4] = array("i", range(4, 4 * n + 4, 4))
+        data[2::4] = array("i", range(-4, 4 * n - 4, 4))
+        data[3::4] = array("i", weights)
+        self.data = data
+        self.tokens = tokens
+        self.count: dict[int, int] = {}
+        self.where: dict[int, list[int]] = {}
+        self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
+        self._index(sym, weights)
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _index(self, sym: list[int], weights: list[int]) -> None:
+        count: defaultdict[int, int] = defaultdict(int)
+        where: defaultdict[int, list[int]] = defaultdict(list)
+        prev = SEP
+        address = -4
+        for s, wt in zip(sym, weights):
+            if prev >= 0 and s >= 0:
+                key = prev << SHIFT | s
+                count[key] += wt
+                where[key].append(address)
+            prev = s
+            address += 4
+        floor = self.min_count
+        self.count = {k: c for k, c in count.items() if c >= floor}
+        self.where = {k: where[k] for k in self.count}
+        hist = self.hist
+        for c in self.count.values():
+            hist[c] += 1
+        self.heap = [self._entry(k, c, where[k][0]) for k, c in self.count.items()]
+        heapify(self.heap)
+
+    def _entry(self, key: int, count: int, first: int) -> int:
+        if self.first_seen:
+            return ((_CMAX - count) << 40 | first) << 40 | key
+        return (_CMAX - count) << 40 | key
+
+    def _decode(self, entry: int) -> tuple[int, int, int]:
+        """(key, count, first) of a queue entry (first is 0 under lowest-ids)."""
+        key = entry & _M40
+        rest = entry >> 40
+        if self.first_seen:
+            return key, _CMAX - (rest >> 40), rest & _M40
+        return key, _CMAX - rest, 0
+
+    def first(self, key: int) -> int | None:
+        """Address of the pair's first live occurrence, or None."""
+        a, b = key >> SHIFT, key & MASK
+        data = self.data
+        for p in self.where.get(key, ()):
+            if data[p] == a and data[data[p + 1]] == b:
+                return p
+        return None
+
+    # -- the queue --------------------------------------------------------------------------
+
+    def _settle(self) -> int | None:
+        """Repair the queue until its top entry is exact; return that entry (None if empty)."""
+        heap, count = self.heap, self.count
+        first_seen = self.first_seen
+        floor = self.min_count  # below it a pair can never be merged: drop its entries
+        while heap:
+            entry = heap[0]
+            key = entry & _M40
+            rest = entry >> 40
+            live = count.get(key, 0)
+            if first_seen:
+                stored = _CMAX - (rest >> 40)
+                if live < floor or live > stored:
+                    heappop(heap)  # gone, or a newer optimistic entry exists
+                    continue
+                exact = self.first(key)
+                if live != stored or exact != rest & _M40:
+                    heapreplace(heap, self._entry(key, live, exact or 0))
+                    continue
+            else:
+                stored = _CMAX - rest
+                if live < floor or live > stored:
+                    heappop(heap)
+                    continue
+                if live != stored:
+                    heapreplace(heap, (_CMAX - live) << 40 | key)
+                    continue
+            return entry
+        return None
+
+    def best(self) -> tuple[int, int, int] | None:
+        """The next pair by the tie rule as ``(a, b, count)``, or None when no pair is left."""
+        entry = self._settle()
+        if entry is None:
+            return None
+        key, c, _ = self._decode(entry)
+        return key >> SHIFT, key & MASK, c
+
+    def top(self, k: int) -> list[tuple[int, int, int]]:
+        """The ``k`` best pairs in tie-rule order as ``(a, b, count)``; the queue is unchanged.
+
+        Called on every tied step (and by the app after every step), so the repair loop of
+        :meth:`_settle` is inlined for the lowest-ids rule.
+        """
+        out: list[tuple[int, int, int]] = []
+        taken: list[int] = []
+        seen: set[int] = set()
+        heap, count = self.heap, self.count
+        cget = count.get
+        floor = self.min_count
+        while len(out) < k and heap:
+            if self.first_seen:
+                entry = self._settle()
+                if entry is None:
+                    break
+                key = entry & _M40
+                live = count[key]
+            else:
+                entry = heap[0]
+                key = entry & _M40
+                live = cget(key, 0)
+                stored = _CMAX - (entry >> 40)
+                if live < floor or live > stored:
+                    heappop(heap)
+                    continue
+                if live != stored:
+                    heapreplace(heap, (_CMAX - live) << 40 | key)
+                    continue
+            heappop(heap)
+            taken.append(entry)
+            if key not in seen:  # a pair may have two exact entries after an undo
+                seen.add(key)
+                out.append((key >> SHIFT, key & MASK, live))
+        for entry in taken:
+            heappush(heap, entry)
+        return out
+
+    def ties(self, count: int) -> int:
+        """How many pairs currently have exactly this count."""
+        return self.hist.get(count, 0)
+
+    # -- merging ----------------------------------------------------------------------------
+
+    def merge(self, a: int, b: int, new_id: int) -> MergeRecord:
+        """Replace every occurrence of (a, b) by ``new_id``, left to right, non-overlapping.
+
+        The loop only relinks nodes and groups the merged nodes by their neighbours' symbols;
+        counts then change once per group (one dict update per distinct neighbour instead of
+        four per occurrence). Chunks occurring more than once add their extra weight per group.
+        """
+        key = a << SHIFT | b
+        plist = self.where.pop(key, [])
+        data = self.data
+        left: defaultdict[int, list[int]] = defaultdict(list)  # left symbol -> its nodes
+        right: defaultdict[int, list[int]] = defaultdict(list)  # right symbol -> merged nodes
+        lx: dict[int, int] = {}  # left symbol -> extra weight
+        rx: dict[int, int] = {}
+        extra = 0
+        flat: list[int] = []
+        push = flat.append
+        for p in plist:
+            if data[p] != a:
+                continue
+            q = data[p + 1]
+            if data[q] != b:
+                continue
+            o = data[p + 2]
+            r = data[q + 1]
+            so = data[o]
+            sr = data[r]
+            data[p] = new_id
+            data[q] = DEAD
+            data[p + 1] = r
+            data[r + 2] = p
+            if so >= 0:
+                left[so].append(o)
+            if sr >= 0:
+                right[sr].append(p)
+            more = data[p + 3] - 1
+            if more:
+                extra += more
+                if so >= 0:
+                    lx[so] = lx.get(so, 0) + more
+                if sr >= 0:
+                    rx[sr] = rx.get(sr, 0) + more
+            push(p)
+            push(q)
+        removed = len(flat) // 2 + extra
+        old = self.count.pop(key, 0)
+        if old:
+            self.hist[old] -= 1
+        new = self._recount(left, right, lx, rx, key, a, b, new_id, 1)
+        self._add_pairs({k: c for k, c in new.items() if c}, left, right, new_id)
+        self.tokens -= removed
+        return MergeRecord(a, b, new_id, old, removed, plist, flat)
+
+    def unmerge(self, rec: MergeRecord) -> None:
+        """Undo ``rec`` (the latest merge still applied), restoring the exact previous state."""
+        a, b, new_id = rec.a, rec.b, rec.new_id
+        data = self.data
+        left: defaultdict[int, list[int]] = defaultdict(list)
+        right: defaultdict[int, list[int]] = defaultdict(list)
+        lx: dict[int, int] = {}
+        rx: dict[int, int] = {}
+        flat = rec.flat
+        for i in range(len(flat) - 2, -1, -2):  # reverse order mirrors the merge exactly
+            p = flat[i]
+            q = flat[i + 1]
+            so = data[data[p + 2]]
+            r = data[p + 1]
+            sr = data[r]
+            if so >= 0:
+                left[so].append(p)
+            if sr >= 0:
+                right[sr].append(p)
+            more = data[p + 3] - 1
+            if more:
+                if so >= 0:
+                    lx[so] = lx.get(so, 0) + more
+                if sr >= 0:
+                    rx[sr] = rx.get(sr, 0) + more
+            data[p] = a
+            data[q] = b
+            data[p + 1] = q
+            data[r + 2] = q  # q still links to p and r: absorbed nodes keep their links
+        key = a << SHIFT | b
+        new = self._recount(left, right, lx, rx, key, a, b, new_id, -1)
+        count, where, hist = self.count, self.where, self.hist
+        for k in new:  # the pairs of the unmade token are gone
+            c = count.pop(k, 0)
+            if c:
+                hist[c] -= 1
+            where.pop(k, None)
+        where[key] = rec.plist
+        if rec.count:
+            count[key] = rec.count
+            hist[rec.count] += 1
+        self.tokens += rec.removed
+        # Restored pairs may now beat their queue entries: push exact ones.
+        restored = [key]
+        restored.extend(so << SHIFT | a for so in left if so != new_id)
+        restored.extend(b << SHIFT | sr for sr in right)
+        floor = self.min_count
+        for k in restored:
+            c = count.get(k, 0)
+            if c >= floor:
+                first = self.first(k) if self.first_seen else 0
+                heappush(self.heap, self._entry(k, c, first or 0))
+
+    def _recount(
+        self,
+        left: dict[int, list[int]],
+        right: dict[int, list[int]],
+        lx: dict[int, int],
+        rx: dict[int, int],
+        key: int,
+        a: int,
+        b: int,
+        new_id: int,
+        sign: int,
+    ) -> dict[int, int]:
+        """Change the counts of existing pairs for a merge (sign 1) or its undo (sign -1).
+
+        Returns the net counts of the pairs that contain ``new_id`` (for a merge, their counts
+        after it; for an undo, their keys to forget).
+        """
+        old: dict[int, int] = {}  # pairs of existing tokens: count change
+        new: dict[int, int] = {}  # pairs with new_id: count
+        oget, nget = old.get, new.get
+        lget, rget = lx.get, rx.get
+        for so, nodes in left.items():
+            wt = (len(nodes) + lget(so, 0)) * sign
+            k = so << SHIFT | a
+            if so == new_id:  # an adjacent earlier occurrence: (new, a) becomes (new, new)
+                new[k] = nget(k, 0) - wt
+            elif k != key:
+                old[k] = oget(k, 0) - wt
+            k = so << SHIFT | new_id
+            new[k] = nget(k, 0) + wt
+        b_left = b << SHIFT
+        x_left = new_id << SHIFT
+        for sr, nodes in right.items():
+            wt = (len(nodes) + rget(sr, 0)) * sign
+            k = b_left | sr
+            if k != key:
+                old[k] = oget(k, 0) - wt
+            k = x_left | sr
+            new[k] = nget(k, 0) + wt
+        self._apply(old)
+        return new
+
+    def _add_pairs(
+        self,
+        counts: dict[int, int],
+        left: dict[int, list[int]],
+        right: dict[int, list[int]],
+        new_id: int,
+    ) -> None:
+        """Register the pairs a merge created: counts, and (if they can ever win) index and queue.
+
+        A pair's nodes are its neighbour group: left group ``so`` holds (so, new) and right
+        group ``sr`` holds (new, sr); both lists are ascending.
+        """
+        count, where, heap, hist = self.count, self.where, self.heap, self.hist
+        floor = self.min_count
+        first_seen = self.first_seen
+        for k, c in counts.items():
+            if c < floor:  # counts never grow: a pair born below the floor can never be merged
+                continue
+            count[k] = c
+            hist[c] += 1
+            nodes = left[k >> SHIFT] if k & MASK == new_id else right[k & MASK]
+            where[k] = nodes
+            if first_seen:
+                heappush(heap, ((_CMAX - c) << 40 | nodes[0]) << 40 | k)
+            else:
+                heappush(heap, (_CMAX - c) << 40 | k)
+
+    def _apply(self, delta: dict[int, int]) -> None:
+        """Add count changes to pairs of existing tokens.
+
+        A key that is not stored belongs to a pair born below the floor: it can never be merged
+        and its count is not kept. Stored pairs keep their key at count 0 so that an undo can
+        tell "fell to zero" (restore it) from "never kept" (ignore it).
+        """
+        count, hist = self.count, self.hist
+        cget = count.get
+        for k, d in delta.items():
+            c0 = cget(k)
+            if c0 is None or not d:
+                continue
+            c1 = c0 + d
+            if c0:
+                hist[c0] -= 1
+            count[k] = c1
+            if c1:
+                hist[c1] += 1
+
+    # -- views ------------------------------------------------------------------------------
+
+    def sequences(self) -> list[tuple[int, ...]]:
+        """The current symbols of every distinct chunk, in layout order."""
+        out: list[tuple[int, ...]] = []
+        data = self.data
+        end = len(data) - 4
+        p = 0
+        while p < end:
+            seq = []
+            p = data[p + 1]
+            while data[p] != SEP:
+                seq.append(data[p])
+                p = data[p + 1]
+            out.append(tuple(seq))
+        return out
+
+    def pair_counts(self) -> dict[tuple[int, int], int]:
+        """Every pair present now with its weighted count, counted afresh from the sequences."""
+        data = self.data
+        out: dict[tuple[int, int], int] = {}
+        end = len(data) - 4
+        p = 0
+        while p < end:
+            p = data[p + 1]
+            weight = data[p + 3]
+            prev = data[p]
+            p = data[p + 1]
+            while data[p] != SEP:
+                pair = (prev, data[p])
+                out[pair] = out.get(pair, 0) + weight
+                prev = data[p]
+                p = data[p + 1]
+        return out
+
+    def verify(self) -> None:
+        """Check the incremental counts against a fresh count (for tests); raise if they differ."""
+        exact = {a << SHIFT | b: c for (a, b), c in self.pair_counts().items()}
+        kept = {k: c for k, c in self.count.items() if c}
+        expected = {k: c for k, c in exact.items() if k in kept or c >= self.min_count}
+        if kept != expected:
+            raise AssertionError("incremental pair counts differ from a fresh count")
+        hist = {c: n for c, n in self.hist.items() if n}
+        fresh: dict[int, int] = {}
+        for c in kept.values():
+            fresh[c] = fresh.get(c, 0) + 1
+        if hist != fresh:
+            raise AssertionError("count histogram out of step")
+        if self.tokens != self._token_total():
+            raise AssertionError("corpus token count out of step")
+
+    def _token_total(self) -> int:
+        data = self.data
+        return sum(data[p + 3] for p in range(0, len(data), 4) if data[p] >= 0)

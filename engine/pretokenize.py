@@ -1,0 +1,143 @@
+"""Pre-tokenizers: split text into chunks; merges never cross a chunk boundary."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import regex
+
+#: Seed 000's pattern, compiled with the standard ``re`` module exactly as the seed does.
+SIMPLE_PATTERN = r" ?\w+| ?[^\w\s]+|\s+"
+#: GPT-2's pattern (as in its encoder.py, minbpe and HuggingFace's ByteLevel pre-tokenizer).
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+#: GPT-4's cl100k_base pattern (as in tiktoken and minbpe).
+GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
+    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
+NAMED_PATTERNS = {"simple": SIMPLE_PATTERN, "gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}
+
+_DIGIT = regex.compile(r"(\p{N})")
+
+
+def compile_pattern(pattern: str, *, stdlib: bool = False) -> Any:
+    """Compile a pre-tokenizer pattern; a bad pattern raises ``ValueError`` in one line."""
+    try:
+        if stdlib:
+            return re.compile(pattern)
+        return regex.compile(pattern)
+    except (re.error, regex.error) as exc:
+        raise ValueError(f"invalid pattern {pattern!r}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class PreTokenizer:
+    """Splits text into chunks the way tiktoken and minbpe do: one regex over the whole text.
+
+    Example: ``PreTokenizer("simple").split("Da sprach er:") -> ['Da', ' sprach', ' er', ':']``
+
+    ``name`` is ``none`` (one chunk: the whole text), ``simple``, ``gpt2``, ``gpt4`` or
+    ``custom`` (then ``pattern`` is the regex). ``split_digits`` makes every digit a chunk of
+    its own; ``split_newlines`` makes every newline a chunk of its own (so no merge crosses it).
+    """
+
+    name: str = "gpt2"
+    pattern: str | None = None
+    split_digits: bool = False
+    split_newlines: bool = False
+
+    def __post_init__(self) -> None:
+        if self.name == "none":
+            object.__setattr__(self, "_compiled", None)
+            return
+        if self.name == "custom":
+            if not self.pattern:
+                raise ValueError("the custom pre-tokenizer needs a pattern")
+            source = self.pattern
+        elif self.name in NAMED_PATTERNS:
+            source = NAMED_PATTERNS[self.name]
+        else:
+            raise ValueError(f"unknown pre-tokenizer {self.name!r}")
+        object.__setattr__(self, "pattern", source)
+        compiled = compile_pattern(source, stdlib=self.name == "simple")
+        object.__setattr__(self, "_compiled", compiled)
+
+    def split(self, text: str) -> list[str]:
+        """Chunks of ``text`` in order; characters the pattern does not match are dropped.
+
+        Example: ``PreTokenizer("gpt2", split_digits=True).split("a 12") -> ['a', ' ', '1', '2']``
+        """
+        compiled = getattr(self, "_compiled")
+        chunks = [text] if compiled is None else compiled.findall(text)
+        if chunks and not isinstance(chunks[0], str):
+            # A pattern with groups makes findall return tuples; use whole matches instead.
+            chunks = [m.group(0) for m in compiled.finditer(text)]
+        chunks = [c for c in chunks if c]
+        if self.split_digits:
+            chunks = _split_each(chunks, _DIGIT.split, has=_DIGIT.search)
+        if self.split_newlines:
+            chunks = _split_each(chunks, _split_newline, has=_has_newline)
+        return chunks
+
+    def count(self, text: str) -> Counter[str]:
+        """Each distinct chunk with its count, in order of first appearance."""
+        return Counter(self.split(text))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready description (the pattern is written out in full)."""
+        return {
+            "name": self.name,
+            "pattern": self.pattern,
+            "split_digits": self.split_digits,
+            "split_newlines": self.split_newlines,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PreTokenizer:
+        """Inverse of :meth:`to_dict`."""
+        name = data.get("name", "gpt2")
+        pattern = data.get("pattern") if name == "custom" else None
+        return cls(
+            name=name,
+            pattern=pattern,
+            split_digits=bool(data.get("split_digits", False)),
+            split_newlines=bool(data.get("split_newlines", False)),
+        )
+
+
+def _split_newline(chunk: str) -> list[str]:
+    """Example: ``_split_newline("a\\n\\nb") -> ['a', '\\n', '', '\\n', 'b']`` (empties dropped later)."""
+    parts = chunk.split("\n")
+    out = [parts[0]]
+    for part in parts[1:]:
+        out.append("\n")
+        out.append(part)
+    return out
+
+
+def _has_newline(chunk: str) -> bool:
+    return "\n" in chunk
+
+
+def _split_each(chunks: list[str], splitter: Any, *, has: Any) -> list[str]:
+    """Apply ``splitter`` to the chunks for which ``has(chunk)`` holds, dropping empty pieces."""
+    out: list[str] = []
+    for chunk in chunks:
+        if not has(chunk):
+            out.append(chunk)
+            continue
+        out.extend(piece for piece in splitter(chunk) if piece)
+    return out
+
+
+def pretokenizer_for(config: Any) -> PreTokenizer:
+    """The pre-tokenizer a :class:`~engine.config.TrainConfig` describes."""
+    return PreTokenizer(
+        name=config.pretokenizer,
+        pattern=config.pattern,
+        split_digits=config.split_digits,
+        split_newlines=config.no_merge_newline,
+    )

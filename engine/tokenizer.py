@@ -1,0 +1,254 @@
+"""The tokenizer a training run produces: merges (+ alphabet) (+ specials) (+ pre-tokenizer)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import regex
+
+from .codec import SHIFT, apply_merges
+from .config import TrainConfig
+from .pairs import merge
+from .pretokenize import PreTokenizer
+
+#: encode_trace refuses longer texts: the walkthrough is for reading, not for corpora.
+TRACE_LIMIT = 2000
+_CACHE_LIMIT = 200_000
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One rule firing during :meth:`Tokenizer.encode_trace` (seed 003 §11.4).
+
+    ``rule`` is the merge's 1-based position in the learned order, ``pair`` and ``new_id`` the
+    rule itself, ``places`` how many times it fired, ``tokens`` the segmentation after it.
+    """
+
+    rule: int
+    pair: tuple[int, int]
+    new_id: int
+    places: int
+    tokens: tuple[int, ...]
+
+
+class Tokenizer:
+    """Encode and decode with learned merges, applied in the order they were learned.
+
+    Example: ``Tokenizer(merges=[(104, 105)]).encode("hi hi") -> [256, 32, 256]``
+
+    ``base`` is ``bytes`` (ids 0-255 are bytes) or ``chars`` (``alphabet`` gives the base ids;
+    id 0 stands for any character not in it). Merge k makes id ``base size + k``; specials come
+    after the last merge, in the order given.
+    """
+
+    def __init__(
+        self,
+        merges: Iterable[Sequence[int]] = (),
+        *,
+        base: str = "bytes",
+        alphabet: Sequence[str] | None = None,
+        specials: Sequence[str] = (),
+        pretokenizer: PreTokenizer | None = None,
+        config: TrainConfig | None = None,
+    ) -> None:
+        if base == "chars":
+            if not alphabet:
+                raise ValueError("the chars base needs an alphabet")
+            self.alphabet: list[str] | None = list(alphabet)
+            self._char_ids = {c: i for i, c in enumerate(self.alphabet)}
+            pieces = [c.encode("utf-8", "surrogateescape") for c in self.alphabet]
+        elif base == "bytes":
+            self.alphabet = None
+            pieces = [bytes([i]) for i in range(256)]
+        else:
+            raise ValueError(f"unknown base {base!r} (choose bytes or chars)")
+        self.base = base
+        self.base_size = len(pieces)
+        self.merges: list[tuple[int, int]] = []
+        self._ranks: dict[int, int] = {}
+        for a, b in merges:
+            new_id = len(pieces)
+            if not (0 <= a < new_id and 0 <= b < new_id):
+                raise ValueError(f"merge {len(self.merges) + 1} ({a}, {b}) refers to an id not yet made")
+            key = a << SHIFT | b
+            if key in self._ranks:
+                raise ValueError(f"merge {len(self.merges) + 1} ({a}, {b}) repeats an earlier merge")
+            self._ranks[key] = new_id
+            self.merges.append((a, b))
+            pieces.append(pieces[a] + pieces[b])
+        self.pieces = pieces
+        self.specials: dict[str, int] = {}
+        for token in specials:
+            if not token or token in self.specials:
+                raise ValueError(f"special token {token!r} is empty or given twice")
+            self.specials[token] = len(pieces) + len(self.specials)
+        self._special_of = {i: t for t, i in self.specials.items()}
+        self._special_re = (
+            regex.compile("|".join(regex.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
+            if self.specials
+            else None
+        )
+        self.pretokenizer = pretokenizer or PreTokenizer("none")
+        self.config = config
+        self._cache: dict[str, list[int]] = {}
+
+    # -- sizes and lookups --------------------------------------------------------------------
+
+    @property
+    def vocab_size(self) -> int:
+        """Bases + merges + specials."""
+        return len(self.pieces) + len(self.specials)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes of a token (a special's text as UTF-8)."""
+        if 0 <= token_id < len(self.pieces):
+            return self.pieces[token_id]
+        if token_id in self._special_of:
+            return self._special_of[token_id].encode("utf-8")
+        raise ValueError(f"token id {token_id} is out of range (vocabulary size {self.vocab_size})")
+
+    def is_special(self, token_id: int) -> bool:
+        """Whether the id is a special token."""
+        return token_id in self._special_of
+
+    def rank(self, pair: tuple[int, int]) -> int | None:
+        """The id a merge of ``pair`` makes, or None when no merge rule covers it."""
+        return self._ranks.get(pair[0] << SHIFT | pair[1])
+
+    # -- encoding -----------------------------------------------------------------------------
+
+    def _base_ids(self, chunk: str) -> list[int]:
+        if self.alphabet is None:
+            return list(chunk.encode("utf-8", "surrogateescape"))
+        get = self._char_ids.get
+        return [get(c, 0) for c in chunk]
+
+    def encode_chunk(self, chunk: str) -> list[int]:
+        """Encode one pre-tokenized chunk (cached)."""
+        ids = self._cache.get(chunk)
+        if ids is None:
+            ids = apply_merges(self._base_ids(chunk), self._ranks)
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[chunk] = ids
+        return ids
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode ``text`` treating special-token strings as plain text."""
+        out: list[int] = []
+        extend = out.extend
+        encode_chunk = self.encode_chunk
+        for chunk in self.pretokenizer.split(text):
+            extend(encode_chunk(chunk))
+        return out
+
+    def encode(self, text: str, *, specials: bool = True) -> list[int]:
+        """Encode ``text``; special-token strings in it become their ids unless ``specials=False``.
+
+        Example (seed 000): trained on "die katze und die kanne und die katze" to 270,
+        ``encode("die katze") -> [259, 264, 101]``
+        """
+        if not specials or self._special_re is None:
+            return self.encode_ordinary(text)
+        out: list[int] = []
+        start = 0
+        for match in self._special_re.finditer(text):
+            out.extend(self.encode_ordinary(text[start : match.start()]))
+            out.append(self.specials[match.group(0)])
+            start = match.end()
+        out.extend(self.encode_ordinary(text[start:]))
+        return out
+
+    def pieces_of(self, text: str) -> list[tuple[int, ...]]:
+        """Base ids of each chunk of ``text`` (special tokens as one-id chunks)."""
+        if self._special_re is None:
+            parts = [(text, False)]
+        else:
+            parts, start = [], 0
+            for match in self._special_re.finditer(text):
+                parts.append((text[start : match.start()], False))
+                parts.append((match.group(0), True))
+                start = match.end()
+            parts.append((text[start:], False))
+        out: list[tuple[int, ...]] = []
+        for part, special in parts:
+            if special:
+                out.append((self.specials[part],))
+            else:
+                out.extend(tuple(self._base_ids(c)) for c in self.pretokenizer.split(part))
+        return out
+
+    def encode_trace(self, text: str) -> tuple[tuple[int, ...], list[TraceStep]]:
+        """The rule-by-rule walkthrough of seed 003 §11.4, for short texts.
+
+        Returns the starting segmentation and one step per rule that fired, in learned order:
+        each names the rule, how often it fired and the segmentation after it. The final
+        segmentation always equals :meth:`encode`.
+        """
+        if len(text) > TRACE_LIMIT:
+            raise ValueError(f"encode_trace is for short texts (at most {TRACE_LIMIT} characters)")
+        chunks = [list(c) for c in self.pieces_of(text)]
+        start = tuple(i for c in chunks for i in c)
+        steps: list[TraceStep] = []
+        while True:
+            present = {r for c in chunks for r in self._chunk_ranks(c)}
+            if not present:
+                break
+            new_id = min(present)
+            pair = self.merges[new_id - self.base_size]
+            places = 0
+            for i, c in enumerate(chunks):
+                merged = merge(c, pair, new_id)
+                places += len(c) - len(merged)
+                chunks[i] = merged
+            tokens = tuple(i for c in chunks for i in c)
+            steps.append(TraceStep(new_id - self.base_size + 1, pair, new_id, places, tokens))
+        return start, steps
+
+    def _chunk_ranks(self, chunk: list[int]) -> Iterable[int]:
+        get = self._ranks.get
+        for a, b in zip(chunk, chunk[1:]):
+            r = get(a << SHIFT | b)
+            if r is not None:
+                yield r
+
+    # -- decoding -----------------------------------------------------------------------------
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The bytes the ids stand for, joined (specials as their text)."""
+        pieces = self.pieces
+        n = len(pieces)
+        try:
+            return b"".join([pieces[i] if 0 <= i < n else self.token_bytes(i) for i in ids])
+        except TypeError:
+            raise ValueError("token ids must be integers") from None
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Text of the ids; bytes that are not valid UTF-8 become U+FFFD.
+
+        For the chars base, id 0 decodes to U+FFFD, the stand-in for unknown characters.
+        """
+        return self.decode_bytes(ids).decode("utf-8", "replace")
+
+    # -- files --------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The versioned native JSON structure (see :mod:`engine.io`)."""
+        from .io import tokenizer_to_dict
+
+        return tokenizer_to_dict(self)
+
+    def save(self, path: str | Path) -> None:
+        """Write the native JSON format atomically (temp file + rename)."""
+        from .io import save_tokenizer
+
+        save_tokenizer(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Tokenizer:
+        """Read a tokenizer written by :meth:`save`; bad files raise ``ValueError``."""
+        from .io import load_tokenizer
+
+        return load_tokenizer(path)

@@ -1,0 +1,315 @@
+"""The Trainer: owns the training state and turns it into a stream of immutable merge events."""
+
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator, NamedTuple
+
+from .config import MAX_VOCAB, TrainConfig
+from .pairstate import SHIFT, MergeRecord, PairState
+from .pretokenize import PreTokenizer, pretokenizer_for
+from .tokenizer import Tokenizer
+
+#: How many tied pairs a merge event lists (the total is always given).
+TIE_CAP = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """One training step: ``pair`` became token ``new_id``.
+
+    ``count`` is the pair's weighted count when it was chosen; ``ties`` lists the pairs that
+    shared that count (the chosen one first, in tie-rule order, at most ``TIE_CAP``) and
+    ``tie_total`` says how many there were in all; ``tokens_after`` is the corpus length in
+    tokens after the merge; ``removed`` is how many tokens it saved (occurrences replaced).
+    """
+
+    step: int
+    pair: tuple[int, int]
+    new_id: int
+    token: bytes
+    count: int
+    ties: tuple[tuple[int, int], ...]
+    tie_total: int
+    tokens_after: int
+    removed: int
+
+    @property
+    def tokens_before(self) -> int:
+        """Corpus length in tokens before this merge."""
+        return self.tokens_after + self.removed
+
+    @property
+    def tied(self) -> bool:
+        """Whether the tie rule had to decide this step."""
+        return self.tie_total > 1
+
+
+class Candidate(NamedTuple):
+    """A pair that could be merged next, with its weighted count."""
+
+    pair: tuple[int, int]
+    count: int
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic collector: training allocates millions of acyclic objects, and
+    collections that scan them would cost 10-45% of the run."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+class Trainer:
+    """Trains BPE one merge at a time; pause by not pulling, undo/redo/goto any step.
+
+    Example::
+
+        t = Trainer("low lower lowest", TrainConfig(base="chars", pretokenizer="none",
+                    tie_break="first-seen", merges=4))
+        [t.token_text(m.new_id) for m in t.run()]  # ['lo', 'low', ' low', ' lowe']
+    """
+
+    def __init__(self, text: str, config: TrainConfig | None = None) -> None:
+        self.config = config = config or TrainConfig()
+        self.pretokenizer: PreTokenizer = pretokenizer_for(config)
+        with _gc_paused():
+            chunks = self.pretokenizer.count(text)
+            if not chunks:
+                raise ValueError("the corpus is empty (no text to train on)")
+            if config.base == "chars":
+                alphabet = ["\ufffd", *sorted(set(text) - {"\ufffd"})]
+                self.alphabet: list[str] | None = alphabet
+                ids = {c: i for i, c in enumerate(alphabet)}
+                pieces = [c.encode("utf-8", "surrogateescape") for c in alphabet]
+                seqs = [(list(map(ids.__getitem__, c)), n) for c, n in chunks.items()]
+            else:
+                self.alphabet = None
+                pieces = [bytes([i]) for i in range(256)]
+                seqs = [(list(c.encode("utf-8", "surrogateescape")), n) for c, n in chunks.items()]
+            self.base_size = len(pieces)
+            self._check_limits()
+            self._pieces = pieces
+            self.chunk_count = sum(chunks.values())
+            self.distinct_chunks = len(chunks)
+            self.initial_tokens = sum(len(s) * n for s, n in seqs)
+            self._state = PairState(seqs, config.tie_break, config.min_frequency)
+        self._history: list[tuple[Merge, MergeRecord | None]] = []
+        self._future: list[Merge] = []
+        self.stop_reason: str | None = None
+
+    def _check_limits(self) -> None:
+        config = self.config
+        floor = self.base_size + len(config.specials)
+        if config.vocab_size is not None and config.vocab_size < floor:
+            raise ValueError(
+                f"vocabulary size {config.vocab_size} is below the base vocabulary "
+                f"({self.base_size} {config.base} + {len(config.specials)} specials = {floor})"
+            )
+        if self.base_size + (config.merges or 0) + len(config.specials) > MAX_VOCAB:
+            raise ValueError(f"too many tokens for one vocabulary (at most {MAX_VOCAB})")
+
+    # -- state ------------------------------------------------------------------------------
+
+    @property
+    def steps(self) -> int:
+        """How many merges are applied now."""
+        return len(self._history)
+
+    @property
+    def merges(self) -> list[Merge]:
+        """The applied merges, in order."""
+        return [event for event, _ in self._history]
+
+    @property
+    def future(self) -> list[Merge]:
+        """Undone merges that :meth:`redo` would re-apply, next one first."""
+        return list(reversed(self._future))
+
+    @property
+    def corpus_tokens(self) -> int:
+        """Length of the corpus in tokens at the current step."""
+        return self._state.tokens
+
+    @property
+    def vocab_size(self) -> int:
+        """Bases + merges applied + specials."""
+        return len(self._pieces) + len(self.config.specials)
+
+    @property
+    def target_merges(self) -> int | None:
+        """Merges the stop rules allow, when a vocabulary size or merge count is set."""
+        limits = []
+        if self.config.merges is not None:
+            limits.append(self.config.merges)
+        if self.config.vocab_size is not None:
+            limits.append(self.config.vocab_size - self.base_size - len(self.config.specials))
+        return min(limits) if limits else None
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes a token stands for (UTF-8 of the string for the chars base)."""
+        return self._pieces[token_id]
+
+    def token_text(self, token_id: int) -> str:
+        """The token decoded as UTF-8 (invalid bytes replaced), for quick looks and tests."""
+        return self._pieces[token_id].decode("utf-8", "replace")
+
+    @property
+    def vocab(self) -> list[bytes]:
+        """Bytes of every base and merged token, by id (specials not included)."""
+        return list(self._pieces)
+
+    def pair_count(self, pair: tuple[int, int]) -> int:
+        """Current weighted count of a pair (0 when absent).
+
+        Pairs that can still be merged are looked up; rarer ones are counted afresh.
+        """
+        a, b = pair
+        count = self._state.count.get(a << SHIFT | b)
+        if count is not None:
+            return count
+        return self._state.pair_counts().get((a, b), 0)
+
+    def pair_counts(self) -> dict[tuple[int, int], int]:
+        """Every pair present now with its weighted count (counted afresh: O(corpus))."""
+        return self._state.pair_counts()
+
+    def sequences(self) -> list[tuple[int, ...]]:
+        """The current token ids of every distinct chunk, in order of first appearance."""
+        return self._state.sequences()
+
+    def candidates(self, k: int = 10) -> list[Candidate]:
+        """The top-``k`` pairs for the next merge, in the order the tie rule ranks them."""
+        with _gc_paused():
+            return [Candidate((a, b), c) for a, b, c in self._state.top(k)]
+
+    def tokenizer(self) -> Tokenizer:
+        """A tokenizer snapshot of the current step."""
+        return Tokenizer(
+            merges=[event.pair for event, _ in self._history],
+            base=self.config.base,
+            alphabet=self.alphabet,
+            specials=self.config.specials,
+            pretokenizer=self.pretokenizer,
+            config=self.config,
+        )
+
+    # -- stepping ---------------------------------------------------------------------------
+
+    def _stop(self) -> str | None:
+        target = self.target_merges
+        if target is not None and self.steps >= target:
+            return "merges" if self.config.merges == target else "vocab-size"
+        return None
+
+    def step(self) -> Merge | None:
+        """Make one merge, or return None when a stop rule holds (see ``stop_reason``).
+
+        After an undo, the next step is the recorded one (same state, same choice), so step
+        re-applies it without choosing again.
+        """
+        if self._future:
+            return self.redo()
+        reason = self._stop()
+        if reason is not None:
+            self.stop_reason = reason
+            return None
+        if not gc.isenabled():  # already paused by train()
+            return self._fresh_step()
+        gc.disable()  # see _gc_paused; called directly here because it runs per step
+        try:
+            return self._fresh_step()
+        finally:
+            gc.enable()
+
+    def _fresh_step(self) -> Merge | None:
+        state = self._state
+        best = state.best()
+        if best is None:
+            self.stop_reason = "no-pairs"
+            return None
+        a, b, count = best
+        if count < self.config.min_frequency:
+            self.stop_reason = "min-frequency"
+            return None
+        total = state.ties(count)
+        if total > 1:
+            ties = tuple((x, y) for x, y, c in state.top(min(total, TIE_CAP)) if c == count)
+        else:
+            ties = ((a, b),)
+        new_id = len(self._pieces)
+        record = state.merge(a, b, new_id)
+        self._pieces.append(self._pieces[a] + self._pieces[b])
+        event = Merge(
+            step=self.steps + 1,
+            pair=(a, b),
+            new_id=new_id,
+            token=self._pieces[new_id],
+            count=count,
+            ties=ties,
+            tie_total=total,
+            tokens_after=state.tokens,
+            removed=record.removed,
+        )
+        self._history.append((event, record if self.config.record_undo else None))
+        self.stop_reason = None
+        return event
+
+    def undo(self) -> Merge | None:
+        """Take back the last merge from its record (never by replaying); None at step 0."""
+        if not self._history:
+            return None
+        event, record = self._history[-1]
+        if record is None:
+            raise RuntimeError("this trainer was made with record_undo=False")
+        with _gc_paused():
+            self._state.unmerge(record)
+        self._history.pop()
+        self._pieces.pop()
+        self._future.append(event)
+        self.stop_reason = None
+        return event
+
+    def redo(self) -> Merge | None:
+        """Re-apply the last undone merge without choosing again; None if nothing to redo."""
+        if not self._future:
+            return None
+        event = self._future.pop()
+        a, b = event.pair
+        with _gc_paused():
+            record = self._state.merge(a, b, event.new_id)
+        self._pieces.append(self._pieces[a] + self._pieces[b])
+        self._history.append((event, record))
+        return event
+
+    def goto(self, step: int) -> int:
+        """Move to merge ``step`` (forward or back); returns the step reached.
+
+        Going forward stops early when a stop rule holds.
+        """
+        if step < 0:
+            raise ValueError(f"step must be 0 or more, not {step}")
+        while self.steps > step:
+            self.undo()
+        while self.steps < step and self.step() is not None:
+            pass
+        return self.steps
+
+    def run(self) -> Iterator[Merge]:
+        """Yield merges until a stop rule holds; stop iterating to pause."""
+        while (event := self.step()) is not None:
+            yield event
+
+    __iter__ = run
+
+    def train(self) -> list[Merge]:
+        """Run to the end and return every merge made by this call."""
+        with _gc_paused():
+            return list(self.run())

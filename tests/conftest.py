@@ -1,0 +1,35 @@
+"""Shared test setup: where the shared corpora are, and hypothesis profiles."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+CORPORA = SHARED / "corpora"
+SAMPLES = ROOT / "assets" / "samples"
+
+settings.register_profile(
+    "default", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def shared_corpus(name: str) -> Path:
+    """A file from ../shared/corpora, or skip the test when the folder is absent (a user's clone)."""
+    path = CORPORA / name
+    if not path.exists():
+        pytest.skip(f"../shared/corpora/{name} is not available")
+    return path
+
+
+def sample_text(name: str) -> str:
+    """A bundled sample corpus, exactly as stored."""
+    return (SAMPLES / name).read_bytes().decode("utf-8")

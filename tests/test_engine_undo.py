@@ -1,0 +1,151 @@
+"""Undo, redo and goto: any path through training leaves the state a fresh run would have."""
+
+from __future__ import annotations
+
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from engine import TrainConfig, Trainer
+
+from conftest import shared_corpus
+from reference import reference_train
+from test_engine_differential import configs, corpora
+
+
+def snapshot(trainer: Trainer):
+    """Everything the acceptance criterion names: sequences, pair counts, tokens, candidates."""
+    trainer._state.verify()
+    return (
+        trainer.sequences(),
+        trainer.pair_counts(),
+        trainer.corpus_tokens,
+        trainer.candidates(10),
+        [e.pair for e in trainer.merges],
+        trainer.vocab,
+    )
+
+
+def fresh_at(text, config, k):
+    trainer = Trainer(text, config)
+    for _ in range(k):
+        trainer.step()
+    return trainer
+
+
+@given(corpora(), configs(), st.lists(st.tuples(st.sampled_from(["step", "undo", "redo", "goto"]), st.integers(0, 45)), max_size=25))
+def test_any_path_equals_fresh_trainer(text, kw, ops):
+    config = TrainConfig(**kw)
+    trainer = Trainer(text, config)
+    for op, arg in ops:
+        if op == "goto":
+            trainer.goto(arg)
+        else:
+            getattr(trainer, op)()
+    note(f"at step {trainer.steps}")
+    assert snapshot(trainer) == snapshot(fresh_at(text, config, trainer.steps))
+
+
+@given(corpora(), configs(), st.integers(0, 40))
+def test_k_steps_then_k_undos_is_the_start(text, kw, k):
+    config = TrainConfig(**kw)
+    trainer = Trainer(text, config)
+    start = snapshot(trainer)
+    made = sum(1 for _ in range(k) if trainer.step() is not None)
+    for _ in range(made):
+        assert trainer.undo() is not None
+    assert trainer.undo() is None
+    assert snapshot(trainer) == start
+
+
+def test_redo_replays_the_recorded_event():
+    trainer = Trainer("abababcabc abab", TrainConfig(pretokenizer="none", merges=4))
+    events = trainer.train()
+    trainer.goto(1)
+    assert trainer.future == events[1:]
+    assert trainer.redo() is events[1]
+    assert trainer.step() is events[2]  # the next step after an undo is the recorded one
+    assert trainer.goto(10) == len(events)
+    assert trainer.merges == events
+
+
+def test_undo_on_a_real_corpus():
+    text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")[:20000]
+    config = TrainConfig(pretokenizer="gpt2", tie_break="first-seen", merges=400)
+    trainer = Trainer(text, config)
+    trainer.train()
+    trainer.goto(137)
+    assert snapshot(trainer) == snapshot(fresh_at(text, config, 137))
+    trainer.goto(400)
+    assert [e.pair for e in trainer.merges] == reference_train(text, pretokenizer="gpt2", tie_break="first-seen", merges=400)[0]
+
+
+class TrainerMachine(RuleBasedStateMachine):
+    """Step / undo / redo / goto / candidates / tokenizer against the naive reference (issue 7)."""
+
+    @initialize(data=st.data())
+    def setup(self, data):
+        self.text = data.draw(corpora())
+        self.kw = data.draw(configs())
+        self.expected, self.sizes = reference_train(self.text, **self.kw)
+        self.trainer = Trainer(self.text, TrainConfig(**self.kw))
+        self.k = 0
+
+    @rule()
+    def step(self):
+        event = self.trainer.step()
+        if self.k < len(self.expected):
+            assert event is not None and event.pair == self.expected[self.k]
+            assert event.tokens_after == self.sizes[self.k]
+            self.k += 1
+        else:
+            assert event is None
+
+    @rule()
+    def undo(self):
+        event = self.trainer.undo()
+        if self.k:
+            assert event is not None and event.pair == self.expected[self.k - 1]
+            self.k -= 1
+        else:
+            assert event is None
+
+    @rule()
+    def redo(self):
+        event = self.trainer.redo()
+        if event is not None:
+            assert event.pair == self.expected[self.k]
+            self.k += 1
+
+    @rule(to=st.integers(0, 50))
+    def goto(self, to):
+        self.k = min(to, len(self.expected))
+        assert self.trainer.goto(to) == self.k
+
+    @rule(k=st.integers(1, 8))
+    def candidates(self, k):
+        top = self.trainer.candidates(k)
+        counts = self.trainer.pair_counts()
+        assert all(counts[c.pair] == c.count for c in top)
+        floor = self.kw["min_frequency"]
+        eligible = sorted((c for c in counts.values() if c >= floor), reverse=True)
+        assert [c.count for c in top] == eligible[:k]
+
+    @rule()
+    def snapshot_tokenizer(self):
+        tok = self.trainer.tokenizer()
+        assert tok.merges == self.expected[: self.k]
+        ids = tok.encode(self.text)
+        assert tok.decode(ids) == self.text
+        assert len(ids) == self.trainer.corpus_tokens
+
+    @invariant()
+    def in_step(self):
+        assert self.trainer.steps == self.k
+        assert [e.pair for e in self.trainer.merges] == self.expected[: self.k]
+        expected_tokens = self.sizes[self.k - 1] if self.k else self.trainer.initial_tokens
+        assert self.trainer.corpus_tokens == expected_tokens
+
+
+TestTrainerMachine = TrainerMachine.TestCase
+TestTrainerMachine.settings = settings(max_examples=60, stateful_step_count=40, deadline=None)

@@ -1,0 +1,200 @@
+"""Headless commands (train, encode, decode): for scripts, and fast to start (no textual import).
+
+Every failure the user can cause ends as one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Sequence, TextIO
+
+from engine import Merge, Tokenizer, TrainConfig, Trainer, token_display
+from engine.config import PRETOKENIZERS, TIE_RULES
+from engine.corpus import read_corpus
+
+PROG = "bpe-lab"
+HEADLESS = ("train", "encode", "decode")
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def add_training_options(parser: argparse.ArgumentParser) -> None:
+    """The options that decide a training run (shared by ``train`` and the app)."""
+    limit = parser.add_mutually_exclusive_group()
+    limit.add_argument("--vocab-size", type=int, metavar="N", help="stop at N tokens (bases + merges + specials)")
+    limit.add_argument("--merges", type=int, metavar="N", help="stop after N merges")
+    parser.add_argument("--base", choices=("bytes", "chars"), default="bytes", help="start from bytes (default) or characters")
+    parser.add_argument("--pretokenizer", choices=PRETOKENIZERS, default=None, help="how text is split before merging (default gpt2)")
+    parser.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex (implies the custom pre-tokenizer)")
+    parser.add_argument("--split-digits", action="store_true", help="make every digit a chunk of its own")
+    parser.add_argument("--tie-break", choices=TIE_RULES, default="lowest-ids", help="how equal counts are decided")
+    parser.add_argument("--min-frequency", type=int, default=2, metavar="K", help="stop when the best pair occurs fewer than K times (default 2)")
+    parser.add_argument("--no-merge-newline", action="store_true", help="never merge across a newline (seed 001)")
+    parser.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable); ids follow the merges")
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """Build a validated config from parsed training options (ValueError on bad values)."""
+    if args.pattern is not None and args.pretokenizer not in (None, "custom"):
+        raise ValueError("give either --pretokenizer or --pattern, not both")
+    pretokenizer = "custom" if args.pattern is not None else (args.pretokenizer or "gpt2")
+    return TrainConfig(
+        base=args.base,
+        pretokenizer=pretokenizer,
+        pattern=args.pattern,
+        split_digits=args.split_digits,
+        tie_break=args.tie_break,
+        vocab_size=args.vocab_size,
+        merges=args.merges,
+        min_frequency=args.min_frequency,
+        no_merge_newline=args.no_merge_newline,
+        specials=tuple(args.special),
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The headless command line."""
+    parser = argparse.ArgumentParser(prog=PROG, description="Train and use BPE tokenizers one merge at a time.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    train = sub.add_parser("train", help="train a tokenizer on a corpus file")
+    train.add_argument("corpus", metavar="CORPUS")
+    train.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to write the tokenizer")
+    add_training_options(train)
+    train.add_argument("--log", action="store_true", help="print the merge log as training goes (seed 002 style)")
+    encode = sub.add_parser("encode", help="encode text with a tokenizer")
+    encode.add_argument("-t", "--tokenizer", required=True, metavar="TOK.json")
+    encode.add_argument("text", nargs="?", metavar="TEXT", help="text to encode (default: standard input)")
+    shape = encode.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="print a JSON list of ids")
+    shape.add_argument("--pieces", action="store_true", help="print the tokens, separated by |")
+    decode = sub.add_parser("decode", help="decode token ids with a tokenizer")
+    decode.add_argument("-t", "--tokenizer", required=True, metavar="TOK.json")
+    decode.add_argument("ids", nargs="*", metavar="IDS", help="token ids (default: a JSON list or ids on standard input)")
+    return parser
+
+
+# -- train ------------------------------------------------------------------------------------
+
+
+def format_merge(event: Merge, show: callable, width: int = 14) -> str:
+    """One merge-log line in seed 002's layout.
+
+    Example: ``merge    1:          [80] + [82]           → [80 82]          (6396 times), corpus now 259195 tokens``
+    """
+    a, b = event.pair
+    left, right, new = show(a), show(b), show(event.new_id)
+    line = f"merge {event.step:4d}: {left:>{width}} + {right:<{width}} → {new:<{width}} ({event.count} times), corpus now {event.tokens_after} tokens"
+    if event.tied:
+        line += f"  [tie of {event.tie_total}]"
+    return line
+
+
+def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    config = config_from_args(args)
+    corpus = read_corpus(args.corpus, base=config.base)
+    if corpus.warning:
+        policy = "trained on the raw bytes" if config.base == "bytes" else "replaced by U+FFFD"
+        print(f"{PROG}: note: {corpus.warning}; {policy}", file=err)
+    started = time.perf_counter()
+    trainer = Trainer(corpus.text, config)
+    show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+    count = 0
+    for event in trainer.run():
+        count += 1
+        if args.log:
+            print(format_merge(event, show), file=out)
+    elapsed = time.perf_counter() - started
+    tokenizer = trainer.tokenizer()
+    try:
+        tokenizer.save(args.output)
+    except OSError as exc:
+        raise UsageError(f"{args.output}: cannot write ({exc.strerror or exc})") from None
+    reason = {"vocab-size": "vocabulary size reached", "merges": "merge count reached",
+              "min-frequency": f"no pair occurs {config.min_frequency} times", "no-pairs": "no pairs left"}
+    print(
+        f"{PROG}: {count} merges in {elapsed:.2f} s ({reason.get(trainer.stop_reason or '', 'stopped')}); "
+        f"vocabulary {tokenizer.vocab_size}; corpus {trainer.initial_tokens} -> {trainer.corpus_tokens} tokens; "
+        f"wrote {args.output}",
+        file=err,
+    )
+    return 0
+
+
+# -- encode / decode --------------------------------------------------------------------------
+
+
+def read_stdin() -> str:
+    """All of standard input, decoded like a corpus (bad bytes kept via surrogateescape)."""
+    return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+
+
+def run_encode(args: argparse.Namespace, out: TextIO) -> int:
+    tok = Tokenizer.load(args.tokenizer)
+    text = args.text if args.text is not None else read_stdin()
+    ids = tok.encode(text)
+    if args.json:
+        print(json.dumps(ids), file=out)
+    elif args.pieces:
+        print("|".join(token_display(tok.token_bytes(i)) for i in ids), file=out)
+    else:
+        print(" ".join(map(str, ids)), file=out)
+    return 0
+
+
+def parse_ids(words: Sequence[str], source: str) -> list[int]:
+    """Token ids from words or a JSON list; a bad one raises UsageError naming it."""
+    if len(words) == 1 and words[0].lstrip().startswith("["):
+        try:
+            value = json.loads(words[0])
+        except json.JSONDecodeError:
+            raise UsageError(f"{source}: not a JSON list of token ids") from None
+        if not isinstance(value, list) or not all(type(v) is int for v in value):
+            raise UsageError(f"{source}: expected a JSON list of integers")
+        return value
+    ids = []
+    for word in words:
+        try:
+            ids.append(int(word))
+        except ValueError:
+            raise UsageError(f"{source}: {word!r} is not a token id") from None
+    return ids
+
+
+def run_decode(args: argparse.Namespace, out: TextIO) -> int:
+    tok = Tokenizer.load(args.tokenizer)
+    if args.ids:
+        ids = parse_ids(args.ids, "arguments")
+    else:
+        raw = sys.stdin.read()
+        ids = parse_ids([raw] if raw.lstrip().startswith("[") else raw.split(), "standard input")
+    text = tok.decode(ids)
+    out.write(text)
+    if out.isatty() and not text.endswith("\n"):
+        out.write("\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run a headless command; returns the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "train":
+            return run_train(args, out, err)
+        if args.command == "encode":
+            return run_encode(args, out)
+        return run_decode(args, out)
+    except (UsageError, ValueError) as exc:
+        print(f"{PROG}: error: {exc}", file=err)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=err)
+        return 130
+    except BrokenPipeError:
+        return 0
