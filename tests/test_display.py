@@ -1,0 +1,36 @@
+"""Token display conventions shared by the CLI and the app."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import token_display, visible_text
+from engine.display import hex_bytes, is_complete_utf8
+
+
+def test_complete_text_shows_as_text():
+    assert token_display("。\n".encode()) == "。↵"
+    assert token_display(" katz".encode()) == " katz"
+    assert token_display(" katz".encode(), space="·") == "·katz"
+
+
+def test_partial_utf8_shows_bytes_in_brackets():
+    assert token_display(b"\xe4\xb8") == "[e4 b8]"
+    assert token_display("，".encode() + b"\xe5") == "[ef bc 8c e5]"
+    assert hex_bytes(b"\x80\x82") == "[80 82]"
+    assert not is_complete_utf8(b"\xe4\xb8") and is_complete_utf8("ü".encode())
+
+
+def test_control_characters_never_reach_the_terminal():
+    assert token_display(b"\x00\x1b[2J") == "␀␛[2J"
+    assert visible_text("a\tb\r\n") == "a⇥b␍↵"
+    assert token_display(b"\x7f") == "␡"
+    assert token_display("\x85".encode()) == "␤"
+
+
+@given(st.binary(max_size=12))
+def test_no_raw_control_characters_ever(data):
+    shown = token_display(data)
+    assert shown
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in shown)

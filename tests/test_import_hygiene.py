@@ -1,0 +1,43 @@
+"""The engine never loads the UI; headless commands start without textual."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def loaded_modules(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys; print('\\n'.join(sys.modules))"],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    ).stdout
+    return set(out.split())
+
+
+def test_import_engine_loads_no_ui():
+    mods = loaded_modules("import engine, engine.io, engine.corpus")
+    assert not {m for m in mods if m.split(".")[0] in {"textual", "rich", "tui"}}
+
+
+def test_headless_commands_do_not_import_textual(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("abc abc abd", encoding="utf-8")
+    code = (
+        "import sys; from tui.main import main\n"
+        f"main(['train', {str(corpus)!r}, '-o', {str(tmp_path / 't.json')!r}, '--merges', '2'])\n"
+        f"main(['encode', '-t', {str(tmp_path / 't.json')!r}, 'abc'])\n"
+        f"main(['decode', '-t', {str(tmp_path / 't.json')!r}, '97'])"
+    )
+    mods = loaded_modules(code)
+    assert not {m for m in mods if m.split(".")[0] in {"textual", "rich"}}
+
+
+def test_engine_sources_never_import_ui():
+    for path in (ROOT / "engine").glob("*.py"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            stripped = line.strip()
+            if stripped.startswith(("import ", "from ")):
+                words = stripped.replace(",", " ").split()
+                assert not {"textual", "rich", "tui"} & {w.split(".")[0] for w in words[1:2]}, (path, line)
