@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from array import array
 from collections import defaultdict
+from functools import partial
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush, heapreplace
 from typing import Iterable
@@ -38,6 +39,10 @@ MASK = (1 << SHIFT) - 1
 SEP = -2  # chunk separator
 DEAD = -1  # a position absorbed by a merge
 _M40 = (1 << 40) - 1
+#: Node lists are arrays, not lists: compact, and invisible to the cyclic garbage collector
+#: (which would otherwise walk millions of them on every full collection).
+_nodes = partial(array, "i")
+_EMPTY = _nodes()
 _CMAX = 1 << 50  # counts are stored as _CMAX - count so the min-heap yields the max count
 
 
@@ -50,8 +55,8 @@ class MergeRecord:
     new_id: int
     count: int  # the pair's count before the merge
     removed: int  # corpus tokens removed (weighted)
-    plist: list[int]  # the pair's occurrence list, restored on undo
-    flat: list[int]  # merged nodes as p0, q0, p1, q1, ... (q absorbed into p)
+    plist: array[int]  # the pair's occurrence list, restored on undo
+    flat: array[int]  # merged nodes as p0, q0, p1, q1, ... (q absorbed into p)
 
 
 class PairState:
@@ -90,7 +95,7 @@ class PairState:
         self.data = data
         self.tokens = tokens
         self.count: dict[int, int] = {}
-        self.where: dict[int, list[int]] = {}
+        self.where: dict[int, array[int]] = {}
         self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
         self._index(sym, weights)
 
@@ -98,7 +103,7 @@ class PairState:
 
     def _index(self, sym: list[int], weights: list[int]) -> None:
         count: defaultdict[int, int] = defaultdict(int)
-        where: defaultdict[int, list[int]] = defaultdict(list)
+        where: defaultdict[int, array[int]] = defaultdict(_nodes)
         prev = SEP
         address = -4
         for s, wt in zip(sym, weights):
@@ -232,14 +237,14 @@ class PairState:
         four per occurrence). Chunks occurring more than once add their extra weight per group.
         """
         key = a << SHIFT | b
-        plist = self.where.pop(key, [])
+        plist = self.where.pop(key, _EMPTY)
         data = self.data
-        left: defaultdict[int, list[int]] = defaultdict(list)  # left symbol -> its nodes
-        right: defaultdict[int, list[int]] = defaultdict(list)  # right symbol -> merged nodes
+        left: defaultdict[int, array[int]] = defaultdict(_nodes)  # left symbol -> its nodes
+        right: defaultdict[int, array[int]] = defaultdict(_nodes)  # right symbol -> merged nodes
         lx: dict[int, int] = {}  # left symbol -> extra weight
         rx: dict[int, int] = {}
         extra = 0
-        flat: list[int] = []
+        flat = _nodes()
         push = flat.append
         for p in plist:
             if data[p] != a:
@@ -281,8 +286,8 @@ class PairState:
         """Undo ``rec`` (the latest merge still applied), restoring the exact previous state."""
         a, b, new_id = rec.a, rec.b, rec.new_id
         data = self.data
-        left: defaultdict[int, list[int]] = defaultdict(list)
-        right: defaultdict[int, list[int]] = defaultdict(list)
+        left: defaultdict[int, array[int]] = defaultdict(_nodes)
+        right: defaultdict[int, array[int]] = defaultdict(_nodes)
         lx: dict[int, int] = {}
         rx: dict[int, int] = {}
         flat = rec.flat
@@ -332,8 +337,8 @@ class PairState:
 
     def _recount(
         self,
-        left: dict[int, list[int]],
-        right: dict[int, list[int]],
+        left: dict[int, array[int]],
+        right: dict[int, array[int]],
         lx: dict[int, int],
         rx: dict[int, int],
         key: int,
@@ -375,8 +380,8 @@ class PairState:
     def _add_pairs(
         self,
         counts: dict[int, int],
-        left: dict[int, list[int]],
-        right: dict[int, list[int]],
+        left: dict[int, array[int]],
+        right: dict[int, array[int]],
         new_id: int,
     ) -> None:
         """Register the pairs a merge created: counts, and (if they can ever win) index and queue.

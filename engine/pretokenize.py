@@ -21,6 +21,8 @@ GPT4_PATTERN = (
 NAMED_PATTERNS = {"simple": SIMPLE_PATTERN, "gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}
 
 _DIGIT = regex.compile(r"(\p{N})")
+_PIECE = 1 << 20  # characters per piece when counting a large text
+_MARGIN = 4096  # matches ending this close to a piece's end are scanned again with the next
 
 
 def compile_pattern(pattern: str, *, stdlib: bool = False) -> Any:
@@ -70,21 +72,80 @@ class PreTokenizer:
 
         Example: ``PreTokenizer("gpt2", split_digits=True).split("a 12") -> ['a', ' ', '1', '2']``
         """
+        if getattr(self, "_compiled") is None:
+            chunks = [text] if text else []
+        else:
+            chunks = [c for c in self._findall(text) if c]
+        return self._post(chunks)
+
+    def count(self, text: str) -> Counter[str]:
+        """Each distinct chunk with its count, in order of first appearance.
+
+        Digit and newline splitting run once per distinct chunk (weighted), not per occurrence:
+        pieces still come out in order of first appearance, because distinct chunks do.
+        """
+        raw = self._count_raw(text)
+        if not (self.split_digits or self.split_newlines):
+            return raw
+        counts: Counter[str] = Counter()
+        post = self._post
+        for chunk, n in raw.items():
+            for piece in post([chunk]):
+                counts[piece] += n
+        return counts
+
+    def _count_raw(self, text: str) -> Counter[str]:
+        """Chunks as the pattern alone makes them, counted.
+
+        Large texts are scanned a piece at a time, so the list of all chunks (over a hundred
+        megabytes for 10 MB of text) never exists at once. Only the named patterns are pieced:
+        they match every character and look at most one character past a match, so a match
+        ending well before a piece's end is exactly the match a whole-text scan makes there.
+        """
         compiled = getattr(self, "_compiled")
-        chunks = [text] if compiled is None else compiled.findall(text)
+        if compiled is None:
+            return Counter([text] if text else [])
+        if self.name not in NAMED_PATTERNS or len(text) <= 2 * _PIECE:
+            return Counter(c for c in self._findall(text) if c)
+        counts: Counter[str] = Counter()
+        pos, n = 0, len(text)
+        while pos < n:
+            end = pos + _PIECE
+            if end >= n:
+                counts.update(compiled.findall(text, pos))
+                break
+            chunks = compiled.findall(text, pos, end)
+            if sum(map(len, chunks)) != end - pos:  # pragma: no cover - named patterns cover all
+                counts.update(compiled.findall(text, pos))
+                break
+            reach = end - pos
+            keep = len(chunks)
+            while keep and reach > _PIECE - _MARGIN:
+                keep -= 1
+                reach -= len(chunks[keep])
+            if keep == 0:  # one match spans the whole piece: finish in one go
+                counts.update(compiled.findall(text, pos))
+                break
+            del chunks[keep:]
+            counts.update(chunks)
+            pos += reach
+        return counts
+
+    def _findall(self, text: str) -> list[str]:
+        compiled = getattr(self, "_compiled")
+        chunks = compiled.findall(text)
         if chunks and not isinstance(chunks[0], str):
             # A pattern with groups makes findall return tuples; use whole matches instead.
             chunks = [m.group(0) for m in compiled.finditer(text)]
-        chunks = [c for c in chunks if c]
+        return chunks
+
+    def _post(self, chunks: list[str]) -> list[str]:
+        """Digit and newline splitting, applied after the pattern."""
         if self.split_digits:
             chunks = _split_each(chunks, _DIGIT.split, has=_DIGIT.search)
         if self.split_newlines:
             chunks = _split_each(chunks, _split_newline, has=_has_newline)
         return chunks
-
-    def count(self, text: str) -> Counter[str]:
-        """Each distinct chunk with its count, in order of first appearance."""
-        return Counter(self.split(text))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description (the pattern is written out in full)."""

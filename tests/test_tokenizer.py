@@ -172,3 +172,20 @@ def test_pretokenizer_patterns():
     assert PreTokenizer("none", split_newlines=True).split("a\nb\n") == ["a", "\n", "b", "\n"]
     with pytest.raises(ValueError, match="invalid pattern"):
         PreTokenizer("custom", pattern="(")
+
+
+@given(st.text(alphabet=" \n\t\ra1'é中,-", max_size=400), st.sampled_from(["simple", "gpt2", "gpt4"]), st.booleans())
+def test_piecewise_counting_equals_whole_text_scan(text, name, split):
+    """count() scans big texts a piece at a time; with tiny pieces every boundary case shows."""
+    import engine.pretokenize as pre
+    from collections import Counter
+
+    saved = pre._PIECE, pre._MARGIN
+    pre._PIECE, pre._MARGIN = 16, 4
+    try:
+        tokenizer = PreTokenizer(name, split_digits=split, split_newlines=split)
+        counted = tokenizer.count(text)
+        expected = Counter(tokenizer.split(text))
+        assert counted == expected and list(counted) == list(expected)
+    finally:
+        pre._PIECE, pre._MARGIN = saved

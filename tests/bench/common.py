@@ -1,0 +1,97 @@
+"""Shared pieces for the hand-run benchmarks: corpora, timing child processes, reporting.
+
+Every benchmark times a peer in the same run, alternating ours and theirs, and reports medians
+and ratios (ours / peer; lower is better). Nothing here asserts a time: these machines are noisy.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "corpora"
+CACHE = Path(tempfile.gettempdir()) / "bpe-lab-bench"
+
+
+def stdlib_corpus(size: int) -> Path:
+    """``size`` bytes of the running interpreter's standard library source (cached in /tmp)."""
+    CACHE.mkdir(exist_ok=True)
+    path = CACHE / f"stdlib-{size}.txt"
+    if path.exists() and path.stat().st_size == size:
+        return path
+    root = Path(sysconfig.get_paths()["stdlib"])
+    chunks: list[bytes] = []
+    total = 0
+    for source in sorted(root.rglob("*.py")):
+        if "site-packages" in source.parts:
+            continue
+        try:
+            data = source.read_bytes()
+            data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        chunks.append(data)
+        total += len(data)
+        if total >= size:
+            break
+    blob = b"".join(chunks)[:size]
+    blob = blob.decode("utf-8", "ignore").encode("utf-8")  # never cut a character in half
+    path.write_bytes(blob)
+    return path
+
+
+def shared_corpus(name: str) -> Path | None:
+    path = SHARED / name
+    return path if path.exists() else None
+
+
+def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
+    """Wall seconds and peak RSS (MB) of one child process.
+
+    GNU time (``/usr/bin/time``) reports the RSS: a child forked from this (large) process would
+    count this process's pages as its own before it execs.
+    """
+    timer = ["/usr/bin/time", "-f", "%e %M"] if Path("/usr/bin/time").exists() else []
+    started = time.perf_counter()
+    proc = subprocess.run(timer + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
+    elapsed = time.perf_counter() - started
+    err = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv[:3]} failed: {err.strip()[-500:]}")
+    if timer:
+        wall, kb = err.strip().splitlines()[-1].split()
+        return float(wall), int(kb) // 1024
+    return elapsed, 0
+
+
+def alternate(contenders: dict[str, list[str] | tuple[list[str], dict]], runs: int = 3) -> dict[str, tuple[float, int]]:
+    """Run each contender ``runs`` times, interleaved; return (median seconds, max RSS MB)."""
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    rss: dict[str, int] = {name: 0 for name in contenders}
+    for _ in range(runs):
+        for name, spec in contenders.items():
+            argv, env = spec if isinstance(spec, tuple) else (spec, {})
+            seconds, peak = run_child(argv, env)
+            times[name].append(seconds)
+            rss[name] = max(rss[name], peak)
+    return {name: (statistics.median(times[name]), rss[name]) for name in contenders}
+
+
+def ours(*args: str) -> list[str]:
+    """The real command line, from this checkout."""
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); from tui.main import entry; sys.argv[0] = 'bpe-lab'; entry()", *args]
+
+
+def report(title: str, results: dict[str, tuple[float, int]], baseline: str) -> None:
+    """Print medians, peak memory and ratios against ``baseline``."""
+    print(f"\n== {title}")
+    base_time, base_rss = results[baseline]
+    for name, (seconds, peak) in results.items():
+        print(f"  {name:<34} {seconds:7.2f} s  {peak:6d} MB   time x{seconds / base_time:5.2f}   memory x{peak / max(base_rss, 1):5.2f}")
