@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 BASES = ("bytes", "chars")
-TIE_RULES = ("lowest-ids", "first-seen")
+TIE_RULES = ("lowest-ids", "first-seen", "hf")
 PRETOKENIZERS = ("none", "simple", "gpt2", "gpt4")
 
 #: Largest id the trainer can hand out (pair keys pack two ids into one int).
@@ -26,7 +26,10 @@ class TrainConfig:
     - ``split_digits``: every digit becomes a chunk of its own after pre-tokenizing.
     - ``tie_break``: ``"lowest-ids"`` (highest count, then smallest left id, then smallest right
       id: seed 000) or ``"first-seen"`` (highest count, then the pair whose first occurrence
-      comes earliest in the current corpus: seeds 001/002, minbpe, tiktoken's trainer).
+      comes earliest in the current corpus: seeds 001/002, minbpe, tiktoken's trainer) or
+      ``"hf"`` (HuggingFace's BpeTrainer: highest count, then smallest pair in its id space,
+      where bytes are ordered by their ByteLevel characters; training text is pre-tokenized
+      line by line, as its trainer reads files).
     - stop rules: ``vocab_size`` (bases + merges + specials), ``merges`` (a merge count),
       ``min_frequency`` (stop when the best pair occurs fewer times; default 2), no pairs left.
     - ``no_merge_newline``: a pair whose concatenation contains a newline is never counted.
@@ -58,6 +61,8 @@ class TrainConfig:
             raise ValueError(
                 f"unknown tie rule {self.tie_break!r} (choose {', '.join(TIE_RULES)})"
             )
+        if self.tie_break == "hf" and self.base != "bytes":
+            raise ValueError("the hf tie rule reproduces byte-level training: use --base bytes")
         if self.pretokenizer == "custom":
             if not self.pattern:
                 raise ValueError("the custom pre-tokenizer needs a pattern")

@@ -32,7 +32,7 @@ from collections import defaultdict
 from functools import partial
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush, heapreplace
-from typing import Iterable
+from typing import Iterable, Sequence
 
 SHIFT = 20
 MASK = (1 << SHIFT) - 1
@@ -69,19 +69,32 @@ class PairState:
     """
 
     def __init__(
-        self, sequences: Iterable[tuple[list[int], int]], tie_rule: str, min_count: int = 1
+        self,
+        sequences: Iterable[tuple[list[int], int]],
+        tie_rule: str,
+        min_count: int = 1,
+        byte_rank: Sequence[int] | None = None,
     ) -> None:
-        if tie_rule not in ("lowest-ids", "first-seen"):
+        if tie_rule not in ("lowest-ids", "first-seen", "hf"):
             raise ValueError(f"unknown tie rule {tie_rule!r}")
+        if tie_rule == "hf" and (byte_rank is None or len(byte_rank) != 256):
+            raise ValueError("the hf tie rule needs the rank of each of the 256 bytes")
         self.first_seen = tie_rule == "first-seen"
+        #: hf: ties go to the smallest (left, right) in another id space, where byte b has id
+        #: byte_rank[b] and merged tokens keep their order (HuggingFace's BpeTrainer).
+        self.byte_rank = list(byte_rank) if tie_rule == "hf" and byte_rank is not None else None
+        #: Entries carry a tie value between count and pair: the first position or the rank.
+        self.wide = self.first_seen or self.byte_rank is not None
         #: Pairs counted fewer times can never be merged: they are counted but not queued.
         self.min_count = max(1, min_count)
         sym: list[int] = [SEP]
         weights: list[int] = [0]
+        starts: list[int] = []  # address of each chunk's first node
         tokens = 0
         for seq, weight in sequences:
             if not seq:
                 continue
+            starts.append(4 * len(sym))
             sym.extend(seq)
             sym.append(SEP)
             weights.extend([weight] * (len(seq) + 1))
@@ -93,7 +106,9 @@ class PairState:
         data[2::4] = array("i", range(-4, 4 * n - 4, 4))
         data[3::4] = array("i", weights)
         self.data = data
+        self.starts = array("q", starts)
         self.tokens = tokens
+        self._freq: list[int] | None = None  # weighted occurrences per token id, once asked
         self.count: dict[int, int] = {}
         self.where: dict[int, array[int]] = {}
         self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
@@ -122,16 +137,24 @@ class PairState:
         self.heap = [self._entry(k, c, where[k][0]) for k, c in self.count.items()]
         heapify(self.heap)
 
+    def _tie(self, key: int, first: int) -> int:
+        """The tie value of a wide entry: first position (first-seen) or rank key (hf)."""
+        rank = self.byte_rank
+        if rank is None:
+            return first
+        a, b = key >> SHIFT, key & MASK
+        return (rank[a] if a < 256 else a) << SHIFT | (rank[b] if b < 256 else b)
+
     def _entry(self, key: int, count: int, first: int) -> int:
-        if self.first_seen:
-            return ((_CMAX - count) << 40 | first) << 40 | key
+        if self.wide:
+            return ((_CMAX - count) << 40 | self._tie(key, first)) << 40 | key
         return (_CMAX - count) << 40 | key
 
     def _decode(self, entry: int) -> tuple[int, int, int]:
-        """(key, count, first) of a queue entry (first is 0 under lowest-ids)."""
+        """(key, count, tie value) of a queue entry (tie value 0 under lowest-ids)."""
         key = entry & _M40
         rest = entry >> 40
-        if self.first_seen:
+        if self.wide:
             return key, _CMAX - (rest >> 40), rest & _M40
         return key, _CMAX - rest, 0
 
@@ -149,30 +172,25 @@ class PairState:
     def _settle(self) -> int | None:
         """Repair the queue until its top entry is exact; return that entry (None if empty)."""
         heap, count = self.heap, self.count
-        first_seen = self.first_seen
+        first_seen, wide = self.first_seen, self.wide
         floor = self.min_count  # below it a pair can never be merged: drop its entries
         while heap:
             entry = heap[0]
             key = entry & _M40
             rest = entry >> 40
             live = count.get(key, 0)
+            stored = _CMAX - (rest >> 40) if wide else _CMAX - rest
+            if live < floor or live > stored:
+                heappop(heap)  # gone, or a newer optimistic entry exists
+                continue
             if first_seen:
-                stored = _CMAX - (rest >> 40)
-                if live < floor or live > stored:
-                    heappop(heap)  # gone, or a newer optimistic entry exists
-                    continue
                 exact = self.first(key)
                 if live != stored or exact != rest & _M40:
                     heapreplace(heap, self._entry(key, live, exact or 0))
                     continue
-            else:
-                stored = _CMAX - rest
-                if live < floor or live > stored:
-                    heappop(heap)
-                    continue
-                if live != stored:
-                    heapreplace(heap, (_CMAX - live) << 40 | key)
-                    continue
+            elif live != stored:
+                heapreplace(heap, self._entry(key, live, 0))
+                continue
             return entry
         return None
 
@@ -197,7 +215,7 @@ class PairState:
         cget = count.get
         floor = self.min_count
         while len(out) < k and heap:
-            if self.first_seen:
+            if self.wide:
                 entry = self._settle()
                 if entry is None:
                     break
@@ -280,6 +298,7 @@ class PairState:
         new = self._recount(left, right, lx, rx, key, a, b, new_id, 1)
         self._add_pairs({k: c for k, c in new.items() if c}, left, right, new_id)
         self.tokens -= removed
+        self._count_tokens(a, b, new_id, removed)
         return MergeRecord(a, b, new_id, old, removed, plist, flat)
 
     def unmerge(self, rec: MergeRecord) -> None:
@@ -324,6 +343,7 @@ class PairState:
             count[key] = rec.count
             hist[rec.count] += 1
         self.tokens += rec.removed
+        self._count_tokens(a, b, new_id, -rec.removed)
         # Restored pairs may now beat their queue entries: push exact ones.
         restored = [key]
         restored.extend(so << SHIFT | a for so in left if so != new_id)
@@ -391,7 +411,7 @@ class PairState:
         """
         count, where, heap, hist = self.count, self.where, self.heap, self.hist
         floor = self.min_count
-        first_seen = self.first_seen
+        wide = self.wide
         for k, c in counts.items():
             if c < floor:  # counts never grow: a pair born below the floor can never be merged
                 continue
@@ -399,8 +419,8 @@ class PairState:
             hist[c] += 1
             nodes = left[k >> SHIFT] if k & MASK == new_id else right[k & MASK]
             where[k] = nodes
-            if first_seen:
-                heappush(heap, ((_CMAX - c) << 40 | nodes[0]) << 40 | k)
+            if wide:
+                heappush(heap, self._entry(k, c, nodes[0]))
             else:
                 heappush(heap, (_CMAX - c) << 40 | k)
 
@@ -424,7 +444,56 @@ class PairState:
             if c1:
                 hist[c1] += 1
 
+    def _count_tokens(self, a: int, b: int, new_id: int, moved: int) -> None:
+        freq = self._freq
+        if freq is None:
+            return
+        if len(freq) <= new_id:
+            freq.extend([0] * (new_id + 1 - len(freq)))
+        freq[new_id] += moved
+        freq[a] -= moved
+        freq[b] -= moved
+
     # -- views ------------------------------------------------------------------------------
+
+    def frequencies(self) -> list[int]:
+        """Weighted occurrences of every token id in the corpus now (counted once, then kept
+        up to date by each merge and undo)."""
+        if self._freq is None:
+            data = self.data
+            freq: defaultdict[int, int] = defaultdict(int)
+            for s, wt in zip(data[0::4], data[3::4]):
+                if s >= 0:
+                    freq[s] += wt
+            size = max(freq, default=-1) + 1
+            self._freq = [freq.get(i, 0) for i in range(size)]
+        return self._freq
+
+    def chunk_spans(self, uid: int, lo: int, hi: int) -> list[tuple[int, int, int]]:
+        """Tokens of distinct chunk ``uid`` that overlap base units [lo, hi) of the chunk, as
+        (token id, start, end) relative to the chunk's start.
+
+        A live node is the leftmost base unit of its token, so node addresses give offsets; an
+        absorbed node's back link leads to the node that absorbed it, so any unit finds its
+        token in a few hops.
+        """
+        data = self.data
+        start = self.starts[uid]
+        node = start + 4 * lo
+        while data[node] == DEAD:
+            node = data[node + 2]
+        out: list[tuple[int, int, int]] = []
+        while True:
+            s = data[node]
+            if s == SEP:
+                break
+            off = (node - start) >> 2
+            if off >= hi:
+                break
+            after = data[node + 1]
+            out.append((s, off, (after - start) >> 2))
+            node = after
+        return out
 
     def sequences(self) -> list[tuple[int, ...]]:
         """The current symbols of every distinct chunk, in layout order."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import regex
 
@@ -43,13 +43,16 @@ class PreTokenizer:
 
     ``name`` is ``none`` (one chunk: the whole text), ``simple``, ``gpt2``, ``gpt4`` or
     ``custom`` (then ``pattern`` is the regex). ``split_digits`` makes every digit a chunk of
-    its own; ``split_newlines`` makes every newline a chunk of its own (so no merge crosses it).
+    its own; ``split_newlines`` makes every newline a chunk of its own (so no merge crosses it);
+    ``per_line`` applies the pattern to each line (ending with its ``\n``) on its own, as
+    HuggingFace's trainer does when it reads a file line by line.
     """
 
     name: str = "gpt2"
     pattern: str | None = None
     split_digits: bool = False
     split_newlines: bool = False
+    per_line: bool = False
 
     def __post_init__(self) -> None:
         if self.name == "none":
@@ -74,6 +77,8 @@ class PreTokenizer:
         """
         if getattr(self, "_compiled") is None:
             chunks = [text] if text else []
+        elif self.per_line:
+            chunks = [c for line in _lines(text) for c in self._findall(line) if c]
         else:
             chunks = [c for c in self._findall(text) if c]
         return self._post(chunks)
@@ -95,7 +100,21 @@ class PreTokenizer:
         return counts
 
     def _count_raw(self, text: str) -> Counter[str]:
-        """Chunks as the pattern alone makes them, counted.
+        """Chunks as the pattern alone makes them, counted (batch by batch, see batches())."""
+        counts: Counter[str] = Counter()
+        for batch in self.batches(text):
+            counts.update(batch)
+        return counts
+
+    @property
+    def covers_everything(self) -> bool:
+        """Whether every character of any text lands in some chunk (true of the named
+        pre-tokenizers; a custom pattern may skip characters)."""
+        return self.name == "none" or self.name in NAMED_PATTERNS
+
+    def batches(self, text: str) -> Iterator[list[str]]:
+        """The pattern's chunks of ``text`` in order, a batch at a time (before digit and newline
+        splitting; empty matches dropped).
 
         Large texts are scanned a piece at a time, so the list of all chunks (over a hundred
         megabytes for 10 MB of text) never exists at once. Only the named patterns are pieced:
@@ -104,32 +123,53 @@ class PreTokenizer:
         """
         compiled = getattr(self, "_compiled")
         if compiled is None:
-            return Counter([text] if text else [])
+            if text:
+                yield [text]
+            return
+        if self.per_line:
+            for line in _lines(text):
+                yield [c for c in self._findall(line) if c]
+            return
         if self.name not in NAMED_PATTERNS or len(text) <= 2 * _PIECE:
-            return Counter(c for c in self._findall(text) if c)
-        counts: Counter[str] = Counter()
+            yield [c for c in self._findall(text) if c]
+            return
         pos, n = 0, len(text)
         while pos < n:
             end = pos + _PIECE
             if end >= n:
-                counts.update(compiled.findall(text, pos))
-                break
+                yield compiled.findall(text, pos)
+                return
             chunks = compiled.findall(text, pos, end)
             if sum(map(len, chunks)) != end - pos:  # pragma: no cover - named patterns cover all
-                counts.update(compiled.findall(text, pos))
-                break
+                yield compiled.findall(text, pos)
+                return
             reach = end - pos
             keep = len(chunks)
             while keep and reach > _PIECE - _MARGIN:
                 keep -= 1
                 reach -= len(chunks[keep])
             if keep == 0:  # one match spans the whole piece: finish in one go
-                counts.update(compiled.findall(text, pos))
-                break
+                yield compiled.findall(text, pos)
+                return
             del chunks[keep:]
-            counts.update(chunks)
+            yield chunks
             pos += reach
-        return counts
+
+    def positioned(self, text: str) -> Iterator[tuple[int, str]]:
+        """(character offset, chunk) for every chunk, after digit and newline splitting."""
+        post = self._post
+        if self.covers_everything:
+            pos = 0
+            for batch in self.batches(text):
+                for piece in post(batch):
+                    yield pos, piece
+                    pos += len(piece)
+            return
+        for match in getattr(self, "_compiled").finditer(text):
+            pos = match.start()
+            for piece in post([match.group(0)]):
+                yield pos, piece
+                pos += len(piece)
 
     def _findall(self, text: str) -> list[str]:
         compiled = getattr(self, "_compiled")
@@ -149,12 +189,15 @@ class PreTokenizer:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description (the pattern is written out in full)."""
-        return {
+        data = {
             "name": self.name,
             "pattern": self.pattern,
             "split_digits": self.split_digits,
             "split_newlines": self.split_newlines,
         }
+        if self.per_line:
+            data["per_line"] = True
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PreTokenizer:
@@ -166,6 +209,7 @@ class PreTokenizer:
             pattern=pattern,
             split_digits=bool(data.get("split_digits", False)),
             split_newlines=bool(data.get("split_newlines", False)),
+            per_line=bool(data.get("per_line", False)),
         )
 
 
@@ -176,6 +220,16 @@ def _split_newline(chunk: str) -> list[str]:
     for part in parts[1:]:
         out.append("\n")
         out.append(part)
+    return out
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split at ``\n`` only, each keeping it. Example: ``_lines("a\r\nb") -> ['a\r\n', 'b']``"""
+    lines = text.split("\n")
+    last = lines.pop()
+    out = [line + "\n" for line in lines]
+    if last:
+        out.append(last)
     return out
 
 
@@ -201,4 +255,5 @@ def pretokenizer_for(config: Any) -> PreTokenizer:
         pattern=config.pattern,
         split_digits=config.split_digits,
         split_newlines=config.no_merge_newline,
+        per_line=config.tie_break == "hf",
     )

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import gc
+from array import array
+from bisect import bisect_right
 from contextlib import contextmanager
+from dataclasses import replace
 from dataclasses import dataclass
 from typing import Iterator, NamedTuple
 
+from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, TrainConfig
+from .layout import CorpusLayout
 from .pairstate import SHIFT, MergeRecord, PairState
 from .pretokenize import PreTokenizer, pretokenizer_for
 from .tokenizer import Tokenizer
@@ -80,6 +85,7 @@ class Trainer:
     def __init__(self, text: str, config: TrainConfig | None = None) -> None:
         self.config = config = config or TrainConfig()
         self.pretokenizer: PreTokenizer = pretokenizer_for(config)
+        self.text = text
         with _gc_paused():
             chunks = self.pretokenizer.count(text)
             if not chunks:
@@ -100,7 +106,11 @@ class Trainer:
             self.chunk_count = sum(chunks.values())
             self.distinct_chunks = len(chunks)
             self.initial_tokens = sum(len(s) * n for s, n in seqs)
-            self._state = PairState(seqs, config.tie_break, config.min_frequency)
+            self._chunks = chunks  # distinct chunk -> count, in layout order
+            self._chunk_lengths = array("i", [len(s) for s, _ in seqs])
+            rank = hf_byte_rank() if config.tie_break == "hf" else None
+            self._state = PairState(seqs, config.tie_break, config.min_frequency, rank)
+        self._layout: CorpusLayout | None = None
         self._history: list[tuple[Merge, MergeRecord | None]] = []
         self._future: list[Merge] = []
         self.stop_reason: str | None = None
@@ -197,9 +207,64 @@ class Trainer:
             base=self.config.base,
             alphabet=self.alphabet,
             specials=self.config.specials,
-            pretokenizer=self.pretokenizer,
+            # Line-by-line splitting mimics how HuggingFace's trainer reads files; encoding
+            # (there as here) applies the pattern to the whole text.
+            pretokenizer=replace(self.pretokenizer, per_line=False),
             config=self.config,
         )
+
+    # -- the corpus as tokens ---------------------------------------------------------------
+
+    @property
+    def unit(self) -> str:
+        """What one base unit of the corpus is: ``bytes`` or ``chars`` (offsets below use it)."""
+        return self.config.base
+
+    def layout(self) -> CorpusLayout:
+        """Where every chunk occurrence sits in the corpus (built on first use, then kept)."""
+        if self._layout is None:
+            with _gc_paused():
+                self._layout = CorpusLayout.build(
+                    self.text, self.pretokenizer, self._chunks, self._chunk_lengths, self.config.base
+                )
+        return self._layout
+
+    def spans(self, start: int, end: int) -> list[tuple[int, int, int]]:
+        """The current tokens overlapping corpus units [start, end), as (token id, start, end).
+
+        Units are bytes (bytes base: offsets into the UTF-8 of the text) or characters. Text no
+        chunk covers (a custom pattern may skip characters) has no span.
+        """
+        layout = self.layout()
+        offsets, uids, lengths = layout.offsets, layout.uids, self._chunk_lengths
+        i = max(bisect_right(offsets, start) - 1, 0)
+        out: list[tuple[int, int, int]] = []
+        chunk_spans = self._state.chunk_spans
+        while i < len(offsets):
+            base = offsets[i]
+            if base >= end:
+                break
+            uid = uids[i]
+            length = lengths[uid]
+            if base + length > start:
+                lo = start - base if start > base else 0
+                hi = end - base if end - base < length else length
+                out.extend((tid, base + s, base + e) for tid, s, e in chunk_spans(uid, lo, hi))
+            i += 1
+        return out
+
+    def frequencies(self) -> list[int]:
+        """How often each token id occurs in the corpus now (index = id; merged ids included)."""
+        freq = self._state.frequencies()
+        size = len(self._pieces)
+        return freq[:size] + [0] * (size - len(freq[:size]))
+
+    def born(self, token_id: int) -> Merge | None:
+        """The merge that made this token (None for base tokens or tokens not made yet)."""
+        index = token_id - self.base_size
+        if 0 <= index < len(self._history):
+            return self._history[index][0]
+        return None
 
     # -- stepping ---------------------------------------------------------------------------
 

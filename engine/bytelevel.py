@@ -1,0 +1,60 @@
+"""GPT-2's byte-to-character mapping, used by HuggingFace's ByteLevel pre-tokenizer and files.
+
+Every byte gets a printable character: bytes that already print as themselves in Latin-1
+(``!``..``~``, ``¡``..``¬``, ``®``..``ÿ``) keep their code point; the others (controls, space,
+DEL, NBSP, soft hyphen) are moved to U+0100 onwards, in byte order.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+
+@lru_cache(maxsize=1)
+def bytes_to_unicode() -> dict[int, str]:
+    """Example: ``bytes_to_unicode()[ord(" ")] -> 'Ġ'``; ``bytes_to_unicode()[ord("a")] -> 'a'``"""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    chars = list(keep)
+    extra = 0
+    for b in range(256):
+        if b not in keep:
+            keep.append(b)
+            chars.append(256 + extra)
+            extra += 1
+    return {b: chr(c) for b, c in zip(keep, chars)}
+
+
+@lru_cache(maxsize=1)
+def unicode_to_bytes() -> dict[str, int]:
+    """The inverse of :func:`bytes_to_unicode`."""
+    return {c: b for b, c in bytes_to_unicode().items()}
+
+
+@lru_cache(maxsize=1)
+def hf_byte_rank() -> tuple[int, ...]:
+    """Where each byte sits in HuggingFace's byte-level alphabet: its characters sorted by code
+    point (``!``..``~``, ``¡``..``¬``, ``®``..``ÿ``, then the moved bytes from U+0100 on).
+
+    Example: ``hf_byte_rank()[ord("!")] -> 0``; ``hf_byte_rank()[0] -> 188``
+    """
+    mapping = bytes_to_unicode()
+    order = sorted(range(256), key=lambda b: ord(mapping[b]))
+    rank = [0] * 256
+    for position, b in enumerate(order):
+        rank[b] = position
+    return tuple(rank)
+
+
+def token_to_unicode(data: bytes) -> str:
+    """A token's bytes in ByteLevel characters (as in vocab.json / merges.txt)."""
+    mapping = bytes_to_unicode()
+    return "".join(mapping[b] for b in data)
+
+
+def unicode_to_token(text: str) -> bytes:
+    """Inverse of :func:`token_to_unicode`; ValueError for a character outside the mapping."""
+    mapping = unicode_to_bytes()
+    try:
+        return bytes(mapping[c] for c in text)
+    except KeyError as exc:
+        raise ValueError(f"{exc.args[0]!r} is not a byte-level character") from None
