@@ -1,4 +1,4 @@
-"""Headless commands (train, encode, decode): for scripts, and fast to start (no textual import).
+"""Headless commands (train, encode, decode, export): for scripts, and fast to start (no textual import).
 
 Every failure the user can cause ends as one line on stderr and exit code 2.
 """
@@ -11,12 +11,15 @@ import sys
 import time
 from typing import Sequence, TextIO
 
-from engine import Merge, Tokenizer, TrainConfig, Trainer, token_display
+from engine import Merge, TrainConfig, Trainer, token_display
 from engine.config import PRETOKENIZERS, TIE_RULES
 from engine.corpus import read_corpus
+from engine.formats import FORMATS, Imported, export_tokenizer, load_any, written_paths
+from engine.pretokenize import NAMED_PATTERNS, PreTokenizer
 
 PROG = "bpe-lab"
-HEADLESS = ("train", "encode", "decode")
+HEADLESS = ("train", "encode", "decode", "export")
+PATTERN_NAMES = ("none", *NAMED_PATTERNS)
 
 
 class UsageError(Exception):
@@ -57,6 +60,31 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     )
 
 
+def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
+    """``-t`` in any supported format, and the pattern for formats that hold none."""
+    parser.add_argument("-t", "--tokenizer", required=True, metavar="TOK",
+                        help="a tokenizer file in any format: native or HF tokenizer.json, seed 001 JSON, "
+                             "vocab.json + merges.txt (either file, or their directory), .tiktoken")
+    pattern = parser.add_mutually_exclusive_group()
+    pattern.add_argument("--pattern-name", choices=PATTERN_NAMES, metavar="NAME",
+                         help="pre-tokenizer for a .tiktoken file without its PATH.json, or vocab.json + merges.txt "
+                              f"(default gpt2): {', '.join(PATTERN_NAMES)}")
+    pattern.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex instead of --pattern-name")
+
+
+def load_tokenizer_arg(args: argparse.Namespace, err: TextIO) -> Imported:
+    """The tokenizer ``-t`` names, any format; its notes go to ``err`` as one line each."""
+    pre = None
+    if getattr(args, "pattern", None) is not None:
+        pre = PreTokenizer("custom", args.pattern)
+    elif getattr(args, "pattern_name", None) is not None:
+        pre = PreTokenizer(args.pattern_name)
+    imported = load_any(args.tokenizer, pretokenizer=pre)
+    for note in imported.warnings:
+        print(f"{PROG}: note: {args.tokenizer}: {note}", file=err)
+    return imported
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The headless command line."""
     parser = argparse.ArgumentParser(prog=PROG, description="Train and use BPE tokenizers one merge at a time.")
@@ -66,15 +94,21 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to write the tokenizer")
     add_training_options(train)
     train.add_argument("--log", action="store_true", help="print the merge log as training goes (seed 002 style)")
-    encode = sub.add_parser("encode", help="encode text with a tokenizer")
-    encode.add_argument("-t", "--tokenizer", required=True, metavar="TOK.json")
+    encode = sub.add_parser("encode", help="encode text with a tokenizer (ids as the tokenizer's file numbers them)")
+    add_tokenizer_option(encode)
     encode.add_argument("text", nargs="?", metavar="TEXT", help="text to encode (default: standard input)")
     shape = encode.add_mutually_exclusive_group()
     shape.add_argument("--json", action="store_true", help="print a JSON list of ids")
     shape.add_argument("--pieces", action="store_true", help="print the tokens, separated by |")
     decode = sub.add_parser("decode", help="decode token ids with a tokenizer")
-    decode.add_argument("-t", "--tokenizer", required=True, metavar="TOK.json")
+    add_tokenizer_option(decode)
     decode.add_argument("ids", nargs="*", metavar="IDS", help="token ids (default: a JSON list or ids on standard input)")
+    export = sub.add_parser("export", help="write a tokenizer in another format")
+    add_tokenizer_option(export)
+    export.add_argument("--format", required=True, choices=FORMATS, help="the format to write")
+    export.add_argument("-o", "--output", required=True, metavar="PATH",
+                        help="the file to write; for gpt2 a directory (vocab.json + merges.txt go inside); "
+                             "for tiktoken the rank file, with its pattern and specials in PATH.json")
     return parser
 
 
@@ -133,14 +167,17 @@ def read_stdin() -> str:
     return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
 
 
-def run_encode(args: argparse.Namespace, out: TextIO) -> int:
-    tok = Tokenizer.load(args.tokenizer)
+def run_encode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    imported = load_tokenizer_arg(args, err)
+    tok = imported.tokenizer
     text = args.text if args.text is not None else read_stdin()
-    ids = tok.encode(text)
+    ours = tok.encode(text)
+    if args.pieces:
+        print("|".join(token_display(tok.token_bytes(i)) for i in ours), file=out)
+        return 0
+    ids = imported.to_file_ids(ours)
     if args.json:
         print(json.dumps(ids), file=out)
-    elif args.pieces:
-        print("|".join(token_display(tok.token_bytes(i)) for i in ids), file=out)
     else:
         print(" ".join(map(str, ids)), file=out)
     return 0
@@ -165,17 +202,27 @@ def parse_ids(words: Sequence[str], source: str) -> list[int]:
     return ids
 
 
-def run_decode(args: argparse.Namespace, out: TextIO) -> int:
-    tok = Tokenizer.load(args.tokenizer)
+def run_decode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    imported = load_tokenizer_arg(args, err)
     if args.ids:
         ids = parse_ids(args.ids, "arguments")
     else:
         raw = sys.stdin.read()
         ids = parse_ids([raw] if raw.lstrip().startswith("[") else raw.split(), "standard input")
-    text = tok.decode(ids)
+    text = imported.decode(ids)
     out.write(text)
     if out.isatty() and not text.endswith("\n"):
         out.write("\n")
+    return 0
+
+
+def run_export(args: argparse.Namespace, err: TextIO) -> int:
+    imported = load_tokenizer_arg(args, err)
+    notes = export_tokenizer(imported.tokenizer, args.format, args.output, ids=imported.file_ids)
+    for note in notes:
+        print(f"{PROG}: note: {note}", file=err)
+    paths = ", ".join(str(p) for p in written_paths(args.format, args.output))
+    print(f"{PROG}: wrote {paths} ({args.format}, vocabulary {imported.tokenizer.vocab_size})", file=err)
     return 0
 
 
@@ -188,8 +235,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         if args.command == "train":
             return run_train(args, out, err)
         if args.command == "encode":
-            return run_encode(args, out)
-        return run_decode(args, out)
+            return run_encode(args, out, err)
+        if args.command == "export":
+            return run_export(args, err)
+        return run_decode(args, out, err)
     except (UsageError, ValueError) as exc:
         print(f"{PROG}: error: {exc}", file=err)
         return 2

@@ -1,0 +1,257 @@
+"""What every format shares: the imported result with its id mapping, file reading, and the
+builder that turns a vocabulary (token -> file id) plus ordered merges into an engine Tokenizer.
+
+Our ids are structural (bytes base: ids 0-255 are the bytes; merge k makes id base + k; specials
+follow the merges). A file from another library numbers tokens its own way, so an import keeps
+``file_ids``: ``file_ids[our_id]`` is the id the file gives that token (None: the file has none).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from ..io import atomic_write_text
+from ..pretokenize import NAMED_PATTERNS, PreTokenizer
+from ..tokenizer import Tokenizer
+
+
+#: Seed 000's pattern as other regex engines must spell it: Python's ``re`` (which the simple
+#: pre-tokenizer uses) counts U+001C-U+001F as whitespace and only letters, numbers and ``_`` as
+#: word characters, while Oniguruma (tokenizers) and fancy-regex (tiktoken) differ on both.
+SIMPLE_PORTABLE = r" ?[\p{L}\p{N}_]+| ?[^\p{L}\p{N}_\s\x1c-\x1f]+|[\s\x1c-\x1f]+"
+
+
+def portable_pattern(pre: PreTokenizer) -> str:
+    """The pattern to write for other libraries' regex engines (splits as ``pre`` does)."""
+    return SIMPLE_PORTABLE if pre.name == "simple" else (pre.pattern or "")
+
+
+def pretokenizer_from_pattern(source: str, **options: bool) -> PreTokenizer:
+    """A named pre-tokenizer when ``source`` is one of ours (or the portable simple), else custom."""
+    if source == SIMPLE_PORTABLE:
+        return PreTokenizer("simple", **options)
+    for name, pattern in NAMED_PATTERNS.items():
+        if pattern == source:
+            return PreTokenizer(name, **options)
+    return PreTokenizer("custom", source, **options)
+
+
+@dataclass
+class Imported:
+    """A tokenizer read from a file, with the file's own ids.
+
+    ``encode``/``decode`` speak the file's ids (what the library that reads the file gives);
+    ``tokenizer`` speaks ours. ``warnings`` are one-line notes (ambiguous recovery, dropped parts).
+    """
+
+    tokenizer: Tokenizer
+    format: str
+    path: str
+    file_ids: list[int | None] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._ours: dict[int, int] = {}
+        if self.file_ids is not None:
+            for ours, theirs in enumerate(self.file_ids):
+                if theirs is not None:
+                    self._ours.setdefault(theirs, ours)
+
+    def to_file_ids(self, ids: Iterable[int]) -> list[int]:
+        """Our ids as the file numbers them; a token the file lacks raises ValueError."""
+        if self.file_ids is None:
+            return list(ids)
+        out = []
+        for i in ids:
+            theirs = self.file_ids[i]
+            if theirs is None:
+                raise ValueError(f"{self.path}: the file has no id for token {self.tokenizer.token_bytes(i)!r}")
+            out.append(theirs)
+        return out
+
+    def from_file_ids(self, ids: Iterable[int]) -> list[int]:
+        """The file's ids as ours; an id the file does not use raises ValueError."""
+        if self.file_ids is None:
+            return list(ids)
+        out = []
+        for i in ids:
+            ours = self._ours.get(i) if type(i) is int else None
+            if ours is None:
+                raise ValueError(f"token id {i!r} is not in {self.path}")
+            out.append(ours)
+        return out
+
+    def encode(self, text: str) -> list[int]:
+        """Encode in the file's ids."""
+        return self.to_file_ids(self.tokenizer.encode(text))
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Decode the file's ids."""
+        return self.tokenizer.decode(self.from_file_ids(ids))
+
+
+def fail(path: str | Path, message: str) -> ValueError:
+    """A one-line error naming the file."""
+    return ValueError(f"{path}: {message}")
+
+
+def read_text(path: str | Path) -> str:
+    """A UTF-8 file's text; unreadable files raise ValueError naming the path."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise fail(path, "no such file") from None
+    except IsADirectoryError:
+        raise fail(path, "is a directory, not a tokenizer file") from None
+    except PermissionError:
+        raise fail(path, "permission denied") from None
+    except OSError as exc:
+        raise fail(path, f"cannot read ({exc.strerror or exc})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise fail(path, "not a text file (invalid UTF-8)") from None
+
+
+def read_json(path: str | Path) -> Any:
+    """A JSON file's value; bad JSON raises ValueError naming the path and place."""
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise fail(path, f"invalid JSON at line {exc.lineno}, column {exc.colno}") from None
+
+
+def write_json(path: str | Path, data: Any) -> None:
+    """Write JSON (UTF-8, readable characters) atomically."""
+    atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def is_id(value: Any) -> bool:
+    """A non-negative integer (not a bool)."""
+    return type(value) is int and value >= 0
+
+
+def show(token: bytes | str) -> str:
+    """A token for an error line: its repr, cut short."""
+    text = repr(token)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def build(
+    path: str | Path,
+    *,
+    base: str,
+    alphabet: Sequence[Any],
+    base_ids: Sequence[int | None],
+    vocab: dict[Any, int] | None,
+    merges: Sequence[tuple[Any, Any]],
+    specials: Sequence[tuple[str, int]],
+    pretokenizer: PreTokenizer,
+    spell: Any = show,
+) -> tuple[Tokenizer, list[int | None], list[str]]:
+    """The engine tokenizer for a vocabulary plus ordered merges, with ``file_ids`` and warnings.
+
+    Tokens are keys (bytes for the bytes base, str for the chars base); ``alphabet`` lists the base
+    keys in our id order and ``base_ids`` their file ids. ``vocab`` maps every key to its file id
+    (None: the merge products' ids are their ranks, as in tiktoken). A merge must use tokens made
+    before it and make a token the vocabulary holds; a pair may not repeat. A product made twice
+    (two pairs, the same token) keeps both merges and maps both to the file's one id.
+    """
+    made: dict[Any, int] = {key: i for i, key in enumerate(alphabet)}
+    file_ids: list[int | None] = list(base_ids)
+    first_rule: dict[Any, int] = {}
+    for k, (left, right) in enumerate(merges):
+        product = left + right
+        first_rule.setdefault(product, k)
+    pairs: dict[tuple[int, int], int] = {}
+    our_merges: list[tuple[int, int]] = []
+    repeats = 0
+    warnings: list[str] = []
+    for k, (left, right) in enumerate(merges):
+        ids = []
+        for part in (left, right):
+            our = made.get(part)
+            if our is None:
+                if part in first_rule and first_rule[part] >= k:
+                    raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}) uses {spell(part)}, which only a later merge makes")
+                raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}) uses {spell(part)}, which is neither a base token nor made by an earlier merge")
+            ids.append(our)
+        pair = (ids[0], ids[1])
+        if pair in pairs:
+            raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}) repeats merge {pairs[pair] + 1}")
+        pairs[pair] = k
+        product = left + right
+        new_id = len(alphabet) + k
+        if vocab is None:
+            file_ids.append(None)
+        else:
+            theirs = vocab.get(product)
+            if theirs is None:
+                raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}) makes {spell(product)}, which is not in the vocabulary")
+            file_ids.append(theirs)
+        if product in made:
+            repeats += 1
+        else:
+            made[product] = new_id
+        our_merges.append(pair)
+    if repeats:
+        warnings.append(f"{repeats} merge(s) make a token an earlier merge already made; both map to the file's one id")
+    tokenizer_specials = []
+    for text, theirs in specials:
+        tokenizer_specials.append(text)
+        file_ids.append(theirs)
+    try:
+        tok = Tokenizer(
+            our_merges,
+            base=base,
+            alphabet=list(alphabet) if base == "chars" else None,
+            specials=tokenizer_specials,
+            pretokenizer=pretokenizer,
+        )
+    except ValueError as exc:
+        raise fail(path, str(exc)) from None
+    return tok, file_ids, warnings
+
+
+def check_unique_ids(path: str | Path, entries: Iterable[tuple[Any, int]], what: str = "vocabulary") -> None:
+    """Every id in ``entries`` (key, id) is a non-negative int used once."""
+    seen: dict[int, Any] = {}
+    for key, value in entries:
+        if not is_id(value):
+            raise fail(path, f"{what} id {value!r} of {show(key)} is not a non-negative integer")
+        if value in seen:
+            raise fail(path, f"{what} id {value} is given to both {show(seen[value])} and {show(key)}")
+        seen[value] = key
+
+
+def identity(file_ids: Sequence[int | None]) -> bool:
+    """Whether a mapping is our ids unchanged."""
+    return all(theirs == ours for ours, theirs in enumerate(file_ids))
+
+
+def output_ids(tok: Tokenizer, ids: Sequence[int | None] | None) -> list[int]:
+    """The id each of our tokens gets in a file: ``ids`` when given and complete, else ours.
+
+    Tokens with the same bytes (two merges making one token) share the first one's id, since a
+    string-keyed vocabulary holds each token once.
+    """
+    if ids is not None and len(ids) == tok.vocab_size and all(i is not None for i in ids):
+        return list(ids)  # type: ignore[arg-type]
+    first: dict[bytes, int] = {}
+    out = []
+    for i, piece in enumerate(tok.pieces):
+        out.append(first.setdefault(piece, i))
+    out.extend(range(len(tok.pieces), tok.vocab_size))
+    return out
+
+
+def fold_note(tok: Tokenizer) -> list[str]:
+    """A warning when tokens repeat an earlier token's bytes (a string-keyed file folds them)."""
+    repeats = len(tok.pieces) - len(set(tok.pieces))
+    if not repeats:
+        return []
+    return [f"{repeats} token(s) repeat an earlier token's bytes; the file gives them the earlier token's id"]

@@ -1,0 +1,132 @@
+"""GPT-2's pair of files (seed 003 §13.4.2): ``vocab.json`` (token -> id) and ``merges.txt``
+(the ordered rules, ``#version: 0.2`` then one ``left right`` line per merge), both spelled in
+GPT-2's byte-level characters. ``tokenizers.ByteLevelBPETokenizer(vocab, merges)`` reads them.
+
+bpe-lab writes them into a directory (like ``tokenizers``' ``model.save(dir)``), with our ids:
+byte b is id b, merge k makes 256 + k, specials follow (in ``vocab.json`` only, as GPT-2's
+``<|endoftext|>``). The pair holds no pre-tokenizer: readers assume GPT-2's regex.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..bytelevel import token_to_unicode, unicode_to_token
+from ..io import atomic_write_text
+from ..pretokenize import PreTokenizer
+from ..tokenizer import Tokenizer
+from .common import (
+    Imported, build, check_unique_ids, fail, fold_note, identity, output_ids, read_json, read_text, show, write_json,
+)
+
+VOCAB = "vocab.json"
+MERGES = "merges.txt"
+HEADER = "#version: 0.2"
+
+
+def save_gpt2(tok: Tokenizer, folder: str | Path, ids: Sequence[int | None] | None = None) -> list[str]:
+    """Write ``folder/vocab.json`` and ``folder/merges.txt`` (each atomically); returns warnings."""
+    if tok.base != "bytes":
+        raise ValueError("vocab.json + merges.txt are byte-level: this tokenizer has the chars base (use hf or seed001)")
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder}: the gpt2 format writes two files into a directory, and this is a file")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{folder}: cannot create the directory ({exc.strerror or exc})") from None
+    warnings = fold_note(tok)
+    pre = tok.pretokenizer
+    if pre.to_dict() != PreTokenizer("gpt2").to_dict():
+        warnings.append(
+            f"vocab.json + merges.txt carry no pre-tokenizer and readers assume GPT-2's; this tokenizer "
+            f"uses {pre.name}{' with extra splits' if pre.split_digits or pre.split_newlines else ''} "
+            "(export to hf to keep it)"
+        )
+    out = output_ids(tok, ids)
+    names = [token_to_unicode(piece) for piece in tok.pieces]
+    vocab: dict[str, int] = {}
+    for i, name in enumerate(names):
+        vocab.setdefault(name, out[i])
+    for text, i in tok.specials.items():
+        vocab.setdefault(text, out[i])
+    lines = [HEADER] + [f"{a} {b}" for a, b in dict.fromkeys((names[a], names[b]) for a, b in tok.merges)]
+    write_json(folder / VOCAB, vocab)
+    atomic_write_text(folder / MERGES, "\n".join(lines) + "\n")
+    return warnings
+
+
+def pair_paths(path: str | Path) -> tuple[Path, Path]:
+    """(vocab.json, merges.txt) for a directory holding both, or either file of a pair
+    (``x-vocab.json`` goes with ``x-merges.txt``, as ``tokenizers`` names them with a prefix)."""
+    path = Path(path)
+    if path.is_dir():
+        return path / VOCAB, path / MERGES
+    name = path.name
+    if name.endswith(VOCAB):
+        return path, path.with_name(name[: -len(VOCAB)] + MERGES)
+    if name.endswith(MERGES):
+        return path.with_name(name[: -len(MERGES)] + VOCAB), path
+    raise fail(path, f"a GPT-2 pair is a directory with {VOCAB} and {MERGES}, or one of those files")
+
+
+def _read_merges(path: Path) -> list[tuple[str, str]]:
+    out = []
+    for number, line in enumerate(read_text(path).split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line or (number == 1 and line.startswith("#version")):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not all(parts):
+            raise fail(path, f"line {number} {show(line)} is not two tokens separated by one space")
+        out.append((parts[0], parts[1]))
+    return out
+
+
+def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None) -> Imported:
+    """Read a vocab.json + merges.txt pair (pre-tokenizer: GPT-2's unless one is given).
+
+    Vocabulary entries that are neither a byte nor made by a merge are special tokens, in id
+    order (GPT-2's ``<|endoftext|>``).
+    """
+    vocab_path, merges_path = pair_paths(path)
+    for p in (vocab_path, merges_path):
+        if not p.exists():
+            raise fail(p, f"no such file (a GPT-2 pair needs both {vocab_path.name} and {merges_path.name})")
+    raw: Any = read_json(vocab_path)
+    if not isinstance(raw, dict):
+        raise fail(vocab_path, "expected a JSON object mapping tokens to ids")
+    check_unique_ids(vocab_path, raw.items())
+    merges = _read_merges(merges_path)
+    pairs = []
+    for k, (a, b) in enumerate(merges):
+        try:
+            pairs.append((unicode_to_token(a), unicode_to_token(b)))
+        except ValueError:
+            raise fail(merges_path, f"merge {k + 1} ({show(a)} + {show(b)}) is not byte-level text") from None
+    products = {a + b for a, b in pairs}
+    vocab: dict[bytes, int] = {}
+    specials: list[tuple[str, int]] = []
+    for name, i in raw.items():
+        try:
+            key = unicode_to_token(name)
+        except ValueError:
+            key = None  # not byte-level text: can only be a special
+        if key is None or (len(key) > 1 and key not in products):
+            specials.append((name, i))
+        else:
+            vocab[key] = i
+    specials.sort(key=lambda s: s[1])
+    alphabet = [bytes([b]) for b in range(256)]
+    warnings = []
+    missing = sum(1 for key in alphabet if key not in vocab)
+    if missing:
+        warnings.append(f"the vocabulary lacks {missing} of the 256 bytes; text with them has no ids in the file")
+    tok, file_ids, more = build(
+        merges_path, base="bytes", alphabet=alphabet, base_ids=[vocab.get(k) for k in alphabet], vocab=vocab,
+        merges=pairs, specials=specials, pretokenizer=pretokenizer or PreTokenizer("gpt2"),
+        spell=lambda key: show(token_to_unicode(key)),
+    )
+    return Imported(tok, "gpt2", str(vocab_path.parent if Path(path).is_dir() else path),
+                    None if identity(file_ids) else file_ids, warnings + more)

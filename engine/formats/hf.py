@@ -1,0 +1,172 @@
+"""HuggingFace ``tokenizer.json`` (a BPE model) for ``tokenizers.Tokenizer.from_file``.
+
+Written with our ids: for the bytes base, ids 0-255 are the bytes (each spelled as its GPT-2
+byte-level character), merge k makes id 256 + k, specials follow as added tokens
+(``special: true``); ``tokenizers`` encodes to exactly the ids bpe-lab gives. The chars base
+writes its alphabet as the vocabulary (id 0, ``"\\ufffd"``, is the ``unk_token``) with a
+``Fuse`` decoder. A file made by ``tokenizers`` itself numbers tokens its own way (specials
+first, then the alphabet, then merges); importing it keeps that numbering as ``file_ids``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..bytelevel import token_to_unicode, unicode_to_token
+from ..tokenizer import Tokenizer
+from .common import (
+    Imported, build, check_unique_ids, fail, fold_note, identity, is_id, output_ids, read_json, show, write_json,
+)
+from .hfpre import pretokenizer_json, read_pretokenizer
+
+
+def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> dict[str, Any]:
+    """The ``tokenizer.json`` structure for ``tok`` (ids from ``ids`` when complete, else ours)."""
+    out = output_ids(tok, ids)
+    byte_level = tok.base == "bytes"
+    spell = token_to_unicode if byte_level else (lambda piece: piece.decode("utf-8", "surrogateescape"))
+    names = [spell(piece) for piece in tok.pieces]
+    vocab: dict[str, int] = {}
+    for i, name in enumerate(names):
+        vocab.setdefault(name, out[i])
+    merges: list[Any] = []
+    for a, b in dict.fromkeys((names[a], names[b]) for a, b in tok.merges):  # folded repeats once
+        merges.append(f"{a} {b}" if byte_level else [a, b])
+    added = [
+        {"id": out[i], "content": text, "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": True}
+        for text, i in tok.specials.items()
+    ]
+    if byte_level:
+        decoder: dict[str, Any] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    else:
+        decoder = {"type": "Fuse"}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": None,
+        "pre_tokenizer": pretokenizer_json(tok.pretokenizer, byte_level=byte_level),
+        "post_processor": None,
+        "decoder": decoder,
+        "model": {
+            "type": "BPE", "dropout": None, "unk_token": None if byte_level else names[0],
+            "continuing_subword_prefix": None, "end_of_word_suffix": None, "fuse_unk": False,
+            "byte_fallback": False, "ignore_merges": False, "vocab": vocab, "merges": merges,
+        },
+    }
+
+
+def save_hf(tok: Tokenizer, path: str | Path, ids: Sequence[int | None] | None = None) -> list[str]:
+    """Write ``tokenizer.json`` atomically; returns warnings."""
+    write_json(path, tokenizer_json(tok, ids))
+    return fold_note(tok)
+
+
+def _merge_list(model: dict[str, Any], path: Path) -> list[tuple[str, str]]:
+    merges = model.get("merges", [])
+    if not isinstance(merges, list):
+        raise fail(path, "\"model.merges\" must be a list")
+    out = []
+    for k, entry in enumerate(merges):
+        if isinstance(entry, str):
+            parts = entry.split(" ")
+            if len(parts) != 2 or not all(parts):
+                raise fail(path, f"merge {k + 1} {show(entry)} is not two tokens separated by one space")
+        elif isinstance(entry, list) and len(entry) == 2 and all(isinstance(p, str) and p for p in entry):
+            parts = entry
+        else:
+            raise fail(path, f"merge {k + 1} is not a pair of tokens")
+        out.append((parts[0], parts[1]))
+    return out
+
+
+def _model(data: Any, path: Path) -> dict[str, Any]:
+    if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
+        raise fail(path, "not a HuggingFace tokenizer.json (no \"model\" object)")
+    model = data["model"]
+    kind = model.get("type")
+    if kind is None and "merges" in model:
+        kind = "BPE"  # older files leave the type out
+    if kind != "BPE":
+        raise fail(path, f"a {kind or 'untyped'} model is not supported (bpe-lab reads BPE models only)")
+    if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
+        raise fail(path, "BPE with a subword prefix or end-of-word suffix is not supported")
+    if model.get("byte_fallback"):
+        raise fail(path, "BPE with byte_fallback is not supported")
+    return model
+
+
+def load_hf(path: str | Path) -> Imported:
+    """Read a HuggingFace ``tokenizer.json`` with a BPE model; malformed files raise ValueError."""
+    path = Path(path)
+    data = read_json(path)
+    model = _model(data, path)
+    warnings: list[str] = []
+    vocab_raw = model.get("vocab")
+    if not isinstance(vocab_raw, dict):
+        raise fail(path, "\"model.vocab\" must be an object mapping tokens to ids")
+    check_unique_ids(path, vocab_raw.items())
+    pre, byte_level, notes = read_pretokenizer(data.get("pre_tokenizer"), path)
+    warnings += notes
+    if data.get("normalizer") is not None:
+        warnings.append("the file's normalizer is ignored: text that it would change encodes differently")
+    post = data.get("post_processor")
+    if isinstance(post, dict) and post.get("type") not in (None, "ByteLevel"):
+        warnings.append(f"the file's {post.get('type')} post-processor is ignored (bpe-lab adds no tokens)")
+    if model.get("dropout"):
+        warnings.append("the file's BPE dropout is ignored (bpe-lab always merges)")
+    if model.get("ignore_merges"):
+        warnings.append("ignore_merges is ignored: bpe-lab always applies the merges")
+    added = data.get("added_tokens", [])
+    if not isinstance(added, list) or not all(
+        isinstance(t, dict) and isinstance(t.get("content"), str) and t["content"] and is_id(t.get("id")) for t in added
+    ):
+        raise fail(path, "\"added_tokens\" must be a list of {\"id\", \"content\"} objects")
+    specials = sorted(((t["content"], t["id"]) for t in added), key=lambda s: s[1])
+    check_unique_ids(path, [(c, i) for c, i in specials], "added token")
+    special_texts = {c for c, _ in specials}
+    merges = _merge_list(model, path)
+    if byte_level:
+        vocab = {}
+        for name, i in vocab_raw.items():
+            try:
+                vocab[unicode_to_token(name)] = i
+            except ValueError:
+                if name in special_texts:
+                    continue  # a special spelled outside the byte-level characters
+                raise fail(path, f"vocabulary token {show(name)} is not byte-level text") from None
+        try:
+            pairs = [(unicode_to_token(a), unicode_to_token(b)) for a, b in merges]
+        except ValueError as exc:
+            raise fail(path, f"a merge is not byte-level text ({exc})") from None
+        alphabet: list[Any] = [bytes([b]) for b in range(256)]
+        missing = sum(1 for key in alphabet if key not in vocab)
+        if missing:
+            warnings.append(f"the vocabulary lacks {missing} of the 256 bytes; text with them has no ids in the file")
+        base, spell = "bytes", lambda key: show(token_to_unicode(key))
+    else:
+        vocab = dict(vocab_raw)
+        pairs = merges
+        unk = model.get("unk_token")
+        chars = sorted((n for n in vocab if len(n) == 1 and n not in special_texts), key=vocab.__getitem__)
+        unknown = unk if isinstance(unk, str) and len(unk) == 1 else "\ufffd"
+        alphabet = [unknown] + [c for c in chars if c != unknown]
+        if unknown not in vocab and isinstance(unk, str) and unk in vocab_raw:
+            vocab[unknown] = vocab_raw[unk]
+        if not isinstance(unk, str):
+            warnings.append("the file has no unk_token: tokenizers drops characters outside its alphabet, bpe-lab does not")
+        base, spell = "chars", show
+    base_ids = [vocab.get(key) for key in alphabet]
+    tok, file_ids, more = build(
+        path, base=base, alphabet=alphabet, base_ids=base_ids, vocab=vocab, merges=pairs,
+        specials=specials, pretokenizer=pre, spell=spell,
+    )
+    warnings += more
+    known = set(i for i in file_ids if i is not None)
+    dropped = sum(1 for i in vocab_raw.values() if i not in known)
+    if dropped:
+        warnings.append(f"{dropped} vocabulary token(s) are neither a base token nor made by a merge; never produced, dropped")
+    return Imported(tok, "hf", str(path), None if identity(file_ids) else file_ids, warnings)

@@ -1,0 +1,142 @@
+"""Our pre-tokenizer as HuggingFace pre-tokenizer JSON, and back.
+
+Written (bytes base): ``gpt2`` alone is ``ByteLevel(use_regex=True)`` (HF's built-in GPT-2
+regex); anything else is a ``Sequence`` of ``Split`` steps, in our order (lines when per-line,
+the pattern, each digit, each newline), then ``ByteLevel(use_regex=False)``. The chars base
+writes the same ``Split`` steps without ``ByteLevel`` (or no pre-tokenizer for ``none``).
+
+A named pattern matches every character, so it is written as an ``Isolated`` split. Our custom
+pattern keeps only what it matches (text between matches is dropped, as in tiktoken), which HF
+spells ``Split(behavior="Removed", invert=True)``. Reading an ``Isolated`` split of some other
+pattern P, the text between matches becomes chunks too: the pattern becomes ``(?:P)|gap``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from ..pretokenize import GPT2_PATTERN, NAMED_PATTERNS, PreTokenizer
+from .common import SIMPLE_PORTABLE, fail, portable_pattern, pretokenizer_from_pattern
+
+DIGIT = r"\p{N}"
+NEWLINE = "\n"
+
+
+def _split(pattern: str, behavior: str = "Isolated") -> dict[str, Any]:
+    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": behavior, "invert": False}
+
+
+def _byte_level(use_regex: bool) -> dict[str, Any]:
+    return {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": use_regex}
+
+
+def pretokenizer_json(pre: PreTokenizer, *, byte_level: bool) -> dict[str, Any] | None:
+    """The HF ``pre_tokenizer`` value that splits text as ``pre`` does."""
+    plain = not (pre.split_digits or pre.split_newlines or pre.per_line)
+    if byte_level and plain and pre.name == "gpt2":
+        return _byte_level(True)
+    steps = []
+    if pre.per_line and pre.name != "none":
+        steps.append(_split(NEWLINE, "MergedWithPrevious"))
+    if pre.name == "custom":
+        steps.append({"type": "Split", "pattern": {"Regex": pre.pattern}, "behavior": "Removed", "invert": True})
+    elif pre.name != "none":
+        steps.append(_split(portable_pattern(pre)))
+    if pre.split_digits:
+        steps.append(_split(DIGIT))
+    if pre.split_newlines:
+        steps.append(_split(NEWLINE))
+    if byte_level:
+        steps.append(_byte_level(False))
+    if not steps:
+        return None
+    if len(steps) == 1:
+        return steps[0]
+    return {"type": "Sequence", "pretokenizers": steps}
+
+
+def _flatten(node: Any, path: Path) -> list[dict[str, Any]]:
+    if node is None:
+        return []
+    if not isinstance(node, dict) or not isinstance(node.get("type"), str):
+        raise fail(path, "\"pre_tokenizer\" is malformed")
+    if node["type"] == "Sequence":
+        steps = node.get("pretokenizers")
+        if not isinstance(steps, list):
+            raise fail(path, "a Sequence pre-tokenizer needs a \"pretokenizers\" list")
+        return [s for step in steps for s in _flatten(step, path)]
+    return [node]
+
+
+def _split_pattern(step: dict[str, Any], path: Path) -> str:
+    pattern = step.get("pattern")
+    if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
+        return pattern["Regex"]
+    if isinstance(pattern, dict) and isinstance(pattern.get("String"), str):
+        return regex.escape(pattern["String"])
+    raise fail(path, "a Split pre-tokenizer needs a pattern ({\"Regex\": ...} or {\"String\": ...})")
+
+
+def read_pretokenizer(node: Any, path: Path) -> tuple[PreTokenizer, bool, list[str]]:
+    """(pre-tokenizer, whether byte-level, warnings) for an HF ``pre_tokenizer`` value.
+
+    Understands what :func:`pretokenizer_json` writes and the common real files: ByteLevel
+    (GPT-2 regex or none), Split with a regex (isolated), Digits (one digit each).
+    """
+    steps = _flatten(node, path)
+    warnings: list[str] = []
+    pattern: str | None = None
+    per_line = digits = newlines = byte_level = False
+    for i, step in enumerate(steps):
+        kind = step["type"]
+        if byte_level:
+            raise fail(path, f"pre-tokenizer {kind} after ByteLevel is not supported")
+        if kind == "ByteLevel":
+            byte_level = True
+            if step.get("add_prefix_space"):
+                warnings.append("the file's ByteLevel adds a prefix space; bpe-lab encodes without it")
+            if step.get("use_regex", True):
+                if pattern is not None or digits or newlines:
+                    raise fail(path, "a ByteLevel pre-tokenizer with its own regex after other splits is not supported")
+                pattern = GPT2_PATTERN
+            continue
+        if kind == "Digits":
+            if not step.get("individual_digits", False):
+                raise fail(path, "the Digits pre-tokenizer without individual_digits is not supported")
+            digits = True
+            continue
+        if kind != "Split":
+            raise fail(path, f"the {kind} pre-tokenizer is not supported (bpe-lab reads ByteLevel, Split and Digits)")
+        source = _split_pattern(step, path)
+        behavior = step.get("behavior")
+        inverted = step.get("invert", False)
+        if inverted and behavior == "Removed" and pattern is None and not digits and not newlines:
+            pattern = source  # keep the matches only: exactly our findall
+        elif inverted:
+            raise fail(path, f"an inverted Split pre-tokenizer with behavior {behavior!r} is not supported")
+        elif behavior == "MergedWithPrevious" and source == NEWLINE and i == 0:
+            per_line = True
+        elif behavior != "Isolated":
+            raise fail(path, f"a Split pre-tokenizer with behavior {behavior!r} is not supported (only Isolated)")
+        elif source == DIGIT:
+            digits = True
+        elif source == NEWLINE:
+            newlines = True
+        elif pattern is None and not digits and not newlines:
+            named = source in NAMED_PATTERNS.values() or source == SIMPLE_PORTABLE
+            pattern = source if named else f"(?:{source})|(?s:(?:(?!(?:{source})).)+)"
+        else:
+            raise fail(path, "more than one Split pattern is not supported")
+    try:
+        if pattern is None:
+            if per_line:
+                raise fail(path, "splitting into lines alone is not supported")
+            pre = PreTokenizer("none", split_digits=digits, split_newlines=newlines)
+        else:
+            pre = pretokenizer_from_pattern(pattern, split_digits=digits, split_newlines=newlines, per_line=per_line)
+    except ValueError as exc:
+        raise fail(path, str(exc)) from None
+    return pre, byte_level, warnings

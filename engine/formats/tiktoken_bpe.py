@@ -1,0 +1,216 @@
+"""tiktoken's ``.tiktoken`` rank file (one ``base64(token bytes) rank`` line per token), plus
+the pattern and specials that ``tiktoken.Encoding`` also needs, in a sidecar ``PATH.json``::
+
+    {"name": "tok", "pat_str": "...", "special_tokens": {"<eos>": 300}}
+
+so that ``tiktoken.Encoding(**json.load(open(PATH + ".json")),
+mergeable_ranks=tiktoken.load.load_tiktoken_bpe(PATH))`` is the tokenizer. Ranks are our ids.
+
+A rank file has no merge pairs: they are recovered as minbpe's ``recover_merges`` does (run
+tiktoken's merging on each token's bytes with only the lower-ranked tokens; the two parts left
+are its merge). tiktoken merges the adjacent pair whose *bytes* rank lowest, bpe-lab the
+lowest-ranked *pair*; when every token is recovered this way the two encode alike. A token that
+route never reaches (more than two parts left) is ambiguous: tiktoken still emits it for a whole
+matching piece, bpe-lab cannot, and the import says so.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..codec import SHIFT, apply_merges
+from ..io import atomic_write_text
+from ..pretokenize import PreTokenizer
+from ..tokenizer import Tokenizer
+from .common import (
+    Imported, build, fail, identity, is_id, output_ids, portable_pattern, pretokenizer_from_pattern, read_json, read_text,
+    show, write_json,
+)
+
+#: The pattern that makes the whole text one piece (pre-tokenizer ``none``).
+WHOLE_TEXT = r"[\s\S]+"
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """Where the pattern and specials of a rank file live: ``PATH.json``."""
+    path = Path(path)
+    return path.with_name(path.name + ".json")
+
+
+def save_tiktoken(tok: Tokenizer, path: str | Path, ids: Sequence[int | None] | None = None) -> list[str]:
+    """Write the rank file and its sidecar (each atomically); returns warnings."""
+    if tok.base != "bytes":
+        raise ValueError("a .tiktoken file is byte-level: this tokenizer has the chars base (use hf or seed001)")
+    pre = tok.pretokenizer
+    if pre.per_line or pre.split_digits or pre.split_newlines:
+        raise ValueError(
+            "tiktoken splits text with one pattern: per-line, digit or newline splitting cannot be written (use hf)"
+        )
+    warnings = []
+    out = output_ids(tok, ids)
+    merged = [out[i] for i in range(256, len(tok.pieces))]
+    if any(b <= a for a, b in zip(merged, merged[1:])) or any(r < 0 for r in out):
+        out = output_ids(tok, None)  # ranks must grow in merge order: use ours
+        warnings.append("the ids did not grow in merge order, so the ranks are bpe-lab's ids")
+    lines = []
+    seen: set[bytes] = set()
+    for i, piece in enumerate(tok.pieces):
+        if piece not in seen:
+            seen.add(piece)
+            lines.append(f"{base64.b64encode(piece).decode('ascii')} {out[i]}")
+    ranks = {piece: out[i] for i, piece in reversed(list(enumerate(tok.pieces)))}
+    recovered, notes = recover_merges(ranks)
+    ours = [(tok.pieces[a], tok.pieces[b]) for a, b in tok.merges]
+    odd = _ambiguous(tok)
+    if notes or recovered != ours or odd:
+        differ = sum(1 for x, y in zip(recovered, ours) if x != y) + abs(len(recovered) - len(ours)) + len(odd)
+        warnings.append(
+            f"tiktoken merges by token bytes, not by pair: for {differ} merge(s) the ranks imply other pairs, "
+            "so some texts may encode differently"
+        )
+    pattern = portable_pattern(pre) if pre.name != "none" else WHOLE_TEXT
+    sidecar = {
+        "name": Path(path).stem,
+        "pat_str": pattern,
+        "special_tokens": {text: out[i] for text, i in tok.specials.items()},
+    }
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    write_json(sidecar_path(path), sidecar)
+    return warnings
+
+
+def _limited_bpe(ranks: dict[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
+    """tiktoken's merging on ``token`` using only tokens ranked below ``max_rank``."""
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 1:
+        best = at = None
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and r < max_rank and (best is None or r < best):
+                best, at = r, i
+        if at is None:
+            break
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    return parts
+
+
+def recover_merges(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], list[str]]:
+    """The merge pairs, in rank order, that rebuild each multi-byte token; plus warnings.
+
+    Example: ``recover_merges({b"a": 0, b"b": 1, b"ab": 2})[0] -> [(b'a', b'b')]``
+    """
+    merges: list[tuple[bytes, bytes]] = []
+    known = {token for token in ranks if len(token) == 1}
+    unreachable: list[bytes] = []
+    for token in sorted((t for t in ranks if len(t) > 1), key=ranks.__getitem__):
+        parts = _limited_bpe(ranks, token, ranks[token])
+        if len(parts) != 2 or not (parts[0] in known and parts[1] in known):
+            unreachable.append(token)
+            continue
+        merges.append((parts[0], parts[1]))
+        known.add(token)
+    notes = []
+    if unreachable:
+        notes.append(
+            f"recovering merges from the ranks is ambiguous for {len(unreachable)} token(s) (first: "
+            f"{show(unreachable[0])}): tiktoken's merging never builds them from two lower-ranked tokens "
+            "(it emits them only when a whole piece matches); bpe-lab leaves them out"
+        )
+    return merges, notes
+
+
+def _ambiguous(tok: Tokenizer) -> list[bytes]:
+    """Tokens that bpe-lab's pair merges do not rebuild from their own bytes (tiktoken would:
+    it looks a whole piece up before merging)."""
+    ranks = {a << SHIFT | b: tok.base_size + k for k, (a, b) in enumerate(tok.merges)}
+    return [
+        tok.pieces[i] for i in range(tok.base_size, len(tok.pieces))
+        if apply_merges(list(tok.pieces[i]), ranks) != [i]
+    ]
+
+
+def read_ranks(path: Path) -> dict[bytes, int]:
+    """The rank file's token -> rank map; malformed lines raise ValueError naming the line."""
+    ranks: dict[bytes, int] = {}
+    by_rank: dict[int, int] = {}
+    for number, line in enumerate(read_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise fail(path, f"line {number} is not 'base64-token rank'")
+        try:
+            token = base64.b64decode(parts[0], validate=True)
+            rank = int(parts[1])
+        except (binascii.Error, ValueError):
+            raise fail(path, f"line {number} is not 'base64-token rank'") from None
+        if not token or rank < 0:
+            raise fail(path, f"line {number} has an empty token or a negative rank")
+        if token in ranks:
+            raise fail(path, f"line {number} repeats the token {show(token)}")
+        if rank in by_rank:
+            raise fail(path, f"line {number} gives rank {rank} again (line {by_rank[rank]} has it)")
+        ranks[token] = rank
+        by_rank[rank] = number
+    if not ranks:
+        raise fail(path, "holds no tokens")
+    return ranks
+
+
+def _sidecar(path: Path) -> dict[str, Any] | None:
+    side = sidecar_path(path)
+    if not side.exists():
+        return None
+    data = read_json(side)
+    if not isinstance(data, dict) or not isinstance(data.get("pat_str"), str):
+        raise fail(side, "not a tiktoken sidecar (expected an object with \"pat_str\")")
+    specials = data.get("special_tokens", {})
+    if not isinstance(specials, dict) or not all(isinstance(k, str) and k and is_id(v) for k, v in specials.items()):
+        raise fail(side, "\"special_tokens\" must map token text to ids")
+    return data
+
+
+def pattern_pretokenizer(pat_str: str) -> PreTokenizer:
+    """The pre-tokenizer a tiktoken ``pat_str`` stands for (a named one when it is one)."""
+    if pat_str == WHOLE_TEXT:
+        return PreTokenizer("none")
+    return pretokenizer_from_pattern(pat_str)
+
+
+def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None) -> Imported:
+    """Read a rank file; its pattern and specials come from the sidecar, or ``pretokenizer``."""
+    path = Path(path)
+    if path.name.endswith(".json"):  # the sidecar PATH.json: the ranks are PATH
+        path = path.with_name(path.name[: -len(".json")])
+    ranks = read_ranks(path)
+    side = _sidecar(path)
+    if pretokenizer is None:
+        if side is None:
+            raise fail(path, "a .tiktoken file holds no pattern: give --pattern-name gpt2|gpt4|simple|none or --pattern REGEX")
+        try:
+            pretokenizer = pattern_pretokenizer(side["pat_str"])
+        except ValueError as exc:
+            raise fail(sidecar_path(path), str(exc)) from None
+    specials = sorted((side or {}).get("special_tokens", {}).items(), key=lambda s: s[1])
+    clash = [t for t, i in specials if i in set(ranks.values())]
+    if clash:
+        raise fail(sidecar_path(path), f"special token {show(clash[0])} has an id the rank file already uses")
+    merges, warnings = recover_merges(ranks)
+    alphabet = [bytes([b]) for b in range(256)]
+    missing = sum(1 for key in alphabet if key not in ranks)
+    if missing:
+        warnings.append(f"the ranks lack {missing} of the 256 bytes; text with them has no ids in the file")
+    tok, file_ids, more = build(
+        path, base="bytes", alphabet=alphabet, base_ids=[ranks.get(k) for k in alphabet], vocab=ranks,
+        merges=merges, specials=specials, pretokenizer=pretokenizer,
+    )
+    odd = _ambiguous(tok)
+    if odd:
+        warnings.append(
+            f"{len(odd)} token(s) (first: {show(odd[0])}) are not what the recovered merges make of their own "
+            "bytes, so tiktoken and bpe-lab can encode some texts differently"
+        )
+    return Imported(tok, "tiktoken", str(path), None if identity(file_ids) else file_ids, warnings + more)
