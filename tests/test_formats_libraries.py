@@ -17,7 +17,7 @@ from engine.bytelevel import unicode_to_token
 from engine.formats import export_tokenizer
 from engine.pretokenize import GPT4_PATTERN
 from test_cli import bpe_lab
-from test_formats import TEXTS
+from test_formats import CONFIGS, TEXTS, trained
 
 tokenizers = pytest.importorskip("tokenizers")
 tiktoken = pytest.importorskip("tiktoken")
@@ -85,6 +85,27 @@ def loaded(tmp_path_factory):
 def test_libraries_encode_our_files_exactly_as_we_do(loaded, pretokenizer):
     for text in TEXTS + [sample_text("workshop.txt"), "  leading spaces\n\n\n\ttabs\t\t", "9" * 40 + " 1 22 333 4444"]:
         loaded[pretokenizer].check(text)
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_every_configuration_loads_alike(tmp_path, name):
+    """Both bases, every pre-tokenizer (a custom pattern that skips characters, digit and newline
+    splitting) through tokenizer.json, and through tiktoken where one pattern can say it."""
+    tok = trained(**CONFIGS[name])
+    export_tokenizer(tok, "hf", tmp_path / "tokenizer.json")
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    enc = None
+    pre = tok.pretokenizer
+    if tok.base == "bytes" and not (pre.split_digits or pre.split_newlines):
+        export_tokenizer(tok, "tiktoken", tmp_path / "t.tiktoken")
+        side = json.loads((tmp_path / "t.tiktoken.json").read_text(encoding="utf-8"))
+        enc = tiktoken.Encoding(**side, mergeable_ranks=load_tiktoken_bpe(str(tmp_path / "t.tiktoken")))
+    for text in TEXTS + ["unknown to the chars base: Ωψ ☃ \ufffd"]:
+        ids = tok.encode(text)
+        assert hf.encode(text).ids == ids, text
+        assert hf.decode(ids, skip_special_tokens=False) == tok.decode(ids)
+        if enc is not None:
+            assert enc.encode(text, allowed_special="all") == ids, text
 
 
 #: Text the three regex engines agree on: Python's ``regex`` knows newer Unicode than
