@@ -138,6 +138,15 @@ class Trainer:
         """The applied merges, in order."""
         return [event for event, _ in self._history]
 
+    def events(self, start: int = 0, end: int | None = None) -> list[Merge]:
+        """Applied merges ``start``..``end`` (0-based, end exclusive) without copying the rest."""
+        return [event for event, _ in self._history[start:end]]
+
+    @property
+    def last(self) -> Merge | None:
+        """The latest applied merge, if any."""
+        return self._history[-1][0] if self._history else None
+
     @property
     def future(self) -> list[Merge]:
         """Undone merges that :meth:`redo` would re-apply, next one first."""
@@ -194,6 +203,10 @@ class Trainer:
     def sequences(self) -> list[tuple[int, ...]]:
         """The current token ids of every distinct chunk, in order of first appearance."""
         return self._state.sequences()
+
+    def tie_count(self, count: int) -> int:
+        """How many pairs that can still be merged have exactly this count now."""
+        return self._state.ties(count)
 
     def candidates(self, k: int = 10) -> list[Candidate]:
         """The top-``k`` pairs for the next merge, in the order the tie rule ranks them."""

@@ -1,0 +1,464 @@
+"""The Textual app: panes driven by the engine, training in a worker thread, keys for everything."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from engine import TrainConfig
+from engine.inspect import token_info
+
+from .clipboard import copy_text
+from .finder import find_token
+from .messages import LoadFailed, Loaded, Trained
+from .screens.dialogs import ConfirmScreen, PromptScreen
+from .screens.help import HelpScreen
+from .screens.open_corpus import OpenScreen
+from .screens.settings import SettingsScreen
+from .widgets.candidates import Candidates
+from .widgets.corpus_view import CorpusView
+from .widgets.inspector import Inspector
+from .widgets.merge_log import MergeLog
+from .widgets.status_line import StatusLine
+from .widgets.tokenize_pane import TokenizePane
+from .workbench import LoadedCorpus, Workbench
+
+#: Actions that change the training state: disabled (greyed) while a run is live or loading.
+STEPPING = {"step", "undo", "redo", "jump", "goto", "settings", "open", "save"}
+
+
+class BpeApp(App):
+    """bpe-lab: train BPE one merge at a time and see everything that happens."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "bpe-lab"
+    BINDINGS = [
+        Binding("space", "toggle_run", "Run/Pause"),
+        Binding("n", "step", "Step"),
+        Binding("right", "step", "Step", show=False, priority=True),
+        Binding("u", "undo", "Undo"),
+        Binding("left", "undo", "Undo", show=False, priority=True),
+        Binding("r", "redo", "Redo"),
+        Binding("shift+right", "redo", "Redo", show=False, priority=True),
+        Binding("right_square_bracket", "jump(10)", "+10", show=False),
+        Binding("left_square_bracket", "jump(-10)", "-10", show=False),
+        Binding("right_curly_bracket", "jump(100)", "+100", show=False),
+        Binding("left_curly_bracket", "jump(-100)", "-100", show=False),
+        Binding("g", "goto", "Go to"),
+        Binding("slash", "find", "Find"),
+        Binding("c", "copy", "Copy", show=False),
+        Binding("s", "save", "Save"),
+        Binding("o", "open", "Open"),
+        Binding("comma", "settings", "Settings", show=False),
+        Binding("i", "toggle_ids", "Ids", show=False),
+        Binding("t", "toggle_trace", "Trace", show=False),
+        Binding("escape", "focus_log", "Log", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit_app", "Quit"),
+    ]
+
+    running: reactive[bool] = reactive(False, bindings=True)
+    """A training run is live (the worker owns the trainer)."""
+    loading: reactive[bool] = reactive(False, bindings=True)
+    """A corpus is being read or its trainer built."""
+
+    def __init__(
+        self,
+        corpus: LoadedCorpus | None = None,
+        config: TrainConfig | None = None,
+        *,
+        workbench: Workbench | None = None,
+        clipboard: Callable[[str], None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.config = config or (workbench.config if workbench else TrainConfig())
+        self.workbench: Workbench | None = workbench
+        self._pending = corpus if workbench is None else None
+        self._copy_fn = clipboard
+        self.selected: int | None = None  # the token the inspector shows
+        self._last_output = 0.0
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield CorpusView(id="corpus")
+                yield MergeLog(id="log")
+            with Vertical(id="right"):
+                yield Candidates(id="candidates")
+                yield Inspector(id="inspector")
+                yield TokenizePane(id="tokenize")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#corpus").border_title = "corpus"
+        self.query_one("#log").border_title = "merge log"
+        self.query_one("#candidates").border_title = "next merge"
+        self.query_one("#inspector").border_title = "inspector"
+        self.query_one("#tokenize").border_title = "tokenize"
+        if self.workbench is not None:
+            self.attach(self.workbench)
+        elif self._pending is not None:
+            self.load(self._pending, self.config)
+        self.log_view.focus()
+
+    @property
+    def corpus_view(self) -> CorpusView:
+        return self.query_one(CorpusView)
+
+    @property
+    def log_view(self) -> MergeLog:
+        return self.query_one(MergeLog)
+
+    # -- loading ----------------------------------------------------------------------------
+
+    def load(self, corpus: LoadedCorpus, config: TrainConfig) -> None:
+        """Build a trainer for ``corpus`` in a worker; the panes follow when it is ready."""
+        self.loading = True
+        self.query_one(StatusLine).show(None, f"loading {corpus.name} …")
+        self._build(corpus, config)
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _build(self, corpus: LoadedCorpus, config: TrainConfig) -> None:
+        try:
+            workbench = Workbench(corpus, config)
+        except ValueError as exc:
+            self.post_message(LoadFailed(str(exc)))
+            return
+        self.post_message(Loaded(workbench))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        self.loading = False
+        self.attach(message.workbench)
+
+    @on(LoadFailed)
+    def _load_failed(self, message: LoadFailed) -> None:
+        self.loading = False
+        self.notify(message.reason, title="cannot train on this corpus", severity="error", timeout=8)
+        self.refresh_views()
+
+    def attach(self, workbench: Workbench) -> None:
+        """Show a workbench in every pane."""
+        self.workbench = workbench
+        self.config = workbench.config
+        self.selected = None
+        self.log_view.sync(None)
+        self.corpus_view.attach(workbench)
+        if workbench.corpus.invalid_bytes:
+            policy = "trained on the raw bytes" if workbench.config.base == "bytes" else "replaced by U+FFFD"
+            self.notify(f"{workbench.corpus.invalid_bytes} bytes are not valid UTF-8; {policy}", timeout=8)
+        self.refresh_views()
+
+    # -- keeping the panes in step with the trainer -----------------------------------------
+
+    def refresh_views(self) -> None:
+        """Bring every pane up to the trainer's current step (cheap; reads under the lock)."""
+        workbench = self.workbench
+        self.log_view.sync(workbench)
+        self.query_one(Candidates).show(workbench)
+        last = workbench.trainer.last if workbench else None
+        self.corpus_view.highlight = last.new_id if last else None
+        self.corpus_view.refresh_tokens()
+        if workbench is not None and self.selected is not None and self.selected >= len(workbench.trainer.vocab):
+            self.selected = None
+        self._show_selected()
+        self._show_output()
+        self._show_status()
+
+    def _show_status(self) -> None:
+        state = "loading" if self.loading else "running" if self.running else "paused"
+        if not self.running and self.workbench is not None and self.workbench.done:
+            state = "done"
+        self.query_one(StatusLine).show(self.workbench, state)
+
+    def _show_selected(self) -> None:
+        workbench = self.workbench
+        if workbench is None:
+            self.query_one(Inspector).show(None)
+            return
+        token = self.selected
+        if token is None and workbench.trainer.last is not None:
+            token = workbench.trainer.last.new_id
+        if token is None:
+            self.query_one(Inspector).show(None)
+            return
+        with workbench.lock:
+            info = token_info(workbench.trainer, token)
+        self.query_one(Inspector).show(info)
+
+    def _show_output(self, force: bool = False) -> None:
+        pane = self.query_one(TokenizePane)
+        if self.workbench is None or not pane.text:
+            pane.show(None)
+            return
+        now = time.monotonic()
+        if self.running and not force and now - self._last_output < 0.25:
+            return  # while training runs, re-encode a few times a second, not per batch
+        self._last_output = now
+        pane.show(self.workbench.tokenizer())
+
+    def watch_running(self) -> None:
+        self._show_status()
+
+    # -- training run -----------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="training", exit_on_error=False)
+    def _train(self) -> None:
+        worker = get_current_worker()
+        workbench = self.workbench
+        if workbench is None:
+            return
+        started = time.perf_counter()
+        made = 0
+        while not worker.is_cancelled:
+            count, done = workbench.run_batch()
+            made += count
+            workbench.rate = made / max(time.perf_counter() - started, 1e-6)
+            self.post_message(Trained(done))
+            if done:
+                return
+            time.sleep(0.002)  # let the UI thread take the lock between batches
+
+    @on(Worker.StateChanged)
+    def _track_worker(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "training":
+            self.running = event.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            if not self.running:
+                self.refresh_views()
+
+    @on(Trained)
+    def _trained(self, message: Trained) -> None:
+        self.refresh_views()
+        if message.done:
+            self.notify("training is done: a stop rule holds", timeout=4)
+
+    def action_toggle_run(self) -> None:
+        if self.running:
+            self.workers.cancel_group(self, "training")
+        elif self.workbench is not None and not self.loading:
+            if self.workbench.done:
+                self.notify("training is done: a stop rule holds")
+                return
+            self.running = True
+            self._train()
+
+    # -- stepping ---------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("step", "undo", "redo") and isinstance(self.focused, Input):
+            return False  # arrows and letters belong to the input line
+        if action in STEPPING and (self.running or self.loading or self.workbench is None):
+            return None  # shown greyed: it cannot act now
+        return True
+
+    def _moved(self, what: str, event) -> None:
+        if event is None:
+            self.notify(f"nothing to {what}", timeout=2)
+        self.selected = None
+        self.refresh_views()
+
+    def action_step(self) -> None:
+        self._moved("step: a stop rule holds", self.workbench.step())
+
+    def action_undo(self) -> None:
+        self._moved("undo", self.workbench.undo())
+
+    def action_redo(self) -> None:
+        self._moved("redo", self.workbench.redo())
+
+    def action_jump(self, delta: int) -> None:
+        self.go(self.workbench.steps + delta)
+
+    def go(self, step: int) -> None:
+        """Jump to a step (undo/redo under the hood, new merges if needed)."""
+        reached = self.workbench.goto(step)
+        if reached != step and step > reached:
+            self.notify(f"stopped at step {reached}: a stop rule holds", timeout=3)
+        self.selected = None
+        self.refresh_views()
+
+    def action_goto(self) -> None:
+        def done(answer: str | None) -> None:
+            if answer is None or not answer.strip():
+                return
+            try:
+                self.go(int(answer.strip()))
+            except ValueError:
+                self.notify(f"not a step number: {answer!r}", severity="warning")
+
+        target = self.workbench.trainer.target_merges
+        hint = f"0 … {target}" if target is not None else "0 or more"
+        self.push_screen(PromptScreen("Go to step", placeholder=hint), done)
+
+    @on(MergeLog.Inspect)
+    def _inspect(self, message: MergeLog.Inspect) -> None:
+        self.selected = message.token_id
+        self._show_selected()
+
+    @on(MergeLog.Jump)
+    def _jump(self, message: MergeLog.Jump) -> None:
+        if self.check_action("goto", ()):
+            self.go(message.step)
+
+    # -- finding, copying, output -----------------------------------------------------------
+
+    def action_find(self) -> None:
+        if self.workbench is None:
+            return
+
+        def done(answer: str | None) -> None:
+            if not answer:
+                return
+            with self.workbench.lock:
+                found = find_token(self.workbench.trainer, answer)
+            if found is None:
+                self.notify(f"no token matches {answer!r}", severity="warning")
+                return
+            self.selected = found
+            self.corpus_view.highlight = found
+            self._show_selected()
+
+        self.push_screen(PromptScreen("Find a token", placeholder="text, [e4 b8] bytes, or #id"), done)
+
+    def action_copy(self) -> None:
+        pane = self.query_one(TokenizePane)
+        if pane.has_focus_within and pane.text and self.workbench is not None:
+            ids = self.workbench.tokenizer().encode(pane.text)
+            payload, what = " ".join(map(str, ids)), f"{len(ids)} token ids"
+        elif self.workbench is not None and (self.selected is not None or self.workbench.trainer.last):
+            token = self.selected if self.selected is not None else self.workbench.trainer.last.new_id
+            data = self.workbench.trainer.token_bytes(token)
+            payload = f"{token}\t{data.hex(' ')}"
+            what = f"token {token}"
+        else:
+            self.notify("nothing to copy yet", timeout=2)
+            return
+        how = copy_text(payload, self._copy_fn, self.copy_to_clipboard)
+        self.notify(f"copied {what} ({how})", timeout=3)
+
+    @on(TokenizePane.Changed)
+    def _typed(self, message: TokenizePane.Changed) -> None:
+        self._show_output(force=True)
+
+    def action_toggle_ids(self) -> None:
+        self.corpus_view.show_ids = not self.corpus_view.show_ids
+
+    def action_toggle_trace(self) -> None:
+        pane = self.query_one(TokenizePane)
+        pane.trace = not pane.trace
+        self._show_output(force=True)
+
+    def action_focus_log(self) -> None:
+        self.log_view.focus()
+
+    # -- files ------------------------------------------------------------------------------
+
+    def action_save(self) -> None:
+        workbench = self.workbench
+        stem = Path(workbench.corpus.name).stem or "tokenizer"
+        default = f"{stem}-{workbench.trainer.vocab_size}.json"
+
+        def done(answer: str | None) -> None:
+            if not answer:
+                return
+            try:
+                workbench.save(Path(answer).expanduser())
+            except (OSError, ValueError) as exc:
+                reason = getattr(exc, "strerror", None) or str(exc)
+                self.notify(f"not saved: {answer}: {reason}", severity="error", timeout=8)
+                return
+            self.notify(f"saved {answer} (vocabulary {workbench.trainer.vocab_size})", timeout=4)
+
+        self.push_screen(PromptScreen("Save tokenizer (native JSON)", value=default), done)
+
+    def action_open(self) -> None:
+        def chosen(source: str | None) -> None:
+            if source:
+                self._confirm_then(f"Open {source}?", lambda: self._open(source))
+
+        self.push_screen(OpenScreen(), chosen)
+
+    def _open(self, source: str) -> None:
+        try:
+            corpus = LoadedCorpus.open(source, self.config.base)
+        except ValueError as exc:
+            self.notify(str(exc), title="cannot open", severity="error", timeout=8)
+            return
+        self.load(corpus, self.config)
+
+    def action_settings(self) -> None:
+        def chosen(config: TrainConfig | None) -> None:
+            if config is None or config == self.config:
+                return
+            self._confirm_then("Restart training with the new settings?", lambda: self._restart(config))
+
+        self.push_screen(SettingsScreen(self.config), chosen)
+
+    def _restart(self, config: TrainConfig) -> None:
+        corpus = self.workbench.corpus
+        if config.base != self.config.base:
+            try:  # units and line offsets depend on the base
+                corpus = LoadedCorpus.open(corpus.source, config.base)
+            except ValueError as exc:
+                self.notify(str(exc), severity="error")
+                return
+        self.config = config
+        self.load(corpus, config)
+
+    def _confirm_then(self, question: str, then: Callable[[], None]) -> None:
+        """Run ``then`` at once, or after a yes when there is unsaved work."""
+        if self.workbench is None or not self.workbench.unsaved:
+            then()
+            return
+        self.push_screen(
+            ConfirmScreen(f"{question}\nThe merges since your last save will be lost."),
+            lambda yes: then() if yes else None,
+        )
+
+    def action_quit_app(self) -> None:
+        if self.running:
+            self.workers.cancel_group(self, "training")
+        self._confirm_then("Quit bpe-lab?", self.exit)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for key, action, title, help_text in COMMANDS:
+            yield SystemCommand(f"{title} ({key})", help_text, lambda a=action: self.run_action(a))
+
+
+COMMANDS = [
+    ("space", "toggle_run", "Run / pause", "Start or pause training"),
+    ("n", "step", "Step", "Make one merge"),
+    ("u", "undo", "Undo", "Take back the last merge"),
+    ("r", "redo", "Redo", "Re-apply an undone merge"),
+    ("]", "jump(10)", "Forward 10", "Ten steps forward"),
+    ("[", "jump(-10)", "Back 10", "Ten steps back"),
+    ("}", "jump(100)", "Forward 100", "A hundred steps forward"),
+    ("{", "jump(-100)", "Back 100", "A hundred steps back"),
+    ("g", "goto", "Go to step", "Jump to any step"),
+    ("/", "find", "Find token", "Find a token by text, bytes or id"),
+    ("c", "copy", "Copy", "Copy the selected token or the tokenized output's ids"),
+    ("s", "save", "Save tokenizer", "Save the tokenizer as native JSON"),
+    ("o", "open", "Open corpus", "Open a corpus file or a bundled sample"),
+    (",", "settings", "Settings", "Change base, pre-tokenizer, tie rule or stop rules"),
+    ("i", "toggle_ids", "Show ids", "Show token ids instead of text in the corpus"),
+    ("t", "toggle_trace", "Trace", "Show the rule-by-rule encoding of the typed text"),
+    ("?", "help", "Help", "All keys and panes"),
+    ("q", "quit_app", "Quit", "Quit (asks when there is unsaved work)"),
+]

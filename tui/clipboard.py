@@ -1,0 +1,26 @@
+"""Copying: the system clipboard through pyperclip, else the terminal's (OSC 52)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+
+def system_copy(text: str) -> None:
+    """Copy with pyperclip; raises when this machine has no clipboard it can reach."""
+    import pyperclip
+
+    pyperclip.copy(text)
+
+
+def copy_text(text: str, system: Callable[[str], None] | None, terminal: Callable[[str], None]) -> str:
+    """Copy ``text``; returns which clipboard took it.
+
+    ``system`` defaults to pyperclip; when it fails (no xclip/wl-copy/pbcopy, a headless box),
+    ``terminal`` (Textual's OSC 52 escape) carries the text to the terminal's clipboard instead.
+    """
+    try:
+        (system or system_copy)(text)
+        return "system clipboard"
+    except Exception:  # pyperclip raises its own PyperclipException, or OSError
+        terminal(text)
+        return "terminal clipboard (OSC 52)"

@@ -1,0 +1,40 @@
+"""Finding a token by text, bytes or id, as typed in the find dialog."""
+
+from __future__ import annotations
+
+import re
+
+from engine import Trainer
+
+_HEX = re.compile(r"^\[?\s*([0-9a-fA-F]{2}(?:\s+[0-9a-fA-F]{2})*)\s*\]?$")
+
+
+def parse_query(query: str) -> tuple[str, int | bytes]:
+    """``#12``/``12`` -> ("id", 12); ``[e4 b8]`` -> ("bytes", b"\\xe4\\xb8"); else ("text", bytes).
+
+    ``·`` in text stands for a space and ``↵`` for a newline, as the panes show them.
+    """
+    q = query.strip()
+    if re.fullmatch(r"#?\d+", q):
+        return "id", int(q.lstrip("#"))
+    match = _HEX.match(q)
+    if match and (q.startswith("[") or " " in q):
+        return "bytes", bytes.fromhex(match.group(1))
+    text = query.replace("·", " ").replace("↵", "\n")
+    return "text", text.encode("utf-8")
+
+
+def find_token(trainer: Trainer, query: str) -> int | None:
+    """The token the query names: an id, exact bytes, or else the shortest token containing it."""
+    if not query.strip():
+        return None
+    kind, value = parse_query(query)
+    vocab = trainer.vocab
+    if kind == "id":
+        return value if 0 <= value < len(vocab) else None
+    try:
+        return vocab.index(value)
+    except ValueError:
+        pass
+    containing = [i for i, data in enumerate(vocab) if value in data]
+    return min(containing, key=lambda i: (len(vocab[i]), i)) if containing else None

@@ -1,0 +1,68 @@
+"""The help screen: every key, what it does, and what the panes show."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+KEYS = [
+    ("space", "run / pause training"),
+    ("n  →", "step: make one merge"),
+    ("u  ←", "undo the last merge"),
+    ("r  shift+→", "redo an undone merge"),
+    ("]  [", "10 steps forward / back"),
+    ("}  {", "100 steps forward / back"),
+    ("g", "go to a step"),
+    ("/", "find a token (text, [hex bytes] or #id)"),
+    ("c", "copy the selected token (or the tokenized output's ids)"),
+    ("s", "save the tokenizer (native JSON)"),
+    ("o", "open a corpus file or a bundled sample"),
+    (",", "settings: base, pre-tokenizer, tie rule, stop rules (restarts training)"),
+    ("i", "corpus: show token ids instead of text"),
+    ("t", "tokenized output: rule-by-rule trace"),
+    ("tab", "move focus: merge log, corpus, input"),
+    ("enter", "in the merge log: jump to that step"),
+    ("ctrl+p", "command palette"),
+    ("?", "this help"),
+    ("q", "quit (asks when there is unsaved work)"),
+]
+
+PANES = [
+    ("corpus", "the text cut into the current tokens; the last merged token stands out"),
+    ("candidates", "the pairs that could merge next, with counts; = marks a tie"),
+    ("merge log", "every merge: left + right → new, its count, corpus tokens after (* = tie)"),
+    ("inspector", "a token's bytes, their UTF-8 roles, how it was built, its frequency"),
+    ("tokenize", "type text to see it encoded with the vocabulary of this step"),
+]
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and panes; any of escape, q or ? closes it."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
+
+    def compose(self) -> ComposeResult:
+        keys = Table(box=None, show_header=False, padding=(0, 2))
+        keys.add_column(style="bold #e9c46a", no_wrap=True)
+        keys.add_column()
+        for key, what in KEYS:
+            keys.add_row(key, what)
+        panes = Table(box=None, show_header=False, padding=(0, 2))
+        panes.add_column(style="bold", no_wrap=True)
+        panes.add_column()
+        for name, what in PANES:
+            panes.add_row(name, what)
+        with VerticalScroll(classes="dialog help"):
+            yield Static(Text("bpe-lab — keys", style="bold"))
+            yield Static(keys)
+            yield Static(Text("\npanes", style="bold"))
+            yield Static(panes)
+            yield Static(Text("\nescape closes this help", style="dim"))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,105 @@
+"""Training settings: base, pre-tokenizer, tie rule and stop rules (applying restarts training)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Label, Select
+
+from engine import TrainConfig
+from engine.config import PRETOKENIZERS, TIE_RULES
+from engine.pretokenize import compile_pattern
+
+
+def _number(text: str, name: str) -> int | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {text!r}") from None
+
+
+class SettingsScreen(ModalScreen[TrainConfig | None]):
+    """Edit a TrainConfig; returns the new config (validated) or None."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "apply", "Apply")]
+
+    def __init__(self, config: TrainConfig) -> None:
+        super().__init__()
+        self.config = config
+
+    def compose(self) -> ComposeResult:
+        c = self.config
+        pre = c.pretokenizer if c.pretokenizer != "custom" else "custom"
+        with Vertical(classes="dialog settings"):
+            yield Label("Training settings (applying restarts training)", classes="dialog-title")
+            with Grid(id="settings-grid"):
+                yield Label("base")
+                yield Select([(b, b) for b in ("bytes", "chars")], value=c.base, allow_blank=False, id="base")
+                yield Label("pre-tokenizer")
+                yield Select([(p, p) for p in (*PRETOKENIZERS, "custom")], value=pre, allow_blank=False, id="pretokenizer")
+                yield Label("custom pattern")
+                yield Input(value=c.pattern or "", placeholder="regex (custom pre-tokenizer)", id="pattern")
+                yield Label("tie rule")
+                yield Select([(t, t) for t in TIE_RULES], value=c.tie_break, allow_blank=False, id="tie_break")
+                yield Label("vocabulary size")
+                yield Input(value="" if c.vocab_size is None else str(c.vocab_size), placeholder="none", id="vocab_size")
+                yield Label("merges")
+                yield Input(value="" if c.merges is None else str(c.merges), placeholder="none", id="merges")
+                yield Label("min frequency")
+                yield Input(value=str(c.min_frequency), id="min_frequency")
+                yield Label("specials")
+                yield Input(value=" ".join(c.specials), placeholder="space-separated", id="specials")
+            yield Checkbox("split digits", value=c.split_digits, id="split_digits")
+            yield Checkbox("no merge across newline", value=c.no_merge_newline, id="no_merge_newline")
+            yield Label("", id="settings-error", classes="dialog-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Apply (ctrl+s)", variant="primary", id="apply")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def read(self) -> TrainConfig:
+        """The config the form describes; ValueError (one line) when a field is wrong."""
+        value = lambda name: self.query_one(f"#{name}", Input).value  # noqa: E731
+        pre = self.query_one("#pretokenizer", Select).value
+        pattern = value("pattern").strip() or None
+        if pre == "custom" and not pattern:
+            raise ValueError("the custom pre-tokenizer needs a pattern")
+        if pre == "custom":
+            compile_pattern(pattern)  # a bad regex is reported here, not after a restart
+        vocab = _number(value("vocab_size"), "vocabulary size")
+        merges = _number(value("merges"), "merges")
+        if vocab is not None and merges is not None:
+            raise ValueError("set a vocabulary size or a merge count, not both")
+        return TrainConfig(
+            base=str(self.query_one("#base", Select).value),
+            pretokenizer=str(pre),
+            pattern=pattern if pre == "custom" else None,
+            split_digits=self.query_one("#split_digits", Checkbox).value,
+            tie_break=str(self.query_one("#tie_break", Select).value),
+            vocab_size=vocab,
+            merges=merges,
+            min_frequency=_number(value("min_frequency"), "min frequency") or 2,
+            no_merge_newline=self.query_one("#no_merge_newline", Checkbox).value,
+            specials=tuple(value("specials").split()),
+        )
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "apply":
+            self.action_apply()
+        else:
+            self.dismiss(None)
+
+    def action_apply(self) -> None:
+        try:
+            config = self.read()
+        except ValueError as exc:
+            self.query_one("#settings-error", Label).update(str(exc))
+            return
+        self.dismiss(config)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

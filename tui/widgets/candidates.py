@@ -1,0 +1,75 @@
+"""The next-merge candidates: top pairs with count bars, the tie set marked, the deciding rule."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from engine import token_display
+
+from ..workbench import Workbench
+
+RULES = {
+    "lowest-ids": "tie rule lowest-ids: smallest ids win",
+    "first-seen": "tie rule first-seen: earliest pair wins",
+    "hf": "tie rule hf: smallest HuggingFace ids win",
+}
+STOPS = {
+    "vocab-size": "vocabulary size reached",
+    "merges": "merge count reached",
+    "min-frequency": "no pair occurs often enough",
+    "no-pairs": "no pairs left",
+}
+
+
+class Candidates(Static):
+    """Seed 001's picture: candidate blocks with bars of different heights, one chosen."""
+
+    DEFAULT_CSS = """
+    Candidates { height: auto; }
+    """
+
+    def show(self, workbench: Workbench | None, k: int = 8) -> None:
+        """Read the top pairs from the trainer and draw them."""
+        if workbench is None:
+            self.update("")
+            return
+        with workbench.lock:
+            trainer = workbench.trainer
+            top = trainer.candidates(k)
+            ties = trainer.tie_count(top[0].count) if top else 0
+            target = trainer.target_merges
+            at_target = target is not None and trainer.steps >= target and not trainer.future
+            show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+            rows = [(show(c.pair[0]), show(c.pair[1]), c.count) for c in top]
+        self.update(self.render_rows(rows, ties, workbench.config.tie_break, workbench.config.min_frequency, at_target))
+
+    def render_rows(self, rows: list[tuple[str, str, int]], ties: int, rule: str, floor: int, at_target: bool) -> Text:
+        width = max(self.content_region.width, 24)
+        text = Text()
+        text.append(RULES.get(rule, rule), style="italic dim")
+        text.append("\n")
+        if at_target:
+            text.append("stop: the vocabulary/merge target is reached\n", style="bold")
+        if not rows:
+            text.append(f"no pair occurs {floor} times or more: training is done", style="bold")
+            return text
+        best = rows[0][2]
+        digits = len(str(best))
+        label = max(len(a) + len(b) for a, b, _ in rows) + 4
+        label = min(label, width // 2)
+        bar_room = max(width - label - digits - 4, 3)
+        for index, (a, b, count) in enumerate(rows):
+            tied = count == best
+            mark = "▶ " if index == 0 and not at_target else ("= " if tied else "  ")
+            pair = f"{a} + {b}"
+            pair = pair if len(pair) <= label else pair[: label - 1] + "…"
+            bar = "█" * max(1, round(bar_room * count / best))
+            style = "bold #e9c46a" if index == 0 else ("#e9c46a" if tied else "")
+            text.append(mark, style=style)
+            text.append(f"{pair:<{label}}", style=style)
+            text.append(bar, style="#e9c46a" if tied else "#6c8ebf")
+            text.append(f" {count}\n", style=style)
+        if ties > 1:
+            text.append(f"{ties} pairs tie at {best}; the rule above decides", style="#e9c46a")
+        return text

@@ -1,0 +1,183 @@
+"""The app's model: one corpus, one trainer, one lock. No UI code, so tests can drive it directly.
+
+Training runs in a worker thread; the UI thread reads the trainer (spans, candidates, the log)
+between batches. Every access goes through ``lock`` so a read never sees a merge half done.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine import Merge, Tokenizer, TrainConfig, Trainer
+from engine.corpus import Corpus, decode_corpus, read_corpus
+
+from .samples import sample
+
+
+@dataclass(frozen=True)
+class LoadedCorpus:
+    """A corpus as the app shows it: text, its base units, and where each line starts."""
+
+    name: str
+    path: Path | None  # None for a bundled sample
+    text: str
+    units: bytes | str  # UTF-8 bytes (bytes base) or the text (chars base)
+    line_starts: array  # unit offset of each line; one extra entry: the end
+    size: int  # bytes in the file
+    invalid_bytes: int
+
+    @classmethod
+    def from_corpus(cls, corpus: Corpus, base: str, path: Path | None) -> LoadedCorpus:
+        units: bytes | str = corpus.text.encode("utf-8", "surrogateescape") if base == "bytes" else corpus.text
+        newline = b"\n" if isinstance(units, bytes) else "\n"
+        starts = array("q", [0])
+        starts.extend(m.end() for m in re.finditer(re.escape(newline), units))
+        if starts[-1] != len(units):
+            starts.append(len(units))
+        return cls(corpus.name, path, corpus.text, units, starts, corpus.size, corpus.invalid_bytes)
+
+    @classmethod
+    def open(cls, source: str | Path, base: str) -> LoadedCorpus:
+        """A file path, or ``sample:NAME`` for a bundled sample. Raises ValueError (one line)."""
+        text = str(source)
+        if text.startswith("sample:"):
+            name = text.split(":", 1)[1]
+            corpus = decode_corpus(sample(name).read_bytes(), base=base, name=name)
+            return cls.from_corpus(corpus, base, None)
+        path = Path(source)
+        return cls.from_corpus(read_corpus(path, base=base), base, path)
+
+    @property
+    def source(self) -> str:
+        """What :meth:`open` takes to read this corpus again."""
+        return str(self.path) if self.path is not None else f"sample:{self.name}"
+
+    @property
+    def line_count(self) -> int:
+        return max(len(self.line_starts) - 1, 1)
+
+    def line_range(self, line: int) -> tuple[int, int]:
+        """Units [start, end) of a line (its newline included)."""
+        starts = self.line_starts
+        if line + 1 >= len(starts):
+            return (starts[-1], starts[-1])
+        return starts[line], starts[line + 1]
+
+
+class Workbench:
+    """A corpus and its trainer, with the lock that keeps the UI and the worker apart."""
+
+    def __init__(self, corpus: LoadedCorpus, config: TrainConfig) -> None:
+        self.corpus = corpus
+        self.config = config
+        self.trainer = Trainer(corpus.text, config)
+        self.trainer.layout()  # built now (in the loading worker), not on the first paint
+        self.trainer.frequencies()
+        self.lock = threading.RLock()
+        self.saved_step: int | None = None  # the step last saved, if any
+        self._tokenizer: tuple[int, Tokenizer] | None = None
+        self.rate = 0.0  # merges per second over the last run
+
+    # -- moving through training ----------------------------------------------------------
+
+    def step(self) -> Merge | None:
+        with self.lock:
+            return self.trainer.step()
+
+    def undo(self) -> Merge | None:
+        with self.lock:
+            return self.trainer.undo()
+
+    def redo(self) -> Merge | None:
+        with self.lock:
+            return self.trainer.redo()
+
+    def goto(self, step: int) -> int:
+        with self.lock:
+            return self.trainer.goto(max(step, 0))
+
+    def run_batch(self, budget: float = 0.02) -> tuple[int, bool]:
+        """Step for up to ``budget`` seconds; return (merges made, whether training is done)."""
+        made = 0
+        started = time.perf_counter()
+        with self.lock:
+            while True:
+                if self.trainer.step() is None:
+                    return made, True
+                made += 1
+                if time.perf_counter() - started >= budget:
+                    return made, False
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @property
+    def steps(self) -> int:
+        return self.trainer.steps
+
+    @property
+    def done(self) -> bool:
+        """Whether a step now would make no merge (checked without changing anything)."""
+        with self.lock:
+            trainer = self.trainer
+            if trainer.future:
+                return False
+            target = trainer.target_merges
+            if target is not None and trainer.steps >= target:
+                return True
+            top = trainer.candidates(1)
+            return not top or top[0].count < self.config.min_frequency
+
+    @property
+    def unsaved(self) -> bool:
+        """Work that would be lost: merges made since the last save."""
+        return self.trainer.steps > 0 and self.saved_step != self.trainer.steps
+
+    def line_spans(self, first: int, last: int) -> dict[int, list[tuple[int, int, int]]]:
+        """The tokens of lines first..last (inclusive), read under one hold of the lock."""
+        corpus = self.corpus
+        out: dict[int, list[tuple[int, int, int]]] = {}
+        last = min(last, corpus.line_count - 1)
+        if last < first:
+            return out
+        start = corpus.line_range(first)[0]
+        end = corpus.line_range(last)[1]
+        with self.lock:
+            spans = self.trainer.spans(start, end)
+        index = 0
+        for line in range(first, last + 1):
+            lo, hi = corpus.line_range(line)
+            while index < len(spans) and spans[index][2] <= lo:
+                index += 1
+            j = index
+            row = []
+            while j < len(spans) and spans[j][1] < hi:
+                row.append(spans[j])
+                j += 1
+            out[line] = row
+        return out
+
+    def tokenizer(self) -> Tokenizer:
+        """A tokenizer of the current step (cached until the step changes)."""
+        with self.lock:
+            steps = self.trainer.steps
+            if self._tokenizer is None or self._tokenizer[0] != steps or self._stale_tokenizer():
+                self._tokenizer = (steps, self.trainer.tokenizer())
+            return self._tokenizer[1]
+
+    def _stale_tokenizer(self) -> bool:
+        cached = self._tokenizer
+        if cached is None:
+            return True
+        merges = cached[1].merges
+        last = self.trainer.last
+        return bool(merges) and (last is None or merges[-1] != last.pair)
+
+    def save(self, path: str | Path) -> None:
+        """Save the current tokenizer (native JSON, atomic); remember the step as saved."""
+        self.tokenizer().save(path)
+        self.saved_step = self.trainer.steps
