@@ -39,6 +39,8 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        # mkstemp makes the file private (0600); give it the mode a plain open() would.
+        os.chmod(tmp, _file_mode(path))
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -46,6 +48,16 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def _file_mode(path: Path) -> int:
+    """Keep an existing file's mode; a new file gets 0666 less the umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

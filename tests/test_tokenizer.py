@@ -189,3 +189,30 @@ def test_piecewise_counting_equals_whole_text_scan(text, name, split):
         assert counted == expected and list(counted) == list(expected)
     finally:
         pre._PIECE, pre._MARGIN = saved
+
+
+def test_atomic_write_keeps_the_old_file_on_failure(tmp_path, monkeypatch):
+    import os
+
+    from engine.io import atomic_write_text
+
+    target = tmp_path / "tok.json"
+    atomic_write_text(target, "old")
+    assert target.stat().st_mode & 0o777 == 0o666 & ~_umask()
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        atomic_write_text(target, "new")
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["tok.json"]  # no temp file left behind
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
