@@ -6,9 +6,8 @@ import gc
 from array import array
 from bisect import bisect_right
 from contextlib import contextmanager
-from dataclasses import replace
-from dataclasses import dataclass
-from typing import Iterator, NamedTuple
+from dataclasses import dataclass, replace
+from typing import Iterator, NamedTuple, Sequence
 
 from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, TrainConfig
@@ -82,20 +81,38 @@ class Trainer:
         [t.token_text(m.new_id) for m in t.run()]  # ['lo', 'low', ' low', ' lowe']
     """
 
-    def __init__(self, text: str, config: TrainConfig | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        config: TrainConfig | None = None,
+        *,
+        alphabet: Sequence[str] | None = None,
+        script: Sequence[tuple[int, int]] | None = None,
+        pretokenizer: PreTokenizer | None = None,
+    ) -> None:
+        """Prepare to train on ``text``.
+
+        ``alphabet`` fixes the chars base's ids (characters outside it become id 0);
+        ``script`` makes every step apply the next of these merges instead of choosing one (a
+        tokenizer replayed on this corpus, see :meth:`replaying`); ``pretokenizer`` overrides
+        the one the config names (an imported tokenizer's own pattern).
+        """
         self.config = config = config or TrainConfig()
-        self.pretokenizer: PreTokenizer = pretokenizer_for(config)
+        self.pretokenizer: PreTokenizer = pretokenizer or pretokenizer_for(config)
         self.text = text
+        self._script = [tuple(pair) for pair in script] if script is not None else None
         with _gc_paused():
             chunks = self.pretokenizer.count(text)
             if not chunks:
                 raise ValueError("the corpus is empty (no text to train on)")
             if config.base == "chars":
-                alphabet = ["\ufffd", *sorted(set(text) - {"\ufffd"})]
-                self.alphabet: list[str] | None = alphabet
+                if alphabet is None:
+                    alphabet = ["\ufffd", *sorted(set(text) - {"\ufffd"})]
+                self.alphabet: list[str] | None = list(alphabet)
                 ids = {c: i for i, c in enumerate(alphabet)}
                 pieces = [c.encode("utf-8", "surrogateescape") for c in alphabet]
-                seqs = [(list(map(ids.__getitem__, c)), n) for c, n in chunks.items()]
+                get = ids.get
+                seqs = [([get(ch, 0) for ch in c], n) for c, n in chunks.items()]
             else:
                 self.alphabet = None
                 pieces = [bytes([i]) for i in range(256)]
@@ -114,6 +131,30 @@ class Trainer:
         self._history: list[tuple[Merge, MergeRecord | None]] = []
         self._future: list[Merge] = []
         self.stop_reason: str | None = None
+
+    @classmethod
+    def replaying(cls, text: str, tokenizer: Tokenizer) -> Trainer:
+        """A trainer that rebuilds ``tokenizer`` on ``text``: step k applies its merge k, so the
+        corpus shows how that tokenizer builds up on your text (counts are this corpus's)."""
+        pre = tokenizer.pretokenizer
+        base_config = tokenizer.config
+        config = TrainConfig(
+            base=tokenizer.base,
+            pretokenizer=pre.name,
+            pattern=pre.pattern if pre.name == "custom" else None,
+            split_digits=pre.split_digits,
+            tie_break=base_config.tie_break if base_config and base_config.tie_break != "hf" else "lowest-ids",
+            merges=len(tokenizer.merges),
+            min_frequency=1,  # every pair is counted exactly: replayed merges may be rare here
+            no_merge_newline=pre.split_newlines,
+            specials=tuple(tokenizer.specials),
+        )
+        return cls(text, config, alphabet=tokenizer.alphabet, script=tokenizer.merges, pretokenizer=replace(pre, per_line=False))
+
+    @property
+    def replay(self) -> bool:
+        """Whether steps follow a given tokenizer's merges instead of choosing."""
+        return self._script is not None
 
     def _check_limits(self) -> None:
         config = self.config
@@ -282,6 +323,8 @@ class Trainer:
     # -- stepping ---------------------------------------------------------------------------
 
     def _stop(self) -> str | None:
+        if self._script is not None and self.steps >= len(self._script):
+            return "replay-end"
         target = self.target_merges
         if target is not None and self.steps >= target:
             return "merges" if self.config.merges == target else "vocab-size"
@@ -307,7 +350,8 @@ class Trainer:
         finally:
             gc.enable()
 
-    def _fresh_step(self) -> Merge | None:
+    def _choose(self) -> tuple[int, int, int, tuple[tuple[int, int], ...], int] | None:
+        """The next pair by the tie rule: (a, b, count, tie set, tie total), or None."""
         state = self._state
         best = state.best()
         if best is None:
@@ -322,6 +366,20 @@ class Trainer:
             ties = tuple((x, y) for x, y, c in state.top(min(total, TIE_CAP)) if c == count)
         else:
             ties = ((a, b),)
+        return a, b, count, ties, total
+
+    def _scripted(self) -> tuple[int, int, int, tuple[tuple[int, int], ...], int]:
+        """The next merge of the replayed tokenizer, whatever its count is in this corpus."""
+        a, b = self._script[self.steps]
+        count = self._state.count.get(a << SHIFT | b, 0)
+        return a, b, count, ((a, b),), self._state.ties(count) if count else 0
+
+    def _fresh_step(self) -> Merge | None:
+        state = self._state
+        chosen = self._scripted() if self._script is not None else self._choose()
+        if chosen is None:
+            return None
+        a, b, count, ties, total = chosen
         new_id = len(self._pieces)
         record = state.merge(a, b, new_id)
         self._pieces.append(self._pieces[a] + self._pieces[b])

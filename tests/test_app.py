@@ -342,3 +342,36 @@ def test_launch_errors_are_one_line(capsys):
     assert capsys.readouterr().err == "bpe-lab: error: /no/such/corpus.txt: no such file\n"
     assert launch(["--pattern", "(", "--merges", "3"]) == 2
     assert "invalid pattern" in capsys.readouterr().err
+
+
+async def test_an_imported_tokenizer_replays_on_the_corpus(tmp_path):
+    """Issue 4: --tokenizer (any format) is inspected and replayed on your corpus."""
+    from engine import Trainer
+    from engine.formats import export_tokenizer, load_any
+
+    source = Trainer("the cat sat on the mat with the hat " * 30, TrainConfig(merges=12))
+    source.train()
+    export_tokenizer(source.tokenizer(), "hf", tmp_path / "tokenizer.json")
+    tok = load_any(tmp_path / "tokenizer.json").tokenizer
+    corpus = LoadedCorpus.open("sample:workshop.txt", tok.base)
+    app = BpeApp(corpus, replay=tok)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.workbench.replay is tok
+        await pilot.press("right_curly_bracket")  # runs out at the imported merges
+        assert app.workbench.steps == 12
+        assert [e.pair for e in app.workbench.trainer.merges] == tok.merges
+        assert app.query_one(MergeLog).row_count == 12
+        ids = app.workbench.tokenizer().encode("the cat")
+        assert ids == tok.encode("the cat")
+
+
+def test_launch_reads_any_tokenizer_format_or_says_why(tmp_path, capsys):
+    from tui.launch import launch
+
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text('{"model": {"type": "WordPiece", "vocab": {}}}', encoding="utf-8")
+    assert launch(["--tokenizer", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bpe-lab: error:") and err.count("\n") == 1

@@ -99,3 +99,34 @@ def test_bytelevel_mapping():
 def test_hf_rule_needs_bytes_base():
     with pytest.raises(ValueError, match="bytes"):
         TrainConfig(base="chars", tie_break="hf")
+
+
+@pytest.mark.parametrize("base", ["bytes", "chars"])
+def test_replaying_a_tokenizer_on_another_corpus(base):
+    """An imported tokenizer replayed merge by merge on your text ends where encode() does."""
+    source = Trainer(sample_text("workshop.txt"), TrainConfig(base=base, merges=150, pretokenizer="gpt2"))
+    source.train()
+    tok = source.tokenizer()
+    text = "Die Katze und der Tokenizer: 1001 Wörter, 中文 and emoji 🚀 and the tokens the tokenizer made."
+    replay = Trainer.replaying(text, tok)
+    assert replay.replay
+    events = replay.train()
+    assert [e.pair for e in events] == tok.merges
+    assert replay.stop_reason == "replay-end"
+    assert [s[0] for s in replay.spans(0, replay.layout().size)] == tok.encode(text)
+    assert all(e.count >= 0 and e.ties == (e.pair,) for e in events)
+    assert any(e.count == 0 for e in events)  # some merges never fire on this text
+    replay.goto(40)
+    again = Trainer.replaying(text, tok)
+    again.goto(40)
+    assert replay.sequences() == again.sequences()
+    assert replay.tokenizer().merges == tok.merges[:40]
+
+
+def test_replay_on_the_training_corpus_matches_training():
+    text = sample_text("workshop.txt")
+    source = Trainer(text, TrainConfig(merges=120))
+    events = source.train()
+    replay = Trainer.replaying(text, source.tokenizer())
+    again = replay.train()
+    assert [(e.pair, e.count, e.tokens_after) for e in again] == [(e.pair, e.count, e.tokens_after) for e in events]

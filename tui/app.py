@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine import TrainConfig
+from engine import Tokenizer, TrainConfig
 from engine.inspect import token_info
 
 from .clipboard import copy_text
@@ -79,14 +79,20 @@ class BpeApp(App):
         *,
         workbench: Workbench | None = None,
         clipboard: Callable[[str], None] | None = None,
+        replay: Tokenizer | None = None,
     ) -> None:
         super().__init__()
+        self.replay = workbench.replay if workbench is not None else replay  # an imported tokenizer
         self.config = config or (workbench.config if workbench else TrainConfig())
         self.workbench: Workbench | None = workbench
         self._pending = corpus if workbench is None else None
         self._copy_fn = clipboard
         self.selected: int | None = None  # the token the inspector shows
         self._last_output = 0.0
+
+    def say(self, message: str, **kwargs) -> None:
+        """A notification; never markup, since messages quote user input like "[e4 b8]"."""
+        self.notify(message, markup=False, **kwargs)
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -133,7 +139,7 @@ class BpeApp(App):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _build(self, corpus: LoadedCorpus, config: TrainConfig) -> None:
         try:
-            workbench = Workbench(corpus, config)
+            workbench = Workbench(corpus, config, replay=self.replay)
         except ValueError as exc:
             self.post_message(LoadFailed(str(exc)))
             return
@@ -147,7 +153,7 @@ class BpeApp(App):
     @on(LoadFailed)
     def _load_failed(self, message: LoadFailed) -> None:
         self.loading = False
-        self.notify(message.reason, title="cannot train on this corpus", severity="error", timeout=8)
+        self.say(message.reason, title="cannot train on this corpus", severity="error", timeout=8)
         self.refresh_views()
 
     def attach(self, workbench: Workbench) -> None:
@@ -159,7 +165,7 @@ class BpeApp(App):
         self.corpus_view.attach(workbench)
         if workbench.corpus.invalid_bytes:
             policy = "trained on the raw bytes" if workbench.config.base == "bytes" else "replaced by U+FFFD"
-            self.notify(f"{workbench.corpus.invalid_bytes} bytes are not valid UTF-8; {policy}", timeout=8)
+            self.say(f"{workbench.corpus.invalid_bytes} bytes are not valid UTF-8; {policy}", timeout=8)
         self.refresh_views()
 
     # -- keeping the panes in step with the trainer -----------------------------------------
@@ -243,14 +249,14 @@ class BpeApp(App):
     def _trained(self, message: Trained) -> None:
         self.refresh_views()
         if message.done:
-            self.notify("training is done: a stop rule holds", timeout=4)
+            self.say("training is done: a stop rule holds", timeout=4)
 
     def action_toggle_run(self) -> None:
         if self.running:
             self.workers.cancel_group(self, "training")
         elif self.workbench is not None and not self.loading:
             if self.workbench.done:
-                self.notify("training is done: a stop rule holds")
+                self.say("training is done: a stop rule holds")
                 return
             self.running = True
             self._train()
@@ -266,7 +272,7 @@ class BpeApp(App):
 
     def _moved(self, what: str, event) -> None:
         if event is None:
-            self.notify(f"nothing to {what}", timeout=2)
+            self.say(f"nothing to {what}", timeout=2)
         self.selected = None
         self.refresh_views()
 
@@ -286,7 +292,7 @@ class BpeApp(App):
         """Jump to a step (undo/redo under the hood, new merges if needed)."""
         reached = self.workbench.goto(step)
         if reached != step and step > reached:
-            self.notify(f"stopped at step {reached}: a stop rule holds", timeout=3)
+            self.say(f"stopped at step {reached}: a stop rule holds", timeout=3)
         self.selected = None
         self.refresh_views()
 
@@ -297,7 +303,7 @@ class BpeApp(App):
             try:
                 self.go(int(answer.strip()))
             except ValueError:
-                self.notify(f"not a step number: {answer!r}", severity="warning")
+                self.say(f"not a step number: {answer!r}", severity="warning")
 
         target = self.workbench.trainer.target_merges
         hint = f"0 … {target}" if target is not None else "0 or more"
@@ -325,7 +331,7 @@ class BpeApp(App):
             with self.workbench.lock:
                 found = find_token(self.workbench.trainer, answer)
             if found is None:
-                self.notify(f"no token matches {answer!r}", severity="warning")
+                self.say(f"no token matches {answer!r}", severity="warning")
                 return
             self.selected = found
             self.corpus_view.highlight = found
@@ -344,10 +350,10 @@ class BpeApp(App):
             payload = f"{token}\t{data.hex(' ')}"
             what = f"token {token}"
         else:
-            self.notify("nothing to copy yet", timeout=2)
+            self.say("nothing to copy yet", timeout=2)
             return
         how = copy_text(payload, self._copy_fn, self.copy_to_clipboard)
-        self.notify(f"copied {what} ({how})", timeout=3)
+        self.say(f"copied {what} ({how})", timeout=3)
 
     @on(TokenizePane.Changed)
     def _typed(self, message: TokenizePane.Changed) -> None:
@@ -378,9 +384,9 @@ class BpeApp(App):
                 workbench.save(Path(answer).expanduser())
             except (OSError, ValueError) as exc:
                 reason = getattr(exc, "strerror", None) or str(exc)
-                self.notify(f"not saved: {answer}: {reason}", severity="error", timeout=8)
+                self.say(f"not saved: {answer}: {reason}", severity="error", timeout=8)
                 return
-            self.notify(f"saved {answer} (vocabulary {workbench.trainer.vocab_size})", timeout=4)
+            self.say(f"saved {answer} (vocabulary {workbench.trainer.vocab_size})", timeout=4)
 
         self.push_screen(PromptScreen("Save tokenizer (native JSON)", value=default), done)
 
@@ -393,9 +399,9 @@ class BpeApp(App):
 
     def _open(self, source: str) -> None:
         try:
-            corpus = LoadedCorpus.open(source, self.config.base)
+            corpus = LoadedCorpus.open(source, self.replay.base if self.replay else self.config.base)
         except ValueError as exc:
-            self.notify(str(exc), title="cannot open", severity="error", timeout=8)
+            self.say(str(exc), title="cannot open", severity="error", timeout=8)
             return
         self.load(corpus, self.config)
 
@@ -413,9 +419,12 @@ class BpeApp(App):
             try:  # units and line offsets depend on the base
                 corpus = LoadedCorpus.open(corpus.source, config.base)
             except ValueError as exc:
-                self.notify(str(exc), severity="error")
+                self.say(str(exc), severity="error")
                 return
         self.config = config
+        if self.replay is not None:
+            self.say("training with your settings now, no longer replaying the imported tokenizer", timeout=6)
+            self.replay = None
         self.load(corpus, config)
 
     def _confirm_then(self, question: str, then: Callable[[], None]) -> None:

@@ -72,10 +72,20 @@ class LoadedCorpus:
 class Workbench:
     """A corpus and its trainer, with the lock that keeps the UI and the worker apart."""
 
-    def __init__(self, corpus: LoadedCorpus, config: TrainConfig) -> None:
+    def __init__(self, corpus: LoadedCorpus, config: TrainConfig, *, replay: Tokenizer | None = None) -> None:
+        """Build the trainer (slow for big corpora: the app calls this in a worker).
+
+        With ``replay``, steps rebuild that tokenizer on this corpus merge by merge instead of
+        training (an imported tokenizer; ``config`` is then the one replaying implies).
+        """
         self.corpus = corpus
+        self.replay = replay
+        if replay is not None:
+            self.trainer = Trainer.replaying(corpus.text, replay)
+            config = self.trainer.config
+        else:
+            self.trainer = Trainer(corpus.text, config)
         self.config = config
-        self.trainer = Trainer(corpus.text, config)
         self.trainer.layout()  # built now (in the loading worker), not on the first paint
         self.trainer.frequencies()
         self.lock = threading.RLock()

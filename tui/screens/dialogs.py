@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -23,10 +24,10 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
+            yield Label(self.title_text, classes="dialog-title", markup=False)
             yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
             if self.hint:
-                yield Label(self.hint, classes="dialog-hint")
+                yield Label(self.hint, classes="dialog-hint", markup=False)
             yield Label("", id="prompt-error", classes="dialog-error")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -34,7 +35,7 @@ class PromptScreen(ModalScreen[str | None]):
         self.dismiss(event.value)
 
     def show_error(self, message: str) -> None:
-        self.query_one("#prompt-error", Label).update(message)
+        self.query_one("#prompt-error", Label).update(Text(message))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -56,7 +57,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question, classes="dialog-title")
+            yield Label(self.question, classes="dialog-title", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", variant="primary", id="yes")
                 yield Button(f"{self.no} (n)", id="no")

@@ -51,12 +51,12 @@ class HelpScreen(ModalScreen[None]):
         keys.add_column(style="bold #e9c46a", no_wrap=True)
         keys.add_column()
         for key, what in KEYS:
-            keys.add_row(key, what)
+            keys.add_row(Text(key), Text(what))  # Text: "[hex bytes]" is not markup
         panes = Table(box=None, show_header=False, padding=(0, 2))
         panes.add_column(style="bold", no_wrap=True)
         panes.add_column()
         for name, what in PANES:
-            panes.add_row(name, what)
+            panes.add_row(Text(name), Text(what))
         with VerticalScroll(classes="dialog help"):
             yield Static(Text("bpe-lab — keys", style="bold"))
             yield Static(keys)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
@@ -97,7 +98,7 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
         try:
             config = self.read()
         except ValueError as exc:
-            self.query_one("#settings-error", Label).update(str(exc))
+            self.query_one("#settings-error", Label).update(Text(str(exc)))
             return
         self.dismiss(config)
 

@@ -10,9 +10,9 @@ from engine import token_display
 from ..workbench import Workbench
 
 RULES = {
-    "lowest-ids": "tie rule lowest-ids: smallest ids win",
-    "first-seen": "tie rule first-seen: earliest pair wins",
-    "hf": "tie rule hf: smallest HuggingFace ids win",
+    "lowest-ids": "tie rule: lowest-ids",
+    "first-seen": "tie rule: first-seen",
+    "hf": "tie rule: hf",
 }
 STOPS = {
     "vocab-size": "vocabulary size reached",
@@ -56,9 +56,9 @@ class Candidates(Static):
             return text
         best = rows[0][2]
         digits = len(str(best))
-        label = max(len(a) + len(b) for a, b, _ in rows) + 4
+        label = max(len(a) + len(b) for a, b, _ in rows) + 4  # " + " and a space
         label = min(label, width // 2)
-        bar_room = max(width - label - digits - 4, 3)
+        bar_room = max(width - 2 - label - digits - 4, 3)
         for index, (a, b, count) in enumerate(rows):
             tied = count == best
             mark = "▶ " if index == 0 and not at_target else ("= " if tied else "  ")
@@ -68,8 +68,8 @@ class Candidates(Static):
             style = "bold #e9c46a" if index == 0 else ("#e9c46a" if tied else "")
             text.append(mark, style=style)
             text.append(f"{pair:<{label}}", style=style)
-            text.append(bar, style="#e9c46a" if tied else "#6c8ebf")
-            text.append(f" {count}\n", style=style)
+            text.append(f"{count:>{digits}} ", style=style)
+            text.append(bar + "\n", style="#e9c46a" if tied else "#6c8ebf")
         if ties > 1:
-            text.append(f"{ties} pairs tie at {best}; the rule above decides", style="#e9c46a")
+            text.append(f"{ties} pairs tie at {best}", style="#e9c46a")
         return text

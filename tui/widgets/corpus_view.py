@@ -51,9 +51,13 @@ class CorpusView(ScrollView, can_focus=True):
         if workbench is None:
             self.virtual_size = Size(0, 0)
         else:
-            starts = workbench.corpus.line_starts
+            corpus = workbench.corpus
+            starts = corpus.line_starts
             widest = max((starts[i + 1] - starts[i] for i in range(min(len(starts) - 1, 200_000))), default=0)
-            self.virtual_size = Size(min(widest * 2 + 8, 4000), workbench.corpus.line_count)
+            # Bytes of partial characters show as "[e4]": up to 4 cells a byte. Pure ASCII and
+            # whole characters take about a cell each.
+            hexy = isinstance(corpus.units, bytes) and not corpus.text.isascii()
+            self.virtual_size = Size(min(widest * (4 if hexy else 1) + 2, 8000), corpus.line_count)
         self.scroll_to(0, 0, animate=False)
         self.refresh_tokens()
 

@@ -34,7 +34,7 @@ def render_info(info: TokenInfo) -> Text:
     text.append(f"{len(info.data)} byte{'s' if len(info.data) != 1 else ''}: ", style="dim")
     text.append(" ".join(f"{b:02x}" for b in info.data) + "\n")
     for role in info.roles[:16]:
-        text.append(f"  {role.hex}  {role.value:3d}  {role.binary}  ")
+        text.append(f" {role.value:02x} {role.value:3d} {role.binary} ")
         text.append(role.role + "\n", style=ROLE_STYLE.get(role.role, ""))
     if len(info.roles) > 16:
         text.append(f"  … {len(info.roles) - 16} more bytes\n", style="dim")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
@@ -64,10 +65,11 @@ class MergeLog(DataTable):
 
     @staticmethod
     def _row(trainer, event: Merge) -> tuple:
-        show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+        # Text, not str: DataTable reads strings as markup, and "[e4 b8]" would vanish as a tag.
+        show = lambda i: Text(token_display(trainer.token_bytes(i), space="·"))  # noqa: E731
         a, b = event.pair
-        count = f"{event.count}" + ("*" if event.tied else "")
-        return (event.step, show(a), show(b), token_display(event.token, space="·"), count, event.tokens_after)
+        count = Text(f"{event.count}" + ("*" if event.tied else ""), style="#e9c46a" if event.tied else "")
+        return (event.step, show(a), show(b), Text(token_display(event.token, space="·"), style="bold"), count, event.tokens_after)
 
     def token_at(self, row: int) -> int | None:
         """The new token of a row, if there is one."""

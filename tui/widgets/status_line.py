@@ -40,15 +40,16 @@ class StatusLine(Static):
         config = workbench.config
         pre = config.pretokenizer if config.pretokenizer != "custom" else "custom"
         text = Text()
-        text.append(f"{corpus.name} {human_size(corpus.size)}", style="bold")
-        text.append(f" │ {config.base} {pre} {config.tie_break}")
+        text.append(f"{state}", style="bold #e9c46a" if state == "running" else "bold")
+        if state == "running" and workbench.rate:
+            text.append(f" {workbench.rate:,.0f} merges/s")
         text.append(f" │ step {steps}" + (f"/{target}" if target is not None else ""))
         if redo:
             text.append(f" (+{redo} redo)", style="dim")
         text.append(f" │ vocab {vocab} │ {tokens} tokens")
         if tokens:
             text.append(f" │ {corpus.size / tokens:.2f} B/token")
-        text.append(f" │ {state}", style="bold #e9c46a" if state == "running" else "bold")
-        if state == "running" and workbench.rate:
-            text.append(f" │ {workbench.rate:,.0f} merges/s")
+        rule = f"replaying {len(workbench.replay.merges)} merges" if workbench.replay is not None else config.tie_break
+        text.append(f" │ {config.base} {pre} {rule}")
+        text.append(f" │ {corpus.name} {human_size(corpus.size)}", style="bold")
         self.update(text)
