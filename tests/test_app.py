@@ -375,3 +375,40 @@ def test_launch_reads_any_tokenizer_format_or_says_why(tmp_path, capsys):
     assert launch(["--tokenizer", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("bpe-lab: error:") and err.count("\n") == 1
+
+
+async def test_command_palette_runs_actions():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for key in ("Step (n)", "Undo (u)", "Go to step (g)", "Find token (/)", "Save tokenizer (s)", "Help (?)"):
+            assert key in titles
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Step (n)")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert app.workbench.steps == 1
+
+
+async def test_a_gpt2_pair_written_by_tokenizers_replays_in_the_app(tmp_path):
+    """Issue 4 acceptance 4: files the library wrote itself work in the app."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from engine.formats import load_any
+
+    corpus_file = tmp_path / "c.txt"
+    corpus_file.write_text("the cat sat on the mat with the hat\n" * 50, encoding="utf-8")
+    hf = tokenizers.ByteLevelBPETokenizer()
+    hf.train([str(corpus_file)], vocab_size=300, min_frequency=2, show_progress=False)
+    hf.save_model(str(tmp_path))
+    imported = load_any(tmp_path / "vocab.json")
+    app = BpeApp(LoadedCorpus.open("sample:workshop.txt", "bytes"), replay=imported.tokenizer)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("right_curly_bracket")
+        merges = len(imported.tokenizer.merges)
+        assert 0 < merges < 100 and app.workbench.steps == merges  # replay ends at its last merge
+        text = "the cat sat on a hat"
+        assert app.workbench.tokenizer().encode(text) == imported.tokenizer.encode(text)
+        assert imported.encode(text) == hf.encode(text).ids  # and those are the library's ids
