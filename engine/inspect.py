@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from .display import token_display
 
@@ -98,17 +98,22 @@ class MergeTree:
         return 1 + max(self.left.depth(), self.right.depth())
 
 
-def merge_tree(token_id: int, merges: list[tuple[int, int]], pieces: list[bytes], base_size: int) -> MergeTree:
-    """The merge tree of a token down to base tokens (seed 003 §13.4.2, option A)."""
-    index = token_id - base_size
-    if index < 0:
-        return MergeTree(token_id, pieces[token_id])
-    a, b = merges[index]
+def merge_tree(
+    token_id: int, pair_of: Callable[[int], tuple[int, int]], piece_of: Callable[[int], bytes], base_size: int
+) -> MergeTree:
+    """The merge tree of a token down to base tokens (seed 003 §13.4.2, option A).
+
+    ``pair_of(id)`` gives the pair a merged token was made from; ``piece_of(id)`` its bytes.
+    Example: ``merge_tree(258, {256: (1, 2), ...}.get, ...)``
+    """
+    if token_id < base_size:
+        return MergeTree(token_id, piece_of(token_id))
+    a, b = pair_of(token_id)
     return MergeTree(
         token_id,
-        pieces[token_id],
-        merge_tree(a, merges, pieces, base_size),
-        merge_tree(b, merges, pieces, base_size),
+        piece_of(token_id),
+        merge_tree(a, pair_of, piece_of, base_size),
+        merge_tree(b, pair_of, piece_of, base_size),
     )
 
 
@@ -130,21 +135,20 @@ class TokenInfo:
 
 def token_info(trainer: Trainer, token_id: int) -> TokenInfo:
     """Inspect a token of the trainer's current vocabulary (ValueError if out of range)."""
-    pieces = trainer.vocab
-    if not 0 <= token_id < len(pieces):
-        raise ValueError(f"token id {token_id} is not in the vocabulary (0..{len(pieces) - 1})")
-    data = pieces[token_id]
-    merges = [event.pair for event in trainer.merges]
+    size = trainer.vocab_size - len(trainer.config.specials)
+    if not 0 <= token_id < size:
+        raise ValueError(f"token id {token_id} is not in the vocabulary (0..{size - 1})")
+    data = trainer.token_bytes(token_id)
     born = trainer.born(token_id)
-    freq = trainer.frequencies()
+    pair_of = lambda i: trainer.born(i).pair  # noqa: E731 - O(1) per node, no list of all merges
     return TokenInfo(
         token_id=token_id,
         data=data,
         display=token_display(data, space="·"),
         completeness=completeness(data),
         roles=utf8_roles(data),
-        tree=merge_tree(token_id, merges, pieces, trainer.base_size),
+        tree=merge_tree(token_id, pair_of, trainer.token_bytes, trainer.base_size),
         born_step=born.step if born else None,
         count_then=born.count if born else None,
-        frequency=freq[token_id] if token_id < len(freq) else 0,
+        frequency=trainer.frequency(token_id),
     )

@@ -56,7 +56,7 @@ class MergeRecord:
     count: int  # the pair's count before the merge
     removed: int  # corpus tokens removed (weighted)
     plist: array[int]  # the pair's occurrence list, restored on undo
-    flat: array[int]  # merged nodes as p0, q0, p1, q1, ... (q absorbed into p)
+    absorbed: array[int]  # the nodes absorbed, in merge order (each still links back to its p)
 
 
 class PairState:
@@ -262,8 +262,8 @@ class PairState:
         lx: dict[int, int] = {}  # left symbol -> extra weight
         rx: dict[int, int] = {}
         extra = 0
-        flat = _nodes()
-        push = flat.append
+        absorbed = _nodes()
+        push = absorbed.append
         for p in plist:
             if data[p] != a:
                 continue
@@ -282,16 +282,15 @@ class PairState:
                 left[so].append(o)
             if sr >= 0:
                 right[sr].append(p)
-            more = data[p + 3] - 1
-            if more:
+            if data[p + 3] != 1:  # a chunk that occurs more than once
+                more = data[p + 3] - 1
                 extra += more
                 if so >= 0:
                     lx[so] = lx.get(so, 0) + more
                 if sr >= 0:
                     rx[sr] = rx.get(sr, 0) + more
-            push(p)
-            push(q)
-        removed = len(flat) // 2 + extra
+            push(q)  # q keeps its back link to p: undo finds p there
+        removed = len(absorbed) + extra
         old = self.count.pop(key, 0)
         if old:
             self.hist[old] -= 1
@@ -299,7 +298,7 @@ class PairState:
         self._add_pairs({k: c for k, c in new.items() if c}, left, right, new_id)
         self.tokens -= removed
         self._count_tokens(a, b, new_id, removed)
-        return MergeRecord(a, b, new_id, old, removed, plist, flat)
+        return MergeRecord(a, b, new_id, old, removed, plist, absorbed)
 
     def unmerge(self, rec: MergeRecord) -> None:
         """Undo ``rec`` (the latest merge still applied), restoring the exact previous state."""
@@ -309,10 +308,10 @@ class PairState:
         right: defaultdict[int, array[int]] = defaultdict(_nodes)
         lx: dict[int, int] = {}
         rx: dict[int, int] = {}
-        flat = rec.flat
-        for i in range(len(flat) - 2, -1, -2):  # reverse order mirrors the merge exactly
-            p = flat[i]
-            q = flat[i + 1]
+        absorbed = rec.absorbed
+        for i in range(len(absorbed) - 1, -1, -1):  # reverse order mirrors the merge exactly
+            q = absorbed[i]
+            p = data[q + 2]
             so = data[data[p + 2]]
             r = data[p + 1]
             sr = data[r]

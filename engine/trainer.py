@@ -17,7 +17,7 @@ from .pretokenize import PreTokenizer, pretokenizer_for
 from .tokenizer import Tokenizer
 
 #: How many tied pairs a merge event lists (the total is always given).
-TIE_CAP = 8
+TIE_CAP = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +312,11 @@ class Trainer:
         freq = self._state.frequencies()
         size = len(self._pieces)
         return freq[:size] + [0] * (size - len(freq[:size]))
+
+    def frequency(self, token_id: int) -> int:
+        """How often one token occurs in the corpus now."""
+        freq = self._state.frequencies()
+        return freq[token_id] if 0 <= token_id < min(len(freq), len(self._pieces)) else 0
 
     def born(self, token_id: int) -> Merge | None:
         """The merge that made this token (None for base tokens or tokens not made yet)."""

@@ -178,7 +178,8 @@ class BpeApp(App):
         last = workbench.trainer.last if workbench else None
         self.corpus_view.highlight = last.new_id if last else None
         self.corpus_view.refresh_tokens()
-        if workbench is not None and self.selected is not None and self.selected >= len(workbench.trainer.vocab):
+        made = workbench.trainer.vocab_size - len(workbench.config.specials) if workbench else 0
+        if workbench is not None and self.selected is not None and self.selected >= made:
             self.selected = None
         self._show_selected()
         self._show_output()
