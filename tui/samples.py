@@ -14,6 +14,8 @@ SAMPLES = {
     "the-cat-in-the-hat.txt": "seed 003's walkthrough: the cat in the hat",
     "die-katze.txt": "seed 000's example: die katze und die kanne und die katze",
     "mueller.txt": "seed 003's worked example: Müller Müller Müller",
+    "qa.txt": "seed 001's experiment: Q/A lines (merges 0/6/12/24/48 → tokens)",
+    "parallel.txt": "parallel sentences for the token tax: English, German, Chinese, Russian",
 }
 DEFAULT_SAMPLE = "workshop.txt"
 

@@ -1,0 +1,48 @@
+"""Seeing why: compression curve, vocabulary composition, held-out evaluation, baselines, comparisons
+and the tie-rule diff (issue 5). Pure Python; the WordPiece and Unigram baselines import the optional
+``tokenizers`` library only when they are built (``pip install 'bpe-lab[compare]'``).
+"""
+
+from .baselines import BpeSegmenter, CharTokenizer, Piece, Segmenter, WordTokenizer, split_words
+from .compare import BASELINES, Baseline, Row, baseline_rows, build_baselines, languages, measure, parse_parallel, Tax, token_tax, trainer_counts
+from .composition import Composition, classify, composition
+from .curve import Curve, compression_curve
+from .heldout import HeldOutReport, evaluate_heldout, hold_back, segmentation
+from .subword import INSTALL_HINT, SubwordUnavailable, subword_available, train_unigram, train_wordpiece
+from .tiediff import TieDiff, tie_rule_diff
+
+__all__ = [
+    "BASELINES",
+    "baseline_rows",
+    "languages",
+    "INSTALL_HINT",
+    "Baseline",
+    "BpeSegmenter",
+    "CharTokenizer",
+    "Composition",
+    "Curve",
+    "HeldOutReport",
+    "Piece",
+    "Row",
+    "Segmenter",
+    "SubwordUnavailable",
+    "Tax",
+    "TieDiff",
+    "WordTokenizer",
+    "build_baselines",
+    "classify",
+    "composition",
+    "compression_curve",
+    "evaluate_heldout",
+    "hold_back",
+    "measure",
+    "parse_parallel",
+    "segmentation",
+    "split_words",
+    "subword_available",
+    "tie_rule_diff",
+    "token_tax",
+    "train_unigram",
+    "trainer_counts",
+    "train_wordpiece",
+]
