@@ -25,7 +25,19 @@ def test_quick_start_has_exactly_two_commands():
     blocks = re.findall(r"```bash\n(.+?)\n```", quick, flags=re.S)
     assert len(blocks) == 2 and all("\n" not in b for b in blocks)
     assert "bpe-lab" in readme_command("main-command")
-    assert "pytest" in readme_command("test-command") and "[test]" in readme_command("test-command")
+    assert "pytest" in readme_command("test-command") and "'.[test,compare]'" in readme_command("test-command")
+    assert "'.[compare]'" in readme_command("main-command")
+
+
+def test_compare_is_an_optional_extra():
+    """Issue 5: WordPiece and Unigram need `tokenizers`, an extra the README's commands install."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    assert any(d.startswith("tokenizers") for d in extras["compare"])
+    assert any(d.startswith("tokenizers") for d in extras["test"])
+    assert not any(d.startswith("tokenizers") for d in project["dependencies"])
 
 
 def test_ci_runs_the_readme_test_command():
@@ -42,6 +54,7 @@ def test_wheel_ships_the_samples(tmp_path):
         pytest.skip(f"cannot build a wheel here: {run.stderr.strip().splitlines()[-1:]}")
     wheel = next(tmp_path.glob("bpe_lab-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    for sample in ("workshop.txt", "low-lower-lowest.txt", "die-katze.txt", "mueller.txt", "the-cat-in-the-hat.txt"):
+    for sample in ("workshop.txt", "low-lower-lowest.txt", "die-katze.txt", "mueller.txt", "the-cat-in-the-hat.txt",
+                   "qa.txt", "parallel.txt"):
         assert f"tui/samples/{sample}" in names
     assert "engine/trainer.py" in names and "tui/cli.py" in names

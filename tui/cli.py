@@ -1,4 +1,4 @@
-"""Headless commands (train, encode, decode, export): for scripts, and fast to start (no textual import).
+"""Headless commands (train, encode, decode, export, compare): for scripts, and fast to start (no textual import).
 
 Every failure the user can cause ends as one line on stderr and exit code 2.
 """
@@ -12,13 +12,16 @@ import time
 from typing import Sequence, TextIO
 
 from engine import Merge, TrainConfig, Trainer, token_display
+from engine.analysis import (
+    BpeSegmenter, Row, baseline_rows, build_baselines, compression_curve, hold_back, measure, trainer_counts,
+)
 from engine.config import PRETOKENIZERS, TIE_RULES
 from engine.corpus import read_corpus
 from engine.formats import FORMATS, Imported, export_tokenizer, load_any, written_paths
 from engine.pretokenize import NAMED_PATTERNS, PreTokenizer
 
 PROG = "bpe-lab"
-HEADLESS = ("train", "encode", "decode", "export")
+HEADLESS = ("train", "encode", "decode", "export", "compare")
 PATTERN_NAMES = ("none", *NAMED_PATTERNS)
 
 
@@ -94,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to write the tokenizer")
     add_training_options(train)
     train.add_argument("--log", action="store_true", help="print the merge log as training goes (seed 002 style)")
+    train.add_argument("--curve", action="store_true", help="print the corpus token count after every merge (step 0 first)")
     encode = sub.add_parser("encode", help="encode text with a tokenizer (ids as the tokenizer's file numbers them)")
     add_tokenizer_option(encode)
     encode.add_argument("text", nargs="?", metavar="TEXT", help="text to encode (default: standard input)")
@@ -109,6 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", required=True, metavar="PATH",
                         help="the file to write; for gpt2 a directory (vocab.json + merges.txt go inside); "
                              "for tiktoken the rank file, with its pattern and specials in PATH.json")
+    compare = sub.add_parser("compare", help="bpe against char, word, WordPiece and Unigram tokenizers on a corpus")
+    compare.add_argument("corpus", metavar="CORPUS")
+    held = compare.add_mutually_exclusive_group()
+    held.add_argument("--heldout", metavar="FILE", help="a held-out text to measure on (training uses all of CORPUS)")
+    held.add_argument("--heldout-fraction", type=float, metavar="F",
+                      help="hold back the last F of CORPUS (0 < F < 1, cut at a line start) and measure on it")
+    add_training_options(compare)
+    compare.add_argument("--json", action="store_true", help="print a JSON list of rows")
     return parser
 
 
@@ -143,6 +155,8 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.log:
             print(format_merge(event, show), file=out)
     elapsed = time.perf_counter() - started
+    if args.curve:
+        print_curve(trainer, out)
     tokenizer = trainer.tokenizer()
     try:
         tokenizer.save(args.output)
@@ -157,6 +171,56 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         file=err,
     )
     return 0
+
+
+def print_curve(trainer: Trainer, out: TextIO) -> None:
+    """One line per step: merges made, corpus tokens, bytes per token (seed 001's table, every step)."""
+    curve = compression_curve(trainer)
+    print("merges\ttokens\tbytes_per_token", file=out)
+    for step, tokens in enumerate(curve.tokens):
+        print(f"{step}\t{tokens}\t{curve.bytes_per_token(step):.4f}", file=out)
+
+
+# -- compare ----------------------------------------------------------------------------------
+
+#: ``compare`` trains this many merges when neither --vocab-size nor --merges is given.
+COMPARE_MERGES = 1000
+
+
+def run_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.vocab_size is None and args.merges is None:
+        args.merges = COMPARE_MERGES
+    config = config_from_args(args)
+    text = read_corpus(args.corpus, base=config.base).text
+    heldout = None
+    if args.heldout is not None:
+        heldout = read_corpus(args.heldout, base=config.base).text
+    elif args.heldout_fraction is not None:
+        text, heldout = hold_back(text, args.heldout_fraction)
+    trainer = Trainer(text, config)
+    trainer.train()
+    rows = [measure(BpeSegmenter(trainer.tokenizer()), text, heldout, corpus_counts=trainer_counts(trainer))]
+    rows += baseline_rows(build_baselines(text, trainer.vocab_size), text, heldout)
+    if args.json:
+        print(json.dumps([row.to_dict() for row in rows], ensure_ascii=False), file=out)
+    else:
+        print_rows(rows, out)
+    where = "the held-out text" if heldout is not None else "the corpus (no held-out text given)"
+    print(f"{PROG}: note: unknown and chars/token are measured on {where}", file=err)
+    return 0
+
+
+def print_rows(rows: Sequence[Row], out: TextIO) -> None:
+    """The comparison as an aligned table; a row that could not be built shows its note."""
+    print(f"{'tokenizer':<10} {'vocab':>7} {'corpus':>9} {'held-out':>9} {'unknown':>8} {'chars/token':>11}", file=out)
+    for row in rows:
+        if row.note is not None:
+            print(f"{row.name:<10} {row.note}", file=out)
+            continue
+        held = "-" if row.heldout_tokens is None else str(row.heldout_tokens)
+        cpt = row.chars_per_token
+        print(f"{row.name:<10} {row.vocab_size:>7} {row.corpus_tokens:>9} {held:>9} {row.unknown:>8} "
+              f"{'-' if cpt is None else f'{cpt:.3f}':>11}", file=out)
 
 
 # -- encode / decode --------------------------------------------------------------------------
@@ -238,6 +302,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
             return run_encode(args, out, err)
         if args.command == "export":
             return run_export(args, err)
+        if args.command == "compare":
+            return run_compare(args, out, err)
         return run_decode(args, out, err)
     except (UsageError, ValueError) as exc:
         print(f"{PROG}: error: {exc}", file=err)
