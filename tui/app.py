@@ -21,6 +21,7 @@ from engine.inspect import token_info
 from .clipboard import copy_text
 from .finder import find_token
 from .messages import LoadFailed, Loaded, Trained
+from .screens.analysis import AnalysisScreen
 from .screens.dialogs import ConfirmScreen, PromptScreen
 from .screens.help import HelpScreen
 from .screens.open_corpus import OpenScreen
@@ -31,8 +32,10 @@ from .widgets.inspector import Inspector
 from .widgets.merge_log import MergeLog
 from .widgets.status_line import StatusLine
 from .widgets.tokenize_pane import TokenizePane
-from .workbench import LoadedCorpus, Workbench
+from .workbench import Busy, LoadedCorpus, Workbench
 
+#: Seconds between pane refreshes while training runs (the worker posts after every batch).
+REFRESH_WHILE_RUNNING = 0.1
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
 STEPPING = {"step", "undo", "redo", "jump", "goto", "settings", "open", "save"}
 
@@ -59,6 +62,7 @@ class BpeApp(App):
         Binding("c", "copy", "Copy", show=False),
         Binding("s", "save", "Save"),
         Binding("o", "open", "Open"),
+        Binding("a", "analysis", "Analysis", show=False),
         Binding("comma", "settings", "Settings", show=False),
         Binding("i", "toggle_ids", "Ids", show=False),
         Binding("t", "toggle_trace", "Trace", show=False),
@@ -89,6 +93,7 @@ class BpeApp(App):
         self._copy_fn = clipboard
         self.selected: int | None = None  # the token the inspector shows
         self._last_output = 0.0
+        self._last_refresh = 0.0
 
     def say(self, message: str, **kwargs) -> None:
         """A notification; never markup, since messages quote user input like "[e4 b8]"."""
@@ -171,24 +176,42 @@ class BpeApp(App):
     # -- keeping the panes in step with the trainer -----------------------------------------
 
     def refresh_views(self) -> None:
-        """Bring every pane up to the trainer's current step (cheap; reads under the lock)."""
+        """Bring every pane up to the trainer's current step.
+
+        Cheap: each pane reads only what it shows. While training runs, a pane whose read would
+        wait for the worker keeps its content (the next batch refreshes it).
+        """
+        self._last_refresh = time.monotonic()
         workbench = self.workbench
         self.log_view.sync(workbench)
-        self.query_one(Candidates).show(workbench)
-        last = workbench.trainer.last if workbench else None
-        self.corpus_view.highlight = last.new_id if last else None
-        self.corpus_view.refresh_tokens()
-        made = workbench.trainer.vocab_size - len(workbench.config.specials) if workbench else 0
-        if workbench is not None and self.selected is not None and self.selected >= made:
-            self.selected = None
-        self._show_selected()
-        self._show_output()
-        self._show_status()
+        if workbench is None:
+            self.query_one(Candidates).show(None)
+            self.corpus_view.refresh_tokens()
+            self._show_selected()
+            self._show_status()
+            return
+        try:
+            with workbench.reading():
+                last = workbench.trainer.last
+                made = workbench.trainer.vocab_size - len(workbench.config.specials)
+            self.corpus_view.highlight = last.new_id if last else None
+            self.corpus_view.refresh_tokens()
+            if self.selected is not None and self.selected >= made:
+                self.selected = None
+            self.query_one(Candidates).show(workbench)
+            self._show_selected()
+            self._show_output()
+            self._show_status()
+        except Busy:
+            pass
 
     def _show_status(self) -> None:
         state = "loading" if self.loading else "running" if self.running else "paused"
-        if not self.running and self.workbench is not None and self.workbench.done:
-            state = "done"
+        try:
+            if not self.running and self.workbench is not None and self.workbench.done:
+                state = "done"
+        except Busy:
+            pass
         self.query_one(StatusLine).show(self.workbench, state)
 
     def _show_selected(self) -> None:
@@ -196,14 +219,11 @@ class BpeApp(App):
         if workbench is None:
             self.query_one(Inspector).show(None)
             return
-        token = self.selected
-        if token is None and workbench.trainer.last is not None:
-            token = workbench.trainer.last.new_id
-        if token is None:
-            self.query_one(Inspector).show(None)
-            return
-        with workbench.lock:
-            info = token_info(workbench.trainer, token)
+        with workbench.reading():
+            token = self.selected
+            if token is None and workbench.trainer.last is not None:
+                token = workbench.trainer.last.new_id
+            info = token_info(workbench.trainer, token) if token is not None else None
         self.query_one(Inspector).show(info)
 
     def _show_output(self, force: bool = False) -> None:
@@ -230,14 +250,18 @@ class BpeApp(App):
             return
         started = time.perf_counter()
         made = 0
-        while not worker.is_cancelled:
-            count, done = workbench.run_batch()
-            made += count
-            workbench.rate = made / max(time.perf_counter() - started, 1e-6)
-            self.post_message(Trained(done))
-            if done:
-                return
-            time.sleep(0.002)  # let the UI thread take the lock between batches
+        workbench.training = True
+        try:
+            while not worker.is_cancelled:
+                count, done = workbench.run_batch()
+                made += count
+                workbench.rate = made / max(time.perf_counter() - started, 1e-6)
+                self.post_message(Trained(done))
+                if done:
+                    return
+                time.sleep(0.002)  # let the UI thread take the lock between batches
+        finally:
+            workbench.training = False
 
     @on(Worker.StateChanged)
     def _track_worker(self, event: Worker.StateChanged) -> None:
@@ -248,6 +272,8 @@ class BpeApp(App):
 
     @on(Trained)
     def _trained(self, message: Trained) -> None:
+        if not message.done and time.monotonic() - self._last_refresh < REFRESH_WHILE_RUNNING:
+            return  # a few refreshes a second are plenty; the run's end refreshes anyway
         self.refresh_views()
         if message.done:
             self.say("training is done: a stop rule holds", timeout=4)
@@ -313,7 +339,10 @@ class BpeApp(App):
     @on(MergeLog.Inspect)
     def _inspect(self, message: MergeLog.Inspect) -> None:
         self.selected = message.token_id
-        self._show_selected()
+        try:
+            self._show_selected()
+        except Busy:
+            pass  # shown at the next refresh
 
     @on(MergeLog.Jump)
     def _jump(self, message: MergeLog.Jump) -> None:
@@ -329,7 +358,7 @@ class BpeApp(App):
         def done(answer: str | None) -> None:
             if not answer:
                 return
-            with self.workbench.lock:
+            with self.workbench.reading():
                 found = find_token(self.workbench.trainer, answer)
             if found is None:
                 self.say(f"no token matches {answer!r}", severity="warning")
@@ -443,6 +472,15 @@ class BpeApp(App):
             self.workers.cancel_group(self, "training")
         self._confirm_then("Quit bpe-lab?", self.exit)
 
+    def action_analysis(self, tab: str = "curve") -> None:
+        """Open the analysis screen (curve, vocabulary, held-out, baselines, compare, tie rules)."""
+        if self.workbench is None or self.loading:
+            self.say("no corpus loaded yet", timeout=2)
+        elif isinstance(self.screen, AnalysisScreen):
+            self.screen.show_tab(tab)
+        else:
+            self.push_screen(AnalysisScreen(self.workbench, tab))
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
@@ -469,6 +507,12 @@ COMMANDS = [
     (",", "settings", "Settings", "Change base, pre-tokenizer, tie rule or stop rules"),
     ("i", "toggle_ids", "Show ids", "Show token ids instead of text in the corpus"),
     ("t", "toggle_trace", "Trace", "Show the rule-by-rule encoding of the typed text"),
+    ("a", "analysis('curve')", "Analysis: compression curve", "Corpus tokens and bytes per token after every merge"),
+    ("a 2", "analysis('vocabulary')", "Analysis: vocabulary composition", "Whole characters, several characters, partial UTF-8"),
+    ("a 3", "analysis('heldout')", "Analysis: held-out evaluation", "Encode text the tokenizer never trained on"),
+    ("a 4", "analysis('baselines')", "Analysis: baselines", "BPE beside char, word, WordPiece and Unigram tokenizers"),
+    ("a 5", "analysis('compare')", "Analysis: compare text", "Any text through several tokenizers; the token tax"),
+    ("a 6", "analysis('tierules')", "Analysis: tie-rule diff", "Where two tie rules make the merge logs part"),
     ("?", "help", "Help", "All keys and panes"),
     ("q", "quit_app", "Quit", "Quit (asks when there is unsaved work)"),
 ]

@@ -10,8 +10,10 @@ import re
 import threading
 import time
 from array import array
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from engine import Merge, Tokenizer, TrainConfig, Trainer
 from engine.corpus import Corpus, decode_corpus, read_corpus
@@ -69,8 +71,17 @@ class LoadedCorpus:
         return starts[line], starts[line + 1]
 
 
+class Busy(Exception):
+    """The training worker holds the trainer; the UI keeps what it shows and tries later."""
+
+
 class Workbench:
-    """A corpus and its trainer, with the lock that keeps the UI and the worker apart."""
+    """A corpus and its trainer, with the lock that keeps the UI and the worker apart.
+
+    The UI reads through :meth:`reading`: while a run is live it never waits for the lock (a
+    single merge on a large corpus can take a second), it shows what it had and tries again
+    after the next batch.
+    """
 
     def __init__(self, corpus: LoadedCorpus, config: TrainConfig, *, replay: Tokenizer | None = None) -> None:
         """Build the trainer (slow for big corpora: the app calls this in a worker).
@@ -89,9 +100,20 @@ class Workbench:
         self.trainer.layout()  # built now (in the loading worker), not on the first paint
         self.trainer.frequencies()
         self.lock = threading.RLock()
+        self.training = False  # a worker is running batches: readers must not wait
         self.saved_step: int | None = None  # the step last saved, if any
         self._tokenizer: tuple[int, Tokenizer] | None = None
         self.rate = 0.0  # merges per second over the last run
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold the lock to read the trainer; raise :class:`Busy` rather than wait during a run."""
+        if not self.lock.acquire(blocking=not self.training):
+            raise Busy
+        try:
+            yield
+        finally:
+            self.lock.release()
 
     # -- moving through training ----------------------------------------------------------
 
@@ -132,7 +154,7 @@ class Workbench:
     @property
     def done(self) -> bool:
         """Whether a step now would make no merge (checked without changing anything)."""
-        with self.lock:
+        with self.reading():
             trainer = self.trainer
             if trainer.future:
                 return False
@@ -156,7 +178,7 @@ class Workbench:
             return out
         start = corpus.line_range(first)[0]
         end = corpus.line_range(last)[1]
-        with self.lock:
+        with self.reading():
             spans = self.trainer.spans(start, end)
         index = 0
         for line in range(first, last + 1):
@@ -173,7 +195,7 @@ class Workbench:
 
     def tokenizer(self) -> Tokenizer:
         """A tokenizer of the current step (cached until the step changes)."""
-        with self.lock:
+        with self.reading():
             steps = self.trainer.steps
             if self._tokenizer is None or self._tokenizer[0] != steps or self._stale_tokenizer():
                 self._tokenizer = (steps, self.trainer.tokenizer())

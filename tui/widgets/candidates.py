@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from engine import token_display
 
-from ..workbench import Workbench
+from ..workbench import Busy, Workbench
 
 RULES = {
     "lowest-ids": "tie rule: lowest-ids",
@@ -26,7 +26,7 @@ class Candidates(Static):
     """Seed 001's picture: candidate blocks with bars of different heights, one chosen."""
 
     DEFAULT_CSS = """
-    Candidates { height: auto; }
+    Candidates { height: 12; }
     """
 
     def show(self, workbench: Workbench | None, k: int = 8) -> None:
@@ -34,15 +34,19 @@ class Candidates(Static):
         if workbench is None:
             self.update("")
             return
-        with workbench.lock:
-            trainer = workbench.trainer
-            top = trainer.candidates(k)
-            ties = trainer.tie_count(top[0].count) if top else 0
-            target = trainer.target_merges
-            at_target = target is not None and trainer.steps >= target and not trainer.future
-            show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
-            rows = [(show(c.pair[0]), show(c.pair[1]), c.count) for c in top]
-        self.update(self.render_rows(rows, ties, workbench.config.tie_break, workbench.config.min_frequency, at_target))
+        try:
+            with workbench.reading():
+                trainer = workbench.trainer
+                top = trainer.candidates(k)
+                ties = trainer.tie_count(top[0].count) if top else 0
+                target = trainer.target_merges
+                at_target = target is not None and trainer.steps >= target and not trainer.future
+                show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+                rows = [(show(c.pair[0]), show(c.pair[1]), c.count) for c in top]
+        except Busy:
+            return  # the worker holds the trainer: keep the last picture
+        text = self.render_rows(rows, ties, workbench.config.tie_break, workbench.config.min_frequency, at_target)
+        self.update(text, layout=False)  # fixed height (app.tcss): no layout pass per step
 
     def render_rows(self, rows: list[tuple[str, str, int]], ties: int, rule: str, floor: int, at_target: bool) -> Text:
         width = max(self.content_region.width, 24)
@@ -50,7 +54,9 @@ class Candidates(Static):
         text.append(RULES.get(rule, rule), style="italic dim")
         text.append("\n")
         if at_target:
-            text.append("stop: the vocabulary/merge target is reached\n", style="bold")
+            text.append("done: the merge target is reached\n", style="bold")
+            if not rows:
+                return text
         if not rows:
             text.append(f"no pair occurs {floor} times or more: training is done", style="bold")
             return text

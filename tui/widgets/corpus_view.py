@@ -13,7 +13,7 @@ from textual.strip import Strip
 
 from engine.display import hex_bytes, visible_text
 
-from ..workbench import Workbench
+from ..workbench import Busy, Workbench
 
 #: Alternating token backgrounds (tokenizer playgrounds colour tokens the same way).
 PALETTE = ("#2e3c55", "#4a3a28", "#2d4a3a", "#4a2f48", "#3a3f4f")
@@ -92,8 +92,11 @@ class CorpusView(ScrollView, can_focus=True):
         last = first + self.size.height
         key = (self._version, first, last)
         if key != self._spans_key:
-            self._spans = self.workbench.line_spans(first, last)
-            self._spans_key = key
+            try:
+                self._spans = self.workbench.line_spans(first, last)
+                self._spans_key = key
+            except Busy:
+                pass  # training holds the trainer: show the last segmentation read
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -105,7 +108,10 @@ class CorpusView(ScrollView, can_focus=True):
             return blank
         spans = self._spans.get(line)
         if spans is None:
-            spans = self.workbench.line_spans(line, line).get(line, [])
+            try:
+                spans = self.workbench.line_spans(line, line).get(line, [])
+            except Busy:
+                return blank
         segments = self._line_segments(line, spans)
         strip = Strip(segments).crop(int(self.scroll_x), int(self.scroll_x) + width)
         return strip.extend_cell_length(width, self.rich_style)

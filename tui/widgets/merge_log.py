@@ -1,22 +1,75 @@
-"""The merge log: step, left, right, new token, count, corpus tokens after (seed 002's log)."""
+"""The merge log: step, left, right, new token, count, corpus tokens after (seed 002's log).
+
+A Line API widget over the trainer's history: it keeps no rows of its own, so a jump of
+thousands of steps costs nothing here, and only the visible rows are ever read and drawn.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.text import Text
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.events import Click
+from textual.geometry import Region, Size
 from textual.message import Message
-from textual.widgets import DataTable
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from engine import Merge, token_display
 
-from ..workbench import Workbench
+from ..workbench import Busy, Workbench
 
-COLUMNS = ("step", "left", "right", "new", "count", "tokens")
+#: Column titles; numbers get fixed widths, the three token columns share the rest.
+TITLES = ("step", "left", "right", "new", "count", "tokens")
+NUMBER_WIDTHS = {0: 5, 4: 7, 5: 8}
+ROW_BLOCK = 64
 
 
-class MergeLog(DataTable):
+def column_widths(width: int) -> list[int]:
+    """Widths of the six columns for a pane ``width`` cells wide (one space between columns).
+
+    Example: ``column_widths(46) -> [5, 6, 6, 8, 7, 8]``
+    """
+    room = max(width - sum(NUMBER_WIDTHS.values()) - len(TITLES), 15)
+    token = room // 3
+    widths = [NUMBER_WIDTHS.get(i, token) for i in range(len(TITLES))]
+    widths[3] += room - 3 * token  # the new token gets what division leaves over
+    return widths
+HEADER = Style(bold=True, color="#c0c4cc", bgcolor="#2a2f3a")
+CURSOR = Style(bold=True, color="#ffffff", bgcolor="#0a5fa8")
+ODD = Style(bgcolor="#1c1f26")
+TIE = Style(color="#e9c46a")
+
+
+def fit(text: str, width: int) -> str:
+    """Example: ``fit("abcdef", 4) -> 'abc…'``; ``fit("ab", 4) -> 'ab  '``"""
+    if len(text) > width:
+        return text[: width - 1] + "…"
+    return text.ljust(width)
+
+
+class MergeLog(ScrollView, can_focus=True):
     """One row per applied merge. Moving the cursor inspects that row's token; Enter jumps there."""
+
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(0)", "First", show=False),
+        Binding("end", "edge(1)", "Last", show=False),
+        Binding("enter", "jump", "Jump here", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    MergeLog { height: 1fr; }
+    """
+
+    cursor_row: reactive[int] = reactive(0)
+    """The row under the cursor (0-based: row k shows step k + 1)."""
 
     @dataclass
     class Inspect(Message):
@@ -31,55 +84,147 @@ class MergeLog(DataTable):
         step: int
 
     def __init__(self, **kwargs) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        super().__init__(**kwargs)
+        self.workbench: Workbench | None = None
         self._rows = 0
-        self._new_ids: list[int] = []
+        self._events: dict[int, Merge] = {}  # row -> event, for the rows last drawn
+        self._texts: dict[int, tuple[str, ...]] = {}  # row -> its cells, as shown
 
-    def on_mount(self) -> None:
-        for name in COLUMNS:
-            self.add_column(name, key=name)
+    @property
+    def row_count(self) -> int:
+        return self._rows
 
     def sync(self, workbench: Workbench | None) -> None:
-        """Make the rows match the trainer's applied merges (append or drop at the end)."""
-        if workbench is None:
-            self.clear()
+        """Follow the trainer: as many rows as applied merges; the cursor follows the last row
+        when it was there."""
+        if workbench is not self.workbench:
+            self.workbench = workbench
             self._rows = 0
-            self._new_ids.clear()
+        if workbench is None:
+            self._rows = 0
+            self.virtual_size = Size(0, 1)
+            self._forget()
             return
-        with workbench.lock:
-            trainer = workbench.trainer
-            steps = trainer.steps
-            fresh = trainer.events(self._rows, steps) if steps > self._rows else []
-            rows = [self._row(trainer, e) for e in fresh]
+        steps = workbench.steps
         follow = self._rows == 0 or self.cursor_row >= self._rows - 1
-        while self._rows > steps:
-            self.remove_row(str(self._rows))
-            self._rows -= 1
-            self._new_ids.pop()
-        for event, row in zip(fresh, rows):
-            self.add_row(*row, key=str(event.step))
-            self._new_ids.append(event.new_id)
+        if steps != self._rows:
+            self._forget(from_row=min(steps, self._rows))
         self._rows = steps
+        # Grow the scroll extent in blocks: a new size means a layout pass of the whole screen,
+        # which would otherwise cost ~20 ms on every step. Rows past the last merge are blank.
+        visible = self.size.height
+        rows = visible if steps + 1 <= visible else -(-(steps + 1) // ROW_BLOCK) * ROW_BLOCK
+        if self.virtual_size.height != rows:
+            self.virtual_size = Size(0, rows)
         if follow and steps:
-            self.move_cursor(row=steps - 1, animate=False)
+            self.move_cursor(row=steps - 1)
+        elif self.cursor_row >= steps:
+            self.move_cursor(row=max(steps - 1, 0))
+        self.refresh()
 
-    @staticmethod
-    def _row(trainer, event: Merge) -> tuple:
-        # Text, not str: DataTable reads strings as markup, and "[e4 b8]" would vanish as a tag.
-        show = lambda i: Text(token_display(trainer.token_bytes(i), space="·"))  # noqa: E731
-        a, b = event.pair
-        count = Text(f"{event.count}" + ("*" if event.tied else ""), style="#e9c46a" if event.tied else "")
-        return (event.step, show(a), show(b), Text(token_display(event.token, space="·"), style="bold"), count, event.tokens_after)
+    def _forget(self, from_row: int = 0) -> None:
+        for cache in (self._events, self._texts):
+            for row in [r for r in cache if r >= from_row]:
+                del cache[row]
 
-    def token_at(self, row: int) -> int | None:
-        """The new token of a row, if there is one."""
-        return self._new_ids[row] if 0 <= row < len(self._new_ids) else None
+    def move_cursor(self, *, row: int, animate: bool = False) -> None:
+        """Put the cursor on a row and keep it in view."""
+        row = max(0, min(row, self._rows - 1))
+        self.cursor_row = row
+        height = max(self.size.height - 1, 1)  # the header takes one line
+        top = int(self.scroll_y)
+        if row < top:
+            self.scroll_to(y=row, animate=animate)
+        elif row >= top + height:
+            self.scroll_to(y=row - height + 1, animate=animate)
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        token = self.token_at(event.cursor_row)
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        token = self.token_at(new)
         if token is not None:
             self.post_message(self.Inspect(token))
+        self.refresh()
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()
-        self.post_message(self.Jump(event.cursor_row + 1))
+    def token_at(self, row: int) -> int | None:
+        """The new token of a row, if there is one (tokens are made in order: base + row)."""
+        if self.workbench is None or not 0 <= row < self._rows:
+            return None
+        return self.workbench.trainer.base_size + row
+
+    # -- keys -------------------------------------------------------------------------------
+
+    def action_cursor(self, delta: int) -> None:
+        self.move_cursor(row=self.cursor_row + delta)
+
+    def action_page(self, direction: int) -> None:
+        self.move_cursor(row=self.cursor_row + direction * max(self.size.height - 2, 1))
+
+    def action_edge(self, end: int) -> None:
+        self.move_cursor(row=self._rows - 1 if end else 0)
+
+    def action_jump(self) -> None:
+        if self._rows:
+            self.post_message(self.Jump(self.cursor_row + 1))
+
+    def on_click(self, event: Click) -> None:
+        if event.y >= 1:
+            self.move_cursor(row=int(self.scroll_y) + event.y - 1)
+
+    # -- drawing ----------------------------------------------------------------------------
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._prefetch()
+        return super().render_lines(crop)
+
+    def _prefetch(self) -> None:
+        workbench = self.workbench
+        if workbench is None or not self._rows:
+            return
+        first = int(self.scroll_y)
+        last = min(first + self.size.height, self._rows)
+        missing = [row for row in range(first, last) if row not in self._texts]
+        if not missing:
+            return
+        try:
+            with workbench.reading():
+                trainer = workbench.trainer
+                events = trainer.events(missing[0], missing[-1] + 1)
+                show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+                for event in events:
+                    row = event.step - 1
+                    a, b = event.pair
+                    self._events[row] = event
+                    self._texts[row] = (
+                        str(event.step), show(a), show(b), token_display(event.token, space="·"),
+                        f"{event.count}" + ("*" if event.tied else ""), str(event.tokens_after),
+                    )
+        except Busy:
+            pass  # training holds the trainer: draw what we have; the next refresh fills in
+        if len(self._texts) > 4096:  # keep the cache to a few screens
+            keep = range(first - 500, last + 500)
+            for cache in (self._events, self._texts):
+                for row in [r for r in cache if r not in keep]:
+                    del cache[row]
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        widths = column_widths(width)
+        if y == 0:
+            cells = [Segment(fit(title, w) + " ", HEADER) for title, w in zip(TITLES, widths)]
+            return Strip(cells).crop(0, width).extend_cell_length(width, HEADER)
+        row = int(self.scroll_y) + y - 1
+        if row >= self._rows:
+            return Strip.blank(width, self.rich_style)
+        texts = self._texts.get(row)
+        if texts is None:
+            return Strip.blank(width, self.rich_style)
+        event = self._events[row]
+        base = CURSOR if row == self.cursor_row else (ODD if row % 2 else Style())
+        segments = []
+        for index, (w, text) in enumerate(zip(widths, texts)):
+            style = base
+            if index == 3:  # the new token
+                style = base + Style(bold=True)
+            elif index == 4 and event.tied and row != self.cursor_row:
+                style = base + TIE
+            segments.append(Segment(fit(text, w) + " ", style))
+        return Strip(segments).crop(0, width).extend_cell_length(width, base)

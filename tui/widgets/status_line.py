@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ..workbench import Workbench
+from ..workbench import Busy, Workbench
 
 
 def human_size(n: int) -> str:
@@ -29,13 +29,16 @@ class StatusLine(Static):
         if workbench is None:
             self.update(Text(f"{state}", style="italic"))
             return
-        with workbench.lock:
-            trainer = workbench.trainer
-            steps = trainer.steps
-            target = trainer.target_merges
-            tokens = trainer.corpus_tokens
-            vocab = trainer.vocab_size
-            redo = len(trainer.future)
+        try:
+            with workbench.reading():
+                trainer = workbench.trainer
+                steps = trainer.steps
+                target = trainer.target_merges
+                tokens = trainer.corpus_tokens
+                vocab = trainer.vocab_size
+                redo = len(trainer.future)
+        except Busy:
+            return  # the worker holds the trainer: keep the line until the next refresh
         corpus = workbench.corpus
         config = workbench.config
         pre = config.pretokenizer if config.pretokenizer != "custom" else "custom"
@@ -52,4 +55,4 @@ class StatusLine(Static):
         rule = f"replaying {len(workbench.replay.merges)} merges" if workbench.replay is not None else config.tie_break
         text.append(f" │ {config.base} {pre} {rule}")
         text.append(f" │ {corpus.name} {human_size(corpus.size)}", style="bold")
-        self.update(text)
+        self.update(text, layout=False)

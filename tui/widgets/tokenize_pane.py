@@ -66,6 +66,9 @@ class TokenizePane(Vertical):
 
         text: str
 
+    _shown: Text | None = None
+    _shown_lines = -1
+
     def compose(self):
         yield Input(placeholder="type text to tokenize (Tab here, Esc back)", id="tokenize-input")
         yield Static("", id="tokenize-output")
@@ -80,11 +83,18 @@ class TokenizePane(Vertical):
 
     def show(self, tok: Tokenizer | None) -> list[int]:
         """Encode the current text with ``tok`` and draw it; returns the ids."""
-        output = self.query_one("#tokenize-output", Static)
         text = self.text
         if tok is None or not text:
-            output.update(Text("", style="dim"))
+            self._draw(Text(""))
             return []
         ids = tok.encode(text)
-        output.update(render_trace(tok, text) if self.trace else render_tokens(tok, ids, text))
+        self._draw(render_trace(tok, text) if self.trace else render_tokens(tok, ids, text))
         return ids
+
+    def _draw(self, content: Text) -> None:
+        """Repaint the output; a layout pass only when its height may have changed."""
+        if content == self._shown:
+            return
+        lines = str(content).count("\n")
+        self.query_one("#tokenize-output", Static).update(content, layout=lines != self._shown_lines)
+        self._shown, self._shown_lines = content, lines

@@ -1,0 +1,118 @@
+"""App responsiveness with Pilot (run by hand).
+
+    python tests/bench/bench_app.py [--presses 20]
+
+For 1 MB and 5 MB corpora (standard library source; tang_all.txt too when present), after
+training to step 2000: time from a key press to the screen being updated (the key handled and
+the last screen update the key caused, timed from the compositor) for step (n), undo (u) and
+goto (g 1000 Enter, g 2000 Enter). Then, while training runs at full speed (space), the time from pressing a key to its
+action running (i toggles the ids view). Medians and maxima; targets: step/undo/goto <= 50 ms
+median (moonshot 16 ms) at 5 MB, a key handled while training <= 100 ms (moonshot 33 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+
+from common import ROOT, shared_corpus, stdlib_corpus
+
+sys.path.insert(0, str(ROOT))
+
+from engine import TrainConfig  # noqa: E402
+from tui.app import BpeApp  # noqa: E402
+from tui.workbench import LoadedCorpus, Workbench  # noqa: E402
+
+
+PAINTS: list[float] = []
+
+
+def record_paints() -> None:
+    """Timestamp every screen update the compositor makes (the moment the screen changes)."""
+    from textual.screen import Screen
+
+    original = Screen._compositor_refresh
+
+    def painted(self) -> None:
+        original(self)
+        PAINTS.append(time.perf_counter())
+
+    Screen._compositor_refresh = painted
+
+
+async def press_latency(app, pilot, keys: list[str]) -> float:
+    """From the last key's press to the first screen update after the app handled it.
+
+    Pilot's own waiting (it sleeps until the process looks idle) is not counted: the paint
+    timestamps come from the compositor.
+    """
+    if len(keys) > 1:
+        await pilot.press(*keys[:-1])
+    done = len(PAINTS)
+    started = time.perf_counter()
+    await pilot.press(keys[-1])
+    await pilot.pause()
+    after = [t for t in PAINTS[done:] if t >= started]
+    return (after[-1] if after else time.perf_counter()) - started
+
+
+async def measure(path, presses: int) -> None:
+    corpus = LoadedCorpus.open(str(path), "bytes")
+    started = time.perf_counter()
+    workbench = Workbench(corpus, TrainConfig(vocab_size=32000))
+    workbench.goto(2000)
+    print(f"\n== {path.name} ({corpus.size / 1e6:.1f} MB): trainer ready at step 2000 in {time.perf_counter() - started:.1f} s")
+    app = BpeApp(workbench=workbench)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        results: dict[str, list[float]] = {"step (n)": [], "undo (u)": [], "goto (g N enter)": []}
+        for i in range(presses):
+            results["step (n)"].append(await press_latency(app, pilot, ["n"]))
+            results["undo (u)"].append(await press_latency(app, pilot, ["u"]))
+            target = "1000" if i % 2 == 0 else "2000"
+            results["goto (g N enter)"].append(await press_latency(app, pilot, ["g", *target, "enter"]))
+        for name, times in results.items():
+            print(f"  {name:<18} median {statistics.median(times) * 1000:6.1f} ms   max {max(times) * 1000:6.1f} ms")
+        handled: list[float] = []
+        original = app.action_toggle_ids
+
+        def recording():
+            handled.append(time.perf_counter())
+            original()
+
+        app.action_toggle_ids = recording
+        await pilot.press("space")
+        await pilot.pause(0.5)
+        lags = []
+        for _ in range(presses):
+            before = len(handled)
+            pressed = time.perf_counter()
+            await pilot.press("i")
+            while len(handled) == before:
+                await asyncio.sleep(0.001)
+            lags.append(handled[-1] - pressed)
+            await asyncio.sleep(0.05)
+        steps_before = workbench.steps
+        await pilot.press("space")
+        await app.workers.wait_for_complete()
+        print(f"  key while training  median {statistics.median(lags) * 1000:6.1f} ms   max {max(lags) * 1000:6.1f} ms   (trained to step {steps_before}, {workbench.rate:,.0f} merges/s)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--presses", type=int, default=20)
+    args = parser.parse_args()
+    corpora = [stdlib_corpus(1_000_000), stdlib_corpus(5_000_000)]
+    tang = shared_corpus("tang_all.txt")
+    if tang is not None:
+        corpora.append(tang)
+    record_paints()
+    for path in corpora:
+        asyncio.run(measure(path, args.presses))
+
+
+if __name__ == "__main__":
+    main()
