@@ -262,6 +262,9 @@ class BpeApp(App):
                 time.sleep(0.002)  # let the UI thread take the lock between batches
         finally:
             workbench.training = False
+            # A cancelled worker is reported as such at once, while its last batch may still
+            # be running: this message comes after that batch, so the panes end up exact.
+            self.post_message(Trained(done=False, final=True))
 
     @on(Worker.StateChanged)
     def _track_worker(self, event: Worker.StateChanged) -> None:
@@ -272,7 +275,7 @@ class BpeApp(App):
 
     @on(Trained)
     def _trained(self, message: Trained) -> None:
-        if not message.done and time.monotonic() - self._last_refresh < REFRESH_WHILE_RUNNING:
+        if not (message.done or message.final) and time.monotonic() - self._last_refresh < REFRESH_WHILE_RUNNING:
             return  # a few refreshes a second are plenty; the run's end refreshes anyway
         self.refresh_views()
         if message.done:

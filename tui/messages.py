@@ -14,9 +14,10 @@ class Trained(Message):
     """The training worker made some merges. Coalesces: only the latest matters."""
 
     done: bool
+    final: bool = False  # the worker has stopped: the last refresh of a run
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, Trained)
+        return isinstance(message, Trained) and not (message.final or message.done)
 
 
 @dataclass
