@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+from .pretokenize import NAMED_PATTERNS, PreTokenizer
 
 
 class CorpusError(ValueError):
@@ -67,3 +70,97 @@ def read_corpus(path: str | os.PathLike[str], *, base: str = "bytes") -> Corpus:
     if not data:
         raise CorpusError(f"{p}: the file is empty")
     return decode_corpus(data, base=base, name=p.name)
+
+
+@dataclass(frozen=True)
+class CountedCorpus:
+    """A corpus read block by block: its distinct chunks with counts, never the whole text."""
+
+    chunks: Counter[str]
+    name: str
+    size: int
+    invalid_bytes: int
+
+    warning = Corpus.warning
+
+
+#: Cuts go just after a newline followed by printable ASCII: every named pre-tokenizer (simple,
+#: gpt2, gpt4) ends a chunk there, whatever came before (no pattern lets a chunk run from a
+#: newline into a non-space character), so each piece can be pre-tokenized alone.
+BLOCK = 1 << 20
+
+
+def streamable(pretokenizer: PreTokenizer) -> bool:
+    """Whether :func:`count_corpus` can pre-tokenize with this pre-tokenizer block by block."""
+    return pretokenizer.name in NAMED_PATTERNS
+
+
+def count_corpus(
+    path: str | os.PathLike[str], pretokenizer: PreTokenizer, *, base: str = "bytes", block: int = BLOCK
+) -> CountedCorpus:
+    """Pre-tokenize a file a block at a time and count its chunks, holding only one block.
+
+    Gives exactly ``pretokenizer.count(read_corpus(path).text)`` (same counts, same order of
+    first appearance) for the named pre-tokenizers (see :func:`streamable`); a peak of a few
+    megabytes instead of the whole text (a 10 MB file with one emoji is 40 MB as a str).
+    """
+    if not streamable(pretokenizer):
+        raise ValueError(f"the {pretokenizer.name} pre-tokenizer needs the whole text at once")
+    p = Path(path)
+    counts: Counter[str] = Counter()
+    size = invalid = 0
+    pending = b""
+    try:
+        with p.open("rb") as handle:
+            while True:
+                data = handle.read(block)
+                size += len(data)
+                pending += data
+                if not data:
+                    piece, pending, lookahead = pending, b"", False
+                else:
+                    cut = _last_cut(pending)
+                    if cut is None:
+                        continue  # no safe cut yet (a very long line): read on
+                    # The piece keeps the character after the cut: the patterns look one
+                    # character ahead (a run of whitespace splits differently before a
+                    # letter than at the end of the text). Its chunk is the piece's last,
+                    # and the next piece counts it.
+                    piece, pending, lookahead = pending[: cut + 1], pending[cut:], True
+                if piece:
+                    text = piece.decode("utf-8", "surrogateescape")
+                    bad = len(_ESCAPED.findall(text[:-1] if lookahead else text))
+                    if bad:
+                        invalid += bad
+                        if base == "chars":
+                            text = _ESCAPED.sub("\ufffd", text)
+                    raw = pretokenizer.count_raw(text)
+                    if lookahead:
+                        last = text[-1]
+                        raw[last] -= 1
+                        if not raw[last]:
+                            del raw[last]
+                    counts.update(pretokenizer.split_counted(raw))
+                if not data:
+                    break
+    except FileNotFoundError:
+        raise CorpusError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise CorpusError(f"{p}: is a directory, not a text file") from None
+    except PermissionError:
+        raise CorpusError(f"{p}: permission denied") from None
+    except OSError as exc:
+        raise CorpusError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    if not size:
+        raise CorpusError(f"{p}: the file is empty")
+    return CountedCorpus(counts, p.name, size, invalid)
+
+
+def _last_cut(data: bytes) -> int | None:
+    """The last safe cut position in ``data`` (just after a newline), or None."""
+    i = data.rfind(b"\n")
+    while i >= 0:
+        if i + 1 < len(data) and 0x21 <= data[i + 1] <= 0x7E:
+            return i + 1
+        i = data.rfind(b"\n", 0, i)
+    return None

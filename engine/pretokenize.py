@@ -84,12 +84,15 @@ class PreTokenizer:
         return self._post(chunks)
 
     def count(self, text: str) -> Counter[str]:
-        """Each distinct chunk with its count, in order of first appearance.
+        """Each distinct chunk with its count, in order of first appearance."""
+        return self.split_counted(self.count_raw(text))
 
-        Digit and newline splitting run once per distinct chunk (weighted), not per occurrence:
-        pieces still come out in order of first appearance, because distinct chunks do.
+    def split_counted(self, raw: Counter[str]) -> Counter[str]:
+        """Digit and newline splitting of counted pattern chunks.
+
+        Runs once per distinct chunk (weighted), not per occurrence: pieces still come out in
+        order of first appearance, because distinct chunks do.
         """
-        raw = self._count_raw(text)
         if not (self.split_digits or self.split_newlines):
             return raw
         counts: Counter[str] = Counter()
@@ -99,7 +102,7 @@ class PreTokenizer:
                 counts[piece] += n
         return counts
 
-    def _count_raw(self, text: str) -> Counter[str]:
+    def count_raw(self, text: str) -> Counter[str]:
         """Chunks as the pattern alone makes them, counted (batch by batch, see batches())."""
         counts: Counter[str] = Counter()
         for batch in self.batches(text):

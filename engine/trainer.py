@@ -6,7 +6,8 @@ import gc
 from array import array
 from bisect import bisect_right
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from collections import Counter
 from typing import Iterator, NamedTuple, Sequence
 
 from .bytelevel import hf_byte_rank
@@ -20,14 +21,16 @@ from .tokenizer import Tokenizer
 TIE_CAP = 5
 
 
-@dataclass(frozen=True, slots=True)
-class Merge:
-    """One training step: ``pair`` became token ``new_id``.
+class Merge(NamedTuple):
+    """One training step: ``pair`` became token ``new_id`` (immutable).
 
     ``count`` is the pair's weighted count when it was chosen; ``ties`` lists the pairs that
     shared that count (the chosen one first, in tie-rule order, at most ``TIE_CAP``) and
     ``tie_total`` says how many there were in all; ``tokens_after`` is the corpus length in
     tokens after the merge; ``removed`` is how many tokens it saved (occurrences replaced).
+
+    A NamedTuple rather than a frozen dataclass: training makes one per merge, and a frozen
+    dataclass costs a few microseconds more to build each time.
     """
 
     step: int
@@ -89,25 +92,30 @@ class Trainer:
         alphabet: Sequence[str] | None = None,
         script: Sequence[tuple[int, int]] | None = None,
         pretokenizer: PreTokenizer | None = None,
+        chunks: Counter[str] | None = None,
     ) -> None:
         """Prepare to train on ``text``.
 
         ``alphabet`` fixes the chars base's ids (characters outside it become id 0);
         ``script`` makes every step apply the next of these merges instead of choosing one (a
         tokenizer replayed on this corpus, see :meth:`replaying`); ``pretokenizer`` overrides
-        the one the config names (an imported tokenizer's own pattern).
+        the one the config names (an imported tokenizer's own pattern); ``chunks`` gives the
+        corpus already pre-tokenized and counted (:func:`engine.corpus.count_corpus`, which
+        never holds the whole text): ``text`` may then be empty, and :meth:`spans` needs it.
         """
         self.config = config = config or TrainConfig()
         self.pretokenizer: PreTokenizer = pretokenizer or pretokenizer_for(config)
         self.text = text
         self._script = [tuple(pair) for pair in script] if script is not None else None
         with _gc_paused():
-            chunks = self.pretokenizer.count(text)
+            if chunks is None:
+                chunks = self.pretokenizer.count(text)
             if not chunks:
                 raise ValueError("the corpus is empty (no text to train on)")
             if config.base == "chars":
                 if alphabet is None:
-                    alphabet = ["\ufffd", *sorted(set(text) - {"\ufffd"})]
+                    seen = set(text) if text else set().union(*chunks)
+                    alphabet = ["\ufffd", *sorted(seen - {"\ufffd"})]
                 self.alphabet: list[str] | None = list(alphabet)
                 ids = {c: i for i, c in enumerate(alphabet)}
                 pieces = [c.encode("utf-8", "surrogateescape") for c in alphabet]
@@ -277,6 +285,8 @@ class Trainer:
     def layout(self) -> CorpusLayout:
         """Where every chunk occurrence sits in the corpus (built on first use, then kept)."""
         if self._layout is None:
+            if not self.text:
+                raise ValueError("this trainer was given counted chunks, not the corpus text")
             with _gc_paused():
                 self._layout = CorpusLayout.build(
                     self.text, self.pretokenizer, self._chunks, self._chunk_lengths, self.config.base

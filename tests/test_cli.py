@@ -128,6 +128,7 @@ def test_unreadable_corpus_via_mocked_read(tmp_path, monkeypatch, capsys):
         raise PermissionError(13, "Permission denied", str(self))
 
     monkeypatch.setattr(Path, "read_bytes", deny)
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: deny(self))
     assert main(["train", str(corpus), "-o", str(tmp_path / "t.json")]) == 2
     err = capsys.readouterr().err
     assert err == f"bpe-lab: error: {corpus}: permission denied\n"

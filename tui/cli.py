@@ -16,7 +16,8 @@ from engine.analysis import (
     BpeSegmenter, Row, baseline_rows, build_baselines, compression_curve, hold_back, measure, trainer_counts,
 )
 from engine.config import PRETOKENIZERS, TIE_RULES
-from engine.corpus import read_corpus
+from engine.corpus import count_corpus, read_corpus, streamable
+from engine.pretokenize import pretokenizer_for
 from engine.formats import FORMATS, Imported, export_tokenizer, load_any, written_paths
 from engine.pretokenize import NAMED_PATTERNS, PreTokenizer
 
@@ -142,12 +143,19 @@ def format_merge(event: Merge, show: callable, width: int = 14) -> str:
 
 def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     config = config_from_args(args)
-    corpus = read_corpus(args.corpus, base=config.base)
+    pretokenizer = pretokenizer_for(config)
+    started = time.perf_counter()
+    if streamable(pretokenizer):  # pre-tokenize block by block: the text is never held whole
+        corpus = count_corpus(args.corpus, pretokenizer, base=config.base)
+        text, chunks = "", corpus.chunks
+    else:
+        corpus = read_corpus(args.corpus, base=config.base)
+        text, chunks = corpus.text, None
     if corpus.warning:
         policy = "trained on the raw bytes" if config.base == "bytes" else "replaced by U+FFFD"
         print(f"{PROG}: note: {corpus.warning}; {policy}", file=err)
-    started = time.perf_counter()
-    trainer = Trainer(corpus.text, config)
+    trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks)
+    del chunks, corpus
     show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
     count = 0
     for event in trainer.run():
@@ -156,7 +164,7 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(format_merge(event, show), file=out)
     elapsed = time.perf_counter() - started
     if args.curve:
-        print_curve(trainer, out)
+        print_curve(trainer, out, corpus.size)
     tokenizer = trainer.tokenizer()
     try:
         tokenizer.save(args.output)
@@ -173,9 +181,9 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def print_curve(trainer: Trainer, out: TextIO) -> None:
+def print_curve(trainer: Trainer, out: TextIO, corpus_bytes: int) -> None:
     """One line per step: merges made, corpus tokens, bytes per token (seed 001's table, every step)."""
-    curve = compression_curve(trainer)
+    curve = compression_curve(trainer, corpus_bytes)
     print("merges\ttokens\tbytes_per_token", file=out)
     for step, tokens in enumerate(curve.tokens):
         print(f"{step}\t{tokens}\t{curve.bytes_per_token(step):.4f}", file=out)
