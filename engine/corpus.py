@@ -96,53 +96,33 @@ def streamable(pretokenizer: PreTokenizer) -> bool:
 
 
 def count_corpus(
-    path: str | os.PathLike[str], pretokenizer: PreTokenizer, *, base: str = "bytes", block: int = BLOCK
+    path: str | os.PathLike[str],
+    pretokenizer: PreTokenizer,
+    *,
+    base: str = "bytes",
+    block: int = BLOCK,
+    processes: int = 1,
 ) -> CountedCorpus:
     """Pre-tokenize a file a block at a time and count its chunks, holding only one block.
 
     Gives exactly ``pretokenizer.count(read_corpus(path).text)`` (same counts, same order of
     first appearance) for the named pre-tokenizers (see :func:`streamable`); a peak of a few
     megabytes instead of the whole text (a 10 MB file with one emoji is 40 MB as a str).
+    With ``processes`` 2, a large file's second half is counted in a forked process at the same
+    time (no threads may run: the command line only).
     """
     if not streamable(pretokenizer):
         raise ValueError(f"the {pretokenizer.name} pre-tokenizer needs the whole text at once")
     p = Path(path)
-    counts: Counter[str] = Counter()
-    size = invalid = 0
-    pending = b""
     try:
-        with p.open("rb") as handle:
-            while True:
-                data = handle.read(block)
-                size += len(data)
-                pending += data
-                if not data:
-                    piece, pending, lookahead = pending, b"", False
-                else:
-                    cut = _last_cut(pending)
-                    if cut is None:
-                        continue  # no safe cut yet (a very long line): read on
-                    # The piece keeps the character after the cut: the patterns look one
-                    # character ahead (a run of whitespace splits differently before a
-                    # letter than at the end of the text). Its chunk is the piece's last,
-                    # and the next piece counts it.
-                    piece, pending, lookahead = pending[: cut + 1], pending[cut:], True
-                if piece:
-                    text = piece.decode("utf-8", "surrogateescape")
-                    bad = len(_ESCAPED.findall(text[:-1] if lookahead else text))
-                    if bad:
-                        invalid += bad
-                        if base == "chars":
-                            text = _ESCAPED.sub("\ufffd", text)
-                    raw = pretokenizer.count_raw(text)
-                    if lookahead:
-                        last = text[-1]
-                        raw[last] -= 1
-                        if not raw[last]:
-                            del raw[last]
-                    counts.update(pretokenizer.split_counted(raw))
-                if not data:
-                    break
+        size = p.stat().st_size
+        if p.is_dir():
+            raise IsADirectoryError
+        mid = _middle_cut(p, size) if processes > 1 and size >= PARALLEL_MIN and hasattr(os, "fork") else None
+        if mid is None:
+            counts, invalid, size = _count_range(p, 0, None, pretokenizer, base, block)
+        else:
+            counts, invalid = _count_in_two(p, mid, size, pretokenizer, base, block)
     except FileNotFoundError:
         raise CorpusError(f"{p}: no such file") from None
     except IsADirectoryError:
@@ -154,6 +134,103 @@ def count_corpus(
     if not size:
         raise CorpusError(f"{p}: the file is empty")
     return CountedCorpus(counts, p.name, size, invalid)
+
+
+#: Files at least this large are counted by two processes when asked.
+PARALLEL_MIN = 4 << 20
+
+
+def _count_range(
+    p: Path, start: int, end: int | None, pretokenizer: PreTokenizer, base: str, block: int
+) -> tuple[Counter[str], int, int]:
+    """Count the chunks of bytes [start, end) of a file (``end`` None: to the end, which must be a
+    safe cut otherwise); returns (counts, invalid bytes, bytes read)."""
+    counts: Counter[str] = Counter()
+    invalid = read = 0
+    pending = b""
+    with p.open("rb") as handle:
+        handle.seek(start)
+        while True:
+            want = block if end is None else min(block, end - start - read)
+            data = handle.read(want) if want > 0 else b""
+            read += len(data)
+            pending += data
+            if not data:
+                # The end of the range: a cut in the middle of the file keeps its next
+                # character, as every other cut does (see below).
+                nxt = handle.read(1) if end is not None else b""
+                piece, pending, lookahead = pending + nxt, b"", bool(nxt)
+            else:
+                cut = _last_cut(pending)
+                if cut is None:
+                    continue  # no safe cut yet (a very long line): read on
+                # The piece keeps the character after the cut: the patterns look one
+                # character ahead (a run of whitespace splits differently before a letter
+                # than at the end of the text). Its chunk is the piece's last, and the next
+                # piece counts it.
+                piece, pending, lookahead = pending[: cut + 1], pending[cut:], True
+            if piece:
+                text = piece.decode("utf-8", "surrogateescape")
+                bad = len(_ESCAPED.findall(text[:-1] if lookahead else text))
+                if bad:
+                    invalid += bad
+                    if base == "chars":
+                        text = _ESCAPED.sub("\ufffd", text)
+                raw = pretokenizer.count_raw(text)
+                if lookahead:
+                    last = text[-1]
+                    raw[last] -= 1
+                    if not raw[last]:
+                        del raw[last]
+                counts.update(pretokenizer.split_counted(raw))
+            if not data:
+                return counts, invalid, read
+
+
+def _middle_cut(p: Path, size: int) -> int | None:
+    """A safe cut near the middle of the file, or None when there is none near it."""
+    with p.open("rb") as handle:
+        handle.seek(size // 2)
+        window = handle.read(BLOCK)
+    i = window.find(b"\n")
+    while i >= 0:
+        if i + 1 < len(window) and 0x21 <= window[i + 1] <= 0x7E:
+            return size // 2 + i + 1
+        i = window.find(b"\n", i + 1)
+    return None
+
+
+def _count_in_two(
+    p: Path, mid: int, size: int, pretokenizer: PreTokenizer, base: str, block: int
+) -> tuple[Counter[str], int]:
+    """Count [0, mid) here and [mid, size) in a forked child at the same time; the child's
+    counts come after ours, so the order of first appearance is kept."""
+    import pickle
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: count the second half, send it back, and leave at once
+        try:
+            os.close(read_end)
+            counts, invalid, _ = _count_range(p, mid, None, pretokenizer, base, block)
+            payload = pickle.dumps((counts, invalid), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent, which reraises
+            payload = pickle.dumps(exc)
+        with os.fdopen(write_end, "wb") as out:
+            out.write(payload)
+        os._exit(0)
+    os.close(write_end)
+    try:
+        first, invalid, _ = _count_range(p, 0, mid, pretokenizer, base, block)
+    finally:
+        with os.fdopen(read_end, "rb") as incoming:
+            payload = incoming.read()
+        os.waitpid(pid, 0)
+    second = pickle.loads(payload)
+    if isinstance(second, BaseException):
+        raise second
+    first.update(second[0])
+    return first, invalid + second[1]
 
 
 def _last_cut(data: bytes) -> int | None:

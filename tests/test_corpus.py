@@ -55,3 +55,18 @@ def test_whole_text_pretokenizers_are_not_streamed(tmp_path):
     path.write_text("abc", encoding="utf-8")
     with pytest.raises(ValueError, match="whole text"):
         count_corpus(path, PreTokenizer("none"))
+
+
+@pytest.mark.parametrize("name", ["gpt2", "gpt4", "simple"])
+def test_counting_in_two_processes_is_exact(tmp_path, monkeypatch, name):
+    import engine.corpus as corpus
+
+    monkeypatch.setattr(corpus, "PARALLEL_MIN", 1000)
+    text = (sample_text("workshop.txt") + "\n") * 20 + "  \n\nend  "
+    path = tmp_path / "c.txt"
+    path.write_bytes(text.encode("utf-8") + b"\xff")
+    pre = PreTokenizer(name, split_digits=True)
+    expected = pre.count(read_corpus(path).text)
+    counted = count_corpus(path, pre, processes=2, block=500)
+    assert counted.chunks == expected and list(counted.chunks) == list(expected)
+    assert counted.invalid_bytes == 1 and counted.size == len(text.encode()) + 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import Sequence, TextIO
@@ -146,7 +147,7 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     pretokenizer = pretokenizer_for(config)
     started = time.perf_counter()
     if streamable(pretokenizer):  # pre-tokenize block by block: the text is never held whole
-        corpus = count_corpus(args.corpus, pretokenizer, base=config.base)
+        corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=min(os.cpu_count() or 1, 2))
         text, chunks = "", corpus.chunks
     else:
         corpus = read_corpus(args.corpus, base=config.base)
