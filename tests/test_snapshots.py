@@ -6,6 +6,8 @@ report first).
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from engine import TrainConfig
@@ -38,3 +40,38 @@ def test_inspector_on_a_partial_character(snap_compare):
 
 def test_help_screen(snap_compare):
     assert snap_compare(app_for("mueller.txt", pretokenizer="none"), press=["question_mark"], terminal_size=(100, 30))
+
+
+async def settle_analysis(pilot) -> None:
+    """Wait for the analysis screen's workers (baselines, held-out, tie rules) and redraw."""
+    pilot.app.animation_level = "none"
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def test_analysis_curve(snap_compare):
+    """Seed 001's experiment on the bundled Q/A corpus: 48 merges, back at step 28, the rest dimmed."""
+    app = app_for("qa.txt", base="chars", pretokenizer="none", tie_break="first-seen", no_merge_newline=True, merges=48)
+
+    async def run_before(pilot) -> None:
+        await pilot.press("g", "4", "8", "enter", "g", "2", "8", "enter", "a")
+        await settle_analysis(pilot)
+
+    assert snap_compare(app, run_before=run_before, terminal_size=(100, 30))
+
+
+def test_analysis_compare_view(snap_compare, monkeypatch):
+    """The token tax on the parallel sentences, for a BPE trained on English Q/A lines only.
+
+    WordPiece and Unigram are simulated missing: their trainers break ties differently from run to
+    run, and the missing-library rows are part of what this view must show."""
+    monkeypatch.setitem(sys.modules, "tokenizers", None)
+    app = app_for("qa.txt", vocab_size=400)
+
+    async def run_before(pilot) -> None:
+        await pilot.press("right_curly_bracket", "a", "5")
+        await settle_analysis(pilot)
+
+    assert snap_compare(app, run_before=run_before, terminal_size=(100, 30))

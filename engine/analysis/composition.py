@@ -11,7 +11,7 @@ KINDS = ("char", "multi", "partial")
 LABELS = {
     "char": "exactly one complete character",
     "multi": "two or more characters",
-    "partial": "partial UTF-8 (half a character or crossing a character boundary)",
+    "partial": "partial UTF-8 (part of a character, or across a boundary)",
 }
 
 

@@ -23,6 +23,8 @@ KEYS = [
     ("s", "save the tokenizer (native JSON)"),
     ("o", "open a corpus file or a bundled sample"),
     (",", "settings: base, pre-tokenizer, tie rule, stop rules (restarts training)"),
+    ("a", "analysis: curve, vocabulary, held-out, baselines, compare text, tie rules"),
+    ("1 … 6", "analysis: switch tab; l log scale, b retrain baselines, p next sentence"),
     ("i", "corpus: show token ids instead of text"),
     ("t", "tokenized output: rule-by-rule trace"),
     ("tab", "move focus: merge log, corpus, input"),

@@ -1,0 +1,94 @@
+"""The compression curve: corpus tokens and bytes per token against merges, the current step marked."""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from engine.analysis import Curve
+
+from ..plot import axis_label, framed_plot
+
+#: Width of the milestone table beside the plots.
+TABLE_WIDTH = 44
+
+
+def milestone_table(curve: Curve) -> Text:
+    """Seed 001's table (merges 0/6/12/24/48 → tokens), doubling on to the end, with the tokens
+    each merge saved on average since the row before: the returns diminish (seed 003 §13.6)."""
+    out = Text()
+    out.append(f"{'merges':>7} {'tokens':>10} {'B/token':>8} {'saved/merge':>12}\n", style="bold")
+    previous = None
+    for step in curve.milestones():
+        saved = f"{curve.saved_per_merge(previous, step):.1f}" if previous is not None and step > previous else ""
+        line = f"{step:>7} {curve.tokens[step]:>10,} {curve.bytes_per_token(step):>8.2f} {saved:>12}"
+        style = "bold #e9c46a" if step == curve.current else ("#4a5568" if step > curve.current else "")
+        out.append(("▶" if step == curve.current else " ") + line[1:] + "\n", style=style)
+        previous = step
+    return out
+
+
+class CurvePane(Widget):
+    """Two braille plots (tokens, bytes per token) and the milestone table; ``l`` toggles a log
+    scale for merges. Drawn for the pane's size on every render."""
+
+    DEFAULT_CSS = """
+    CurvePane { height: 1fr; padding: 0 1; }
+    """
+
+    log_x: reactive[bool] = reactive(False)
+    """Merges on a log scale (the diminishing returns spread over orders of magnitude)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.curve: Curve | None = None
+
+    def show(self, curve: Curve | None) -> None:
+        self.curve = curve
+        self.refresh()
+
+    def summary(self) -> Text:
+        curve = self.curve
+        step = curve.current
+        tokens = curve.tokens[step]
+        text = Text()
+        text.append(f"step {step}", style="bold #e9c46a")
+        text.append(f": {tokens:,} tokens, {curve.bytes_per_token(step):.2f} bytes/token, ")
+        text.append(f"{tokens / curve.tokens[0]:.0%} of the {curve.tokens[0]:,} at the start")
+        if curve.last > step:
+            text.append(f" · {curve.last - step} undone merges dimmed", style="dim")
+        return text
+
+    def render(self) -> RenderableType:
+        curve = self.curve
+        if curve is None:
+            return Text("no corpus yet", style="dim")
+        width, height = self.content_size
+        table_width = TABLE_WIDTH if width >= 2 * TABLE_WIDTH else 0
+        plot_width = max(width - table_width - 2, 20)
+        plot_height = max((height - 2 - 7) // 2, 2)
+        values = curve.tokens
+        per_token = [curve.bytes_per_token(k) for k in range(len(values))]
+        options = dict(mark=curve.current, log_x=self.log_x, label_width=len(axis_label(values[0])))
+        plots = Text()
+        plots.append_text(framed_plot("corpus tokens", values, plot_width, plot_height, **options))
+        plots.append("\n\n")
+        plots.append_text(framed_plot("bytes per token", per_token, plot_width, plot_height, **options))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(width=plot_width, no_wrap=True)
+        if table_width:
+            grid.add_column(width=table_width, no_wrap=True)
+            grid.add_row(plots, milestone_table(curve))
+        else:
+            grid.add_row(plots)
+        out = Table.grid()
+        out.add_row(self.summary())
+        out.add_row(Text(""))
+        out.add_row(grid)
+        return out
+
+    def watch_log_x(self) -> None:
+        self.refresh()
