@@ -164,3 +164,10 @@ def test_train_curve_prints_every_step(tmp_path):
     tokens = {int(s): int(t) for s, t, _ in (line.split("\t") for line in lines[1:])}
     assert [tokens[k] for k in (0, 6, 12, 24, 48)] == [3225, 2747, 2506, 2188, 1816]  # seed 001's table
     assert lines[49].endswith(f"\t{3225 / 1816:.4f}")
+
+
+def test_train_curve_bytes_per_token_with_a_pretokenizer(tmp_path):
+    """Bytes per token come from the file's size, however the corpus was read."""
+    code, out, _ = run("train", str(SAMPLES / "workshop.txt"), "-o", str(tmp_path / "t.json"), "--merges", "5", "--curve")
+    size = (SAMPLES / "workshop.txt").stat().st_size
+    assert code == 0 and out.splitlines()[1] == f"0\t{size}\t1.0000"  # bytes base: one token per byte

@@ -156,6 +156,7 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         policy = "trained on the raw bytes" if config.base == "bytes" else "replaced by U+FFFD"
         print(f"{PROG}: note: {corpus.warning}; {policy}", file=err)
     trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks)
+    corpus_bytes = corpus.size  # --curve's bytes per token; the corpus itself is freed here
     del chunks, corpus
     show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
     count = 0
@@ -165,7 +166,7 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(format_merge(event, show), file=out)
     elapsed = time.perf_counter() - started
     if args.curve:
-        print_curve(trainer, out, corpus.size)
+        print_curve(trainer, out, corpus_bytes)
     tokenizer = trainer.tokenizer()
     try:
         tokenizer.save(args.output)
