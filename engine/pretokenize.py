@@ -79,6 +79,8 @@ class PreTokenizer:
             chunks = [text] if text else []
         elif self.per_line:
             chunks = [c for line in _lines(text) for c in self._findall(line) if c]
+        elif self.name in NAMED_PATTERNS:
+            chunks = self._findall(text)  # they never match an empty string
         else:
             chunks = [c for c in self._findall(text) if c]
         return self._post(chunks)

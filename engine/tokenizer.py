@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -137,10 +138,16 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text."""
+        chunks = self.pretokenizer.split(text)
+        cache = self._cache
+        try:  # every chunk seen before: the whole loop runs in C
+            return list(chain.from_iterable(map(cache.__getitem__, chunks)))
+        except KeyError:
+            pass
         out: list[int] = []
         extend = out.extend
         encode_chunk = self.encode_chunk
-        for chunk in self.pretokenizer.split(text):
+        for chunk in chunks:
             extend(encode_chunk(chunk))
         return out
 
