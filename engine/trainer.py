@@ -415,13 +415,16 @@ class Trainer:
 
     def undo(self) -> Merge | None:
         """Take back the last merge from its record (never by replaying); None at step 0."""
+        with _gc_paused():
+            return self._undo()
+
+    def _undo(self) -> Merge | None:
         if not self._history:
             return None
         event, record = self._history[-1]
         if record is None:
             raise RuntimeError("this trainer was made with record_undo=False")
-        with _gc_paused():
-            self._state.unmerge(record)
+        self._state.unmerge(record)
         self._history.pop()
         self._pieces.pop()
         self._future.append(event)
@@ -430,14 +433,17 @@ class Trainer:
 
     def redo(self) -> Merge | None:
         """Re-apply the last undone merge without choosing again; None if nothing to redo."""
+        with _gc_paused():
+            return self._redo()
+
+    def _redo(self) -> Merge | None:
         if not self._future:
             return None
         event = self._future.pop()
         a, b = event.pair
-        with _gc_paused():
-            record = self._state.merge(a, b, event.new_id)
+        record = self._state.merge(a, b, event.new_id)
         self._pieces.append(self._pieces[a] + self._pieces[b])
-        self._history.append((event, record))
+        self._history.append((event, record if self.config.record_undo else None))
         return event
 
     def goto(self, step: int) -> int:
@@ -447,10 +453,11 @@ class Trainer:
         """
         if step < 0:
             raise ValueError(f"step must be 0 or more, not {step}")
-        while self.steps > step:
-            self.undo()
-        while self.steps < step and self.step() is not None:
-            pass
+        with _gc_paused():
+            while len(self._history) > step:
+                self._undo()
+            while len(self._history) < step and self.step() is not None:
+                pass
         return self.steps
 
     def run(self) -> Iterator[Merge]:
