@@ -412,3 +412,28 @@ async def test_a_gpt2_pair_written_by_tokenizers_replays_in_the_app(tmp_path):
         text = "the cat sat on a hat"
         assert app.workbench.tokenizer().encode(text) == imported.tokenizer.encode(text)
         assert imported.encode(text) == hf.encode(text).ids  # and those are the library's ids
+
+
+async def test_long_jumps_run_in_the_worker():
+    wb = workbench(vocab_size=900)
+    threads: set[int] = set()
+    original = wb.trainer.step
+
+    def recording_step():
+        threads.add(threading.get_ident())
+        return original()
+
+    wb.trainer.step = recording_step
+    app = make_app(wb=wb)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g", *"300", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert wb.steps == 300 and app.query_one(MergeLog).row_count == 300
+        assert threading.main_thread().ident not in threads
+        await pilot.press("g", "0", "enter")  # and back, by undo, in the worker too
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert wb.steps == 0 and app.query_one(MergeLog).row_count == 0
+        await pilot.press("n")  # short moves stay on the UI thread
+        assert wb.steps == 1

@@ -34,6 +34,8 @@ from .widgets.status_line import StatusLine
 from .widgets.tokenize_pane import TokenizePane
 from .workbench import Busy, LoadedCorpus, Workbench
 
+#: Jumps of more steps than this run in the worker, so the screen never freezes.
+JUMP_AT_ONCE = 200
 #: Seconds between pane refreshes while training runs (the worker posts after every batch).
 REFRESH_WHILE_RUNNING = 0.1
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
@@ -319,12 +321,38 @@ class BpeApp(App):
         self.go(self.workbench.steps + delta)
 
     def go(self, step: int) -> None:
-        """Jump to a step (undo/redo under the hood, new merges if needed)."""
-        reached = self.workbench.goto(step)
-        if reached != step and step > reached:
-            self.say(f"stopped at step {reached}: a stop rule holds", timeout=3)
+        """Jump to a step (undo/redo under the hood, new merges if needed).
+
+        Short jumps happen at once; long ones run in the worker, a batch at a time, like a
+        training run (space stops them), so the screen never freezes.
+        """
+        step = max(step, 0)
+        if abs(step - self.workbench.steps) <= JUMP_AT_ONCE:
+            reached = self.workbench.goto(step)
+            if reached < step:
+                self.say(f"stopped at step {reached}: a stop rule holds", timeout=3)
+            self.selected = None
+            self.refresh_views()
+            return
         self.selected = None
-        self.refresh_views()
+        self.running = True
+        self._jump(step)
+
+    @work(thread=True, exclusive=True, group="training", exit_on_error=False)
+    def _jump(self, target: int) -> None:
+        worker = get_current_worker()
+        workbench = self.workbench
+        workbench.training = True
+        try:
+            while not worker.is_cancelled:
+                done = workbench.goto_batch(target)
+                self.post_message(Trained(done=False))
+                if done:
+                    return
+                time.sleep(0.002)  # let the UI thread read between batches
+        finally:
+            workbench.training = False
+            self.post_message(Trained(done=False, final=True))
 
     def action_goto(self) -> None:
         def done(answer: str | None) -> None:

@@ -133,6 +133,21 @@ class Workbench:
         with self.lock:
             return self.trainer.goto(max(step, 0))
 
+    def goto_batch(self, target: int, budget: float = 0.02) -> bool:
+        """Move toward step ``target`` for up to ``budget`` seconds; True once there (or once a
+        stop rule ends a forward jump)."""
+        started = time.perf_counter()
+        with self.lock:
+            trainer = self.trainer
+            while trainer.steps != target:
+                if trainer.steps > target:
+                    trainer.undo()
+                elif trainer.step() is None:
+                    return True
+                if time.perf_counter() - started >= budget:
+                    return False
+            return True
+
     def run_batch(self, budget: float = 0.02) -> tuple[int, bool]:
         """Step for up to ``budget`` seconds; return (merges made, whether training is done)."""
         made = 0
