@@ -336,10 +336,10 @@ class BpeApp(App):
             return
         self.selected = None
         self.running = True
-        self._jump(step)
+        self._run_jump(step)
 
     @work(thread=True, exclusive=True, group="training", exit_on_error=False)
-    def _jump(self, target: int) -> None:
+    def _run_jump(self, target: int) -> None:
         worker = get_current_worker()
         workbench = self.workbench
         workbench.training = True
