@@ -241,3 +241,15 @@ async def test_help_and_palette_list_the_analysis_screen():
         await pilot.pause()
         assert app.screen.active_tab == "compare"
         await settle(pilot)
+
+
+async def test_the_screen_follows_a_corpus_opened_from_it():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a", "o")
+        await pilot.press(*"sample:mueller.txt", "enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AnalysisScreen) and app.workbench.corpus.name == "mueller.txt"
+        assert screen.workbench is app.workbench
+        assert screen.query_one(CurvePane).curve.tokens == (app.workbench.trainer.initial_tokens,)

@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import Footer, Input, TabbedContent, TabPane
 
 from engine import Tokenizer
 from engine.analysis import BpeSegmenter, Row, Segmenter, baseline_rows, composition, compression_curve
@@ -178,7 +178,7 @@ class AnalysisScreen(Screen[None]):
 
     def ensure_evaluation(self) -> Evaluation | None:
         if self.evaluation is None and self.evaluation_error is None:
-            self.set_heldout(DEFAULT_SETTING)
+            self.set_heldout(self.query_one("#heldout-setting", Input).value or DEFAULT_SETTING)
         return self.evaluation
 
     def set_heldout(self, setting: str) -> None:
@@ -211,9 +211,8 @@ class AnalysisScreen(Screen[None]):
         if message.evaluation is not self.evaluation:
             self.request_evaluation()
             return
-        if message.error is not None:
-            self.evaluation_error = message.error
-        else:
+        self.evaluation_error = message.error
+        if message.result is not None:
             self.evaluated = message.result
         if message.requested != self.workbench.trainer.steps and self.active_tab in ("heldout", "baselines"):
             self.request_evaluation()
@@ -311,7 +310,7 @@ class AnalysisScreen(Screen[None]):
         if bpe is None:
             return False
         if self.baselines is None:
-            segmenters, note = [], "training the baselines …"
+            segmenters, note = [], f"no baselines: {self.evaluation_error}" if self.evaluation_error else "training the baselines …"
         else:
             segmenters = self.baselines[3]
             note = "\n".join(f"{row.name}: {row.note}" for row in self.baselines[2] if row.note)
