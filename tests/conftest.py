@@ -33,3 +33,9 @@ def shared_corpus(name: str) -> Path:
 def sample_text(name: str) -> str:
     """A bundled sample corpus, exactly as stored."""
     return (SAMPLES / name).read_bytes().decode("utf-8")
+
+
+@pytest.fixture(autouse=True)
+def private_session_file(tmp_path, monkeypatch):
+    """Apps made by tests save their sessions in the test's folder, not in ~/.local/state."""
+    monkeypatch.setenv("BPE_LAB_SESSION", str(tmp_path / "session.json"))

@@ -32,8 +32,11 @@ from .widgets.inspector import Inspector
 from .widgets.merge_log import MergeLog
 from .widgets.status_line import StatusLine
 from .widgets.tokenize_pane import TokenizePane
+from .session import Session, session_path
 from .workbench import Busy, LoadedCorpus, Workbench
 
+#: Seconds between session saves while something changes.
+AUTOSAVE_SECONDS = 3.0
 #: Jumps of more steps than this run in the worker, so the screen never freezes.
 JUMP_AT_ONCE = 200
 #: Seconds between pane refreshes while training runs (the worker posts after every batch).
@@ -86,8 +89,17 @@ class BpeApp(App):
         workbench: Workbench | None = None,
         clipboard: Callable[[str], None] | None = None,
         replay: Tokenizer | None = None,
+        resume: Session | None = None,
+        session_file: Path | None = None,
+        autosave: bool = True,
+        run: bool = False,
     ) -> None:
         super().__init__()
+        self._resume = resume
+        self.session_file = session_file or session_path()
+        self._autosave_on = autosave
+        self._saved_key: tuple | None = None
+        self._run_on_load = run
         self.replay = workbench.replay if workbench is not None else replay  # an imported tokenizer
         self.config = config or (workbench.config if workbench else TrainConfig())
         self.workbench: Workbench | None = workbench
@@ -126,6 +138,8 @@ class BpeApp(App):
         elif self._pending is not None:
             self.load(self._pending, self.config)
         self.log_view.focus()
+        if self._autosave_on:
+            self.set_interval(AUTOSAVE_SECONDS, self.autosave)
 
     @property
     def corpus_view(self) -> CorpusView:
@@ -147,15 +161,29 @@ class BpeApp(App):
     def _build(self, corpus: LoadedCorpus, config: TrainConfig) -> None:
         try:
             workbench = Workbench(corpus, config, replay=self.replay)
+            note = workbench.restore(self._resume) if self._resume is not None else None
         except ValueError as exc:
             self.post_message(LoadFailed(str(exc)))
             return
-        self.post_message(Loaded(workbench))
+        self.post_message(Loaded(workbench, note))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         self.loading = False
         self.attach(message.workbench)
+        if self._resume is not None:
+            selected = self._resume.selected
+            self._resume = None
+            trainer = message.workbench.trainer
+            if isinstance(selected, int) and 0 <= selected < trainer.vocab_size - len(self.config.specials):
+                self.selected = selected
+                if selected >= trainer.base_size:  # the log's cursor goes to the merge that made it
+                    self.log_view.move_cursor(row=selected - trainer.base_size)
+                self._show_selected()
+            self.say(message.note or f"session resumed at step {message.workbench.steps}", timeout=6)
+        if self._run_on_load:
+            self._run_on_load = False
+            self.action_toggle_run()
 
     @on(LoadFailed)
     def _load_failed(self, message: LoadFailed) -> None:
@@ -501,7 +529,48 @@ class BpeApp(App):
     def action_quit_app(self) -> None:
         if self.running:
             self.workers.cancel_group(self, "training")
-        self._confirm_then("Quit bpe-lab?", self.exit)
+        self._confirm_then("Quit bpe-lab?", self._quit)
+
+    def _quit(self) -> None:
+        self.autosave(now=True)
+        self.exit()
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    def autosave(self, now: bool = False) -> None:
+        """Write the session when it changed (every few seconds, and on quit): at most the last
+        few seconds are lost to a crash. The file is written by a worker, atomically."""
+        if not self._autosave_on or self.workbench is None or self.loading:
+            return
+        try:
+            session = self.workbench.session(self.selected)
+        except Busy:
+            return  # mid-batch: the next tick saves
+        key = (session.source, tuple(session.merges[-1:]), len(session.merges), session.step, session.selected, session.config)
+        if key == self._saved_key:
+            return
+        self._saved_key = key
+        if now:
+            problem = self._write_session(session)
+            if problem:
+                self.say(problem, severity="warning")
+        else:
+            self._write_session_later(session)
+
+    def _write_session(self, session: Session) -> str | None:
+        """Save; the reason when it failed (the old session file is then left as it was)."""
+        try:
+            session.save(self.session_file)
+            return None
+        except OSError as exc:
+            self._saved_key = None
+            return f"session not saved: {self.session_file}: {exc.strerror or exc}"
+
+    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
+    def _write_session_later(self, session: Session) -> None:
+        problem = self._write_session(session)
+        if problem:
+            self.call_from_thread(self.say, problem, severity="warning")
 
     def action_analysis(self, tab: str = "curve") -> None:
         """Open the analysis screen (curve, vocabulary, held-out, baselines, compare, tie rules)."""

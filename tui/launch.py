@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from engine.pretokenize import pretokenizer_for
@@ -23,6 +24,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tokenizer", metavar="TOK", help="replay a tokenizer (any supported format) on the corpus, merge by merge")
     parser.add_argument("--pattern-name", choices=("none", "simple", "gpt2", "gpt4"), metavar="NAME",
                         help="pre-tokenizer for a --tokenizer file that holds none (.tiktoken, vocab.json + merges.txt)")
+    parser.add_argument("--resume", action="store_true", help="continue the last session where you left it")
+    parser.add_argument("--session", metavar="PATH", help="the session file (default: ~/.local/state/bpe-lab/session.json)")
+    parser.add_argument("--run", action="store_true", help="start training as soon as the corpus is loaded")
+    parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # tests: no terminal
     return parser
 
 
@@ -44,9 +49,36 @@ def imported_tokenizer(args: argparse.Namespace):
     return imported.tokenizer
 
 
+def resumed(args: argparse.Namespace, session_file: Path):
+    """The session to resume and its corpus; ValueError (one line) when it cannot be."""
+    from .session import Session
+    from .workbench import LoadedCorpus
+
+    session = Session.load(session_file)
+    base = session.replay.base if session.replay is not None else session.config.base
+    corpus = LoadedCorpus.open(session.source, base)
+    if corpus.sha256 != session.sha256:
+        raise ValueError(f"{session.source} changed since the session was saved: cannot resume it")
+    return session, corpus
+
+
 def launch(argv: Sequence[str]) -> int:
     """Parse the app's options, read the corpus (errors: one line, exit 2), run the app."""
     args = build_parser().parse_args(list(argv))
+    from .session import session_path
+
+    session_file = Path(args.session) if args.session else session_path()
+    if args.resume:
+        try:
+            session, corpus = resumed(args, session_file)
+        except ValueError as exc:
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            return 2
+        from .app import BpeApp
+
+        app = BpeApp(corpus, session.config, replay=session.replay, resume=session, session_file=session_file, run=args.run)
+        app.run(headless=args.headless)
+        return 0
     try:
         replay = imported_tokenizer(args)
         if replay is not None:
@@ -62,5 +94,5 @@ def launch(argv: Sequence[str]) -> int:
         return 2
     from .app import BpeApp
 
-    BpeApp(corpus, config, replay=replay).run()
+    BpeApp(corpus, config, replay=replay, session_file=session_file, run=args.run).run(headless=args.headless)
     return 0

@@ -22,9 +22,10 @@ class Trained(Message):
 
 @dataclass
 class Loaded(Message):
-    """A corpus and its trainer are ready."""
+    """A corpus and its trainer are ready (``note``: something the user should know)."""
 
     workbench: Workbench
+    note: str | None = None
 
 
 @dataclass

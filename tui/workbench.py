@@ -19,6 +19,7 @@ from engine import Merge, Tokenizer, TrainConfig, Trainer
 from engine.corpus import Corpus, decode_corpus, read_corpus
 
 from .samples import sample
+from .session import Session, fingerprint
 
 
 @dataclass(frozen=True)
@@ -32,16 +33,17 @@ class LoadedCorpus:
     line_starts: array  # unit offset of each line; one extra entry: the end
     size: int  # bytes in the file
     invalid_bytes: int
+    sha256: str = ""  # of the exact bytes read (sessions check it on resume)
 
     @classmethod
-    def from_corpus(cls, corpus: Corpus, base: str, path: Path | None) -> LoadedCorpus:
+    def from_corpus(cls, corpus: Corpus, base: str, path: Path | None, sha256: str = "") -> LoadedCorpus:
         units: bytes | str = corpus.text.encode("utf-8", "surrogateescape") if base == "bytes" else corpus.text
         newline = b"\n" if isinstance(units, bytes) else "\n"
         starts = array("q", [0])
         starts.extend(m.end() for m in re.finditer(re.escape(newline), units))
         if starts[-1] != len(units):
             starts.append(len(units))
-        return cls(corpus.name, path, corpus.text, units, starts, corpus.size, corpus.invalid_bytes)
+        return cls(corpus.name, path, corpus.text, units, starts, corpus.size, corpus.invalid_bytes, sha256)
 
     @classmethod
     def open(cls, source: str | Path, base: str) -> LoadedCorpus:
@@ -49,15 +51,21 @@ class LoadedCorpus:
         text = str(source)
         if text.startswith("sample:"):
             name = text.split(":", 1)[1]
-            corpus = decode_corpus(sample(name).read_bytes(), base=base, name=name)
-            return cls.from_corpus(corpus, base, None)
+            data = sample(name).read_bytes()
+            corpus = decode_corpus(data, base=base, name=name)
+            return cls.from_corpus(corpus, base, None, fingerprint(data))
         path = Path(source)
-        return cls.from_corpus(read_corpus(path, base=base), base, path)
+        corpus = read_corpus(path, base=base)
+        try:
+            digest = fingerprint(path.read_bytes())
+        except OSError:
+            digest = ""
+        return cls.from_corpus(corpus, base, path, digest)
 
     @property
     def source(self) -> str:
-        """What :meth:`open` takes to read this corpus again."""
-        return str(self.path) if self.path is not None else f"sample:{self.name}"
+        """What :meth:`open` takes to read this corpus again (an absolute path, or sample:NAME)."""
+        return str(self.path.resolve()) if self.path is not None else f"sample:{self.name}"
 
     @property
     def line_count(self) -> int:
@@ -71,6 +79,11 @@ class LoadedCorpus:
         return starts[line], starts[line + 1]
 
 
+#: How long the UI waits for the trainer while a run is live: a batch is ~20 ms, and a key
+#: must still be handled within 100 ms.
+READ_WAIT = 0.04
+
+
 class Busy(Exception):
     """The training worker holds the trainer; the UI keeps what it shows and tries later."""
 
@@ -82,6 +95,33 @@ class Workbench:
     single merge on a large corpus can take a second), it shows what it had and tries again
     after the next batch.
     """
+
+    def session(self, selected: int | None = None) -> Session:
+        """Where the user is now, as a session (read under the lock; Busy during a batch)."""
+        with self.reading():
+            trainer = self.trainer
+            merges = [event.pair for event in trainer.events()]
+            merges.extend(event.pair for event in trainer.future)
+            step = trainer.steps
+        corpus = self.corpus
+        return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.replay)
+
+    def restore(self, session: Session) -> str | None:
+        """Bring the trainer to a session's state: train (deterministically) through its merges,
+        then undo to its step. Returns a note when this version makes different merges."""
+        trainer = self.trainer
+        with self.lock:
+            trainer.goto(len(session.merges))
+            made = [event.pair for event in trainer.events()]
+            same = 0
+            while same < min(len(made), len(session.merges)) and made[same] == tuple(session.merges[same]):
+                same += 1
+            note = None
+            if same < len(session.merges):
+                note = (f"this version trains differently after merge {same}: restored the first {same} "
+                        f"of the session's {len(session.merges)} merges")
+            trainer.goto(min(session.step, same))
+            return note
 
     def __init__(self, corpus: LoadedCorpus, config: TrainConfig, *, replay: Tokenizer | None = None) -> None:
         """Build the trainer (slow for big corpora: the app calls this in a worker).
@@ -107,8 +147,9 @@ class Workbench:
 
     @contextmanager
     def reading(self) -> Iterator[None]:
-        """Hold the lock to read the trainer; raise :class:`Busy` rather than wait during a run."""
-        if not self.lock.acquire(blocking=not self.training):
+        """Hold the lock to read the trainer; during a run wait at most ``READ_WAIT`` seconds
+        (about a batch) and raise :class:`Busy` rather than wait longer."""
+        if not self.lock.acquire(timeout=READ_WAIT if self.training else -1):
             raise Busy
         try:
             yield

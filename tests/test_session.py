@@ -1,0 +1,155 @@
+"""Sessions: autosave, resume exactly where the user was, refuse a changed corpus, survive SIGKILL."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from engine import TrainConfig, Trainer
+from tui.app import BpeApp
+from tui.launch import launch, resumed
+from tui.session import Session, SessionError
+from tui.widgets.merge_log import MergeLog
+from tui.workbench import LoadedCorpus, Workbench
+
+from conftest import ROOT
+
+SIZE = (100, 30)
+
+
+def test_session_round_trip(tmp_path):
+    session = Session("sample:mueller.txt", "ab" * 32, 23, TrainConfig(merges=5), [(1, 2), (256, 3)], 1, 256)
+    path = session.save(tmp_path / "s" / "session.json")
+    again = Session.load(path)
+    assert (again.source, again.merges, again.step, again.selected, again.config) == (
+        session.source, session.merges, 1, 256, session.config)
+
+
+@pytest.mark.parametrize("content,fragment", [
+    (None, "no session to resume"),
+    ("{not json", "damaged session"),
+    ('{"format": "other"}', "damaged session"),
+    ('{"format": "bpe-lab session", "version": 1, "corpus": {"source": "x", "sha256": "", "size": 1},'
+     ' "config": {}, "merges": [[1, 2]], "step": 5}', "outside"),
+])
+def test_damaged_sessions_are_one_line(tmp_path, content, fragment):
+    path = tmp_path / "session.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(SessionError, match=fragment):
+        Session.load(path)
+    rc = launch(["--resume", "--session", str(path)])
+    assert rc == 2
+
+
+async def test_autosave_then_resume_exactly(tmp_path):
+    corpus_file = tmp_path / "c.txt"
+    corpus_file.write_text((ROOT / "assets" / "samples" / "workshop.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    session_file = tmp_path / "session.json"
+    config = TrainConfig(vocab_size=500, tie_break="first-seen")
+    wb = Workbench(LoadedCorpus.open(corpus_file, "bytes"), config)
+    app = BpeApp(workbench=wb, session_file=session_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right_square_bracket", "right_square_bracket", "u", "u", "u")
+        app.query_one(MergeLog).move_cursor(row=4)
+        await pilot.pause()
+        app.autosave(now=True)
+        expected_merges = [e.pair for e in wb.trainer.events()] + [e.pair for e in wb.trainer.future]
+        selected = app.selected
+    data = json.loads(session_file.read_text(encoding="utf-8"))
+    assert data["step"] == 17 and len(data["merges"]) == 20
+    session, corpus = resumed(None, session_file)
+    assert [tuple(m) for m in session.merges] == expected_merges
+    app = BpeApp(corpus, session.config, resume=session, session_file=session_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        trainer = app.workbench.trainer
+        assert trainer.steps == 17
+        assert [e.pair for e in trainer.events()] + [e.pair for e in trainer.future] == expected_merges
+        assert app.selected == selected
+        assert app.query_one(MergeLog).row_count == 17
+        await pilot.press("r")
+        assert trainer.steps == 18
+
+
+def test_resume_refuses_a_changed_corpus(tmp_path, capsys):
+    corpus_file = tmp_path / "c.txt"
+    corpus_file.write_text("abc abc abd", encoding="utf-8")
+    corpus = LoadedCorpus.open(corpus_file, "bytes")
+    Session(corpus.source, corpus.sha256, corpus.size, TrainConfig(), [], 0).save(tmp_path / "s.json")
+    corpus_file.write_text("abc abc abe", encoding="utf-8")
+    assert launch(["--resume", "--session", str(tmp_path / "s.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "changed since the session was saved" in err
+
+
+async def test_a_failed_autosave_keeps_the_old_session_and_says_so(tmp_path, monkeypatch):
+    session_file = tmp_path / "session.json"
+    app = BpeApp(workbench=Workbench(LoadedCorpus.open("sample:workshop.txt", "bytes"), TrainConfig(merges=50)),
+                 session_file=session_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        app.autosave(now=True)
+        before = session_file.read_text(encoding="utf-8")
+
+        def full(src, dst):
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(os, "replace", full)
+        await pilot.press("n")
+        app.autosave(now=True)
+        await pilot.pause()
+        assert session_file.read_text(encoding="utf-8") == before
+        assert any("session not saved" in str(n.message) for n in app._notifications)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["session.json"]  # no temp files left
+
+
+def big_corpus(path) -> None:
+    import random
+
+    rng = random.Random(3)
+    syllables = [a + b for a in "bcdfghklmnprstvwz" for b in ("a", "e", "i", "o", "u", "ei", "au")]
+    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(40_000)]
+    path.write_text(" ".join(rng.choice(words) for _ in range(300_000)), encoding="utf-8")
+
+
+def test_sigkill_mid_training_loses_only_the_last_seconds(tmp_path):
+    corpus_file = tmp_path / "big.txt"
+    big_corpus(corpus_file)
+    session_file = tmp_path / "session.json"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", str(corpus_file), "--vocab-size", "30000", "--run", "--headless",
+         "--session", str(session_file)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        saved = 0
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            if session_file.exists():
+                saved = len(json.loads(session_file.read_text(encoding="utf-8"))["merges"])
+                if saved > 100:
+                    break
+        assert saved > 100, proc.stderr.read().decode() if proc.poll() is not None else "no session saved"
+        time.sleep(1.0)
+        os.kill(proc.pid, signal.SIGKILL)
+        killed_at = time.time()
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert killed_at - session_file.stat().st_mtime < 5  # saved within the last few seconds
+    session, corpus = resumed(None, session_file)
+    reference = Trainer(corpus.text, session.config)
+    reference.goto(len(session.merges))
+    assert [e.pair for e in reference.events()] == [tuple(m) for m in session.merges]
+    assert session.step == len(session.merges) and session.step > 100
