@@ -12,7 +12,8 @@ from textual.widgets import Input, Select, TabbedContent
 
 from engine import TrainConfig
 from engine.analysis import INSTALL_HINT, composition, evaluate_heldout, hold_back, tie_rule_diff
-from tui.app import COMMANDS, BpeApp
+from tui.app import BpeApp
+from tui.commands import COMMANDS
 from tui.screens.analysis import TABS, AnalysisScreen
 from tui.screens.help import KEYS
 from tui.widgets.baselines_pane import BaselinesPane

@@ -13,39 +13,38 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from engine import Tokenizer, TrainConfig
 from engine.inspect import token_info
 
+from .app_files import FilesMixin
+from .app_run import RunMixin
 from .clipboard import copy_text
+from .commands import system_commands
 from .finder import find_token
 from .messages import LoadFailed, Loaded, Trained
 from .screens.analysis import AnalysisScreen
-from .screens.dialogs import ConfirmScreen, PromptScreen
+from .screens.dialogs import PromptScreen
 from .screens.help import HelpScreen
-from .screens.open_corpus import OpenScreen
-from .screens.settings import SettingsScreen
+from .session import Session, session_path
 from .widgets.candidates import Candidates
 from .widgets.corpus_view import CorpusView
 from .widgets.inspector import Inspector
 from .widgets.merge_log import MergeLog
 from .widgets.status_line import StatusLine
 from .widgets.tokenize_pane import TokenizePane
-from .session import Session, session_path
 from .workbench import Busy, LoadedCorpus, Workbench
 
 #: Seconds between session saves while something changes.
 AUTOSAVE_SECONDS = 3.0
-#: Jumps of more steps than this run in the worker, so the screen never freezes.
-JUMP_AT_ONCE = 200
 #: Seconds between pane refreshes while training runs (the worker posts after every batch).
 REFRESH_WHILE_RUNNING = 0.1
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
 STEPPING = {"step", "undo", "redo", "jump", "goto", "settings", "open", "save"}
 
 
-class BpeApp(App):
+class BpeApp(RunMixin, FilesMixin, App):
     """bpe-lab: train BPE one merge at a time and see everything that happens."""
 
     CSS_PATH = "app.tcss"
@@ -270,32 +269,6 @@ class BpeApp(App):
     def watch_running(self) -> None:
         self._show_status()
 
-    # -- training run -----------------------------------------------------------------------
-
-    @work(thread=True, exclusive=True, group="training", exit_on_error=False)
-    def _train(self) -> None:
-        worker = get_current_worker()
-        workbench = self.workbench
-        if workbench is None:
-            return
-        started = time.perf_counter()
-        made = 0
-        workbench.training = True
-        try:
-            while not worker.is_cancelled:
-                count, done = workbench.run_batch()
-                made += count
-                workbench.rate = made / max(time.perf_counter() - started, 1e-6)
-                self.post_message(Trained(done))
-                if done:
-                    return
-                time.sleep(0.002)  # let the UI thread take the lock between batches
-        finally:
-            workbench.training = False
-            # A cancelled worker is reported as such at once, while its last batch may still
-            # be running: this message comes after that batch, so the panes end up exact.
-            self.post_message(Trained(done=False, final=True))
-
     @on(Worker.StateChanged)
     def _track_worker(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "training":
@@ -310,16 +283,6 @@ class BpeApp(App):
         self.refresh_views()
         if message.done:
             self.say("training is done: a stop rule holds", timeout=4)
-
-    def action_toggle_run(self) -> None:
-        if self.running:
-            self.workers.cancel_group(self, "training")
-        elif self.workbench is not None and not self.loading:
-            if self.workbench.done:
-                self.say("training is done: a stop rule holds")
-                return
-            self.running = True
-            self._train()
 
     # -- stepping ---------------------------------------------------------------------------
 
@@ -344,56 +307,6 @@ class BpeApp(App):
 
     def action_redo(self) -> None:
         self._moved("redo", self.workbench.redo())
-
-    def action_jump(self, delta: int) -> None:
-        self.go(self.workbench.steps + delta)
-
-    def go(self, step: int) -> None:
-        """Jump to a step (undo/redo under the hood, new merges if needed).
-
-        Short jumps happen at once; long ones run in the worker, a batch at a time, like a
-        training run (space stops them), so the screen never freezes.
-        """
-        step = max(step, 0)
-        if abs(step - self.workbench.steps) <= JUMP_AT_ONCE:
-            reached = self.workbench.goto(step)
-            if reached < step:
-                self.say(f"stopped at step {reached}: a stop rule holds", timeout=3)
-            self.selected = None
-            self.refresh_views()
-            return
-        self.selected = None
-        self.running = True
-        self._run_jump(step)
-
-    @work(thread=True, exclusive=True, group="training", exit_on_error=False)
-    def _run_jump(self, target: int) -> None:
-        worker = get_current_worker()
-        workbench = self.workbench
-        workbench.training = True
-        try:
-            while not worker.is_cancelled:
-                done = workbench.goto_batch(target)
-                self.post_message(Trained(done=False))
-                if done:
-                    return
-                time.sleep(0.002)  # let the UI thread read between batches
-        finally:
-            workbench.training = False
-            self.post_message(Trained(done=False, final=True))
-
-    def action_goto(self) -> None:
-        def done(answer: str | None) -> None:
-            if answer is None or not answer.strip():
-                return
-            try:
-                self.go(int(answer.strip()))
-            except ValueError:
-                self.say(f"not a step number: {answer!r}", severity="warning")
-
-        target = self.workbench.trainer.target_merges
-        hint = f"0 … {target}" if target is not None else "0 or more"
-        self.push_screen(PromptScreen("Go to step", placeholder=hint), done)
 
     @on(MergeLog.Inspect)
     def _inspect(self, message: MergeLog.Inspect) -> None:
@@ -459,119 +372,6 @@ class BpeApp(App):
     def action_focus_log(self) -> None:
         self.log_view.focus()
 
-    # -- files ------------------------------------------------------------------------------
-
-    def action_save(self) -> None:
-        workbench = self.workbench
-        stem = Path(workbench.corpus.name).stem or "tokenizer"
-        default = f"{stem}-{workbench.trainer.vocab_size}.json"
-
-        def done(answer: str | None) -> None:
-            if not answer:
-                return
-            try:
-                workbench.save(Path(answer).expanduser())
-            except (OSError, ValueError) as exc:
-                reason = getattr(exc, "strerror", None) or str(exc)
-                self.say(f"not saved: {answer}: {reason}", severity="error", timeout=8)
-                return
-            self.say(f"saved {answer} (vocabulary {workbench.trainer.vocab_size})", timeout=4)
-
-        self.push_screen(PromptScreen("Save tokenizer (native JSON)", value=default), done)
-
-    def action_open(self) -> None:
-        def chosen(source: str | None) -> None:
-            if source:
-                self._confirm_then(f"Open {source}?", lambda: self._open(source))
-
-        self.push_screen(OpenScreen(), chosen)
-
-    def _open(self, source: str) -> None:
-        try:
-            corpus = LoadedCorpus.open(source, self.replay.base if self.replay else self.config.base)
-        except ValueError as exc:
-            self.say(str(exc), title="cannot open", severity="error", timeout=8)
-            return
-        self.load(corpus, self.config)
-
-    def action_settings(self) -> None:
-        def chosen(config: TrainConfig | None) -> None:
-            if config is None or config == self.config:
-                return
-            self._confirm_then("Restart training with the new settings?", lambda: self._restart(config))
-
-        self.push_screen(SettingsScreen(self.config), chosen)
-
-    def _restart(self, config: TrainConfig) -> None:
-        corpus = self.workbench.corpus
-        if config.base != self.config.base:
-            try:  # units and line offsets depend on the base
-                corpus = LoadedCorpus.open(corpus.source, config.base)
-            except ValueError as exc:
-                self.say(str(exc), severity="error")
-                return
-        self.config = config
-        if self.replay is not None:
-            self.say("training with your settings now, no longer replaying the imported tokenizer", timeout=6)
-            self.replay = None
-        self.load(corpus, config)
-
-    def _confirm_then(self, question: str, then: Callable[[], None]) -> None:
-        """Run ``then`` at once, or after a yes when there is unsaved work."""
-        if self.workbench is None or not self.workbench.unsaved:
-            then()
-            return
-        self.push_screen(
-            ConfirmScreen(f"{question}\nThe merges since your last save will be lost."),
-            lambda yes: then() if yes else None,
-        )
-
-    def action_quit_app(self) -> None:
-        if self.running:
-            self.workers.cancel_group(self, "training")
-        self._confirm_then("Quit bpe-lab?", self._quit)
-
-    def _quit(self) -> None:
-        self.autosave(now=True)
-        self.exit()
-
-    # -- sessions -----------------------------------------------------------------------------
-
-    def autosave(self, now: bool = False) -> None:
-        """Write the session when it changed (every few seconds, and on quit): at most the last
-        few seconds are lost to a crash. The file is written by a worker, atomically."""
-        if not self._autosave_on or self.workbench is None or self.loading:
-            return
-        try:
-            session = self.workbench.session(self.selected)
-        except Busy:
-            return  # mid-batch: the next tick saves
-        key = (session.source, tuple(session.merges[-1:]), len(session.merges), session.step, session.selected, session.config)
-        if key == self._saved_key:
-            return
-        self._saved_key = key
-        if now:
-            problem = self._write_session(session)
-            if problem:
-                self.say(problem, severity="warning")
-        else:
-            self._write_session_later(session)
-
-    def _write_session(self, session: Session) -> str | None:
-        """Save; the reason when it failed (the old session file is then left as it was)."""
-        try:
-            session.save(self.session_file)
-            return None
-        except OSError as exc:
-            self._saved_key = None
-            return f"session not saved: {self.session_file}: {exc.strerror or exc}"
-
-    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
-    def _write_session_later(self, session: Session) -> None:
-        problem = self._write_session(session)
-        if problem:
-            self.call_from_thread(self.say, problem, severity="warning")
-
     def action_analysis(self, tab: str = "curve") -> None:
         """Open the analysis screen (curve, vocabulary, held-out, baselines, compare, tie rules)."""
         if self.workbench is None or self.loading:
@@ -586,33 +386,4 @@ class BpeApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for key, action, title, help_text in COMMANDS:
-            yield SystemCommand(f"{title} ({key})", help_text, lambda a=action: self.run_action(a))
-
-
-COMMANDS = [
-    ("space", "toggle_run", "Run / pause", "Start or pause training"),
-    ("n", "step", "Step", "Make one merge"),
-    ("u", "undo", "Undo", "Take back the last merge"),
-    ("r", "redo", "Redo", "Re-apply an undone merge"),
-    ("]", "jump(10)", "Forward 10", "Ten steps forward"),
-    ("[", "jump(-10)", "Back 10", "Ten steps back"),
-    ("}", "jump(100)", "Forward 100", "A hundred steps forward"),
-    ("{", "jump(-100)", "Back 100", "A hundred steps back"),
-    ("g", "goto", "Go to step", "Jump to any step"),
-    ("/", "find", "Find token", "Find a token by text, bytes or id"),
-    ("c", "copy", "Copy", "Copy the selected token or the tokenized output's ids"),
-    ("s", "save", "Save tokenizer", "Save the tokenizer as native JSON"),
-    ("o", "open", "Open corpus", "Open a corpus file or a bundled sample"),
-    (",", "settings", "Settings", "Change base, pre-tokenizer, tie rule or stop rules"),
-    ("i", "toggle_ids", "Show ids", "Show token ids instead of text in the corpus"),
-    ("t", "toggle_trace", "Trace", "Show the rule-by-rule encoding of the typed text"),
-    ("a", "analysis('curve')", "Analysis: compression curve", "Corpus tokens and bytes per token after every merge"),
-    ("a 2", "analysis('vocabulary')", "Analysis: vocabulary composition", "Whole characters, several characters, partial UTF-8"),
-    ("a 3", "analysis('heldout')", "Analysis: held-out evaluation", "Encode text the tokenizer never trained on"),
-    ("a 4", "analysis('baselines')", "Analysis: baselines", "BPE beside char, word, WordPiece and Unigram tokenizers"),
-    ("a 5", "analysis('compare')", "Analysis: compare text", "Any text through several tokenizers; the token tax"),
-    ("a 6", "analysis('tierules')", "Analysis: tie-rule diff", "Where two tie rules make the merge logs part"),
-    ("?", "help", "Help", "All keys and panes"),
-    ("q", "quit_app", "Quit", "Quit (asks when there is unsaved work)"),
-]
+        yield from system_commands(self)
