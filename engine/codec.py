@@ -45,23 +45,31 @@ def _apply_short(ids: list[int], ranks: dict[int, int]) -> list[int]:
 
 
 def _apply_long(ids: list[int], ranks: dict[int, int]) -> list[int]:
+    """Heap of packed ``rank << 32 | position`` ints over a linked list (see the module doc)."""
     get = ranks.get
     n = len(ids)
     sym = list(ids)
     nxt = list(range(1, n + 1))
     prv = list(range(-1, n - 1))
     heap = []
-    for i in range(n - 1):
-        r = get(sym[i] << SHIFT | sym[i + 1])
+    push = heap.append
+    prev = sym[0] if n else 0
+    for i in range(1, n):
+        cur = sym[i]
+        r = get(prev << SHIFT | cur)
         if r is not None:
-            heap.append((r, i))
+            push(r << 32 | (i - 1))
+        prev = cur
     heapify(heap)
+    mask = (1 << 32) - 1
     while heap:
-        r, i = heappop(heap)
+        entry = heappop(heap)
+        i = entry & mask
         a = sym[i]
         if a < 0:
             continue
         j = nxt[i]
+        r = entry >> 32
         if j >= n or get(a << SHIFT | sym[j]) != r:
             continue  # stale: a neighbour merged since this entry was pushed
         sym[i] = r
@@ -72,10 +80,10 @@ def _apply_long(ids: list[int], ranks: dict[int, int]) -> list[int]:
             prv[k] = i
             rr = get(r << SHIFT | sym[k])
             if rr is not None:
-                heappush(heap, (rr, i))
+                heappush(heap, rr << 32 | i)
         o = prv[i]
         if o >= 0:
             rr = get(sym[o] << SHIFT | r)
             if rr is not None:
-                heappush(heap, (rr, o))
+                heappush(heap, rr << 32 | o)
     return [s for s in sym if s >= 0]
