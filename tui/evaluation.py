@@ -26,7 +26,7 @@ from engine.analysis import (
 )
 from engine.corpus import read_corpus
 
-from .workbench import LoadedCorpus, Workbench
+from .workbench import Busy, LoadedCorpus, Workbench
 
 #: What the held-out field starts with: seed 002 held back a fifth (500 of 2500 poems); 10% keeps
 #: more for training on small corpora.
@@ -34,15 +34,19 @@ DEFAULT_SETTING = "10%"
 
 
 @contextmanager
-def reading(workbench: Workbench, timeout: float = 0.05) -> Iterator[bool]:
-    """Hold the workbench lock briefly from the UI thread; yields False (and holds nothing) when
-    the training worker keeps it longer, so the UI shows what it had and tries again later."""
-    got = workbench.lock.acquire(timeout=timeout)
+def reading(workbench: Workbench) -> Iterator[bool]:
+    """:meth:`Workbench.reading` as a flag: yields False (holding nothing) when the training
+    worker keeps the trainer longer than the UI may wait, so the screen keeps what it shows."""
+    held = workbench.reading()
     try:
-        yield got
+        held.__enter__()
+    except Busy:
+        yield False
+        return
+    try:
+        yield True
     finally:
-        if got:
-            workbench.lock.release()
+        held.__exit__(None, None, None)
 
 
 def parse_setting(setting: str) -> float | None:
