@@ -34,10 +34,9 @@ from dataclasses import dataclass
 from heapq import heapify, heappop, heappush, heapreplace
 from typing import Iterable, Sequence
 
-SHIFT = 20
+from .pairviews import DEAD, SEP, SHIFT, PairViews
+
 MASK = (1 << SHIFT) - 1
-SEP = -2  # chunk separator
-DEAD = -1  # a position absorbed by a merge
 _M40 = (1 << 40) - 1
 #: Node lists are arrays, not lists: compact, and invisible to the cyclic garbage collector
 #: (which would otherwise walk millions of them on every full collection).
@@ -59,7 +58,7 @@ class MergeRecord:
     absorbed: array[int]  # the nodes absorbed, in merge order (each still links back to its p)
 
 
-class PairState:
+class PairState(PairViews):
     """Sequences of symbol ids with their weights, pair counts and the best-pair queue.
 
     Example: ``PairState([([1, 2, 1, 2], 1)], "lowest-ids").best() -> (1, 2, 2)``
@@ -452,97 +451,3 @@ class PairState:
         freq[new_id] += moved
         freq[a] -= moved
         freq[b] -= moved
-
-    # -- views ------------------------------------------------------------------------------
-
-    def frequencies(self) -> list[int]:
-        """Weighted occurrences of every token id in the corpus now (counted once, then kept
-        up to date by each merge and undo)."""
-        if self._freq is None:
-            data = self.data
-            freq: defaultdict[int, int] = defaultdict(int)
-            for s, wt in zip(data[0::4], data[3::4]):
-                if s >= 0:
-                    freq[s] += wt
-            size = max(freq, default=-1) + 1
-            self._freq = [freq.get(i, 0) for i in range(size)]
-        return self._freq
-
-    def chunk_spans(self, uid: int, lo: int, hi: int) -> list[tuple[int, int, int]]:
-        """Tokens of distinct chunk ``uid`` that overlap base units [lo, hi) of the chunk, as
-        (token id, start, end) relative to the chunk's start.
-
-        A live node is the leftmost base unit of its token, so node addresses give offsets; an
-        absorbed node's back link leads to the node that absorbed it, so any unit finds its
-        token in a few hops.
-        """
-        data = self.data
-        start = self.starts[uid]
-        node = start + 4 * lo
-        while data[node] == DEAD:
-            node = data[node + 2]
-        out: list[tuple[int, int, int]] = []
-        while True:
-            s = data[node]
-            if s == SEP:
-                break
-            off = (node - start) >> 2
-            if off >= hi:
-                break
-            after = data[node + 1]
-            out.append((s, off, (after - start) >> 2))
-            node = after
-        return out
-
-    def sequences(self) -> list[tuple[int, ...]]:
-        """The current symbols of every distinct chunk, in layout order."""
-        out: list[tuple[int, ...]] = []
-        data = self.data
-        end = len(data) - 4
-        p = 0
-        while p < end:
-            seq = []
-            p = data[p + 1]
-            while data[p] != SEP:
-                seq.append(data[p])
-                p = data[p + 1]
-            out.append(tuple(seq))
-        return out
-
-    def pair_counts(self) -> dict[tuple[int, int], int]:
-        """Every pair present now with its weighted count, counted afresh from the sequences."""
-        data = self.data
-        out: dict[tuple[int, int], int] = {}
-        end = len(data) - 4
-        p = 0
-        while p < end:
-            p = data[p + 1]
-            weight = data[p + 3]
-            prev = data[p]
-            p = data[p + 1]
-            while data[p] != SEP:
-                pair = (prev, data[p])
-                out[pair] = out.get(pair, 0) + weight
-                prev = data[p]
-                p = data[p + 1]
-        return out
-
-    def verify(self) -> None:
-        """Check the incremental counts against a fresh count (for tests); raise if they differ."""
-        exact = {a << SHIFT | b: c for (a, b), c in self.pair_counts().items()}
-        kept = {k: c for k, c in self.count.items() if c}
-        expected = {k: c for k, c in exact.items() if k in kept or c >= self.min_count}
-        if kept != expected:
-            raise AssertionError("incremental pair counts differ from a fresh count")
-        hist = {c: n for c, n in self.hist.items() if n}
-        fresh: dict[int, int] = {}
-        for c in kept.values():
-            fresh[c] = fresh.get(c, 0) + 1
-        if hist != fresh:
-            raise AssertionError("count histogram out of step")
-        if self.tokens != self._token_total():
-            raise AssertionError("corpus token count out of step")
-
-    def _token_total(self) -> int:
-        data = self.data
-        return sum(data[p + 3] for p in range(0, len(data), 4) if data[p] >= 0)

@@ -8,57 +8,17 @@ from bisect import bisect_right
 from contextlib import contextmanager
 from dataclasses import replace
 from collections import Counter
-from typing import Iterator, NamedTuple, Sequence
+from typing import Iterator, Sequence
 
 from .bytelevel import hf_byte_rank
-from .config import MAX_VOCAB, TrainConfig
+from .config import MAX_VOCAB, TrainConfig, check_specials
+from .errors import ConfigError, CorpusError
 from .layout import CorpusLayout
 from .pairstate import SHIFT, MergeRecord, PairState
 from .pretokenize import PreTokenizer, pretokenizer_for
+from .events import TIE_CAP, Candidate, Merge
 from .tokenizer import Tokenizer
 
-#: How many tied pairs a merge event lists (the total is always given).
-TIE_CAP = 5
-
-
-class Merge(NamedTuple):
-    """One training step: ``pair`` became token ``new_id`` (immutable).
-
-    ``count`` is the pair's weighted count when it was chosen; ``ties`` lists the pairs that
-    shared that count (the chosen one first, in tie-rule order, at most ``TIE_CAP``) and
-    ``tie_total`` says how many there were in all; ``tokens_after`` is the corpus length in
-    tokens after the merge; ``removed`` is how many tokens it saved (occurrences replaced).
-
-    A NamedTuple rather than a frozen dataclass: training makes one per merge, and a frozen
-    dataclass costs a few microseconds more to build each time.
-    """
-
-    step: int
-    pair: tuple[int, int]
-    new_id: int
-    token: bytes
-    count: int
-    ties: tuple[tuple[int, int], ...]
-    tie_total: int
-    tokens_after: int
-    removed: int
-
-    @property
-    def tokens_before(self) -> int:
-        """Corpus length in tokens before this merge."""
-        return self.tokens_after + self.removed
-
-    @property
-    def tied(self) -> bool:
-        """Whether the tie rule had to decide this step."""
-        return self.tie_total > 1
-
-
-class Candidate(NamedTuple):
-    """A pair that could be merged next, with its weighted count."""
-
-    pair: tuple[int, int]
-    count: int
 
 
 @contextmanager
@@ -111,7 +71,7 @@ class Trainer:
             if chunks is None:
                 chunks = self.pretokenizer.count(text)
             if not chunks:
-                raise ValueError("the corpus is empty (no text to train on)")
+                raise CorpusError("no text to train on: the corpus is empty or the pattern matches none of it")
             if config.base == "chars":
                 if alphabet is None:
                     seen = set(text) if text else set().union(*chunks)
@@ -127,6 +87,8 @@ class Trainer:
                 seqs = [(list(c.encode("utf-8", "surrogateescape")), n) for c, n in chunks.items()]
             self.base_size = len(pieces)
             self._check_limits()
+            if script is None:  # a replayed tokenizer's specials were checked when it was made
+                check_specials(config.specials, chunks, config.base, self.alphabet)
             self._pieces = pieces
             self.chunk_count = sum(chunks.values())
             self.distinct_chunks = len(chunks)
@@ -168,12 +130,12 @@ class Trainer:
         config = self.config
         floor = self.base_size + len(config.specials)
         if config.vocab_size is not None and config.vocab_size < floor:
-            raise ValueError(
+            raise ConfigError(
                 f"vocabulary size {config.vocab_size} is below the base vocabulary "
                 f"({self.base_size} {config.base} + {len(config.specials)} specials = {floor})"
             )
         if self.base_size + (config.merges or 0) + len(config.specials) > MAX_VOCAB:
-            raise ValueError(f"too many tokens for one vocabulary (at most {MAX_VOCAB})")
+            raise ConfigError(f"too many tokens for one vocabulary (at most {MAX_VOCAB})")
 
     # -- state ------------------------------------------------------------------------------
 
