@@ -437,3 +437,33 @@ async def test_long_jumps_run_in_the_worker():
         assert wb.steps == 0 and app.query_one(MergeLog).row_count == 0
         await pilot.press("n")  # short moves stay on the UI thread
         assert wb.steps == 1
+
+
+async def test_bad_input_in_the_app_is_a_message_and_nothing_is_lost(tmp_path):
+    """Issue 7: each bad input is a notification; the app keeps its previous state."""
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    binary = tmp_path / "binary.bin"
+    binary.write_bytes(b"\x00\x01\xff\xfe" * 200 + b"abc abc abc")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right_square_bracket")
+        before = (app.workbench, app.workbench.steps)
+        for bad in (tmp_path / "missing.txt", tmp_path, empty):
+            app._open(str(bad))
+            await pilot.pause()
+            assert (app.workbench, app.workbench.steps) == before
+        messages = [str(n.message) for n in app._notifications]
+        assert any("no such file" in m for m in messages)
+        assert any("is a directory" in m for m in messages)
+        assert any("empty" in m for m in messages)
+        app._restart(TrainConfig(vocab_size=100))  # below the 256 bytes: refused by the trainer
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert (app.workbench, app.workbench.steps) == before
+        assert any("below the base" in str(n.message) for n in app._notifications)
+        app._open(str(binary))  # binary is trained on, with a note about the bytes
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.workbench.corpus.name == "binary.bin"
+        assert any("not valid UTF-8" in str(n.message) for n in app._notifications)

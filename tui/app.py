@@ -135,7 +135,7 @@ class BpeApp(RunMixin, FilesMixin, App):
         if self.workbench is not None:
             self.attach(self.workbench)
         elif self._pending is not None:
-            self.load(self._pending, self.config)
+            self.load(self._pending, self.config, self.replay)
         self.log_view.focus()
         if self._autosave_on:
             self.set_interval(AUTOSAVE_SECONDS, self.autosave)
@@ -150,16 +150,17 @@ class BpeApp(RunMixin, FilesMixin, App):
 
     # -- loading ----------------------------------------------------------------------------
 
-    def load(self, corpus: LoadedCorpus, config: TrainConfig) -> None:
-        """Build a trainer for ``corpus`` in a worker; the panes follow when it is ready."""
+    def load(self, corpus: LoadedCorpus, config: TrainConfig, replay: Tokenizer | None = None) -> None:
+        """Build a trainer for ``corpus`` in a worker (replaying ``replay`` if given); the panes
+        follow when it is ready. If it fails, a message says why and the current one stays."""
         self.loading = True
         self.query_one(StatusLine).show(None, f"loading {corpus.name} …")
-        self._build(corpus, config)
+        self._build(corpus, config, replay)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def _build(self, corpus: LoadedCorpus, config: TrainConfig) -> None:
+    def _build(self, corpus: LoadedCorpus, config: TrainConfig, replay: Tokenizer | None) -> None:
         try:
-            workbench = Workbench(corpus, config, replay=self.replay)
+            workbench = Workbench(corpus, config, replay=replay)
             note = workbench.restore(self._resume) if self._resume is not None else None
         except ValueError as exc:
             self.post_message(LoadFailed(str(exc)))
@@ -194,6 +195,7 @@ class BpeApp(RunMixin, FilesMixin, App):
         """Show a workbench in every pane."""
         self.workbench = workbench
         self.config = workbench.config
+        self.replay = workbench.replay
         self.selected = None
         self.log_view.sync(None)
         self.corpus_view.attach(workbench)

@@ -50,7 +50,7 @@ class FilesMixin:
         except ValueError as exc:
             self.say(str(exc), title="cannot open", severity="error", timeout=8)
             return
-        self.load(corpus, self.config)
+        self.load(corpus, self.config, self.replay)
 
     def action_settings(self) -> None:
         def chosen(config: TrainConfig | None) -> None:
@@ -68,11 +68,9 @@ class FilesMixin:
             except ValueError as exc:
                 self.say(str(exc), severity="error")
                 return
-        self.config = config
         if self.replay is not None:
             self.say("training with your settings now, no longer replaying the imported tokenizer", timeout=6)
-            self.replay = None
-        self.load(corpus, config)
+        self.load(corpus, config)  # the config and mode change only if the new trainer builds
 
     def _confirm_then(self, question: str, then: Callable[[], None]) -> None:
         """Run ``then`` at once, or after a yes when there is unsaved work."""
