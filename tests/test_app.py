@@ -467,3 +467,11 @@ async def test_bad_input_in_the_app_is_a_message_and_nothing_is_lost(tmp_path):
         await pilot.pause()
         assert app.workbench.corpus.name == "binary.bin"
         assert any("not valid UTF-8" in str(n.message) for n in app._notifications)
+
+
+def test_launch_usage_errors_are_one_line(capsys):
+    from tui.launch import launch
+
+    assert launch(["--vocab-size", "abc"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bpe-lab: error:") and err.count("\n") == 1 and "--vocab-size" in err

@@ -9,15 +9,15 @@ from typing import Sequence
 
 from engine.pretokenize import pretokenizer_for
 
-from .cli import PROG, add_training_options, config_from_args
+from .cli import PROG, Parser, UsageError, add_training_options, config_from_args
 from .samples import DEFAULT_SAMPLE
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG,
         description="Train BPE one merge at a time and see everything that happens. "
-        "Headless commands: bpe-lab train|encode|decode --help.",
+        "Headless commands: bpe-lab train|encode|decode|export|compare --help.",
     )
     parser.add_argument("corpus", nargs="?", metavar="CORPUS", help="a text file (default: the bundled workshop corpus)")
     add_training_options(parser)
@@ -64,7 +64,11 @@ def resumed(args: argparse.Namespace, session_file: Path):
 
 def launch(argv: Sequence[str]) -> int:
     """Parse the app's options, read the corpus (errors: one line, exit 2), run the app."""
-    args = build_parser().parse_args(list(argv))
+    try:
+        args = build_parser().parse_args(list(argv))
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
     from .session import session_path
 
     session_file = Path(args.session) if args.session else session_path()
