@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, Iterable, Sequence
+
+from .errors import ConfigError
 
 BASES = ("bytes", "chars")
 TIE_RULES = ("lowest-ids", "first-seen", "hf")
@@ -54,37 +56,49 @@ class TrainConfig:
         self.validate()
 
     def validate(self) -> None:
-        """Raise ``ValueError`` with a one-line message when an option is out of range."""
+        """Raise ``ConfigError`` (a ``ValueError``) with a one-line message when an option is out of range."""
+        for name in ("vocab_size", "merges"):
+            value = getattr(self, name)
+            if value is not None and type(value) is not int:
+                raise ConfigError(f"{name.replace('_', ' ')} must be a whole number, not {value!r}")
+        if type(self.min_frequency) is not int:
+            raise ConfigError(f"the minimum pair count must be a whole number, not {self.min_frequency!r}")
         if self.base not in BASES:
-            raise ValueError(f"unknown base {self.base!r} (choose bytes or chars)")
+            raise ConfigError(f"unknown base {self.base!r} (choose bytes or chars)")
         if self.tie_break not in TIE_RULES:
-            raise ValueError(
+            raise ConfigError(
                 f"unknown tie rule {self.tie_break!r} (choose {', '.join(TIE_RULES)})"
             )
         if self.tie_break == "hf" and self.base != "bytes":
-            raise ValueError("the hf tie rule reproduces byte-level training: use --base bytes")
+            raise ConfigError("the hf tie rule reproduces byte-level training: use --base bytes")
+        if self.pattern is not None and not isinstance(self.pattern, str):
+            raise ConfigError(f"a pattern must be text, not {type(self.pattern).__name__}")
         if self.pretokenizer == "custom":
             if not self.pattern:
-                raise ValueError("the custom pre-tokenizer needs a pattern")
+                raise ConfigError("the custom pre-tokenizer needs a pattern")
         elif self.pretokenizer not in PRETOKENIZERS:
-            raise ValueError(
+            raise ConfigError(
                 f"unknown pre-tokenizer {self.pretokenizer!r} "
                 f"(choose {', '.join(PRETOKENIZERS)} or give a pattern)"
             )
         if self.merges is not None and self.merges < 0:
-            raise ValueError(f"the merge count must be 0 or more, not {self.merges}")
+            raise ConfigError(f"the merge count must be 0 or more, not {self.merges}")
+        if self.vocab_size is not None and self.vocab_size < 1:
+            raise ConfigError(f"the vocabulary size must be 1 or more, not {self.vocab_size}")
         if self.vocab_size is not None and self.vocab_size > MAX_VOCAB:
-            raise ValueError(f"vocabulary size {self.vocab_size} is too large (at most {MAX_VOCAB})")
+            raise ConfigError(f"vocabulary size {self.vocab_size} is too large (at most {MAX_VOCAB})")
         if self.merges is not None and self.merges > MAX_VOCAB:
-            raise ValueError(f"merge count {self.merges} is too large (at most {MAX_VOCAB})")
+            raise ConfigError(f"merge count {self.merges} is too large (at most {MAX_VOCAB})")
         if self.min_frequency < 1:
-            raise ValueError(f"the minimum pair count must be 1 or more, not {self.min_frequency}")
+            raise ConfigError(f"the minimum pair count must be 1 or more, not {self.min_frequency}")
         seen: set[str] = set()
         for token in self.specials:
+            if not isinstance(token, str):
+                raise ConfigError(f"a special token must be text, not {token!r}")
             if not token:
-                raise ValueError("a special token cannot be empty")
+                raise ConfigError("a special token cannot be empty")
             if token in seen:
-                raise ValueError(f"special token {token!r} is given twice")
+                raise ConfigError(f"special token {token!r} is given twice")
             seen.add(token)
 
     def with_changes(self, **changes: Any) -> TrainConfig:
@@ -103,8 +117,40 @@ class TrainConfig:
         known = set(cls.__dataclass_fields__)
         unknown = set(data) - known
         if unknown:
-            raise ValueError(f"unknown config keys: {', '.join(sorted(unknown))}")
+            raise ConfigError(f"unknown config keys: {', '.join(sorted(map(str, unknown)))}")
         values = dict(data)
         if "specials" in values:
+            if not isinstance(values["specials"], (list, tuple)):
+                raise ConfigError("the specials must be a list of tokens")
             values["specials"] = tuple(values["specials"])
         return cls(**values)
+
+
+def check_specials(specials: Sequence[str], chunks: Iterable[str], base: str, alphabet: Sequence[str] | None = None) -> None:
+    """Refuse special tokens that are, or could become, ordinary tokens (``ConfigError``).
+
+    A special that is a base token (one byte, or a character of the chars base's alphabet) or
+    that the pre-tokenizer leaves inside a chunk of the corpus (so training could learn it as an
+    ordinary token) would make one text two tokens: encode would always pick the special, and
+    the string-keyed formats cannot hold both. ``chunks`` are the corpus's distinct chunks.
+    """
+    if not specials:
+        return
+    letters = set(alphabet or ())
+    for token in specials:
+        try:
+            size = len(token.encode("utf-8", "surrogateescape"))
+        except UnicodeEncodeError:
+            raise ConfigError(f"special token {token!r} cannot be written as UTF-8") from None
+        if base == "bytes" and size == 1:
+            raise ConfigError(f"special token {token!r} is a single byte, already base token {ord(token)}: choose a longer text")
+        if base == "chars" and token in letters:
+            raise ConfigError(f"special token {token!r} is a character of the corpus, already a base token: choose a longer text")
+    separator = next(c for c in ("\x00", "\x01", "\uffff", "\U0010ffff") if not any(c in t for t in specials))
+    joined = separator.join(chunks)
+    for token in specials:
+        if token in joined:
+            raise ConfigError(
+                f"special token {token!r} occurs in the corpus inside a pre-tokenizer chunk, so training could learn "
+                "it as an ordinary token: choose a text the corpus does not hold"
+            )

@@ -9,6 +9,7 @@ from typing import Any, Iterator
 
 import regex
 
+from .errors import ConfigError, PatternError, PatternTimeoutError
 #: Seed 000's pattern, compiled with the standard ``re`` module exactly as the seed does.
 SIMPLE_PATTERN = r" ?\w+| ?[^\w\s]+|\s+"
 #: GPT-2's pattern (as in its encoder.py, minbpe and HuggingFace's ByteLevel pre-tokenizer).
@@ -25,14 +26,43 @@ _PIECE = 1 << 20  # characters per piece when counting a large text
 _MARGIN = 4096  # matches ending this close to a piece's end are scanned again with the next
 
 
+#: A custom pattern gets this long on a text of n characters before it counts as too slow:
+#: ``PATTERN_SECONDS + n / PATTERN_RATE`` seconds (the named patterns run at over 5 million
+#: characters a second; a pattern that backtracks catastrophically runs for years).
+PATTERN_SECONDS = 1.0
+PATTERN_RATE = 500_000
+
+
 def compile_pattern(pattern: str, *, stdlib: bool = False) -> Any:
-    """Compile a pre-tokenizer pattern; a bad pattern raises ``ValueError`` in one line."""
+    """Compile a pre-tokenizer pattern; a bad pattern raises ``PatternError`` in one line."""
+    if not isinstance(pattern, str):
+        raise PatternError(f"a pattern must be text, not {type(pattern).__name__}")
     try:
         if stdlib:
             return re.compile(pattern)
         return regex.compile(pattern)
     except (re.error, regex.error) as exc:
-        raise ValueError(f"invalid pattern {pattern!r}: {exc}") from None
+        raise PatternError(f"invalid pattern {_short(pattern)}: {exc}") from None
+    except (OverflowError, RecursionError, MemoryError):  # e.g. a{99999999999} or (((...))) nested thousands deep
+        raise PatternError(f"invalid pattern {_short(pattern)}: too large or too deeply nested") from None
+
+
+def _short(pattern: str) -> str:
+    text = repr(pattern)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def pattern_timeout(length: int) -> float:
+    """Seconds a custom pattern may take on a text of ``length`` characters."""
+    return PATTERN_SECONDS + length / PATTERN_RATE
+
+
+def too_slow(pattern: str, length: int) -> PatternTimeoutError:
+    """The error for a pattern that ran out of time on a text of ``length`` characters."""
+    return PatternTimeoutError(
+        f"pattern {_short(pattern)} is too slow: no result after {pattern_timeout(length):.1f} s on "
+        f"{length} characters (it backtracks catastrophically; simplify it)"
+    )
 
 
 @dataclass(frozen=True)
@@ -60,12 +90,12 @@ class PreTokenizer:
             return
         if self.name == "custom":
             if not self.pattern:
-                raise ValueError("the custom pre-tokenizer needs a pattern")
+                raise ConfigError("the custom pre-tokenizer needs a pattern")
             source = self.pattern
         elif self.name in NAMED_PATTERNS:
             source = NAMED_PATTERNS[self.name]
         else:
-            raise ValueError(f"unknown pre-tokenizer {self.name!r}")
+            raise ConfigError(f"unknown pre-tokenizer {self.name!r}")
         object.__setattr__(self, "pattern", source)
         compiled = compile_pattern(source, stdlib=self.name == "simple")
         object.__setattr__(self, "_compiled", compiled)
@@ -170,18 +200,27 @@ class PreTokenizer:
                     yield pos, piece
                     pos += len(piece)
             return
-        for match in getattr(self, "_compiled").finditer(text):
-            pos = match.start()
-            for piece in post([match.group(0)]):
-                yield pos, piece
-                pos += len(piece)
+        try:
+            for match in getattr(self, "_compiled").finditer(text, timeout=pattern_timeout(len(text))):
+                pos = match.start()
+                for piece in post([match.group(0)]):
+                    yield pos, piece
+                    pos += len(piece)
+        except TimeoutError:
+            raise too_slow(self.pattern, len(text)) from None
 
     def _findall(self, text: str) -> list[str]:
         compiled = getattr(self, "_compiled")
-        chunks = compiled.findall(text)
-        if chunks and not isinstance(chunks[0], str):
-            # A pattern with groups makes findall return tuples; use whole matches instead.
-            chunks = [m.group(0) for m in compiled.finditer(text)]
+        if self.name != "custom":
+            return compiled.findall(text)
+        try:  # a custom pattern may backtrack catastrophically: bound its time
+            timeout = pattern_timeout(len(text))
+            chunks = compiled.findall(text, timeout=timeout)
+            if chunks and not isinstance(chunks[0], str):
+                # A pattern with groups makes findall return tuples; use whole matches instead.
+                chunks = [m.group(0) for m in compiled.finditer(text, timeout=timeout)]
+        except TimeoutError:
+            raise too_slow(self.pattern, len(text)) from None
         return chunks
 
     def _post(self, chunks: list[str]) -> list[str]:

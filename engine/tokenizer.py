@@ -10,7 +10,8 @@ from typing import Any, Iterable, Sequence
 import regex
 
 from .codec import SHIFT, apply_merges
-from .config import TrainConfig
+from .config import MAX_VOCAB, TrainConfig
+from .errors import ConfigError, TokenIdError
 from .pairs import merge
 from .pretokenize import PreTokenizer
 
@@ -56,34 +57,50 @@ class Tokenizer:
     ) -> None:
         if base == "chars":
             if not alphabet:
-                raise ValueError("the chars base needs an alphabet")
+                raise ConfigError("the chars base needs an alphabet")
             self.alphabet: list[str] | None = list(alphabet)
             self._char_ids = {c: i for i, c in enumerate(self.alphabet)}
-            pieces = [c.encode("utf-8", "surrogateescape") for c in self.alphabet]
+            try:
+                pieces = [c.encode("utf-8", "surrogateescape") for c in self.alphabet]
+            except (UnicodeEncodeError, AttributeError):
+                raise ConfigError("the alphabet holds something that is not a character with UTF-8 bytes") from None
         elif base == "bytes":
             self.alphabet = None
             pieces = [bytes([i]) for i in range(256)]
         else:
-            raise ValueError(f"unknown base {base!r} (choose bytes or chars)")
+            raise ConfigError(f"unknown base {base!r} (choose bytes or chars)")
         self.base = base
         self.base_size = len(pieces)
         self.merges: list[tuple[int, int]] = []
         self._ranks: dict[int, int] = {}
+        merges = list(merges)
+        last = len(pieces) + len(merges) - 1  # the id the last merge makes
+        if last >= MAX_VOCAB:
+            raise ConfigError(f"too many tokens: {last + 1} base tokens and merges (at most {MAX_VOCAB})")
         for a, b in merges:
             new_id = len(pieces)
             if not (0 <= a < new_id and 0 <= b < new_id):
-                raise ValueError(f"merge {len(self.merges) + 1} ({a}, {b}) refers to an id not yet made")
+                where = f"merge {len(self.merges) + 1} ({a}, {b})"
+                if a == new_id or b == new_id:
+                    raise ConfigError(f"{where} refers to the id it makes itself ({new_id})")
+                bad = a if not 0 <= a < new_id else b
+                if new_id < bad <= last:
+                    raise ConfigError(f"{where} refers to id {bad}, which only a later merge makes")
+                raise ConfigError(f"{where} refers to id {bad}, outside the vocabulary (0-{last})")
             key = a << SHIFT | b
             if key in self._ranks:
-                raise ValueError(f"merge {len(self.merges) + 1} ({a}, {b}) repeats an earlier merge")
+                earlier = self._ranks[key] - self.base_size + 1
+                raise ConfigError(f"merge {len(self.merges) + 1} ({a}, {b}) repeats merge {earlier}")
             self._ranks[key] = new_id
             self.merges.append((a, b))
             pieces.append(pieces[a] + pieces[b])
         self.pieces = pieces
         self.specials: dict[str, int] = {}
         for token in specials:
-            if not token or token in self.specials:
-                raise ValueError(f"special token {token!r} is empty or given twice")
+            if not isinstance(token, str) or not token:
+                raise ConfigError("a special token must be non-empty text")
+            if token in self.specials:
+                raise ConfigError(f"special token {token!r} is given twice")
             self.specials[token] = len(pieces) + len(self.specials)
         self._special_of = {i: t for t, i in self.specials.items()}
         self._special_re = (
@@ -108,7 +125,7 @@ class Tokenizer:
             return self.pieces[token_id]
         if token_id in self._special_of:
             return self._special_of[token_id].encode("utf-8")
-        raise ValueError(f"token id {token_id} is out of range (vocabulary size {self.vocab_size})")
+        raise TokenIdError(f"token id {token_id} is out of range (vocabulary size {self.vocab_size})")
 
     def is_special(self, token_id: int) -> bool:
         """Whether the id is a special token."""
@@ -230,7 +247,7 @@ class Tokenizer:
         try:
             return b"".join([pieces[i] if 0 <= i < n else self.token_bytes(i) for i in ids])
         except TypeError:
-            raise ValueError("token ids must be integers") from None
+            raise TokenIdError("token ids must be integers") from None
 
     def decode(self, ids: Iterable[int]) -> str:
         """Text of the ids; bytes that are not valid UTF-8 become U+FFFD.

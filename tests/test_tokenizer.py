@@ -140,7 +140,8 @@ def test_save_load_chars_base(tmp_path):
     [
         (lambda d: d.update(format="other"), "not a bpe-lab tokenizer"),
         (lambda d: d.update(version=99), "unsupported"),
-        (lambda d: d.update(merges=[[1, 2], [300, 1]]), "not yet made"),
+        (lambda d: d.update(merges=[[1, 2], [300, 1]]), "refers to id 300, outside the vocabulary \\(0-257\\)"),
+        (lambda d: d.update(merges=[[1, 2], [258, 1], [1, 3]]), "refers to id 258, which only a later merge makes"),
         (lambda d: d.update(merges=[[1, 2], [1, 2]]), "repeats"),
         (lambda d: d.update(merges=[[1, "x"]]), "not a \\[left, right\\] pair"),
         (lambda d: d.update(merges={"a": 1}), "must be a list"),
