@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from .config import TrainConfig
+from .errors import MAX_FILE_BYTES, FileTooLargeError, TokenizerFileError, WriteError, size_text
 from .pretokenize import PreTokenizer
 from .tokenizer import Tokenizer
 
@@ -26,28 +28,162 @@ FORMAT = "bpe-lab"
 VERSION = 1
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+def read_file(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES) -> bytes:
+    """A tokenizer file's bytes; refuses (``TokenizerFileError``, one line naming the path) a missing,
+    unreadable or directory path, and a file above ``limit`` bytes before reading it (a device or
+    pipe that goes on past the limit too)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                raise FileTooLargeError(f"{path}: {size_text(size)} is too large for a tokenizer file (the limit is {size_text(limit)})")
+            data = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise TokenizerFileError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise TokenizerFileError(f"{path}: is a directory, not a tokenizer file") from None
+    except PermissionError:
+        raise TokenizerFileError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise TokenizerFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise FileTooLargeError(f"{path}: more than {size_text(limit)}, too large for a tokenizer file")
+    return data
+
+
+def parse_json(text: str, path: str | os.PathLike[str]) -> Any:
+    """``json.loads`` with every failure as one ``TokenizerFileError`` line naming the path and place."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        cut = " (the file ends there: is it truncated?)" if text.strip() and exc.pos >= len(text.rstrip()) else ""
+        raise TokenizerFileError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}{cut}") from None
+    except RecursionError:
+        raise TokenizerFileError(f"{path}: invalid JSON (nested too deeply)") from None
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits())
+        raise TokenizerFileError(f"{path}: invalid JSON (a number has too many digits)") from None
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to a temp file beside ``path``, then rename it into place.
 
-    A failed write leaves any old file untouched and raises ``OSError``.
+    A failed write leaves any old file untouched, removes the temp file and raises
+    :class:`~engine.errors.WriteError` (an ``OSError`` and a ``ValueError``) with one line
+    saying so. A symlink is followed (the file it points to is replaced); a target that exists
+    but is not a regular file (a directory, a device such as ``/dev/full``) is refused.
     """
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        # mkstemp makes the file private (0600); give it the mode a plain open() would.
-        os.chmod(tmp, _file_mode(path))
-        os.replace(tmp, path)
-    except BaseException:
+    atomic_write_files([(path, data)])
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """UTF-8 text version of :func:`atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_files(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> None:
+    """Write several files as one: every temp file is written (and synced) before any is renamed
+    into place, so a full disk or a refused folder leaves every old file as it was. Should a
+    rename itself fail part way, the files already replaced are put back (from hard links made
+    beforehand, where the file system allows them). Raises :class:`~engine.errors.WriteError`.
+    """
+    plan = []  # (shown path, real path, data, whether it exists)
+    for shown, data in files:
+        real = Path(os.path.realpath(shown))
         try:
-            os.unlink(tmp)
+            mode = os.stat(real).st_mode
+        except OSError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            what = "it is a directory" if stat.S_ISDIR(mode) else "it is not a regular file"
+            raise WriteError(shown, what, after="nothing was written")
+        plan.append((shown, real, data, mode is not None))
+    many = len(plan) > 1
+    temps: list[str] = []
+    backups: list[tuple[str, Path]] = []
+    done: list[Path] = []
+    current = plan[0]
+    try:
+        for current in plan:
+            _, real, data, existed = current
+            fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+            temps.append(tmp)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            # mkstemp makes the file private (0600); give it the mode a plain open() would.
+            os.chmod(tmp, _file_mode(real))
+        if many:
+            for _, real, _, existed in plan:
+                if existed:
+                    backup = f"{real.parent}/.{real.name}.{os.getpid()}.bak"
+                    try:
+                        os.link(real, backup)
+                        backups.append((backup, real))
+                    except OSError:
+                        pass
+        for current, tmp in zip(plan, temps):
+            os.replace(tmp, current[1])
+            done.append(current[1])
+        _sync_folders({real.parent for _, real, _, _ in plan})
+    except BaseException as exc:
+        for tmp in temps[len(done):]:
+            _remove(tmp)
+        restored = _restore(backups, done, {real: existed for _, real, _, existed in plan})
+        for backup, real in backups:
+            _remove(backup)
+        if not isinstance(exc, OSError):
+            raise
+        shown, _, _, existed = current
+        if many and not restored:
+            after = "some of the files may be replaced already"
+        elif many:
+            after = "the old files are unchanged" if any(e for *_, e in plan) else "nothing was written"
+        else:
+            after = "the old file is unchanged" if existed else "nothing was written"
+        raise WriteError(shown, exc.strerror or str(exc), after=after, errno=exc.errno) from None
+    for backup, _ in backups:
+        _remove(backup)
+
+
+def _restore(backups: list[tuple[str, Path]], done: list[Path], existed: dict[Path, bool]) -> bool:
+    """Put back the files already replaced when a later rename failed; whether all are back."""
+    saved = {real: backup for backup, real in backups}
+    ok = True
+    for real in done:
+        try:
+            if real in saved:
+                os.replace(saved.pop(real), real)
+            elif not existed[real]:
+                os.unlink(real)  # it was not there before
+            else:
+                ok = False  # the old file could not be linked aside
+        except OSError:
+            ok = False
+    return ok
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _sync_folders(folders: set[Path]) -> None:
+    """Make the renames durable (best effort: not every system can sync a directory)."""
+    for folder in folders:
+        try:
+            fd = os.open(folder, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.fsync(fd)
         except OSError:
             pass
-        raise
+        finally:
+            os.close(fd)
 
 
 def _file_mode(path: Path) -> int:
@@ -58,11 +194,6 @@ def _file_mode(path: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
-
-
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """UTF-8 text version of :func:`atomic_write_bytes`."""
-    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
@@ -84,9 +215,14 @@ def save_tokenizer(tok: Tokenizer, path: str | Path) -> None:
     atomic_write_text(path, text + "\n")
 
 
+def _show(token: str) -> str:
+    text = repr(token)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _need(cond: bool, message: str) -> None:
     if not cond:
-        raise ValueError(message)
+        raise TokenizerFileError(message)
 
 
 def tokenizer_from_dict(data: Any) -> Tokenizer:
@@ -116,7 +252,8 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
     first_special = (len(alphabet) if base == "chars" else 256) + len(merges)
     for i, entry in enumerate(specials):
         _need(isinstance(entry, dict) and isinstance(entry.get("token"), str), f"special {i + 1} is malformed")
-        _need(entry.get("id") == first_special + i, f"special {entry['token']!r} must have id {first_special + i}")
+        _need(type(entry.get("id")) is int and entry["id"] == first_special + i,
+              f"special {_show(entry['token'])} must have id {first_special + i}")
         tokens.append(entry["token"])
     pre = data.get("pretokenizer", {"name": "none"})
     _need(isinstance(pre, dict), "\"pretokenizer\" must be an object")
@@ -125,32 +262,22 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
         pretokenizer = PreTokenizer.from_dict(pre)
         train_config = TrainConfig.from_dict(config) if isinstance(config, dict) else None
     except TypeError as exc:
-        raise ValueError(f"malformed tokenizer settings: {exc}") from None
+        raise TokenizerFileError(f"malformed tokenizer settings: {exc}") from None
     return Tokenizer(
         merges, base=base, alphabet=alphabet, specials=tokens, pretokenizer=pretokenizer, config=train_config
     )
 
 
 def load_tokenizer(path: str | Path) -> Tokenizer:
-    """Read a native tokenizer file; unreadable or malformed files raise ``ValueError``."""
+    """Read a native tokenizer file; unreadable or malformed files raise ``TokenizerFileError``."""
     path = Path(path)
+    raw = read_file(path)
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: is a directory, not a tokenizer file") from None
-    except PermissionError:
-        raise ValueError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        data = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file (invalid UTF-8)") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}") from None
+        raise TokenizerFileError(f"{path}: not a text file (invalid UTF-8)") from None
+    data = parse_json(text, path)
     try:
         return tokenizer_from_dict(data)
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise TokenizerFileError(f"{path}: {exc}") from None

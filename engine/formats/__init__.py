@@ -14,12 +14,12 @@ tests). Example::
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Sequence
 
-from ..io import load_tokenizer, save_tokenizer
+from ..errors import ExportError, WriteError
+from ..io import load_tokenizer, parse_json, save_tokenizer
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import Imported, fail, read_text
@@ -54,9 +54,11 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
         if fmt == "native":
             save_tokenizer(tok, path)
             return []
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    raise ValueError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")
+    except WriteError:
+        raise
+    except OSError as exc:  # pragma: no cover - every write goes through atomic_write_*, which raise WriteError
+        raise WriteError(path, exc.strerror or str(exc), errno=exc.errno) from None
+    raise ExportError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")
 
 
 def written_paths(fmt: str, path: str | Path) -> list[Path]:
@@ -89,11 +91,11 @@ def detect_format(path: str | Path) -> str:
         if lines and all(_RANK_LINE.match(line) for line in lines[:5]):
             return "tiktoken"
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"invalid JSON at line {exc.lineno}, column {exc.colno}"
-        if text.lstrip().startswith("{"):
-            raise fail(path, where) from None
+        data = parse_json(text, path)
+    except ValueError as exc:
+        if text.lstrip().startswith(("{", "[")):
+            raise
+        where = str(exc)[len(f"{path}: "):]
         raise fail(path, f"not a tokenizer file bpe-lab knows ({where}; nor a merges.txt or .tiktoken file)") from None
     if isinstance(data, dict):
         if "format" in data:
@@ -128,4 +130,4 @@ def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt:
         return load_gpt2(path, pretokenizer)
     if fmt == "tiktoken":
         return load_tiktoken(path, pretokenizer)
-    raise ValueError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")
+    raise ExportError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")

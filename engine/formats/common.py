@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..io import atomic_write_text
+from ..errors import TokenIdError, TokenizerFileError
+from ..io import atomic_write_bytes, parse_json, read_file
 from ..pretokenize import NAMED_PATTERNS, PreTokenizer
 from ..tokenizer import Tokenizer
 
@@ -68,7 +69,7 @@ class Imported:
         for i in ids:
             theirs = self.file_ids[i]
             if theirs is None:
-                raise ValueError(f"{self.path}: the file has no id for token {self.tokenizer.token_bytes(i)!r}")
+                raise TokenIdError(f"{self.path}: the file has no id for token {show(self.tokenizer.token_bytes(i))}")
             out.append(theirs)
         return out
 
@@ -80,7 +81,7 @@ class Imported:
         for i in ids:
             ours = self._ours.get(i) if type(i) is int else None
             if ours is None:
-                raise ValueError(f"token id {i!r} is not in {self.path}")
+                raise TokenIdError(f"token id {show(i)} is not in {self.path}")
             out.append(ours)
         return out
 
@@ -93,24 +94,15 @@ class Imported:
         return self.tokenizer.decode(self.from_file_ids(ids))
 
 
-def fail(path: str | Path, message: str) -> ValueError:
+def fail(path: str | Path, message: str) -> TokenizerFileError:
     """A one-line error naming the file."""
-    return ValueError(f"{path}: {message}")
+    return TokenizerFileError(f"{path}: {message}")
 
 
 def read_text(path: str | Path) -> str:
-    """A UTF-8 file's text; unreadable files raise ValueError naming the path."""
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise fail(path, "no such file") from None
-    except IsADirectoryError:
-        raise fail(path, "is a directory, not a tokenizer file") from None
-    except PermissionError:
-        raise fail(path, "permission denied") from None
-    except OSError as exc:
-        raise fail(path, f"cannot read ({exc.strerror or exc})") from None
+    """A UTF-8 file's text; unreadable files (or files above the size limit) raise
+    ``TokenizerFileError`` naming the path."""
+    raw = read_file(path)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -118,21 +110,27 @@ def read_text(path: str | Path) -> str:
 
 
 def read_json(path: str | Path) -> Any:
-    """A JSON file's value; bad JSON raises ValueError naming the path and place."""
-    try:
-        return json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise fail(path, f"invalid JSON at line {exc.lineno}, column {exc.colno}") from None
+    """A JSON file's value; bad JSON raises ``TokenizerFileError`` naming the path and place."""
+    return parse_json(read_text(path), path)
+
+
+def json_bytes(data: Any) -> bytes:
+    """JSON as bpe-lab writes it: UTF-8, readable characters, indented, one final newline."""
+    return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
 def write_json(path: str | Path, data: Any) -> None:
     """Write JSON (UTF-8, readable characters) atomically."""
-    atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    atomic_write_bytes(path, json_bytes(data))
+
+
+#: Ids in files are unsigned 32-bit numbers for the libraries that read them (tokenizers, tiktoken).
+MAX_ID = 2**32 - 1
 
 
 def is_id(value: Any) -> bool:
-    """A non-negative integer (not a bool)."""
-    return type(value) is int and value >= 0
+    """A non-negative integer (not a bool) a 32-bit id can hold."""
+    return type(value) is int and 0 <= value <= MAX_ID
 
 
 def show(token: bytes | str) -> str:
@@ -222,7 +220,7 @@ def check_unique_ids(path: str | Path, entries: Iterable[tuple[Any, int]], what:
     seen: dict[int, Any] = {}
     for key, value in entries:
         if not is_id(value):
-            raise fail(path, f"{what} id {value!r} of {show(key)} is not a non-negative integer")
+            raise fail(path, f"{what} id {show(value)} of {show(key)} is not a non-negative integer (at most {MAX_ID})")
         if value in seen:
             raise fail(path, f"{what} id {value} is given to both {show(seen[value])} and {show(key)}")
         seen[value] = key

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..bytelevel import token_to_unicode, unicode_to_token
-from ..io import atomic_write_text
+from ..errors import ExportError, WriteError
+from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import (
-    Imported, build, check_unique_ids, fail, fold_note, identity, output_ids, read_json, read_text, show, write_json,
+    Imported, build, check_unique_ids, fail, fold_note, identity, json_bytes, output_ids, read_json, read_text, show,
 )
 
 VOCAB = "vocab.json"
@@ -28,14 +29,16 @@ HEADER = "#version: 0.2"
 def save_gpt2(tok: Tokenizer, folder: str | Path, ids: Sequence[int | None] | None = None) -> list[str]:
     """Write ``folder/vocab.json`` and ``folder/merges.txt`` (each atomically); returns warnings."""
     if tok.base != "bytes":
-        raise ValueError("vocab.json + merges.txt are byte-level: this tokenizer has the chars base (use hf or seed001)")
+        raise ExportError("vocab.json + merges.txt are byte-level: this tokenizer has the chars base (use hf or seed001)")
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{folder}: the gpt2 format writes two files into a directory, and this is a file")
+        raise WriteError(folder, "the gpt2 format writes two files into a directory, and this is a file",
+                         after="nothing was written")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ValueError(f"{folder}: cannot create the directory ({exc.strerror or exc})") from None
+        raise WriteError(folder, f"cannot create the directory: {exc.strerror or exc}", after="nothing was written",
+                         errno=exc.errno) from None
     warnings = fold_note(tok)
     pre = tok.pretokenizer
     if pre.to_dict() != PreTokenizer("gpt2").to_dict():
@@ -52,9 +55,19 @@ def save_gpt2(tok: Tokenizer, folder: str | Path, ids: Sequence[int | None] | No
     for text, i in tok.specials.items():
         vocab.setdefault(text, out[i])
     lines = [HEADER] + [f"{a} {b}" for a, b in dict.fromkeys((names[a], names[b]) for a, b in tok.merges)]
-    write_json(folder / VOCAB, vocab)
-    atomic_write_text(folder / MERGES, "\n".join(lines) + "\n")
+    # Both files or neither: a failed write leaves the old pair as it was.
+    atomic_write_files([(folder / VOCAB, json_bytes(vocab)), (folder / MERGES, ("\n".join(lines) + "\n").encode("utf-8"))])
     return warnings
+
+
+#: A vocab.json holding more entries than this that no merge makes is refused: its merges.txt is
+#: most likely truncated (GPT-2's pair has one such entry, <|endoftext|>).
+MAX_SPECIALS = 1000
+
+
+def _splits_in_two(name: str, vocab: dict[str, Any]) -> bool:
+    """Whether a vocabulary entry is two other entries joined (as a merge would make it)."""
+    return len(name) <= 256 and any(name[:i] in vocab and name[i:] in vocab for i in range(1, len(name)))
 
 
 def pair_paths(path: str | Path) -> tuple[Path, Path]:
@@ -73,13 +86,15 @@ def pair_paths(path: str | Path) -> tuple[Path, Path]:
 
 def _read_merges(path: Path) -> list[tuple[str, str]]:
     out = []
-    for number, line in enumerate(read_text(path).split("\n"), 1):
+    lines = read_text(path).split("\n")
+    for number, line in enumerate(lines, 1):
         line = line.rstrip("\r")
         if not line or (number == 1 and line.startswith("#version")):
             continue
         parts = line.split(" ")
         if len(parts) != 2 or not all(parts):
-            raise fail(path, f"line {number} {show(line)} is not two tokens separated by one space")
+            cut = " (the file ends there: is it truncated?)" if number == len(lines) else ""
+            raise fail(path, f"line {number} {show(line)} is not two tokens separated by one space{cut}")
         out.append((parts[0], parts[1]))
     return out
 
@@ -118,8 +133,15 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None) -> Imp
         else:
             vocab[key] = i
     specials.sort(key=lambda s: s[1])
-    alphabet = [bytes([b]) for b in range(256)]
     warnings = []
+    if len(specials) > MAX_SPECIALS:
+        raise fail(merges_path, f"{len(specials)} vocabulary entries (first: {show(specials[0][0])}) are made by no merge: "
+                                f"is {merges_path.name} truncated? (at most {MAX_SPECIALS} are taken as special tokens)")
+    merged_like = [name for name, _ in specials if _splits_in_two(name, raw)]
+    if merged_like:
+        warnings.append(f"{len(merged_like)} vocabulary entries that look merged (first: {show(merged_like[0])}) are made "
+                        f"by no merge, so they are special tokens here: is {merges_path.name} truncated?")
+    alphabet = [bytes([b]) for b in range(256)]
     missing = sum(1 for key in alphabet if key not in vocab)
     if missing:
         warnings.append(f"the vocabulary lacks {missing} of the 256 bytes; text with them has no ids in the file")

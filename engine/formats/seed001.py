@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..errors import ExportError
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import Imported, fail, read_json, show, write_json
@@ -33,10 +34,10 @@ def _plain_enough(tok: Tokenizer) -> str | None:
 def save_seed001(tok: Tokenizer, path: str | Path) -> list[str]:
     """Write seed 001's JSON (atomically); returns warnings."""
     if tok.base != "chars" or tok.alphabet is None:
-        raise ValueError("seed 001's format is for the chars base; this tokenizer has the bytes base (use hf, gpt2 or tiktoken)")
+        raise ExportError("seed 001's format is for the chars base; this tokenizer has the bytes base (use hf, gpt2 or tiktoken)")
     reason = _plain_enough(tok)
     if reason:
-        raise ValueError(reason)
+        raise ExportError(reason)
     vocab = list(tok.alphabet)
     merges: list[Any] = []
     for k, (a, b) in enumerate(tok.merges):

@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import base64
 import binascii
+import heapq
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..codec import SHIFT, apply_merges
-from ..io import atomic_write_text
+from ..errors import ExportError
+from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import (
-    Imported, build, fail, identity, is_id, output_ids, portable_pattern, pretokenizer_from_pattern, read_json, read_text,
-    show, write_json,
+    MAX_ID, Imported, build, fail, identity, is_id, json_bytes, output_ids, portable_pattern, pretokenizer_from_pattern, read_json,
+    read_text, show,
 )
 
 #: The pattern that makes the whole text one piece (pre-tokenizer ``none``).
@@ -43,10 +45,10 @@ def sidecar_path(path: str | Path) -> Path:
 def save_tiktoken(tok: Tokenizer, path: str | Path, ids: Sequence[int | None] | None = None) -> list[str]:
     """Write the rank file and its sidecar (each atomically); returns warnings."""
     if tok.base != "bytes":
-        raise ValueError("a .tiktoken file is byte-level: this tokenizer has the chars base (use hf or seed001)")
+        raise ExportError("a .tiktoken file is byte-level: this tokenizer has the chars base (use hf or seed001)")
     pre = tok.pretokenizer
     if pre.per_line or pre.split_digits or pre.split_newlines:
-        raise ValueError(
+        raise ExportError(
             "tiktoken splits text with one pattern: per-line, digit or newline splitting cannot be written (use hf)"
         )
     warnings = []
@@ -77,24 +79,63 @@ def save_tiktoken(tok: Tokenizer, path: str | Path, ids: Sequence[int | None] | 
         "pat_str": pattern,
         "special_tokens": {text: out[i] for text, i in tok.specials.items()},
     }
-    atomic_write_text(path, "\n".join(lines) + "\n")
-    write_json(sidecar_path(path), sidecar)
+    # The ranks and their sidecar together: a failed write leaves the old pair as it was.
+    atomic_write_files([(path, ("\n".join(lines) + "\n").encode("ascii")), (sidecar_path(path), json_bytes(sidecar))])
     return warnings
 
 
 def _limited_bpe(ranks: dict[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
-    """tiktoken's merging on ``token`` using only tokens ranked below ``max_rank``."""
-    parts = [token[i : i + 1] for i in range(len(token))]
-    while len(parts) > 1:
-        best = at = None
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and r < max_rank and (best is None or r < best):
-                best, at = r, i
-        if at is None:
-            break
-        parts[at : at + 2] = [parts[at] + parts[at + 1]]
-    return parts
+    """tiktoken's merging on ``token`` using only tokens ranked below ``max_rank``: merge the
+    adjacent pair whose bytes rank lowest (the leftmost on a tie) until none is ranked.
+
+    A heap of candidate pairs keyed by (rank, start) keeps this O(n log n) in the token's
+    length (the plain rescan is quadratic, and a hostile file may hold megabyte tokens)."""
+    n = len(token)
+    if n < 2:
+        return [token]
+    if n <= 16:  # short tokens (nearly all): the plain scan is faster
+        parts = [token[i : i + 1] for i in range(n)]
+        while len(parts) > 1:
+            best = at = None
+            for i in range(len(parts) - 1):
+                r = ranks.get(parts[i] + parts[i + 1])
+                if r is not None and r < max_rank and (best is None or r < best):
+                    best, at = r, i
+            if at is None:
+                break
+            parts[at : at + 2] = [parts[at] + parts[at + 1]]
+        return parts
+    end = list(range(1, n + 1))  # end[s]: where the part starting at s ends (for live parts)
+    prev = list(range(-1, n - 1))
+    alive = [True] * n
+    heap: list[tuple[int, int, int]] = []
+
+    def push(s: int) -> None:
+        e = end[s]
+        if e < n:
+            r = ranks.get(token[s : end[e]])
+            if r is not None and r < max_rank:
+                heapq.heappush(heap, (r, s, end[e]))
+
+    for s in range(n - 1):
+        push(s)
+    while heap:
+        r, s, stop = heapq.heappop(heap)
+        if not alive[s] or end[s] >= n or end[end[s]] != stop:
+            continue  # stale: one of the two parts changed since
+        right = end[s]
+        alive[right] = False
+        end[s] = stop
+        if stop < n:
+            prev[stop] = s
+        if prev[s] >= 0:
+            push(prev[s])
+        push(s)
+    out, s = [], 0
+    while s < n:
+        out.append(token[s : end[s]])
+        s = end[s]
+    return out
 
 
 def recover_merges(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], list[str]]:
@@ -136,23 +177,30 @@ def read_ranks(path: Path) -> dict[bytes, int]:
     """The rank file's token -> rank map; malformed lines raise ValueError naming the line."""
     ranks: dict[bytes, int] = {}
     by_rank: dict[int, int] = {}
-    for number, line in enumerate(read_text(path).splitlines(), 1):
+    text = read_text(path)
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         parts = line.split()
+        cut = " (the file ends there: is it truncated?)" if number == len(lines) and not text.endswith("\n") else ""
         if len(parts) != 2:
-            raise fail(path, f"line {number} is not 'base64-token rank'")
+            raise fail(path, f"line {number} is not 'base64-token rank'{cut}")
+        if parts[1].isascii() and parts[1].isdigit() and len(parts[1]) > 10:
+            raise fail(path, f"line {number} has a rank of {len(parts[1])} digits, more than tiktoken's largest ({MAX_ID})")
         try:
             token = base64.b64decode(parts[0], validate=True)
             rank = int(parts[1])
         except (binascii.Error, ValueError):
-            raise fail(path, f"line {number} is not 'base64-token rank'") from None
+            raise fail(path, f"line {number} is not 'base64-token rank'{cut}") from None
         if not token or rank < 0:
             raise fail(path, f"line {number} has an empty token or a negative rank")
+        if rank > MAX_ID:
+            raise fail(path, f"line {number} has rank {show(rank)}, more than tiktoken's largest ({MAX_ID})")
         if token in ranks:
-            raise fail(path, f"line {number} repeats the token {show(token)}")
+            raise fail(path, f"line {number} repeats the token {show(token)}{cut}")
         if rank in by_rank:
-            raise fail(path, f"line {number} gives rank {rank} again (line {by_rank[rank]} has it)")
+            raise fail(path, f"line {number} gives rank {rank} again (line {by_rank[rank]} has it){cut}")
         ranks[token] = rank
         by_rank[rank] = number
     if not ranks:
