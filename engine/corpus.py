@@ -3,22 +3,47 @@
 Decoding policy for bytes that are not valid UTF-8: the bytes base trains on the raw bytes
 (they travel through the pre-tokenizer as lone surrogates, ``surrogateescape``, and come back as
 the same bytes); the chars base replaces each bad byte with U+FFFD, the unknown character. Line
-endings are never translated: ``\\r\\n`` reaches the pre-tokenizer as it is in the file.
+endings are never translated: ``\\r\\n`` reaches the pre-tokenizer as it is in the file. NUL
+bytes are text like any other (U+0000), but a corpus holding them is probably a binary file:
+:meth:`Corpus.note` says so, once. A corpus of whitespace alone is trained as it is (with a note).
+
+A regular file whose size or modification time changes while it is read is refused
+(:class:`CorpusError`): what was read may be half old and half new.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import CorpusError
 from .pretokenize import NAMED_PATTERNS, PreTokenizer
 
+__all__ = ["Corpus", "CorpusError", "CountedCorpus", "count_corpus", "decode_corpus", "read_corpus", "streamable"]
 
-class CorpusError(ValueError):
-    """A corpus that cannot be used; the message is one line meant for the user."""
+
+def _note(name: str, invalid: int, nul: int, blank: bool, base: str) -> str | None:
+    """The one line a corpus deserves: invalid UTF-8 and NUL bytes, or whitespace alone."""
+    if invalid or nul:
+        found = []
+        if invalid:
+            found.append(f"{invalid} bytes are not valid UTF-8")
+        if nul:
+            found.append(f"{invalid and 'and ' or ''}{nul} bytes are NUL (is it a binary file?)")
+        if base == "bytes":
+            policy = "trained on the raw bytes"
+        elif invalid:
+            policy = "invalid bytes replaced by U+FFFD" + (", NUL kept as a character" if nul else "")
+        else:
+            policy = "NUL kept as a character"
+        return f"{name}: {' '.join(found)}; {policy}"
+    if blank:
+        return f"{name}: holds only whitespace; trained on it as it is"
+    return None
 
 
 @dataclass(frozen=True)
@@ -29,6 +54,7 @@ class Corpus:
     name: str
     size: int  # bytes in the file
     invalid_bytes: int  # bytes that were not valid UTF-8
+    nul_bytes: int = 0  # NUL bytes (a binary file, probably)
 
     @property
     def warning(self) -> str | None:
@@ -37,28 +63,46 @@ class Corpus:
             return None
         return f"{self.name}: {self.invalid_bytes} bytes are not valid UTF-8"
 
+    @property
+    def blank(self) -> bool:
+        """Whether the corpus is whitespace alone."""
+        return self.text.isspace()
+
+    def note(self, base: str = "bytes") -> str | None:
+        """The one line to tell the user about this corpus, if any: invalid UTF-8 and NUL bytes
+        (with what ``base`` does with them), or whitespace alone.
+
+        Example: ``decode_corpus(b"a\\xff\\x00").note() -> '<text>: 1 bytes are not valid UTF-8
+        and 1 bytes are NUL (is it a binary file?); trained on the raw bytes'``
+        """
+        return _note(self.name, self.invalid_bytes, self.nul_bytes, self.blank, base)
+
 
 _ESCAPED = re.compile("[\udc80-\udcff]")
 
 
 def decode_corpus(data: bytes, *, base: str = "bytes", name: str = "<text>") -> Corpus:
     """Decode bytes per the policy above. Example: ``decode_corpus(b"a\\xff").invalid_bytes -> 1``"""
+    nul = data.count(0)
     try:
-        return Corpus(text=data.decode("utf-8"), name=name, size=len(data), invalid_bytes=0)
+        return Corpus(text=data.decode("utf-8"), name=name, size=len(data), invalid_bytes=0, nul_bytes=nul)
     except UnicodeDecodeError:
         pass
     text = data.decode("utf-8", "surrogateescape")  # each bad byte becomes U+DC80..U+DCFF
     invalid = len(_ESCAPED.findall(text))
     if base == "chars":
         text = _ESCAPED.sub("\ufffd", text)
-    return Corpus(text=text, name=name, size=len(data), invalid_bytes=invalid)
+    return Corpus(text=text, name=name, size=len(data), invalid_bytes=invalid, nul_bytes=nul)
 
 
 def read_corpus(path: str | os.PathLike[str], *, base: str = "bytes") -> Corpus:
     """Read and decode a corpus file; raise :class:`CorpusError` with a one-line reason."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        with p.open("rb") as handle:
+            before = os.fstat(handle.fileno())
+            data = handle.read()
+        _check_unchanged(p, before, len(data))
     except FileNotFoundError:
         raise CorpusError(f"{p}: no such file") from None
     except IsADirectoryError:
@@ -72,6 +116,21 @@ def read_corpus(path: str | os.PathLike[str], *, base: str = "bytes") -> Corpus:
     return decode_corpus(data, base=base, name=p.name)
 
 
+def _check_unchanged(p: Path, before: os.stat_result, read: int) -> None:
+    """Refuse a regular file whose size, modification time or identity changed while it was read
+    (or of which fewer or more bytes were read than it held)."""
+    if not stat.S_ISREG(before.st_mode):
+        return  # a pipe or a device: there is no size to compare
+    try:
+        after = os.stat(p)
+    except FileNotFoundError:
+        after = None
+    if after is None or read != before.st_size or (after.st_size, after.st_mtime_ns, after.st_ino) != (
+        before.st_size, before.st_mtime_ns, before.st_ino
+    ):
+        raise CorpusError(f"{p}: the file changed while it was being read; try again once it is complete")
+
+
 @dataclass(frozen=True)
 class CountedCorpus:
     """A corpus read block by block: its distinct chunks with counts, never the whole text."""
@@ -80,8 +139,18 @@ class CountedCorpus:
     name: str
     size: int
     invalid_bytes: int
+    nul_bytes: int = 0
 
     warning = Corpus.warning
+
+    @property
+    def blank(self) -> bool:
+        """Whether the corpus is whitespace alone."""
+        return all(chunk.isspace() for chunk in self.chunks)
+
+    def note(self, base: str = "bytes") -> str | None:
+        """See :meth:`Corpus.note`."""
+        return _note(self.name, self.invalid_bytes, self.nul_bytes, self.blank, base)
 
 
 #: Cuts go just after a newline followed by printable ASCII: every named pre-tokenizer (simple,
@@ -115,14 +184,18 @@ def count_corpus(
         raise ValueError(f"the {pretokenizer.name} pre-tokenizer needs the whole text at once")
     p = Path(path)
     try:
-        size = p.stat().st_size
+        before = p.stat()
+        size = before.st_size
         if p.is_dir():
             raise IsADirectoryError
         mid = _middle_cut(p, size) if processes > 1 and size >= PARALLEL_MIN and hasattr(os, "fork") else None
         if mid is None:
-            counts, invalid, size = _count_range(p, 0, None, pretokenizer, base, block)
+            counts, invalid, nul, read = _count_range(p, 0, None, pretokenizer, base, block)
         else:
-            counts, invalid = _count_in_two(p, mid, size, pretokenizer, base, block)
+            counts, invalid, nul = _count_in_two(p, mid, size, pretokenizer, base, block)
+            read = size
+        _check_unchanged(p, before, read)
+        size = read
     except FileNotFoundError:
         raise CorpusError(f"{p}: no such file") from None
     except IsADirectoryError:
@@ -133,7 +206,7 @@ def count_corpus(
         raise CorpusError(f"{p}: cannot read ({exc.strerror or exc})") from None
     if not size:
         raise CorpusError(f"{p}: the file is empty")
-    return CountedCorpus(counts, p.name, size, invalid)
+    return CountedCorpus(counts, p.name, size, invalid, nul)
 
 
 #: Files at least this large are counted by two processes when asked.
@@ -142,12 +215,17 @@ PARALLEL_MIN = 4 << 20
 
 def _count_range(
     p: Path, start: int, end: int | None, pretokenizer: PreTokenizer, base: str, block: int
-) -> tuple[Counter[str], int, int]:
+) -> tuple[Counter[str], int, int, int]:
     """Count the chunks of bytes [start, end) of a file (``end`` None: to the end, which must be a
-    safe cut otherwise); returns (counts, invalid bytes, bytes read)."""
+    safe cut otherwise); returns (counts, invalid bytes, NUL bytes, bytes read).
+
+    Linear in the file's size whatever its lines: each byte is searched for a cut once (a line
+    of 50 MB is read on until its end and counted as one piece; the pre-tokenizer scans a long
+    piece a part at a time, see :meth:`PreTokenizer.batches`)."""
     counts: Counter[str] = Counter()
-    invalid = read = 0
-    pending = b""
+    invalid = nul = read = 0
+    pending = bytearray()
+    scanned = 0  # pending[:scanned] holds no cut (bar its last byte, a newline maybe)
     with p.open("rb") as handle:
         handle.seek(start)
         while True:
@@ -159,17 +237,23 @@ def _count_range(
                 # The end of the range: a cut in the middle of the file keeps its next
                 # character, as every other cut does (see below).
                 nxt = handle.read(1) if end is not None else b""
-                piece, pending, lookahead = pending + nxt, b"", bool(nxt)
+                piece, lookahead = bytes(pending + nxt), bool(nxt)
+                pending = bytearray()
             else:
-                cut = _last_cut(pending)
+                cut = _last_cut(pending, max(scanned - 1, 0))
                 if cut is None:
+                    scanned = len(pending)
                     continue  # no safe cut yet (a very long line): read on
                 # The piece keeps the character after the cut: the patterns look one
                 # character ahead (a run of whitespace splits differently before a letter
                 # than at the end of the text). Its chunk is the piece's last, and the next
                 # piece counts it.
-                piece, pending, lookahead = pending[: cut + 1], pending[cut:], True
+                piece, lookahead = bytes(pending[: cut + 1]), True
+                del pending[:cut]
+                scanned = len(pending)
             if piece:
+                own = len(piece) - 1 if lookahead else len(piece)  # the lookahead byte is the next piece's
+                nul += piece.count(0, 0, own)
                 text = piece.decode("utf-8", "surrogateescape")
                 bad = len(_ESCAPED.findall(text[:-1] if lookahead else text))
                 if bad:
@@ -184,7 +268,7 @@ def _count_range(
                         del raw[last]
                 counts.update(pretokenizer.split_counted(raw))
             if not data:
-                return counts, invalid, read
+                return counts, invalid, nul, read
 
 
 def _middle_cut(p: Path, size: int) -> int | None:
@@ -202,7 +286,7 @@ def _middle_cut(p: Path, size: int) -> int | None:
 
 def _count_in_two(
     p: Path, mid: int, size: int, pretokenizer: PreTokenizer, base: str, block: int
-) -> tuple[Counter[str], int]:
+) -> tuple[Counter[str], int, int]:
     """Count [0, mid) here and [mid, size) in a forked child at the same time; the child's
     counts come after ours, so the order of first appearance is kept."""
     import pickle
@@ -212,8 +296,8 @@ def _count_in_two(
     if pid == 0:  # the child: count the second half, send it back, and leave at once
         try:
             os.close(read_end)
-            counts, invalid, _ = _count_range(p, mid, None, pretokenizer, base, block)
-            payload = pickle.dumps((counts, invalid), protocol=pickle.HIGHEST_PROTOCOL)
+            counts, invalid, nul, _ = _count_range(p, mid, None, pretokenizer, base, block)
+            payload = pickle.dumps((counts, invalid, nul), protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException as exc:  # noqa: BLE001 - reported to the parent, which reraises
             payload = pickle.dumps(exc)
         with os.fdopen(write_end, "wb") as out:
@@ -221,7 +305,7 @@ def _count_in_two(
         os._exit(0)
     os.close(write_end)
     try:
-        first, invalid, _ = _count_range(p, 0, mid, pretokenizer, base, block)
+        first, invalid, nul, _ = _count_range(p, 0, mid, pretokenizer, base, block)
     finally:
         with os.fdopen(read_end, "rb") as incoming:
             payload = incoming.read()
@@ -230,14 +314,15 @@ def _count_in_two(
     if isinstance(second, BaseException):
         raise second
     first.update(second[0])
-    return first, invalid + second[1]
+    return first, invalid + second[1], nul + second[2]
 
 
-def _last_cut(data: bytes) -> int | None:
-    """The last safe cut position in ``data`` (just after a newline), or None."""
-    i = data.rfind(b"\n")
-    while i >= 0:
-        if i + 1 < len(data) and 0x21 <= data[i + 1] <= 0x7E:
-            return i + 1
-        i = data.rfind(b"\n", 0, i)
-    return None
+#: A safe cut: just after a newline followed by printable ASCII. The greedy ``.*`` makes a match
+#: from the start find the last one (the regex engine backtracks from the end, in C).
+_LAST_CUT = re.compile(rb"(?s:.*)\n[\x21-\x7e]")
+
+
+def _last_cut(data: bytes | bytearray, start: int = 0) -> int | None:
+    """The last safe cut position in ``data[start:]`` (just after a newline), or None."""
+    match = _LAST_CUT.match(data, start)
+    return match.end() - 1 if match else None

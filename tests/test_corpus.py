@@ -70,3 +70,66 @@ def test_counting_in_two_processes_is_exact(tmp_path, monkeypatch, name):
     counted = count_corpus(path, pre, processes=2, block=500)
     assert counted.chunks == expected and list(counted.chunks) == list(expected)
     assert counted.invalid_bytes == 1 and counted.size == len(text.encode()) + 1
+
+
+# -- bad input (issue 7) ----------------------------------------------------------------------
+
+
+def test_lines_without_a_cut_are_linear(tmp_path):
+    """Newlines that are never followed by a safe cut (whitespace alone) were searched again for
+    every block: 4 MB took over a second, 50 MB minutes. Each byte is searched once now."""
+    import time
+
+    path = tmp_path / "blank.txt"
+    path.write_bytes(b"\n \n\t" * (4 << 20))  # 16 MB, no cut anywhere
+    started = time.perf_counter()
+    counted = count_corpus(path, PreTokenizer("gpt2"))
+    assert time.perf_counter() - started < 5
+    assert counted.size == 16 << 20 and counted.blank
+    assert counted.note() == "blank.txt: holds only whitespace; trained on it as it is"
+
+
+def test_notes_say_what_the_policy_did():
+    from engine.corpus import decode_corpus
+
+    assert decode_corpus(b"plain text").note() is None
+    assert decode_corpus(b"a\xffb", name="x").note() == "x: 1 bytes are not valid UTF-8; trained on the raw bytes"
+    assert decode_corpus(b"a\xffb", name="x", base="chars").note("chars") == (
+        "x: 1 bytes are not valid UTF-8; invalid bytes replaced by U+FFFD")
+    assert decode_corpus(b"a\x00b", name="x").note() == "x: 1 bytes are NUL (is it a binary file?); trained on the raw bytes"
+    assert decode_corpus(b"a\x00\xff", name="x", base="chars").note("chars") == (
+        "x: 1 bytes are not valid UTF-8 and 1 bytes are NUL (is it a binary file?); "
+        "invalid bytes replaced by U+FFFD, NUL kept as a character")
+    assert decode_corpus(b" \r\n\t", name="x").note() == "x: holds only whitespace; trained on it as it is"
+
+
+@pytest.mark.parametrize("reader", ["read", "count"])
+def test_a_file_that_changes_while_read_is_refused(tmp_path, monkeypatch, reader):
+    import engine.corpus as corpus
+    from engine.errors import CorpusError
+
+    path = tmp_path / "c.txt"
+    path.write_bytes(b"first line\nsecond line\n" * 100)
+    if reader == "read":
+        real_fstat = corpus.os.fstat
+
+        def fstat(fd):  # the file grows between opening and reading it
+            result = real_fstat(fd)
+            with open(path, "ab") as handle:
+                handle.write(b"more\n")
+            return result
+
+        monkeypatch.setattr(corpus.os, "fstat", fstat)
+        read = lambda: read_corpus(path)  # noqa: E731
+    else:
+        real = corpus.PreTokenizer.count_raw
+
+        def count_raw(self, text):  # the file is rewritten after the first block
+            with open(path, "wb") as handle:
+                handle.write(b"something else entirely\n")
+            return real(self, text)
+
+        monkeypatch.setattr(corpus.PreTokenizer, "count_raw", count_raw)
+        read = lambda: count_corpus(path, PreTokenizer("gpt2"), block=64)  # noqa: E731
+    with pytest.raises(CorpusError, match="changed while it was being read; try again once it is complete"):
+        read()
