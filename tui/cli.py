@@ -18,6 +18,7 @@ from engine.analysis import (
 )
 from engine.config import PRETOKENIZERS, TIE_RULES
 from engine.corpus import count_corpus, read_corpus, streamable
+from engine.errors import ConfigError, one_line
 from engine.pretokenize import pretokenizer_for
 from engine.formats import FORMATS, Imported, export_tokenizer, load_any, written_paths
 from engine.pretokenize import NAMED_PATTERNS, PreTokenizer
@@ -29,6 +30,16 @@ PATTERN_NAMES = ("none", *NAMED_PATTERNS)
 
 class UsageError(Exception):
     """Bad input from the user: printed as one line, exit code 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``bpe-lab: error: ...``, exit code 2) like every
+    other error, instead of the usage block: ``--help`` shows that."""
+
+    def error(self, message: str):  # type: ignore[override]
+        command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        hint = f" (see {PROG} {command + ' ' if command else ''}--help)"
+        raise UsageError(message + hint)
 
 
 def add_training_options(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +60,7 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """Build a validated config from parsed training options (ValueError on bad values)."""
     if args.pattern is not None and args.pretokenizer not in (None, "custom"):
-        raise ValueError("give either --pretokenizer or --pattern, not both")
+        raise ConfigError("give either --pretokenizer or --pattern, not both")
     pretokenizer = "custom" if args.pattern is not None else (args.pretokenizer or "gpt2")
     return TrainConfig(
         base=args.base,
@@ -92,7 +103,7 @@ def load_tokenizer_arg(args: argparse.Namespace, err: TextIO) -> Imported:
 
 def build_parser() -> argparse.ArgumentParser:
     """The headless command line."""
-    parser = argparse.ArgumentParser(prog=PROG, description="Train and use BPE tokenizers one merge at a time.")
+    parser = Parser(prog=PROG, description="Train and use BPE tokenizers one merge at a time.")
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train", help="train a tokenizer on a corpus file")
     train.add_argument("corpus", metavar="CORPUS")
@@ -152,9 +163,9 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         corpus = read_corpus(args.corpus, base=config.base)
         text, chunks = corpus.text, None
-    if corpus.warning:
-        policy = "trained on the raw bytes" if config.base == "bytes" else "replaced by U+FFFD"
-        print(f"{PROG}: note: {corpus.warning}; {policy}", file=err)
+    note = corpus.note(config.base)
+    if note:
+        print(f"{PROG}: note: {note}", file=err)
     trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks)
     corpus_bytes = corpus.size  # --curve's bytes per token; the corpus itself is freed here
     del chunks, corpus
@@ -168,10 +179,7 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.curve:
         print_curve(trainer, out, corpus_bytes)
     tokenizer = trainer.tokenizer()
-    try:
-        tokenizer.save(args.output)
-    except OSError as exc:
-        raise UsageError(f"{args.output}: cannot write ({exc.strerror or exc})") from None
+    tokenizer.save(args.output)  # atomic: a failed write raises WriteError and keeps the old file
     reason = {"vocab-size": "vocabulary size reached", "merges": "merge count reached",
               "min-frequency": f"no pair occurs {config.min_frequency} times", "no-pairs": "no pairs left"}
     print(
@@ -281,7 +289,7 @@ def run_decode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.ids:
         ids = parse_ids(args.ids, "arguments")
     else:
-        raw = sys.stdin.read()
+        raw = sys.stdin.buffer.read().decode("utf-8", "replace")
         ids = parse_ids([raw] if raw.lstrip().startswith("[") else raw.split(), "standard input")
     text = imported.decode(ids)
     out.write(text)
@@ -300,12 +308,18 @@ def run_export(args: argparse.Namespace, err: TextIO) -> int:
     return 0
 
 
+def error(exc: BaseException | str, err: TextIO) -> int:
+    """Print one ``bpe-lab: error:`` line (control characters escaped) and return exit code 2."""
+    print(f"{PROG}: error: {one_line(str(exc))}", file=err)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run a headless command; returns the exit code."""
     out = out or sys.stdout
     err = err or sys.stderr
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         if args.command == "train":
             return run_train(args, out, err)
         if args.command == "encode":
@@ -315,11 +329,15 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         if args.command == "compare":
             return run_compare(args, out, err)
         return run_decode(args, out, err)
-    except (UsageError, ValueError) as exc:
-        print(f"{PROG}: error: {exc}", file=err)
-        return 2
+    except BrokenPipeError:
+        return 0
+    except (UsageError, ValueError) as exc:  # engine errors are ValueErrors (engine.errors), WriteError too
+        return error(exc, err)
+    except OSError as exc:  # not ours: a failing terminal or pipe, say
+        where = f"{exc.filename}: " if exc.filename else ""
+        return error(f"{where}{exc.strerror or exc}", err)
+    except MemoryError:
+        return error("out of memory (try a smaller corpus, or a pre-tokenizer other than none)", err)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=err)
         return 130
-    except BrokenPipeError:
-        return 0

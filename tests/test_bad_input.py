@@ -1,0 +1,413 @@
+"""Every row of docs/bad-input.md is a test: the command it shows, run on the input it names,
+exits as documented and prints exactly the documented line (errors: that line alone, on stderr).
+
+The table is the single source: each row's id picks a SETUP below (the files it needs, and the
+simulation for what a test cannot do for real: a full disk, permissions as root, a file that
+grows while read); a row without a setup, or a setup without a row, fails
+``test_the_table_and_the_setups_agree``.
+"""
+
+from __future__ import annotations
+
+import base64
+import errno
+import io
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+import engine.corpus
+import tui.cli as cli
+from conftest import ROOT
+from engine import Tokenizer, TrainConfig, Trainer
+from engine.bytelevel import token_to_unicode
+from engine.formats import export_tokenizer
+from engine.io import load_tokenizer
+
+DOC = ROOT / "docs" / "bad-input.md"
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    what: str
+    argv: list[str]
+    exit: int
+    message: str  # the exact line; "—" when nothing but the usual summary is printed
+    error: str  # the class of the exception behind an error line; "—" for exit 0
+
+
+def _cells(line: str) -> list[str]:
+    cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+    return [c.strip().replace("\\|", "|") for c in cells]
+
+
+def _code(cell: str) -> str:
+    if cell == "—":
+        return cell
+    assert cell.startswith("`") and cell.endswith("`"), cell
+    return cell[1:-1]
+
+
+def table() -> list[Row]:
+    rows = []
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("| `"):
+            continue
+        key, what, command, code, message, error = _cells(line)
+        argv = shlex.split(_code(command))
+        assert argv[0] == "bpe-lab", line
+        rows.append(Row(_code(key), what, argv[1:], int(code), _code(message), _code(error)))
+    return rows
+
+
+ROWS = table()
+
+
+# -- inputs -----------------------------------------------------------------------------------
+
+CORPUS = "the cat in the hat sat on the mat\nthe cat ate the rat\n"
+
+
+def corpus(tmp: Path, name: str = "c.txt", data: bytes | str = CORPUS) -> Path:
+    path = tmp / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return path
+
+
+def native(tmp: Path, name: str = "tok.json", **fields) -> Path:
+    data = {"format": "bpe-lab", "version": 1, "base": "bytes", "merges": [[116, 104], [256, 101]], **fields}
+    path = tmp / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def trained_tok(tmp: Path) -> Path:
+    """tok.json: two merges on the corpus (vocabulary 258)."""
+    trainer = Trainer(CORPUS, TrainConfig(merges=2))
+    trainer.train()
+    trainer.tokenizer().save(tmp / "tok.json")
+    return tmp / "tok.json"
+
+
+HF_CHARS = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4}, "merges": ["a b", "ab c"]}}
+BYTES = {token_to_unicode(bytes([b])): b for b in range(256)}
+
+
+def hf(tmp: Path, name: str = "tokenizer.json", **model) -> Path:
+    data = json.loads(json.dumps(HF_CHARS))
+    data["model"].update(model)
+    path = tmp / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def seed001(tmp: Path, vocab: list, merges: list, name: str = "seed.json") -> Path:
+    path = tmp / name
+    path.write_text(json.dumps({"vocab": vocab, "merges": merges}), encoding="utf-8")
+    return path
+
+
+def gpt2_pair(tmp: Path, merges: list[str], extra: dict[str, int] | None = None, folder: str = "pair") -> Path:
+    where = tmp / folder
+    where.mkdir()
+    vocab = dict(BYTES)
+    for line in merges:
+        a, b = line.split(" ")
+        vocab.setdefault(a + b, len(vocab))
+    vocab.update(extra or {})
+    (where / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (where / "merges.txt").write_text("#version: 0.2\n" + "".join(m + "\n" for m in merges), encoding="utf-8")
+    return where
+
+
+def ranks(tmp: Path, lines: list[str], sidecar: dict | None = None, name: str = "t.tiktoken") -> Path:
+    path = tmp / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    side = {"name": "t", "pat_str": r"[\s\S]+", "special_tokens": {}} if sidecar is None else sidecar
+    (tmp / (name + ".json")).write_text(json.dumps(side), encoding="utf-8")
+    return path
+
+
+def b64(token: bytes) -> str:
+    return base64.b64encode(token).decode("ascii")
+
+
+BYTE_RANKS = [f"{b64(bytes([b]))} {b}" for b in range(256)]
+
+
+# -- simulations ------------------------------------------------------------------------------
+
+
+def deny_reading(monkeypatch, name: str) -> None:
+    """Permission denied on one file (tests run as root, which reads anything)."""
+    real_open = Path.open
+
+    def guarded(self, *args, **kwargs):
+        if self.name == name:
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded)
+
+
+def grow_while_read(monkeypatch, path: Path) -> None:
+    """Another program appends to the corpus while bpe-lab counts it."""
+    real = engine.corpus._count_range
+
+    def counting(p, *args):
+        result = real(p, *args)
+        with open(path, "ab") as handle:
+            handle.write(b"more text arrives\n")
+        return result
+
+    monkeypatch.setattr(engine.corpus, "_count_range", counting)
+
+
+def fail_writes(monkeypatch, code: int, message: str, *, after: int = 0) -> None:
+    """The disk fills (or the folder refuses) while a file is written: the ``after``-th sync on."""
+    calls = {"n": 0}
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        calls["n"] += 1
+        if calls["n"] > after:
+            raise OSError(code, message)
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+def refuse_temp_files(monkeypatch) -> None:
+    """Permission denied on the output folder (root writes anywhere, so mkstemp is refused)."""
+
+    def mkstemp(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+
+
+# -- the setup of every row -------------------------------------------------------------------
+
+Setup = Callable[[Path, pytest.MonkeyPatch], None]
+
+
+def _long_line(tmp: Path) -> None:
+    words = CORPUS.replace("\n", " ").encode("ascii")
+    size = 50 << 20
+    (tmp / "line.txt").write_bytes((words * (size // len(words) + 1))[:size])
+
+
+def _truncated_merges(tmp: Path) -> None:
+    merges = [("a" * k) + " a" for k in range(1, 1201)]
+    where = gpt2_pair(tmp, merges)
+    lines = (where / "merges.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    (where / "merges.txt").write_text("".join(lines[:101]), encoding="utf-8")
+
+
+SETUP: dict[str, Setup] = {
+    # corpora
+    "corpus-missing": lambda tmp, mp: None,
+    "corpus-directory": lambda tmp, mp: (tmp / "folder").mkdir(),
+    "corpus-unreadable": lambda tmp, mp: (corpus(tmp, "secret.txt"), deny_reading(mp, "secret.txt")),
+    "corpus-empty": lambda tmp, mp: corpus(tmp, "empty.txt", b""),
+    "corpus-whitespace": lambda tmp, mp: corpus(tmp, "blank.txt", " \t\n\r\n  \n" * 50),
+    "corpus-invalid-utf8": lambda tmp, mp: corpus(tmp, "latin1.txt", "Grüße aus Köln, schöne Grüße\n".encode("latin-1") * 10),
+    "corpus-invalid-utf8-chars": lambda tmp, mp: corpus(tmp, "latin1.txt", "Grüße aus Köln, schöne Grüße\n".encode("latin-1") * 10),
+    "corpus-nul": lambda tmp, mp: corpus(tmp, "padded.txt", b"record one\x00\x00\x00\x00record two\x00\x00\x00\x00" * 25),
+    "corpus-binary": lambda tmp, mp: corpus(tmp, "image.bin", bytes(range(256)) * 4),
+    "corpus-long-line": lambda tmp, mp: _long_line(tmp),
+    "corpus-line-endings": lambda tmp, mp: corpus(tmp, "mixed.txt", b"unix line\nwindows line\r\nold mac line\rmixed\r\n\n\r\r\n" * 20),
+    "corpus-changing": lambda tmp, mp: grow_while_read(mp, corpus(tmp, "growing.txt")),
+    "corpus-nothing-matches": lambda tmp, mp: corpus(tmp),
+    # options
+    "vocab-below-base": lambda tmp, mp: corpus(tmp),
+    "vocab-zero": lambda tmp, mp: corpus(tmp),
+    "vocab-huge": lambda tmp, mp: corpus(tmp),
+    "vocab-not-a-number": lambda tmp, mp: corpus(tmp),
+    "merges-negative": lambda tmp, mp: corpus(tmp),
+    "merges-zero": lambda tmp, mp: corpus(tmp),
+    "merges-huge": lambda tmp, mp: corpus(tmp),
+    "min-frequency-zero": lambda tmp, mp: corpus(tmp),
+    "pattern-invalid": lambda tmp, mp: corpus(tmp),
+    "pattern-slow": lambda tmp, mp: corpus(tmp, "as.txt", "a" * 40 + "!"),
+    "pattern-and-name": lambda tmp, mp: corpus(tmp),
+    "special-empty": lambda tmp, mp: corpus(tmp),
+    "special-twice": lambda tmp, mp: corpus(tmp),
+    "special-base-token": lambda tmp, mp: corpus(tmp),
+    "special-learned": lambda tmp, mp: corpus(tmp),
+    "heldout-fraction": lambda tmp, mp: corpus(tmp),
+    # tokenizer files: reading
+    "tok-missing": lambda tmp, mp: None,
+    "tok-directory": lambda tmp, mp: (tmp / "folder").mkdir(),
+    "tok-unreadable": lambda tmp, mp: (native(tmp), deny_reading(mp, "tok.json")),
+    "tok-binary": lambda tmp, mp: corpus(tmp, "model.bin", bytes(range(256))),
+    "tok-unknown": lambda tmp, mp: corpus(tmp, "notes.txt", "my tokenizer notes\n"),
+    "tok-1gb": lambda tmp, mp: os.truncate(corpus(tmp, "huge.json", b"{"), 1 << 30),
+    "tok-invalid-json": lambda tmp, mp: corpus(tmp, "tok.json", '{"format": "bpe-lab", "version": 1,\n "merges": [[116, 104] [256, 101]]}'),
+    "tok-truncated-json": lambda tmp, mp: corpus(tmp, "tokenizer.json", json.dumps(HF_CHARS)[:40]),
+    "tok-nested": lambda tmp, mp: corpus(tmp, "tok.json", "[" * 100_000),
+    "tok-long-number": lambda tmp, mp: corpus(tmp, "tok.json", '{"format": "bpe-lab", "version": ' + "9" * 5000 + "}"),
+    "native-wrong-type": lambda tmp, mp: native(tmp, merges="th e"),
+    "native-later-id": lambda tmp, mp: native(tmp, merges=[[257, 101], [116, 104]]),
+    "native-self": lambda tmp, mp: native(tmp, merges=[[116, 256]]),
+    "native-duplicate": lambda tmp, mp: native(tmp, merges=[[116, 104], [116, 104]]),
+    "native-out-of-range": lambda tmp, mp: native(tmp, merges=[[116, 10**30]]),
+    "native-special-id": lambda tmp, mp: native(tmp, specials=[{"token": "<eos>", "id": 7}]),
+    "hf-wrong-type": lambda tmp, mp: hf(tmp, vocab=[["a", 0]]),
+    "hf-huge-id": lambda tmp, mp: hf(tmp, vocab={"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 2**40}),
+    "hf-later": lambda tmp, mp: hf(tmp, merges=["ab c", "a b"]),
+    "hf-duplicate": lambda tmp, mp: hf(tmp, merges=["a b", "a b"]),
+    "hf-contradiction": lambda tmp, mp: hf(tmp, merges=["a b", "b c"]),
+    "hf-wordpiece": lambda tmp, mp: corpus(tmp, "tokenizer.json", json.dumps({"model": {"type": "WordPiece", "vocab": {"a": 0}}})),
+    "seed001-wrong-type": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", 7], []),
+    "seed001-out-of-range": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", "b", "ab"], [[[1, 9], 3]]),
+    "seed001-later": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", "b", "aab", "ab"], [[[1, 4], 3], [[1, 2], 4]]),
+    "seed001-self": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", "b", "ab"], [[[1, 3], 3]]),
+    "seed001-duplicate": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", "b", "ab", "ab"], [[[1, 2], 3], [[1, 2], 4]]),
+    "seed001-contradiction": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", "b", "ba"], [[[1, 2], 3]]),
+    "gpt2-wrong-type": lambda tmp, mp: (gpt2_pair(tmp, ["a b"]), (tmp / "pair" / "vocab.json").write_text("[1, 2]")),
+    "gpt2-missing-half": lambda tmp, mp: (gpt2_pair(tmp, ["a b"]), (tmp / "pair" / "merges.txt").unlink()),
+    "gpt2-duplicate": lambda tmp, mp: gpt2_pair(tmp, ["a b", "a b"]),
+    "gpt2-contradiction": lambda tmp, mp: (gpt2_pair(tmp, ["a b"]), (tmp / "pair" / "merges.txt").write_text("#version: 0.2\na b\nb c\n")),
+    "gpt2-truncated-line": lambda tmp, mp: (gpt2_pair(tmp, ["a b", "ab c"]), (tmp / "pair" / "merges.txt").write_text("#version: 0.2\na b\nab")),
+    "gpt2-truncated-file": lambda tmp, mp: _truncated_merges(tmp),
+    "tiktoken-wrong-type": lambda tmp, mp: ranks(tmp, BYTE_RANKS, {"pat_str": "x", "special_tokens": ["<eos>"]}),
+    "tiktoken-duplicate": lambda tmp, mp: ranks(tmp, BYTE_RANKS + [f"{b64(b'ab')} 256", f"{b64(b'ab')} 257"]),
+    "tiktoken-huge-rank": lambda tmp, mp: ranks(tmp, BYTE_RANKS + [f"{b64(b'ab')} {10**30}"]),
+    "tiktoken-truncated": lambda tmp, mp: corpus(tmp, "t.tiktoken", "\n".join(BYTE_RANKS)[:-4]),
+    "tiktoken-no-pattern": lambda tmp, mp: corpus(tmp, "t.tiktoken", "\n".join(BYTE_RANKS) + "\n"),
+    # ids
+    "decode-out-of-range": lambda tmp, mp: trained_tok(tmp),
+    "decode-enormous": lambda tmp, mp: trained_tok(tmp),
+    "decode-not-an-id": lambda tmp, mp: trained_tok(tmp),
+    # writing
+    "write-missing-folder": lambda tmp, mp: corpus(tmp),
+    "write-directory": lambda tmp, mp: (corpus(tmp), (tmp / "folder").mkdir()),
+    "write-device": lambda tmp, mp: corpus(tmp),
+    "write-disk-full": lambda tmp, mp: (corpus(tmp), (tmp / "tok.json").write_text("old"),
+                                        fail_writes(mp, errno.ENOSPC, "No space left on device")),
+    "write-permission": lambda tmp, mp: (corpus(tmp), (tmp / "tok.json").write_text("old"), refuse_temp_files(mp)),
+    "export-pair-disk-full": lambda tmp, mp: (trained_tok(tmp), export_tokenizer(load_tokenizer(tmp / "tok.json"), "gpt2", tmp / "pair"),
+                                              fail_writes(mp, errno.ENOSPC, "No space left on device", after=1)),
+    "export-cannot-hold": lambda tmp, mp: Tokenizer([], base="chars", alphabet=["\ufffd", "a"]).save(tmp / "chars.json"),
+}
+
+
+# -- checks beyond the message ----------------------------------------------------------------
+
+
+def _round_trip(tmp: Path) -> None:
+    """CRLF, CR and LF survive encode and decode exactly, through the command line."""
+    text = (tmp / "mixed.txt").read_bytes().decode("utf-8")
+    out = io.StringIO()
+    assert cli.main(["encode", "-t", "tok.json", "--json", text], out=out, err=io.StringIO()) == 0
+    ids = json.loads(out.getvalue())
+    assert len(ids) < len(text)  # it learned something
+    out = io.StringIO()
+    assert cli.main(["decode", "-t", "tok.json", json.dumps(ids)], out=out, err=io.StringIO()) == 0
+    assert out.getvalue() == text
+
+
+def _old_file_kept(tmp: Path) -> None:
+    assert (tmp / "tok.json").read_text() == "old"
+    assert sorted(p.name for p in tmp.iterdir()) == ["c.txt", "tok.json"]  # no temp file left
+
+
+def _old_pair_kept(tmp: Path) -> None:
+    assert sorted(p.name for p in (tmp / "pair").iterdir()) == ["merges.txt", "vocab.json"]  # no temp file
+    export_tokenizer(load_tokenizer(tmp / "tok.json"), "gpt2", tmp / "again")
+    for name in ("vocab.json", "merges.txt"):  # as the setup's export wrote them
+        assert (tmp / "pair" / name).read_bytes() == (tmp / "again" / name).read_bytes()
+
+
+VERIFY: dict[str, Callable[[Path], None]] = {
+    "corpus-line-endings": _round_trip,
+    "merges-zero": lambda tmp: (load_tokenizer(tmp / "tok.json").merges == [] or pytest.fail("merges written")),
+    "corpus-whitespace": lambda tmp: load_tokenizer(tmp / "tok.json").merges,
+    "write-disk-full": _old_file_kept,
+    "write-permission": _old_file_kept,
+    "export-pair-disk-full": _old_pair_kept,
+    "write-device": lambda tmp: Path("/dev/full").is_char_device() or pytest.fail("/dev/full was replaced"),
+}
+
+
+# -- the tests --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    """Work in the test's folder; and no rename may land outside it (a broken guard must not
+    replace /dev/full or anything else of the machine's)."""
+    monkeypatch.chdir(tmp_path)
+    real_replace = os.replace
+
+    def replace(src, dst, **kwargs):
+        assert Path(os.path.realpath(dst)).is_relative_to(tmp_path.resolve()), f"a rename onto {dst}"
+        return real_replace(src, dst, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    return tmp_path
+
+
+def test_the_table_and_the_setups_agree():
+    ids = [row.id for row in ROWS]
+    assert len(ids) == len(set(ids)), "a row id is used twice"
+    assert set(ids) == set(SETUP), f"rows without setup: {set(ids) - set(SETUP)}; setups without row: {set(SETUP) - set(ids)}"
+    assert set(VERIFY) <= set(SETUP)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_documented_bad_input(row: Row, sandbox, monkeypatch):
+    SETUP[row.id](sandbox, monkeypatch)
+    raised: list[BaseException | str] = []
+    real_error = cli.error
+    monkeypatch.setattr(cli, "error", lambda exc, err: raised.append(exc) or real_error(exc, err))
+    out, err = io.StringIO(), io.StringIO()
+    started = time.perf_counter()
+    code = cli.main(row.argv, out=out, err=err)
+    elapsed = time.perf_counter() - started
+    monkeypatch.undo()  # the simulations end with the command
+    monkeypatch.chdir(sandbox)
+    printed = err.getvalue()
+    assert code == row.exit, printed
+    if row.exit == 2:
+        assert printed == row.message + "\n"
+        assert len(raised) == 1 and type(raised[0]).__name__ == row.error
+        assert out.getvalue() == ""
+    else:
+        assert not raised and row.error == "—"
+        notes = [line for line in printed.splitlines() if line.startswith("bpe-lab: note:")]
+        assert notes == ([] if row.message == "—" else [row.message])
+        assert printed.splitlines()[-1].startswith("bpe-lab: ")
+    assert elapsed < 60, f"{row.id} took {elapsed:.1f} s"
+    VERIFY.get(row.id, lambda tmp: None)(sandbox)
+
+
+REAL_ENTRY = ["vocab-not-a-number", "corpus-missing", "tok-invalid-json", "pattern-invalid", "decode-not-an-id"]
+
+
+@pytest.mark.parametrize("key", REAL_ENTRY)
+def test_the_real_entry_point_prints_the_same_line(key, tmp_path, monkeypatch):
+    """A few rows through ``python -m tui`` itself: no traceback, the documented line, exit 2."""
+    row = next(r for r in ROWS if r.id == key)
+    SETUP[key](tmp_path, monkeypatch)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = subprocess.run([sys.executable, "-m", "tui", *row.argv], capture_output=True, cwd=tmp_path, env=env, timeout=120)
+    assert run.returncode == row.exit
+    assert run.stderr.decode("utf-8") == row.message + "\n"
+
+
+def test_the_readme_links_the_table():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/bad-input.md" in readme
