@@ -1,0 +1,368 @@
+"""Fuzzing the readers (issue 7): any bytes, any JSON, any damaged file gives either a working
+object or the documented error, a ``ValueError`` (the engine's classes in ``engine.errors`` are
+ValueErrors) with a one-line message; never another exception.
+
+Every loader is covered: native, HF ``tokenizer.json``, GPT-2's ``vocab.json`` + ``merges.txt``,
+``.tiktoken`` (with and without its sidecar), seed 001's JSON, ``load_any``/``detect_format``;
+and the corpus readers ``read_corpus``, ``decode_corpus`` and ``count_corpus``.
+
+The CI budget is small (``FUZZ_EXAMPLES``, 25 examples a test; the whole file runs in a few
+seconds). For a longer local run::
+
+    HYPOTHESIS_PROFILE=thorough python -m pytest tests/test_fuzz.py        # 2000 examples a test
+    BPE_LAB_FUZZ_EXAMPLES=20000 python -m pytest tests/test_fuzz.py        # or any number
+
+``tests/fuzz_atheris.py`` drives the same checks with atheris (coverage-guided), by hand.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from engine import Tokenizer, TrainConfig, Trainer
+from engine.corpus import count_corpus, decode_corpus, read_corpus
+from engine.formats import detect_format, export_tokenizer, load_any
+from engine.formats.gpt2 import load_gpt2
+from engine.formats.hf import load_hf
+from engine.formats.seed001 import load_seed001
+from engine.formats.tiktoken_bpe import _limited_bpe, load_tiktoken
+from engine.io import load_tokenizer, tokenizer_from_dict
+from engine.pretokenize import PreTokenizer
+
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
+FUZZ_EXAMPLES = int(os.environ.get("BPE_LAB_FUZZ_EXAMPLES", 2000 if PROFILE == "thorough" else 25))
+fuzz = settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+
+TEXTS = ["", "hello world", "Grüße 123\r\n", "分词 😀 <eos>", "a\x00b\udcff"]
+
+
+# -- the contract -----------------------------------------------------------------------------
+
+
+def exercise(result: Any) -> None:
+    """A loaded tokenizer must work: encode and decode any text, and give the ids back."""
+    imported = result if hasattr(result, "tokenizer") else None
+    tok: Tokenizer = imported.tokenizer if imported else result
+    assert isinstance(tok, Tokenizer)
+    for text in TEXTS:
+        ids = tok.encode(text)
+        assert all(type(i) is int and 0 <= i < tok.vocab_size for i in ids)
+        tok.decode(ids)
+        if tok.base == "bytes" and tok.pretokenizer.covers_everything:
+            # Every byte is a base token, so the bytes come back exactly (specials aside).
+            assert tok.decode_bytes(tok.encode(text, specials=False)) == text.encode("utf-8", "surrogateescape")
+        if imported is not None:
+            try:
+                file_ids = imported.encode(text)
+            except ValueError:
+                continue  # a token the file has no id for: documented
+            assert imported.decode(file_ids) == tok.decode(ids)
+
+
+def check(load: Callable[[], Any]) -> None:
+    """``load()`` gives a working object or a one-line ValueError; anything else fails the test."""
+    try:
+        result = load()
+    except ValueError as exc:
+        message = str(exc)
+        assert message and "\n" not in message and "\r" not in message, repr(message)
+        return
+    exercise(result)
+
+
+@contextmanager
+def folder() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="bpe-fuzz-") as name:
+        yield Path(name)
+
+
+def write(path: Path, content: bytes | str) -> Path:
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass"))
+    return path
+
+
+# -- valid files to damage --------------------------------------------------------------------
+
+CORPUS = "low lower lowest newer wider <eos>\nthe cat in the hat, 123 4567\n" * 3 + "Grüße 分词 😀\n"
+
+
+def _trained(base: str, pretokenizer: str, specials=("<pad>", "<s>")) -> Tokenizer:
+    config = TrainConfig(base=base, pretokenizer=pretokenizer, merges=24, min_frequency=1, specials=specials,
+                         tie_break="first-seen")
+    trainer = Trainer(CORPUS, config)
+    trainer.train()
+    return trainer.tokenizer()
+
+
+def _exported() -> dict[str, dict[str, bytes]]:
+    """One small valid tokenizer per format, as the files' bytes (name -> content)."""
+    out: dict[str, dict[str, bytes]] = {}
+    bytes_tok = _trained("bytes", "gpt2")
+    chars_tok = _trained("chars", "none", specials=())
+    with folder() as tmp:
+        for fmt, tok, name in (("native", bytes_tok, "t.json"), ("hf", bytes_tok, "tokenizer.json"),
+                               ("hf-chars", chars_tok, "tokenizer.json"), ("seed001", chars_tok, "seed.json"),
+                               ("gpt2", bytes_tok, "pair"), ("tiktoken", bytes_tok, "t.tiktoken")):
+            target = tmp / fmt / name
+            target.parent.mkdir()
+            export_tokenizer(tok, fmt.split("-")[0], target)
+            out[fmt] = {p.name: p.read_bytes() for p in sorted(target.parent.rglob("*")) if p.is_file()}
+    return out
+
+
+VALID = _exported()
+
+
+def _entry(fmt: str, folder: Path) -> Path:
+    """The path a user would give for a format's files in ``folder``."""
+    return {"gpt2": folder, "tiktoken": folder / "t.tiktoken"}.get(fmt) or folder / next(iter(VALID[fmt]))
+
+
+_READERS: dict[str, Callable[[Path], Any]] = {
+    "native": load_tokenizer, "hf": load_hf, "hf-chars": load_hf, "seed001": load_seed001, "gpt2": load_gpt2,
+    "tiktoken": load_tiktoken,
+}
+
+
+def load_format(fmt: str, folder: Path) -> Any:
+    """The format's own loader on its files in ``folder``."""
+    return _READERS[fmt](_entry(fmt, folder))
+
+
+def test_the_valid_files_load():
+    for fmt, files in VALID.items():
+        with folder() as tmp:
+            for name, content in files.items():
+                write(tmp / name, content)
+            exercise(load_format(fmt, tmp))
+            exercise(load_any(_entry(fmt, tmp)))
+
+
+# -- strategies -------------------------------------------------------------------------------
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 300)
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=6)
+    | st.sampled_from(["", "a", "ab", "Ġ", "<eos>", "BPE", "bytes", "chars", "bpe-lab", "gpt2", "custom", "a b", "(", "\ud800"])
+)
+JSON = st.recursive(SCALARS, lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=6), kids, max_size=4),
+                    max_leaves=16)
+
+
+def _places(node: Any, out: list) -> list:
+    """Every (container, key) in a JSON tree."""
+    if isinstance(node, dict):
+        for key in list(node):
+            out.append((node, key))
+            _places(node[key], out)
+    elif isinstance(node, list):
+        for i in range(len(node)):
+            out.append((node, i))
+            _places(node[i], out)
+    return out
+
+
+@st.composite
+def damaged_json(draw, document: Any) -> Any:
+    """A valid document with one to three parts replaced, removed, repeated or retyped."""
+    data = copy.deepcopy(document)
+    for _ in range(draw(st.integers(1, 3))):
+        places = _places(data, [])
+        if not places:
+            return draw(JSON)
+        container, key = draw(st.sampled_from(places))
+        action = draw(st.sampled_from(["replace", "remove", "repeat", "nudge", "wrap"]))
+        value = container[key]
+        if action == "replace":
+            container[key] = draw(JSON)
+        elif action == "remove":
+            del container[key]
+        elif action == "repeat" and isinstance(container, list):
+            container.insert(key, copy.deepcopy(value))
+        elif action == "nudge" and type(value) is int:
+            container[key] = value + draw(st.sampled_from([-1, 1, -value - 1, 2**32, 10**30]))
+        elif action == "wrap":
+            container[key] = [value]
+    return data
+
+
+def _json_doc(fmt: str) -> tuple[str, Any]:
+    name, content = next(iter(VALID[fmt].items()))
+    return name, json.loads(content)
+
+
+@st.composite
+def damaged_lines(draw, content: bytes) -> bytes:
+    """A line-based file (merges.txt, .tiktoken) with lines removed, repeated, swapped or replaced."""
+    lines = content.split(b"\n")
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(lines) - 1))
+        action = draw(st.sampled_from(["remove", "repeat", "swap", "replace", "split"]))
+        if action == "remove" and len(lines) > 1:
+            del lines[i]
+        elif action == "repeat":
+            lines.insert(i, lines[i])
+        elif action == "swap":
+            j = draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif action == "replace":
+            lines[i] = draw(st.binary(max_size=12) | st.sampled_from([b"a b", b"YQ== 0", b"YWI= 99999999999", b"# x", b"  "]))
+        else:
+            lines[i : i + 1] = lines[i].split(b" ")
+    return b"\n".join(lines)
+
+
+# -- tokenizer files --------------------------------------------------------------------------
+
+
+@fuzz
+@given(st.binary(max_size=300), st.sampled_from(["t.json", "tokenizer.json", "vocab.json", "merges.txt", "t.tiktoken",
+                                                 "t.tiktoken.json", "seed.json", "other"]))
+def test_any_bytes_under_any_name(data, name):
+    with folder() as tmp:
+        path = write(tmp / name, data)
+        check(lambda: load_any(path))
+        for loader in (load_tokenizer, load_hf, load_seed001, load_gpt2, load_tiktoken):
+            check(lambda: loader(path))
+        try:
+            assert detect_format(path) in ("hf", "gpt2", "tiktoken", "seed001", "native")
+        except ValueError as exc:
+            assert "\n" not in str(exc)
+
+
+@fuzz
+@given(JSON, st.sampled_from(["t.json", "vocab.json", "t.tiktoken.json"]))
+def test_any_json(value, name):
+    with folder() as tmp:
+        path = write(tmp / name, json.dumps(value))
+        if name == "vocab.json":
+            write(tmp / "merges.txt", VALID["gpt2"]["merges.txt"])
+        if name == "t.tiktoken.json":
+            write(tmp / "t.tiktoken", VALID["tiktoken"]["t.tiktoken"])
+        check(lambda: load_any(path))
+        check(lambda: tokenizer_from_dict(value))
+
+
+@fuzz
+@given(st.data(), st.sampled_from(["native", "hf", "hf-chars", "seed001"]))
+def test_damaged_json_files(data, fmt):
+    name, document = _json_doc(fmt)
+    damaged = data.draw(damaged_json(document))
+    with folder() as tmp:
+        path = write(tmp / name, json.dumps(damaged, ensure_ascii=data.draw(st.booleans())))
+        check(lambda: load_format(fmt, tmp))
+        check(lambda: load_any(path))
+
+
+@fuzz
+@given(st.data(), st.sampled_from(["vocab.json", "merges.txt", "t.tiktoken", "t.tiktoken.json"]))
+def test_damaged_pairs(data, part):
+    fmt = "gpt2" if part in ("vocab.json", "merges.txt") else "tiktoken"
+    files = dict(VALID[fmt])
+    if part.endswith(".json"):
+        files[part] = json.dumps(data.draw(damaged_json(json.loads(files[part])))).encode("utf-8")
+    else:
+        files[part] = data.draw(damaged_lines(files[part]))
+    with folder() as tmp:
+        for name, content in files.items():
+            write(tmp / name, content)
+        check(lambda: load_format(fmt, tmp))
+        check(lambda: load_any(_entry(fmt, tmp)))
+
+
+@fuzz
+@given(st.data(), st.sampled_from(sorted(VALID)))
+def test_truncated_files(data, fmt):
+    files = dict(VALID[fmt])
+    name = data.draw(st.sampled_from(sorted(files)))
+    files[name] = files[name][: data.draw(st.integers(0, len(files[name])))]
+    with folder() as tmp:
+        for each, content in files.items():
+            write(tmp / each, content)
+        check(lambda: load_format(fmt, tmp))
+        check(lambda: load_any(_entry(fmt, tmp)))
+
+
+@fuzz
+@given(st.lists(st.tuples(st.binary(min_size=1, max_size=4), st.integers(0, 2**33)), max_size=12),
+       st.sampled_from([None, "none", "gpt2"]))
+def test_any_rank_file(entries, pattern):
+    lines = "\n".join(f"{base64.b64encode(token).decode('ascii')} {rank}" for token, rank in entries)
+    with folder() as tmp:
+        path = write(tmp / "r.tiktoken", lines)
+        check(lambda: load_tiktoken(path, PreTokenizer(pattern) if pattern else None))
+
+
+@fuzz
+@given(st.dictionaries(st.binary(min_size=2, max_size=40), st.integers(0, 50), max_size=8), st.binary(min_size=1, max_size=200),
+       st.integers(0, 60))
+def test_rank_recovery_is_tiktokens_merging(extra, token, max_rank):
+    """The heap version of tiktoken's merging (linear-logarithmic, for hostile long tokens) makes
+    exactly the parts the plain rescan makes."""
+    ranks = {bytes([b]): b for b in range(256)}
+    for t, r in extra.items():
+        ranks.setdefault(t, 256 + r)
+    assume(len(set(ranks.values())) == len(ranks))
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 1:
+        best = at = None
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and r < max_rank + 256 and (best is None or r < best):
+                best, at = r, i
+        if at is None:
+            break
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    assert _limited_bpe(ranks, token, max_rank + 256) == parts
+
+
+# -- corpora ----------------------------------------------------------------------------------
+
+
+@fuzz
+@given(st.binary(max_size=400) | st.lists(st.sampled_from([b"\n", b"\r\n", b"\r", b" ", b"\x00", b"\xff", b"a", b"\xe4\xb8",
+                                                            b"\xe4\xb8\x8d", b"'s", b"12", b"\t"]), max_size=80).map(b"".join),
+       st.integers(1, 64))
+def test_corpus_readers_on_any_bytes(data, block):
+    for base in ("bytes", "chars"):
+        decoded = decode_corpus(data, base=base, name="x")
+        assert decoded.size == len(data) and decoded.nul_bytes == data.count(0)
+        if base == "bytes":  # the raw bytes come back exactly
+            assert decoded.text.encode("utf-8", "surrogateescape") == data
+        note = decoded.note(base)
+        assert note is None or "\n" not in note
+    with folder() as tmp:
+        path = write(tmp / "c.txt", data)
+        for base in ("bytes", "chars"):
+            try:
+                whole = read_corpus(path, base=base)
+            except ValueError as exc:
+                assert not data and "empty" in str(exc)
+                continue
+            pre = PreTokenizer("gpt2", split_digits=True)
+            counted = count_corpus(path, pre, base=base, block=block)
+            assert counted.chunks == pre.count(whole.text) and list(counted.chunks) == list(pre.count(whole.text))
+            assert (counted.size, counted.invalid_bytes, counted.nul_bytes) == (whole.size, whole.invalid_bytes, whole.nul_bytes)
+            assert counted.note(base) == whole.note(base)
+            try:
+                Trainer(whole.text, TrainConfig(base=base, merges=5, min_frequency=1)).train()
+            except ValueError as exc:  # nothing to train on is the only refusal
+                assert "no text to train on" in str(exc)
