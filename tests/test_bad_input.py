@@ -240,7 +240,7 @@ SETUP: dict[str, Setup] = {
     "merges-huge": lambda tmp, mp: corpus(tmp),
     "min-frequency-zero": lambda tmp, mp: corpus(tmp),
     "pattern-invalid": lambda tmp, mp: corpus(tmp),
-    "pattern-slow": lambda tmp, mp: corpus(tmp, "as.txt", "a" * 40 + "!"),
+    "pattern-slow": lambda tmp, mp: corpus(tmp, "as.txt", "a" * 5000 + "!"),
     "pattern-and-name": lambda tmp, mp: corpus(tmp),
     "special-empty": lambda tmp, mp: corpus(tmp),
     "special-twice": lambda tmp, mp: corpus(tmp),
@@ -411,3 +411,61 @@ def test_the_real_entry_point_prints_the_same_line(key, tmp_path, monkeypatch):
 def test_the_readme_links_the_table():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "docs/bad-input.md" in readme
+
+
+# -- the policies behind the table, from Python -----------------------------------------------
+
+
+def test_every_engine_error_is_a_one_line_value_error():
+    from engine import errors
+
+    for name in ("CorpusError", "ConfigError", "PatternError", "PatternTimeoutError", "TokenizerFileError",
+                 "FileTooLargeError", "ExportError", "TokenIdError", "WriteError"):
+        assert issubclass(getattr(errors, name), errors.BpeLabError) and issubclass(getattr(errors, name), ValueError)
+    assert issubclass(errors.WriteError, OSError)
+    assert errors.one_line("a\nb\r\tc") == "a\\nb\\r\\tc"
+
+
+def test_slow_patterns_are_bounded_everywhere(monkeypatch):
+    import engine.pretokenize as pre
+    from engine.errors import PatternTimeoutError
+    from engine.pretokenize import PreTokenizer
+
+    assert PreTokenizer("custom", "(a+)+$").split("a" * 40 + "!") == []  # short runs are fine
+    monkeypatch.setattr(pre, "PATTERN_SECONDS", 0.1)
+    for pattern, text in (("(a+)+$", "a" * 5000 + "!"), ("(a|a)+$", "a" * 40 + "!")):  # cubic, exponential
+        slow = PreTokenizer("custom", pattern)
+        for run in (lambda: slow.split(text), lambda: list(slow.positioned(text)), lambda: slow.count(text),
+                    lambda: Tokenizer([], pretokenizer=slow).encode(text)):
+            started = time.perf_counter()
+            with pytest.raises(PatternTimeoutError, match=rf"is too slow: no result after 0\.1 s on {len(text)} characters"):
+                run()
+            assert time.perf_counter() - started < 5
+
+
+def test_specials_that_could_be_learned_are_refused_before_training():
+    from engine.errors import ConfigError
+
+    text = "the cat <eos> the hat <eos>"
+    with pytest.raises(ConfigError, match="'the' occurs in the corpus inside a pre-tokenizer chunk"):
+        Trainer(text, TrainConfig(specials=("the",)))
+    with pytest.raises(ConfigError, match="'<eos>' occurs in the corpus"):
+        Trainer(text, TrainConfig(pretokenizer="none", specials=("<eos>",)))
+    with pytest.raises(ConfigError, match="a character of the corpus, already a base token"):
+        Trainer(text, TrainConfig(base="chars", specials=("c",)))
+    with pytest.raises(ConfigError, match="single byte, already base token 10"):
+        Trainer(text, TrainConfig(specials=("\n",)))
+    Trainer(text, TrainConfig(specials=("<eos>", "<pad>"))).train()  # gpt2 splits <eos>: fine
+    # A replayed tokenizer's specials are its own: not checked against the corpus.
+    tok = Tokenizer([(116, 104)], specials=["the"])
+    Trainer.replaying(text, tok).train()
+
+
+def test_a_merges_txt_missing_a_few_lines_gives_a_note(tmp_path):
+    from engine.formats import load_any
+
+    where = gpt2_pair(tmp_path, ["a b", "ab c", "x y"])
+    (where / "merges.txt").write_text("#version: 0.2\na b\nx y\n", encoding="utf-8")  # "ab c" lost
+    imported = load_any(where)
+    assert any("look merged (first: 'abc')" in note and "truncated?" in note for note in imported.warnings)
+    assert imported.tokenizer.specials == {"abc": 258} and imported.encode("abc") == [257]  # the file's id
