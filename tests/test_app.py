@@ -282,7 +282,8 @@ async def test_bindings_are_disabled_not_ignored_while_running():
 async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
     """Space runs training in a worker; space again stops it within one batch."""
     corpus = LoadedCorpus.from_corpus(decode_corpus(big_text(), name="big.txt"), "bytes", None)
-    wb = Workbench(corpus, TrainConfig(vocab_size=30000, min_frequency=2))
+    # min_frequency 1 and no reachable target: the run cannot finish before it is paused
+    wb = Workbench(corpus, TrainConfig(vocab_size=500_000, min_frequency=1))
     threads: set[int] = set()
     original = wb.trainer.step
 
@@ -303,11 +304,11 @@ async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
     wb.run_batch = counting_batch
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space")
-        assert app.running
         for _ in range(200):
             await pilot.pause(0.01)
             if wb.steps > 20:
                 break
+        assert app.running
         pause_requested.set()
         await pilot.press("space")
         await app.workers.wait_for_complete()
