@@ -97,6 +97,11 @@ def decode_corpus(data: bytes, *, base: str = "bytes", name: str = "<text>") -> 
 
 def read_corpus(path: str | os.PathLike[str], *, base: str = "bytes") -> Corpus:
     """Read and decode a corpus file; raise :class:`CorpusError` with a one-line reason."""
+    return decode_corpus(read_corpus_bytes(path), base=base, name=Path(path).name)
+
+
+def read_corpus_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A corpus file's exact bytes, with the same one-line errors as :func:`read_corpus`."""
     p = Path(path)
     try:
         with p.open("rb") as handle:
@@ -113,7 +118,7 @@ def read_corpus(path: str | os.PathLike[str], *, base: str = "bytes") -> Corpus:
         raise CorpusError(f"{p}: cannot read ({exc.strerror or exc})") from None
     if not data:
         raise CorpusError(f"{p}: the file is empty")
-    return decode_corpus(data, base=base, name=p.name)
+    return data
 
 
 def _check_unchanged(p: Path, before: os.stat_result, read: int) -> None:

@@ -476,3 +476,22 @@ def test_launch_usage_errors_are_one_line(capsys):
     assert launch(["--vocab-size", "abc"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("bpe-lab: error:") and err.count("\n") == 1 and "--vocab-size" in err
+
+
+async def test_a_pattern_too_slow_for_the_typed_text_is_a_message(monkeypatch):
+    from engine.errors import PatternTimeoutError
+    from tui.widgets.tokenize_pane import TokenizePane
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        tok = app.workbench.tokenizer()
+
+        def too_slow(text, **kwargs):
+            raise PatternTimeoutError("the pattern took too long on this text")
+
+        monkeypatch.setattr(tok, "encode", too_slow)
+        app.query_one("#tokenize-input", Input).value = "aaaa"
+        await pilot.pause()
+        assert "took too long" in str(app.query_one("#tokenize-output").render())
+        assert app.query_one(TokenizePane).text == "aaaa"  # the app goes on

@@ -199,9 +199,8 @@ class BpeApp(RunMixin, FilesMixin, App):
         self.selected = None
         self.log_view.sync(None)
         self.corpus_view.attach(workbench)
-        if workbench.corpus.invalid_bytes:
-            policy = "trained on the raw bytes" if workbench.config.base == "bytes" else "replaced by U+FFFD"
-            self.say(f"{workbench.corpus.invalid_bytes} bytes are not valid UTF-8; {policy}", timeout=8)
+        if workbench.corpus.note:
+            self.say(workbench.corpus.note, timeout=8)
         self.refresh_views()
 
     # -- keeping the panes in step with the trainer -----------------------------------------
@@ -266,7 +265,12 @@ class BpeApp(RunMixin, FilesMixin, App):
         if self.running and not force and now - self._last_output < 0.25:
             return  # while training runs, re-encode a few times a second, not per batch
         self._last_output = now
-        pane.show(self.workbench.tokenizer())
+        try:
+            pane.show(self.workbench.tokenizer())
+        except Busy:
+            raise
+        except ValueError as exc:  # e.g. a custom pattern that takes too long on this text
+            pane.show_problem(str(exc))
 
     def watch_running(self) -> None:
         self._show_status()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from engine import Merge, Tokenizer, TrainConfig, Trainer
-from engine.corpus import Corpus, decode_corpus, read_corpus
+from engine.corpus import Corpus, decode_corpus, read_corpus_bytes
 
 from .samples import sample
 from .session import Session, fingerprint
@@ -34,6 +34,7 @@ class LoadedCorpus:
     size: int  # bytes in the file
     invalid_bytes: int
     sha256: str = ""  # of the exact bytes read (sessions check it on resume)
+    note: str | None = None  # one line for the user: invalid UTF-8, NUL bytes, blank text
 
     @classmethod
     def from_corpus(cls, corpus: Corpus, base: str, path: Path | None, sha256: str = "") -> LoadedCorpus:
@@ -43,7 +44,7 @@ class LoadedCorpus:
         starts.extend(m.end() for m in re.finditer(re.escape(newline), units))
         if starts[-1] != len(units):
             starts.append(len(units))
-        return cls(corpus.name, path, corpus.text, units, starts, corpus.size, corpus.invalid_bytes, sha256)
+        return cls(corpus.name, path, corpus.text, units, starts, corpus.size, corpus.invalid_bytes, sha256, corpus.note(base))
 
     @classmethod
     def open(cls, source: str | Path, base: str) -> LoadedCorpus:
@@ -55,12 +56,8 @@ class LoadedCorpus:
             corpus = decode_corpus(data, base=base, name=name)
             return cls.from_corpus(corpus, base, None, fingerprint(data))
         path = Path(source)
-        corpus = read_corpus(path, base=base)
-        try:
-            digest = fingerprint(path.read_bytes())
-        except OSError:
-            digest = ""
-        return cls.from_corpus(corpus, base, path, digest)
+        data = read_corpus_bytes(path)  # read once: the hash is of exactly the bytes trained on
+        return cls.from_corpus(decode_corpus(data, base=base, name=path.name), base, path, fingerprint(data))
 
     @property
     def source(self) -> str:

@@ -91,6 +91,10 @@ class TokenizePane(Vertical):
         self._draw(render_trace(tok, text) if self.trace else render_tokens(tok, ids, text))
         return ids
 
+    def show_problem(self, message: str) -> None:
+        """Say why the text could not be encoded (the pane keeps working)."""
+        self._draw(Text(message, style="#e07a5f"))
+
     def _draw(self, content: Text) -> None:
         """Repaint the output; a layout pass only when its height may have changed."""
         if content == self._shown:
