@@ -495,3 +495,14 @@ async def test_a_pattern_too_slow_for_the_typed_text_is_a_message(monkeypatch):
         await pilot.pause()
         assert "took too long" in str(app.query_one("#tokenize-output").render())
         assert app.query_one(TokenizePane).text == "aaaa"  # the app goes on
+
+
+async def test_a_stale_inspect_message_after_an_undo_is_ignored():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right_square_bracket")
+        gone = app.workbench.trainer.last.new_id
+        await pilot.press("left_square_bracket")
+        app.post_message(MergeLog.Inspect(gone))  # as a cursor move queued before the undo would
+        await pilot.pause()
+        assert app.is_running and app.selected is None

@@ -250,10 +250,14 @@ class BpeApp(RunMixin, FilesMixin, App):
             self.query_one(Inspector).show(None)
             return
         with workbench.reading():
+            trainer = workbench.trainer
+            made = trainer.vocab_size - len(trainer.config.specials)
+            if self.selected is not None and not 0 <= self.selected < made:
+                self.selected = None  # a message about a token an undo or jump has since unmade
             token = self.selected
-            if token is None and workbench.trainer.last is not None:
-                token = workbench.trainer.last.new_id
-            info = token_info(workbench.trainer, token) if token is not None else None
+            if token is None and trainer.last is not None:
+                token = trainer.last.new_id
+            info = token_info(trainer, token) if token is not None else None
         self.query_one(Inspector).show(info)
 
     def _show_output(self, force: bool = False) -> None:

@@ -91,8 +91,12 @@ async def measure(path, presses: int) -> None:
             before = len(handled)
             pressed = time.perf_counter()
             await pilot.press("i")
-            while len(handled) == before:
+            waited = 0
+            while len(handled) == before and waited < 5000:
                 await asyncio.sleep(0.001)
+                waited += 1
+            if len(handled) == before:
+                raise RuntimeError(f"key not handled: focus {app.focused}, screen {app.screen}, running {app.running}")
             lags.append(handled[-1] - pressed)
             await asyncio.sleep(0.05)
         steps_before = workbench.steps
