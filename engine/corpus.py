@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CorpusError
+from .errors import CorpusError, reading_file
 from .pretokenize import NAMED_PATTERNS, PreTokenizer
 
 __all__ = ["Corpus", "CorpusError", "CountedCorpus", "count_corpus", "decode_corpus", "read_corpus", "streamable"]
@@ -103,19 +103,11 @@ def read_corpus(path: str | os.PathLike[str], *, base: str = "bytes") -> Corpus:
 def read_corpus_bytes(path: str | os.PathLike[str]) -> bytes:
     """A corpus file's exact bytes, with the same one-line errors as :func:`read_corpus`."""
     p = Path(path)
-    try:
+    with reading_file(p, CorpusError, "a text file"):
         with p.open("rb") as handle:
             before = os.fstat(handle.fileno())
             data = handle.read()
         _check_unchanged(p, before, len(data))
-    except FileNotFoundError:
-        raise CorpusError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise CorpusError(f"{p}: is a directory, not a text file") from None
-    except PermissionError:
-        raise CorpusError(f"{p}: permission denied") from None
-    except OSError as exc:
-        raise CorpusError(f"{p}: cannot read ({exc.strerror or exc})") from None
     if not data:
         raise CorpusError(f"{p}: the file is empty")
     return data
@@ -188,7 +180,7 @@ def count_corpus(
     if not streamable(pretokenizer):
         raise ValueError(f"the {pretokenizer.name} pre-tokenizer needs the whole text at once")
     p = Path(path)
-    try:
+    with reading_file(p, CorpusError, "a text file"):
         before = p.stat()
         size = before.st_size
         if p.is_dir():
@@ -201,14 +193,6 @@ def count_corpus(
             read = size
         _check_unchanged(p, before, read)
         size = read
-    except FileNotFoundError:
-        raise CorpusError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise CorpusError(f"{p}: is a directory, not a text file") from None
-    except PermissionError:
-        raise CorpusError(f"{p}: permission denied") from None
-    except OSError as exc:
-        raise CorpusError(f"{p}: cannot read ({exc.strerror or exc})") from None
     if not size:
         raise CorpusError(f"{p}: the file is empty")
     return CountedCorpus(counts, p.name, size, invalid, nul)

@@ -21,6 +21,8 @@ prints ``bpe-lab: error: {exc}`` and exits with code 2. Catch :class:`BpeLabErro
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
+from typing import Iterator
 
 #: Tokenizer files larger than this are refused before they are read (the largest real ones,
 #: 256k-token HuggingFace files, are around 35 MB).
@@ -104,3 +106,23 @@ def size_text(size: int) -> str:
             value = f"{size / scale:.1f}".removesuffix(".0")
             return f"{value} {unit}"
     return f"{size} bytes"
+
+
+@contextmanager
+def reading_file(path: object, error: type[BpeLabError], kind: str) -> Iterator[None]:
+    """Turn the OSErrors of reading ``path`` into one-line ``error``s naming it.
+
+    Example: ``with reading_file(p, CorpusError, "a text file"): data = p.read_bytes()``
+    """
+    try:
+        yield
+    except FileNotFoundError:
+        raise error(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory, not {kind}") from None
+    except PermissionError:
+        raise error(f"{path}: permission denied") from None
+    except OSError as exc:
+        if isinstance(exc, BpeLabError):
+            raise
+        raise error(f"{path}: cannot read ({exc.strerror or exc})") from None

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .config import TrainConfig
-from .errors import MAX_FILE_BYTES, FileTooLargeError, TokenizerFileError, WriteError, size_text
+from .errors import MAX_FILE_BYTES, FileTooLargeError, TokenizerFileError, WriteError, reading_file, size_text
 from .pretokenize import PreTokenizer
 from .tokenizer import Tokenizer
 
@@ -33,20 +33,12 @@ def read_file(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES) -> b
     unreadable or directory path, and a file above ``limit`` bytes before reading it (a device or
     pipe that goes on past the limit too)."""
     path = Path(path)
-    try:
+    with reading_file(path, TokenizerFileError, "a tokenizer file"):
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size > limit:
                 raise FileTooLargeError(f"{path}: {size_text(size)} is too large for a tokenizer file (the limit is {size_text(limit)})")
             data = handle.read(limit + 1)
-    except FileNotFoundError:
-        raise TokenizerFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise TokenizerFileError(f"{path}: is a directory, not a tokenizer file") from None
-    except PermissionError:
-        raise TokenizerFileError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise TokenizerFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if len(data) > limit:
         raise FileTooLargeError(f"{path}: more than {size_text(limit)}, too large for a tokenizer file")
     return data
