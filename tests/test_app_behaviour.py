@@ -1,0 +1,248 @@
+"""The app under stress and bad input, and launching it: work stays off the UI thread, nothing
+crashes, every problem is a message (Pilot)."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+from textual.widgets import Input
+
+from engine import TrainConfig
+from engine.corpus import decode_corpus
+from tui.app import BpeApp
+from tui.widgets.merge_log import MergeLog
+from tui.workbench import LoadedCorpus, Workbench
+
+from conftest import CORPORA
+from test_app import SIZE, make_app, workbench
+
+
+async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
+    """Space runs training in a worker; space again stops it within one batch."""
+    corpus = LoadedCorpus.from_corpus(decode_corpus(big_text(), name="big.txt"), "bytes", None)
+    # min_frequency 1 and no reachable target: the run cannot finish before it is paused
+    wb = Workbench(corpus, TrainConfig(vocab_size=500_000, min_frequency=1))
+    threads: set[int] = set()
+    original = wb.trainer.step
+
+    def recording_step():
+        threads.add(threading.get_ident())
+        return original()
+
+    wb.trainer.step = recording_step
+    batches: list[bool] = []  # per batch: was a pause already requested?
+    original_batch = wb.run_batch
+    app = make_app(wb=wb)
+    pause_requested = threading.Event()
+
+    def counting_batch(budget: float = 0.02):
+        batches.append(pause_requested.is_set())
+        return original_batch(budget)
+
+    wb.run_batch = counting_batch
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("space")
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if wb.steps > 20:
+                break
+        assert app.running
+        pause_requested.set()
+        await pilot.press("space")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not app.running
+        steps = wb.steps
+        assert steps > 20
+        assert batches.count(True) <= 1  # stopped within one batch of the request
+        await pilot.pause(0.1)
+        assert wb.steps == steps  # really stopped
+        assert threading.main_thread().ident not in threads  # the UI thread never trained
+        assert app.query_one(MergeLog).row_count == steps
+        await pilot.press("u")  # and the keys work again afterwards
+        assert wb.steps == steps - 1
+
+
+def big_text() -> bytes:
+    """A few megabytes that take many seconds to train: the Tang poems, or random syllables."""
+    path = CORPORA / "tang_all.txt"
+    if path.exists():
+        return path.read_bytes()
+    rng = random.Random(7)
+    syllables = [a + b for a in "bcdfghjklmnprstvwz" for b in ("a", "e", "i", "o", "u", "ei", "ou", "ä", "ö")]
+    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(60_000)]
+    return " ".join(rng.choice(words) for _ in range(400_000)).encode("utf-8")
+
+
+def test_launch_errors_are_one_line(capsys):
+    from tui.launch import launch
+
+    assert launch(["/no/such/corpus.txt"]) == 2
+    assert capsys.readouterr().err == "bpe-lab: error: /no/such/corpus.txt: no such file\n"
+    assert launch(["--pattern", "(", "--merges", "3"]) == 2
+    assert "invalid pattern" in capsys.readouterr().err
+
+
+async def test_an_imported_tokenizer_replays_on_the_corpus(tmp_path):
+    """Issue 4: --tokenizer (any format) is inspected and replayed on your corpus."""
+    from engine import Trainer
+    from engine.formats import export_tokenizer, load_any
+
+    source = Trainer("the cat sat on the mat with the hat " * 30, TrainConfig(merges=12))
+    source.train()
+    export_tokenizer(source.tokenizer(), "hf", tmp_path / "tokenizer.json")
+    tok = load_any(tmp_path / "tokenizer.json").tokenizer
+    corpus = LoadedCorpus.open("sample:workshop.txt", tok.base)
+    app = BpeApp(corpus, replay=tok)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.workbench.replay is tok
+        await pilot.press("right_curly_bracket")  # runs out at the imported merges
+        assert app.workbench.steps == 12
+        assert [e.pair for e in app.workbench.trainer.merges] == tok.merges
+        assert app.query_one(MergeLog).row_count == 12
+        ids = app.workbench.tokenizer().encode("the cat")
+        assert ids == tok.encode("the cat")
+
+
+def test_launch_reads_any_tokenizer_format_or_says_why(tmp_path, capsys):
+    from tui.launch import launch
+
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text('{"model": {"type": "WordPiece", "vocab": {}}}', encoding="utf-8")
+    assert launch(["--tokenizer", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bpe-lab: error:") and err.count("\n") == 1
+
+
+async def test_command_palette_runs_actions():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for key in ("Step (n)", "Undo (u)", "Go to step (g)", "Find token (/)", "Save tokenizer (s)", "Help (?)"):
+            assert key in titles
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Step (n)")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert app.workbench.steps == 1
+
+
+async def test_a_gpt2_pair_written_by_tokenizers_replays_in_the_app(tmp_path):
+    """Issue 4 acceptance 4: files the library wrote itself work in the app."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from engine.formats import load_any
+
+    corpus_file = tmp_path / "c.txt"
+    corpus_file.write_text("the cat sat on the mat with the hat\n" * 50, encoding="utf-8")
+    hf = tokenizers.ByteLevelBPETokenizer()
+    hf.train([str(corpus_file)], vocab_size=300, min_frequency=2, show_progress=False)
+    hf.save_model(str(tmp_path))
+    imported = load_any(tmp_path / "vocab.json")
+    app = BpeApp(LoadedCorpus.open("sample:workshop.txt", "bytes"), replay=imported.tokenizer)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("right_curly_bracket")
+        merges = len(imported.tokenizer.merges)
+        assert 0 < merges < 100 and app.workbench.steps == merges  # replay ends at its last merge
+        text = "the cat sat on a hat"
+        assert app.workbench.tokenizer().encode(text) == imported.tokenizer.encode(text)
+        assert imported.encode(text) == hf.encode(text).ids  # and those are the library's ids
+
+
+async def test_long_jumps_run_in_the_worker():
+    wb = workbench(vocab_size=900)
+    threads: set[int] = set()
+    original = wb.trainer.step
+
+    def recording_step():
+        threads.add(threading.get_ident())
+        return original()
+
+    wb.trainer.step = recording_step
+    app = make_app(wb=wb)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g", *"300", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert wb.steps == 300 and app.query_one(MergeLog).row_count == 300
+        assert threading.main_thread().ident not in threads
+        await pilot.press("g", "0", "enter")  # and back, by undo, in the worker too
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert wb.steps == 0 and app.query_one(MergeLog).row_count == 0
+        await pilot.press("n")  # short moves stay on the UI thread
+        assert wb.steps == 1
+
+
+async def test_bad_input_in_the_app_is_a_message_and_nothing_is_lost(tmp_path):
+    """Issue 7: each bad input is a notification; the app keeps its previous state."""
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    binary = tmp_path / "binary.bin"
+    binary.write_bytes(b"\x00\x01\xff\xfe" * 200 + b"abc abc abc")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right_square_bracket")
+        before = (app.workbench, app.workbench.steps)
+        for bad in (tmp_path / "missing.txt", tmp_path, empty):
+            app._open(str(bad))
+            await pilot.pause()
+            assert (app.workbench, app.workbench.steps) == before
+        messages = [str(n.message) for n in app._notifications]
+        assert any("no such file" in m for m in messages)
+        assert any("is a directory" in m for m in messages)
+        assert any("empty" in m for m in messages)
+        app._restart(TrainConfig(vocab_size=100))  # below the 256 bytes: refused by the trainer
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert (app.workbench, app.workbench.steps) == before
+        assert any("below the base" in str(n.message) for n in app._notifications)
+        app._open(str(binary))  # binary is trained on, with a note about the bytes
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.workbench.corpus.name == "binary.bin"
+        assert any("not valid UTF-8" in str(n.message) for n in app._notifications)
+
+
+def test_launch_usage_errors_are_one_line(capsys):
+    from tui.launch import launch
+
+    assert launch(["--vocab-size", "abc"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bpe-lab: error:") and err.count("\n") == 1 and "--vocab-size" in err
+
+
+async def test_a_pattern_too_slow_for_the_typed_text_is_a_message(monkeypatch):
+    from engine.errors import PatternTimeoutError
+    from tui.widgets.tokenize_pane import TokenizePane
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        tok = app.workbench.tokenizer()
+
+        def too_slow(text, **kwargs):
+            raise PatternTimeoutError("the pattern took too long on this text")
+
+        monkeypatch.setattr(tok, "encode", too_slow)
+        app.query_one("#tokenize-input", Input).value = "aaaa"
+        await pilot.pause()
+        assert "took too long" in str(app.query_one("#tokenize-output").render())
+        assert app.query_one(TokenizePane).text == "aaaa"  # the app goes on
+
+
+async def test_a_stale_inspect_message_after_an_undo_is_ignored():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right_square_bracket")
+        gone = app.workbench.trainer.last.new_id
+        await pilot.press("left_square_bracket")
+        app.post_message(MergeLog.Inspect(gone))  # as a cursor move queued before the undo would
+        await pilot.pause()
+        assert app.is_running and app.selected is None
