@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -148,4 +150,6 @@ class TrainerMachine(RuleBasedStateMachine):
 
 
 TestTrainerMachine = TrainerMachine.TestCase
-TestTrainerMachine.settings = settings(max_examples=60, stateful_step_count=40, deadline=None)
+TestTrainerMachine.settings = settings(
+    max_examples=int(os.environ.get("STATEFUL_EXAMPLES", "60")), stateful_step_count=40, deadline=None
+)
