@@ -19,11 +19,8 @@ from conftest import CORPORA
 from test_app import SIZE, make_app, workbench
 
 
-async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
-    """Space runs training in a worker; space again stops it within one batch."""
-    corpus = LoadedCorpus.from_corpus(decode_corpus(big_text(), name="big.txt"), "bytes", None)
-    # min_frequency 1 and no reachable target: the run cannot finish before it is paused
-    wb = Workbench(corpus, TrainConfig(vocab_size=500_000, min_frequency=1))
+def record_step_threads(wb: Workbench) -> set[int]:
+    """The threads that call the trainer's step from now on (the UI thread must never)."""
     threads: set[int] = set()
     original = wb.trainer.step
 
@@ -32,6 +29,15 @@ async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
         return original()
 
     wb.trainer.step = recording_step
+    return threads
+
+
+async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
+    """Space runs training in a worker; space again stops it within one batch."""
+    corpus = LoadedCorpus.from_corpus(decode_corpus(big_text(), name="big.txt"), "bytes", None)
+    # min_frequency 1 and no reachable target: the run cannot finish before it is paused
+    wb = Workbench(corpus, TrainConfig(vocab_size=500_000, min_frequency=1))
+    threads = record_step_threads(wb)
     batches: list[bool] = []  # per batch: was a pause already requested?
     original_batch = wb.run_batch
     app = make_app(wb=wb)
@@ -157,14 +163,7 @@ async def test_a_gpt2_pair_written_by_tokenizers_replays_in_the_app(tmp_path):
 
 async def test_long_jumps_run_in_the_worker():
     wb = workbench(vocab_size=900)
-    threads: set[int] = set()
-    original = wb.trainer.step
-
-    def recording_step():
-        threads.add(threading.get_ident())
-        return original()
-
-    wb.trainer.step = recording_step
+    threads = record_step_threads(wb)
     app = make_app(wb=wb)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("g", *"300", "enter")

@@ -253,3 +253,15 @@ def fold_note(tok: Tokenizer) -> list[str]:
     if not repeats:
         return []
     return [f"{repeats} token(s) repeat an earlier token's bytes; the file gives them the earlier token's id"]
+
+
+def byte_alphabet(table: dict[bytes, int], what: str, warnings: list[str]) -> tuple[list[bytes], list[int | None]]:
+    """The 256 single bytes and their ids in a file's ``table``; a warning when some are missing.
+
+    ``what`` starts the warning ("the vocabulary lacks", "the ranks lack").
+    """
+    alphabet = [bytes([b]) for b in range(256)]
+    missing = sum(1 for key in alphabet if key not in table)
+    if missing:
+        warnings.append(f"{what} {missing} of the 256 bytes; text with them has no ids in the file")
+    return alphabet, [table.get(key) for key in alphabet]

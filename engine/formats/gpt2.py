@@ -18,6 +18,7 @@ from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import (
+    byte_alphabet,
     Imported, build, check_unique_ids, fail, fold_note, identity, json_bytes, output_ids, read_json, read_text, show,
 )
 
@@ -141,12 +142,9 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None) -> Imp
     if merged_like:
         warnings.append(f"{len(merged_like)} vocabulary entries that look merged (first: {show(merged_like[0])}) are made "
                         f"by no merge, so they are special tokens here: is {merges_path.name} truncated?")
-    alphabet = [bytes([b]) for b in range(256)]
-    missing = sum(1 for key in alphabet if key not in vocab)
-    if missing:
-        warnings.append(f"the vocabulary lacks {missing} of the 256 bytes; text with them has no ids in the file")
+    alphabet, base_ids = byte_alphabet(vocab, "the vocabulary lacks", warnings)
     tok, file_ids, more = build(
-        merges_path, base="bytes", alphabet=alphabet, base_ids=[vocab.get(k) for k in alphabet], vocab=vocab,
+        merges_path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=vocab,
         merges=pairs, specials=specials, pretokenizer=pretokenizer or PreTokenizer("gpt2"),
         spell=lambda key: show(token_to_unicode(key)),
     )

@@ -28,6 +28,7 @@ from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import (
+    byte_alphabet,
     MAX_ID, Imported, build, fail, identity, is_id, json_bytes, output_ids, portable_pattern, pretokenizer_from_pattern, read_json,
     read_text, show,
 )
@@ -247,12 +248,9 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None) ->
     if clash:
         raise fail(sidecar_path(path), f"special token {show(clash[0])} has an id the rank file already uses")
     merges, warnings = recover_merges(ranks)
-    alphabet = [bytes([b]) for b in range(256)]
-    missing = sum(1 for key in alphabet if key not in ranks)
-    if missing:
-        warnings.append(f"the ranks lack {missing} of the 256 bytes; text with them has no ids in the file")
+    alphabet, base_ids = byte_alphabet(ranks, "the ranks lack", warnings)
     tok, file_ids, more = build(
-        path, base="bytes", alphabet=alphabet, base_ids=[ranks.get(k) for k in alphabet], vocab=ranks,
+        path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=ranks,
         merges=merges, specials=specials, pretokenizer=pretokenizer,
     )
     odd = _ambiguous(tok)
