@@ -30,11 +30,10 @@ from __future__ import annotations
 from array import array
 from collections import defaultdict
 from functools import partial
-from dataclasses import dataclass
 from heapq import heapify, heappop, heappush, heapreplace
 from typing import Iterable, Sequence
 
-from .pairviews import DEAD, SEP, SHIFT, PairViews
+from .pairviews import DEAD, SEP, SHIFT, MergeRecord, PairViews
 
 MASK = (1 << SHIFT) - 1
 _M40 = (1 << 40) - 1
@@ -43,19 +42,6 @@ _M40 = (1 << 40) - 1
 _nodes = partial(array, "i")
 _EMPTY = _nodes()
 _CMAX = 1 << 50  # counts are stored as _CMAX - count so the min-heap yields the max count
-
-
-@dataclass(slots=True)
-class MergeRecord:
-    """What one merge changed: enough to undo it locally."""
-
-    a: int
-    b: int
-    new_id: int
-    count: int  # the pair's count before the merge
-    removed: int  # corpus tokens removed (weighted)
-    plist: array[int]  # the pair's occurrence list, restored on undo
-    absorbed: array[int]  # the nodes absorbed, in merge order (each still links back to its p)
 
 
 class PairState(PairViews):

@@ -1,14 +1,29 @@
-"""Read-only views of the pair state: the corpus as sequences, spans of tokens, frequencies, and
-a full recount that checks the incremental counts (tests)."""
+"""The pair state's node layout constants, its merge records, and its read-only views: the corpus
+as sequences, spans of tokens, frequencies, and a full recount that checks the incremental
+counts (tests)."""
 
 from __future__ import annotations
 
 from array import array
 from collections import defaultdict
+from dataclasses import dataclass
 
 SHIFT = 20
 SEP = -2  # chunk separator
 DEAD = -1  # a position absorbed by a merge
+
+
+@dataclass(slots=True)
+class MergeRecord:
+    """What one merge changed: enough to undo it locally."""
+
+    a: int
+    b: int
+    new_id: int
+    count: int  # the pair's count before the merge
+    removed: int  # corpus tokens removed (weighted)
+    plist: array[int]  # the pair's occurrence list, restored on undo
+    absorbed: array[int]  # the nodes absorbed, in merge order (each still links back to its p)
 
 
 class PairViews:
