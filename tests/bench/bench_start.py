@@ -5,7 +5,9 @@
 Ours: a fresh ``python`` running the real entry point with no corpus argument (the bundled
 default corpus, exactly what the ``bpe-lab`` command opens). Peer: a minimal Textual app (one
 Static "hello"), launched the same way, so the ratio is our own start-up cost over Textual's
-floor. A bare ``python -c pass`` is timed too, for the interpreter's share.
+floor. A bare ``python -c pass`` is timed too, for the interpreter's share. Bytecode is cached
+(in /tmp, as pip's .pyc files would be for an installed copy); a last line times bpe-lab from a
+source checkout with PYTHONDONTWRITEBYTECODE=1, compiling its own modules at every launch.
 
 How it is timed: each child runs in a pseudo-terminal (the real Linux driver, as a user sees it;
 headless mode would skip rendering the frame to escape codes) under a small wrapper that patches
@@ -35,7 +37,7 @@ import tempfile
 import termios
 import time
 
-from common import ROOT
+from common import CACHE, ROOT
 
 #: Run in the child before anything else: time the first frame and the first "ready" frame
 #: (an app with a ``workbench`` attribute is ready once it is set), report them on fd
@@ -85,13 +87,17 @@ os.write(int(os.environ["BENCH_FRAME_FD"]), b"first %r\\nready %r\\n" % (time.mo
 """
 
 
-def launch(code: str, size: tuple[int, int], env: dict[str, str], timeout: float = 30.0) -> dict[str, float]:
-    """Spawn ``python -c code`` on a fresh pty; seconds from spawning to each reported frame."""
+def launch(code: str, size: tuple[int, int], env: dict[str, str | None], timeout: float = 30.0) -> dict[str, float]:
+    """Spawn ``python -c code`` on a fresh pty; seconds from spawning to each reported frame.
+
+    ``env`` is added to this process's environment (a None value removes the variable).
+    """
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
     frame_read, frame_write = os.pipe()
     child_env = {**os.environ, **env, "BENCH_FRAME_FD": str(frame_write), "TERM": "xterm-256color",
                  "COLUMNS": str(size[0]), "LINES": str(size[1])}
+    child_env = {name: value for name, value in child_env.items() if value is not None}
     started = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-c", code], stdin=slave, stdout=slave, stderr=slave,
                             env=child_env, pass_fds=(frame_write,), start_new_session=True, close_fds=True)
@@ -138,14 +144,25 @@ def main() -> None:
     parser.add_argument("--size", default="120x40", help="terminal columns x rows")
     args = parser.parse_args()
     size = tuple(int(n) for n in args.size.split("x"))
+    CACHE.mkdir(exist_ok=True)
     state = tempfile.mkdtemp(prefix="bpe-lab-bench-")  # autosave never touches the user's session
-    env = {"XDG_STATE_HOME": state, "BPE_LAB_SESSION": os.path.join(state, "session.json")}
-    contenders = {"python -c pass": BARE, "textual hello (peer)": PEER, "bpe-lab (default corpus)": OURS}
-    for code in contenders.values():  # warm the OS file cache and .pyc files; not counted
+    session = {"XDG_STATE_HOME": state, "BPE_LAB_SESSION": os.path.join(state, "session.json")}
+    # As installed (pip writes .pyc files): bytecode cached outside the checkout, even where
+    # PYTHONDONTWRITEBYTECODE is set. The last line shows a source checkout under that setting,
+    # where every engine/ and tui/ module is compiled at each launch.
+    cached = {**session, "PYTHONDONTWRITEBYTECODE": None, "PYTHONPYCACHEPREFIX": str(CACHE / "pycache")}
+    uncached = {**session, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": None}
+    contenders = {
+        "python -c pass": (BARE, cached),
+        "textual hello (peer)": (PEER, cached),
+        "bpe-lab (default corpus)": (OURS, cached),
+        "bpe-lab, no .pyc written": (OURS, uncached),
+    }
+    for code, env in contenders.values():  # warm the OS file cache and the .pyc files; not counted
         launch(code, size, env)
     times: dict[str, dict[str, list[float]]] = {name: {"first": [], "ready": []} for name in contenders}
     for _ in range(args.runs):
-        for name, code in contenders.items():
+        for name, (code, env) in contenders.items():
             for frame, seconds in launch(code, size, env).items():
                 times[name][frame].append(seconds)
     median = {name: {frame: statistics.median(values) for frame, values in frames.items()} for name, frames in times.items()}
