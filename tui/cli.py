@@ -10,22 +10,38 @@ import json
 import os
 import sys
 import time
-from typing import Sequence, TextIO
+from typing import TYPE_CHECKING, Iterator, Sequence, TextIO
 
 from engine import Merge, TrainConfig, Trainer, token_display
-from engine.analysis import (
-    BpeSegmenter, Row, baseline_rows, build_baselines, compression_curve, hold_back, measure, trainer_counts,
-)
 from engine.config import PRETOKENIZERS, TIE_RULES
 from engine.corpus import count_corpus, read_corpus, streamable
 from engine.errors import ConfigError, one_line
-from engine.pretokenize import pretokenizer_for
-from engine.formats import FORMATS, Imported, export_tokenizer, load_any, written_paths
-from engine.pretokenize import NAMED_PATTERNS, PreTokenizer
+from engine.pretokenize import NAMED_PATTERNS, PreTokenizer, pretokenizer_for
+
+# engine.formats and engine.analysis are imported by the commands that use them: together they
+# are a third of ``bpe-lab train``'s start-up (more when no bytecode cache can be written).
+if TYPE_CHECKING:
+    from engine.analysis import Row
+    from engine.formats import Imported
 
 PROG = "bpe-lab"
 HEADLESS = ("train", "encode", "decode", "export", "compare")
 PATTERN_NAMES = ("none", *NAMED_PATTERNS)
+
+
+class _Formats:
+    """The export formats as argparse choices, looked up only when ``export`` is parsed or its
+    help is shown (``in`` and iteration are all argparse asks of choices)."""
+
+    def __contains__(self, name: object) -> bool:
+        from engine.formats import FORMATS
+
+        return name in FORMATS
+
+    def __iter__(self) -> Iterator[str]:
+        from engine.formats import FORMATS
+
+        return iter(FORMATS)
 
 
 class UsageError(Exception):
@@ -95,6 +111,8 @@ def load_tokenizer_arg(args: argparse.Namespace, err: TextIO) -> Imported:
         pre = PreTokenizer("custom", args.pattern)
     elif getattr(args, "pattern_name", None) is not None:
         pre = PreTokenizer(args.pattern_name)
+    from engine.formats import load_any
+
     imported = load_any(args.tokenizer, pretokenizer=pre)
     for note in imported.warnings:
         print(f"{PROG}: note: {args.tokenizer}: {note}", file=err)
@@ -122,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     decode.add_argument("ids", nargs="*", metavar="IDS", help="token ids (default: a JSON list or ids on standard input)")
     export = sub.add_parser("export", help="write a tokenizer in another format")
     add_tokenizer_option(export)
-    export.add_argument("--format", required=True, choices=FORMATS, help="the format to write")
+    export.add_argument("--format", required=True, choices=_Formats(), help="the format to write")
     export.add_argument("-o", "--output", required=True, metavar="PATH",
                         help="the file to write; for gpt2 a directory (vocab.json + merges.txt go inside); "
                              "for tiktoken the rank file, with its pattern and specials in PATH.json")
@@ -193,6 +211,8 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def print_curve(trainer: Trainer, out: TextIO, corpus_bytes: int) -> None:
     """One line per step: merges made, corpus tokens, bytes per token (seed 001's table, every step)."""
+    from engine.analysis import compression_curve
+
     curve = compression_curve(trainer, corpus_bytes)
     print("merges\ttokens\tbytes_per_token", file=out)
     for step, tokens in enumerate(curve.tokens):
@@ -206,6 +226,8 @@ COMPARE_MERGES = 1000
 
 
 def run_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from engine.analysis import BpeSegmenter, baseline_rows, build_baselines, hold_back, measure, trainer_counts
+
     if args.vocab_size is None and args.merges is None:
         args.merges = COMPARE_MERGES
     config = config_from_args(args)
@@ -299,6 +321,8 @@ def run_decode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def run_export(args: argparse.Namespace, err: TextIO) -> int:
+    from engine.formats import export_tokenizer, written_paths
+
     imported = load_tokenizer_arg(args, err)
     notes = export_tokenizer(imported.tokenizer, args.format, args.output, ids=imported.file_ids)
     for note in notes:
