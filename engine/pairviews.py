@@ -26,16 +26,64 @@ class MergeRecord:
     absorbed: array[int]  # the nodes absorbed, in merge order (each still links back to its p)
 
 
+@dataclass(slots=True)
+class StateCopy:
+    """A pair state copied whole (see :meth:`PairViews.snapshot`): what a long jump restores.
+
+    The occurrence lists are shared, not copied: once made, a list is never changed (merges
+    make new ones, undo puts old ones back), so copying the dict that holds them is enough.
+    """
+
+    data: array
+    count: dict[int, int]
+    where: dict[int, array]
+    heap: list[int]
+    hist: dict[int, int]
+    freq: list[int] | None
+    tokens: int
+
+    @property
+    def cost(self) -> int:
+        """What taking or restoring this copy costs (see :meth:`estimate`)."""
+        return self.estimate(self.data, self.count, self.heap)
+
+    @staticmethod
+    def estimate(data: array, count: dict[int, int], heap: list[int]) -> int:
+        """What copying it takes, in the units of ``engine.checkpoints.WORK_PER_MERGE``
+        (calibrated with ``tests/bench/bench_undo.py``: a node copies ~200x faster than an undo
+        moves one, a pair ~15x, a queue entry ~100x)."""
+        return len(data) // 768 + len(count) // 15 + len(heap) // 100
+
+
 class PairViews:
     """Views over :class:`engine.pairstate.PairState`'s node array (see its module doc)."""
 
     data: array
     starts: array
     count: dict[int, int]
+    where: dict[int, array]
+    heap: list[int]
     hist: defaultdict[int, int]
     tokens: int
     min_count: int
     _freq: list[int] | None
+
+    def snapshot(self) -> StateCopy:
+        """A copy of everything a merge or undo changes (C-speed copies, no Python loop)."""
+        freq = self._freq[:] if self._freq is not None else None
+        return StateCopy(
+            self.data[:], self.count.copy(), self.where.copy(), self.heap[:], dict(self.hist), freq, self.tokens
+        )
+
+    def restore(self, copy: StateCopy) -> None:
+        """Become the state ``copy`` was taken from (the copy stays usable for next time)."""
+        self.data = copy.data[:]
+        self.count = copy.count.copy()
+        self.where = copy.where.copy()
+        self.heap = copy.heap[:]
+        self.hist = defaultdict(int, copy.hist)
+        self._freq = copy.freq[:] if copy.freq is not None else None
+        self.tokens = copy.tokens
 
     def frequencies(self) -> list[int]:
         """Weighted occurrences of every token id in the corpus now (counted once, then kept

@@ -14,6 +14,7 @@ from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, TrainConfig, check_specials
 from .errors import ConfigError, CorpusError
 from .layout import CorpusLayout
+from .checkpoints import Checkpoints, Jumps
 from .pairstate import SHIFT, MergeRecord, PairState
 from .pretokenize import PreTokenizer, pretokenizer_for
 from .events import TIE_CAP, Candidate, Merge
@@ -34,7 +35,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-class Trainer:
+class Trainer(Jumps):
     """Trains BPE one merge at a time; pause by not pulling, undo/redo/goto any step.
 
     Example::
@@ -53,6 +54,7 @@ class Trainer:
         script: Sequence[tuple[int, int]] | None = None,
         pretokenizer: PreTokenizer | None = None,
         chunks: Counter[str] | None = None,
+        checkpoints: int = 0,
     ) -> None:
         """Prepare to train on ``text``.
 
@@ -62,6 +64,9 @@ class Trainer:
         the one the config names (an imported tokenizer's own pattern); ``chunks`` gives the
         corpus already pre-tokenized and counted (:func:`engine.corpus.count_corpus`, which
         never holds the whole text): ``text`` may then be empty, and :meth:`spans` needs it.
+        ``checkpoints`` > 0 keeps that many whole copies of the state (besides step 0's) so that
+        long jumps cost a copy and a short walk (see :mod:`engine.checkpoints`): for the app,
+        where jumps are interactive; they cost memory, so training scripts do without.
         """
         self.config = config = config or TrainConfig()
         self.pretokenizer: PreTokenizer = pretokenizer or pretokenizer_for(config)
@@ -99,7 +104,11 @@ class Trainer:
             self._state = PairState(seqs, config.tie_break, config.min_frequency, rank)
         self._layout: CorpusLayout | None = None
         self._history: list[tuple[Merge, MergeRecord | None]] = []
-        self._future: list[Merge] = []
+        #: Undone merges, next to redo last; their records stay valid (the state they lead
+        #: from is always the same), so restoring a later checkpoint can re-apply them.
+        self._future: list[tuple[Merge, MergeRecord | None]] = []
+        self._marks = Checkpoints(checkpoints) if checkpoints > 0 and config.record_undo else None
+        self._leap: tuple[int, int, int] | None = None  # a jump under way: (target, start, at)
         self.stop_reason: str | None = None
 
     @classmethod
@@ -161,7 +170,7 @@ class Trainer:
     @property
     def future(self) -> list[Merge]:
         """Undone merges that :meth:`redo` would re-apply, next one first."""
-        return list(reversed(self._future))
+        return [event for event, _ in reversed(self._future)]
 
     @property
     def corpus_tokens(self) -> int:
@@ -358,6 +367,8 @@ class Trainer:
             return None
         a, b, count, ties, total = chosen
         new_id = len(self._pieces)
+        if self._marks is not None and not self._history:
+            self._marks.take(0, state)
         record = state.merge(a, b, new_id)
         self._pieces.append(self._pieces[a] + self._pieces[b])
         event = Merge(
@@ -373,6 +384,8 @@ class Trainer:
         )
         self._history.append((event, record if self.config.record_undo else None))
         self.stop_reason = None
+        if self._marks is not None:
+            self._marks.walked(event.step, len(record.absorbed))
         return event
 
     def undo(self) -> Merge | None:
@@ -389,7 +402,7 @@ class Trainer:
         self._state.unmerge(record)
         self._history.pop()
         self._pieces.pop()
-        self._future.append(event)
+        self._future.append((event, record))
         self.stop_reason = None
         return event
 
@@ -401,26 +414,12 @@ class Trainer:
     def _redo(self) -> Merge | None:
         if not self._future:
             return None
-        event = self._future.pop()
+        event, _ = self._future.pop()
         a, b = event.pair
         record = self._state.merge(a, b, event.new_id)
         self._pieces.append(self._pieces[a] + self._pieces[b])
         self._history.append((event, record if self.config.record_undo else None))
         return event
-
-    def goto(self, step: int) -> int:
-        """Move to merge ``step`` (forward or back); returns the step reached.
-
-        Going forward stops early when a stop rule holds.
-        """
-        if step < 0:
-            raise ValueError(f"step must be 0 or more, not {step}")
-        with _gc_paused():
-            while len(self._history) > step:
-                self._undo()
-            while len(self._history) < step and self.step() is not None:
-                pass
-        return self.steps
 
     def run(self) -> Iterator[Merge]:
         """Yield merges until a stop rule holds; stop iterating to pause."""

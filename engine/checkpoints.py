@@ -1,0 +1,198 @@
+"""Checkpoints: whole copies of the pair state at a few steps, so a long jump is a copy plus a
+short walk instead of thousands of undos or redos.
+
+Undo and redo are local (each costs about what its merge cost), so walking from step 30000 to
+step 0 costs about as much as training did. A copy of the state costs a fraction of that: the
+node array copies at memory speed and the dicts at C speed. The Trainer keeps a copy of step 0
+and, around each long jump, of the place it leaves and the place it reaches;
+:meth:`Checkpoints.plan` picks whichever start (here, or a copy) makes a jump cheapest.
+
+Work is measured in the units of a merge's cost: one per node it absorbed plus
+:data:`WORK_PER_MERGE`. Copies cost memory (about the node array and the pair dicts each), so
+there are at most ``limit`` of them besides step 0's; when one more is taken, the one whose loss
+widens the gaps between copies least goes.
+"""
+
+from __future__ import annotations
+
+import gc
+from time import perf_counter
+from typing import TYPE_CHECKING
+
+from .pairviews import PairViews, StateCopy
+
+if TYPE_CHECKING:
+    from .events import Merge
+    from .pairstate import MergeRecord, PairState
+
+#: The fixed part of a merge's (or undo's) cost, in absorbed nodes.
+WORK_PER_MERGE = 12
+
+
+class Checkpoints:
+    """Copies of the state by step, and the cumulative work of every known step.
+
+    ``work[k]`` is the work of walking from step 0 to step k (known for every step trained,
+    whether applied now or undone): the cost of walking between steps i and j is
+    ``abs(work[i] - work[j])`` in either direction.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(1, limit)  # copies besides step 0's
+        self.copies: dict[int, StateCopy] = {}
+        self.work: list[int] = [0]
+
+    def walked(self, step: int, absorbed: int) -> None:
+        """Note the cost of the merge that reached ``step`` (first time only: it never changes)."""
+        if step == len(self.work):
+            self.work.append(self.work[-1] + absorbed + WORK_PER_MERGE)
+
+    def take(self, step: int, state: PairViews) -> None:
+        """Copy the state (now at ``step``), dropping a copy elsewhere if over the limit."""
+        if step in self.copies:
+            return
+        self.copies[step] = state.snapshot()
+        while len(self.copies) > self.limit + (0 in self.copies):
+            self._thin(keep=step)
+
+    def cost(self, state: PairViews) -> int:
+        """What a copy of ``state`` would cost to take or restore (in work units)."""
+        return StateCopy.estimate(state.data, state.count, state.heap)
+
+    def plan(self, here: int, target: int) -> int | None:
+        """The copy to restore before walking to ``target`` (None: walk from ``here``)."""
+        work = self.work
+        best, best_cost = None, abs(work[here] - work[target])
+        for step, copy in self.copies.items():
+            cost = copy.cost + abs(work[step] - work[target])
+            if cost < best_cost:
+                best, best_cost = step, cost
+        return best
+
+    def worth_keeping(self, here: int, target: int, state: PairViews) -> bool:
+        """Whether to copy the state at ``here`` before walking to ``target`` (or, arrived at
+        ``here`` from ``target``, keeping it): a walk longer than twice what a copy costs
+        would then, next time, be a copy. So the places a user jumps between become cheap,
+        and training itself never pays for copies."""
+        if here in self.copies or 0 not in self.copies:
+            return False
+        return abs(self.work[here] - self.work[target]) > 2 * self.cost(state)
+
+    def _thin(self, keep: int) -> None:
+        """Drop the copy whose loss widens the gaps least (never step 0's or ``keep``)."""
+        steps = sorted(self.copies)
+        end = len(self.work) - 1
+        best, best_gap = None, None
+        for i, step in enumerate(steps):
+            if step in (0, keep):
+                continue
+            before = steps[i - 1] if i else 0
+            after = steps[i + 1] if i + 1 < len(steps) else end
+            gap = self.work[after] - self.work[before]
+            if best_gap is None or gap < best_gap:
+                best, best_gap = step, gap
+        if best is None:  # only step 0 and ``keep`` are left
+            best = max(s for s in self.copies if s != keep) if len(self.copies) > 1 else keep
+        del self.copies[best]
+
+
+class Jumps:
+    """The Trainer's moves to any step: :meth:`goto`, or a time-boxed :meth:`goto_within`."""
+
+    _marks: Checkpoints | None
+    _leap: tuple[int, int, int] | None
+    _history: list[tuple[Merge, MergeRecord | None]]
+    _future: list[tuple[Merge, MergeRecord | None]]
+    _pieces: list[bytes]
+    _state: PairState
+    base_size: int
+    steps: int
+
+    if TYPE_CHECKING:  # provided by the Trainer
+
+        def _undo(self) -> Merge | None: ...
+        def step(self) -> Merge | None: ...
+
+    def goto(self, step: int) -> int:
+        """Move to merge ``step`` (forward or back); returns the step reached.
+
+        Going forward stops early when a stop rule holds.
+        """
+        self.goto_within(step, None)
+        return self.steps
+
+    def goto_within(self, step: int, deadline: float | None) -> bool:
+        """Move toward ``step`` until ``deadline`` (a ``time.perf_counter()`` value, or None
+        for no limit); True once there, or once a stop rule ends a forward jump. Calls with the
+        same target carry on one jump (one plan, one copy restored) unless something else moved
+        the trainer in between."""
+        if step < 0:
+            raise ValueError(f"step must be 0 or more, not {step}")
+        was_enabled = gc.isenabled()
+        gc.disable()  # see trainer._gc_paused
+        try:
+            return self._walk(step, deadline)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _walk(self, step: int, deadline: float | None) -> bool:
+        marks, history = self._marks, self._history
+        leap = self._leap
+        if marks is not None and (leap is None or leap[0] != step or leap[2] != len(history)):
+            leap = self._leap = (step, self._jump_start(step), -1)
+        while len(history) > step:
+            self._undo()
+            if deadline is not None and perf_counter() >= deadline and len(history) != step:
+                if leap is not None:
+                    self._leap = (step, leap[1], len(history))
+                return False
+        while len(history) < step:
+            if self.step() is None:
+                break
+            if deadline is not None and perf_counter() >= deadline and len(history) != step:
+                if leap is not None:
+                    self._leap = (step, leap[1], len(history))
+                return False
+        if marks is not None and leap is not None:
+            start = leap[1]
+            self._leap = None
+            if marks.worth_keeping(self.steps, start, self._state):
+                marks.take(self.steps, self._state)
+        return True
+
+    def jump_work(self, step: int) -> int | None:
+        """Estimated work of jumping to ``step`` (units of :data:`WORK_PER_MERGE`), or None when
+        it cannot be told: no checkpoints kept, or the jump would train merges not made yet."""
+        marks, here = self._marks, self.steps
+        if marks is None or step > here + len(self._future):
+            return None
+        start = marks.plan(here, step)
+        work = marks.work
+        if start is None:
+            return abs(work[here] - work[step])
+        return marks.copies[start].cost + abs(work[start] - work[step])
+
+    def _jump_start(self, step: int) -> int:
+        """Before walking to ``step``: keep a copy of here if leaving it far behind, and start
+        from the copy that makes the walk cheapest; returns the step the walk starts from."""
+        marks, here = self._marks, self.steps
+        assert marks is not None
+        target = min(step, here + len(self._future))  # copies exist only of known steps
+        if marks.worth_keeping(here, target, self._state):
+            marks.take(here, self._state)
+        start = marks.plan(here, target)
+        if start is None or start == here:
+            return here
+        self._state.restore(marks.copies[start])
+        history, future, pieces = self._history, self._future, self._pieces
+        if start < here:
+            future.extend(reversed(history[start:]))
+            del history[start:]
+            del pieces[self.base_size + start :]
+        else:
+            for _ in range(start - here):
+                event, record = future.pop()
+                history.append((event, record))
+                pieces.append(event.token)
+        return start

@@ -1,0 +1,107 @@
+"""Checkpoints: jumps that restore a copy of the state end exactly where walking would."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, note
+from hypothesis import strategies as st
+
+from engine import TrainConfig, Trainer
+from engine.checkpoints import WORK_PER_MERGE, Checkpoints
+
+from conftest import shared_corpus
+from test_engine_differential import configs, corpora
+from test_engine_undo import fresh_at, snapshot
+
+moves = st.lists(
+    st.tuples(st.sampled_from(["goto", "goto", "goto", "step", "undo", "redo", "within"]), st.integers(0, 45)),
+    max_size=30,
+)
+
+
+@given(corpora(), configs(), st.integers(1, 3), moves)
+def test_jumps_through_copies_equal_a_fresh_trainer(text, kw, limit, ops):
+    config = TrainConfig(**kw)
+    trainer = Trainer(text, config, checkpoints=limit)
+    for op, arg in ops:
+        if op == "goto":
+            trainer.goto(arg)
+        elif op == "within":  # a jump cut short, as the app's worker does between batches
+            trainer.goto_within(arg, time.perf_counter() - 1)
+        else:
+            getattr(trainer, op)()
+        marks = trainer._marks
+        assert 0 in marks.copies or not marks.copies
+        assert len(marks.copies) <= limit + 1
+    note(f"at step {trainer.steps}, copies at {sorted(trainer._marks.copies)}")
+    assert snapshot(trainer) == snapshot(fresh_at(text, config, trainer.steps))
+    assert trainer.future == [e for e in fresh_at(text, config, trainer.steps + len(trainer.future)).merges[trainer.steps :]]
+
+
+@given(corpora(), configs(), st.integers(0, 45))
+def test_a_time_boxed_jump_gets_there_in_pieces(text, kw, target):
+    config = TrainConfig(**kw)
+    trainer = Trainer(text, config, checkpoints=2)
+    trainer.train()
+    calls = 0
+    while not trainer.goto_within(target, time.perf_counter() - 1):  # one move per call
+        calls += 1
+        assert calls <= 10_000
+    assert snapshot(trainer) == snapshot(fresh_at(text, config, trainer.steps))
+
+
+def test_a_long_jump_back_and_forth_restores_copies():
+    text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
+    trainer = Trainer(text, TrainConfig(merges=300), checkpoints=3)
+    trainer.train()
+    marks = trainer._marks
+    assert sorted(marks.copies) == [0]  # training itself takes no copies but step 0's
+    walk_back = marks.work[300] - marks.work[0]
+    assert trainer.jump_work(0) < walk_back / 10  # the copy of step 0 beats 300 undos
+    trainer.goto(0)
+    assert 300 in marks.copies  # the place left behind is kept
+    assert trainer.jump_work(300) < walk_back / 10
+    trainer.goto(300)
+    trainer._state.verify()
+    assert [e.pair for e in trainer.merges] == [e.pair for e in fresh_at(text, TrainConfig(merges=300), 300).merges]
+    assert trainer.jump_work(301) is None  # a merge not made yet: cost unknown
+
+
+def test_jump_work_is_the_walk_without_checkpoints_kept():
+    trainer = Trainer("abab abab cdcd " * 50, TrainConfig(merges=5))
+    trainer.train()
+    assert trainer.jump_work(0) is None
+
+
+def test_thinning_keeps_step_zero_and_spreads_the_rest():
+    marks = Checkpoints(limit=2)
+    marks.work = [i * (WORK_PER_MERGE + 1) for i in range(101)]
+
+    class State:  # what a copy needs from a pair state
+        def snapshot(self):
+            return object()
+
+    for step in (0, 10, 12, 90):
+        marks.take(step, State())
+    assert sorted(marks.copies) == [0, 12, 90]  # 10 and 12 were closest: one of them goes
+    marks.take(50, State())
+    assert 0 in marks.copies and 50 in marks.copies and len(marks.copies) == 3
+
+
+@pytest.mark.skipif(shared_corpus("tang_2000.txt") is None, reason="../shared/corpora absent")
+def test_copies_on_a_real_corpus_match_walking():
+    text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")
+    config = TrainConfig(merges=600)
+    jumping = Trainer(text, config, checkpoints=2)
+    walking = Trainer(text, config)
+    jumping.train()
+    walking.train()
+    for target in (0, 600, 150, 450, 0, 300, 600):
+        jumping.goto(target)
+        walking.goto(target)
+        assert jumping.candidates(10) == walking.candidates(10)
+        assert jumping.corpus_tokens == walking.corpus_tokens
+        assert jumping.sequences() == walking.sequences()
+    jumping._state.verify()
