@@ -33,18 +33,16 @@ from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
 from typing import Iterable, Sequence
 
+from .pairrank import _CMAX, _M40, MASK, PairRanking
 from .pairviews import DEAD, SEP, SHIFT, MergeRecord, PairViews
 
-MASK = (1 << SHIFT) - 1
-_M40 = (1 << 40) - 1
 #: Node lists are arrays, not lists: compact, and invisible to the cyclic garbage collector
 #: (which would otherwise walk millions of them on every full collection).
 _nodes = partial(array, "i")
 _EMPTY = _nodes()
-_CMAX = 1 << 50  # counts are stored as _CMAX - count so the min-heap yields the max count
 
 
-class PairState(PairViews):
+class PairState(PairViews, PairRanking):
     """Sequences of symbol ids with their weights, pair counts and the best-pair queue.
 
     Example: ``PairState([([1, 2, 1, 2], 1)], "lowest-ids").best() -> (1, 2, 2)``
@@ -187,49 +185,6 @@ class PairState(PairViews):
         key, c, _ = self._decode(entry)
         return key >> SHIFT, key & MASK, c
 
-    def top(self, k: int) -> list[tuple[int, int, int]]:
-        """The ``k`` best pairs in tie-rule order as ``(a, b, count)``; the queue is unchanged.
-
-        Called on every tied step (and by the app after every step), so the repair loop of
-        :meth:`_settle` is inlined for the lowest-ids rule.
-        """
-        out: list[tuple[int, int, int]] = []
-        taken: list[int] = []
-        seen: set[int] = set()
-        heap, count = self.heap, self.count
-        cget = count.get
-        floor = self.min_count
-        while len(out) < k and heap:
-            if self.wide:
-                entry = self._settle()
-                if entry is None:
-                    break
-                key = entry & _M40
-                live = count[key]
-            else:
-                entry = heap[0]
-                key = entry & _M40
-                live = cget(key, 0)
-                stored = _CMAX - (entry >> 40)
-                if live < floor or live > stored:
-                    heappop(heap)
-                    continue
-                if live != stored:
-                    heapreplace(heap, (_CMAX - live) << 40 | key)
-                    continue
-            heappop(heap)
-            taken.append(entry)
-            if key not in seen:  # a pair may have two exact entries after an undo
-                seen.add(key)
-                out.append((key >> SHIFT, key & MASK, live))
-        for entry in taken:
-            heappush(heap, entry)
-        return out
-
-    def ties(self, count: int) -> int:
-        """How many pairs currently have exactly this count."""
-        return self.hist.get(count, 0)
-
     # -- merging ----------------------------------------------------------------------------
 
     def merge(self, a: int, b: int, new_id: int) -> MergeRecord:
@@ -276,13 +231,53 @@ class PairState(PairViews):
                     rx[sr] = rx.get(sr, 0) + more
             push(q)  # q keeps its back link to p: undo finds p there
         removed = len(absorbed) + extra
-        old = self.count.pop(key, 0)
+        count, hist = self.count, self.hist
+        old = count.pop(key, 0)
         if old:
-            self.hist[old] -= 1
-        new = self._recount(left, right, lx, rx, key, a, b, new_id, 1)
-        self._add_pairs({k: c for k, c in new.items() if c}, left, right, new_id)
+            hist[old] -= 1
+        # What _recount and _apply do for an undo, inlined (most merges late in training touch
+        # a handful of nodes, so the calls and dicts between them cost more than the work).
+        # Pairs of existing tokens lose weight group by group (a key met twice, once on each
+        # side, ends as _apply would leave it); pairs with new_id are summed first.
+        cget = count.get
+        new: dict[int, int] = {}
+        nget = new.get
+        for so, nodes in left.items():
+            wt = len(nodes) + lx.get(so, 0) if lx else len(nodes)
+            k = so << SHIFT | a
+            if so == new_id:  # an adjacent earlier occurrence: (new, a) becomes (new, new)
+                new[k] = nget(k, 0) - wt
+            elif k != key:
+                c0 = cget(k)
+                if c0 is not None:  # None: born below the floor, never kept
+                    if c0:
+                        hist[c0] -= 1
+                    c0 -= wt
+                    count[k] = c0
+                    if c0:
+                        hist[c0] += 1
+            k = so << SHIFT | new_id
+            new[k] = nget(k, 0) + wt
+        b_left = b << SHIFT
+        x_left = new_id << SHIFT
+        for sr, nodes in right.items():
+            wt = len(nodes) + rx.get(sr, 0) if rx else len(nodes)
+            k = b_left | sr
+            if k != key:
+                c0 = cget(k)
+                if c0 is not None:
+                    if c0:
+                        hist[c0] -= 1
+                    c0 -= wt
+                    count[k] = c0
+                    if c0:
+                        hist[c0] += 1
+            k = x_left | sr
+            new[k] = nget(k, 0) + wt
+        self._add_pairs(new, left, right, new_id)
         self.tokens -= removed
-        self._count_tokens(a, b, new_id, removed)
+        if self._freq is not None:
+            self._count_tokens(a, b, new_id, removed)
         return MergeRecord(a, b, new_id, old, removed, plist, absorbed)
 
     def unmerge(self, rec: MergeRecord) -> None:
@@ -397,7 +392,7 @@ class PairState(PairViews):
         floor = self.min_count
         wide = self.wide
         for k, c in counts.items():
-            if c < floor:  # counts never grow: a pair born below the floor can never be merged
+            if c < floor:  # counts never grow: a pair born below the floor (or gone) can never be merged
                 continue
             count[k] = c
             hist[c] += 1
