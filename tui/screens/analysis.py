@@ -4,11 +4,16 @@ It follows training live by polling the step a few times a second (the training 
 the app, not here) and redraws only the visible tab. Reads of the trainer from the UI thread take
 the workbench lock briefly or not at all; anything slow (a trainer on the training part, the
 baselines, the tie-rule runs, loading a tokenizer file) runs in a thread worker that posts back.
+
+The app imports this module at start-up, but the screen opens only on a key: its panes, tabs and
+engine.analysis (with the formats the compare pane reads) are imported when it is first built,
+which keeps them out of the time to the app's first frame (tests/bench/bench_start.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -17,19 +22,18 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, TabbedContent, TabPane
+from textual.widgets import Footer, Input
 
 from engine import Tokenizer
-from engine.analysis import BpeSegmenter, Row, Segmenter, baseline_rows, composition, compression_curve
 
-from ..evaluation import DEFAULT_SETTING, Evaluated, Evaluation, reading
-from ..widgets.baselines_pane import BaselinesPane
-from ..widgets.compare_pane import ComparePane
-from ..widgets.composition_pane import CompositionPane
-from ..widgets.curve_pane import CurvePane
-from ..widgets.heldout_pane import HeldOutPane, render_report
-from ..widgets.tiediff_pane import TieDiffPane
 from ..workbench import Workbench
+
+if TYPE_CHECKING:
+    from engine.analysis import BpeSegmenter, Row, Segmenter
+    from textual.widgets import TabbedContent
+
+    from ..evaluation import Evaluated, Evaluation
+    from ..widgets.heldout_pane import HeldOutPane
 
 #: Tab ids and titles; keys 1-6 switch to them.
 TABS = (
@@ -88,6 +92,15 @@ class AnalysisScreen(Screen[None]):
     # -- layout -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import TabbedContent, TabPane
+
+        from ..widgets.baselines_pane import BaselinesPane
+        from ..widgets.compare_pane import ComparePane
+        from ..widgets.composition_pane import CompositionPane
+        from ..widgets.curve_pane import CurvePane
+        from ..widgets.heldout_pane import HeldOutPane
+        from ..widgets.tiediff_pane import TieDiffPane
+
         with TabbedContent(initial=self.initial, id="analysis-tabs"):
             with TabPane(f"1 {TABS[0][1]}", id="curve"):
                 yield CurvePane(id="curve-pane")
@@ -111,15 +124,14 @@ class AnalysisScreen(Screen[None]):
 
     @property
     def active_tab(self) -> str:
-        return self.query_one(TabbedContent).active
+        return self.query_one("#analysis-tabs").active
 
     def show_tab(self, tab: str) -> None:
         """Switch to a tab by id."""
         if tab in dict(TABS):
-            self.query_one(TabbedContent).active = tab
+            self.query_one("#analysis-tabs").active = tab
 
-    @on(TabbedContent.TabActivated)
-    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self.poll(force=True)
 
     # -- following the trainer --------------------------------------------------------------
@@ -139,20 +151,28 @@ class AnalysisScreen(Screen[None]):
             self._key = key  # else the trainer was busy: try again at the next poll
 
     def _refresh_curve(self) -> bool:
+        from engine.analysis import compression_curve
+
+        from ..evaluation import reading
+
         with reading(self.workbench) as ok:
             if not ok:
                 return False
             curve = compression_curve(self.workbench.trainer, self.workbench.corpus.size)
-        self.query_one(CurvePane).show(curve)
+        self.query_one("#curve-pane").show(curve)
         return True
 
     def _refresh_vocabulary(self) -> bool:
+        from engine.analysis import composition
+
+        from ..evaluation import reading
+
         with reading(self.workbench) as ok:
             if not ok:
                 return False
             trainer = self.workbench.trainer
             vocab, base, step = trainer.vocab, trainer.base_size, trainer.steps
-        self.query_one(CompositionPane).show(composition(vocab, base), vocab, step)
+        self.query_one("#composition-pane").show(composition(vocab, base), vocab, step)
         return True
 
     def _refresh_heldout(self) -> bool:
@@ -171,18 +191,22 @@ class AnalysisScreen(Screen[None]):
         return self.render_compare()
 
     def _refresh_tierules(self) -> bool:
-        self.query_one(TieDiffPane).follow(self.workbench)
+        self.query_one("#tiediff-pane").follow(self.workbench)
         return True
 
     # -- held-out evaluation ----------------------------------------------------------------
 
     def ensure_evaluation(self) -> Evaluation | None:
         if self.evaluation is None and self.evaluation_error is None:
+            from ..evaluation import DEFAULT_SETTING
+
             self.set_heldout(self.query_one("#heldout-setting", Input).value or DEFAULT_SETTING)
         return self.evaluation
 
     def set_heldout(self, setting: str) -> None:
         """Use another held-out text (a file, or a share of the corpus)."""
+        from ..evaluation import Evaluation
+
         try:
             self.evaluation, self.evaluation_error = Evaluation(self.workbench, setting), None
         except ValueError as exc:
@@ -220,7 +244,9 @@ class AnalysisScreen(Screen[None]):
         self.render_baselines()
 
     def render_heldout(self) -> None:
-        pane = self.query_one(HeldOutPane)
+        from ..widgets.heldout_pane import render_report
+
+        pane = self.query_one("#heldout-pane")
         if self.evaluation_error is not None:
             pane.show(Text(self.evaluation_error, style="#e76f51"))
         elif self.evaluated is None or self.evaluation is None:
@@ -228,8 +254,7 @@ class AnalysisScreen(Screen[None]):
         else:
             pane.show(render_report(self.evaluated, self.evaluation.label, self.workbench.trainer.steps))
 
-    @on(HeldOutPane.Changed)
-    def _heldout_changed(self, message: HeldOutPane.Changed) -> None:
+    def on_held_out_pane_changed(self, message: HeldOutPane.Changed) -> None:
         self.set_heldout(message.setting)
         self.poll(force=True)
 
@@ -255,6 +280,8 @@ class AnalysisScreen(Screen[None]):
 
     @work(thread=True, group="analysis-baselines", exit_on_error=False)
     def _train_baselines(self, evaluation: Evaluation, vocab_size: int) -> None:
+        from engine.analysis import baseline_rows
+
         built = evaluation.baselines(vocab_size)
         split = evaluation.split
         rows = baseline_rows(built, split.train, split.heldout)
@@ -272,7 +299,7 @@ class AnalysisScreen(Screen[None]):
             self.render_compare()
 
     def render_baselines(self) -> None:
-        pane = self.query_one(BaselinesPane)
+        pane = self.query_one("#baselines-pane")
         if self.evaluation is None:
             pane.show([], self.evaluation_error or "none", None)
             return
@@ -296,6 +323,10 @@ class AnalysisScreen(Screen[None]):
 
     def bpe_segmenter(self) -> BpeSegmenter | None:
         """The current step's tokenizer (cached per step); None when the trainer is busy."""
+        from engine.analysis import BpeSegmenter
+
+        from ..evaluation import reading
+
         trainer = self.workbench.trainer
         key = (id(self.workbench), trainer.steps, trainer.last.pair if trainer.last else None)
         if self._bpe is None or self._bpe[0] != key:
@@ -314,11 +345,11 @@ class AnalysisScreen(Screen[None]):
         else:
             segmenters = self.baselines[3]
             note = "\n".join(f"{row.name}: {row.note}" for row in self.baselines[2] if row.note)
-        self.query_one(ComparePane).show(bpe, segmenters, note)
+        self.query_one("#compare-pane").show(bpe, segmenters, note)
         return True
 
     def action_next_sentence(self) -> None:
-        self.query_one(ComparePane).next_sentence()
+        self.query_one("#compare-pane").next_sentence()
 
     # -- keys -------------------------------------------------------------------------------
 
@@ -326,7 +357,7 @@ class AnalysisScreen(Screen[None]):
         self.show_tab(tab)
 
     def action_log_scale(self) -> None:
-        pane = self.query_one(CurvePane)
+        pane = self.query_one("#curve-pane")
         pane.log_x = not pane.log_x
 
     def action_close(self) -> None:
