@@ -112,7 +112,7 @@ class Trainer(Jumps):
         self.stop_reason: str | None = None
 
     @classmethod
-    def replaying(cls, text: str, tokenizer: Tokenizer) -> Trainer:
+    def replaying(cls, text: str, tokenizer: Tokenizer, checkpoints: int = 0) -> Trainer:
         """A trainer that rebuilds ``tokenizer`` on ``text``: step k applies its merge k, so the
         corpus shows how that tokenizer builds up on your text (counts are this corpus's)."""
         pre = tokenizer.pretokenizer
@@ -128,7 +128,14 @@ class Trainer(Jumps):
             no_merge_newline=pre.split_newlines,
             specials=tuple(tokenizer.specials),
         )
-        return cls(text, config, alphabet=tokenizer.alphabet, script=tokenizer.merges, pretokenizer=replace(pre, per_line=False))
+        return cls(
+            text,
+            config,
+            alphabet=tokenizer.alphabet,
+            script=tokenizer.merges,
+            pretokenizer=replace(pre, per_line=False),
+            checkpoints=checkpoints,
+        )
 
     @property
     def replay(self) -> bool:

@@ -171,12 +171,17 @@ async def test_long_jumps_run_in_the_worker():
         await pilot.pause()
         assert wb.steps == 300 and app.query_one(MergeLog).row_count == 300
         assert threading.main_thread().ident not in threads
-        await pilot.press("g", "0", "enter")  # and back, by undo, in the worker too
+        threads.clear()
+        await pilot.press("g", "0", "enter")  # back to step 0: its copy is restored, at once
+        assert wb.steps == 0 and app.query_one(MergeLog).row_count == 0 and not app.running
+        await pilot.press("g", *"300", "enter")  # and to the copy kept of the step it left
+        assert wb.steps == 300 and app.query_one(MergeLog).row_count == 300
+        assert not threads  # no merge was redone to get there, on any thread
+        await pilot.press("g", *"150", "enter")  # between copies: walked from the nearest
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert wb.steps == 0 and app.query_one(MergeLog).row_count == 0
-        await pilot.press("n")  # short moves stay on the UI thread
-        assert wb.steps == 1
+        assert wb.steps == 150 and app.query_one(MergeLog).row_count == 150
+        wb.trainer._state.verify()
 
 
 async def test_bad_input_in_the_app_is_a_message_and_nothing_is_lost(tmp_path):

@@ -11,7 +11,11 @@ from .messages import Trained
 from .screens.dialogs import PromptScreen
 
 #: Jumps of more steps than this run in the worker, so the screen never freezes.
+#: Jumps into merges not made yet happen at once up to this many steps, longer ones in the worker.
 JUMP_AT_ONCE = 200
+#: Jumps among merges already made happen at once when their estimated work (a checkpoint
+#: copy and the merges walked: see engine.checkpoints) is about 20 ms or less.
+WORK_AT_ONCE = 20_000
 
 
 class RunMixin:
@@ -62,10 +66,16 @@ class RunMixin:
         """Jump to a step (undo/redo under the hood, new merges if needed).
 
         Short jumps happen at once; long ones run in the worker, a batch at a time, like a
-        training run (space stops them), so the screen never freezes.
+        training run (space stops them), so the screen never freezes. "Short" is by estimated
+        work: a jump back to a checkpoint is short however many steps it spans.
         """
         step = max(step, 0)
-        if abs(step - self.workbench.steps) <= JUMP_AT_ONCE:
+        work = self.workbench.jump_work(step)
+        if work is None:  # new merges to make: judge by their number
+            at_once = abs(step - self.workbench.steps) <= JUMP_AT_ONCE
+        else:
+            at_once = work <= WORK_AT_ONCE
+        if at_once:
             reached = self.workbench.goto(step)
             if reached < step:
                 self.say(f"stopped at step {reached}: a stop rule holds", timeout=3)
