@@ -27,6 +27,9 @@ PALETTE = ("#2e3c55", "#4a3a28", "#2d4a3a", "#4a2f48", "#3a3f4f")
 HIGHLIGHT = Style(color="#1a1a1a", bgcolor="#e9c46a", bold=True)
 UNCOVERED = Style(color="#777777", italic=True)
 NEWLINE = Style(color="#8a8f98")
+#: A screen holds thousands of tokens (each byte is one at step 0): their styles are made once.
+TOKEN_STYLES = tuple(Style(bgcolor=colour) for colour in PALETTE)
+NEWLINE_STYLES = tuple(style + NEWLINE for style in TOKEN_STYLES)
 #: Corpus units on one row at most (a longer line wraps).
 ROW_UNITS = 512
 
@@ -173,23 +176,27 @@ class CorpusView(ScrollView, can_focus=True):
     def _row_segments(self, bounds: tuple[int, int], spans: list[tuple[int, int, int]]) -> list[Segment]:
         lo, hi = bounds
         units = self.workbench.corpus.units
+        highlight, show_ids = self.highlight, self.show_ids  # reactives: read once, not per token
+        colours = len(TOKEN_STYLES)
         segments: list[Segment] = []
+        append = segments.append
         cursor = lo
         for index, (tid, start, end) in enumerate(spans):
             s, e = max(start, lo), min(end, hi)
             if s > cursor:  # text no chunk covers (a custom pattern skipped it)
-                segments.append(Segment(_show(units[cursor:s]), UNCOVERED))
-            style = HIGHLIGHT if tid == self.highlight else Style(bgcolor=PALETTE[index % len(PALETTE)])
-            if self.show_ids:
-                segments.append(Segment(str(tid), style))
-                segments.append(Segment(" "))
+                append(Segment(_show(units[cursor:s]), UNCOVERED))
+            lit = tid == highlight
+            style = HIGHLIGHT if lit else TOKEN_STYLES[index % colours]
+            if show_ids:
+                append(Segment(str(tid), style))
+                append(Segment(" "))
             else:
                 text = _show(units[s:e])
                 if text.endswith("↵"):
-                    segments.append(Segment(text[:-1], style))
-                    segments.append(Segment("↵", style + NEWLINE if tid != self.highlight else style))
+                    append(Segment(text[:-1], style))
+                    append(Segment("↵", style if lit else NEWLINE_STYLES[index % colours]))
                 else:
-                    segments.append(Segment(text, style))
+                    append(Segment(text, style))
             cursor = e
         if cursor < hi:
             segments.append(Segment(_show(units[cursor:hi]), UNCOVERED))
