@@ -2,18 +2,23 @@
 
     python tests/bench/bench_undo.py [--corpus PATH] [--vocab 32000]
 
-Trains to the vocabulary (undo log on), then undoes half of the merges, redoes them, and goes
-from the last step to 0 and back; each is compared with the time training those merges took
-(target: undo or redo of N merges <= 0.1 x the time to train them). Default corpus: 10 MB of
-standard library source; ../shared/corpora/tang_all.txt too when present.
+Trains to the vocabulary (undo log on), then undoes half of the merges, redoes them, undoes
+them again, and goes from half-way to 0, to the end and back to 0; each is compared with the
+time training those merges took (target: undo or redo of N merges <= 0.1 x the time to train
+them). Twice per corpus: walking merge by merge (no checkpoints) and as the app does it (3
+checkpoints: engine/checkpoints.py). Corpora: 10 MB of standard library source;
+../shared/corpora/tang_all.txt too when present.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import resource
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 from common import ROOT, shared_corpus, stdlib_corpus
 
@@ -22,9 +27,15 @@ sys.path.insert(0, str(ROOT))
 from engine import TrainConfig, Trainer  # noqa: E402
 
 
-def measure(path, vocab: int) -> None:
+def timed(action) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def measure(path, vocab: int, checkpoints: int) -> None:
     text = path.read_text(encoding="utf-8")
-    trainer = Trainer(text, TrainConfig(vocab_size=vocab))
+    trainer = Trainer(text, TrainConfig(vocab_size=vocab), checkpoints=checkpoints)
     gc.disable()
     marks = []
     started = time.perf_counter()
@@ -32,35 +43,41 @@ def measure(path, vocab: int) -> None:
         marks.append(time.perf_counter() - started)
     total = len(marks)
     half = total // 2
-    train_second_half = marks[-1] - marks[half - 1]
-    t0 = time.perf_counter()
-    trainer.goto(half)
-    undo = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    trainer.goto(total)
-    redo = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    trainer.goto(0)
-    down = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    trainer.goto(total)
-    up = time.perf_counter() - t0
+    train_half = marks[-1] - marks[half - 1]
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    moves = [
+        (f"undo the last {total - half}", half, train_half),
+        (f"redo those {total - half}", total, train_half),
+        (f"undo them again", half, train_half),
+        (f"goto 0 from {half}", 0, marks[half - 1]),
+        (f"goto {total} from 0", total, marks[-1]),
+        (f"goto 0 from {total}", 0, marks[-1]),
+    ]
+    kind = f"{checkpoints} checkpoints (the app)" if checkpoints else "no checkpoints (walking)"
+    print(f"\n== {path.name}, {kind}: {total} merges trained in {marks[-1]:.2f} s (the last {total - half} in {train_half:.2f} s)")
+    for title, target, trained in moves:
+        took = timed(lambda: trainer.goto(target))
+        print(f"  {title:<26} {took:7.3f} s  x{took / trained:.3f} of training those merges")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    print(f"  peak RSS {rss} MB after training, {peak} MB after the moves")
     gc.enable()
-    print(f"\n== {path.name}: {total} merges trained in {marks[-1]:.2f} s (last {total - half} in {train_second_half:.2f} s)")
-    print(f"  undo {total - half} merges: {undo:.3f} s  x{undo / train_second_half:.3f} of training them")
-    print(f"  redo {total - half} merges: {redo:.3f} s  x{redo / train_second_half:.3f}")
-    print(f"  goto 0 from {total}: {down:.3f} s  x{down / marks[-1]:.3f} of training all")
-    print(f"  goto {total} from 0: {up:.3f} s  x{up / marks[-1]:.3f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--vocab", type=int, default=32000)
+    parser.add_argument("--one", nargs=2, metavar=("CORPUS", "CHECKPOINTS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    measure(stdlib_corpus(10_000_000), args.vocab)
-    tang = shared_corpus("tang_all.txt")
-    if tang is not None:
-        measure(tang, args.vocab)
+    if args.one:  # one measurement, in its own process so that its peak memory is its own
+        measure(Path(args.one[0]), args.vocab, int(args.one[1]))
+        return
+    corpora = [stdlib_corpus(10_000_000), shared_corpus("tang_all.txt")]
+    for path in corpora:
+        if path is None:
+            continue
+        for checkpoints in (0, 3):
+            argv = [sys.executable, __file__, "--vocab", str(args.vocab), "--one", str(path), str(checkpoints)]
+            subprocess.run(argv, check=True)
 
 
 if __name__ == "__main__":
