@@ -3,7 +3,8 @@
     python tests/bench/bench_start.py [--runs 7] [--size 120x40]
 
 Ours: a fresh ``python`` running the real entry point with no corpus argument (the bundled
-default corpus, exactly what the ``bpe-lab`` command opens). Peer: a minimal Textual app (one
+default corpus, exactly what the ``bpe-lab`` command opens: ``tui.main.main()`` with argv
+``["bpe-lab"]``, as the console script calls it). Peer: a minimal Textual app (one
 Static "hello"), launched the same way, so the ratio is our own start-up cost over Textual's
 floor. A bare ``python -c pass`` is timed too, for the interpreter's share. Bytecode is cached
 (in /tmp, as pip's .pyc files would be for an installed copy); a last line times bpe-lab from a
@@ -40,8 +41,8 @@ import time
 from common import CACHE, ROOT
 
 #: Run in the child before anything else: time the first frame and the first "ready" frame
-#: (an app with a ``workbench`` attribute is ready once it is set), report them on fd
-#: ``FRAME_FD`` as "name monotonic-seconds" lines, then leave at once.
+#: (an app with a ``workbench`` attribute is ready once it is set), report them on the pipe
+#: named by $BENCH_FRAME_FD as "name monotonic-seconds" lines, then leave at once.
 WRAPPER = r"""
 import os, sys, time
 fd = int(os.environ.pop("BENCH_FRAME_FD"))
