@@ -10,7 +10,7 @@ import json
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Iterator, Sequence, TextIO
+from typing import TYPE_CHECKING, Sequence, TextIO
 
 from engine import Merge, TrainConfig, Trainer, token_display
 from engine.config import PRETOKENIZERS, TIE_RULES
@@ -27,21 +27,9 @@ if TYPE_CHECKING:
 PROG = "bpe-lab"
 HEADLESS = ("train", "encode", "decode", "export", "compare")
 PATTERN_NAMES = ("none", *NAMED_PATTERNS)
-
-
-class _Formats:
-    """The export formats as argparse choices, looked up only when ``export`` is parsed or its
-    help is shown (``in`` and iteration are all argparse asks of choices)."""
-
-    def __contains__(self, name: object) -> bool:
-        from engine.formats import FORMATS
-
-        return name in FORMATS
-
-    def __iter__(self) -> Iterator[str]:
-        from engine.formats import FORMATS
-
-        return iter(FORMATS)
+#: engine.formats.FORMATS, spelled out so that building the parser does not import the formats
+#: (tests/test_cli_startup.py checks that they agree).
+EXPORT_FORMATS = ("hf", "gpt2", "tiktoken", "seed001", "native")
 
 
 class UsageError(Exception):
@@ -140,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     decode.add_argument("ids", nargs="*", metavar="IDS", help="token ids (default: a JSON list or ids on standard input)")
     export = sub.add_parser("export", help="write a tokenizer in another format")
     add_tokenizer_option(export)
-    export.add_argument("--format", required=True, choices=_Formats(), help="the format to write")
+    export.add_argument("--format", required=True, choices=EXPORT_FORMATS, help="the format to write")
     export.add_argument("-o", "--output", required=True, metavar="PATH",
                         help="the file to write; for gpt2 a directory (vocab.json + merges.txt go inside); "
                              "for tiktoken the rank file, with its pattern and specials in PATH.json")
