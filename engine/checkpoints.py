@@ -3,9 +3,10 @@ short walk instead of thousands of undos or redos.
 
 Undo and redo are local (each costs about what its merge cost), so walking from step 30000 to
 step 0 costs about as much as training did. A copy of the state costs a fraction of that: the
-node array copies at memory speed and the dicts at C speed. The Trainer keeps a copy of step 0
-and, around each long jump, of the place it leaves and the place it reaches;
-:meth:`Checkpoints.plan` picks whichever start (here, or a copy) makes a jump cheapest.
+node array copies at memory speed and the dicts at C speed. The Trainer keeps a copy of step 0,
+a few taken while training (spaced so that they cost it about 5%), and, around each long jump,
+of the place it leaves and the place it reaches; :meth:`Checkpoints.plan` picks whichever start
+(here, or a copy) makes a jump cheapest.
 
 Work is measured in the units of a merge's cost: one per node it absorbed plus
 :data:`WORK_PER_MERGE`. Copies cost memory (about the node array and the pair dicts each), so
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
 #: The fixed part of a merge's (or undo's) cost, in absorbed nodes.
 WORK_PER_MERGE = 12
+#: Training takes a copy once this many times a copy's cost has been trained since the last
+#: one: copies then cost training at most 1/SPACING of its time (about 5%).
+SPACING = 20
 
 
 class Checkpoints:
@@ -41,11 +45,21 @@ class Checkpoints:
         self.limit = max(1, limit)  # copies besides step 0's
         self.copies: dict[int, StateCopy] = {}
         self.work: list[int] = [0]
+        self.next_at = 0  # training takes its next copy once work reaches this
 
-    def walked(self, step: int, absorbed: int) -> None:
-        """Note the cost of the merge that reached ``step`` (first time only: it never changes)."""
-        if step == len(self.work):
-            self.work.append(self.work[-1] + absorbed + WORK_PER_MERGE)
+    def start(self, state: PairViews) -> None:
+        """Before training's first merge: copy step 0."""
+        self.take(0, state)
+        self.next_at = SPACING * max(self.copies[0].cost, 1)
+
+    def trained(self, step: int, absorbed: int, state: PairViews) -> None:
+        """After training made the merge that reached ``step`` (the furthest step so far)."""
+        work = self.work
+        work.append(work[-1] + absorbed + WORK_PER_MERGE)
+        if work[-1] >= self.next_at:
+            cost = self.cost(state)
+            self.take(step, state)
+            self.next_at = work[-1] + SPACING * max(cost, 1)
 
     def take(self, step: int, state: PairViews) -> None:
         """Copy the state (now at ``step``), dropping a copy elsewhere if over the limit."""
@@ -72,8 +86,7 @@ class Checkpoints:
     def worth_keeping(self, here: int, target: int, state: PairViews) -> bool:
         """Whether to copy the state at ``here`` before walking to ``target`` (or, arrived at
         ``here`` from ``target``, keeping it): a walk longer than twice what a copy costs
-        would then, next time, be a copy. So the places a user jumps between become cheap,
-        and training itself never pays for copies."""
+        would then, next time, be a copy. So the places a user jumps between become cheap."""
         if here in self.copies or 0 not in self.copies:
             return False
         return abs(self.work[here] - self.work[target]) > 2 * self.cost(state)

@@ -375,7 +375,7 @@ class Trainer(Jumps):
         a, b, count, ties, total = chosen
         new_id = len(self._pieces)
         if self._marks is not None and not self._history:
-            self._marks.take(0, state)
+            self._marks.start(state)
         record = state.merge(a, b, new_id)
         self._pieces.append(self._pieces[a] + self._pieces[b])
         event = Merge(
@@ -392,7 +392,7 @@ class Trainer(Jumps):
         self._history.append((event, record if self.config.record_undo else None))
         self.stop_reason = None
         if self._marks is not None:
-            self._marks.walked(event.step, len(record.absorbed))
+            self._marks.trained(event.step, len(record.absorbed), state)
         return event
 
     def undo(self) -> Merge | None:

@@ -9,7 +9,7 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from engine import TrainConfig, Trainer
-from engine.checkpoints import WORK_PER_MERGE, Checkpoints
+from engine.checkpoints import SPACING, WORK_PER_MERGE, Checkpoints
 
 from conftest import shared_corpus
 from test_engine_differential import configs, corpora
@@ -57,7 +57,7 @@ def test_a_long_jump_back_and_forth_restores_copies():
     trainer = Trainer(text, TrainConfig(merges=300), checkpoints=3)
     trainer.train()
     marks = trainer._marks
-    assert sorted(marks.copies) == [0]  # training itself takes no copies but step 0's
+    marks.copies = {0: marks.copies[0]}  # as if training had taken no copy but step 0's
     walk_back = marks.work[300] - marks.work[0]
     assert trainer.jump_work(0) < walk_back / 10  # the copy of step 0 beats 300 undos
     trainer.goto(0)
@@ -88,6 +88,18 @@ def test_thinning_keeps_step_zero_and_spreads_the_rest():
     assert sorted(marks.copies) == [0, 12, 90]  # 10 and 12 were closest: one of them goes
     marks.take(50, State())
     assert 0 in marks.copies and 50 in marks.copies and len(marks.copies) == 3
+
+
+def test_training_takes_copies_spaced_by_work():
+    text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
+    trainer = Trainer(text, TrainConfig(merges=300), checkpoints=50)  # no thinning
+    trainer.train()
+    marks = trainer._marks
+    steps = sorted(marks.copies)
+    assert steps[0] == 0 and len(steps) > 2
+    for before, after in zip(steps, steps[1:]):  # each one SPACING copies' worth after the last
+        assert marks.work[after] >= marks.work[before] + SPACING * marks.copies[before].cost
+        assert marks.work[after - 1] < marks.work[before] + SPACING * max(marks.copies[before].cost, 1)
 
 
 @pytest.mark.skipif(shared_corpus("tang_2000.txt") is None, reason="../shared/corpora absent")
