@@ -244,8 +244,12 @@ def _count_range(
             if piece:
                 own = len(piece) - 1 if lookahead else len(piece)  # the lookahead byte is the next piece's
                 nul += piece.count(0, 0, own)
-                text = piece.decode("utf-8", "surrogateescape")
-                bad = len(_ESCAPED.findall(text[:-1] if lookahead else text))
+                try:  # valid UTF-8 (nearly always): no escaped bytes to look for
+                    text = piece.decode("utf-8")
+                    bad = 0
+                except UnicodeDecodeError:
+                    text = piece.decode("utf-8", "surrogateescape")
+                    bad = len(_ESCAPED.findall(text[:-1] if lookahead else text))
                 if bad:
                     invalid += bad
                     if base == "chars":
