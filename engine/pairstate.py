@@ -274,7 +274,21 @@ class PairState(PairViews, PairRanking):
                         hist[c0] += 1
             k = x_left | sr
             new[k] = nget(k, 0) + wt
-        self._add_pairs(new, left, right, new_id)
+        # Register the pairs with new_id: counts, and (if they can ever win) index and queue.
+        # A pair's nodes are its neighbour group: left group so holds (so, new) and right group
+        # sr holds (new, sr); both lists are ascending.
+        where, heap, floor, wide = self.where, self.heap, self.min_count, self.wide
+        for k, c in new.items():
+            if c < floor:  # counts never grow: a pair born below the floor (or gone) can never be merged
+                continue
+            count[k] = c
+            hist[c] += 1
+            nodes = left[k >> SHIFT] if k & MASK == new_id else right[k & MASK]
+            where[k] = nodes
+            if wide:
+                heappush(heap, self._entry(k, c, nodes[0]))
+            else:
+                heappush(heap, (_CMAX - c) << 40 | k)
         self.tokens -= removed
         if self._freq is not None:
             self._count_tokens(a, b, new_id, removed)
@@ -375,33 +389,6 @@ class PairState(PairViews, PairRanking):
             new[k] = nget(k, 0) + wt
         self._apply(old)
         return new
-
-    def _add_pairs(
-        self,
-        counts: dict[int, int],
-        left: dict[int, array[int]],
-        right: dict[int, array[int]],
-        new_id: int,
-    ) -> None:
-        """Register the pairs a merge created: counts, and (if they can ever win) index and queue.
-
-        A pair's nodes are its neighbour group: left group ``so`` holds (so, new) and right
-        group ``sr`` holds (new, sr); both lists are ascending.
-        """
-        count, where, heap, hist = self.count, self.where, self.heap, self.hist
-        floor = self.min_count
-        wide = self.wide
-        for k, c in counts.items():
-            if c < floor:  # counts never grow: a pair born below the floor (or gone) can never be merged
-                continue
-            count[k] = c
-            hist[c] += 1
-            nodes = left[k >> SHIFT] if k & MASK == new_id else right[k & MASK]
-            where[k] = nodes
-            if wide:
-                heappush(heap, self._entry(k, c, nodes[0]))
-            else:
-                heappush(heap, (_CMAX - c) << 40 | k)
 
     def _apply(self, delta: dict[int, int]) -> None:
         """Add count changes to pairs of existing tokens.

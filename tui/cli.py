@@ -6,6 +6,7 @@ Every failure the user can cause ends as one line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -177,15 +178,21 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     del chunks, corpus
     show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
     count = 0
-    for event in trainer.run():
-        count += 1
-        if args.log:
-            print(format_merge(event, show), file=out)
-    elapsed = time.perf_counter() - started
-    if args.curve:
-        print_curve(trainer, out, corpus_bytes)
-    tokenizer = trainer.tokenizer()
-    tokenizer.save(args.output)  # atomic: a failed write raises WriteError and keeps the old file
+    collecting = gc.isenabled()
+    gc.disable()  # as Trainer.train does: each step would otherwise pause and resume it
+    try:
+        for event in trainer.run():
+            count += 1
+            if args.log:
+                print(format_merge(event, show), file=out)
+        elapsed = time.perf_counter() - started
+        if args.curve:
+            print_curve(trainer, out, corpus_bytes)
+        tokenizer = trainer.tokenizer()
+        tokenizer.save(args.output)  # atomic: a failed write raises WriteError and keeps the old file
+    finally:
+        if collecting:
+            gc.enable()
     reason = {"vocab-size": "vocabulary size reached", "merges": "merge count reached",
               "min-frequency": f"no pair occurs {config.min_frequency} times", "no-pairs": "no pairs left"}
     print(
