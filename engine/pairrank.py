@@ -15,6 +15,8 @@ from .pairviews import SHIFT
 MASK = (1 << SHIFT) - 1
 _M40 = (1 << 40) - 1
 _CMAX = 1 << 50  # counts are stored as _CMAX - count so the min-heap yields the max count
+#: How many pairs of the top count choose reads ahead (lowest-ids): the next steps' tie sets.
+FRONT = 16
 
 
 class PairRanking:
@@ -25,6 +27,7 @@ class PairRanking:
     hist: defaultdict[int, int]
     min_count: int
     wide: bool
+    _front: list | None
 
     def _settle(self) -> int | None:  # pragma: no cover - PairState's
         raise NotImplementedError
@@ -79,12 +82,8 @@ class PairRanking:
         pairs of that count in tie-rule order (the chosen pair first): exactly
         ``tuple((x, y) for x, y, c in self.top(min(total, cap)) if c == count)``.
 
-        Under lowest-ids the tie set is read without taking anything off the queue. Once the top
-        entry is exact with count c, every entry stores a count of at most c, and every pair
-        whose count is c has an entry storing c (entries are never pessimistic): the entries
-        storing c form a subtree at the heap's root. A best-first walk of that subtree, a small
-        side heap of (entry, index), meets them in queue order; entries whose pair's count has
-        fallen since are stepped over (the queue repairs them when they reach the top).
+        Under lowest-ids the tie set is read from :attr:`_front` (see :meth:`_read_front`),
+        which is read off the queue again only when it runs short.
         """
         entry = self._settle()
         if entry is None:
@@ -100,12 +99,50 @@ class PairRanking:
             return a, b, count, ((a, b),) if k == 1 else (), total
         if self.wide:
             return a, b, count, tuple((x, y) for x, y, c in self.top(k) if c == count), total
+        front = self._front
+        if front is not None and front[0] is self.heap and front[1] == entry >> 40:
+            cget = self.count.get
+            ahead = front[2]
+            ties = []
+            gone = 0
+            for e in ahead:
+                other = e & _M40
+                if cget(other) == count:
+                    ties.append((other >> SHIFT, other & MASK))
+                    if len(ties) == k:
+                        break
+                elif not ties:
+                    gone += 1
+            if gone:
+                del ahead[:gone]
+            if len(ties) == k and ties[0] == (a, b):
+                return a, b, count, tuple(ties), total
+        ties = self._read_front(entry, count, k)
+        return a, b, count, ties, total
+
+    def _read_front(self, entry: int, count: int, k: int) -> tuple[tuple[int, int], ...]:
+        """Read the first pairs of the top count off the queue (lowest-ids) and keep them as
+        :attr:`_front`; returns the first ``k`` of them.
+
+        The front is ``[heap, field, entries, bound]``: for the heap list it was read from and
+        the top count's field (``entry >> 40``), the exact entries of that count in queue order
+        as they were then, and a bound such that every entry of that count at or below it is in
+        the list. It stays true as training goes on: entries of the top count only leave the
+        queue at its top, and the only ones added are the pairs a merge makes (no more frequent
+        than the pair merged), which merge inserts when at or below the bound. An undo may push
+        anything: it drops the front; a restored state has another heap list. Entries whose
+        pair's count has fallen since are stepped over (and dropped once at the head).
+        """
         heap = self.heap
         cget = self.count.get
         floor = self.min_count
-        ties = [(a, b)]
+        want = k if k > FRONT else FRONT
         taken = [heappop(heap)]
+        key = entry & _M40
         seen = {key}
+        ahead = [entry]
+        ties = [(key >> SHIFT, key & MASK)]
+        complete = True
         while heap:
             entry = heap[0]
             other = entry & _M40
@@ -122,9 +159,14 @@ class PairRanking:
             taken.append(heappop(heap))
             if other not in seen:
                 seen.add(other)
-                ties.append((other >> SHIFT, other & MASK))
-                if len(ties) == k:
+                ahead.append(entry)
+                if len(ties) < k:
+                    ties.append((other >> SHIFT, other & MASK))
+                if len(ahead) == want:
+                    complete = False
                     break
         for entry in taken:
             heappush(heap, entry)
-        return a, b, count, tuple(ties), total
+        field = ahead[0] >> 40
+        self._front = [heap, field, ahead, ((field + 1) << 40) - 1 if complete else ahead[-1]]
+        return tuple(ties)

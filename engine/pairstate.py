@@ -28,6 +28,7 @@ entries stay optimistic; undo pushes fresh entries for the pairs it restores.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections import defaultdict
 from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
@@ -95,6 +96,7 @@ class PairState(PairViews, PairRanking):
         self.count: dict[int, int] = {}
         self.where: dict[int, array[int]] = {}
         self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
+        self._front: list | None = None  # see PairRanking._read_front
         self._index(sym, weights)
 
     # -- building ---------------------------------------------------------------------------
@@ -278,6 +280,10 @@ class PairState(PairViews, PairRanking):
         # A pair's nodes are its neighbour group: left group so holds (so, new) and right group
         # sr holds (new, sr); both lists are ascending.
         where, heap, floor, wide = self.where, self.heap, self.min_count, self.wide
+        front = self._front  # choose's read-ahead: new entries at or below its bound join it
+        if front is not None and front[0] is not heap:
+            front = self._front = None
+        bound = front[3] if front is not None else -1
         for k, c in new.items():
             if c < floor:  # counts never grow: a pair born below the floor (or gone) can never be merged
                 continue
@@ -288,7 +294,13 @@ class PairState(PairViews, PairRanking):
             if wide:
                 heappush(heap, self._entry(k, c, nodes[0]))
             else:
-                heappush(heap, (_CMAX - c) << 40 | k)
+                e = (_CMAX - c) << 40 | k
+                heappush(heap, e)
+                if e <= bound:
+                    ahead = front[2]
+                    i = bisect_left(ahead, e)
+                    if i == len(ahead) or ahead[i] != e:
+                        ahead.insert(i, e)
         self.tokens -= removed
         if self._freq is not None:
             self._count_tokens(a, b, new_id, removed)
@@ -297,6 +309,7 @@ class PairState(PairViews, PairRanking):
     def unmerge(self, rec: MergeRecord) -> None:
         """Undo ``rec`` (the latest merge still applied), restoring the exact previous state."""
         a, b, new_id = rec.a, rec.b, rec.new_id
+        self._front = None  # entries of any count come back: choose reads the queue afresh
         data = self.data
         left: defaultdict[int, array[int]] = defaultdict(_nodes)
         right: defaultdict[int, array[int]] = defaultdict(_nodes)

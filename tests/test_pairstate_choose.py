@@ -45,10 +45,13 @@ def states(seqs, tie: str, floor: int) -> tuple[PairState, PairState]:
 
 
 def walk(new: PairState, old: PairState, ops, cap: int = TIE_CAP) -> int:
-    """Apply ``ops`` ("step" or "undo") to both states, comparing every pick; returns the steps."""
+    """Apply ``ops`` ("step", "undo" or "top") to both states, comparing every pick; returns the steps."""
     records = []
     next_id = 256
     for op in ops:
+        if op == "top":  # the app reads candidates between steps: top repairs the queue
+            assert new.top(7) == old.top(7)
+            continue
         if op == "undo":
             if records:
                 rec_new, rec_old = records.pop()
@@ -74,7 +77,7 @@ def walk(new: PairState, old: PairState, ops, cap: int = TIE_CAP) -> int:
     st.sampled_from([1, 2, 3]),
     st.booleans(),
     st.integers(1, 6),
-    st.lists(st.sampled_from(["step", "step", "step", "undo"]), max_size=60),
+    st.lists(st.sampled_from(["step", "step", "step", "undo", "top"]), max_size=150),
 )
 def test_choose_equals_the_old_pick(text, tie, floor, split, cap, ops):
     new, old = states(sequences(text, split), tie, floor)
@@ -86,6 +89,6 @@ def test_choose_on_real_source_to_the_end():
     text = shared_corpus("the-verdict.txt").read_text(encoding="utf-8")[:40000]
     for tie in ("lowest-ids", "first-seen", "hf"):
         new, old = states(sequences(text, True), tie, 2)
-        ops = (["step"] * 40 + ["undo"] * 7) * 60 + ["step"] * 5000
+        ops = (["step"] * 40 + ["undo"] * 7 + ["step", "top"] * 5) * 60 + ["step"] * 5000
         assert walk(new, old, ops) > 1000
         assert new.choose(TIE_CAP) is None
