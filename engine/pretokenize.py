@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterator
 
-import regex
-
 from .errors import ConfigError, PatternError, PatternTimeoutError
 #: Seed 000's pattern, compiled with the standard ``re`` module exactly as the seed does.
 SIMPLE_PATTERN = r" ?\w+| ?[^\w\s]+|\s+"
@@ -41,7 +39,12 @@ def _ascii_compiled(name: str) -> re.Pattern[str]:
     return re.compile(ASCII_PATTERNS[name])
 
 
-_DIGIT = regex.compile(r"(\p{N})")
+@lru_cache(maxsize=None)
+def _digit() -> Any:
+    import regex
+
+    return regex.compile(r"(\p{N})")
+
 _PIECE = 1 << 20  # characters per piece when counting a large text
 _MARGIN = 4096  # matches ending this close to a piece's end are scanned again with the next
 
@@ -57,11 +60,15 @@ def compile_pattern(pattern: str, *, stdlib: bool = False) -> Any:
     """Compile a pre-tokenizer pattern; a bad pattern raises ``PatternError`` in one line."""
     if not isinstance(pattern, str):
         raise PatternError(f"a pattern must be text, not {type(pattern).__name__}")
+    if stdlib:
+        module, error = re, re.error
+    else:
+        import regex  # here, not at the top: importing it can cost more than scanning an ASCII corpus
+
+        module, error = regex, (re.error, regex.error)
     try:
-        if stdlib:
-            return re.compile(pattern)
-        return regex.compile(pattern)
-    except (re.error, regex.error) as exc:
+        return module.compile(pattern)
+    except error as exc:
         raise PatternError(f"invalid pattern {_short(pattern)}: {exc}") from None
     except (OverflowError, RecursionError, MemoryError):  # e.g. a{99999999999} or (((...))) nested thousands deep
         raise PatternError(f"invalid pattern {_short(pattern)}: too large or too deeply nested") from None
@@ -117,15 +124,25 @@ class PreTokenizer:
         else:
             raise ConfigError(f"unknown pre-tokenizer {self.name!r}")
         object.__setattr__(self, "pattern", source)
-        compiled = compile_pattern(source, stdlib=self.name == "simple")
-        object.__setattr__(self, "_compiled", compiled)
+        if self.name == "custom":  # a bad pattern is reported now; the named ones compile on first use
+            object.__setattr__(self, "_compiled", compile_pattern(source))
+
+    def _regex(self) -> Any:
+        """The compiled pattern (None for ``none``); a named one is compiled on first use (ASCII
+        text never needs the gpt2 and gpt4 patterns themselves, see :meth:`_scanner`)."""
+        try:
+            return self.__dict__["_compiled"]
+        except KeyError:
+            compiled = compile_pattern(self.pattern, stdlib=self.name == "simple")
+            object.__setattr__(self, "_compiled", compiled)
+            return compiled
 
     def split(self, text: str) -> list[str]:
         """Chunks of ``text`` in order; characters the pattern does not match are dropped.
 
         Example: ``PreTokenizer("gpt2", split_digits=True).split("a 12") -> ['a', ' ', '1', '2']``
         """
-        if getattr(self, "_compiled") is None:
+        if self.name == "none":
             chunks = [text] if text else []
         elif self.per_line:
             chunks = [c for line in _lines(text) for c in self._findall(line) if c]
@@ -176,8 +193,7 @@ class PreTokenizer:
         they match every character and look at most one character past a match, so a match
         ending well before a piece's end is exactly the match a whole-text scan makes there.
         """
-        compiled = getattr(self, "_compiled")
-        if compiled is None:
+        if self.name == "none":
             if text:
                 yield [text]
             return
@@ -225,7 +241,7 @@ class PreTokenizer:
                     pos += len(piece)
             return
         try:
-            for match in getattr(self, "_compiled").finditer(text, timeout=pattern_timeout(len(text))):
+            for match in self._regex().finditer(text, timeout=pattern_timeout(len(text))):
                 pos = match.start()
                 for piece in post([match.group(0)]):
                     yield pos, piece
@@ -238,12 +254,12 @@ class PreTokenizer:
         (:data:`ASCII_PATTERNS`) when the text is ASCII (an O(1) check), else the pattern."""
         if self.name in ASCII_PATTERNS and text.isascii():
             return _ascii_compiled(self.name)
-        return getattr(self, "_compiled")
+        return self._regex()
 
     def _findall(self, text: str) -> list[str]:
         if self.name != "custom":
             return self._scanner(text).findall(text)
-        compiled = getattr(self, "_compiled")
+        compiled = self._regex()
         try:  # a custom pattern may backtrack catastrophically: bound its time
             timeout = pattern_timeout(len(text))
             chunks = compiled.findall(text, timeout=timeout)
@@ -257,7 +273,8 @@ class PreTokenizer:
     def _post(self, chunks: list[str]) -> list[str]:
         """Digit and newline splitting, applied after the pattern."""
         if self.split_digits:
-            chunks = _split_each(chunks, _DIGIT.split, has=_DIGIT.search)
+            digit = _digit()
+            chunks = _split_each(chunks, digit.split, has=digit.search)
         if self.split_newlines:
             chunks = _split_each(chunks, _split_newline, has=_has_newline)
         return chunks
