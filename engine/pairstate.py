@@ -373,7 +373,8 @@ class PairState(PairViews, PairRanking):
         new_id: int,
         sign: int,
     ) -> dict[int, int]:
-        """Change the counts of existing pairs for a merge (sign 1) or its undo (sign -1).
+        """Change the counts of existing pairs for a merge (sign 1) or its undo (sign -1); unmerge
+        calls it, merge does the sign 1 case inline.
 
         Returns the net counts of the pairs that contain ``new_id`` (for a merge, their counts
         after it; for an undo, their keys to forget).
