@@ -7,7 +7,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-import regex
+import re
 
 from .codec import SHIFT, apply_merges
 from .config import MAX_VOCAB, TrainConfig
@@ -104,7 +104,7 @@ class Tokenizer:
             self.specials[token] = len(pieces) + len(self.specials)
         self._special_of = {i: t for t, i in self.specials.items()}
         self._special_re = (
-            regex.compile("|".join(regex.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
+            re.compile("|".join(re.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
             if self.specials
             else None
         )

@@ -7,6 +7,7 @@ from array import array
 from bisect import bisect_right
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import cached_property
 from collections import Counter
 from typing import Iterator, Sequence
 
@@ -189,9 +190,10 @@ class Trainer(Jumps):
         """Bases + merges applied + specials."""
         return len(self._pieces) + len(self.config.specials)
 
-    @property
+    @cached_property
     def target_merges(self) -> int | None:
-        """Merges the stop rules allow, when a vocabulary size or merge count is set."""
+        """Merges the stop rules allow, when a vocabulary size or merge count is set (the
+        config never changes: asked once per step, it is worked out once)."""
         limits = []
         if self.config.merges is not None:
             limits.append(self.config.merges)
@@ -345,21 +347,14 @@ class Trainer(Jumps):
 
     def _choose(self) -> tuple[int, int, int, tuple[tuple[int, int], ...], int] | None:
         """The next pair by the tie rule: (a, b, count, tie set, tie total), or None."""
-        state = self._state
-        best = state.best()
-        if best is None:
+        chosen = self._state.choose(TIE_CAP)
+        if chosen is None:
             self.stop_reason = "no-pairs"
             return None
-        a, b, count = best
-        if count < self.config.min_frequency:
+        if chosen[2] < self.config.min_frequency:
             self.stop_reason = "min-frequency"
             return None
-        total = state.ties(count)
-        if total > 1:
-            ties = tuple((x, y) for x, y, c in state.top(min(total, TIE_CAP)) if c == count)
-        else:
-            ties = ((a, b),)
-        return a, b, count, ties, total
+        return chosen
 
     def _scripted(self) -> tuple[int, int, int, tuple[tuple[int, int], ...], int]:
         """The next merge of the replayed tokenizer, whatever its count is in this corpus."""

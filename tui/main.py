@@ -29,3 +29,7 @@ def entry() -> None:
     # Freeing a large trainer object by object at exit can take longer than a second; the OS
     # reclaims it at once. Files were already written (atomically) and streams are flushed.
     os._exit(code)
+
+
+if __name__ == "__main__":  # python -m tui.main, like python -m tui and the bpe-lab command
+    entry()
