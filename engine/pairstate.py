@@ -86,8 +86,9 @@ class PairState(PairViews, PairRanking):
         n = len(sym)
         data = array("i", bytes(16 * n))
         data[0::4] = array("i", sym)
-        data[1::4] = array("i", range(4, 4 * n + 4, 4))
-        data[2::4] = array("i", range(-4, 4 * n - 4, 4))
+        after = array("i", range(4, 4 * n + 4, 4))  # node i links to 4i + 4 and back to 4i - 4
+        data[1::4] = after
+        data[2::4] = (array("i", (-4, 0)) + after)[:n]  # the same run, two nodes later
         data[3::4] = array("i", weights)
         self.data = data
         self.starts = array("q", starts)
