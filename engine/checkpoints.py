@@ -92,20 +92,22 @@ class Checkpoints:
         return abs(self.work[here] - self.work[target]) > 2 * self.cost(state)
 
     def _thin(self, keep: int) -> None:
-        """Drop the copy whose loss widens the gaps least (never step 0's or ``keep``)."""
+        """Drop the copy whose loss widens the gaps between copies least. Step 0's, ``keep``
+        and the furthest step's are kept while any other can go: the start and the end of
+        training are where jumps most often go (the end is where training carries on)."""
         steps = sorted(self.copies)
         end = len(self.work) - 1
         best, best_gap = None, None
         for i, step in enumerate(steps):
-            if step in (0, keep):
+            if step in (0, keep, end):
                 continue
             before = steps[i - 1] if i else 0
             after = steps[i + 1] if i + 1 < len(steps) else end
             gap = self.work[after] - self.work[before]
             if best_gap is None or gap < best_gap:
                 best, best_gap = step, gap
-        if best is None:  # only step 0 and ``keep`` are left
-            best = max(s for s in self.copies if s != keep) if len(self.copies) > 1 else keep
+        if best is None:  # only step 0's, keep and the end's are left: the end's goes
+            best = end if end in self.copies and end != keep else keep
         del self.copies[best]
 
 

@@ -88,6 +88,9 @@ def test_thinning_keeps_step_zero_and_spreads_the_rest():
     assert sorted(marks.copies) == [0, 12, 90]  # 10 and 12 were closest: one of them goes
     marks.take(50, State())
     assert 0 in marks.copies and 50 in marks.copies and len(marks.copies) == 3
+    marks.take(100, State())  # the furthest step: training carries on from there
+    marks.take(70, State())  # arriving elsewhere drops another copy, not the end's
+    assert sorted(marks.copies) == [0, 70, 100]
 
 
 def test_training_takes_copies_spaced_by_work():
