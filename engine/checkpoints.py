@@ -93,21 +93,22 @@ class Checkpoints:
 
     def _thin(self, keep: int) -> None:
         """Drop the copy whose loss widens the gaps between copies least. Step 0's, ``keep``
-        and the furthest step's are kept while any other can go: the start and the end of
+        and the furthest one are kept while any other can go: the start and the end of
         training are where jumps most often go (the end is where training carries on)."""
         steps = sorted(self.copies)
         end = len(self.work) - 1
+        last = steps[-1]
         best, best_gap = None, None
         for i, step in enumerate(steps):
-            if step in (0, keep, end):
+            if step in (0, keep, last):
                 continue
             before = steps[i - 1] if i else 0
             after = steps[i + 1] if i + 1 < len(steps) else end
             gap = self.work[after] - self.work[before]
             if best_gap is None or gap < best_gap:
                 best, best_gap = step, gap
-        if best is None:  # only step 0's, keep and the end's are left: the end's goes
-            best = end if end in self.copies and end != keep else keep
+        if best is None:  # only step 0's, keep and the furthest are left: the furthest goes
+            best = last if last != keep else keep
         del self.copies[best]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input, OptionList
+from textual.widgets import Input, Label, OptionList
 
 from engine import TrainConfig, Tokenizer
 from tui.app import BpeApp
@@ -73,8 +73,15 @@ async def test_goto_prompt():
         await pilot.press("4", "2", "enter")
         assert app.workbench.steps == 42
         assert app.query_one(MergeLog).row_count == 42
-        await pilot.press("g", "x", "enter")  # not a number: a message, nothing moves
+        assert not isinstance(app.screen, PromptScreen)
+        await pilot.press("g", "x", "enter")  # not a number: said in the dialog, nothing moves
+        assert isinstance(app.screen, PromptScreen)
+        assert "not a step number" in str(app.screen.query_one("#prompt-error", Label).render())
         assert app.workbench.steps == 42
+        await pilot.press("backspace", "7", "enter")  # corrected: it jumps and closes
+        assert app.workbench.steps == 7 and not isinstance(app.screen, PromptScreen)
+        await pilot.press("g", "escape")
+        assert app.workbench.steps == 7
 
 
 async def test_enter_on_a_log_row_jumps_to_that_step():

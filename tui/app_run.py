@@ -103,15 +103,20 @@ class RunMixin:
             self.post_message(Trained(done=False, final=True))
 
     def action_goto(self) -> None:
-        def done(answer: str | None) -> None:
-            if answer is None or not answer.strip():
-                return
+        def accept(answer: str) -> str | None:
+            """Jump before the dialog closes: the screen beneath then repaints once."""
+            if not answer.strip():
+                return None
             try:
-                self.go(int(answer.strip()))
+                step = int(answer.strip())
             except ValueError:
-                self.say(f"not a step number: {answer!r}", severity="warning")
+                return f"not a step number: {answer.strip()!r}"
+            if step < 0:
+                return "a step is 0 or more"
+            self.go(step)
+            return None
 
         target = self.workbench.trainer.target_merges
         hint = f"0 … {target}" if target is not None else "0 or more"
-        self.push_screen(PromptScreen("Go to step", placeholder=hint), done)
+        self.push_screen(PromptScreen("Go to step", placeholder=hint, accept=accept))
 

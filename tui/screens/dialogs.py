@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,8 +17,20 @@ class PromptScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, *, value: str = "", placeholder: str = "", hint: str = "") -> None:
+    def __init__(
+        self,
+        title: str,
+        *,
+        value: str = "",
+        placeholder: str = "",
+        hint: str = "",
+        accept: Callable[[str], str | None] | None = None,
+    ) -> None:
+        """``accept``, if given, acts on the answer before the dialog closes (so the screen
+        beneath repaints once, already showing the result) and returns an error to show in
+        the dialog instead of closing, or None."""
         super().__init__()
+        self.accept = accept
         self.title_text = title
         self.value = value
         self.placeholder = placeholder
@@ -32,6 +46,11 @@ class PromptScreen(ModalScreen[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if self.accept is not None:
+            error = self.accept(event.value)
+            if error is not None:
+                self.show_error(error)
+                return
         self.dismiss(event.value)
 
     def show_error(self, message: str) -> None:
