@@ -48,6 +48,14 @@ async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
         return original_batch(budget)
 
     wb.run_batch = counting_batch
+    toggle = app.action_toggle_run
+
+    def toggled() -> None:  # the pause is requested when the app handles the key
+        if app.running:
+            pause_requested.set()
+        toggle()
+
+    app.action_toggle_run = toggled
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space")
         for _ in range(200):
@@ -55,13 +63,13 @@ async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
             if wb.steps > 20:
                 break
         assert app.running
-        pause_requested.set()
         await pilot.press("space")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert not app.running
         steps = wb.steps
         assert steps > 20
+        assert pause_requested.is_set()
         assert batches.count(True) <= 1  # stopped within one batch of the request
         await pilot.pause(0.1)
         assert wb.steps == steps  # really stopped
