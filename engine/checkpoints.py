@@ -108,7 +108,7 @@ class Checkpoints:
             if best_gap is None or gap < best_gap:
                 best, best_gap = step, gap
         if best is None:  # only step 0's, keep and the furthest are left: the furthest goes
-            best = last if last != keep else keep
+            best = last
         del self.copies[best]
 
 
@@ -157,16 +157,12 @@ class Jumps:
         leap = self._leap
         if marks is not None and (leap is None or leap[0] != step or leap[2] != len(history)):
             leap = self._leap = (step, self._jump_start(step), -1)
-        while len(history) > step:
-            self._undo()
-            if deadline is not None and perf_counter() >= deadline and len(history) != step:
-                if leap is not None:
-                    self._leap = (step, leap[1], len(history))
-                return False
-        while len(history) < step:
-            if self.step() is None:
+        while len(history) != step:
+            if len(history) > step:
+                self._undo()
+            elif self.step() is None:  # a stop rule ends a forward jump
                 break
-            if deadline is not None and perf_counter() >= deadline and len(history) != step:
+            if deadline is not None and len(history) != step and perf_counter() >= deadline:
                 if leap is not None:
                     self._leap = (step, leap[1], len(history))
                 return False
