@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 
-from common import ROOT, shared_corpus, stdlib_corpus
+from common import ROOT, record, shared_corpus, stdlib_corpus
 
 sys.path.insert(0, str(ROOT))
 
@@ -98,11 +98,13 @@ async def measure(path, presses: int) -> None:
             results["goto (g N enter)"].append(await press_latency(app, pilot, ["g", *target, "enter"]))
         for name, times in results.items():
             print(summary(name, times))
+            record(f"app {path.stem} {name.split()[0]}", statistics.median(t for t, _ in times))
             if name.startswith("goto"):
                 first = ", ".join(f"{t * 1000:.0f}" for t, _ in times[:3])
                 print(f"  {'':<18} the first three shown in: {first} ms (later ones restore the checkpoints those kept)")
         far = [await press_latency(app, pilot, ["g", *target, "enter"]) for target in ("0", "2000", "0", "2000")]
         print(summary("goto 0 / 2000", far))
+        record(f"app {path.stem} far", statistics.median(t for t, _ in far))
         handled: list[float] = []
         original = app.action_toggle_ids
 
@@ -129,6 +131,7 @@ async def measure(path, presses: int) -> None:
         steps_before = workbench.steps
         await pilot.press("space")
         await app.workers.wait_for_complete()
+        record(f"app {path.stem} key", statistics.median(lags))
         print(f"  key while training  median {statistics.median(lags) * 1000:6.1f} ms   max {max(lags) * 1000:6.1f} ms   (trained to step {steps_before}, {workbench.rate:,.0f} merges/s)")
 
 

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, stdlib_corpus
+from common import ROOT, record, stdlib_corpus
 
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TIKTOKEN_CACHE_DIR", "")
@@ -77,6 +77,7 @@ def main() -> None:
         for name, t in (("bpe-lab cold", t_cold), ("bpe-lab warm", t_warm), ("tiktoken", t_tik), ("tokenizers", t_hf)):
             print(f"  {name:<14} {t:7.3f} s  {mb / t:6.1f} MB/s")
         print(f"  throughput ours(warm)/tiktoken: x{t_tik / t_warm:.2f} (target >= 0.5, moonshot >= 1)")
+        record(f"encode {mb:.0f} MB warm", t_tik / t_warm)
         print(f"  throughput ours(cold)/tiktoken: x{t_tik / t_cold:.2f}")
         print(f"  throughput ours(warm)/tokenizers: x{t_hf / t_warm:.2f}")
 

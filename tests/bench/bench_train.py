@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import CACHE, alternate, ours, report, shared_corpus, stdlib_corpus
+from common import CACHE, alternate, ours, record, report, shared_corpus, stdlib_corpus
 
 HF = """
 import sys
@@ -53,6 +53,7 @@ def main() -> None:
     if not args.quick:
         corpora["tang_all.txt (Chinese, 4.8 MB)"] = shared_corpus("tang_all.txt")
         corpora["the-verdict x100 (English prose, 2 MB)"] = english_corpus(2_000_000)
+    keys = dict(zip(corpora, ("code 1 MB", "code 10 MB", "Chinese", "prose")))
     out = Path(tempfile.mkdtemp())
     for title, path in corpora.items():
         if path is None:
@@ -71,6 +72,10 @@ def main() -> None:
         report(f"{title}, vocabulary {vocab}", results, "tokenizers (default)")
         fastest = min(results["tokenizers (default)"][0], results["tokenizers (PARALLELISM=false)"][0])
         print(f"  ours / fastest tokenizers setting: x{results['bpe-lab train'][0] / fastest:.2f}")
+        (seconds, peak), (default, default_peak) = results["bpe-lab train"], results["tokenizers (default)"]
+        record(f"train {keys[title]} default", seconds / default)
+        record(f"train {keys[title]} fastest", seconds / fastest)
+        record(f"train {keys[title]} memory", peak / max(default_peak, 1))
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import ROOT, shared_corpus, stdlib_corpus
+from common import ROOT, record, shared_corpus, stdlib_corpus
 
 sys.path.insert(0, str(ROOT))
 
@@ -45,19 +45,20 @@ def measure(path, vocab: int, checkpoints: int) -> None:
     half = total // 2
     train_half = marks[-1] - marks[half - 1]
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-    moves = [
-        (f"undo the last {total - half}", half, train_half),
-        (f"redo those {total - half}", total, train_half),
-        (f"undo them again", half, train_half),
-        (f"goto 0 from {half}", 0, marks[half - 1]),
-        (f"goto {total} from 0", total, marks[-1]),
-        (f"goto 0 from {total}", 0, marks[-1]),
+    moves = [  # (key for run_all.py, title, target step, time training those merges took)
+        ("undo", f"undo the last {total - half}", half, train_half),
+        ("redo", f"redo those {total - half}", total, train_half),
+        ("undo again", "undo them again", half, train_half),
+        ("goto start", f"goto 0 from {half}", 0, marks[half - 1]),
+        ("goto end", f"goto {total} from 0", total, marks[-1]),
+        ("goto start", f"goto 0 from {total}", 0, marks[-1]),
     ]
     kind = f"{checkpoints} checkpoints (the app)" if checkpoints else "no checkpoints (walking)"
     print(f"\n== {path.name}, {kind}: {total} merges trained in {marks[-1]:.2f} s (the last {total - half} in {train_half:.2f} s)")
-    for title, target, trained in moves:
+    for key, title, target, trained in moves:
         took = timed(lambda: trainer.goto(target))
         print(f"  {title:<26} {took:7.3f} s  x{took / trained:.3f} of training those merges")
+        record(f"undo {path.stem} {checkpoints} {key}", took / trained)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     print(f"  peak RSS {rss} MB after training, {peak} MB after the moves")
     gc.enable()

@@ -6,6 +6,7 @@ and ratios (ours / peer; lower is better). Nothing here asserts a time: these ma
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -87,6 +88,14 @@ def alternate(contenders: dict[str, list[str] | tuple[list[str], dict]], runs: i
 def ours(*args: str) -> list[str]:
     """The real command line, from this checkout."""
     return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); from tui.main import entry; sys.argv[0] = 'bpe-lab'; entry()", *args]
+
+
+def record(key: str, value: float) -> None:
+    """Hand one measured figure to ``run_all.py``'s summary table (nothing when run alone)."""
+    path = os.environ.get("BPE_LAB_BENCH_RESULTS")
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"key": key, "value": value}) + "\n")
 
 
 def report(title: str, results: dict[str, tuple[float, int]], baseline: str) -> None:
