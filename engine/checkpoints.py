@@ -41,32 +41,43 @@ class Checkpoints:
     ``abs(work[i] - work[j])`` in either direction.
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, memory: int | None = None) -> None:
         self.limit = max(1, limit)  # copies besides step 0's
+        self.memory = memory  # bytes all copies may hold together (None: no bound)
         self.copies: dict[int, StateCopy] = {}
         self.work: list[int] = [0]
         self.next_at = 0  # training takes its next copy once work reaches this
 
     def start(self, state: PairViews) -> None:
-        """Before training's first merge: copy step 0."""
+        """Before training's first merge: copy step 0 (unless one copy is over the memory
+        bound: then no copies are kept at all, and jumps walk)."""
         self.take(0, state)
-        self.next_at = SPACING * max(self.copies[0].cost, 1)
+        if 0 in self.copies:
+            self.next_at = SPACING * max(self.copies[0].cost, 1)
 
     def trained(self, step: int, absorbed: int, state: PairViews) -> None:
         """After training made the merge that reached ``step`` (the furthest step so far)."""
         work = self.work
         work.append(work[-1] + absorbed + WORK_PER_MERGE)
-        if work[-1] >= self.next_at:
+        if work[-1] >= self.next_at and 0 in self.copies:
             cost = self.cost(state)
             self.take(step, state)
             self.next_at = work[-1] + SPACING * max(cost, 1)
 
     def take(self, step: int, state: PairViews) -> None:
-        """Copy the state (now at ``step``), dropping a copy elsewhere if over the limit."""
+        """Copy the state (now at ``step``), dropping copies elsewhere while over the limit or
+        the memory bound; a copy that cannot fit beside step 0's is not taken."""
         if step in self.copies:
             return
+        memory = self.memory
+        if memory is not None:
+            size = StateCopy.bytes_of(state.data, state.count, state.heap)
+            if size + (self.copies[0].size if step and 0 in self.copies else 0) > memory:
+                return
         self.copies[step] = state.snapshot()
         while len(self.copies) > self.limit + (0 in self.copies):
+            self._thin(keep=step)
+        while memory is not None and sum(c.size for c in self.copies.values()) > memory:
             self._thin(keep=step)
 
     def cost(self, state: PairViews) -> int:

@@ -47,6 +47,16 @@ class StateCopy:
         """What taking or restoring this copy costs (see :meth:`estimate`)."""
         return self.estimate(self.data, self.count, self.heap)
 
+    @property
+    def size(self) -> int:
+        """Roughly the bytes it holds (see :meth:`bytes_of`)."""
+        return self.bytes_of(self.data, self.count, self.heap)
+
+    @staticmethod
+    def bytes_of(data: array, count: dict[int, int], heap: list[int]) -> int:
+        """Roughly the bytes a copy holds: the node array, two dict tables, the queue's entries."""
+        return data.itemsize * len(data) + 100 * len(count) + 40 * len(heap)
+
     @staticmethod
     def estimate(data: array, count: dict[int, int], heap: list[int]) -> int:
         """What copying it takes, in the units of ``engine.checkpoints.WORK_PER_MERGE``

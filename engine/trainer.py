@@ -56,6 +56,7 @@ class Trainer(Jumps):
         pretokenizer: PreTokenizer | None = None,
         chunks: Counter[str] | None = None,
         checkpoints: int = 0,
+        checkpoint_memory: int | None = None,
     ) -> None:
         """Prepare to train on ``text``.
 
@@ -67,7 +68,8 @@ class Trainer(Jumps):
         never holds the whole text): ``text`` may then be empty, and :meth:`spans` needs it.
         ``checkpoints`` > 0 keeps that many whole copies of the state (besides step 0's) so that
         long jumps cost a copy and a short walk (see :mod:`engine.checkpoints`): for the app,
-        where jumps are interactive; they cost memory, so training scripts do without.
+        where jumps are interactive; they cost memory, so training scripts do without
+        (``checkpoint_memory`` bounds the bytes they hold together).
         """
         self.config = config = config or TrainConfig()
         self.pretokenizer: PreTokenizer = pretokenizer or pretokenizer_for(config)
@@ -108,12 +110,14 @@ class Trainer(Jumps):
         #: Undone merges, next to redo last; their records stay valid (the state they lead
         #: from is always the same), so restoring a later checkpoint can re-apply them.
         self._future: list[tuple[Merge, MergeRecord | None]] = []
-        self._marks = Checkpoints(checkpoints) if checkpoints > 0 and config.record_undo else None
+        self._marks = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and config.record_undo else None
         self._leap: tuple[int, int, int] | None = None  # a jump under way: (target, start, at)
         self.stop_reason: str | None = None
 
     @classmethod
-    def replaying(cls, text: str, tokenizer: Tokenizer, checkpoints: int = 0) -> Trainer:
+    def replaying(
+        cls, text: str, tokenizer: Tokenizer, checkpoints: int = 0, checkpoint_memory: int | None = None
+    ) -> Trainer:
         """A trainer that rebuilds ``tokenizer`` on ``text``: step k applies its merge k, so the
         corpus shows how that tokenizer builds up on your text (counts are this corpus's)."""
         pre = tokenizer.pretokenizer
@@ -136,6 +140,7 @@ class Trainer(Jumps):
             script=tokenizer.merges,
             pretokenizer=replace(pre, per_line=False),
             checkpoints=checkpoints,
+            checkpoint_memory=checkpoint_memory,
         )
 
     @property

@@ -105,6 +105,36 @@ def test_training_takes_copies_spaced_by_work():
         assert marks.work[after - 1] < marks.work[before] + SPACING * max(marks.copies[before].cost, 1)
 
 
+def test_copies_stay_within_their_memory_bound():
+    text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
+    config = TrainConfig(merges=300)
+    one = Trainer(text, config, checkpoints=1)._state.snapshot().size  # step 0's copy
+    bounded = Trainer(text, config, checkpoints=50, checkpoint_memory=int(2.5 * one))
+    bounded.train()
+    for target in (0, 300, 100, 200, 0, 300):
+        bounded.goto(target)
+        copies = bounded._marks.copies
+        assert 0 in copies and sum(c.size for c in copies.values()) <= 2.5 * one
+    assert len(bounded._marks.copies) >= 2  # the bound thins copies, it does not stop them
+    assert snapshot(bounded) == snapshot(fresh_at(text, config, 300))
+
+    unbounded = Trainer(text, config, checkpoints=50)
+    unbounded.train()
+    assert len(unbounded._marks.copies) > len(bounded._marks.copies)
+
+
+def test_no_copies_when_one_is_over_the_memory_bound():
+    text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
+    config = TrainConfig(merges=300)
+    trainer = Trainer(text, config, checkpoints=3, checkpoint_memory=1000)
+    trainer.train()
+    trainer.goto(0)
+    trainer.goto(300)
+    assert trainer._marks.copies == {}  # jumps walk
+    assert trainer.jump_work(0) == trainer._marks.work[300]
+    assert snapshot(trainer) == snapshot(fresh_at(text, config, 300))
+
+
 @pytest.mark.skipif(shared_corpus("tang_2000.txt") is None, reason="../shared/corpora absent")
 def test_copies_on_a_real_corpus_match_walking():
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")

@@ -83,6 +83,9 @@ READ_WAIT = 0.04
 #: corpus's node array and pair dicts in memory (a few MB for 10 MB of code, ~80 MB for the
 #: 4.8 MB Chinese corpus), and makes jumping back to where it was taken a copy, not a walk.
 CHECKPOINTS = 3
+#: ... and at most this many bytes for all of them: on corpora far larger than these, fewer
+#: copies (or none: then jumps walk, in the worker).
+CHECKPOINT_MEMORY = 512 << 20
 
 
 class Busy(Exception):
@@ -133,10 +136,12 @@ class Workbench:
         self.corpus = corpus
         self.replay = replay
         if replay is not None:
-            self.trainer = Trainer.replaying(corpus.text, replay, checkpoints=CHECKPOINTS)
+            self.trainer = Trainer.replaying(
+                corpus.text, replay, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY
+            )
             config = self.trainer.config
         else:
-            self.trainer = Trainer(corpus.text, config, checkpoints=CHECKPOINTS)
+            self.trainer = Trainer(corpus.text, config, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY)
         self.config = config
         self.trainer.layout()  # built now (in the loading worker), not on the first paint
         self.trainer.frequencies()
