@@ -96,11 +96,16 @@ class Checkpoints:
 
     def worth_keeping(self, here: int, target: int, state: PairViews) -> bool:
         """Whether to copy the state at ``here`` before walking to ``target`` (or, arrived at
-        ``here`` from ``target``, keeping it): a walk longer than twice what a copy costs
-        would then, next time, be a copy. So the places a user jumps between become cheap."""
+        ``here`` from ``target``, keeping it): when the walk is longer than twice what a copy
+        costs and no copy already comes that close to ``here``, coming back would then be a
+        copy instead. So the places a user jumps between become cheap."""
         if here in self.copies or 0 not in self.copies:
             return False
-        return abs(self.work[here] - self.work[target]) > 2 * self.cost(state)
+        work, cost = self.work, self.cost(state)
+        if abs(work[here] - work[target]) <= 2 * cost:
+            return False
+        reach = min(copy.cost + abs(work[step] - work[here]) for step, copy in self.copies.items())
+        return reach > 2 * cost
 
     def _thin(self, keep: int) -> None:
         """Drop the copy whose loss widens the gaps between copies least. Step 0's, ``keep``
