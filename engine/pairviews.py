@@ -86,8 +86,11 @@ class PairViews:
         )
 
     def restore(self, copy: StateCopy) -> None:
-        """Become the state ``copy`` was taken from (the copy stays usable for next time)."""
-        self.data = copy.data[:]
+        """Become the state ``copy`` was taken from (the copy stays usable for next time).
+
+        The node array is copied into the one in use (nodes are never added, so lengths match):
+        a fresh 60 MB array would cost more in page faults than the copy itself."""
+        self.data[:] = copy.data
         self.count = copy.count.copy()
         self.where = copy.where.copy()
         self.heap = copy.heap[:]
