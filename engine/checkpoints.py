@@ -74,9 +74,11 @@ class Checkpoints:
             size = StateCopy.bytes_of(state.data, state.count, state.heap)
             if size + (self.copies[0].size if step and 0 in self.copies else 0) > memory:
                 return
-        self.copies[step] = state.snapshot()
+        self.copies[step] = None  # type: ignore[assignment]  # a placeholder while thinning
+        spare = None
         while len(self.copies) > self.limit + (0 in self.copies):
-            self._thin(keep=step)
+            spare = self._thin(keep=step).data  # its node array takes the new copy
+        self.copies[step] = state.snapshot(into=spare)
         while memory is not None and sum(c.size for c in self.copies.values()) > memory:
             self._thin(keep=step)
 
@@ -107,10 +109,11 @@ class Checkpoints:
         reach = min(copy.cost + abs(work[step] - work[here]) for step, copy in self.copies.items())
         return reach > 2 * cost
 
-    def _thin(self, keep: int) -> None:
+    def _thin(self, keep: int) -> StateCopy:
         """Drop the copy whose loss widens the gaps between copies least. Step 0's, ``keep``
         and the furthest one are kept while any other can go: the start and the end of
-        training are where jumps most often go (the end is where training carries on)."""
+        training are where jumps most often go (the end is where training carries on).
+        Returns the copy dropped."""
         steps = sorted(self.copies)
         end = len(self.work) - 1
         last = steps[-1]
@@ -125,7 +128,7 @@ class Checkpoints:
                 best, best_gap = step, gap
         if best is None:  # only step 0's, keep and the furthest are left: the furthest goes
             best = last
-        del self.copies[best]
+        return self.copies.pop(best)
 
 
 class Jumps:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 from hypothesis import given, note
 from hypothesis import strategies as st
@@ -79,8 +80,8 @@ def test_thinning_keeps_step_zero_and_spreads_the_rest():
     marks.work = [i * (WORK_PER_MERGE + 1) for i in range(101)]
 
     class State:  # what a copy needs from a pair state
-        def snapshot(self):
-            return object()
+        def snapshot(self, into=None):
+            return SimpleNamespace(data=into)
 
     for step in (0, 10, 12, 90):
         marks.take(step, State())
