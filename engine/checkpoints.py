@@ -28,9 +28,10 @@ if TYPE_CHECKING:
 
 #: The fixed part of a merge's (or undo's) cost, in absorbed nodes.
 WORK_PER_MERGE = 12
-#: Training takes a copy once this many times a copy's cost has been trained since the last
-#: one: copies then cost training at most 1/SPACING of its time (about 5%).
-SPACING = 20
+#: Training takes a copy once this many times a copy's (restore) cost has been trained since
+#: the last one: taking one costs about twice restoring it, so copies then cost training about
+#: 2/SPACING of its time (5%).
+SPACING = 40
 
 
 class Checkpoints:

@@ -59,10 +59,11 @@ class StateCopy:
 
     @staticmethod
     def estimate(data: array, count: dict[int, int], heap: list[int]) -> int:
-        """What copying it takes, in the units of ``engine.checkpoints.WORK_PER_MERGE``
-        (calibrated with ``tests/bench/bench_undo.py``: a node copies ~200x faster than an undo
-        moves one, a pair ~15x, a queue entry ~100x)."""
-        return len(data) // 768 + len(count) // 15 + len(heap) // 100
+        """What restoring it takes, in the units of ``engine.checkpoints.WORK_PER_MERGE``
+        (calibrated with ``tests/bench/bench_undo.py``: a node is copied back ~500x faster than
+        an undo moves one, since it goes into the array in use; a pair ~30x, a queue entry
+        ~100x). Taking a copy costs about twice as much (fresh memory)."""
+        return len(data) // 2048 + len(count) // 30 + len(heap) // 100
 
 
 class PairViews:
