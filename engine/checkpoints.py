@@ -4,9 +4,8 @@ short walk instead of thousands of undos or redos.
 Undo and redo are local (each costs about what its merge cost), so walking from step 30000 to
 step 0 costs about as much as training did. A copy of the state costs a fraction of that: the
 node array copies at memory speed and the dicts at C speed. The Trainer keeps a copy of step 0,
-a few taken while training (spaced so that they cost it about 5%), and, around each long jump,
-of the place it leaves and the place it reaches; :meth:`Checkpoints.plan` picks whichever start
-(here, or a copy) makes a jump cheapest.
+a few taken while training (spaced so that they cost it about 5%), and of each place a long jump
+leaves; :meth:`Checkpoints.plan` picks whichever start (here, or a copy) makes a jump cheapest.
 
 Work is measured in the units of a merge's cost: one per node it absorbed plus
 :data:`WORK_PER_MERGE`. Copies cost memory (about the node array and the pair dicts each), so
@@ -98,17 +97,17 @@ class Checkpoints:
         return best
 
     def worth_keeping(self, here: int, target: int, state: PairViews) -> bool:
-        """Whether to copy the state at ``here`` before walking to ``target`` (or, arrived at
-        ``here`` from ``target``, keeping it): when the walk is longer than twice what a copy
-        costs and no copy already comes that close to ``here``, coming back would then be a
-        copy instead. So the places a user jumps between become cheap."""
+        """Whether to copy the state at ``here`` before walking to ``target``: when the walk is
+        longer than twice what a copy costs and no copy already comes that close to ``here``,
+        coming back would then be a copy instead. So the places a user jumps between become
+        cheap (each when it is left: a place jumped to and never left costs no copy)."""
         if here in self.copies or 0 not in self.copies:
             return False
         work, cost = self.work, self.cost(state)
         if abs(work[here] - work[target]) <= 2 * cost:
             return False
         reach = min(copy.cost + abs(work[step] - work[here]) for step, copy in self.copies.items())
-        return reach > 2 * cost
+        return reach > 3 * cost  # taking a copy costs ~2x restoring it: it must save more
 
     def _thin(self, keep: int) -> StateCopy:
         """Drop the copy whose loss widens the gaps between copies least. Step 0's, ``keep``
@@ -136,7 +135,7 @@ class Jumps:
     """The Trainer's moves to any step: :meth:`goto`, or a time-boxed :meth:`goto_within`."""
 
     _marks: Checkpoints | None
-    _leap: tuple[int, int, int] | None
+    _leap: tuple[int, int] | None
     _history: list[tuple[Merge, MergeRecord | None]]
     _future: list[tuple[Merge, MergeRecord | None]]
     _pieces: list[bytes]
@@ -173,24 +172,18 @@ class Jumps:
                 gc.enable()
 
     def _walk(self, step: int, deadline: float | None) -> bool:
-        marks, history = self._marks, self._history
-        leap = self._leap
-        if marks is not None and (leap is None or leap[0] != step or leap[2] != len(history)):
-            leap = self._leap = (step, self._jump_start(step), -1)
+        history = self._history
+        if self._marks is not None and self._leap != (step, len(history)):
+            self._jump_start(step)  # a new jump (not the rest of one cut short)
+        self._leap = None
         while len(history) != step:
             if len(history) > step:
                 self._undo()
             elif self.step() is None:  # a stop rule ends a forward jump
                 break
             if deadline is not None and len(history) != step and perf_counter() >= deadline:
-                if leap is not None:
-                    self._leap = (step, leap[1], len(history))
+                self._leap = (step, len(history))
                 return False
-        if marks is not None and leap is not None:
-            start = leap[1]
-            self._leap = None
-            if marks.worth_keeping(self.steps, start, self._state):
-                marks.take(self.steps, self._state)
         return True
 
     def jump_work(self, step: int) -> int | None:
@@ -205,9 +198,9 @@ class Jumps:
             return abs(work[here] - work[step])
         return marks.copies[start].cost + abs(work[start] - work[step])
 
-    def _jump_start(self, step: int) -> int:
+    def _jump_start(self, step: int) -> None:
         """Before walking to ``step``: keep a copy of here if leaving it far behind, and start
-        from the copy that makes the walk cheapest; returns the step the walk starts from."""
+        from the copy that makes the walk cheapest."""
         marks, here = self._marks, self.steps
         assert marks is not None
         target = min(step, here + len(self._future))  # copies exist only of known steps
@@ -215,7 +208,7 @@ class Jumps:
             marks.take(here, self._state)
         start = marks.plan(here, target)
         if start is None or start == here:
-            return here
+            return
         self._state.restore(marks.copies[start])
         history, future, pieces = self._history, self._future, self._pieces
         if start < here:
@@ -227,4 +220,3 @@ class Jumps:
                 event, record = future.pop()
                 history.append((event, record))
                 pieces.append(event.token)
-        return start

@@ -111,7 +111,7 @@ class Trainer(Jumps):
         #: from is always the same), so restoring a later checkpoint can re-apply them.
         self._future: list[tuple[Merge, MergeRecord | None]] = []
         self._marks = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and config.record_undo else None
-        self._leap: tuple[int, int, int] | None = None  # a jump under way: (target, start, at)
+        self._leap: tuple[int, int] | None = None  # a jump cut short: (target, where it stopped)
         self.stop_reason: str | None = None
 
     @classmethod

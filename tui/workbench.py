@@ -80,12 +80,13 @@ class LoadedCorpus:
 #: must still be handled within 100 ms.
 READ_WAIT = 0.04
 #: Copies of the training state kept for long jumps (besides step 0's): each costs about the
-#: corpus's node array and pair dicts in memory (a few MB for 10 MB of code, ~80 MB for the
-#: 4.8 MB Chinese corpus), and makes jumping back to where it was taken a copy, not a walk.
-CHECKPOINTS = 3
-#: ... and at most this many bytes for all of them: on corpora far larger than these, fewer
-#: copies (or none: then jumps walk, in the worker).
-CHECKPOINT_MEMORY = 512 << 20
+#: corpus's node array and pair dicts in memory (~5-10 MB for 10 MB of code, ~100 MB for the
+#: 4.8 MB Chinese corpus) and makes a jump near where it was taken a copy, not a walk.
+#: Training takes one per 40 copies' worth of work (about 8 on 10 MB of code)...
+CHECKPOINTS = 12
+#: ... and all of them hold at most this many bytes: on big corpora, fewer copies (tang_all
+#: keeps step 0's and 3 more; on corpora far larger, none: jumps then walk, in the worker).
+CHECKPOINT_MEMORY = 384 << 20
 
 
 class Busy(Exception):

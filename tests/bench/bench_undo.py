@@ -5,8 +5,8 @@
 Trains to the vocabulary (undo log on), then undoes half of the merges, redoes them, undoes
 them again, and goes from half-way to 0, to the end and back to 0; each is compared with the
 time training those merges took (target: undo or redo of N merges <= 0.1 x the time to train
-them). Twice per corpus: walking merge by merge (no checkpoints) and as the app does it (3
-checkpoints: engine/checkpoints.py). Corpora: 10 MB of standard library source;
+them). Twice per corpus: walking merge by merge (no checkpoints) and as the app does it (its
+checkpoints and memory bound, tui/workbench.py; engine/checkpoints.py). Corpora: 10 MB of standard library source;
 ../shared/corpora/tang_all.txt too when present.
 """
 
@@ -25,6 +25,7 @@ from common import ROOT, record, shared_corpus, stdlib_corpus
 sys.path.insert(0, str(ROOT))
 
 from engine import TrainConfig, Trainer  # noqa: E402
+from tui.workbench import CHECKPOINT_MEMORY, CHECKPOINTS  # noqa: E402
 
 
 def timed(action) -> float:
@@ -35,7 +36,7 @@ def timed(action) -> float:
 
 def measure(path, vocab: int, checkpoints: int) -> None:
     text = path.read_text(encoding="utf-8")
-    trainer = Trainer(text, TrainConfig(vocab_size=vocab), checkpoints=checkpoints)
+    trainer = Trainer(text, TrainConfig(vocab_size=vocab), checkpoints=checkpoints, checkpoint_memory=CHECKPOINT_MEMORY)
     gc.disable()
     marks = []
     started = time.perf_counter()
@@ -58,7 +59,7 @@ def measure(path, vocab: int, checkpoints: int) -> None:
     for key, title, target, trained in moves:
         took = timed(lambda: trainer.goto(target))
         print(f"  {title:<26} {took:7.3f} s  x{took / trained:.3f} of training those merges")
-        record(f"undo {path.stem} {checkpoints} {key}", took / trained)
+        record(f"undo {path.stem} {'app' if checkpoints else 'walking'} {key}", took / trained)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     print(f"  peak RSS {rss} MB after training, {peak} MB after the moves")
     gc.enable()
@@ -76,7 +77,7 @@ def main() -> None:
     for path in corpora:
         if path is None:
             continue
-        for checkpoints in (0, 3):
+        for checkpoints in (0, CHECKPOINTS):
             argv = [sys.executable, __file__, "--vocab", str(args.vocab), "--one", str(path), str(checkpoints)]
             subprocess.run(argv, check=True)
 
