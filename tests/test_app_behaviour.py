@@ -35,8 +35,10 @@ def record_step_threads(wb: Workbench) -> set[int]:
 async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
     """Space runs training in a worker; space again stops it within one batch."""
     corpus = LoadedCorpus.from_corpus(decode_corpus(big_text(), name="big.txt"), "bytes", None)
-    # min_frequency 1 and no reachable target: the run cannot finish before it is paused
-    wb = Workbench(corpus, TrainConfig(vocab_size=500_000, min_frequency=1))
+    # The text as one sequence, min_frequency 1 and no reachable target: tens of thousands of
+    # merges a second are not enough to finish before it is paused (word chunks of the random
+    # fallback text ran out of pairs in under a second once training got faster).
+    wb = Workbench(corpus, TrainConfig(vocab_size=500_000, min_frequency=1, pretokenizer="none"))
     threads = record_step_threads(wb)
     batches: list[bool] = []  # per batch: was a pause already requested?
     original_batch = wb.run_batch
