@@ -304,6 +304,33 @@ SETUP: dict[str, Setup] = {
 }
 
 
+# -- round 2 (issue 11): one dict per area, so the areas are worked on apart -------------------
+
+#: Patterns that compile to gigabytes, tokenizers whose vocabulary needs quadratic memory.
+SETUP_BOUNDS: dict[str, Setup] = {
+}
+
+
+#: Streams and devices as corpora, outputs that name an input, output paths, the app launcher.
+SETUP_STREAMS: dict[str, Setup] = {
+}
+
+
+#: Session files (--resume) and decode's input.
+SETUP_SESSIONS: dict[str, Setup] = {
+}
+
+
+#: Format detection by content, real files from other tools, specials.
+SETUP_FORMATS: dict[str, Setup] = {
+}
+
+
+for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS):
+    assert not set(_area) & set(SETUP), set(_area) & set(SETUP)
+    SETUP.update(_area)
+
+
 # -- checks beyond the message ----------------------------------------------------------------
 
 
@@ -340,6 +367,26 @@ VERIFY: dict[str, Callable[[Path], None]] = {
     "export-pair-disk-full": _old_pair_kept,
     "write-device": lambda tmp: Path("/dev/full").is_char_device() or pytest.fail("/dev/full was replaced"),
 }
+
+
+VERIFY_BOUNDS: dict[str, Callable[[Path], None]] = {
+}
+
+
+VERIFY_STREAMS: dict[str, Callable[[Path], None]] = {
+}
+
+
+VERIFY_SESSIONS: dict[str, Callable[[Path], None]] = {
+}
+
+
+VERIFY_FORMATS: dict[str, Callable[[Path], None]] = {
+}
+
+
+for _area in (VERIFY_BOUNDS, VERIFY_STREAMS, VERIFY_SESSIONS, VERIFY_FORMATS):
+    VERIFY.update(_area)
 
 
 # -- the tests --------------------------------------------------------------------------------
