@@ -13,9 +13,8 @@ from textual.widgets import Input, Select, TabbedContent
 from engine import TrainConfig
 from engine.analysis import INSTALL_HINT, composition, evaluate_heldout, hold_back, tie_rule_diff
 from tui.app import BpeApp
-from tui.commands import COMMANDS
+from tui.keys import ANALYSIS_COMMANDS, key_rows
 from tui.screens.analysis import TABS, AnalysisScreen
-from tui.screens.help import KEYS
 from tui.widgets.baselines_pane import BaselinesPane
 from tui.widgets.compare_pane import ComparePane
 from tui.widgets.composition_pane import CompositionPane
@@ -228,8 +227,8 @@ async def test_tie_rules_tab_finds_where_the_logs_part():
 
 
 async def test_help_and_palette_list_the_analysis_screen():
-    assert any(key == "a" and "analysis" in what for key, what in KEYS)
-    titles = [title for _, action, title, _ in COMMANDS if action.startswith("analysis")]
+    assert any(key == "`a`" and "analysis" in what for key, what in key_rows())
+    titles = [title for _, action, title, _ in ANALYSIS_COMMANDS if action.startswith("app.analysis")]
     assert len(titles) == len(TABS)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

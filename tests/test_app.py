@@ -152,7 +152,7 @@ async def test_copy_tokenized_output_ids():
         app.query_one("#tokenize-input", Input).value = "the tokenizer"
         app.query_one("#tokenize-input", Input).focus()
         await pilot.pause()
-        app.action_copy()
+        app.main_screen.action_copy()
         ids = app.workbench.tokenizer().encode("the tokenizer")
         assert copied == [" ".join(map(str, ids))]
 

@@ -111,11 +111,11 @@ async def test_an_imported_tokenizer_replays_on_the_corpus(tmp_path):
     export_tokenizer(source.tokenizer(), "hf", tmp_path / "tokenizer.json")
     tok = load_any(tmp_path / "tokenizer.json").tokenizer
     corpus = LoadedCorpus.open("sample:workshop.txt", tok.base)
-    app = BpeApp(corpus, replay=tok)
+    app = BpeApp(corpus, script=tok)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.workbench.replay is tok
+        assert app.workbench.script is tok
         await pilot.press("right_curly_bracket")  # runs out at the imported merges
         assert app.workbench.steps == 12
         assert [e.pair for e in app.workbench.trainer.merges] == tok.merges
@@ -159,7 +159,7 @@ async def test_a_gpt2_pair_written_by_tokenizers_replays_in_the_app(tmp_path):
     hf.train([str(corpus_file)], vocab_size=300, min_frequency=2, show_progress=False)
     hf.save_model(str(tmp_path))
     imported = load_any(tmp_path / "vocab.json")
-    app = BpeApp(LoadedCorpus.open("sample:workshop.txt", "bytes"), replay=imported.tokenizer)
+    app = BpeApp(LoadedCorpus.open("sample:workshop.txt", "bytes"), script=imported.tokenizer)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

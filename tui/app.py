@@ -1,82 +1,53 @@
-"""The Textual app: panes driven by the engine, training in a worker thread, keys for everything."""
+"""The Textual app: what belongs to the whole app, whatever screen shows.
+
+:class:`BpeApp` owns the workbench (a corpus and its trainer), the running and loading state,
+the training and jump workers (:class:`tui.training.Training`), the session autosave, and the
+screens. The panes live on :class:`tui.screens.main.MainScreen`, which the app tells when the
+trainer moved. Keys come from :mod:`tui.keys`.
+"""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Callable, Iterable
 
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.app import App, SystemCommand
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from engine import Tokenizer, TrainConfig
-from engine.inspect import token_info
 
-from .app_files import FilesMixin
-from .app_run import RunMixin
-from .clipboard import copy_text
 from .commands import system_commands
-from .finder import find_token
+from .keys import app_bindings
 from .messages import LoadFailed, Loaded, Trained
 from .screens.analysis import AnalysisScreen
-from .screens.dialogs import PromptScreen
+from .screens.dialogs import ConfirmScreen, PromptScreen
 from .screens.help import HelpScreen
+from .screens.main import MainScreen
+from .screens.open_corpus import OpenScreen
+from .screens.settings import SettingsScreen
 from .session import Session, session_path
-from .widgets.candidates import Candidates
-from .widgets.corpus_view import CorpusView
-from .widgets.inspector import Inspector
-from .widgets.merge_log import MergeLog
-from .widgets.status_line import StatusLine
-from .widgets.tokenize_pane import TokenizePane
+from .training import GROUP, Training
 from .workbench import Busy, LoadedCorpus, Workbench
 
 #: Seconds between session saves while something changes.
 AUTOSAVE_SECONDS = 3.0
-#: Seconds between pane refreshes while training runs (the worker posts after every batch).
-REFRESH_WHILE_RUNNING = 0.1
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
 STEPPING = {"step", "undo", "redo", "jump", "goto", "settings", "open", "save"}
 
 
-class BpeApp(RunMixin, FilesMixin, App):
+class BpeApp(App):
     """bpe-lab: train BPE one merge at a time and see everything that happens."""
 
     CSS_PATH = "app.tcss"
     TITLE = "bpe-lab"
-    BINDINGS = [
-        Binding("space", "toggle_run", "Run/Pause"),
-        Binding("n", "step", "Step"),
-        Binding("right", "step", "Step", show=False, priority=True),
-        Binding("u", "undo", "Undo"),
-        Binding("left", "undo", "Undo", show=False, priority=True),
-        Binding("r", "redo", "Redo"),
-        Binding("shift+right", "redo", "Redo", show=False, priority=True),
-        Binding("right_square_bracket", "jump(10)", "+10", show=False),
-        Binding("left_square_bracket", "jump(-10)", "-10", show=False),
-        Binding("right_curly_bracket", "jump(100)", "+100", show=False),
-        Binding("left_curly_bracket", "jump(-100)", "-100", show=False),
-        Binding("g", "goto", "Go to"),
-        Binding("slash", "find", "Find"),
-        Binding("c", "copy", "Copy", show=False),
-        Binding("s", "save", "Save"),
-        Binding("o", "open", "Open"),
-        Binding("a", "analysis", "Analysis", show=False),
-        Binding("comma", "settings", "Settings", show=False),
-        Binding("i", "toggle_ids", "Ids", show=False),
-        Binding("t", "toggle_trace", "Trace", show=False),
-        Binding("escape", "focus_log", "Log", show=False),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "quit_app", "Quit"),
-    ]
+    BINDINGS = app_bindings()
 
     running: reactive[bool] = reactive(False, bindings=True)
-    """A training run is live (the worker owns the trainer)."""
+    """A training run or a long jump is live (the worker owns the trainer)."""
     loading: reactive[bool] = reactive(False, bindings=True)
     """A corpus is being read or its trainer built."""
 
@@ -87,7 +58,7 @@ class BpeApp(RunMixin, FilesMixin, App):
         *,
         workbench: Workbench | None = None,
         clipboard: Callable[[str], None] | None = None,
-        replay: Tokenizer | None = None,
+        script: Tokenizer | None = None,
         resume: Session | None = None,
         session_file: Path | None = None,
         autosave: bool = True,
@@ -99,68 +70,52 @@ class BpeApp(RunMixin, FilesMixin, App):
         self._autosave_on = autosave
         self._saved_key: tuple | None = None
         self._run_on_load = run
-        self.replay = workbench.replay if workbench is not None else replay  # an imported tokenizer
+        #: An imported tokenizer whose merges steps replay on the corpus (None: training).
+        self.script = workbench.script if workbench is not None else script
         self.config = config or (workbench.config if workbench else TrainConfig())
         self.workbench: Workbench | None = workbench
         self._pending = corpus if workbench is None else None
-        self._copy_fn = clipboard
-        self.selected: int | None = None  # the token the inspector shows
-        self._last_output = 0.0
-        self._last_refresh = 0.0
+        self.clipboard_fn = clipboard  # copies text (tests); None: the system's, else OSC 52
+        self.training = Training(self)
+        self.main_screen = MainScreen()
+        self._asking_quit = False
 
     def say(self, message: str, **kwargs) -> None:
         """A notification; never markup, since messages quote user input like "[e4 b8]"."""
         self.notify(message, markup=False, **kwargs)
 
-    # -- layout -----------------------------------------------------------------------------
+    @property
+    def selected(self) -> int | None:
+        """The token the inspector shows (saved with the session)."""
+        return self.main_screen.selected
 
-    def compose(self) -> ComposeResult:
-        with Horizontal(id="main"):
-            with Vertical(id="left"):
-                yield CorpusView(id="corpus")
-                yield MergeLog(id="log")
-            with Vertical(id="right"):
-                yield Candidates(id="candidates")
-                yield Inspector(id="inspector")
-                yield TokenizePane(id="tokenize")
-        yield StatusLine(id="status")
-        yield Footer()
+    def get_default_screen(self) -> Screen:
+        return self.main_screen
 
     def on_mount(self) -> None:
-        self.query_one("#corpus").border_title = "corpus"
-        self.query_one("#log").border_title = "merge log"
-        self.query_one("#candidates").border_title = "next merge"
-        self.query_one("#inspector").border_title = "inspector"
-        self.query_one("#tokenize").border_title = "tokenize"
-        if self.workbench is not None:
-            self.attach(self.workbench)
-        elif self._pending is not None:
-            self.load(self._pending, self.config, self.replay)
-        self.log_view.focus()
         if self._autosave_on:
             self.set_interval(AUTOSAVE_SECONDS, self.autosave)
 
-    @property
-    def corpus_view(self) -> CorpusView:
-        return self.query_one(CorpusView)
-
-    @property
-    def log_view(self) -> MergeLog:
-        return self.query_one(MergeLog)
+    def panes_ready(self) -> None:
+        """The main screen is mounted (after the app): show the workbench, or load the corpus."""
+        if self.workbench is not None:
+            self.attach(self.workbench)
+        elif self._pending is not None:
+            self.load(self._pending, self.config, self.script)
 
     # -- loading ----------------------------------------------------------------------------
 
-    def load(self, corpus: LoadedCorpus, config: TrainConfig, replay: Tokenizer | None = None) -> None:
-        """Build a trainer for ``corpus`` in a worker (replaying ``replay`` if given); the panes
+    def load(self, corpus: LoadedCorpus, config: TrainConfig, script: Tokenizer | None = None) -> None:
+        """Build a trainer for ``corpus`` in a worker (replaying ``script`` if given); the panes
         follow when it is ready. If it fails, a message says why and the current one stays."""
         self.loading = True
-        self.query_one(StatusLine).show(None, f"loading {corpus.name} …")
-        self._build(corpus, config, replay)
+        self.main_screen.show_status(f"loading {corpus.name} …")
+        self._build(corpus, config, script)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def _build(self, corpus: LoadedCorpus, config: TrainConfig, replay: Tokenizer | None) -> None:
+    def _build(self, corpus: LoadedCorpus, config: TrainConfig, script: Tokenizer | None) -> None:
         try:
-            workbench = Workbench(corpus, config, replay=replay)
+            workbench = Workbench(corpus, config, script=script)
             note = workbench.restore(self._resume) if self._resume is not None else None
         except ValueError as exc:
             self.post_message(LoadFailed(str(exc)))
@@ -176,10 +131,7 @@ class BpeApp(RunMixin, FilesMixin, App):
             self._resume = None
             trainer = message.workbench.trainer
             if isinstance(selected, int) and 0 <= selected < trainer.vocab_size - len(self.config.specials):
-                self.selected = selected
-                if selected >= trainer.base_size:  # the log's cursor goes to the merge that made it
-                    self.log_view.move_cursor(row=selected - trainer.base_size)
-                self._show_selected()
+                self.main_screen.select(selected)
             self.say(message.note or f"session resumed at step {message.workbench.steps}", timeout=6)
         if self._run_on_load:
             self._run_on_load = False
@@ -189,112 +141,33 @@ class BpeApp(RunMixin, FilesMixin, App):
     def _load_failed(self, message: LoadFailed) -> None:
         self.loading = False
         self.say(message.reason, title="cannot train on this corpus", severity="error", timeout=8)
-        self.refresh_views()
+        self.main_screen.refresh_views()
 
     def attach(self, workbench: Workbench) -> None:
-        """Show a workbench in every pane."""
+        """Make ``workbench`` the app's, and show it."""
         self.workbench = workbench
         self.config = workbench.config
-        self.replay = workbench.replay
-        self.selected = None
-        self.log_view.sync(None)
-        self.corpus_view.attach(workbench)
-        if workbench.corpus.note:
-            self.say(workbench.corpus.note, timeout=8)
-        self.refresh_views()
+        self.script = workbench.script
+        self.main_screen.attach(workbench)
 
-    # -- keeping the panes in step with the trainer -----------------------------------------
-
-    def refresh_views(self) -> None:
-        """Bring every pane up to the trainer's current step.
-
-        Cheap: each pane reads only what it shows. While training runs, a pane whose read would
-        wait for the worker keeps its content (the next batch refreshes it).
-        """
-        self._last_refresh = time.monotonic()
-        workbench = self.workbench
-        self.log_view.sync(workbench)
-        if workbench is None:
-            self.query_one(Candidates).show(None)
-            self.corpus_view.refresh_tokens()
-            self._show_selected()
-            self._show_status()
-            return
-        try:
-            with workbench.reading():
-                last = workbench.trainer.last
-                made = workbench.trainer.vocab_size - len(workbench.config.specials)
-            self.corpus_view.highlight = last.new_id if last else None
-            self.corpus_view.refresh_tokens()
-            if self.selected is not None and self.selected >= made:
-                self.selected = None
-            self.query_one(Candidates).show(workbench)
-            self._show_selected()
-            self._show_output()
-            self._show_status()
-        except Busy:
-            pass
-
-    def _show_status(self) -> None:
-        state = "loading" if self.loading else "running" if self.running else "paused"
-        try:
-            if not self.running and self.workbench is not None and self.workbench.done:
-                state = "done"
-        except Busy:
-            pass
-        self.query_one(StatusLine).show(self.workbench, state)
-
-    def _show_selected(self) -> None:
-        workbench = self.workbench
-        if workbench is None:
-            self.query_one(Inspector).show(None)
-            return
-        with workbench.reading():
-            trainer = workbench.trainer
-            made = trainer.vocab_size - len(trainer.config.specials)
-            if self.selected is not None and not 0 <= self.selected < made:
-                self.selected = None  # a message about a token an undo or jump has since unmade
-            token = self.selected
-            if token is None and trainer.last is not None:
-                token = trainer.last.new_id
-            info = token_info(trainer, token) if token is not None else None
-        self.query_one(Inspector).show(info)
-
-    def _show_output(self, force: bool = False) -> None:
-        pane = self.query_one(TokenizePane)
-        if self.workbench is None or not pane.text:
-            pane.show(None)
-            return
-        now = time.monotonic()
-        if self.running and not force and now - self._last_output < 0.25:
-            return  # while training runs, re-encode a few times a second, not per batch
-        self._last_output = now
-        try:
-            pane.show(self.workbench.tokenizer())
-        except Busy:
-            raise
-        except ValueError as exc:  # e.g. a custom pattern that takes too long on this text
-            pane.show_problem(str(exc))
+    # -- training and stepping --------------------------------------------------------------
 
     def watch_running(self) -> None:
-        self._show_status()
+        if self.main_screen.is_mounted:  # not yet at start-up: the screen shows it when it is
+            self.main_screen.show_status()
 
     @on(Worker.StateChanged)
     def _track_worker(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "training":
+        if event.worker.group == GROUP:
             self.running = event.state in (WorkerState.PENDING, WorkerState.RUNNING)
             if not self.running:
-                self.refresh_views()
+                self.main_screen.refresh_views()
 
     @on(Trained)
     def _trained(self, message: Trained) -> None:
-        if not (message.done or message.final) and time.monotonic() - self._last_refresh < REFRESH_WHILE_RUNNING:
-            return  # a few refreshes a second are plenty; the run's end refreshes anyway
-        self.refresh_views()
+        self.main_screen.follow(message.done, message.final)
         if message.done:
             self.say("training is done: a stop rule holds", timeout=4)
-
-    # -- stepping ---------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("step", "undo", "redo") and isinstance(self.focused, Input):
@@ -303,11 +176,20 @@ class BpeApp(RunMixin, FilesMixin, App):
             return None  # shown greyed: it cannot act now
         return True
 
+    def action_toggle_run(self) -> None:
+        if self.running:
+            self.training.stop()
+        elif self.workbench is not None and not self.loading:
+            if self.workbench.done:
+                self.say("training is done: a stop rule holds")
+                return
+            self.running = True
+            self.training.start(self.workbench)
+
     def _moved(self, what: str, event) -> None:
         if event is None:
             self.say(f"nothing to {what}", timeout=2)
-        self.selected = None
-        self.refresh_views()
+        self.main_screen.moved()
 
     def action_step(self) -> None:
         self._moved("step: a stop rule holds", self.workbench.step())
@@ -318,69 +200,45 @@ class BpeApp(RunMixin, FilesMixin, App):
     def action_redo(self) -> None:
         self._moved("redo", self.workbench.redo())
 
-    @on(MergeLog.Inspect)
-    def _inspect(self, message: MergeLog.Inspect) -> None:
-        self.selected = message.token_id
-        try:
-            self._show_selected()
-        except Busy:
-            pass  # shown at the next refresh
+    def action_jump(self, delta: int) -> None:
+        self.go(self.workbench.steps + delta)
 
-    @on(MergeLog.Jump)
-    def _jump(self, message: MergeLog.Jump) -> None:
-        if self.check_action("goto", ()):
-            self.go(message.step)
+    def go(self, step: int) -> None:
+        """Jump to a step (undo/redo under the hood, new merges if needed).
 
-    # -- finding, copying, output -----------------------------------------------------------
-
-    def action_find(self) -> None:
-        if self.workbench is None:
+        Short jumps happen at once; long ones run in the worker, a batch at a time, like a
+        training run (space stops them), so the screen never freezes.
+        """
+        step = max(step, 0)
+        if self.training.at_once(self.workbench, step):
+            reached = self.workbench.goto(step)
+            if reached < step:
+                self.say(f"stopped at step {reached}: a stop rule holds", timeout=3)
+            self.main_screen.moved()
             return
+        self.main_screen.selected = None
+        self.running = True
+        self.training.jump(self.workbench, step)
 
-        def done(answer: str | None) -> None:
-            if not answer:
-                return
-            with self.workbench.reading():
-                found = find_token(self.workbench.trainer, answer)
-            if found is None:
-                self.say(f"no token matches {answer!r}", severity="warning")
-                return
-            self.selected = found
-            self.corpus_view.highlight = found
-            self._show_selected()
+    def action_goto(self) -> None:
+        def accept(answer: str) -> str | None:
+            """Jump before the dialog closes: the screen beneath then repaints once."""
+            if not answer.strip():
+                return None
+            try:
+                step = int(answer.strip())
+            except ValueError:
+                return f"not a step number: {answer.strip()!r}"
+            if step < 0:
+                return "a step is 0 or more"
+            self.go(step)
+            return None
 
-        self.push_screen(PromptScreen("Find a token", placeholder="text, [e4 b8] bytes, or #id"), done)
+        target = self.workbench.trainer.target_merges
+        hint = f"0 … {target}" if target is not None else "0 or more"
+        self.push_screen(PromptScreen("Go to step", placeholder=hint, accept=accept))
 
-    def action_copy(self) -> None:
-        pane = self.query_one(TokenizePane)
-        if pane.has_focus_within and pane.text and self.workbench is not None:
-            ids = self.workbench.tokenizer().encode(pane.text)
-            payload, what = " ".join(map(str, ids)), f"{len(ids)} token ids"
-        elif self.workbench is not None and (self.selected is not None or self.workbench.trainer.last):
-            token = self.selected if self.selected is not None else self.workbench.trainer.last.new_id
-            data = self.workbench.trainer.token_bytes(token)
-            payload = f"{token}\t{data.hex(' ')}"
-            what = f"token {token}"
-        else:
-            self.say("nothing to copy yet", timeout=2)
-            return
-        how = copy_text(payload, self._copy_fn, self.copy_to_clipboard)
-        self.say(f"copied {what} ({how})", timeout=3)
-
-    @on(TokenizePane.Changed)
-    def _typed(self, message: TokenizePane.Changed) -> None:
-        self._show_output(force=True)
-
-    def action_toggle_ids(self) -> None:
-        self.corpus_view.show_ids = not self.corpus_view.show_ids
-
-    def action_toggle_trace(self) -> None:
-        pane = self.query_one(TokenizePane)
-        pane.trace = not pane.trace
-        self._show_output(force=True)
-
-    def action_focus_log(self) -> None:
-        self.log_view.focus()
+    # -- screens ----------------------------------------------------------------------------
 
     def action_analysis(self, tab: str = "curve") -> None:
         """Open the analysis screen (curve, vocabulary, held-out, baselines, compare, tie rules)."""
@@ -395,5 +253,133 @@ class BpeApp(RunMixin, FilesMixin, App):
         self.push_screen(HelpScreen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield from system_commands(self)
+        """Textual's commands but its Quit (ours asks first), then one per action of ours."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Quit":
+                yield command
+        yield from system_commands(self, screen)
+
+    # -- files ------------------------------------------------------------------------------
+
+    def action_save(self) -> None:
+        workbench = self.workbench
+        stem = Path(workbench.corpus.name).stem or "tokenizer"
+        default = f"{stem}-{workbench.trainer.vocab_size}.json"
+
+        def done(answer: str | None) -> None:
+            if not answer:
+                return
+            try:
+                workbench.save(Path(answer).expanduser())
+            except (OSError, ValueError) as exc:
+                reason = getattr(exc, "strerror", None) or str(exc)
+                self.say(f"not saved: {answer}: {reason}", severity="error", timeout=8)
+                return
+            self.say(f"saved {answer} (vocabulary {workbench.trainer.vocab_size})", timeout=4)
+
+        self.push_screen(PromptScreen("Save tokenizer (native JSON)", value=default), done)
+
+    def action_open(self) -> None:
+        def chosen(source: str | None) -> None:
+            if source:
+                self._confirm_then(f"Open {source}?", lambda: self._open(source))
+
+        self.push_screen(OpenScreen(), chosen)
+
+    def _open(self, source: str) -> None:
+        try:
+            corpus = LoadedCorpus.open(source, self.script.base if self.script else self.config.base)
+        except ValueError as exc:
+            self.say(str(exc), title="cannot open", severity="error", timeout=8)
+            return
+        self.load(corpus, self.config, self.script)
+
+    def action_settings(self) -> None:
+        def chosen(config: TrainConfig | None) -> None:
+            if config is None or config == self.config:
+                return
+            self._confirm_then("Restart training with the new settings?", lambda: self._restart(config))
+
+        self.push_screen(SettingsScreen(self.config), chosen)
+
+    def _restart(self, config: TrainConfig) -> None:
+        corpus = self.workbench.corpus
+        if config.base != self.config.base:
+            try:  # units and line offsets depend on the base
+                corpus = LoadedCorpus.open(corpus.source, config.base)
+            except ValueError as exc:
+                self.say(str(exc), severity="error")
+                return
+        if self.script is not None:
+            self.say("training with your settings now, no longer replaying the imported tokenizer", timeout=6)
+        self.load(corpus, config)  # the config and mode change only if the new trainer builds
+
+    def _confirm_then(self, question: str, then: Callable[[], None]) -> None:
+        """Run ``then`` at once, or after a yes when there is unsaved work."""
+        if self.workbench is None or not self.workbench.unsaved:
+            then()
+            return
+        self.push_screen(
+            ConfirmScreen(f"{question}\nThe merges since your last save will be lost."),
+            lambda yes: then() if yes else None,
+        )
+
+    async def action_quit(self) -> None:
+        """Quit (`q`, ctrl+q, the palette): ask first when there are unsaved merges; the
+        session is saved last."""
+        if self._asking_quit:
+            return  # ctrl+q again while the question is open
+        if self.running:
+            self.training.stop()
+        if self.workbench is None or not self.workbench.unsaved:
+            self._quit()
+            return
+        self._asking_quit = True
+
+        def answered(yes: bool | None) -> None:
+            self._asking_quit = False
+            if yes:
+                self._quit()
+
+        self.push_screen(ConfirmScreen("Quit bpe-lab?\nThe merges since your last save will be lost."), answered)
+
+    def _quit(self) -> None:
+        self.autosave(now=True)
+        self.exit()
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    def autosave(self, now: bool = False) -> None:
+        """Write the session when it changed (every few seconds, and on quit): at most the last
+        few seconds are lost to a crash. The file is written by a worker, atomically."""
+        if not self._autosave_on or self.workbench is None or self.loading:
+            return
+        try:
+            session = self.workbench.session(self.selected)
+        except Busy:
+            return  # mid-batch: the next tick saves
+        key = (session.source, tuple(session.merges[-1:]), len(session.merges), session.step, session.selected, session.config)
+        if key == self._saved_key:
+            return
+        self._saved_key = key
+        if now:
+            problem = self._write_session(session)
+            if problem:
+                self.say(problem, severity="warning")
+        else:
+            self._write_session_later(session)
+
+    def _write_session(self, session: Session) -> str | None:
+        """Save; the reason when it failed (the old session file is then left as it was)."""
+        try:
+            session.save(self.session_file)
+            return None
+        except OSError as exc:
+            self._saved_key = None
+            return f"session not saved: {self.session_file}: {exc.strerror or exc}"
+
+    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
+    def _write_session_later(self, session: Session) -> None:
+        problem = self._write_session(session)
+        if problem:
+            self.call_from_thread(self.say, problem, severity="warning")

@@ -118,9 +118,9 @@ class Evaluation:
 
     def _side_trainer(self) -> Trainer:
         if self._side is None:
-            replay = self.workbench.replay
-            if replay is not None:
-                self._side = Trainer.replaying(self.split.train, replay)
+            script = self.workbench.script
+            if script is not None:
+                self._side = Trainer.replaying(self.split.train, script)
             else:
                 self._side = Trainer(self.split.train, self.workbench.config.with_changes(record_undo=True))
         return self._side

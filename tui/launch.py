@@ -80,7 +80,7 @@ def launch(argv: Sequence[str]) -> int:
             return 2
         from .app import BpeApp
 
-        app = BpeApp(corpus, session.config, replay=session.replay, resume=session, session_file=session_file, run=args.run)
+        app = BpeApp(corpus, session.config, script=session.replay, resume=session, session_file=session_file, run=args.run)
         app.run(headless=args.headless)
         return 0
     try:
@@ -98,5 +98,5 @@ def launch(argv: Sequence[str]) -> int:
         return 2
     from .app import BpeApp
 
-    BpeApp(corpus, config, replay=replay, session_file=session_file, run=args.run).run(headless=args.headless)
+    BpeApp(corpus, config, script=replay, session_file=session_file, run=args.run).run(headless=args.headless)
     return 0

@@ -109,7 +109,7 @@ class Workbench:
             merges.extend(event.pair for event in trainer.future)
             step = trainer.steps
         corpus = self.corpus
-        return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.replay)
+        return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.script)
 
     def restore(self, session: Session) -> str | None:
         """Bring the trainer to a session's state: train (deterministically) through its merges,
@@ -128,17 +128,17 @@ class Workbench:
             trainer.goto(min(session.step, same))
             return note
 
-    def __init__(self, corpus: LoadedCorpus, config: TrainConfig, *, replay: Tokenizer | None = None) -> None:
+    def __init__(self, corpus: LoadedCorpus, config: TrainConfig, *, script: Tokenizer | None = None) -> None:
         """Build the trainer (slow for big corpora: the app calls this in a worker).
 
-        With ``replay``, steps rebuild that tokenizer on this corpus merge by merge instead of
+        With ``script``, steps rebuild that tokenizer on this corpus merge by merge instead of
         training (an imported tokenizer; ``config`` is then the one replaying implies).
         """
         self.corpus = corpus
-        self.replay = replay
-        if replay is not None:
+        self.script = script  # the imported tokenizer whose merges steps replay, or None
+        if script is not None:
             self.trainer = Trainer.replaying(
-                corpus.text, replay, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY
+                corpus.text, script, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY
             )
             config = self.trainer.config
         else:

@@ -106,13 +106,13 @@ async def measure(path, presses: int) -> None:
         print(summary("goto 0 / 2000", far))
         record(f"app {path.stem} far", statistics.median(t for t, _ in far))
         handled: list[float] = []
-        original = app.action_toggle_ids
+        original = app.main_screen.action_toggle_ids
 
         def recording():
             handled.append(time.perf_counter())
             original()
 
-        app.action_toggle_ids = recording
+        app.main_screen.action_toggle_ids = recording
         await pilot.press("space")
         await pilot.pause(0.5)
         lags = []

@@ -1,4 +1,4 @@
-"""The help screen: every key, what it does, and what the panes show."""
+"""The help screen: every key (from tui.keys), what it does, and what the panes show."""
 
 from __future__ import annotations
 
@@ -10,29 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-KEYS = [
-    ("space", "run / pause training"),
-    ("n  →", "step: make one merge"),
-    ("u  ←", "undo the last merge"),
-    ("r  shift+→", "redo an undone merge"),
-    ("]  [", "10 steps forward / back"),
-    ("}  {", "100 steps forward / back"),
-    ("g", "go to a step"),
-    ("/", "find a token (text, [hex bytes] or #id)"),
-    ("c", "copy the selected token (or the tokenized output's ids)"),
-    ("s", "save the tokenizer (native JSON)"),
-    ("o", "open a corpus file or a bundled sample"),
-    (",", "settings: base, pre-tokenizer, tie rule, stop rules (restarts training)"),
-    ("a", "analysis: curve, vocabulary, held-out, baselines, compare text, tie rules"),
-    ("1 … 6", "analysis: switch tab; l log scale, b retrain baselines, p next sentence"),
-    ("i", "corpus: show token ids instead of text"),
-    ("t", "tokenized output: rule-by-rule trace"),
-    ("tab", "move focus: merge log, corpus, input"),
-    ("enter", "in the merge log: jump to that step"),
-    ("ctrl+p", "command palette"),
-    ("?", "this help"),
-    ("q", "quit (asks when there is unsaved work)"),
-]
+from ..keys import key_rows
 
 PANES = [
     ("corpus", "the text cut into the current tokens; the last merged token stands out"),
@@ -52,8 +30,8 @@ class HelpScreen(ModalScreen[None]):
         keys = Table(box=None, show_header=False, padding=(0, 2))
         keys.add_column(style="bold #e9c46a", no_wrap=True)
         keys.add_column()
-        for key, what in KEYS:
-            keys.add_row(Text(key), Text(what))  # Text: "[hex bytes]" is not markup
+        for key, what in key_rows():  # Text: "[hex bytes]" is not markup
+            keys.add_row(Text(key.replace("`", "")), Text(what.replace("`", "")))
         panes = Table(box=None, show_header=False, padding=(0, 2))
         panes.add_column(style="bold", no_wrap=True)
         panes.add_column()

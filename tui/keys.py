@@ -1,0 +1,120 @@
+"""Every key of the app, defined once: the footer, the command palette, the help screen and the
+README's key table all come from :data:`KEYS` (tests/test_keys.py compares the README with it).
+
+A key whose action starts with ``app.`` works on every screen (stepping follows training on the
+analysis screen too); the others act on the main screen's panes. :class:`tui.app.BpeApp` binds
+the first kind, :class:`tui.screens.main.MainScreen` binds all of them in this order, which is
+the order the footer shows.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+KEYS: list[Binding] = [
+    Binding("space", "app.toggle_run", "Run/Pause",
+            tooltip="run / pause training (in a worker thread; pausing stops within one batch)"),
+    Binding("n", "app.step", "Step", tooltip="step: make one merge"),
+    Binding("right", "app.step", "Step", show=False, priority=True, tooltip="step: make one merge"),
+    Binding("u", "app.undo", "Undo", tooltip="undo the last merge"),
+    Binding("left", "app.undo", "Undo", show=False, priority=True, tooltip="undo the last merge"),
+    Binding("r", "app.redo", "Redo", tooltip="redo an undone merge"),
+    Binding("shift+right", "app.redo", "Redo", show=False, priority=True, tooltip="redo an undone merge"),
+    Binding("right_square_bracket", "app.jump(10)", "+10", show=False, tooltip="10 steps forward"),
+    Binding("left_square_bracket", "app.jump(-10)", "-10", show=False, tooltip="10 steps back"),
+    Binding("right_curly_bracket", "app.jump(100)", "+100", show=False, tooltip="100 steps forward"),
+    Binding("left_curly_bracket", "app.jump(-100)", "-100", show=False, tooltip="100 steps back"),
+    Binding("g", "app.goto", "Go to",
+            tooltip="go to a step (the start, the end or a place you were: at once, from a copy; "
+                    "others walk in the worker)"),
+    Binding("slash", "find", "Find", tooltip="find a token by text, [e4 b8] bytes or #id"),
+    Binding("c", "copy", "Copy", show=False,
+            tooltip="copy the selected token (or, from the tokenize pane, its ids): the system clipboard, "
+                    "else the terminal's (OSC 52)"),
+    Binding("s", "app.save", "Save", tooltip="save the tokenizer (native JSON)"),
+    Binding("o", "app.open", "Open", tooltip="open a corpus file or a bundled sample"),
+    Binding("a", "app.analysis", "Analysis", show=False,
+            tooltip="the analysis screen: curve, vocabulary, held-out, baselines, compare text, tie rules"),
+    Binding("comma", "app.settings", "Settings", show=False,
+            tooltip="settings: base, pre-tokenizer, tie rule, stop rules (restarts training)"),
+    Binding("i", "toggle_ids", "Ids", show=False, tooltip="corpus: show token ids instead of text"),
+    Binding("t", "toggle_trace", "Trace", show=False, tooltip="tokenize: the rule-by-rule trace (seed 003 §11.4)"),
+    Binding("escape", "focus_log", "Log", show=False, tooltip="back to the merge log"),
+    Binding("question_mark", "app.help", "Help", tooltip="help: every key and pane"),
+    Binding("q", "app.quit", "Quit", tooltip="quit (asks when there is unsaved work)"),
+    Binding("ctrl+q", "app.quit", "Quit", show=False, priority=True, tooltip="quit (asks when there is unsaved work)"),
+]
+
+#: Keys bound elsewhere (by a screen, a pane or Textual), listed in the help and the README.
+OTHER_KEYS: list[tuple[str, str]] = [
+    ("`1` … `6`", "on the analysis screen: switch tab (`l` log scale, `b` retrain baselines, `p` next sentence; escape or `a` goes back)"),
+    ("tab", "move focus: merge log, corpus, input"),
+    ("enter", "in the merge log: jump to that step"),
+    ("ctrl+p", "the command palette: every action by name"),
+]
+
+#: The palette's title for an action with a parameter (one entry per action, not per key).
+PALETTE_TITLES = {
+    "app.toggle_run": "Run / pause",
+    "app.jump(10)": "Forward 10",
+    "app.jump(-10)": "Back 10",
+    "app.jump(100)": "Forward 100",
+    "app.jump(-100)": "Back 100",
+    "app.goto": "Go to step",
+    "find": "Find token",
+    "app.save": "Save tokenizer",
+    "app.open": "Open corpus",
+    "toggle_ids": "Show ids",
+    "focus_log": "Merge log",
+}
+
+#: The analysis screen's tabs, each also a palette entry ("a" then the tab's number).
+ANALYSIS_COMMANDS = [
+    ("a", "app.analysis('curve')", "Analysis: compression curve", "Corpus tokens and bytes per token after every merge"),
+    ("a 2", "app.analysis('vocabulary')", "Analysis: vocabulary composition", "Whole characters, several characters, partial UTF-8"),
+    ("a 3", "app.analysis('heldout')", "Analysis: held-out evaluation", "Encode text the tokenizer never trained on"),
+    ("a 4", "app.analysis('baselines')", "Analysis: baselines", "BPE beside char, word, WordPiece and Unigram tokenizers"),
+    ("a 5", "app.analysis('compare')", "Analysis: compare text", "Any text through several tokenizers; the token tax"),
+    ("a 6", "app.analysis('tierules')", "Analysis: tie-rule diff", "Where two tie rules make the merge logs part"),
+]
+
+#: How the help and the README spell a key (the footer uses Textual's own display).
+_SPELLING = {
+    "right": "→", "left": "←", "shift+right": "shift+→", "right_square_bracket": "]", "left_square_bracket": "[",
+    "right_curly_bracket": "}", "left_curly_bracket": "{", "slash": "/", "comma": ",", "question_mark": "?",
+}
+#: Keys spelled as words, not code (as the README always wrote them).
+_WORDS = {"space", "escape", "ctrl+q", "right", "left", "shift+right"}
+
+
+def spell(key: str) -> str:
+    """A key as the help and the README show it: `n`, `]`, →, space, ctrl+q."""
+    shown = _SPELLING.get(key, key)
+    return shown if key in _WORDS else f"`{shown}`"
+
+
+def app_bindings() -> list[Binding]:
+    """The keys that work on every screen: bound by the app."""
+    return [key for key in KEYS if key.action.startswith("app.")]
+
+
+def key_rows() -> list[tuple[str, str]]:
+    """One row per action, its keys joined with "or", then the keys bound elsewhere: the help
+    screen's table and the README's, in this order."""
+    rows: dict[str, tuple[list[str], str]] = {}
+    for key in KEYS:
+        keys, _ = rows.setdefault(key.action, ([], key.tooltip))
+        keys.append(spell(key.key))
+    return [(" or ".join(keys), what) for keys, what in rows.values()] + OTHER_KEYS
+
+
+def palette_entries() -> list[tuple[str, str, str]]:
+    """(title, help, action) for the command palette: one entry per action, titled with its
+    first key, then the analysis tabs."""
+    entries: dict[str, tuple[str, str, str]] = {}
+    for key in KEYS:
+        if key.action not in entries:
+            title = PALETTE_TITLES.get(key.action, key.description)
+            entries[key.action] = (f"{title} ({_SPELLING.get(key.key, key.key)})", key.tooltip, key.action)
+    entries.pop("app.analysis")  # listed with its tabs below
+    return [*entries.values(), *((f"{title} ({key})", what, action) for key, action, title, what in ANALYSIS_COMMANDS)]

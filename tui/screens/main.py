@@ -1,0 +1,267 @@
+"""The main screen: the corpus, the merge log, the next merge, the inspector and the tokenize
+pane, kept in step with the trainer.
+
+The app owns the workbench and tells this screen when it changed (:meth:`MainScreen.attach`,
+:meth:`MainScreen.moved`, :meth:`MainScreen.refresh_views`); the screen reads what each pane
+shows and handles the panes' messages and the keys that act on them (find, copy, ids, trace).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from engine.inspect import token_info
+
+from ..clipboard import copy_text
+from ..finder import find_token
+from ..keys import KEYS
+from ..widgets.candidates import Candidates
+from ..widgets.corpus_view import CorpusView
+from ..widgets.inspector import Inspector
+from ..widgets.merge_log import MergeLog
+from ..widgets.status_line import StatusLine
+from ..widgets.tokenize_pane import TokenizePane
+from ..workbench import Busy, Workbench
+from .dialogs import PromptScreen
+
+if TYPE_CHECKING:
+    from ..app import BpeApp
+
+#: Seconds between pane refreshes while training runs (the worker posts after every batch).
+REFRESH_WHILE_RUNNING = 0.1
+#: Seconds between re-encodings of the typed text while training runs.
+OUTPUT_WHILE_RUNNING = 0.25
+
+
+class MainScreen(Screen[None]):
+    """The panes of one workbench: what training does, step by step."""
+
+    BINDINGS = KEYS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.workbench: Workbench | None = None
+        self.selected: int | None = None  # the token the inspector shows
+        self._last_output = 0.0
+        self._last_refresh = 0.0
+
+    @property
+    def lab(self) -> BpeApp:
+        """The app, typed: its running and loading state decide what the status line says."""
+        return self.app  # type: ignore[return-value]
+
+    def say(self, message: str, **kwargs) -> None:
+        """A notification; never markup, since messages quote user input like "[e4 b8]"."""
+        self.notify(message, markup=False, **kwargs)
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield CorpusView(id="corpus")
+                yield MergeLog(id="log")
+            with Vertical(id="right"):
+                yield Candidates(id="candidates")
+                yield Inspector(id="inspector")
+                yield TokenizePane(id="tokenize")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#corpus").border_title = "corpus"
+        self.query_one("#log").border_title = "merge log"
+        self.query_one("#candidates").border_title = "next merge"
+        self.query_one("#inspector").border_title = "inspector"
+        self.query_one("#tokenize").border_title = "tokenize"
+        self.log_view.focus()
+        self.lab.panes_ready()
+
+    @property
+    def corpus_view(self) -> CorpusView:
+        return self.query_one(CorpusView)
+
+    @property
+    def log_view(self) -> MergeLog:
+        return self.query_one(MergeLog)
+
+    # -- keeping the panes in step with the trainer -----------------------------------------
+
+    def attach(self, workbench: Workbench) -> None:
+        """Show a workbench in every pane."""
+        self.workbench = workbench
+        self.selected = None
+        self.log_view.sync(None)
+        self.corpus_view.attach(workbench)
+        if workbench.corpus.note:
+            self.say(workbench.corpus.note, timeout=8)
+        self.refresh_views()
+
+    def select(self, token: int) -> None:
+        """Inspect a token (a resumed session's); the log's cursor goes to the merge that made it."""
+        trainer = self.workbench.trainer
+        self.selected = token
+        if token >= trainer.base_size:
+            self.log_view.move_cursor(row=token - trainer.base_size)
+        self._show_selected()
+
+    def moved(self) -> None:
+        """The trainer moved (a step, an undo, a jump): inspect its last merge again."""
+        self.selected = None
+        self.refresh_views()
+
+    def follow(self, done: bool, final: bool) -> None:
+        """A training batch ended: refresh a few times a second, and always at the run's end."""
+        if not (done or final) and time.monotonic() - self._last_refresh < REFRESH_WHILE_RUNNING:
+            return
+        self.refresh_views()
+
+    def refresh_views(self) -> None:
+        """Bring every pane up to the trainer's current step.
+
+        Cheap: each pane reads only what it shows. While training runs, a pane whose read would
+        wait for the worker keeps its content (the next batch refreshes it).
+        """
+        self._last_refresh = time.monotonic()
+        workbench = self.workbench
+        self.log_view.sync(workbench)
+        if workbench is None:
+            self.query_one(Candidates).show(None)
+            self.corpus_view.refresh_tokens()
+            self._show_selected()
+            self.show_status()
+            return
+        try:
+            with workbench.reading():
+                last = workbench.trainer.last
+                made = workbench.trainer.vocab_size - len(workbench.config.specials)
+            self.corpus_view.highlight = last.new_id if last else None
+            self.corpus_view.refresh_tokens()
+            if self.selected is not None and self.selected >= made:
+                self.selected = None
+            self.query_one(Candidates).show(workbench)
+            self._show_selected()
+            self._show_output()
+            self.show_status()
+        except Busy:
+            pass
+
+    def show_status(self, state: str | None = None) -> None:
+        """The status line: loading, running, paused or done (or ``state`` when given)."""
+        if state is not None:
+            self.query_one(StatusLine).show(None, state)
+            return
+        app = self.lab
+        state = "loading" if app.loading else "running" if app.running else "paused"
+        try:
+            if not app.running and self.workbench is not None and self.workbench.done:
+                state = "done"
+        except Busy:
+            pass
+        self.query_one(StatusLine).show(self.workbench, state)
+
+    def _show_selected(self) -> None:
+        workbench = self.workbench
+        if workbench is None:
+            self.query_one(Inspector).show(None)
+            return
+        with workbench.reading():
+            trainer = workbench.trainer
+            made = trainer.vocab_size - len(trainer.config.specials)
+            if self.selected is not None and not 0 <= self.selected < made:
+                self.selected = None  # a message about a token an undo or jump has since unmade
+            token = self.selected
+            if token is None and trainer.last is not None:
+                token = trainer.last.new_id
+            info = token_info(trainer, token) if token is not None else None
+        self.query_one(Inspector).show(info)
+
+    def _show_output(self, force: bool = False) -> None:
+        pane = self.query_one(TokenizePane)
+        if self.workbench is None or not pane.text:
+            pane.show(None)
+            return
+        now = time.monotonic()
+        if self.lab.running and not force and now - self._last_output < OUTPUT_WHILE_RUNNING:
+            return  # while training runs, re-encode a few times a second, not per batch
+        self._last_output = now
+        try:
+            pane.show(self.workbench.tokenizer())
+        except Busy:
+            raise
+        except ValueError as exc:  # e.g. a custom pattern that takes too long on this text
+            pane.show_problem(str(exc))
+
+    # -- the panes' messages ----------------------------------------------------------------
+
+    @on(MergeLog.Inspect)
+    def _inspect(self, message: MergeLog.Inspect) -> None:
+        self.selected = message.token_id
+        try:
+            self._show_selected()
+        except Busy:
+            pass  # shown at the next refresh
+
+    @on(MergeLog.Jump)
+    def _jump(self, message: MergeLog.Jump) -> None:
+        if self.app.check_action("goto", ()):
+            self.lab.go(message.step)
+
+    @on(TokenizePane.Changed)
+    def _typed(self, message: TokenizePane.Changed) -> None:
+        self._show_output(force=True)
+
+    # -- finding, copying, output -----------------------------------------------------------
+
+    def action_find(self) -> None:
+        if self.workbench is None:
+            return
+        workbench = self.workbench
+
+        def done(answer: str | None) -> None:
+            if not answer:
+                return
+            with workbench.reading():
+                found = find_token(workbench.trainer, answer)
+            if found is None:
+                self.say(f"no token matches {answer!r}", severity="warning")
+                return
+            self.selected = found
+            self.corpus_view.highlight = found
+            self._show_selected()
+
+        self.app.push_screen(PromptScreen("Find a token", placeholder="text, [e4 b8] bytes, or #id"), done)
+
+    def action_copy(self) -> None:
+        pane = self.query_one(TokenizePane)
+        if pane.has_focus_within and pane.text and self.workbench is not None:
+            ids = self.workbench.tokenizer().encode(pane.text)
+            payload, what = " ".join(map(str, ids)), f"{len(ids)} token ids"
+        elif self.workbench is not None and (self.selected is not None or self.workbench.trainer.last):
+            token = self.selected if self.selected is not None else self.workbench.trainer.last.new_id
+            data = self.workbench.trainer.token_bytes(token)
+            payload = f"{token}\t{data.hex(' ')}"
+            what = f"token {token}"
+        else:
+            self.say("nothing to copy yet", timeout=2)
+            return
+        how = copy_text(payload, self.lab.clipboard_fn, self.app.copy_to_clipboard)
+        self.say(f"copied {what} ({how})", timeout=3)
+
+    def action_toggle_ids(self) -> None:
+        self.corpus_view.show_ids = not self.corpus_view.show_ids
+
+    def action_toggle_trace(self) -> None:
+        pane = self.query_one(TokenizePane)
+        pane.trace = not pane.trace
+        self._show_output(force=True)
+
+    def action_focus_log(self) -> None:
+        self.log_view.focus()
