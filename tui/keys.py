@@ -118,3 +118,14 @@ def palette_entries() -> list[tuple[str, str, str]]:
             entries[key.action] = (f"{title} ({_SPELLING.get(key.key, key.key)})", key.tooltip, key.action)
     entries.pop("app.analysis")  # listed with its tabs below
     return [*entries.values(), *((f"{title} ({key})", what, action) for key, action, title, what in ANALYSIS_COMMANDS)]
+
+
+def markdown_table() -> str:
+    """The README's key table (``python -m tui.keys`` prints it; tests/test_keys.py checks it)."""
+    lines = ["| key | action |", "|---|---|"]
+    lines += [f"| {keys} | {what.replace('|', chr(92) + '|')} |" for keys, what in key_rows()]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown_table())
