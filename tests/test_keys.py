@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import json
 
-from conftest import ROOT
 from textual.command import CommandPalette
 
+from engine import TrainConfig
 from tui.app import BpeApp
 from tui.keys import KEYS, app_bindings, key_rows, markdown_table, palette_entries
 from tui.screens.dialogs import ConfirmScreen
 from tui.screens.main import MainScreen
 from tui.workbench import LoadedCorpus, Workbench
-from engine import TrainConfig
+
+from conftest import ROOT
 
 SIZE = (100, 30)
 
