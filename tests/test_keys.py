@@ -107,3 +107,17 @@ async def test_the_palettes_quit_asks_too(tmp_path):
         await pilot.press("y")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_the_help_screen_shows_every_row(tmp_path):
+    from textual.widgets import Static
+
+    from tui.screens.help import HelpScreen
+
+    app = make_app(tmp_path / "s.json")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        table = app.screen.query(Static)[1].content  # the keys: a rich Table
+        shown = [(keys.plain, what.plain) for keys, what in zip(table.columns[0].cells, table.columns[1].cells)]
+        assert shown == [(keys.replace("`", ""), what.replace("`", "")) for keys, what in key_rows()]

@@ -53,7 +53,7 @@ class MainScreen(Screen[None]):
         self._last_refresh = 0.0
 
     @property
-    def lab(self) -> BpeApp:
+    def bpe_app(self) -> BpeApp:
         """The app, typed: its running and loading state decide what the status line says."""
         return self.app  # type: ignore[return-value]
 
@@ -82,7 +82,7 @@ class MainScreen(Screen[None]):
         self.query_one("#inspector").border_title = "inspector"
         self.query_one("#tokenize").border_title = "tokenize"
         self.log_view.focus()
-        self.lab.panes_ready()
+        self.bpe_app.panes_ready()
 
     @property
     def corpus_view(self) -> CorpusView:
@@ -158,7 +158,7 @@ class MainScreen(Screen[None]):
         if state is not None:
             self.query_one(StatusLine).show(None, state)
             return
-        app = self.lab
+        app = self.bpe_app
         state = "loading" if app.loading else "running" if app.running else "paused"
         try:
             if not app.running and self.workbench is not None and self.workbench.done:
@@ -189,7 +189,7 @@ class MainScreen(Screen[None]):
             pane.show(None)
             return
         now = time.monotonic()
-        if self.lab.running and not force and now - self._last_output < OUTPUT_WHILE_RUNNING:
+        if self.bpe_app.running and not force and now - self._last_output < OUTPUT_WHILE_RUNNING:
             return  # while training runs, re-encode a few times a second, not per batch
         self._last_output = now
         try:
@@ -212,7 +212,7 @@ class MainScreen(Screen[None]):
     @on(MergeLog.Jump)
     def _jump(self, message: MergeLog.Jump) -> None:
         if self.app.check_action("goto", ()):
-            self.lab.go(message.step)
+            self.bpe_app.go(message.step)
 
     @on(TokenizePane.Changed)
     def _typed(self, message: TokenizePane.Changed) -> None:
@@ -252,7 +252,7 @@ class MainScreen(Screen[None]):
         else:
             self.say("nothing to copy yet", timeout=2)
             return
-        how = copy_text(payload, self.lab.clipboard_fn, self.app.copy_to_clipboard)
+        how = copy_text(payload, self.bpe_app.clipboard_fn, self.app.copy_to_clipboard)
         self.say(f"copied {what} ({how})", timeout=3)
 
     def action_toggle_ids(self) -> None:
