@@ -1,0 +1,37 @@
+"""The inspector's rendering: partial tokens show the characters they hold, bits show UTF-8's marker apart."""
+
+from __future__ import annotations
+
+from engine import TrainConfig, Trainer
+from engine.inspect import token_info
+from tui.widgets.inspector import render_info, split_bits
+
+
+def test_bits_split_the_utf8_marker_from_the_payload():
+    assert split_bits(0xE4, "lead of 3") == ("1110", "0100")
+    assert split_bits(0xB8, "continuation") == ("10", "111000")
+    assert split_bits(0x61, "ASCII") == ("0", "1100001")
+    assert split_bits(0xC3, "lead of 2") == ("110", "00011")
+    assert split_bits(0xF0, "lead of 4") == ("11110", "000")
+    assert split_bits(0xFF, "invalid") == ("11111111", "")
+
+
+def _partial_token(text: str, wanted: str) -> int:
+    """Train on ``text`` as one sequence until a token whose display is ``wanted`` is born."""
+    trainer = Trainer(text, TrainConfig(pretokenizer="none"))
+    while (event := trainer.step()) is not None:
+        if token_info(trainer, event.new_id).display == wanted:
+            return trainer, event.new_id
+    raise AssertionError(f"no token {wanted!r} was learned")
+
+
+def test_a_partial_token_shows_the_character_it_holds():
+    # "，" then the lead byte of "天" (e5 a4 a9) recur together, so "，[e5]" is learned.
+    trainer, token = _partial_token("，天" * 30 + "a" * 3, "，[e5]")
+    info = token_info(trainer, token)
+    shown = render_info(info).plain.splitlines()
+    assert shown[0] == f"token {token}  ，[e5]"
+    assert shown[1] == "partial: ends mid-character"
+    rows = [line for line in shown if line.startswith(" e5 ")]
+    assert rows == [" e5 229 1110 0101 lead of 3"]
+    assert " 8c 140 10 001100 continuation" in shown
