@@ -53,3 +53,6 @@ def test_the_status_line_drops_its_least_important_fields_first():
     assert len(narrow) <= 78  # every cell here is one column wide
     tiny = fit_fields(fields, 30).plain
     assert tiny == "paused │ step 61/376"
+    # A field attached to one that gave way gets a separator of its own.
+    fields.pop("config")
+    assert "2265 tokens │ 1.41 B/token │ lowest-ids │ workshop.txt" in fit_fields(fields, 200).plain

@@ -21,8 +21,8 @@ def human_size(n: int) -> str:
 #: The status line's fields, most important first: when the line is too narrow, fields are
 #: dropped from the end of this list until it fits.
 PRIORITY = ("state", "step", "corpus", "tokens", "rule", "vocab", "redo", "config", "bpt", "size", "rate")
-#: Fields that follow the one before them after a space, not a separator.
-ATTACHED = frozenset({"rate", "redo", "rule", "size"})
+#: Fields that follow another one after a space, not a separator, when that one is shown.
+ATTACHED = {"rate": "state", "redo": "step", "rule": "config", "size": "corpus"}
 
 
 def fit_fields(fields: dict[str, Text], width: int, separator: str = " │ ") -> Text:
@@ -34,7 +34,7 @@ def fit_fields(fields: dict[str, Text], width: int, separator: str = " │ ") ->
         line = Text()
         for i, name in enumerate(names):
             if i:
-                line.append(" " if name in ATTACHED else separator)
+                line.append(" " if ATTACHED.get(name) == names[i - 1] else separator)
             line.append_text(fields[name])
         return line
 
