@@ -25,3 +25,20 @@ def test_every_line_of_a_plot_keeps_within_its_width():
         for mark in (None, 0, 15, 29):
             lines = framed_plot("bytes per token", values, width, 5, mark=mark, log_x=mark == 15).plain.splitlines()
             assert max(cell_len(line) for line in lines) <= width
+
+
+def test_token_rows_never_break_a_token_across_lines():
+    from rich.text import Text
+
+    from tui.widgets.composition_pane import token_row
+
+    vocab = [bytes([b]) for b in range(256)] + ["天".encode() + b"\xe5", b"\xe4\xb8", " the".encode(), "长安".encode()] * 5
+    ids = list(range(256, len(vocab)))
+    for width in (9, 20, 33):
+        text = Text()
+        token_row(text, "tokens", ids, vocab, width)
+        lines = text.plain.splitlines()[2:]
+        assert all(cell_len(line) <= width for line in lines)
+        # every token is whole on one line: "[e4 b8]" is never cut into "[e4" and "b8]"
+        assert sum(line.count("[e4 b8]") for line in lines) == 5
+        assert not any(line.endswith("[e4") or line.startswith("b8]") for line in lines)
