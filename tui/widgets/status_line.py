@@ -54,7 +54,7 @@ class StatusLine(Static):
     """One line of facts about the session; the least important fields give way first."""
 
     DEFAULT_CSS = """
-    StatusLine { height: 1; background: $boost; padding: 0 1; }
+    StatusLine { height: 1; width: 1fr; background: $boost; padding: 0 1; }
     """
 
     _last: tuple[Workbench | None, str] | None = None
