@@ -1,7 +1,9 @@
 """How tokens are shown, in the CLI and the app alike (seed 002's merge-log conventions).
 
 A token whose bytes are complete UTF-8 shows as its text with visible whitespace (``↵`` for a
-newline); any other token shows its bytes in brackets: ``[e4 b8]``. Raw control characters
+newline); a token that cuts a character shows the whole characters it holds as text and only the
+cut bytes in brackets: ``，[e5]``, or ``[e4 b8]`` when it holds no whole character (seed 002's
+all-bytes form, ``[ef bc 8c e5]``, is ``token_display(..., seed=True)``). Raw control characters
 never reach the terminal.
 """
 
@@ -61,15 +63,36 @@ def visible_text(text: str, *, space: str = " ") -> str:
     return "".join(_visible_char(ch, space) for ch in text)
 
 
-def token_display(data: bytes, *, space: str = " ") -> str:
-    """A token for people: its text when complete UTF-8, else its bytes in brackets.
+def token_display(data: bytes, *, space: str = " ", seed: bool = False) -> str:
+    """A token for people: its text when complete UTF-8; otherwise the whole characters it holds
+    as text and only the bytes of cut characters in brackets (``seed=True``: seed 002's form,
+    every byte in brackets, as its merge logs print them).
 
-    Example: ``token_display("。\\n".encode()) -> '。↵'``; ``token_display(b"\\xe4\\xb8") -> '[e4 b8]'``
+    Example: ``token_display("。\\n".encode()) -> '。↵'``; ``token_display(b"\\xe4\\xb8") -> '[e4 b8]'``;
+    ``token_display("，".encode() + b"\\xe5") -> '，[e5]'`` (seed form: ``'[ef bc 8c e5]'``)
     """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return hex_bytes(data)
+        return hex_bytes(data) if seed else _mixed(data, space)
     if not text:
         return "[]"
     return visible_text(text, space=space)
+
+
+def _mixed(data: bytes, space: str) -> str:
+    """Whole characters as text, each run of bytes that are no whole character as ``[hex]``."""
+    parts: list[str] = []
+    loose: list[int] = []
+    for ch in data.decode("utf-8", "surrogateescape"):
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # a byte that is not part of a whole character
+            loose.append(code - 0xDC00)
+            continue
+        if loose:
+            parts.append(hex_bytes(bytes(loose)))
+            loose = []
+        parts.append(visible_text(ch, space=space))
+    if loose:
+        parts.append(hex_bytes(bytes(loose)))
+    return "".join(parts)

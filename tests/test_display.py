@@ -17,9 +17,29 @@ def test_complete_text_shows_as_text():
 
 def test_partial_utf8_shows_bytes_in_brackets():
     assert token_display(b"\xe4\xb8") == "[e4 b8]"
-    assert token_display("，".encode() + b"\xe5") == "[ef bc 8c e5]"
+    assert token_display("，".encode() + b"\xe5", seed=True) == "[ef bc 8c e5]"  # seed 002's log form
     assert hex_bytes(b"\x80\x82") == "[80 82]"
     assert not is_complete_utf8(b"\xe4\xb8") and is_complete_utf8("ü".encode())
+
+
+def test_partial_tokens_show_the_whole_characters_they_hold():
+    assert token_display("，".encode() + b"\xe5") == "，[e5]"
+    assert token_display(b"\x8c" + "。".encode()) == "[8c]。"
+    assert token_display(b" \xe4", space="·") == "·[e4]"
+    assert token_display(b"\xbc\x8c" + "ab".encode() + b"\xe4\xb8") == "[bc 8c]ab[e4 b8]"
+
+
+@given(st.lists(st.one_of(st.sampled_from(["a", "ü", "，", "。", "天", "😀"]), st.integers(0x80, 0xFF)), max_size=10))
+def test_the_mixed_form_names_every_byte(parts):
+    """Reading the shown text back (brackets as hex, the rest as UTF-8) gives the token's bytes."""
+    import re
+
+    data = b"".join(p.encode() if isinstance(p, str) else bytes([p]) for p in parts)
+    shown = token_display(data)
+    back = b""
+    for hexes, text in re.findall(r"\[([0-9a-f ]*)\]|([^\[]+)", shown):
+        back += bytes.fromhex(hexes) if hexes else text.encode("utf-8")
+    assert back == data
 
 
 def test_control_characters_never_reach_the_terminal():

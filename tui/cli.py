@@ -176,7 +176,7 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks)
     corpus_bytes = corpus.size  # --curve's bytes per token; the corpus itself is freed here
     del chunks, corpus
-    show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+    show = lambda i: token_display(trainer.token_bytes(i), space="·", seed=True)  # noqa: E731  seed 002 logs
     count = 0
     collecting = gc.isenabled()
     gc.disable()  # as Trainer.train does: each step would otherwise pause and resume it

@@ -74,7 +74,9 @@ def braille_plot(
         line = Text()
         for index, bits in enumerate(row):
             if index == marked:
-                line.append(chr(0x2800 + bits) if bits else "│", style=MARK)
+                # An empty cell of the mark's column is a vertical bar, except right beside the
+                # frame's own bar (step 0), where the x axis's tick alone shows the mark.
+                line.append(chr(0x2800 + bits) if bits or index == 0 else "│", style=MARK)
             else:
                 line.append(chr(0x2800 + bits), style=AFTER if marked is not None and index > marked else LINE)
         lines.append(line)
@@ -113,9 +115,15 @@ def framed_plot(
         out.append_text(line)
         out.append("\n")
     last = max(len(values) - 1, 0)
-    out.append(f"{'':>{pad}} └" + "─" * plot_width + "\n", style="dim")
+    axis = ["─"] * plot_width
+    if mark is not None and values:
+        axis[mark_cell(mark, last, plot_width, log_x)] = "┴"  # where the current step is
+    out.append(f"{'':>{pad}} └" + "".join(axis) + "\n", style="dim")
     scale = "merges (log scale)" if log_x else "merges"
     left, right = "0", str(last)
     middle = plot_width - len(left) - len(right)
-    out.append(f"{'':>{pad}}  {left}{scale:^{max(middle, 0)}}{right}", style="dim")
+    for words in (scale, "log" if log_x else "", ""):  # the longest that fits between the ends
+        if len(words) + 2 <= middle or not words:
+            break
+    out.append(f"{'':>{pad}}  {left}{words:^{max(middle, 0)}}{right}", style="dim")
     return out

@@ -19,6 +19,20 @@ SAMPLES = {
 }
 DEFAULT_SAMPLE = "workshop.txt"
 
+#: The settings each sample's example needs, as a config dict (``TrainConfig.from_dict``; missing
+#: keys take their defaults). A sample opens with these unless the user keeps the current ones.
+SETTINGS: dict[str, dict] = {
+    "workshop.txt": {},
+    "low-lower-lowest.txt": {"base": "chars", "pretokenizer": "none", "tie_break": "first-seen", "merges": 4},
+    "the-cat-in-the-hat.txt": {"base": "chars", "pretokenizer": "custom", "pattern": r"\w+",
+                               "tie_break": "first-seen", "merges": 3},
+    "die-katze.txt": {"pretokenizer": "simple", "vocab_size": 270,
+                      "specials": ["<pad>", "<bos>", "<eos>", "<user>", "<assistant>"]},
+    "mueller.txt": {"pretokenizer": "none"},
+    "qa.txt": {"base": "chars", "pretokenizer": "none", "tie_break": "first-seen", "no_merge_newline": True, "merges": 48},
+    "parallel.txt": {},
+}
+
 
 @dataclass(frozen=True)
 class Sample:
@@ -26,6 +40,19 @@ class Sample:
 
     name: str
     description: str
+
+    def config(self):
+        """The training settings of this sample's example (a ``TrainConfig``)."""
+        from engine import TrainConfig
+
+        return TrainConfig.from_dict(SETTINGS.get(self.name, {}))
+
+    def settings_summary(self) -> str:
+        """The example's settings in a few words, as the open dialog and the status line say them.
+
+        Example: ``sample("die-katze.txt").settings_summary()`` -> ``'bytes, simple, lowest-ids, vocab 270, 5 specials'``
+        """
+        return describe(self.config())
 
     def read_bytes(self) -> bytes:
         """The sample's exact bytes."""
@@ -51,3 +78,29 @@ def sample(name: str) -> Sample:
     if name not in SAMPLES:
         raise ValueError(f"no bundled sample named {name!r} (have: {', '.join(SAMPLES)})")
     return Sample(name, SAMPLES[name])
+
+
+def describe(config) -> str:
+    """A config in a few words: base, pre-tokenizer, tie rule, then whatever differs from the defaults."""
+    from engine import TrainConfig
+
+    default = TrainConfig()
+    data, plain = config.to_dict(), default.to_dict()
+    pre = data["pretokenizer"] if data["pretokenizer"] != "custom" else f"pattern {data['pattern']}"
+    rule = next(data[k] for k in ("tie_rule", "tie_break") if k in data)
+    words = [data["base"], pre, rule]
+    limit = next((k for k in ("max_merges", "merges") if k in data), "merges")
+    if data.get(limit) is not None:
+        words.append(f"{data[limit]} merges")
+    if data.get("vocab_size") is not None:
+        words.append(f"vocab {data['vocab_size']}")
+    if data.get("min_frequency") != plain.get("min_frequency"):
+        words.append(f"min count {data['min_frequency']}")
+    if data.get("split_digits"):
+        words.append("split digits")
+    if data.get("no_merge_newline"):
+        words.append("no merge across newline")
+    if data.get("specials"):
+        count = len(data["specials"])
+        words.append(f"{count} special{'s' if count != 1 else ''}")
+    return ", ".join(words)

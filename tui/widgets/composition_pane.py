@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
@@ -16,15 +17,25 @@ from .corpus_view import PALETTE
 BAR = 24
 
 
-def token_row(text: Text, title: str, ids: Sequence[int], vocab: Sequence[bytes]) -> None:
-    """A titled row of tokens on alternating backgrounds (whitespace visible)."""
+def token_row(text: Text, title: str, ids: Sequence[int], vocab: Sequence[bytes], width: int = 80) -> None:
+    """A titled row of tokens on alternating backgrounds (whitespace visible), packed into lines
+    of ``width`` cells so that no token is broken across two lines (``[e4 b8]`` holds a space)."""
     text.append(f"\n{title}\n", style="bold")
     if not ids:
         text.append("none yet\n", style="dim")
         return
+    used = 0
     for index, token in enumerate(ids):
-        text.append(token_display(vocab[token], space="·"), style=f"on {PALETTE[index % len(PALETTE)]}")
-        text.append(" ")
+        shown = token_display(vocab[token], space="·")
+        cells = cell_len(shown)
+        if used and used + 1 + cells > width:
+            text.append("\n")
+            used = 0
+        elif used:
+            text.append(" ")
+            used += 1
+        text.append(shown, style=f"on {PALETTE[index % len(PALETTE)]}")
+        used += cells
     text.append("\n")
 
 
@@ -36,7 +47,15 @@ class CompositionPane(Static):
     CompositionPane { padding: 0 1; }
     """
 
+    _last: tuple | None = None
+
+    def on_resize(self) -> None:
+        if self._last is not None:
+            self.show(*self._last)
+
     def show(self, comp: Composition | None, vocab: Sequence[bytes] = (), step: int = 0) -> None:
+        self._last = (comp, vocab, step)
+        width = self.content_size.width or 80
         if comp is None:
             self.update(Text("no corpus yet", style="dim"))
             return
@@ -49,8 +68,8 @@ class CompositionPane(Static):
             text.append(f"{count:>7} {share:>6.1%} ")
             text.append("█" * round(BAR * share), style="#e9c46a" if kind == "partial" else "#6c8ebf")
             text.append(" " * (BAR - round(BAR * share) + 1) + LABELS[kind] + "\n")
-        token_row(text, "earliest tokens of two or more characters", comp.earliest["multi"], vocab)
-        token_row(text, "earliest partial UTF-8 tokens (bytes in brackets)", comp.earliest["partial"], vocab)
-        token_row(text, "earliest single characters", comp.earliest["char"], vocab)
-        token_row(text, "longest tokens", comp.longest, vocab)
+        token_row(text, "earliest tokens of two or more characters", comp.earliest["multi"], vocab, width)
+        token_row(text, "earliest partial UTF-8 tokens (bytes in brackets)", comp.earliest["partial"], vocab, width)
+        token_row(text, "earliest single characters", comp.earliest["char"], vocab, width)
+        token_row(text, "longest tokens", comp.longest, vocab, width)
         self.update(text)

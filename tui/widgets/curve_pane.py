@@ -59,7 +59,8 @@ class CurvePane(Widget):
         text.append(f": {tokens:,} tokens, {curve.bytes_per_token(step):.2f} bytes/token, ")
         text.append(f"{tokens / curve.tokens[0]:.0%} of the {curve.tokens[0]:,} at the start")
         if curve.last > step:
-            text.append(f" · {curve.last - step} undone merges dimmed", style="dim")
+            undone = curve.last - step
+            text.append(f" · {undone} undone merge{'s' if undone != 1 else ''} dimmed", style="dim")
         return text
 
     def render(self) -> RenderableType:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Input, Static
+from textual.widgets import Input, Label, Static
 
 from ..evaluation import DEFAULT_SETTING, Evaluated
 
@@ -53,6 +53,9 @@ class HeldOutPane(Vertical):
     DEFAULT_CSS = """
     HeldOutPane { height: 1fr; }
     HeldOutPane > Static { padding: 0 1; }
+    HeldOutPane > Horizontal { height: auto; }
+    HeldOutPane Label { padding: 0 0 0 1; width: auto; }
+    HeldOutPane Horizontal > Input { width: 1fr; }
     """
 
     @dataclass
@@ -62,8 +65,11 @@ class HeldOutPane(Vertical):
         setting: str
 
     def compose(self):
-        yield Input(value=DEFAULT_SETTING, placeholder="a held-out file, or a share of the corpus like 10% (Enter)",
-                    id="heldout-setting")
+        with Horizontal():
+            yield Label("held out:", id="heldout-label")
+            yield Input(value=DEFAULT_SETTING, placeholder="a file, or a share like 10% (Enter)",
+                        id="heldout-setting", tooltip="a held-out text file, or the share of the corpus to hold back "
+                        "(its last lines, cut at a line start); Enter measures on it")
         yield Static("", id="heldout-report")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

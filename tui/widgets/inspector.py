@@ -18,6 +18,19 @@ ROLE_STYLE = {
 }
 
 
+#: How many leading bits of a byte are UTF-8's marker, by the byte's role (the rest is payload).
+MARKER_BITS = {"ASCII": 1, "continuation": 2, "lead of 2": 3, "lead of 3": 4, "lead of 4": 5}
+
+
+def split_bits(value: int, role: str) -> tuple[str, str]:
+    """The byte's bits as (UTF-8 marker, payload): ``split_bits(0xE4, "lead of 3") -> ('1110', '0100')``.
+
+    A byte that is no UTF-8 at all (f8-ff) is all marker, nothing payload."""
+    bits = f"{value:08b}"
+    cut = MARKER_BITS.get(role, 8)
+    return bits[:cut], bits[cut:]
+
+
 def render_info(info: TokenInfo) -> Text:
     """The inspector's text for one token: short lines, so a narrow pane cuts nothing vital."""
     text = Text()
@@ -35,7 +48,10 @@ def render_info(info: TokenInfo) -> Text:
     text.append(f"{len(info.data)} byte{'s' if len(info.data) != 1 else ''}: ", style="dim")
     text.append(" ".join(f"{b:02x}" for b in info.data) + "\n")
     for role in info.roles[:16]:
-        text.append(f" {role.value:02x} {role.value:3d} {role.binary} ")
+        marker, payload = split_bits(role.value, role.role)
+        text.append(f" {role.value:02x} {role.value:3d} ")
+        text.append(marker, style="dim")
+        text.append(" " + payload + " ")  # always 9 cells: marker, a space, payload
         text.append(role.role + "\n", style=ROLE_STYLE.get(role.role, ""))
     if len(info.roles) > 16:
         text.append(f" … {len(info.roles) - 16} more bytes\n", style="dim")

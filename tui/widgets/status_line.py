@@ -18,14 +18,53 @@ def human_size(n: int) -> str:
     return f"{n} B"  # pragma: no cover
 
 
+#: The status line's fields, most important first: when the line is too narrow, fields are
+#: dropped from the end of this list until it fits.
+PRIORITY = ("state", "step", "corpus", "tokens", "rule", "vocab", "redo", "config", "bpt", "size", "rate")
+#: Fields that follow another one after a space, not a separator, when that one is shown.
+ATTACHED = {"rate": "state", "redo": "step", "rule": "config", "size": "corpus"}
+
+
+def fit_fields(fields: dict[str, Text], width: int, separator: str = " │ ") -> Text:
+    """Join the fields in their display order, leaving out the least important ones
+    (``PRIORITY``) until the line fits ``width`` cells."""
+    kept = list(fields)
+
+    def joined(names: list[str]) -> Text:
+        line = Text()
+        for i, name in enumerate(names):
+            if i:
+                line.append(" " if ATTACHED.get(name) == names[i - 1] else separator)
+            line.append_text(fields[name])
+        return line
+
+    line = joined(kept)
+    for name in reversed(PRIORITY):
+        if line.cell_len <= width:
+            break
+        if name in kept and name != "state":
+            kept.remove(name)
+            line = joined(kept)
+    if line.cell_len > width:
+        line.truncate(width, overflow="ellipsis")
+    return line
+
+
 class StatusLine(Static):
-    """One line of facts about the session."""
+    """One line of facts about the session; the least important fields give way first."""
 
     DEFAULT_CSS = """
-    StatusLine { height: 1; background: $boost; padding: 0 1; }
+    StatusLine { height: 1; width: 1fr; background: $boost; padding: 0 1; }
     """
 
+    _last: tuple[Workbench | None, str] | None = None
+
+    def on_resize(self) -> None:
+        if self._last is not None:
+            self.show(*self._last)
+
     def show(self, workbench: Workbench | None, state: str) -> None:
+        self._last = (workbench, state)
         if workbench is None:
             self.update(Text(f"{state}", style="italic"))
             return
@@ -42,17 +81,21 @@ class StatusLine(Static):
         corpus = workbench.corpus
         config = workbench.config
         pre = config.pretokenizer if config.pretokenizer != "custom" else "custom"
-        text = Text()
-        text.append(f"{state}", style="bold #e9c46a" if state == "running" else "bold")
+        fields: dict[str, Text] = {}
+        fields["state"] = Text(state, style="bold #e9c46a" if state == "running" else "bold")
         if state == "running" and workbench.rate:
-            text.append(f" {workbench.rate:,.0f} merges/s")
-        text.append(f" │ step {steps}" + (f"/{target}" if target is not None else ""))
+            fields["rate"] = Text(f"{workbench.rate:,.0f} merges/s")
+        fields["step"] = Text(f"step {steps}" + (f"/{target}" if target is not None else ""))
         if redo:
-            text.append(f" (+{redo} redo)", style="dim")
-        text.append(f" │ vocab {vocab} │ {tokens} tokens")
+            fields["redo"] = Text(f"(+{redo} redo)", style="dim")
+        fields["vocab"] = Text(f"vocab {vocab}")
+        fields["tokens"] = Text(f"{tokens} tokens")
         if tokens:
-            text.append(f" │ {corpus.size / tokens:.2f} B/token")
-        rule = f"replaying {len(workbench.script.merges)} merges" if workbench.script is not None else config.tie_break
-        text.append(f" │ {config.base} {pre} {rule}")
-        text.append(f" │ {corpus.name} {human_size(corpus.size)}", style="bold")
-        self.update(text, layout=False)
+            fields["bpt"] = Text(f"{corpus.size / tokens:.2f} B/token")
+        script = workbench.script
+        fields["config"] = Text(f"{config.base} {pre}")
+        fields["rule"] = Text(f"replaying {len(script.merges)} merges" if script is not None else config.tie_break)
+        fields["corpus"] = Text(corpus.name, style="bold")
+        fields["size"] = Text(human_size(corpus.size), style="bold")
+        width = max(self.size.width - 2, 10) if self.size.width else 10_000
+        self.update(fit_fields(fields, width), layout=False)

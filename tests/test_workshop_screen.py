@@ -1,0 +1,53 @@
+"""Issue 13, a screen a workshop can use: labels, fits and follows, driven by Pilot at 80×24."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Label
+
+from engine import TrainConfig
+from tui.app import BpeApp
+from tui.workbench import LoadedCorpus, Workbench
+
+
+def make_app(sample: str = "workshop.txt", **config) -> BpeApp:
+    cfg = TrainConfig(**config)
+    app = BpeApp(workbench=Workbench(LoadedCorpus.open(f"sample:{sample}", cfg.base), cfg))
+    app.animation_level = "none"
+    return app
+
+
+async def test_the_heldout_setting_is_labelled():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("a")
+        await pilot.press("3")
+        await pilot.pause()
+        screen = app.screen
+        label = screen.query_one("#heldout-label", Label)
+        box = screen.query_one("#heldout-setting", Input)
+        assert str(label.render()) == "held out:"
+        assert box.value == "10%"
+        # the label sits left of the field, on its line, both inside the screen
+        assert label.region.y == box.region.y and label.region.right <= box.region.x
+        assert box.region.right <= 80
+
+
+def test_each_sample_carries_its_examples_settings():
+    from engine import Trainer
+    from tui.samples import SETTINGS, sample, samples
+
+    assert set(SETTINGS) == {s.name for s in samples()}
+    katze = sample("die-katze.txt")
+    assert katze.settings_summary() == "bytes, simple, lowest-ids, vocab 270, 5 specials"
+    trainer = Trainer(katze.read_bytes().decode(), katze.config())
+    trainer.train()
+    assert trainer.tokenizer().encode("die katze") == [259, 264, 101]  # seed 000's claim
+    low = sample("low-lower-lowest.txt")
+    trainer = Trainer(low.read_bytes().decode(), low.config())
+    assert [trainer.token_text(e.new_id) for e in trainer.train()] == ["lo", "low", " low", " lowe"]  # seed 001
+    hat = sample("the-cat-in-the-hat.txt")
+    trainer = Trainer(hat.read_bytes().decode(), hat.config())
+    trainer.train()
+    tok = trainer.tokenizer()
+    assert [tok.decode([i]) for i in tok.encode("the hat")] == ["the", "h", "at"]  # seed 003's walkthrough
+    assert sample("workshop.txt").settings_summary() == "bytes, gpt2, lowest-ids"
