@@ -95,7 +95,7 @@ def detect_format(path: str | Path) -> str:
 
 #: Lines a .tiktoken rank file is made of: base64 token bytes (``=`` alone: an empty token, which
 #: tiktoken's loader accepts), one space, the rank.
-_RANK_LINE = re.compile(r"^(?:[A-Za-z0-9+/]+={0,2}|={1,2}) \d+$")
+_RANK_LINE = re.compile(r"^(?:(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2}==)|={1,2}) \d+$")
 #: How many lines decide whether a text file is a rank file or a merges.txt.
 _SNIFF_LINES = 5
 
