@@ -534,6 +534,8 @@ def test_specials_must_be_utf8_text_in_every_place():
         TrainConfig(specials=(SURROGATE,))
     with pytest.raises(ConfigError, match="lone surrogate"):
         TrainConfig.from_dict({"specials": ["ok", "\ud800"]})  # a session's config
+    with pytest.raises(ConfigError, match="lone surrogate"):
+        Tokenizer([], specials=["\udfff"])  # from Python, too
     TrainConfig(specials=("<|endoftext|>", "\U0001f600", "\ufffd"))  # any real text is fine
 
 
