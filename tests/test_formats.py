@@ -574,3 +574,14 @@ def test_native_export_says_when_ids_are_renumbered(tmp_path, tokenizers_by_conf
                      f"{tok.vocab_size} tokens (first: b'\\x00' is 2 there, 0 here); ids are renumbered: bases, then "
                      "merges, then specials"]
     assert Tokenizer.load(tmp_path / "n.json").encode(TEXTS[7]) == tok.encode(TEXTS[7])
+
+
+def test_only_bpe_labs_own_format_key_makes_a_file_native(tmp_path, tokenizers_by_config):
+    tok = tokenizers_by_config["gpt2"]
+    data = tokenizer_json(tok)
+    data["format"] = "huggingface"  # a stray key of that name does not make an HF file native
+    (tmp_path / "t.json").write_text(json.dumps(data), encoding="utf-8")
+    assert detect_format(tmp_path / "t.json") == "hf"
+    (tmp_path / "n.json").write_text(json.dumps({"format": "other", "merges": []}), encoding="utf-8")
+    with pytest.raises(ValueError, match=r'n.json: not a bpe-lab tokenizer \(no "format": "bpe-lab"\)'):
+        load_any(tmp_path / "n.json")

@@ -158,7 +158,7 @@ def _json_format(path: Path, data: Any) -> str:
     if isinstance(data, dict):
         if data and all(type(v) is int for v in data.values()):
             return "gpt2"  # vocab.json (GPT-2's has tokens such as "format" and "model": test it first)
-        if "format" in data:
+        if data.get("format") == "bpe-lab":
             return "native"
         if "model" in data:
             return "hf"
@@ -166,6 +166,8 @@ def _json_format(path: Path, data: Any) -> str:
             return "seed001"
         if "pat_str" in data:
             return "tiktoken"
+        if "format" in data:
+            return "native"  # another "format": the native reader says it is not bpe-lab's
         # An object in no format: a name that says which lets that format's reader say what is wrong.
         if path.name.endswith(VOCAB):
             return "gpt2"
