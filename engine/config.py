@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
-from .errors import ConfigError
+from .errors import ConfigError, one_line
 
 BASES = ("bytes", "chars")
 TIE_RULES = ("lowest-ids", "first-seen", "hf")
@@ -99,6 +99,9 @@ class TrainConfig:
                 raise ConfigError("a special token cannot be empty")
             if token in seen:
                 raise ConfigError(f"special token {token!r} is given twice")
+            problem = special_text_problem(token)
+            if problem:
+                raise ConfigError(f"{problem}: give specials as valid UTF-8")
             seen.add(token)
 
     def with_changes(self, **changes: Any) -> TrainConfig:
@@ -124,6 +127,26 @@ class TrainConfig:
                 raise ConfigError("the specials must be a list of tokens")
             values["specials"] = tuple(values["specials"])
         return cls(**values)
+
+
+def special_text_problem(token: str) -> str | None:
+    """Why ``token`` cannot be a special token's text, or None.
+
+    A special is written to files and stdout as UTF-8, so it may not hold a lone surrogate
+    (what invalid bytes in a command-line argument become: ``$'\\xff'`` arrives as ``'\\udcff'``).
+    Checked before training and when a file is read, not when the text is first written.
+
+    Example: ``special_text_problem("\\udcff")`` ->
+    ``"special token '\\\\udcff' holds a lone surrogate (U+DCFF), which is not UTF-8 text"``
+    """
+    try:
+        token.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        shown = one_line(repr(token))
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        bad = ord(token[exc.start])
+        return f"special token {shown} holds a lone surrogate (U+{bad:04X}), which is not UTF-8 text"
+    return None
 
 
 def check_specials(specials: Sequence[str], chunks: Iterable[str], base: str, alphabet: Sequence[str] | None = None) -> None:

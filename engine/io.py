@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
-from .config import TrainConfig
+from .config import TrainConfig, special_text_problem
 from .errors import MAX_FILE_BYTES, FileTooLargeError, TokenizerFileError, WriteError, reading_file, size_text
 from .pretokenize import PreTokenizer
 from .tokenizer import Tokenizer
@@ -246,6 +246,8 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
         _need(isinstance(entry, dict) and isinstance(entry.get("token"), str), f"special {i + 1} is malformed")
         _need(type(entry.get("id")) is int and entry["id"] == first_special + i,
               f"special {_show(entry['token'])} must have id {first_special + i}")
+        problem = special_text_problem(entry["token"])
+        _need(problem is None, problem or "")
         tokens.append(entry["token"])
     pre = data.get("pretokenizer", {"name": "none"})
     _need(isinstance(pre, dict), "\"pretokenizer\" must be an object")

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Sequence
 import re
 
 from .codec import SHIFT, apply_merges
-from .config import MAX_VOCAB, TrainConfig
+from .config import MAX_VOCAB, TrainConfig, special_text_problem
 from .errors import ConfigError, TokenIdError
 from .pairs import merge
 from .pretokenize import PreTokenizer
@@ -101,6 +101,9 @@ class Tokenizer:
                 raise ConfigError("a special token must be non-empty text")
             if token in self.specials:
                 raise ConfigError(f"special token {token!r} is given twice")
+            problem = special_text_problem(token)  # decode and every file write it as UTF-8
+            if problem:
+                raise ConfigError(problem)
             self.specials[token] = len(pieces) + len(self.specials)
         self._special_of = {i: t for t, i in self.specials.items()}
         self._special_re = (

@@ -10,6 +10,7 @@ grows while read); a row without a setup, or a setup without a row, fails
 from __future__ import annotations
 
 import base64
+import codecs
 import errno
 import io
 import json
@@ -321,8 +322,65 @@ SETUP_SESSIONS: dict[str, Setup] = {
 }
 
 
+def shell_quoting(monkeypatch) -> None:
+    """What bash does with ``$'\\xff\\xfe'`` in a row's command (shlex leaves ``$\\xff\\xfe``):
+    the bytes it spells reach Python as its argv does, decoded with surrogateescape."""
+    real_main = cli.main
+
+    def main(argv, **kwargs):
+        argv = [os.fsdecode(codecs.escape_decode(a[1:].encode("ascii"))[0]) if a.startswith("$\\") else a for a in argv]
+        return real_main(argv, **kwargs)
+
+    monkeypatch.setattr(cli, "main", main)
+
+
+def whisper_like(tmp: Path) -> Path:
+    """A miniature of Whisper's multilingual.tiktoken: the bytes, some merges, and a last line
+    ``= 259``, an empty token (tiktoken's loader takes it)."""
+    merged = [b"ab", b"abc", b"th"]
+    lines = BYTE_RANKS + [f"{b64(t)} {256 + k}" for k, t in enumerate(merged)] + ["= 259"]
+    path = tmp / "multilingual.tiktoken"
+    path.write_text("\n".join(lines) + "\n", encoding="ascii")
+    return path
+
+
+def hf_specials(tmp: Path, added: list[dict]) -> Path:
+    data = json.loads(json.dumps(HF_CHARS))
+    data["added_tokens"] = added
+    path = tmp / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def hf_own_order(tmp: Path) -> Path:
+    """tokenizer.json numbered as tokenizers' trainer numbers it: specials, bytes, merges."""
+    from engine.bytelevel import hf_byte_rank
+    from engine.formats.hf import tokenizer_json
+
+    tok = Tokenizer([(116, 104), (256, 101)], specials=["<pad>"])
+    rank = hf_byte_rank()
+    ids = [1 + rank[b] for b in range(256)] + [257, 258, 0]
+    (tmp / "tokenizer.json").write_text(json.dumps(tokenizer_json(tok, ids)), encoding="utf-8")
+    return tmp / "tokenizer.json"
+
+
 #: Format detection by content, real files from other tools, specials.
 SETUP_FORMATS: dict[str, Setup] = {
+    "format-named-vocab-json": lambda tmp, mp: corpus(tmp),
+    "format-named-merges-txt": lambda tmp, mp: corpus(tmp),
+    "format-named-tiktoken-json": lambda tmp, mp: corpus(tmp),
+    "format-hf-renamed": lambda tmp, mp: export_tokenizer(load_tokenizer(trained_tok(tmp)), "hf", tmp / "myvocab.json"),
+    "format-tiktoken-empty-token": lambda tmp, mp: whisper_like(tmp),
+    "format-special-surrogate-option": lambda tmp, mp: (corpus(tmp), shell_quoting(mp)),
+    "format-special-surrogate-native": lambda tmp, mp: native(tmp, specials=[{"token": "\udcff", "id": 258}]),
+    "format-special-surrogate-hf": lambda tmp, mp: hf_specials(tmp, [{"id": 5, "content": "<\udcff>"}]),
+    "format-special-surrogate-gpt2": lambda tmp, mp: gpt2_pair(tmp, ["a b"], {"<\ud800>": 300}),
+    "format-special-surrogate-tiktoken": lambda tmp, mp: ranks(tmp, BYTE_RANKS, {"pat_str": r"[\s\S]+", "special_tokens": {"<\udcff>": 256}}),
+    "format-seed001-empty": lambda tmp, mp: seed001(tmp, [], []),
+    "format-hf-empty": lambda tmp, mp: hf(tmp, vocab={}, merges=[]),
+    "format-vocab-json-empty": lambda tmp, mp: (gpt2_pair(tmp, []), (tmp / "pair" / "vocab.json").write_text("{}")),
+    "format-tiktoken-empty": lambda tmp, mp: corpus(tmp, "t.tiktoken", b""),
+    "format-native-renumbered": lambda tmp, mp: hf_own_order(tmp),
 }
 
 
@@ -381,7 +439,42 @@ VERIFY_SESSIONS: dict[str, Callable[[Path], None]] = {
 }
 
 
+def _encodes_as_trained(name: str) -> Callable[[Path], None]:
+    """The file train wrote under a name of another format is read back as what it is (native)."""
+
+    def verify(tmp: Path) -> None:
+        out, err = io.StringIO(), io.StringIO()
+        assert cli.main(["encode", "-t", name, "--json", "the cat sat"], out=out, err=err) == 0, err.getvalue()
+        assert err.getvalue() == ""
+        trainer = Trainer(CORPUS, TrainConfig(merges=10))
+        trainer.train()
+        assert json.loads(out.getvalue()) == trainer.tokenizer().encode("the cat sat")
+
+    return verify
+
+
+def _same_hf(tmp: Path) -> None:
+    assert json.loads((tmp / "tokenizer.json").read_text("utf-8")) == json.loads((tmp / "myvocab.json").read_text("utf-8"))
+
+
+def _empty_token_skipped(tmp: Path) -> None:
+    vocab = json.loads((tmp / "tokenizer.json").read_text("utf-8"))["model"]["vocab"]
+    assert len(vocab) == 259 and "" not in vocab and 259 not in vocab.values()
+
+
+def _renumbered(tmp: Path) -> None:
+    tok = load_tokenizer(tmp / "tok.json")
+    assert tok.merges == [(116, 104), (256, 101)] and tok.specials == {"<pad>": 258}
+
+
 VERIFY_FORMATS: dict[str, Callable[[Path], None]] = {
+    "format-named-vocab-json": _encodes_as_trained("my_vocab.json"),
+    "format-named-merges-txt": _encodes_as_trained("tok-merges.txt"),
+    "format-named-tiktoken-json": _encodes_as_trained("x.tiktoken.json"),
+    "format-hf-renamed": _same_hf,
+    "format-tiktoken-empty-token": _empty_token_skipped,
+    "format-special-surrogate-option": lambda tmp: not (tmp / "tok.json").exists() or pytest.fail("trained anyway"),
+    "format-native-renumbered": _renumbered,
 }
 
 

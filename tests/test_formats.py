@@ -379,3 +379,209 @@ def test_cli_export_writes_each_format_and_encodes_alike(tmp_path, tokenizers_by
     err = io.StringIO()
     assert main(["export", "-t", str(source), "--format", "seed001", "-o", str(tmp_path / "s.json")], out=io.StringIO(), err=err) == 2
     assert err.getvalue().count("\n") == 1 and "chars base" in err.getvalue()
+
+
+# -- the content decides the format (issue 11) --------------------------------------------------
+
+
+def encode_cli(path: Path, text: str, *extra: str) -> list[int]:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["encode", "-t", str(path), *extra, "--json", text], out=out, err=err) == 0, err.getvalue()
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.parametrize("name", ["my_vocab.json", "vocab.json", "tok-merges.txt", "merges.txt", "x.tiktoken.json",
+                                  "x.tiktoken", "tokenizer.json", "noname"])
+def test_a_native_file_loads_under_any_name(tmp_path, tokenizers_by_config, name):
+    tok = tokenizers_by_config["gpt2"]
+    tok.save(tmp_path / name)
+    imported = load_any(tmp_path / name)
+    assert imported.format == "native" and imported.warnings == []
+    assert encode_cli(tmp_path / name, TEXTS[0] + TEXTS[7]) == tok.encode(TEXTS[0] + TEXTS[7])
+
+
+def test_other_formats_load_under_other_names(tmp_path, tokenizers_by_config):
+    tok = tokenizers_by_config["gpt2"]
+    text = TEXTS[0] + TEXTS[2]
+    expected = tok.encode(text)
+    export_tokenizer(tok, "hf", tmp_path / "tokenizer.json")
+    export_tokenizer(tok, "gpt2", tmp_path / "pair")
+    export_tokenizer(tok, "tiktoken", tmp_path / "tok.tiktoken")
+    renamed = {
+        "myvocab.json": (tmp_path / "tokenizer.json", "hf"),          # an HF file under a GPT-2 half's name
+        "merges.txt": (tmp_path / "tokenizer.json", "hf"),
+        "ranks.tiktoken.json": (tmp_path / "tokenizer.json", "hf"),
+    }
+    for name, (source, fmt) in renamed.items():
+        (tmp_path / name).write_bytes(source.read_bytes())
+        assert detect_format(tmp_path / name) == fmt
+        assert load_any(tmp_path / name).encode(text) == expected
+    # each half of a pair under another name finds its partner beside it under the usual name
+    (tmp_path / "pair" / "v.json").write_bytes((tmp_path / "pair" / "vocab.json").read_bytes())
+    (tmp_path / "pair" / "rules.txt").write_bytes((tmp_path / "pair" / "merges.txt").read_bytes())
+    for half in ("v.json", "rules.txt"):
+        assert detect_format(tmp_path / "pair" / half) == "gpt2"
+        assert encode_cli(tmp_path / "pair" / half, text) == expected
+    # a merges.txt without its #version line is still one, beside its vocab.json
+    lines = (tmp_path / "pair" / "merges.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "pair" / "plain.txt").write_text("".join(lines[1:]), encoding="utf-8")
+    assert encode_cli(tmp_path / "pair" / "plain.txt", text) == expected
+    # a rank file named like a GPT-2 half: its lines say it is ranks
+    (tmp_path / "vocab.json").write_bytes((tmp_path / "tok.tiktoken").read_bytes())
+    (tmp_path / "vocab.json.json").write_bytes((tmp_path / "tok.tiktoken.json").read_bytes())
+    assert detect_format(tmp_path / "vocab.json") == "tiktoken"
+    assert encode_cli(tmp_path / "vocab.json", text) == expected
+    # a sidecar under a name without .json cannot say where its ranks are
+    (tmp_path / "side").write_bytes((tmp_path / "tok.tiktoken.json").read_bytes())
+    with pytest.raises(ValueError, match="is a tiktoken sidecar"):
+        load_any(tmp_path / "side")
+
+
+def test_gpt2s_own_vocab_json_is_not_taken_for_native(tmp_path):
+    """GPT-2's vocabulary holds the tokens "format" and "model": it is still a vocab.json."""
+    vocab = {token_to_unicode(bytes([b])): b for b in range(256)}
+    vocab.update({"format": 256, "model": 257, "vocab": 258, "merges": 259, "pat_str": 260})
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    assert detect_format(tmp_path / "vocab.json") == "gpt2"
+    imported = load_any(tmp_path / "vocab.json")
+    assert set(imported.tokenizer.specials) == {"format", "model", "vocab", "merges", "pat_str"}
+
+
+@pytest.mark.parametrize("fmt", ["native", "hf", "seed001", "gpt2", "gpt2-vocab", "gpt2-merges", "tiktoken", "tiktoken-sidecar"])
+def test_each_file_is_read_once(tmp_path, tokenizers_by_config, monkeypatch, fmt):
+    import engine.formats.common as common
+    import engine.io
+
+    tok = tokenizers_by_config["chars-seed001" if fmt == "seed001" else "gpt2"]
+    base = fmt.split("-")[0]
+    export_tokenizer(tok, base, target(tmp_path, base))
+    path = {"gpt2": tmp_path / "pair", "gpt2-vocab": tmp_path / "pair" / "vocab.json",
+            "gpt2-merges": tmp_path / "pair" / "merges.txt", "tiktoken-sidecar": tmp_path / "tok.tiktoken.json"}.get(
+        fmt, target(tmp_path, base))
+    reads: list[str] = []
+    real = engine.io.read_file
+
+    def counting(p, *args, **kwargs):
+        reads.append(Path(p).name)
+        return real(p, *args, **kwargs)
+
+    monkeypatch.setattr(common, "read_file", counting)
+    monkeypatch.setattr(engine.io, "read_file", counting)
+    imported = load_any(path)
+    assert imported.tokenizer.merges == tok.merges
+    assert sorted(reads) == sorted(set(reads)) and reads, reads  # every file once
+    assert len(reads) == (2 if base in ("gpt2", "tiktoken") else 1)
+
+
+# -- empty tokens, empty vocabularies, specials (issue 11) ---------------------------------------
+
+
+def test_an_empty_token_in_a_rank_file_is_skipped_with_a_note(tmp_path):
+    lines = [f"{base64.b64encode(bytes([b])).decode()} {b}" for b in range(256)]
+    (tmp_path / "w.tiktoken").write_text("\n".join(lines + ["YWI= 256", "= 257", "YWJj 258"]) + "\n", encoding="ascii")
+    imported = load_any(tmp_path / "w.tiktoken", pretokenizer=PreTokenizer("none"))
+    assert imported.warnings == ["line 258 is an empty token (rank 257); skipped"]
+    assert imported.encode("abcab") == [258, 256]
+    with pytest.raises(ValueError, match="not in"):
+        imported.decode([257])  # no token has it
+    # two empty tokens are one token twice, as for any other token
+    (tmp_path / "w.tiktoken").write_text("\n".join(lines + ["= 256", "== 257"]) + "\n", encoding="ascii")
+    with pytest.raises(ValueError, match=r"line 258 repeats the token b''"):
+        load_any(tmp_path / "w.tiktoken", pretokenizer=PreTokenizer("none"))
+    (tmp_path / "w.tiktoken").write_text("\n".join(lines[:2] + ["YWI= -3"]) + "\n", encoding="ascii")
+    with pytest.raises(ValueError, match=r"line 3 has a negative rank \(-3\)"):
+        load_any(tmp_path / "w.tiktoken", pretokenizer=PreTokenizer("none"))
+
+
+@pytest.mark.parametrize("vocab, merges, fragment", [
+    ([], [], '"vocab" is empty'),
+    (["ab", "c"], [], "vocab entry 0 'ab' is not one character"),
+    (["a", "b", "ab"], [[[0, 1], 0]], "merge 1 makes id 0, which leaves no alphabet"),
+    (["a", "b"], [[[0, 1], 5]], r"merge 1 makes id 5, outside the vocab \(0-1\)"),
+])
+def test_degenerate_seed001_files_say_what_is_wrong(tmp_path, vocab, merges, fragment):
+    (tmp_path / "s.json").write_text(json.dumps({"vocab": vocab, "merges": merges}), encoding="utf-8")
+    with pytest.raises(ValueError, match=fragment):
+        load_any(tmp_path / "s.json")
+
+
+def test_empty_files_in_every_format(tmp_path):
+    (tmp_path / "empty.json").write_bytes(b"")
+    (tmp_path / "blank.tiktoken").write_bytes(b"\n \n")
+    for name, fragment in (("empty.json", "the file is empty"), ("blank.tiktoken", "holds only whitespace")):
+        with pytest.raises(ValueError, match=fragment):
+            load_any(tmp_path / name)
+    (tmp_path / "pair").mkdir()
+    (tmp_path / "pair" / "vocab.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "pair" / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    for path in (tmp_path / "pair", tmp_path / "pair" / "vocab.json", tmp_path / "pair" / "merges.txt"):
+        with pytest.raises(ValueError, match=r"vocab.json: is empty"):
+            load_any(path)
+    # an empty merges.txt beside a full vocab.json is a tokenizer of no merges
+    (tmp_path / "pair" / "vocab.json").write_text(json.dumps({token_to_unicode(bytes([b])): b for b in range(256)}), encoding="utf-8")
+    (tmp_path / "pair" / "merges.txt").write_bytes(b"")
+    assert load_any(tmp_path / "pair").tokenizer.merges == []
+
+
+SURROGATE = "<\udcff>"
+
+
+def test_specials_must_be_utf8_text_in_every_place():
+    from engine.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"special token '<\\udcff>' holds a lone surrogate \(U\+DCFF\)"):
+        TrainConfig(specials=(SURROGATE,))
+    with pytest.raises(ConfigError, match="lone surrogate"):
+        TrainConfig.from_dict({"specials": ["ok", "\ud800"]})  # a session's config
+    with pytest.raises(ConfigError, match="lone surrogate"):
+        Tokenizer([], specials=["\udfff"])  # from Python, too
+    TrainConfig(specials=("<|endoftext|>", "\U0001f600", "\ufffd"))  # any real text is fine
+
+
+def test_a_special_in_invalid_utf8_bytes_is_refused_before_training(tmp_path):
+    """The real thing: bash's $'\\xff\\xfe' reaches Python as lone surrogates (surrogateescape)."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    (tmp_path / "c.txt").write_text("the cat sat on the mat\n" * 2000, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    argv = [sys.executable.encode(), b"-m", b"tui", b"train", b"c.txt", b"-o", b"tok.json", b"--special", b"\xff\xfe"]
+    run = subprocess.run(argv, capture_output=True, cwd=tmp_path, env=env, timeout=120)
+    assert run.returncode == 2
+    assert run.stderr == (b"bpe-lab: error: special token '\\udcff\\udcfe' holds a lone surrogate (U+DCFF), "
+                          b"which is not UTF-8 text: give specials as valid UTF-8\n")
+    assert not (tmp_path / "tok.json").exists()
+
+
+def test_native_export_says_when_ids_are_renumbered(tmp_path, tokenizers_by_config):
+    tok = tokenizers_by_config["gpt2"]
+    export_tokenizer(tok, "hf", tmp_path / "ours.json")  # our numbering: nothing to say
+    err = io.StringIO()
+    assert main(["export", "-t", str(tmp_path / "ours.json"), "--format", "native", "-o", str(tmp_path / "n.json")],
+                out=io.StringIO(), err=err) == 0
+    assert "note" not in err.getvalue()
+    ids = list(range(2, tok.vocab_size)) + [0, 1]  # specials first
+    (tmp_path / "theirs.json").write_text(json.dumps(tokenizer_json(tok, ids)), encoding="utf-8")
+    err = io.StringIO()
+    assert main(["export", "-t", str(tmp_path / "theirs.json"), "--format", "native", "-o", str(tmp_path / "n.json")],
+                out=io.StringIO(), err=err) == 0
+    notes = [line for line in err.getvalue().splitlines() if "note" in line]
+    assert notes == [f"bpe-lab: note: native ids differ from {tmp_path / 'theirs.json'}'s for {tok.vocab_size} of "
+                     f"{tok.vocab_size} tokens (first: b'\\x00' is 2 there, 0 here); ids are renumbered: bases, then "
+                     "merges, then specials"]
+    assert Tokenizer.load(tmp_path / "n.json").encode(TEXTS[7]) == tok.encode(TEXTS[7])
+
+
+def test_only_bpe_labs_own_format_key_makes_a_file_native(tmp_path, tokenizers_by_config):
+    tok = tokenizers_by_config["gpt2"]
+    data = tokenizer_json(tok)
+    data["format"] = "huggingface"  # a stray key of that name does not make an HF file native
+    (tmp_path / "t.json").write_text(json.dumps(data), encoding="utf-8")
+    assert detect_format(tmp_path / "t.json") == "hf"
+    (tmp_path / "n.json").write_text(json.dumps({"format": "other", "merges": []}), encoding="utf-8")
+    with pytest.raises(ValueError, match=r'n.json: not a bpe-lab tokenizer \(no "format": "bpe-lab"\)'):
+        load_any(tmp_path / "n.json")

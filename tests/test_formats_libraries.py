@@ -190,3 +190,68 @@ def test_a_tiktoken_file_tiktoken_wrote_encodes_alike(tmp_path, monkeypatch):
     assert encode_cli("-t", str(tmp_path / "workshop.tiktoken"), "--pattern-name", "gpt4") == expected
     run = bpe_lab("encode", "-t", str(tmp_path / "workshop.tiktoken"), "abc")
     assert run.returncode == 2 and b"--pattern-name" in run.stderr and run.stderr.count(b"\n") == 1
+
+
+# -- Whisper's multilingual.tiktoken: an empty token at the end (issue 11) ----------------------
+
+
+def whisper_asset() -> Path | None:
+    """Whisper's ``multilingual.tiktoken``, when it is on this machine: from an installed
+    ``openai-whisper`` (it needs torch, so it is no test dependency; ``pip install --no-deps
+    openai-whisper`` is enough), or in ``$BPE_LAB_WHISPER_ASSETS`` (a folder holding it, such as
+    ``whisper/assets`` of the sdist ``pip download --no-deps openai-whisper`` fetches)."""
+    import importlib.metadata
+    import os
+
+    folder = os.environ.get("BPE_LAB_WHISPER_ASSETS")
+    if folder and (Path(folder) / "multilingual.tiktoken").is_file():
+        return Path(folder) / "multilingual.tiktoken"
+    try:
+        path = Path(str(importlib.metadata.distribution("openai-whisper").locate_file("whisper/assets/multilingual.tiktoken")))
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return path if path.is_file() else None
+
+
+def check_against_tiktoken(path: Path, imported, texts: list[str], pat_str: str) -> None:
+    """Every rank names the same bytes in bpe-lab's import, and texts encode to the same ids."""
+    ranks = load_tiktoken_bpe(str(path))
+    assert b"" in ranks  # tiktoken keeps the empty token; bpe-lab skips it
+    for token, rank in ranks.items():
+        if token:
+            assert imported.tokenizer.token_bytes(imported.from_file_ids([rank])[0]) == token, rank
+    enc = tiktoken.Encoding(name="w", pat_str=pat_str, mergeable_ranks=ranks, special_tokens={})
+    for text in texts:
+        assert imported.encode(text) == enc.encode(text), text
+        assert imported.decode(enc.encode(text)) == text
+
+
+def test_a_miniature_whisper_file_encodes_as_tiktoken_does(tmp_path):
+    """Whisper's file in small: the bytes in GPT-2's order, merges, then ``= N``, an empty token."""
+    from engine.bytelevel import hf_byte_rank
+    from engine.formats import load_any
+    from engine.pretokenize import GPT2_PATTERN, PreTokenizer
+
+    tok = trained(pretokenizer="gpt2", vocab_size=600)
+    rank = hf_byte_rank()  # GPT-2's encoder.json order: "!" is 0
+    ids = [rank[b] for b in range(256)] + list(range(256, tok.vocab_size))
+    export_tokenizer(tok, "tiktoken", tmp_path / "multilingual.tiktoken", ids=ids)
+    with open(tmp_path / "multilingual.tiktoken", "a", encoding="ascii") as handle:
+        handle.write(f"= {tok.vocab_size}\n")
+    (tmp_path / "multilingual.tiktoken.json").unlink()  # Whisper ships no sidecar
+    imported = load_any(tmp_path / "multilingual.tiktoken", pretokenizer=PreTokenizer("gpt2"))
+    assert imported.warnings == [f"line {tok.vocab_size + 1} is an empty token (rank {tok.vocab_size}); skipped"]
+    check_against_tiktoken(tmp_path / "multilingual.tiktoken", imported,
+                           TEXTS + [sample_text("workshop.txt")], GPT2_PATTERN)
+
+
+def test_whispers_real_file_encodes_as_tiktoken_does():
+    path = whisper_asset()
+    if path is None:
+        pytest.skip("Whisper's multilingual.tiktoken is not here (see whisper_asset)")
+    from engine.formats import load_any
+    from engine.pretokenize import GPT2_PATTERN, PreTokenizer
+
+    imported = load_any(path, pretokenizer=PreTokenizer("gpt2"))
+    assert imported.warnings == ["line 50257 is an empty token (rank 50256); skipped"]
+    check_against_tiktoken(path, imported, TEXTS + [sample_text("workshop.txt")], GPT2_PATTERN)

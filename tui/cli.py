@@ -319,7 +319,7 @@ def run_export(args: argparse.Namespace, err: TextIO) -> int:
     from engine.formats import export_tokenizer, written_paths
 
     imported = load_tokenizer_arg(args, err)
-    notes = export_tokenizer(imported.tokenizer, args.format, args.output, ids=imported.file_ids)
+    notes = export_tokenizer(imported.tokenizer, args.format, args.output, ids=imported.file_ids, source=args.tokenizer)
     for note in notes:
         print(f"{PROG}: note: {note}", file=err)
     paths = ", ".join(str(p) for p in written_paths(args.format, args.output))

@@ -16,31 +16,33 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..errors import ExportError, WriteError
-from ..io import load_tokenizer, parse_json, save_tokenizer
+from ..io import load_tokenizer, parse_json, save_tokenizer, tokenizer_from_dict
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
-from .common import Imported, fail, read_text
+from .common import Imported, fail, read_text, show
 from .gpt2 import MERGES, VOCAB, load_gpt2, save_gpt2
 from .hf import load_hf, save_hf
 from .seed001 import load_seed001, save_seed001
 from .tiktoken_bpe import load_tiktoken, recover_merges, save_tiktoken, sidecar_path
 
 FORMATS = ("hf", "gpt2", "tiktoken", "seed001", "native")
-_RANK_LINE = re.compile(r"^[A-Za-z0-9+/]+={0,2} \d+$")
 
 __all__ = ["FORMATS", "Imported", "detect_format", "export_tokenizer", "load_any", "recover_merges", "sidecar_path"]
 
 
-def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequence[int | None] | None = None) -> list[str]:
+def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequence[int | None] | None = None,
+                     source: str = "the file") -> list[str]:
     """Write ``tok`` in ``fmt`` at ``path`` (every file atomically); returns one-line warnings.
 
     ``gpt2`` writes ``path/vocab.json`` and ``path/merges.txt``; ``tiktoken`` writes ``path`` and
     ``path.json`` (pattern and specials). ``ids`` (our id -> id to write, e.g. an import's
-    ``file_ids``) keeps another numbering where the format allows any (hf, gpt2, tiktoken).
-    Raises ValueError when the format cannot hold the tokenizer.
+    ``file_ids``) keeps another numbering where the format allows any (hf, gpt2, tiktoken);
+    ``native`` cannot (its ids are structural), so a warning says when they differ from ``ids``
+    (``source`` names where those came from). Raises ValueError when the format cannot hold the
+    tokenizer.
     """
     try:
         if fmt == "hf":
@@ -53,12 +55,26 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
             return save_seed001(tok, path)
         if fmt == "native":
             save_tokenizer(tok, path)
-            return []
+            return renumbered_note(tok, ids, source)
     except WriteError:
         raise
     except OSError as exc:  # pragma: no cover - every write goes through atomic_write_*, which raise WriteError
         raise WriteError(path, exc.strerror or str(exc), errno=exc.errno) from None
     raise ExportError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")
+
+
+def renumbered_note(tok: Tokenizer, ids: Sequence[int | None] | None, source: str = "the file") -> list[str]:
+    """A warning when ``ids`` (an import's ``file_ids``) differ from the native ids of ``tok``
+    (bases, then merges, then specials), with the first token that moves; else none."""
+    if ids is None:
+        return []
+    moved = [(ours, theirs) for ours, theirs in enumerate(ids) if theirs != ours]
+    if not moved:
+        return []
+    ours, theirs = moved[0]
+    where = "has no id there" if theirs is None else f"is {theirs} there"
+    return [f"native ids differ from {source}'s for {len(moved)} of {tok.vocab_size} tokens (first: "
+            f"{show(tok.token_bytes(ours))} {where}, {ours} here); ids are renumbered: bases, then merges, then specials"]
 
 
 def written_paths(fmt: str, path: str | Path) -> list[Path]:
@@ -72,33 +88,77 @@ def written_paths(fmt: str, path: str | Path) -> list[Path]:
 
 
 def detect_format(path: str | Path) -> str:
-    """Which format a path holds (one of :data:`FORMATS`), from its name and content."""
-    path = Path(path)
+    """Which format a path holds (one of :data:`FORMATS`), from its content (the name only
+    chooses between formats the content allows)."""
+    return _sniff(Path(path))[0]
+
+
+#: Lines a .tiktoken rank file is made of: base64 token bytes (``=`` alone: an empty token, which
+#: tiktoken's loader accepts), one space, the rank.
+_RANK_LINE = re.compile(r"^(?:(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2}==)|={1,2}) \d+$")
+#: How many lines decide whether a text file is a rank file or a merges.txt.
+_SNIFF_LINES = 5
+
+
+def _sniff(path: Path) -> tuple[str, Any]:
+    """(format, what was read) for ``path``: the parsed JSON, the text, or None for a directory.
+
+    The content decides: a JSON object with ``"format"`` is native, with ``"model"`` HuggingFace,
+    with a ``"vocab"`` list and ``"merges"`` seed 001, with ``"pat_str"`` a tiktoken sidecar, and
+    one of token -> integer is the ``vocab.json`` half of a GPT-2 pair; text with ``#version``
+    first (or lines of two tokens) is the ``merges.txt`` half, lines of ``base64 rank`` a
+    ``.tiktoken`` file. The name only chooses where the content allows two (lines that are both
+    ranks and merges). The file is read once (bounded by ``MAX_FILE_BYTES``).
+    """
     if path.is_dir():
         if (path / VOCAB).exists() or (path / MERGES).exists():
-            return "gpt2"
+            return "gpt2", None
         raise fail(path, f"is a directory without {VOCAB} + {MERGES}")
-    name = path.name
-    if name.endswith((VOCAB, MERGES)):
-        return "gpt2"
-    if name.endswith((".tiktoken", ".tiktoken.json")):
-        return "tiktoken"
     text = read_text(path)
-    if not text.lstrip().startswith("{"):
-        lines = [line for line in text.splitlines() if line.strip()]
-        if lines and lines[0].startswith("#version"):
-            return "gpt2"
-        if lines and all(_RANK_LINE.match(line) for line in lines[:5]):
-            return "tiktoken"
-    try:
+    if not text.strip():
+        raise fail(path, "the file is empty" if not text else "holds only whitespace, no tokenizer")
+    if text.lstrip().startswith(("{", "[")):
         data = parse_json(text, path)
+        return _json_format(path, data), data
+    lines = []
+    for line in text.splitlines():
+        if line.strip():
+            lines.append(line)
+            if len(lines) == _SNIFF_LINES:
+                break
+    if lines and lines[0].startswith("#version"):
+        return "gpt2", text
+    if lines:
+        ranks = all(_RANK_LINE.match(line) for line in lines)
+        pairs = all(len(parts) == 2 and all(parts) for parts in (line.rstrip("\r").split(" ") for line in lines))
+        if pairs and path.name.endswith(MERGES):
+            return "gpt2", text
+        if ranks:
+            return "tiktoken", text
+        if pairs and (path.parent / VOCAB).exists():
+            return "gpt2", text
+    # Text in no format: a name that says which lets that format's reader say what is wrong.
+    if path.name.endswith(".tiktoken"):
+        return "tiktoken", text
+    if path.name.endswith(MERGES):
+        return "gpt2", text
+    try:
+        parse_json(text, path)
     except ValueError as exc:
-        if text.lstrip().startswith(("{", "[")):
-            raise
         where = str(exc)[len(f"{path}: "):]
         raise fail(path, f"not a tokenizer file bpe-lab knows ({where}; nor a merges.txt or .tiktoken file)") from None
+    raise fail(path, _UNKNOWN)  # JSON, but not an object: a number, a string
+
+
+_UNKNOWN = "not a tokenizer file bpe-lab knows (native, HF tokenizer.json, seed 001, vocab.json + merges.txt, .tiktoken)"
+
+
+def _json_format(path: Path, data: Any) -> str:
+    """The format a JSON value is, from its keys (see :func:`_sniff`)."""
     if isinstance(data, dict):
-        if "format" in data:
+        if data and all(type(v) is int for v in data.values()):
+            return "gpt2"  # vocab.json (GPT-2's has tokens such as "format" and "model": test it first)
+        if data.get("format") == "bpe-lab":
             return "native"
         if "model" in data:
             return "hf"
@@ -106,28 +166,42 @@ def detect_format(path: str | Path) -> str:
             return "seed001"
         if "pat_str" in data:
             return "tiktoken"
-        if data and all(type(v) is int for v in data.values()):
+        if "format" in data:
+            return "native"  # another "format": the native reader says it is not bpe-lab's
+        # An object in no format: a name that says which lets that format's reader say what is wrong.
+        if path.name.endswith(VOCAB):
             return "gpt2"
-    raise fail(path, "not a tokenizer file bpe-lab knows (native, HF tokenizer.json, seed 001, vocab.json + merges.txt, .tiktoken)")
+        if path.name.endswith(".tiktoken.json"):
+            return "tiktoken"
+    raise fail(path, _UNKNOWN)
 
 
 def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt: str | None = None) -> Imported:
-    """Read a tokenizer in any supported format (detected unless ``fmt`` is given).
+    """Read a tokenizer in any supported format (detected from the content unless ``fmt`` is given).
 
     ``pretokenizer`` is for the formats that hold no pattern (``.tiktoken`` without its sidecar,
     ``vocab.json`` + ``merges.txt``); elsewhere the file's own is used and giving one is an error.
+    Each file is read once.
     """
-    fmt = fmt or detect_format(path)
+    path = Path(path)
+    content = None
+    if fmt is None:
+        fmt, content = _sniff(path)
     if pretokenizer is not None and fmt not in ("tiktoken", "gpt2"):
         raise fail(path, f"a pattern name is for .tiktoken and vocab.json + merges.txt files; this is {fmt}, which has its own")
     if fmt == "native":
-        return Imported(load_tokenizer(path), "native", str(path))
+        if content is None:
+            return Imported(load_tokenizer(path), "native", str(path))
+        try:
+            return Imported(tokenizer_from_dict(content), "native", str(path))
+        except ValueError as exc:  # as load_tokenizer says it
+            raise fail(path, str(exc)) from None
     if fmt == "hf":
-        return load_hf(path)
+        return load_hf(path, content)
     if fmt == "seed001":
-        return load_seed001(path)
+        return load_seed001(path, content)
     if fmt == "gpt2":
-        return load_gpt2(path, pretokenizer)
+        return load_gpt2(path, pretokenizer, content)
     if fmt == "tiktoken":
-        return load_tiktoken(path, pretokenizer)
+        return load_tiktoken(path, pretokenizer, content)
     raise ExportError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from ..config import special_text_problem
 from ..errors import TokenIdError, TokenizerFileError
 from ..io import atomic_write_bytes, parse_json, read_file
 from ..pretokenize import NAMED_PATTERNS, PreTokenizer
@@ -97,6 +98,14 @@ class Imported:
 def fail(path: str | Path, message: str) -> TokenizerFileError:
     """A one-line error naming the file."""
     return TokenizerFileError(f"{path}: {message}")
+
+
+def check_special(path: str | Path, token: str) -> None:
+    """A special token's text must be UTF-8 text (no lone surrogates, which JSON's ``\\udcff``
+    escapes can spell): refused when the file is read, before encode or export meets it."""
+    problem = special_text_problem(token)
+    if problem:
+        raise fail(path, problem)
 
 
 def read_text(path: str | Path) -> str:
@@ -200,6 +209,7 @@ def build(
         warnings.append(f"{repeats} merge(s) make a token an earlier merge already made; both map to the file's one id")
     tokenizer_specials = []
     for text, theirs in specials:
+        check_special(path, text)
         tokenizer_specials.append(text)
         file_ids.append(theirs)
     try:

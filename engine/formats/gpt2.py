@@ -19,7 +19,7 @@ from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import (
     byte_alphabet,
-    Imported, build, check_unique_ids, fail, fold_note, identity, json_bytes, output_ids, read_json, read_text, show,
+    Imported, build, check_special, check_unique_ids, fail, fold_note, identity, json_bytes, output_ids, read_json, read_text, show,
 )
 
 VOCAB = "vocab.json"
@@ -71,23 +71,31 @@ def _splits_in_two(name: str, vocab: dict[str, Any]) -> bool:
     return len(name) <= 256 and any(name[:i] in vocab and name[i:] in vocab for i in range(1, len(name)))
 
 
-def pair_paths(path: str | Path) -> tuple[Path, Path]:
+def pair_paths(path: str | Path, half: str | None = None) -> tuple[Path, Path]:
     """(vocab.json, merges.txt) for a directory holding both, or either file of a pair
-    (``x-vocab.json`` goes with ``x-merges.txt``, as ``tokenizers`` names them with a prefix)."""
+    (``x-vocab.json`` goes with ``x-merges.txt``, as ``tokenizers`` names them with a prefix).
+
+    ``half`` (``VOCAB`` or ``MERGES``) says which file ``path`` is when its content told (so
+    any name works); a file named otherwise finds its partner beside it under the usual name.
+    """
     path = Path(path)
     if path.is_dir():
         return path / VOCAB, path / MERGES
     name = path.name
-    if name.endswith(VOCAB):
+    if name.endswith(VOCAB) and half != MERGES:
         return path, path.with_name(name[: -len(VOCAB)] + MERGES)
-    if name.endswith(MERGES):
+    if name.endswith(MERGES) and half != VOCAB:
         return path.with_name(name[: -len(MERGES)] + VOCAB), path
+    if half == VOCAB:
+        return path, path.with_name(MERGES)
+    if half == MERGES:
+        return path.with_name(VOCAB), path
     raise fail(path, f"a GPT-2 pair is a directory with {VOCAB} and {MERGES}, or one of those files")
 
 
-def _read_merges(path: Path) -> list[tuple[str, str]]:
+def _read_merges(path: Path, text: str | None = None) -> list[tuple[str, str]]:
     out = []
-    lines = read_text(path).split("\n")
+    lines = (read_text(path) if text is None else text).split("\n")
     for number, line in enumerate(lines, 1):
         line = line.rstrip("\r")
         if not line or (number == 1 and line.startswith("#version")):
@@ -100,21 +108,26 @@ def _read_merges(path: Path) -> list[tuple[str, str]]:
     return out
 
 
-def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None) -> Imported:
+def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, content: str | dict | None = None) -> Imported:
     """Read a vocab.json + merges.txt pair (pre-tokenizer: GPT-2's unless one is given).
 
+    ``path`` is their directory or either file; ``content`` is what was read of that file
+    already (vocab.json's JSON, or merges.txt's text), which also says which half it is.
     Vocabulary entries that are neither a byte nor made by a merge are special tokens, in id
     order (GPT-2's ``<|endoftext|>``).
     """
-    vocab_path, merges_path = pair_paths(path)
+    half = VOCAB if isinstance(content, dict) else MERGES if isinstance(content, str) else None
+    vocab_path, merges_path = pair_paths(path, half)
     for p in (vocab_path, merges_path):
         if not p.exists():
             raise fail(p, f"no such file (a GPT-2 pair needs both {vocab_path.name} and {merges_path.name})")
-    raw: Any = read_json(vocab_path)
+    raw: Any = content if half == VOCAB else read_json(vocab_path)
     if not isinstance(raw, dict):
         raise fail(vocab_path, "expected a JSON object mapping tokens to ids")
+    if not raw:
+        raise fail(vocab_path, "is empty ({}): a GPT-2 pair's vocabulary lists the 256 bytes first")
     check_unique_ids(vocab_path, raw.items())
-    merges = _read_merges(merges_path)
+    merges = _read_merges(merges_path, content if half == MERGES else None)
     pairs = []
     for k, (a, b) in enumerate(merges):
         try:
@@ -134,6 +147,8 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None) -> Imp
         else:
             vocab[key] = i
     specials.sort(key=lambda s: s[1])
+    for name, _ in specials:
+        check_special(vocab_path, name)
     warnings = []
     if len(specials) > MAX_SPECIALS:
         raise fail(merges_path, f"{len(specials)} vocabulary entries (first: {show(specials[0][0])}) are made by no merge: "

@@ -99,15 +99,20 @@ def _model(data: Any, path: Path) -> dict[str, Any]:
     return model
 
 
-def load_hf(path: str | Path) -> Imported:
-    """Read a HuggingFace ``tokenizer.json`` with a BPE model; malformed files raise ValueError."""
+def load_hf(path: str | Path, data: Any = None) -> Imported:
+    """Read a HuggingFace ``tokenizer.json`` with a BPE model; malformed files raise ValueError.
+
+    ``data`` is the file's JSON when it was read already."""
     path = Path(path)
-    data = read_json(path)
+    if data is None:
+        data = read_json(path)
     model = _model(data, path)
     warnings: list[str] = []
     vocab_raw = model.get("vocab")
     if not isinstance(vocab_raw, dict):
         raise fail(path, "\"model.vocab\" must be an object mapping tokens to ids")
+    if not vocab_raw:
+        raise fail(path, "\"model.vocab\" is empty (a BPE model lists its base tokens there)")
     check_unique_ids(path, vocab_raw.items())
     pre, byte_level, notes = read_pretokenizer(data.get("pre_tokenizer"), path)
     warnings += notes

@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import ExportError
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
-from .common import Imported, fail, read_json, show, write_json
+from .common import Imported, check_special, fail, read_json, show, write_json
 
 
 def _plain_enough(tok: Tokenizer) -> str | None:
@@ -51,10 +51,13 @@ def save_seed001(tok: Tokenizer, path: str | Path) -> list[str]:
     return warnings
 
 
-def load_seed001(path: str | Path) -> Imported:
-    """Read seed 001's JSON; every structural fault raises ValueError naming the file."""
+def load_seed001(path: str | Path, data: Any = None) -> Imported:
+    """Read seed 001's JSON; every structural fault raises ValueError naming the file.
+
+    ``data`` is the file's JSON when it was read already."""
     path = Path(path)
-    data = read_json(path)
+    if data is None:
+        data = read_json(path)
     if not (isinstance(data, dict) and isinstance(data.get("vocab"), list) and isinstance(data.get("merges"), list)):
         raise fail(path, "not a seed 001 tokenizer (expected {\"vocab\": [...], \"merges\": [...]})")
     vocab, merges = data["vocab"], data["merges"]
@@ -69,9 +72,19 @@ def load_seed001(path: str | Path) -> Imported:
         if not ok:
             raise fail(path, f"merge {k + 1} is not [[left, right], id]")
         shaped.append((entry[0][0], entry[0][1], entry[1]))
-    base_size = shaped[0][2] if shaped else sum(1 for _ in _leading_chars(vocab))
-    if not 0 < base_size <= len(vocab):
-        raise fail(path, f"merge 1 makes id {base_size}, outside the vocab (0-{len(vocab) - 1})")
+    if not vocab:
+        raise fail(path, "\"vocab\" is empty (seed 001 files list the alphabet first, then one token per merge)")
+    if shaped:
+        base_size = shaped[0][2]
+        if base_size <= 0:
+            raise fail(path, f"merge 1 makes id {base_size}, which leaves no alphabet before it "
+                             "(seed 001 files list the alphabet first)")
+        if base_size > len(vocab):
+            raise fail(path, f"merge 1 makes id {base_size}, outside the vocab (0-{len(vocab) - 1})")
+    else:
+        base_size = sum(1 for _ in _leading_chars(vocab))
+        if not base_size:
+            raise fail(path, f"vocab entry 0 {show(vocab[0])} is not one character (seed 001 files list the alphabet first)")
     alphabet = vocab[:base_size]
     for i, c in enumerate(alphabet):
         if len(c) != 1:
@@ -97,6 +110,8 @@ def load_seed001(path: str | Path) -> Imported:
         if vocab[new_id] != vocab[a] + vocab[b]:
             raise fail(path, f"{where} makes {show(vocab[a] + vocab[b])} but vocab[{new_id}] is {show(vocab[new_id])}")
     specials = vocab[base_size + len(shaped):]
+    for token in specials:
+        check_special(path, token)
     try:
         tok = Tokenizer([(a, b) for a, b, _ in shaped], base="chars", alphabet=alphabet, specials=specials,
                         pretokenizer=PreTokenizer("none"))

@@ -29,7 +29,7 @@ from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import (
     byte_alphabet,
-    MAX_ID, Imported, build, fail, identity, is_id, json_bytes, output_ids, portable_pattern, pretokenizer_from_pattern, read_json,
+    MAX_ID, Imported, build, check_special, fail, identity, is_id, json_bytes, output_ids, portable_pattern, pretokenizer_from_pattern, read_json,
     read_text, show,
 )
 
@@ -174,11 +174,18 @@ def _ambiguous(tok: Tokenizer) -> list[bytes]:
     ]
 
 
-def read_ranks(path: Path) -> dict[bytes, int]:
-    """The rank file's token -> rank map; malformed lines raise ValueError naming the line."""
+def read_ranks(path: Path, text: str | None = None, notes: list[str] | None = None) -> dict[bytes, int]:
+    """The rank file's token -> rank map; malformed lines raise ValueError naming the line.
+
+    ``text`` is the file's text when it was read already. An empty token (``= 50256``, the last
+    line of Whisper's ``multilingual.tiktoken``; tiktoken's loader accepts it, and no text ever
+    encodes to it) is skipped with a note in ``notes``; its rank stays taken.
+    """
     ranks: dict[bytes, int] = {}
     by_rank: dict[int, int] = {}
-    text = read_text(path)
+    empty_line = 0
+    if text is None:
+        text = read_text(path)
     lines = text.splitlines()
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -190,35 +197,44 @@ def read_ranks(path: Path) -> dict[bytes, int]:
         if parts[1].isascii() and parts[1].isdigit() and len(parts[1]) > 10:
             raise fail(path, f"line {number} has a rank of {len(parts[1])} digits, more than tiktoken's largest ({MAX_ID})")
         try:
-            token = base64.b64decode(parts[0], validate=True)
+            token = b"" if parts[0] in ("=", "==") else base64.b64decode(parts[0], validate=True)
             rank = int(parts[1])
         except (binascii.Error, ValueError):
             raise fail(path, f"line {number} is not 'base64-token rank'{cut}") from None
-        if not token or rank < 0:
-            raise fail(path, f"line {number} has an empty token or a negative rank")
+        if rank < 0:
+            raise fail(path, f"line {number} has a negative rank ({rank})")
         if rank > MAX_ID:
             raise fail(path, f"line {number} has rank {show(rank)}, more than tiktoken's largest ({MAX_ID})")
-        if token in ranks:
+        if token in ranks or (not token and empty_line):
             raise fail(path, f"line {number} repeats the token {show(token)}{cut}")
         if rank in by_rank:
             raise fail(path, f"line {number} gives rank {rank} again (line {by_rank[rank]} has it){cut}")
-        ranks[token] = rank
         by_rank[rank] = number
+        if not token:
+            empty_line = number
+            if notes is not None:
+                notes.append(f"line {number} is an empty token (rank {rank}); skipped")
+            continue
+        ranks[token] = rank
     if not ranks:
         raise fail(path, "holds no tokens")
     return ranks
 
 
-def _sidecar(path: Path) -> dict[str, Any] | None:
+def _sidecar(path: Path, data: Any = None) -> dict[str, Any] | None:
+    """The sidecar's pattern and specials (``data``: its JSON when it was read already)."""
     side = sidecar_path(path)
-    if not side.exists():
-        return None
-    data = read_json(side)
+    if data is None:
+        if not side.exists():
+            return None
+        data = read_json(side)
     if not isinstance(data, dict) or not isinstance(data.get("pat_str"), str):
         raise fail(side, "not a tiktoken sidecar (expected an object with \"pat_str\")")
     specials = data.get("special_tokens", {})
     if not isinstance(specials, dict) or not all(isinstance(k, str) and k and is_id(v) for k, v in specials.items()):
         raise fail(side, "\"special_tokens\" must map token text to ids")
+    for token in specials:
+        check_special(side, token)
     return data
 
 
@@ -229,13 +245,26 @@ def pattern_pretokenizer(pat_str: str) -> PreTokenizer:
     return pretokenizer_from_pattern(pat_str)
 
 
-def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None) -> Imported:
-    """Read a rank file; its pattern and specials come from the sidecar, or ``pretokenizer``."""
+def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, content: str | dict | None = None) -> Imported:
+    """Read a rank file; its pattern and specials come from the sidecar, or ``pretokenizer``.
+
+    ``path`` is the rank file or its sidecar ``PATH.json``; ``content`` is what was read of it
+    already (the rank file's text, or the sidecar's JSON), so no file is read twice.
+    """
     path = Path(path)
-    if path.name.endswith(".json"):  # the sidecar PATH.json: the ranks are PATH
-        path = path.with_name(path.name[: -len(".json")])
-    ranks = read_ranks(path)
-    side = _sidecar(path)
+    side_data = None
+    if isinstance(content, dict) or (content is None and path.name.endswith(".json")):
+        # the sidecar PATH.json: the ranks are PATH
+        if not path.name.endswith(".json"):
+            raise fail(path, "is a tiktoken sidecar (it has \"pat_str\"), but its rank file is named by this "
+                             "name without .json, and this name does not end in .json")
+        side_data, content = content, None
+        side, path = path, path.with_name(path.name[: -len(".json")])
+        if not path.exists():
+            raise fail(path, f"no such file ({side.name} is a tiktoken sidecar: its rank file has its name without .json)")
+    warnings: list[str] = []
+    ranks = read_ranks(path, content, warnings)
+    side = _sidecar(path, side_data)
     if pretokenizer is None:
         if side is None:
             raise fail(path, "a .tiktoken file holds no pattern: give --pattern-name gpt2|gpt4|simple|none or --pattern REGEX")
@@ -247,7 +276,8 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None) ->
     clash = [t for t, i in specials if i in set(ranks.values())]
     if clash:
         raise fail(sidecar_path(path), f"special token {show(clash[0])} has an id the rank file already uses")
-    merges, warnings = recover_merges(ranks)
+    merges, recovery_notes = recover_merges(ranks)
+    warnings += recovery_notes
     alphabet, base_ids = byte_alphabet(ranks, "the ranks lack", warnings)
     tok, file_ids, more = build(
         path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=ranks,
