@@ -1,6 +1,9 @@
-"""The pair state's node layout constants, its merge records, and its read-only views: the corpus
-as sequences, spans of tokens, frequencies, and a full recount that checks the incremental
-counts (tests)."""
+"""The pair state's node layout constants, its merge records and copies, and read-only views of
+its node array (see :mod:`engine.pairstate` for the layout): the corpus as sequences, spans of
+tokens, token frequencies, and a full recount of the pairs that checks the incremental counts.
+
+The views are plain functions of the node array: :class:`engine.pairstate.PairState` calls them.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,8 @@ from array import array
 from collections import defaultdict
 from dataclasses import dataclass
 
-SHIFT = 20
+from .pairs import SHIFT
+
 SEP = -2  # chunk separator
 DEAD = -1  # a position absorbed by a merge
 
@@ -28,7 +32,7 @@ class MergeRecord:
 
 @dataclass(slots=True)
 class StateCopy:
-    """A pair state copied whole (see :meth:`PairViews.snapshot`): what a long jump restores.
+    """A pair state copied whole (see :meth:`engine.pairstate.PairState.snapshot`): what a long jump restores.
 
     The occurrence lists are shared, not copied: once made, a list is never changed (merges
     make new ones, undo puts old ones back), so copying the dict that holds them is enough.
@@ -66,133 +70,88 @@ class StateCopy:
         return len(data) // 2048 + len(count) // 30 + len(heap) // 100
 
 
-class PairViews:
-    """Views over :class:`engine.pairstate.PairState`'s node array (see its module doc)."""
+def token_frequencies(data: array) -> list[int]:
+    """Weighted occurrences of every token id in the node array (index = id), counted afresh."""
+    freq: defaultdict[int, int] = defaultdict(int)
+    for s, wt in zip(data[0::4], data[3::4]):
+        if s >= 0:
+            freq[s] += wt
+    size = max(freq, default=-1) + 1
+    return [freq.get(i, 0) for i in range(size)]
 
-    data: array
-    starts: array
-    count: dict[int, int]
-    where: dict[int, array]
-    heap: list[int]
-    hist: defaultdict[int, int]
-    tokens: int
-    min_count: int
-    _freq: list[int] | None
 
-    def snapshot(self, into: array | None = None) -> StateCopy:
-        """A copy of everything a merge or undo changes (C-speed copies, no Python loop).
+def chunk_spans(data: array, starts: array, uid: int, lo: int, hi: int) -> list[tuple[int, int, int]]:
+    """Tokens of distinct chunk ``uid`` that overlap base units [lo, hi) of the chunk, as
+    (token id, start, end) relative to the chunk's start.
 
-        ``into``: a node array to copy the nodes into (a dropped copy's), sparing a fresh
-        allocation's page faults."""
-        if into is not None and len(into) == len(self.data):
-            into[:] = self.data
-            data = into
-        else:
-            data = self.data[:]
-        freq = self._freq[:] if self._freq is not None else None
-        return StateCopy(data, self.count.copy(), self.where.copy(), self.heap[:], dict(self.hist), freq, self.tokens)
+    A live node is the leftmost base unit of its token, so node addresses give offsets; an
+    absorbed node's back link leads to the node that absorbed it, so any unit finds its
+    token in a few hops.
+    """
+    start = starts[uid]
+    node = start + 4 * lo
+    while data[node] == DEAD:
+        node = data[node + 2]
+    out: list[tuple[int, int, int]] = []
+    while True:
+        s = data[node]
+        if s == SEP:
+            break
+        off = (node - start) >> 2
+        if off >= hi:
+            break
+        after = data[node + 1]
+        out.append((s, off, (after - start) >> 2))
+        node = after
+    return out
 
-    def restore(self, copy: StateCopy) -> None:
-        """Become the state ``copy`` was taken from (the copy stays usable for next time).
 
-        The node array is copied into the one in use (nodes are never added, so lengths match):
-        a fresh 60 MB array would cost more in page faults than the copy itself."""
-        self.data[:] = copy.data
-        self.count = copy.count.copy()
-        self.where = copy.where.copy()
-        self.heap = copy.heap[:]
-        self.hist = defaultdict(int, copy.hist)
-        self._freq = copy.freq[:] if copy.freq is not None else None
-        self.tokens = copy.tokens
-
-    def frequencies(self) -> list[int]:
-        """Weighted occurrences of every token id in the corpus now (counted once, then kept
-        up to date by each merge and undo)."""
-        if self._freq is None:
-            data = self.data
-            freq: defaultdict[int, int] = defaultdict(int)
-            for s, wt in zip(data[0::4], data[3::4]):
-                if s >= 0:
-                    freq[s] += wt
-            size = max(freq, default=-1) + 1
-            self._freq = [freq.get(i, 0) for i in range(size)]
-        return self._freq
-
-    def chunk_spans(self, uid: int, lo: int, hi: int) -> list[tuple[int, int, int]]:
-        """Tokens of distinct chunk ``uid`` that overlap base units [lo, hi) of the chunk, as
-        (token id, start, end) relative to the chunk's start.
-
-        A live node is the leftmost base unit of its token, so node addresses give offsets; an
-        absorbed node's back link leads to the node that absorbed it, so any unit finds its
-        token in a few hops.
-        """
-        data = self.data
-        start = self.starts[uid]
-        node = start + 4 * lo
-        while data[node] == DEAD:
-            node = data[node + 2]
-        out: list[tuple[int, int, int]] = []
-        while True:
-            s = data[node]
-            if s == SEP:
-                break
-            off = (node - start) >> 2
-            if off >= hi:
-                break
-            after = data[node + 1]
-            out.append((s, off, (after - start) >> 2))
-            node = after
-        return out
-
-    def sequences(self) -> list[tuple[int, ...]]:
-        """The current symbols of every distinct chunk, in layout order."""
-        out: list[tuple[int, ...]] = []
-        data = self.data
-        end = len(data) - 4
-        p = 0
-        while p < end:
-            seq = []
+def sequences(data: array) -> list[tuple[int, ...]]:
+    """The current symbols of every distinct chunk, in layout order."""
+    out: list[tuple[int, ...]] = []
+    end = len(data) - 4
+    p = 0
+    while p < end:
+        seq = []
+        p = data[p + 1]
+        while data[p] != SEP:
+            seq.append(data[p])
             p = data[p + 1]
-            while data[p] != SEP:
-                seq.append(data[p])
-                p = data[p + 1]
-            out.append(tuple(seq))
-        return out
+        out.append(tuple(seq))
+    return out
 
-    def pair_counts(self) -> dict[tuple[int, int], int]:
-        """Every pair present now with its weighted count, counted afresh from the sequences."""
-        data = self.data
-        out: dict[tuple[int, int], int] = {}
-        end = len(data) - 4
-        p = 0
-        while p < end:
-            p = data[p + 1]
-            weight = data[p + 3]
+
+def pair_counts(data: array) -> dict[tuple[int, int], int]:
+    """Every pair present now with its weighted count, counted afresh from the sequences."""
+    out: dict[tuple[int, int], int] = {}
+    end = len(data) - 4
+    p = 0
+    while p < end:
+        p = data[p + 1]
+        weight = data[p + 3]
+        prev = data[p]
+        p = data[p + 1]
+        while data[p] != SEP:
+            pair = (prev, data[p])
+            out[pair] = out.get(pair, 0) + weight
             prev = data[p]
             p = data[p + 1]
-            while data[p] != SEP:
-                pair = (prev, data[p])
-                out[pair] = out.get(pair, 0) + weight
-                prev = data[p]
-                p = data[p + 1]
-        return out
+    return out
 
-    def verify(self) -> None:
-        """Check the incremental counts against a fresh count (for tests); raise if they differ."""
-        exact = {a << SHIFT | b: c for (a, b), c in self.pair_counts().items()}
-        kept = {k: c for k, c in self.count.items() if c}
-        expected = {k: c for k, c in exact.items() if k in kept or c >= self.min_count}
-        if kept != expected:
-            raise AssertionError("incremental pair counts differ from a fresh count")
-        hist = {c: n for c, n in self.hist.items() if n}
-        fresh: dict[int, int] = {}
-        for c in kept.values():
-            fresh[c] = fresh.get(c, 0) + 1
-        if hist != fresh:
-            raise AssertionError("count histogram out of step")
-        if self.tokens != self._token_total():
-            raise AssertionError("corpus token count out of step")
 
-    def _token_total(self) -> int:
-        data = self.data
-        return sum(data[p + 3] for p in range(0, len(data), 4) if data[p] >= 0)
+def verify(data: array, count: dict[int, int], hist: dict[int, int], tokens: int, min_count: int) -> None:
+    """Check a pair state's incremental counts against a fresh count of its node array (for
+    tests); raise ``AssertionError`` if they differ."""
+    exact = {a << SHIFT | b: c for (a, b), c in pair_counts(data).items()}
+    kept = {k: c for k, c in count.items() if c}
+    expected = {k: c for k, c in exact.items() if k in kept or c >= min_count}
+    if kept != expected:
+        raise AssertionError("incremental pair counts differ from a fresh count")
+    hist = {c: n for c, n in hist.items() if n}
+    fresh: dict[int, int] = {}
+    for c in kept.values():
+        fresh[c] = fresh.get(c, 0) + 1
+    if hist != fresh:
+        raise AssertionError("count histogram out of step")
+    if tokens != sum(data[p + 3] for p in range(0, len(data), 4) if data[p] >= 0):
+        raise AssertionError("corpus token count out of step")

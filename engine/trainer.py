@@ -9,14 +9,16 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
 from collections import Counter
+from time import perf_counter
 from typing import Iterator, Sequence
 
 from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, TrainConfig, check_specials
 from .errors import ConfigError, CorpusError
 from .layout import CorpusLayout
-from .checkpoints import Checkpoints, Jumps
-from .pairstate import SHIFT, MergeRecord, PairState
+from .checkpoints import Checkpoints
+from .pairs import SHIFT
+from .pairstate import MergeRecord, PairState
 from .pretokenize import PreTokenizer, pretokenizer_for
 from .events import TIE_CAP, Candidate, Merge
 from .tokenizer import Tokenizer
@@ -36,7 +38,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-class Trainer(Jumps):
+class Trainer:
     """Trains BPE one merge at a time; pause by not pulling, undo/redo/goto any step.
 
     Example::
@@ -110,6 +112,9 @@ class Trainer(Jumps):
         #: Undone merges, next to redo last; their records stay valid (the state they lead
         #: from is always the same), so restoring a later checkpoint can re-apply them.
         self._future: list[tuple[Merge, MergeRecord | None]] = []
+        #: Copies of the state for long jumps (see :mod:`engine.checkpoints`): the Trainer tells
+        #: them each merge it trains (``start``, ``trained``) and asks them before a jump
+        #: (``depart``, ``jump_work``); the merge lists stay the Trainer's own.
         self._marks = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and config.record_undo else None
         self._leap: tuple[int, int] | None = None  # a jump cut short: (target, where it stopped)
         self.stop_reason: str | None = None
@@ -439,3 +444,67 @@ class Trainer(Jumps):
         """Run to the end and return every merge made by this call."""
         with _gc_paused():
             return list(self.run())
+
+    # -- jumps ------------------------------------------------------------------------------
+
+    def goto(self, step: int) -> int:
+        """Move to merge ``step`` (forward or back); returns the step reached.
+
+        Going forward stops early when a stop rule holds.
+        """
+        self.goto_within(step, None)
+        return self.steps
+
+    def goto_within(self, step: int, deadline: float | None) -> bool:
+        """Move toward ``step`` until ``deadline`` (a ``time.perf_counter()`` value, or None
+        for no limit); True once there, or once a stop rule ends a forward jump. Calls with the
+        same target carry on one jump (one plan, one copy restored) unless something else moved
+        the trainer in between."""
+        if step < 0:
+            raise ValueError(f"step must be 0 or more, not {step}")
+        with _gc_paused():
+            return self._walk(step, deadline)
+
+    def _walk(self, step: int, deadline: float | None) -> bool:
+        history = self._history
+        if self._marks is not None and self._leap != (step, len(history)):
+            self._jump_start(step)  # a new jump (not the rest of one cut short)
+        self._leap = None
+        while len(history) != step:
+            if len(history) > step:
+                self._undo()
+            elif self.step() is None:  # a stop rule ends a forward jump
+                break
+            if deadline is not None and len(history) != step and perf_counter() >= deadline:
+                self._leap = (step, len(history))
+                return False
+        return True
+
+    def jump_work(self, step: int) -> int | None:
+        """Estimated work of jumping to ``step`` (units of
+        :data:`engine.checkpoints.WORK_PER_MERGE`), or None when it cannot be told: no
+        checkpoints kept, or the jump would train merges not made yet."""
+        marks, here = self._marks, self.steps
+        if marks is None or step > here + len(self._future):
+            return None
+        return marks.jump_work(here, step)
+
+    def _jump_start(self, step: int) -> None:
+        """Before walking to ``step``: let the checkpoints keep a copy of here and restore the
+        one that makes the walk cheapest, then move the merge lists to the step restored."""
+        marks, here = self._marks, self.steps
+        assert marks is not None
+        target = min(step, here + len(self._future))  # copies exist only of known steps
+        start = marks.depart(here, target, self._state)
+        if start is None:
+            return
+        history, future, pieces = self._history, self._future, self._pieces
+        if start < here:
+            future.extend(reversed(history[start:]))
+            del history[start:]
+            del pieces[self.base_size + start :]
+        else:
+            for _ in range(start - here):
+                event, record = future.pop()
+                history.append((event, record))
+                pieces.append(event.token)
