@@ -9,10 +9,10 @@ from typing import Any, Iterable, Sequence
 
 import re
 
-from .codec import apply_merges
+from ._codec import apply_merges
 from .config import MAX_VOCAB, TrainConfig
 from .errors import ConfigError, TokenIdError
-from .pairs import SHIFT, merge
+from ._pairs import SHIFT, merge
 from .pretokenize import PreTokenizer
 
 #: encode_trace refuses longer texts: the walkthrough is for reading, not for corpora.

@@ -15,12 +15,12 @@ from typing import Iterator, Sequence
 from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, TrainConfig, check_specials
 from .errors import ConfigError, CorpusError
-from .layout import CorpusLayout
-from .checkpoints import Checkpoints
-from .pairs import SHIFT
-from .pairstate import MergeRecord, PairState
+from ._layout import CorpusLayout
+from ._checkpoints import Checkpoints
+from ._pairs import SHIFT
+from ._pairstate import MergeRecord, PairState
 from .pretokenize import PreTokenizer, pretokenizer_for
-from .events import TIE_CAP, Candidate, Merge
+from ._events import TIE_CAP, Candidate, Merge
 from .tokenizer import Tokenizer
 
 
@@ -69,7 +69,7 @@ class Trainer:
         corpus already pre-tokenized and counted (:func:`engine.corpus.count_corpus`, which
         never holds the whole text): ``text`` may then be empty, and :meth:`spans` needs it.
         ``checkpoints`` > 0 keeps that many whole copies of the state (besides step 0's) so that
-        long jumps cost a copy and a short walk (see :mod:`engine.checkpoints`): for the app,
+        long jumps cost a copy and a short walk (see :mod:`engine._checkpoints`): for the app,
         where jumps are interactive; they cost memory, so training scripts do without
         (``checkpoint_memory`` bounds the bytes they hold together).
         """
@@ -112,7 +112,7 @@ class Trainer:
         #: Undone merges, next to redo last; their records stay valid (the state they lead
         #: from is always the same), so restoring a later checkpoint can re-apply them.
         self._future: list[tuple[Merge, MergeRecord | None]] = []
-        #: Copies of the state for long jumps (see :mod:`engine.checkpoints`): the Trainer tells
+        #: Copies of the state for long jumps (see :mod:`engine._checkpoints`): the Trainer tells
         #: them each merge it trains (``start``, ``trained``) and asks them before a jump
         #: (``depart``, ``jump_work``); the merge lists stay the Trainer's own.
         self._marks = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and config.record_undo else None
@@ -482,7 +482,7 @@ class Trainer:
 
     def jump_work(self, step: int) -> int | None:
         """Estimated work of jumping to ``step`` (units of
-        :data:`engine.checkpoints.WORK_PER_MERGE`), or None when it cannot be told: no
+        :data:`engine._checkpoints.WORK_PER_MERGE`), or None when it cannot be told: no
         checkpoints kept, or the jump would train merges not made yet."""
         marks, here = self._marks, self.steps
         if marks is None or step > here + len(self._future):

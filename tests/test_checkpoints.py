@@ -9,7 +9,7 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from engine import TrainConfig, Trainer
-from engine.checkpoints import SPACING, WORK_PER_MERGE, Checkpoints
+from engine._checkpoints import SPACING, WORK_PER_MERGE, Checkpoints
 
 from conftest import shared_corpus
 from test_engine_differential import configs, corpora

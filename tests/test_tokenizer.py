@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
-from engine.codec import _apply_long, _apply_short
+from engine._codec import _apply_long, _apply_short
 from engine.io import load_tokenizer, tokenizer_from_dict
-from engine.pairs import merge
+from engine._pairs import merge
 
 from conftest import sample_text
 

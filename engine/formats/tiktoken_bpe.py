@@ -22,10 +22,10 @@ import heapq
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..codec import apply_merges
+from .._codec import apply_merges
 from ..errors import ExportError
 from ..io import atomic_write_files
-from ..pairs import SHIFT
+from .._pairs import SHIFT
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import (

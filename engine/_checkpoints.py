@@ -15,8 +15,8 @@ widens the gaps between copies least goes.
 
 from __future__ import annotations
 
-from .pairstate import PairState
-from .pairviews import StateCopy
+from ._pairstate import PairState
+from ._pairviews import StateCopy
 
 #: The fixed part of a merge's (or undo's) cost, in absorbed nodes.
 WORK_PER_MERGE = 12

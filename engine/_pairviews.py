@@ -1,8 +1,8 @@
 """The pair state's node layout constants, its merge records and copies, and read-only views of
-its node array (see :mod:`engine.pairstate` for the layout): the corpus as sequences, spans of
+its node array (see :mod:`engine._pairstate` for the layout): the corpus as sequences, spans of
 tokens, token frequencies, and a full recount of the pairs that checks the incremental counts.
 
-The views are plain functions of the node array: :class:`engine.pairstate.PairState` calls them.
+The views are plain functions of the node array: :class:`engine._pairstate.PairState` calls them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from array import array
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .pairs import SHIFT
+from ._pairs import SHIFT
 
 SEP = -2  # chunk separator
 DEAD = -1  # a position absorbed by a merge
@@ -32,7 +32,7 @@ class MergeRecord:
 
 @dataclass(slots=True)
 class StateCopy:
-    """A pair state copied whole (see :meth:`engine.pairstate.PairState.snapshot`): what a long jump restores.
+    """A pair state copied whole (see :meth:`engine._pairstate.PairState.snapshot`): what a long jump restores.
 
     The occurrence lists are shared, not copied: once made, a list is never changed (merges
     make new ones, undo puts old ones back), so copying the dict that holds them is enough.
@@ -63,7 +63,7 @@ class StateCopy:
 
     @staticmethod
     def estimate(data: array, count: dict[int, int], heap: list[int]) -> int:
-        """What restoring it takes, in the units of ``engine.checkpoints.WORK_PER_MERGE``
+        """What restoring it takes, in the units of ``engine._checkpoints.WORK_PER_MERGE``
         (calibrated with ``tests/bench/bench_undo.py``: a node is copied back ~500x faster than
         an undo moves one, since it goes into the array in use; a pair ~30x, a queue entry
         ~100x). Taking a copy costs about twice as much (fresh memory)."""

@@ -40,9 +40,9 @@ from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
 from typing import Iterable, Sequence
 
-from . import pairviews
-from .pairs import MASK, SHIFT
-from .pairviews import DEAD, SEP, MergeRecord, StateCopy
+from . import _pairviews as views
+from ._pairs import MASK, SHIFT
+from ._pairviews import DEAD, SEP, MergeRecord, StateCopy
 
 #: Node lists are arrays, not lists: compact, and invisible to the cyclic garbage collector
 #: (which would otherwise walk millions of them on every full collection).
@@ -594,25 +594,25 @@ class PairState:
         """Weighted occurrences of every token id in the corpus now (counted once, then kept
         up to date by each merge and undo)."""
         if self._freq is None:
-            self._freq = pairviews.token_frequencies(self.data)
+            self._freq = views.token_frequencies(self.data)
         return self._freq
 
     def chunk_spans(self, uid: int, lo: int, hi: int) -> list[tuple[int, int, int]]:
         """Tokens of distinct chunk ``uid`` overlapping its base units [lo, hi), as (token id,
-        start, end) relative to the chunk (see :func:`engine.pairviews.chunk_spans`)."""
-        return pairviews.chunk_spans(self.data, self.starts, uid, lo, hi)
+        start, end) relative to the chunk (see :func:`engine._pairviews.chunk_spans`)."""
+        return views.chunk_spans(self.data, self.starts, uid, lo, hi)
 
     def sequences(self) -> list[tuple[int, ...]]:
         """The current symbols of every distinct chunk, in layout order."""
-        return pairviews.sequences(self.data)
+        return views.sequences(self.data)
 
     def pair_counts(self) -> dict[tuple[int, int], int]:
         """Every pair present now with its weighted count, counted afresh from the sequences."""
-        return pairviews.pair_counts(self.data)
+        return views.pair_counts(self.data)
 
     def verify(self) -> None:
         """Check the incremental counts against a fresh count (for tests); raise if they differ."""
-        pairviews.verify(self.data, self.count, self.hist, self.tokens, self.min_count)
+        views.verify(self.data, self.count, self.hist, self.tokens, self.min_count)
 
     def snapshot(self, into: array | None = None) -> StateCopy:
         """A copy of everything a merge or undo changes (C-speed copies, no Python loop).
