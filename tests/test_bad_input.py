@@ -32,7 +32,7 @@ from conftest import ROOT
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import token_to_unicode
 from engine.formats import export_tokenizer
-from engine.io import load_tokenizer
+from engine.tokenizer import load_tokenizer
 
 DOC = ROOT / "docs" / "bad-input.md"
 

@@ -36,7 +36,7 @@ from engine.formats.gpt2 import load_gpt2
 from engine.formats.hf import load_hf
 from engine.formats.seed001 import load_seed001
 from engine.formats.tiktoken_bpe import _limited_bpe, load_tiktoken
-from engine.io import load_tokenizer, tokenizer_from_dict
+from engine.tokenizer import load_tokenizer, tokenizer_from_dict
 from engine.pretokenize import PreTokenizer
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")

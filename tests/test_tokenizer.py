@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
 from engine._codec import _apply_long, _apply_short
-from engine.io import load_tokenizer, tokenizer_from_dict
 from engine._pairs import merge
+from engine.tokenizer import load_tokenizer, tokenizer_from_dict
 
 from conftest import sample_text
 

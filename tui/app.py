@@ -15,8 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
-from engine import Tokenizer, TrainConfig
-from engine.inspect import token_info
+from engine import Tokenizer, TrainConfig, token_info
 
 from .app_files import FilesMixin
 from .app_run import RunMixin

@@ -13,11 +13,22 @@ import sys
 import time
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from engine import Merge, TrainConfig, Trainer, token_display
-from engine.config import PRETOKENIZERS, TIE_RULES
-from engine.corpus import count_corpus, read_corpus, streamable
-from engine.errors import ConfigError, one_line
-from engine.pretokenize import NAMED_PATTERNS, PreTokenizer, pretokenizer_for
+from engine import (
+    NAMED_PATTERNS,
+    PRETOKENIZERS,
+    TIE_RULES,
+    ConfigError,
+    Merge,
+    PreTokenizer,
+    TrainConfig,
+    Trainer,
+    count_corpus,
+    one_line,
+    pretokenizer_for,
+    read_corpus,
+    streamable,
+    token_display,
+)
 
 # engine.formats and engine.analysis are imported by the commands that use them: together they
 # are a third of ``bpe-lab train``'s start-up (more when no bytecode cache can be written).

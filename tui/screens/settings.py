@@ -9,9 +9,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
-from engine import TrainConfig
-from engine.config import PRETOKENIZERS, TIE_RULES
-from engine.pretokenize import compile_pattern
+from engine import PRETOKENIZERS, TIE_RULES, TrainConfig, compile_pattern
 
 
 def _number(text: str, name: str) -> int | None:

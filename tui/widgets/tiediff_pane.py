@@ -14,9 +14,8 @@ from textual.message import Message
 from textual.widgets import Label, Select, Static
 from textual.worker import get_current_worker
 
-from engine import Merge, token_display
+from engine import TIE_RULES, Merge, token_display
 from engine.analysis import TieDiff, tie_rule_diff
-from engine.config import TIE_RULES
 
 from ..workbench import Workbench
 
