@@ -3,7 +3,7 @@
 Train, step, undo, save (``tests/test_import_hygiene.py`` runs this example)::
 
     >>> from engine import TrainConfig, Tokenizer, Trainer
-    >>> trainer = Trainer("low lower lowest", TrainConfig(base="chars", pretokenizer="none", merges=4))
+    >>> trainer = Trainer("low lower lowest", TrainConfig(base="chars", pretokenizer="none", max_merges=4))
     >>> [trainer.token_text(merge.new_id) for merge in trainer.train()]  # train to the stop rule
     ['lo', 'low', ' low', ' lowe']
     >>> trainer.undo().step, trainer.steps, trainer.step().step  # undo merge 4, step: it comes back

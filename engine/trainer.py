@@ -44,7 +44,7 @@ class Trainer:
     Example::
 
         t = Trainer("low lower lowest", TrainConfig(base="chars", pretokenizer="none",
-                    tie_break="first-seen", merges=4))
+                    tie_rule="first-seen", max_merges=4))
         [t.token_text(m.new_id) for m in t.run()]  # ['lo', 'low', ' low', ' lowe']
     """
 
@@ -105,8 +105,8 @@ class Trainer:
             self.initial_tokens = sum(len(s) * n for s, n in seqs)
             self._chunks = chunks  # distinct chunk -> count, in layout order
             self._chunk_lengths = array("i", [len(s) for s, _ in seqs])
-            rank = hf_byte_rank() if config.tie_break == "hf" else None
-            self._state = PairState(seqs, config.tie_break, config.min_frequency, rank)
+            rank = hf_byte_rank() if config.tie_rule == "hf" else None
+            self._state = PairState(seqs, config.tie_rule, config.min_frequency, rank)
         self._layout: CorpusLayout | None = None
         self._history: list[tuple[Merge, MergeRecord | None]] = []
         #: Undone merges, next to redo last; their records stay valid (the state they lead
@@ -132,8 +132,8 @@ class Trainer:
             pretokenizer=pre.name,
             pattern=pre.pattern if pre.name == "custom" else None,
             split_digits=pre.split_digits,
-            tie_break=base_config.tie_break if base_config and base_config.tie_break != "hf" else "lowest-ids",
-            merges=len(tokenizer.merges),
+            tie_rule=base_config.tie_rule if base_config and base_config.tie_rule != "hf" else "lowest-ids",
+            max_merges=len(tokenizer.merges),
             min_frequency=1,  # every pair is counted exactly: replayed merges may be rare here
             no_merge_newline=pre.split_newlines,
             specials=tuple(tokenizer.specials),
@@ -149,8 +149,9 @@ class Trainer:
         )
 
     @property
-    def replay(self) -> bool:
-        """Whether steps follow a given tokenizer's merges instead of choosing."""
+    def is_replay(self) -> bool:
+        """Whether steps follow a given tokenizer's merges instead of choosing (see
+        :meth:`replaying`)."""
         return self._script is not None
 
     def _check_limits(self) -> None:
@@ -161,7 +162,7 @@ class Trainer:
                 f"vocabulary size {config.vocab_size} is below the base vocabulary "
                 f"({self.base_size} {config.base} + {len(config.specials)} specials = {floor})"
             )
-        if self.base_size + (config.merges or 0) + len(config.specials) > MAX_VOCAB:
+        if self.base_size + (config.max_merges or 0) + len(config.specials) > MAX_VOCAB:
             raise ConfigError(f"too many tokens for one vocabulary (at most {MAX_VOCAB})")
 
     # -- state ------------------------------------------------------------------------------
@@ -172,8 +173,9 @@ class Trainer:
         return len(self._history)
 
     @property
-    def merges(self) -> list[Merge]:
-        """The applied merges, in order."""
+    def history(self) -> list[Merge]:
+        """The applied merges (events), in order: step 1 first (see :meth:`events` for a part,
+        :attr:`future` for the undone ones)."""
         return [event for event, _ in self._history]
 
     def events(self, start: int = 0, end: int | None = None) -> list[Merge]:
@@ -205,8 +207,8 @@ class Trainer:
         """Merges the stop rules allow, when a vocabulary size or merge count is set (the
         config never changes: asked once per step, it is worked out once)."""
         limits = []
-        if self.config.merges is not None:
-            limits.append(self.config.merges)
+        if self.config.max_merges is not None:
+            limits.append(self.config.max_merges)
         if self.config.vocab_size is not None:
             limits.append(self.config.vocab_size - self.base_size - len(self.config.specials))
         return min(limits) if limits else None
@@ -332,7 +334,7 @@ class Trainer:
             return "replay-end"
         target = self.target_merges
         if target is not None and self.steps >= target:
-            return "merges" if self.config.merges == target else "vocab-size"
+            return "merges" if self.config.max_merges == target else "vocab-size"
         return None
 
     def step(self) -> Merge | None:

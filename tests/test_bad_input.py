@@ -94,7 +94,7 @@ def native(tmp: Path, name: str = "tok.json", **fields) -> Path:
 
 def trained_tok(tmp: Path) -> Path:
     """tok.json: two merges on the corpus (vocabulary 258)."""
-    trainer = Trainer(CORPUS, TrainConfig(merges=2))
+    trainer = Trainer(CORPUS, TrainConfig(max_merges=2))
     trainer.train()
     trainer.tokenizer().save(tmp / "tok.json")
     return tmp / "tok.json"

@@ -52,7 +52,7 @@ class StatusLine(Static):
         text.append(f" │ vocab {vocab} │ {tokens} tokens")
         if tokens:
             text.append(f" │ {corpus.size / tokens:.2f} B/token")
-        rule = f"replaying {len(workbench.replay.merges)} merges" if workbench.replay is not None else config.tie_break
+        rule = f"replaying {len(workbench.replay.merges)} merges" if workbench.replay is not None else config.tie_rule
         text.append(f" │ {config.base} {pre} {rule}")
         text.append(f" │ {corpus.name} {human_size(corpus.size)}", style="bold")
         self.update(text, layout=False)
