@@ -32,6 +32,11 @@ class Checkpoints:
     ``work[k]`` is the work of walking from step 0 to step k (known for every step trained,
     whether applied now or undone): the cost of walking between steps i and j is
     ``abs(work[i] - work[j])`` in either direction.
+
+    The Trainer owns one and talks to it through four calls: :meth:`start` and :meth:`trained`
+    while training, :meth:`depart` before a jump and :meth:`jump_work` to estimate one; the
+    Trainer keeps its merge lists itself. The rest (:meth:`plan`, :meth:`take`,
+    :meth:`worth_keeping`, :meth:`cost`) is what those are made of.
     """
 
     def __init__(self, limit: int, memory: int | None = None) -> None:
