@@ -1,24 +1,119 @@
 """bpe-lab's engine: exact, incremental, undoable BPE training and the tokenizers it makes.
 
-Pure Python; never imports textual, rich or the app.
+Train, step, undo, save (``tests/test_import_hygiene.py`` runs this example)::
+
+    >>> from engine import TrainConfig, Tokenizer, Trainer
+    >>> trainer = Trainer("low lower lowest", TrainConfig(base="chars", pretokenizer="none", max_merges=4))
+    >>> [trainer.token_text(merge.new_id) for merge in trainer.train()]  # train to the stop rule
+    ['lo', 'low', ' low', ' lowe']
+    >>> trainer.undo().step, trainer.steps, trainer.step().step  # undo merge 4, step: it comes back
+    (4, 3, 4)
+    >>> trainer.tokenizer().save("tokenizer.json")  # native JSON, written atomically
+    >>> Tokenizer.load("tokenizer.json").encode(" lowest")
+    [12, 6, 7]
+
+This package's names are its public surface: what a script or the app needs. Its public
+modules are the ones without a leading underscore (``engine.corpus``, ``engine.tokenizer``, ...);
+``engine._pairstate``, ``engine._checkpoints`` and the other ``_name`` modules are internals.
+Two subpackages are public too and load only when used, to keep start-up cheap:
+``engine.formats`` (tokenizer files of other libraries; :func:`load_any` and
+:func:`export_tokenizer` are here as well) and ``engine.analysis`` (curves, baselines,
+comparisons).
+
+Every error the engine raises for bad input is a :class:`BpeLabError` (a ``ValueError``) whose
+message is one line. Pure Python; never imports textual, rich or the app.
 """
 
-from .config import TrainConfig
-from .display import token_display, visible_text
-from .pretokenize import PreTokenizer
-from .tokenizer import Tokenizer, TraceStep
-from .trainer import Candidate, Merge, Trainer
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._events import Candidate, Merge
+from .config import MAX_VOCAB, PRETOKENIZERS, TIE_RULES, TrainConfig
+from .corpus import Corpus, count_corpus, decode_corpus, read_corpus, read_corpus_bytes, streamable
+from .display import hex_bytes, token_display, visible_text
+from .errors import (
+    BpeLabError,
+    ConfigError,
+    CorpusError,
+    ExportError,
+    FileTooLargeError,
+    PatternError,
+    PatternTimeoutError,
+    TokenIdError,
+    TokenizerFileError,
+    WriteError,
+    one_line,
+)
+from .inspect import TokenInfo, token_info
+from .io import atomic_write_bytes, atomic_write_text
+from .pretokenize import NAMED_PATTERNS, PreTokenizer, compile_pattern, pretokenizer_for
+from .tokenizer import TRACE_LIMIT, Tokenizer, TraceStep, load_tokenizer, tokenizer_from_dict, tokenizer_to_dict
+from .trainer import Trainer
+
+if TYPE_CHECKING:
+    from .formats import export_tokenizer, load_any
+
+#: Names served by a subpackage that is imported on first use (see :func:`__getattr__`).
+_LAZY = {"load_any": "engine.formats", "export_tokenizer": "engine.formats"}
 
 __all__ = [
+    "BpeLabError",
     "Candidate",
+    "ConfigError",
+    "Corpus",
+    "CorpusError",
+    "ExportError",
+    "FileTooLargeError",
+    "MAX_VOCAB",
     "Merge",
+    "NAMED_PATTERNS",
+    "PRETOKENIZERS",
+    "PatternError",
+    "PatternTimeoutError",
     "PreTokenizer",
+    "TIE_RULES",
+    "TRACE_LIMIT",
+    "TokenIdError",
+    "TokenInfo",
     "Tokenizer",
+    "TokenizerFileError",
     "TraceStep",
     "TrainConfig",
     "Trainer",
+    "WriteError",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "compile_pattern",
+    "count_corpus",
+    "decode_corpus",
+    "export_tokenizer",
+    "hex_bytes",
+    "load_any",
+    "load_tokenizer",
+    "one_line",
+    "pretokenizer_for",
+    "read_corpus",
+    "read_corpus_bytes",
+    "streamable",
     "token_display",
+    "token_info",
+    "tokenizer_from_dict",
+    "tokenizer_to_dict",
     "visible_text",
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """``engine.load_any`` and ``engine.export_tokenizer`` import ``engine.formats`` only when
+    first asked for: ``bpe-lab train`` never loads the file formats (tests/test_cli_startup.py)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

@@ -13,26 +13,28 @@ PRETOKENIZERS = ("none", "simple", "gpt2", "gpt4")
 
 #: Largest id the trainer can hand out (pair keys pack two ids into one int).
 MAX_VOCAB = 1 << 20
+#: Config keys of older files -> the options' names now (:meth:`TrainConfig.from_dict`).
+_OLD_KEYS = {"merges": "max_merges", "tie_break": "tie_rule"}
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     """Everything that decides which merges a training run makes.
 
-    Example: ``TrainConfig(base="chars", pretokenizer="none", tie_break="first-seen", merges=4)``
+    Example: ``TrainConfig(base="chars", pretokenizer="none", tie_rule="first-seen", max_merges=4)``
 
     - ``base``: ``"bytes"`` (ids 0-255 are the bytes) or ``"chars"`` (id 0 is U+FFFD for
       unknown characters, then the corpus's distinct characters in sorted order, as seed 001).
     - ``pretokenizer``: ``"none"`` (the whole text is one sequence), ``"simple"`` (seed 000's
       `` ?\\w+| ?[^\\w\\s]+|\\s+``), ``"gpt2"``, ``"gpt4"`` (cl100k), or ``"custom"`` with ``pattern``.
     - ``split_digits``: every digit becomes a chunk of its own after pre-tokenizing.
-    - ``tie_break``: ``"lowest-ids"`` (highest count, then smallest left id, then smallest right
+    - ``tie_rule``: ``"lowest-ids"`` (highest count, then smallest left id, then smallest right
       id: seed 000) or ``"first-seen"`` (highest count, then the pair whose first occurrence
       comes earliest in the current corpus: seeds 001/002, minbpe, tiktoken's trainer) or
       ``"hf"`` (HuggingFace's BpeTrainer: highest count, then smallest pair in its id space,
       where bytes are ordered by their ByteLevel characters; training text is pre-tokenized
       line by line, as its trainer reads files).
-    - stop rules: ``vocab_size`` (bases + merges + specials), ``merges`` (a merge count),
+    - stop rules: ``vocab_size`` (bases + merges + specials), ``max_merges`` (a merge count),
       ``min_frequency`` (stop when the best pair occurs fewer times; default 2), no pairs left.
     - ``no_merge_newline``: a pair whose concatenation contains a newline is never counted.
     - ``specials``: special tokens, given ids after the last merge (seed 000).
@@ -43,9 +45,9 @@ class TrainConfig:
     pretokenizer: str = "gpt2"
     pattern: str | None = None
     split_digits: bool = False
-    tie_break: str = "lowest-ids"
+    tie_rule: str = "lowest-ids"
     vocab_size: int | None = None
-    merges: int | None = None
+    max_merges: int | None = None
     min_frequency: int = 2
     no_merge_newline: bool = False
     specials: tuple[str, ...] = field(default_factory=tuple)
@@ -57,19 +59,19 @@ class TrainConfig:
 
     def validate(self) -> None:
         """Raise ``ConfigError`` (a ``ValueError``) with a one-line message when an option is out of range."""
-        for name in ("vocab_size", "merges"):
+        for name, label in (("vocab_size", "vocab size"), ("max_merges", "merges")):
             value = getattr(self, name)
             if value is not None and type(value) is not int:
-                raise ConfigError(f"{name.replace('_', ' ')} must be a whole number, not {value!r}")
+                raise ConfigError(f"{label} must be a whole number, not {value!r}")
         if type(self.min_frequency) is not int:
             raise ConfigError(f"the minimum pair count must be a whole number, not {self.min_frequency!r}")
         if self.base not in BASES:
             raise ConfigError(f"unknown base {self.base!r} (choose bytes or chars)")
-        if self.tie_break not in TIE_RULES:
+        if self.tie_rule not in TIE_RULES:
             raise ConfigError(
-                f"unknown tie rule {self.tie_break!r} (choose {', '.join(TIE_RULES)})"
+                f"unknown tie rule {self.tie_rule!r} (choose {', '.join(TIE_RULES)})"
             )
-        if self.tie_break == "hf" and self.base != "bytes":
+        if self.tie_rule == "hf" and self.base != "bytes":
             raise ConfigError("the hf tie rule reproduces byte-level training: use --base bytes")
         if self.pattern is not None and not isinstance(self.pattern, str):
             raise ConfigError(f"a pattern must be text, not {type(self.pattern).__name__}")
@@ -81,14 +83,14 @@ class TrainConfig:
                 f"unknown pre-tokenizer {self.pretokenizer!r} "
                 f"(choose {', '.join(PRETOKENIZERS)} or give a pattern)"
             )
-        if self.merges is not None and self.merges < 0:
-            raise ConfigError(f"the merge count must be 0 or more, not {self.merges}")
+        if self.max_merges is not None and self.max_merges < 0:
+            raise ConfigError(f"the merge count must be 0 or more, not {self.max_merges}")
         if self.vocab_size is not None and self.vocab_size < 1:
             raise ConfigError(f"the vocabulary size must be 1 or more, not {self.vocab_size}")
         if self.vocab_size is not None and self.vocab_size > MAX_VOCAB:
             raise ConfigError(f"vocabulary size {self.vocab_size} is too large (at most {MAX_VOCAB})")
-        if self.merges is not None and self.merges > MAX_VOCAB:
-            raise ConfigError(f"merge count {self.merges} is too large (at most {MAX_VOCAB})")
+        if self.max_merges is not None and self.max_merges > MAX_VOCAB:
+            raise ConfigError(f"merge count {self.max_merges} is too large (at most {MAX_VOCAB})")
         if self.min_frequency < 1:
             raise ConfigError(f"the minimum pair count must be 1 or more, not {self.min_frequency}")
         seen: set[str] = set()
@@ -116,12 +118,18 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        """Build from :meth:`to_dict` output; unknown keys are an error."""
+        """Build from :meth:`to_dict` output; unknown keys are an error. Files written before
+        the options were renamed say ``merges`` and ``tie_break``: they are read too."""
+        values = dict(data)
+        for old, new in _OLD_KEYS.items():
+            if old in values:
+                if new in values:
+                    raise ConfigError(f"config keys {old!r} and {new!r} are the same option: give one")
+                values[new] = values.pop(old)
         known = set(cls.__dataclass_fields__)
-        unknown = set(data) - known
+        unknown = set(values) - known
         if unknown:
             raise ConfigError(f"unknown config keys: {', '.join(sorted(map(str, unknown)))}")
-        values = dict(data)
         if "specials" in values:
             if not isinstance(values["specials"], (list, tuple)):
                 raise ConfigError("the specials must be a list of tokens")

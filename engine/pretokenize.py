@@ -347,5 +347,5 @@ def pretokenizer_for(config: Any) -> PreTokenizer:
         pattern=config.pattern,
         split_digits=config.split_digits,
         split_newlines=config.no_merge_newline,
-        per_line=config.tie_break == "hf",
+        per_line=config.tie_rule == "hf",
     )

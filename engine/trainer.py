@@ -9,16 +9,18 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
 from collections import Counter
+from time import perf_counter
 from typing import Iterator, Sequence
 
 from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, TrainConfig, check_specials
 from .errors import ConfigError, CorpusError
-from .layout import CorpusLayout
-from .checkpoints import Checkpoints, Jumps
-from .pairstate import SHIFT, MergeRecord, PairState
+from ._layout import CorpusLayout
+from ._checkpoints import Checkpoints
+from ._pairs import SHIFT
+from ._pairstate import MergeRecord, PairState
 from .pretokenize import PreTokenizer, pretokenizer_for
-from .events import TIE_CAP, Candidate, Merge
+from ._events import TIE_CAP, Candidate, Merge
 from .tokenizer import Tokenizer
 
 
@@ -36,13 +38,13 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-class Trainer(Jumps):
+class Trainer:
     """Trains BPE one merge at a time; pause by not pulling, undo/redo/goto any step.
 
     Example::
 
         t = Trainer("low lower lowest", TrainConfig(base="chars", pretokenizer="none",
-                    tie_break="first-seen", merges=4))
+                    tie_rule="first-seen", max_merges=4))
         [t.token_text(m.new_id) for m in t.run()]  # ['lo', 'low', ' low', ' lowe']
     """
 
@@ -67,7 +69,7 @@ class Trainer(Jumps):
         corpus already pre-tokenized and counted (:func:`engine.corpus.count_corpus`, which
         never holds the whole text): ``text`` may then be empty, and :meth:`spans` needs it.
         ``checkpoints`` > 0 keeps that many whole copies of the state (besides step 0's) so that
-        long jumps cost a copy and a short walk (see :mod:`engine.checkpoints`): for the app,
+        long jumps cost a copy and a short walk (see :mod:`engine._checkpoints`): for the app,
         where jumps are interactive; they cost memory, so training scripts do without
         (``checkpoint_memory`` bounds the bytes they hold together).
         """
@@ -103,13 +105,16 @@ class Trainer(Jumps):
             self.initial_tokens = sum(len(s) * n for s, n in seqs)
             self._chunks = chunks  # distinct chunk -> count, in layout order
             self._chunk_lengths = array("i", [len(s) for s, _ in seqs])
-            rank = hf_byte_rank() if config.tie_break == "hf" else None
-            self._state = PairState(seqs, config.tie_break, config.min_frequency, rank)
+            rank = hf_byte_rank() if config.tie_rule == "hf" else None
+            self._state = PairState(seqs, config.tie_rule, config.min_frequency, rank)
         self._layout: CorpusLayout | None = None
         self._history: list[tuple[Merge, MergeRecord | None]] = []
         #: Undone merges, next to redo last; their records stay valid (the state they lead
         #: from is always the same), so restoring a later checkpoint can re-apply them.
         self._future: list[tuple[Merge, MergeRecord | None]] = []
+        #: Copies of the state for long jumps (see :mod:`engine._checkpoints`): the Trainer tells
+        #: them each merge it trains (``start``, ``trained``) and asks them before a jump
+        #: (``depart``, ``jump_work``); the merge lists stay the Trainer's own.
         self._marks = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and config.record_undo else None
         self._leap: tuple[int, int] | None = None  # a jump cut short: (target, where it stopped)
         self.stop_reason: str | None = None
@@ -127,8 +132,8 @@ class Trainer(Jumps):
             pretokenizer=pre.name,
             pattern=pre.pattern if pre.name == "custom" else None,
             split_digits=pre.split_digits,
-            tie_break=base_config.tie_break if base_config and base_config.tie_break != "hf" else "lowest-ids",
-            merges=len(tokenizer.merges),
+            tie_rule=base_config.tie_rule if base_config and base_config.tie_rule != "hf" else "lowest-ids",
+            max_merges=len(tokenizer.merges),
             min_frequency=1,  # every pair is counted exactly: replayed merges may be rare here
             no_merge_newline=pre.split_newlines,
             specials=tuple(tokenizer.specials),
@@ -144,8 +149,9 @@ class Trainer(Jumps):
         )
 
     @property
-    def replay(self) -> bool:
-        """Whether steps follow a given tokenizer's merges instead of choosing."""
+    def is_replay(self) -> bool:
+        """Whether steps follow a given tokenizer's merges instead of choosing (see
+        :meth:`replaying`)."""
         return self._script is not None
 
     def _check_limits(self) -> None:
@@ -156,7 +162,7 @@ class Trainer(Jumps):
                 f"vocabulary size {config.vocab_size} is below the base vocabulary "
                 f"({self.base_size} {config.base} + {len(config.specials)} specials = {floor})"
             )
-        if self.base_size + (config.merges or 0) + len(config.specials) > MAX_VOCAB:
+        if self.base_size + (config.max_merges or 0) + len(config.specials) > MAX_VOCAB:
             raise ConfigError(f"too many tokens for one vocabulary (at most {MAX_VOCAB})")
 
     # -- state ------------------------------------------------------------------------------
@@ -167,8 +173,9 @@ class Trainer(Jumps):
         return len(self._history)
 
     @property
-    def merges(self) -> list[Merge]:
-        """The applied merges, in order."""
+    def history(self) -> list[Merge]:
+        """The applied merges (events), in order: step 1 first (see :meth:`events` for a part,
+        :attr:`future` for the undone ones)."""
         return [event for event, _ in self._history]
 
     def events(self, start: int = 0, end: int | None = None) -> list[Merge]:
@@ -200,8 +207,8 @@ class Trainer(Jumps):
         """Merges the stop rules allow, when a vocabulary size or merge count is set (the
         config never changes: asked once per step, it is worked out once)."""
         limits = []
-        if self.config.merges is not None:
-            limits.append(self.config.merges)
+        if self.config.max_merges is not None:
+            limits.append(self.config.max_merges)
         if self.config.vocab_size is not None:
             limits.append(self.config.vocab_size - self.base_size - len(self.config.specials))
         return min(limits) if limits else None
@@ -327,7 +334,7 @@ class Trainer(Jumps):
             return "replay-end"
         target = self.target_merges
         if target is not None and self.steps >= target:
-            return "merges" if self.config.merges == target else "vocab-size"
+            return "merges" if self.config.max_merges == target else "vocab-size"
         return None
 
     def step(self) -> Merge | None:
@@ -439,3 +446,67 @@ class Trainer(Jumps):
         """Run to the end and return every merge made by this call."""
         with _gc_paused():
             return list(self.run())
+
+    # -- jumps ------------------------------------------------------------------------------
+
+    def goto(self, step: int) -> int:
+        """Move to merge ``step`` (forward or back); returns the step reached.
+
+        Going forward stops early when a stop rule holds.
+        """
+        self.goto_within(step, None)
+        return self.steps
+
+    def goto_within(self, step: int, deadline: float | None) -> bool:
+        """Move toward ``step`` until ``deadline`` (a ``time.perf_counter()`` value, or None
+        for no limit); True once there, or once a stop rule ends a forward jump. Calls with the
+        same target carry on one jump (one plan, one copy restored) unless something else moved
+        the trainer in between."""
+        if step < 0:
+            raise ValueError(f"step must be 0 or more, not {step}")
+        with _gc_paused():
+            return self._walk(step, deadline)
+
+    def _walk(self, step: int, deadline: float | None) -> bool:
+        history = self._history
+        if self._marks is not None and self._leap != (step, len(history)):
+            self._jump_start(step)  # a new jump (not the rest of one cut short)
+        self._leap = None
+        while len(history) != step:
+            if len(history) > step:
+                self._undo()
+            elif self.step() is None:  # a stop rule ends a forward jump
+                break
+            if deadline is not None and len(history) != step and perf_counter() >= deadline:
+                self._leap = (step, len(history))
+                return False
+        return True
+
+    def jump_work(self, step: int) -> int | None:
+        """Estimated work of jumping to ``step`` (units of
+        :data:`engine._checkpoints.WORK_PER_MERGE`), or None when it cannot be told: no
+        checkpoints kept, or the jump would train merges not made yet."""
+        marks, here = self._marks, self.steps
+        if marks is None or step > here + len(self._future):
+            return None
+        return marks.jump_work(here, step)
+
+    def _jump_start(self, step: int) -> None:
+        """Before walking to ``step``: let the checkpoints keep a copy of here and restore the
+        one that makes the walk cheapest, then move the merge lists to the step restored."""
+        marks, here = self._marks, self.steps
+        assert marks is not None
+        target = min(step, here + len(self._future))  # copies exist only of known steps
+        start = marks.depart(here, target, self._state)
+        if start is None:
+            return
+        history, future, pieces = self._history, self._future, self._pieces
+        if start < here:
+            future.extend(reversed(history[start:]))
+            del history[start:]
+            del pieces[self.base_size + start :]
+        else:
+            for _ in range(start - here):
+                event, record = future.pop()
+                history.append((event, record))
+                pieces.append(event.token)

@@ -43,7 +43,7 @@ def split(text, pretokenizer, pattern=None, split_digits=False):
 
 
 def reference_train(text, *, base="bytes", pretokenizer="none", pattern=None, split_digits=False,
-                    tie_break="lowest-ids", vocab_size=None, merges=None, min_frequency=2,
+                    tie_rule="lowest-ids", vocab_size=None, max_merges=None, min_frequency=2,
                     no_merge_newline=False, specials=()):
     """Return (merges as id pairs, corpus token count after each merge)."""
     chunks = split(text, pretokenizer, pattern, split_digits)
@@ -55,7 +55,7 @@ def reference_train(text, *, base="bytes", pretokenizer="none", pattern=None, sp
     else:
         pieces = [bytes([i]) for i in range(256)]
         encode = lambda chunk: list(chunk.encode("utf-8", "surrogateescape"))  # noqa: E731
-    if tie_break == "lowest-ids":
+    if tie_rule == "lowest-ids":
         words = Counter(chunks)
         seqs = {w: encode(w) for w in words}
     else:
@@ -63,13 +63,13 @@ def reference_train(text, *, base="bytes", pretokenizer="none", pattern=None, sp
     learned, sizes = [], []
     base_size = len(pieces)
     while True:
-        if merges is not None and len(learned) >= merges:
+        if max_merges is not None and len(learned) >= max_merges:
             break
         if vocab_size is not None and base_size + len(learned) + len(specials) >= vocab_size:
             break
         pairs = Counter()
-        items = words.items() if tie_break == "lowest-ids" else ((None, 1),) * 0
-        if tie_break == "lowest-ids":
+        items = words.items() if tie_rule == "lowest-ids" else ((None, 1),) * 0
+        if tie_rule == "lowest-ids":
             for w, count in items:
                 s = seqs[w]
                 for pair in zip(s, s[1:]):
@@ -84,7 +84,7 @@ def reference_train(text, *, base="bytes", pretokenizer="none", pattern=None, sp
                     pairs[pair] += 1
         if not pairs:
             break
-        if tie_break == "lowest-ids":
+        if tie_rule == "lowest-ids":
             pair, count = max(pairs.items(), key=lambda item: (item[1], -item[0][0], -item[0][1]))
         else:
             pair, count = pairs.most_common(1)[0]
@@ -93,7 +93,7 @@ def reference_train(text, *, base="bytes", pretokenizer="none", pattern=None, sp
         new_id = len(pieces)
         pieces.append(pieces[pair[0]] + pieces[pair[1]])
         learned.append(pair)
-        if tie_break == "lowest-ids":
+        if tie_rule == "lowest-ids":
             for w in seqs:
                 seqs[w] = merge(seqs[w], pair, new_id)
             sizes.append(sum(len(seqs[w]) * n for w, n in words.items()))

@@ -31,7 +31,7 @@ from engine.inspect import completeness
 
 from conftest import sample_text, shared_corpus
 
-SEED001 = TrainConfig(base="chars", pretokenizer="none", tie_break="first-seen", no_merge_newline=True, merges=48)
+SEED001 = TrainConfig(base="chars", pretokenizer="none", tie_rule="first-seen", no_merge_newline=True, max_merges=48)
 
 
 # -- acceptance 1: seed 004's word-level tokenizer ---------------------------------------------
@@ -110,7 +110,7 @@ def seed001_encode(text: str, count: int) -> list[int]:
 
 
 def test_curve_follows_undo_and_marks_the_current_step():
-    trainer = Trainer(sample_text("low-lower-lowest.txt"), TrainConfig(base="chars", pretokenizer="none", tie_break="first-seen", merges=4))
+    trainer = Trainer(sample_text("low-lower-lowest.txt"), TrainConfig(base="chars", pretokenizer="none", tie_rule="first-seen", max_merges=4))
     trainer.train()
     trainer.undo()
     curve = compression_curve(trainer)
@@ -130,7 +130,7 @@ def test_curve_follows_undo_and_marks_the_current_step():
     merges=st.integers(0, 25),
 )
 def test_composition_agrees_with_direct_classification(text, pre, merges):
-    trainer = Trainer(text, TrainConfig(pretokenizer=pre, merges=merges, min_frequency=1))
+    trainer = Trainer(text, TrainConfig(pretokenizer=pre, max_merges=merges, min_frequency=1))
     trainer.train()
     vocab = trainer.vocab
     comp = composition(vocab, trainer.base_size, earliest=1000)
@@ -152,12 +152,12 @@ def test_composition_agrees_with_direct_classification(text, pre, merges):
 def test_composition_on_tang_poems_finds_partial_utf8_first():
     """Seed 002: with no pre-tokenizer the first merges are ``[80 82]`` and ``[ef bc]``: half characters."""
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")
-    trainer = Trainer(text, TrainConfig(pretokenizer="none", tie_break="first-seen", merges=8))
+    trainer = Trainer(text, TrainConfig(pretokenizer="none", tie_rule="first-seen", max_merges=8))
     trainer.train()
     comp = composition(trainer.vocab, trainer.base_size)
     shown = [token_display(trainer.vocab[i]) for i in comp.earliest["partial"]]
     assert shown[:2] == ["[80 82]", "[ef bc]"]
-    assert [token_display(e.token) for e in trainer.merges[:4]] == ["[80 82]", "[ef bc]", "，", "。"]
+    assert [token_display(e.token) for e in trainer.history[:4]] == ["[80 82]", "[ef bc]", "，", "。"]
     assert comp.counts["partial"] >= 3 and comp.counts["char"] >= 2
 
 
@@ -183,7 +183,7 @@ def test_hold_back_cuts_at_a_line_start():
 
 def test_heldout_report_in_seed002_style():
     train = "自君入城。自君入城。自君归。\n" * 20
-    trainer = Trainer(train, TrainConfig(pretokenizer="none", merges=12))
+    trainer = Trainer(train, TrainConfig(pretokenizer="none", max_merges=12))
     trainer.train()
     tok = trainer.tokenizer()
     report = evaluate_heldout(tok, "自君入市。\n", train)
@@ -199,7 +199,7 @@ def test_heldout_report_in_seed002_style():
 
 
 def test_heldout_on_the_chars_base_counts_unknowns():
-    trainer = Trainer("cat hat", TrainConfig(base="chars", pretokenizer="none", merges=2))
+    trainer = Trainer("cat hat", TrainConfig(base="chars", pretokenizer="none", max_merges=2))
     trainer.train()
     report = evaluate_heldout(trainer.tokenizer(), "Cat 😀", "cat hat")
     assert report.unknown == 2 and report.unseen == 2 and not report.roundtrip
@@ -211,7 +211,7 @@ def test_heldout_on_tang_poems():
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)
     train, held = "".join(lines[:1600]), "".join(lines[1600:])
-    trainer = Trainer(train, TrainConfig(pretokenizer="none", tie_break="first-seen", merges=1500))
+    trainer = Trainer(train, TrainConfig(pretokenizer="none", tie_rule="first-seen", max_merges=1500))
     trainer.train()
     report = evaluate_heldout(trainer.tokenizer(), held, train)
     assert 0.7 < report.chars_per_token < 1.0

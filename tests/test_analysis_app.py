@@ -77,7 +77,7 @@ async def test_the_curve_follows_steps_undo_and_the_log_scale_key():
         curve = app.screen.query_one(CurvePane).curve
         trainer = app.workbench.trainer
         assert curve.current == trainer.steps == 3
-        assert curve.tokens == (trainer.initial_tokens, *[e.tokens_after for e in trainer.merges])
+        assert curve.tokens == (trainer.initial_tokens, *[e.tokens_after for e in trainer.history])
         await pilot.press("u")
         await settle(pilot)
         curve = app.screen.query_one(CurvePane).curve

@@ -229,14 +229,14 @@ async def test_settings_restart_training_after_confirmation():
         assert isinstance(app.screen, SettingsScreen)
         from textual.widgets import Select
 
-        app.screen.query_one("#tie_break", Select).value = "first-seen"
+        app.screen.query_one("#tie_rule", Select).value = "first-seen"
         app.screen.query_one("#base", Select).value = "chars"
         await pilot.press("ctrl+s")
         assert isinstance(app.screen, ConfirmScreen)  # one merge would be lost
         await pilot.press("y")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.workbench.config.tie_break == "first-seen" and app.workbench.config.base == "chars"
+        assert app.workbench.config.tie_rule == "first-seen" and app.workbench.config.base == "chars"
         assert app.workbench.steps == 0 and app.workbench.trainer.alphabet is not None
 
 

@@ -106,7 +106,7 @@ async def test_an_imported_tokenizer_replays_on_the_corpus(tmp_path):
     from engine import Trainer
     from engine.formats import export_tokenizer, load_any
 
-    source = Trainer("the cat sat on the mat with the hat " * 30, TrainConfig(merges=12))
+    source = Trainer("the cat sat on the mat with the hat " * 30, TrainConfig(max_merges=12))
     source.train()
     export_tokenizer(source.tokenizer(), "hf", tmp_path / "tokenizer.json")
     tok = load_any(tmp_path / "tokenizer.json").tokenizer
@@ -118,7 +118,7 @@ async def test_an_imported_tokenizer_replays_on_the_corpus(tmp_path):
         assert app.workbench.script is tok
         await pilot.press("right_curly_bracket")  # runs out at the imported merges
         assert app.workbench.steps == 12
-        assert [e.pair for e in app.workbench.trainer.merges] == tok.merges
+        assert [e.pair for e in app.workbench.trainer.history] == tok.merges
         assert app.query_one(MergeLog).row_count == 12
         ids = app.workbench.tokenizer().encode("the cat")
         assert ids == tok.encode("the cat")

@@ -173,7 +173,7 @@ def test_a_pair_of_new_files_is_all_or_nothing(tmp_path, monkeypatch, guard):
 
 
 def tokenizer() -> Tokenizer:
-    trainer = Trainer("the cat in the hat sat on the mat " * 5, TrainConfig(merges=5))
+    trainer = Trainer("the cat in the hat sat on the mat " * 5, TrainConfig(max_merges=5))
     trainer.train()
     return trainer.tokenizer()
 
@@ -184,7 +184,7 @@ def test_every_export_keeps_the_old_files_when_the_disk_fills(tmp_path, monkeypa
     target = tmp_path / {"gpt2": "pair", "tiktoken": "t.tiktoken"}.get(fmt, "t.json")
     export_tokenizer(tok, fmt, target)
     before = {p: p.read_bytes() for p in written_paths(fmt, target)}
-    smaller = Trainer("the cat in the hat", TrainConfig(merges=1))
+    smaller = Trainer("the cat in the hat", TrainConfig(max_merges=1))
     smaller.train()
     disk_full(monkeypatch, after=len(before) - 1)  # the last file of the set fails
     with pytest.raises(WriteError):

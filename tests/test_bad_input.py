@@ -33,7 +33,7 @@ from conftest import ROOT
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import token_to_unicode
 from engine.formats import export_tokenizer
-from engine.io import load_tokenizer
+from engine.tokenizer import load_tokenizer
 
 DOC = ROOT / "docs" / "bad-input.md"
 
@@ -95,7 +95,7 @@ def native(tmp: Path, name: str = "tok.json", **fields) -> Path:
 
 def trained_tok(tmp: Path) -> Path:
     """tok.json: two merges on the corpus (vocabulary 258)."""
-    trainer = Trainer(CORPUS, TrainConfig(merges=2))
+    trainer = Trainer(CORPUS, TrainConfig(max_merges=2))
     trainer.train()
     trainer.tokenizer().save(tmp / "tok.json")
     return tmp / "tok.json"

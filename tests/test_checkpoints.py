@@ -9,7 +9,7 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from engine import TrainConfig, Trainer
-from engine.checkpoints import SPACING, WORK_PER_MERGE, Checkpoints
+from engine._checkpoints import SPACING, WORK_PER_MERGE, Checkpoints
 
 from conftest import shared_corpus
 from test_engine_differential import configs, corpora
@@ -37,7 +37,7 @@ def test_jumps_through_copies_equal_a_fresh_trainer(text, kw, limit, ops):
         assert len(marks.copies) <= limit + 1
     note(f"at step {trainer.steps}, copies at {sorted(trainer._marks.copies)}")
     assert snapshot(trainer) == snapshot(fresh_at(text, config, trainer.steps))
-    assert trainer.future == [e for e in fresh_at(text, config, trainer.steps + len(trainer.future)).merges[trainer.steps :]]
+    assert trainer.future == [e for e in fresh_at(text, config, trainer.steps + len(trainer.future)).history[trainer.steps :]]
 
 
 @given(corpora(), configs(), st.integers(0, 45))
@@ -54,7 +54,7 @@ def test_a_time_boxed_jump_gets_there_in_pieces(text, kw, target):
 
 def test_a_long_jump_back_and_forth_restores_copies():
     text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
-    trainer = Trainer(text, TrainConfig(merges=300), checkpoints=3)
+    trainer = Trainer(text, TrainConfig(max_merges=300), checkpoints=3)
     trainer.train()
     marks = trainer._marks
     marks.copies = {0: marks.copies[0]}  # as if training had taken no copy but step 0's
@@ -65,12 +65,12 @@ def test_a_long_jump_back_and_forth_restores_copies():
     assert trainer.jump_work(300) < walk_back / 10
     trainer.goto(300)
     trainer._state.verify()
-    assert [e.pair for e in trainer.merges] == [e.pair for e in fresh_at(text, TrainConfig(merges=300), 300).merges]
+    assert [e.pair for e in trainer.history] == [e.pair for e in fresh_at(text, TrainConfig(max_merges=300), 300).history]
     assert trainer.jump_work(301) is None  # a merge not made yet: cost unknown
 
 
 def test_jump_work_is_the_walk_without_checkpoints_kept():
-    trainer = Trainer("abab abab cdcd " * 50, TrainConfig(merges=5))
+    trainer = Trainer("abab abab cdcd " * 50, TrainConfig(max_merges=5))
     trainer.train()
     assert trainer.jump_work(0) is None
 
@@ -95,7 +95,7 @@ def test_thinning_keeps_step_zero_and_spreads_the_rest():
 
 def test_training_takes_copies_spaced_by_work():
     text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
-    trainer = Trainer(text, TrainConfig(merges=300), checkpoints=50)  # no thinning
+    trainer = Trainer(text, TrainConfig(max_merges=300), checkpoints=50)  # no thinning
     trainer.train()
     marks = trainer._marks
     steps = sorted(marks.copies)
@@ -107,7 +107,7 @@ def test_training_takes_copies_spaced_by_work():
 
 def test_copies_stay_within_their_memory_bound():
     text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
-    config = TrainConfig(merges=300)
+    config = TrainConfig(max_merges=300)
     one = Trainer(text, config, checkpoints=1)._state.snapshot().size  # step 0's copy
     bounded = Trainer(text, config, checkpoints=50, checkpoint_memory=int(2.5 * one))
     bounded.train()
@@ -125,7 +125,7 @@ def test_copies_stay_within_their_memory_bound():
 
 def test_no_copies_when_one_is_over_the_memory_bound():
     text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
-    config = TrainConfig(merges=300)
+    config = TrainConfig(max_merges=300)
     trainer = Trainer(text, config, checkpoints=3, checkpoint_memory=1000)
     trainer.train()
     trainer.goto(0)
@@ -137,7 +137,7 @@ def test_no_copies_when_one_is_over_the_memory_bound():
 
 def test_copies_on_a_real_corpus_match_walking():
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")  # skips without ../shared
-    config = TrainConfig(merges=600)
+    config = TrainConfig(max_merges=600)
     jumping = Trainer(text, config, checkpoints=2)
     walking = Trainer(text, config)
     jumping.train()

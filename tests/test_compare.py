@@ -99,13 +99,13 @@ def test_without_the_library_the_rows_say_how_to_get_it(no_tokenizers):
 
 def test_trainer_counts_equal_encoding_the_corpus():
     text = sample_text("workshop.txt")
-    for config in (TrainConfig(vocab_size=500), TrainConfig(base="chars", pretokenizer="none", merges=80),
-                   TrainConfig(pretokenizer="simple", split_digits=True, no_merge_newline=True, merges=60)):
+    for config in (TrainConfig(vocab_size=500), TrainConfig(base="chars", pretokenizer="none", max_merges=80),
+                   TrainConfig(pretokenizer="simple", split_digits=True, no_merge_newline=True, max_merges=60)):
         trainer = Trainer(text, config)
         trainer.train()
         segmenter = BpeSegmenter(trainer.tokenizer())
         assert measure(segmenter, text, corpus_counts=trainer_counts(trainer)) == measure(segmenter, text)
-    hf = Trainer(text, TrainConfig(tie_break="hf", merges=10))
+    hf = Trainer(text, TrainConfig(tie_rule="hf", max_merges=10))
     assert trainer_counts(hf) is None
 
 

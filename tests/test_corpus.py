@@ -40,7 +40,7 @@ def test_training_from_counted_chunks_is_the_same(tmp_path):
     path = tmp_path / "w.txt"
     path.write_text(sample_text("workshop.txt"), encoding="utf-8")
     for base in ("bytes", "chars"):
-        config = TrainConfig(base=base, merges=200, tie_break="first-seen")
+        config = TrainConfig(base=base, max_merges=200, tie_rule="first-seen")
         pre = Trainer(sample_text("workshop.txt"), config)
         counted = count_corpus(path, pre.pretokenizer, base=base, block=100)
         streamed = Trainer("", config, chunks=counted.chunks)

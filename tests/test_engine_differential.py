@@ -26,11 +26,11 @@ def configs(draw):
     return {
         "base": draw(st.sampled_from(["bytes", "chars"])),
         "pretokenizer": draw(st.sampled_from(["none", "simple", "gpt2", "gpt4"])),
-        "tie_break": draw(st.sampled_from(["lowest-ids", "first-seen"])),
+        "tie_rule": draw(st.sampled_from(["lowest-ids", "first-seen"])),
         "no_merge_newline": draw(st.booleans()),
         "split_digits": draw(st.booleans()),
         "min_frequency": draw(st.sampled_from([1, 2, 2, 3])),
-        "merges": draw(st.integers(min_value=0, max_value=40)),
+        "max_merges": draw(st.integers(min_value=0, max_value=40)),
     }
 
 
@@ -52,7 +52,7 @@ def test_merges_match_reference(text, kw):
 
 @given(corpora(), st.sampled_from(["bytes", "chars"]), st.sampled_from(["lowest-ids", "first-seen"]))
 def test_vocab_size_stop_rule_matches_reference(text, base, tie):
-    kw = {"base": base, "pretokenizer": "none", "tie_break": tie, "specials": ("<s>",)}
+    kw = {"base": base, "pretokenizer": "none", "tie_rule": tie, "specials": ("<s>",)}
     base_size = 256 if base == "bytes" else len(set(text) | {"\ufffd"})
     kw["vocab_size"] = base_size + 1 + 5
     expected, _, trainer, events = train_both(text, kw)
@@ -84,7 +84,7 @@ def test_event_count_and_ties_are_consistent(text, kw):
 )
 def test_real_corpus_the_verdict(pre, base, newline, tie):
     text = shared_corpus("the-verdict.txt").read_text(encoding="utf-8")[:6000]
-    kw = {"base": base, "pretokenizer": pre, "tie_break": tie, "no_merge_newline": newline, "merges": 120}
+    kw = {"base": base, "pretokenizer": pre, "tie_rule": tie, "no_merge_newline": newline, "max_merges": 120}
     expected, sizes, _, events = train_both(text, kw)
     assert [e.pair for e in events] == expected
     assert [e.tokens_after for e in events] == sizes
@@ -94,7 +94,7 @@ def test_real_corpus_the_verdict(pre, base, newline, tie):
 def test_real_corpus_tang_poems(tie):
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")[:2500]
     for pre in ("none", "gpt2"):
-        kw = {"base": "bytes", "pretokenizer": pre, "tie_break": tie, "merges": 150}
+        kw = {"base": "bytes", "pretokenizer": pre, "tie_rule": tie, "max_merges": 150}
         expected, sizes, _, events = train_both(text, kw)
         assert [e.pair for e in events] == expected
         assert [e.tokens_after for e in events] == sizes

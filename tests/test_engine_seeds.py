@@ -12,7 +12,7 @@ SEED000_SPECIALS = ("<pad>", "<bos>", "<eos>", "<user>", "<assistant>")
 def test_seed000_die_katze():
     """Seed 000: 256 bytes + 9 merges + 5 specials = 270; "die katze" -> [259, 264, 101]."""
     config = TrainConfig(
-        base="bytes", pretokenizer="simple", tie_break="lowest-ids", vocab_size=270, specials=SEED000_SPECIALS
+        base="bytes", pretokenizer="simple", tie_rule="lowest-ids", vocab_size=270, specials=SEED000_SPECIALS
     )
     trainer = Trainer(sample_text("die-katze.txt"), config)
     events = trainer.train()
@@ -37,7 +37,7 @@ def test_seed000_272_makes_katze_one_token():
 
 def test_seed001_low_lower_lowest_trace():
     """Seed 001: merges lo, low, ' low', ' lowe'; token counts 16 -> 13 -> 10 -> 8 -> 6."""
-    config = TrainConfig(base="chars", pretokenizer="none", tie_break="first-seen", merges=4)
+    config = TrainConfig(base="chars", pretokenizer="none", tie_rule="first-seen", max_merges=4)
     trainer = Trainer(sample_text("low-lower-lowest.txt"), config)
     assert trainer.corpus_tokens == 16
     events = trainer.train()
@@ -53,7 +53,7 @@ def test_seed001_low_lower_lowest_trace():
 
 
 def test_seed001_unknown_characters_map_to_zero():
-    trainer = Trainer("cat hat", TrainConfig(base="chars", pretokenizer="none", merges=2))
+    trainer = Trainer("cat hat", TrainConfig(base="chars", pretokenizer="none", max_merges=2))
     trainer.train()
     tok = trainer.tokenizer()
     assert tok.encode("Cat")[0] == 0
@@ -70,7 +70,7 @@ def test_seed003_the_hat_trace():
     ties at 2 with (h, e) and (a, t). With the first-seen rule the learned order is th, the, at;
     the seed's th, at, the needs its miscount. The vocabulary and the encoding are the seed's.
     """
-    config = TrainConfig(base="chars", pretokenizer="custom", pattern=r"\w+", tie_break="first-seen", merges=3)
+    config = TrainConfig(base="chars", pretokenizer="custom", pattern=r"\w+", tie_rule="first-seen", max_merges=3)
     trainer = Trainer(sample_text("the-cat-in-the-hat.txt"), config)
     events = trainer.train()
     assert events[0].tie_total == 3  # (t,h), (h,e), (a,t) all occur twice
@@ -95,7 +95,7 @@ def test_seed003_the_hat_trace():
 
 def test_seed003_mueller_umlaut_is_two_bytes_then_one_token():
     """Seed 003 §13.4.1: (195, 188) ties at 3 and, merged, is the bytes of ü."""
-    trainer = Trainer(sample_text("mueller.txt"), TrainConfig(pretokenizer="none", tie_break="lowest-ids", merges=1))
+    trainer = Trainer(sample_text("mueller.txt"), TrainConfig(pretokenizer="none", tie_rule="lowest-ids", max_merges=1))
     assert trainer.corpus_tokens == 23
     assert trainer.pair_count((195, 188)) == 3
     top = trainer.candidates(20)
@@ -108,7 +108,7 @@ def test_seed003_mueller_umlaut_is_two_bytes_then_one_token():
 
 def test_wikipedia_example():
     """minbpe's test: aaabdaaabac -> 3 merges -> XdXac with Z=aa, Y=ab, X=ZY."""
-    trainer = Trainer("aaabdaaabac", TrainConfig(pretokenizer="none", merges=3, tie_break="first-seen"))
+    trainer = Trainer("aaabdaaabac", TrainConfig(pretokenizer="none", max_merges=3, tie_rule="first-seen"))
     trainer.train()
     tok = trainer.tokenizer()
     assert tok.encode("aaabdaaabac") == [258, 100, 258, 97, 99]
@@ -119,7 +119,7 @@ def test_seed002_tang_first_merges(tmp_path):
     """Seed 002 on 2000 Tang poems (bytes, whole text one sequence): the first merges build ，
     and 。 from their bytes, then half a character, then 。+newline; 1500 merges -> vocab 1756."""
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")
-    config = TrainConfig(base="bytes", pretokenizer="none", tie_break="first-seen", merges=1500)
+    config = TrainConfig(base="bytes", pretokenizer="none", tie_rule="first-seen", max_merges=1500)
     trainer = Trainer(text, config)
     events = trainer.train()
     shown = [token_display(e.token) for e in events[:6]]

@@ -23,7 +23,7 @@ def snapshot(trainer: Trainer):
         trainer.pair_counts(),
         trainer.corpus_tokens,
         trainer.candidates(10),
-        [e.pair for e in trainer.merges],
+        [e.pair for e in trainer.history],
         trainer.vocab,
     )
 
@@ -61,25 +61,25 @@ def test_k_steps_then_k_undos_is_the_start(text, kw, k):
 
 
 def test_redo_replays_the_recorded_event():
-    trainer = Trainer("abababcabc abab", TrainConfig(pretokenizer="none", merges=4))
+    trainer = Trainer("abababcabc abab", TrainConfig(pretokenizer="none", max_merges=4))
     events = trainer.train()
     trainer.goto(1)
     assert trainer.future == events[1:]
     assert trainer.redo() is events[1]
     assert trainer.step() is events[2]  # the next step after an undo is the recorded one
     assert trainer.goto(10) == len(events)
-    assert trainer.merges == events
+    assert trainer.history == events
 
 
 def test_undo_on_a_real_corpus():
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")[:8000]
-    config = TrainConfig(pretokenizer="gpt2", tie_break="first-seen", merges=250)
+    config = TrainConfig(pretokenizer="gpt2", tie_rule="first-seen", max_merges=250)
     trainer = Trainer(text, config)
     trainer.train()
     trainer.goto(137)
     assert snapshot(trainer) == snapshot(fresh_at(text, config, 137))
     trainer.goto(250)
-    assert [e.pair for e in trainer.merges] == reference_train(text, pretokenizer="gpt2", tie_break="first-seen", merges=250)[0]
+    assert [e.pair for e in trainer.history] == reference_train(text, pretokenizer="gpt2", tie_rule="first-seen", max_merges=250)[0]
 
 
 class TrainerMachine(RuleBasedStateMachine):
@@ -144,7 +144,7 @@ class TrainerMachine(RuleBasedStateMachine):
     @invariant()
     def in_step(self):
         assert self.trainer.steps == self.k
-        assert [e.pair for e in self.trainer.merges] == self.expected[: self.k]
+        assert [e.pair for e in self.trainer.history] == self.expected[: self.k]
         expected_tokens = self.sizes[self.k - 1] if self.k else self.trainer.initial_tokens
         assert self.trainer.corpus_tokens == expected_tokens
 

@@ -38,7 +38,7 @@ def test_spans_cover_the_corpus_as_the_tokens_now(text, kw, k, a, b):
 
 
 def test_spans_skip_what_a_custom_pattern_drops():
-    trainer = Trainer("ab, ab; ab", TrainConfig(pretokenizer="custom", pattern=r"\w+", merges=1))
+    trainer = Trainer("ab, ab; ab", TrainConfig(pretokenizer="custom", pattern=r"\w+", max_merges=1))
     trainer.train()
     assert trainer.layout().size == 10
     assert trainer.spans(0, 10) == [(256, 0, 2), (256, 4, 6), (256, 8, 10)]
@@ -56,7 +56,7 @@ def test_frequencies_follow_merges_and_undos(text, kw, ops):
 
 
 def test_token_info_for_a_partial_character():
-    trainer = Trainer("不与世东" * 20, TrainConfig(pretokenizer="none", merges=1))
+    trainer = Trainer("不与世东" * 20, TrainConfig(pretokenizer="none", max_merges=1))
     event = trainer.step()
     info = token_info(trainer, event.new_id)
     assert info.display == "[e4 b8]"
@@ -68,7 +68,7 @@ def test_token_info_for_a_partial_character():
 
 
 def test_token_info_tree_and_frequency():
-    trainer = Trainer(sample_text("low-lower-lowest.txt"), TrainConfig(base="chars", pretokenizer="none", tie_break="first-seen", merges=4))
+    trainer = Trainer(sample_text("low-lower-lowest.txt"), TrainConfig(base="chars", pretokenizer="none", tie_rule="first-seen", max_merges=4))
     trainer.train()
     info = token_info(trainer, 12)
     assert info.display == "·lowe" and info.completeness == "complete"
@@ -98,18 +98,18 @@ def test_bytelevel_mapping():
 
 def test_hf_rule_needs_bytes_base():
     with pytest.raises(ValueError, match="bytes"):
-        TrainConfig(base="chars", tie_break="hf")
+        TrainConfig(base="chars", tie_rule="hf")
 
 
 @pytest.mark.parametrize("base", ["bytes", "chars"])
 def test_replaying_a_tokenizer_on_another_corpus(base):
     """An imported tokenizer replayed merge by merge on your text ends where encode() does."""
-    source = Trainer(sample_text("workshop.txt"), TrainConfig(base=base, merges=150, pretokenizer="gpt2"))
+    source = Trainer(sample_text("workshop.txt"), TrainConfig(base=base, max_merges=150, pretokenizer="gpt2"))
     source.train()
     tok = source.tokenizer()
     text = "Die Katze und der Tokenizer: 1001 Wörter, 中文 and emoji 🚀 and the tokens the tokenizer made."
     replay = Trainer.replaying(text, tok)
-    assert replay.replay
+    assert replay.is_replay and not source.is_replay
     events = replay.train()
     assert [e.pair for e in events] == tok.merges
     assert replay.stop_reason == "replay-end"
@@ -125,7 +125,7 @@ def test_replaying_a_tokenizer_on_another_corpus(base):
 
 def test_replay_on_the_training_corpus_matches_training():
     text = sample_text("workshop.txt")
-    source = Trainer(text, TrainConfig(merges=120))
+    source = Trainer(text, TrainConfig(max_merges=120))
     events = source.train()
     replay = Trainer.replaying(text, source.tokenizer())
     again = replay.train()

@@ -47,7 +47,7 @@ CONFIGS = {
     "none": dict(pretokenizer="none", vocab_size=400),
     "custom-skipping": dict(pretokenizer="custom", pattern=r"\p{L}+|\d"),
     "gpt2-digits": dict(pretokenizer="gpt2", split_digits=True),
-    "chars-seed001": dict(base="chars", pretokenizer="none", no_merge_newline=True, tie_break="first-seen"),
+    "chars-seed001": dict(base="chars", pretokenizer="none", no_merge_newline=True, tie_rule="first-seen"),
     "chars-gpt4": dict(base="chars", pretokenizer="gpt4", specials=SPECIALS),
 }
 
@@ -188,8 +188,8 @@ def test_seed001_file_written_by_the_seeds_code_imports(tmp_path):
     (tmp_path / "tokenizer.json").write_text(json.dumps(seed.state(), ensure_ascii=False), encoding="utf-8")
     imported = load_any(tmp_path / "tokenizer.json")
     assert imported.format == "seed001" and imported.file_ids is None
-    ours = trained(base="chars", pretokenizer="none", no_merge_newline=True, tie_break="first-seen",
-                   vocab_size=None, merges=60, min_frequency=2)
+    ours = trained(base="chars", pretokenizer="none", no_merge_newline=True, tie_rule="first-seen",
+                   vocab_size=None, max_merges=60, min_frequency=2)
     assert imported.tokenizer.merges == ours.merges
     for sample in TEXTS:
         assert imported.encode(sample) == seed.encode(sample)

@@ -140,7 +140,7 @@ def test_hf_tie_rule_matches_bpe_trainer(name):
     theirs = [tuple(map(unicode_to_token, m)) for m in json.loads(hf.to_str())["model"]["merges"]]
     with open(path, encoding="utf-8", newline="") as handle:  # \r\n reaches the pre-tokenizer
         text = handle.read()
-    ours = Trainer(text, TrainConfig(tie_break="hf", vocab_size=4096, min_frequency=2, pretokenizer="gpt2"))
+    ours = Trainer(text, TrainConfig(tie_rule="hf", vocab_size=4096, min_frequency=2, pretokenizer="gpt2"))
     for _ in ours.run():
         pass
     tok = ours.tokenizer()

@@ -36,7 +36,7 @@ from engine.formats.gpt2 import load_gpt2
 from engine.formats.hf import load_hf
 from engine.formats.seed001 import load_seed001
 from engine.formats.tiktoken_bpe import _limited_bpe, load_tiktoken
-from engine.io import load_tokenizer, tokenizer_from_dict
+from engine.tokenizer import load_tokenizer, tokenizer_from_dict
 from engine.pretokenize import PreTokenizer
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
@@ -101,8 +101,8 @@ CORPUS = "low lower lowest newer wider <eos>\nthe cat in the hat, 123 4567\n" * 
 
 
 def _trained(base: str, pretokenizer: str, specials=("<pad>", "<s>")) -> Tokenizer:
-    config = TrainConfig(base=base, pretokenizer=pretokenizer, merges=24, min_frequency=1, specials=specials,
-                         tie_break="first-seen")
+    config = TrainConfig(base=base, pretokenizer=pretokenizer, max_merges=24, min_frequency=1, specials=specials,
+                         tie_rule="first-seen")
     trainer = Trainer(CORPUS, config)
     trainer.train()
     return trainer.tokenizer()
@@ -363,6 +363,6 @@ def test_corpus_readers_on_any_bytes(data, block):
             assert (counted.size, counted.invalid_bytes, counted.nul_bytes) == (whole.size, whole.invalid_bytes, whole.nul_bytes)
             assert counted.note(base) == whole.note(base)
             try:
-                Trainer(whole.text, TrainConfig(base=base, merges=5, min_frequency=1)).train()
+                Trainer(whole.text, TrainConfig(base=base, max_merges=5, min_frequency=1)).train()
             except ValueError as exc:  # nothing to train on is the only refusal
                 assert "no text to train on" in str(exc)

@@ -1,10 +1,15 @@
-"""The engine never loads the UI; headless commands start without textual."""
+"""The engine never loads the UI; headless commands start without textual; the app uses only the
+engine's public names; the engine's modules import each other without cycles."""
 
 from __future__ import annotations
 
+import ast
+import doctest
+import importlib
 import subprocess
 import sys
 
+import engine
 from conftest import ROOT
 
 
@@ -59,3 +64,118 @@ def test_engine_sources_never_import_ui():
                 names = {w.split(".")[0] for w in words[1:2]}
                 lazy = line != stripped and names <= {lib for file, lib in LAZY if path.name == file}
                 assert lazy or not banned & names, (path, line)
+
+
+# -- the engine's public surface ----------------------------------------------------------------
+
+#: Engine subpackages that are public (``engine/__init__.py`` says so): the app may import the
+#: names in their ``__all__``.
+PUBLIC_SUBPACKAGES = {"engine.formats", "engine.analysis"}
+
+
+def tui_engine_imports() -> list[tuple[str, int, str, str]]:
+    """Every engine import in tui/ as (file, line, module, name); ``import engine.x`` gives name ''."""
+    found = []
+    for path in sorted((ROOT / "tui").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        where = str(path.relative_to(ROOT))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == "engine":
+                found.extend((where, node.lineno, node.module, alias.name) for alias in node.names)
+            elif isinstance(node, ast.Import):
+                found.extend((where, node.lineno, a.name, "") for a in node.names if a.name.split(".")[0] == "engine")
+    return found
+
+
+def test_tui_imports_only_public_engine_names():
+    allowed = {"engine": set(engine.__all__)}
+    for name in PUBLIC_SUBPACKAGES:
+        allowed[name] = set(importlib.import_module(name).__all__)
+    found = tui_engine_imports()
+    assert any(module == "engine" for _, _, module, _ in found)  # the scan sees the imports
+    bad = [
+        f"{where}:{line}: {module}{'.' + name if name else ''}"
+        for where, line, module, name in found
+        if module not in allowed or name not in allowed[module]
+    ]
+    assert not bad, "tui imports engine internals or names engine does not export:\n" + "\n".join(bad)
+
+
+def test_public_names_resolve_and_formats_stay_lazy():
+    for name in engine.__all__:
+        assert not name.startswith("_")
+    mods = loaded_modules("import engine")
+    assert not {m for m in mods if m.startswith(("engine.formats", "engine.analysis"))}
+    mods = loaded_modules("import engine; engine.load_any, engine.export_tokenizer")
+    assert "engine.formats" in mods
+    for name in engine.__all__:
+        assert getattr(engine, name) is not None, name
+
+
+def engine_import_graph() -> dict[str, set[str]]:
+    """engine module -> the engine modules it imports (any import, at any level of the file)."""
+    modules = {}
+    for path in (ROOT / "engine").rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        package = parts if parts[-1] == "__init__" else parts[:-1]
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+            package = parts
+        modules[".".join(parts)] = (path, package)
+    graph: dict[str, set[str]] = {}
+    for name, (path, package) in modules.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+                for alias in node.names:  # "from . import x" names a module
+                    sub = f"{module}.{alias.name}"
+                    targets.add(sub if sub in modules else module)
+            elif isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names)
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of the graph as a list of nodes, or None (depth-first search)."""
+    state: dict[str, int] = {}  # 1: on the stack, 2: done
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_find_cycle_finds_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_engine_modules_import_each_other_without_cycles():
+    graph = engine_import_graph()
+    assert "engine.tokenizer" in graph["engine.trainer"]  # the graph sees relative imports
+    assert "engine.io" in graph["engine.tokenizer"]
+    assert "engine._codec" in graph["engine.formats.tiktoken_bpe"]
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph))
+
+
+def test_the_engine_docstring_example_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the example saves tokenizer.json
+    result = doctest.testmod(engine, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 5 and result.failed == 0
+    assert (tmp_path / "tokenizer.json").exists()

@@ -24,7 +24,7 @@ SIZE = (100, 30)
 
 
 def test_session_round_trip(tmp_path):
-    session = Session("sample:mueller.txt", "ab" * 32, 23, TrainConfig(merges=5), [(1, 2), (256, 3)], 1, 256)
+    session = Session("sample:mueller.txt", "ab" * 32, 23, TrainConfig(max_merges=5), [(1, 2), (256, 3)], 1, 256)
     path = session.save(tmp_path / "s" / "session.json")
     again = Session.load(path)
     assert (again.source, again.merges, again.step, again.selected, again.config) == (
@@ -52,7 +52,7 @@ async def test_autosave_then_resume_exactly(tmp_path):
     corpus_file = tmp_path / "c.txt"
     corpus_file.write_text((ROOT / "assets" / "samples" / "workshop.txt").read_text(encoding="utf-8"), encoding="utf-8")
     session_file = tmp_path / "session.json"
-    config = TrainConfig(vocab_size=500, tie_break="first-seen")
+    config = TrainConfig(vocab_size=500, tie_rule="first-seen")
     wb = Workbench(LoadedCorpus.open(corpus_file, "bytes"), config)
     app = BpeApp(workbench=wb, session_file=session_file)
     async with app.run_test(size=SIZE) as pilot:
@@ -92,7 +92,7 @@ def test_resume_refuses_a_changed_corpus(tmp_path, capsys):
 
 async def test_a_failed_autosave_keeps_the_old_session_and_says_so(tmp_path, monkeypatch):
     session_file = tmp_path / "session.json"
-    app = BpeApp(workbench=Workbench(LoadedCorpus.open("sample:workshop.txt", "bytes"), TrainConfig(merges=50)),
+    app = BpeApp(workbench=Workbench(LoadedCorpus.open("sample:workshop.txt", "bytes"), TrainConfig(max_merges=50)),
                  session_file=session_file)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")

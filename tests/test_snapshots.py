@@ -28,13 +28,13 @@ def test_main_screen_seed000(snap_compare):
 
 
 def test_main_screen_seed001_small_terminal(snap_compare):
-    app = app_for("low-lower-lowest.txt", base="chars", pretokenizer="none", tie_break="first-seen", merges=4)
+    app = app_for("low-lower-lowest.txt", base="chars", pretokenizer="none", tie_rule="first-seen", max_merges=4)
     assert snap_compare(app, press=["n", "n", "n", "n"], terminal_size=(80, 24))
 
 
 def test_inspector_on_a_partial_character(snap_compare):
     corpus = LoadedCorpus.from_corpus(decode_corpus("不与世东，不与世东。\n".encode() * 8, name="zh.txt"), "bytes", None)
-    app = BpeApp(workbench=Workbench(corpus, TrainConfig(pretokenizer="none", merges=20)))
+    app = BpeApp(workbench=Workbench(corpus, TrainConfig(pretokenizer="none", max_merges=20)))
     assert snap_compare(app, press=["n"], terminal_size=(100, 30))
 
 
@@ -53,7 +53,7 @@ async def settle_analysis(pilot) -> None:
 
 def test_analysis_curve(snap_compare):
     """Seed 001's experiment on the bundled Q/A corpus: 48 merges, back at step 28, the rest dimmed."""
-    app = app_for("qa.txt", base="chars", pretokenizer="none", tie_break="first-seen", no_merge_newline=True, merges=48)
+    app = app_for("qa.txt", base="chars", pretokenizer="none", tie_rule="first-seen", no_merge_newline=True, max_merges=48)
 
     async def run_before(pilot) -> None:
         await pilot.press("g", "4", "8", "enter", "g", "2", "8", "enter", "a")

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
-from engine.codec import _apply_long, _apply_short
-from engine.io import load_tokenizer, tokenizer_from_dict
-from engine.pairs import merge
+from engine._codec import _apply_long, _apply_short
+from engine._pairs import merge
+from engine.tokenizer import load_tokenizer, tokenizer_from_dict
 
 from conftest import sample_text
 
@@ -25,7 +25,7 @@ def workshop_tok() -> Tokenizer:
 
 @pytest.fixture(scope="module")
 def whole_text_tok() -> Tokenizer:
-    trainer = Trainer(sample_text("workshop.txt"), TrainConfig(pretokenizer="none", merges=300, min_frequency=2))
+    trainer = Trainer(sample_text("workshop.txt"), TrainConfig(pretokenizer="none", max_merges=300, min_frequency=2))
     trainer.train()
     return trainer.tokenizer()
 
@@ -61,13 +61,13 @@ def test_long_and_short_paths_agree_with_the_seed(whole_text_tok, text):
 def test_encode_equals_training_segmentation():
     text = sample_text("workshop.txt")
     for pre in ("none", "gpt2"):
-        trainer = Trainer(text, TrainConfig(pretokenizer=pre, merges=250, tie_break="first-seen"))
+        trainer = Trainer(text, TrainConfig(pretokenizer=pre, max_merges=250, tie_rule="first-seen"))
         trainer.train()
         assert len(trainer.tokenizer().encode(text)) == trainer.corpus_tokens
 
 
 def test_chars_base_unknown_characters():
-    trainer = Trainer("banana bandana", TrainConfig(base="chars", pretokenizer="none", merges=3))
+    trainer = Trainer("banana bandana", TrainConfig(base="chars", pretokenizer="none", max_merges=3))
     trainer.train()
     tok = trainer.tokenizer()
     ids = tok.encode("bandit")
@@ -124,7 +124,7 @@ def test_save_load_round_trip(tmp_path, workshop_tok):
 
 
 def test_save_load_chars_base(tmp_path):
-    trainer = Trainer("low lower lowest", TrainConfig(base="chars", pretokenizer="none", merges=4))
+    trainer = Trainer("low lower lowest", TrainConfig(base="chars", pretokenizer="none", max_merges=4))
     trainer.train()
     tok = trainer.tokenizer()
     tok.save(tmp_path / "c.json")
@@ -133,6 +133,25 @@ def test_save_load_chars_base(tmp_path):
     assert data["merges"] == [[3, 4], [9, 8], [1, 10], [11, 2]]
     loaded = load_tokenizer(tmp_path / "c.json")
     assert loaded.encode("lowest") == tok.encode("lowest")
+
+
+def test_config_options_are_written_by_their_names_and_old_names_still_load(tmp_path):
+    """TrainConfig says max_merges and tie_rule; files written when they were merges and
+    tie_break (sessions, tokenizer files) still load, as the same options."""
+    config = TrainConfig(base="chars", pretokenizer="none", tie_rule="first-seen", max_merges=4)
+    written = config.to_dict()
+    assert written["max_merges"] == 4 and written["tie_rule"] == "first-seen"
+    assert "merges" not in written and "tie_break" not in written
+    old = {k: v for k, v in written.items() if k not in ("max_merges", "tie_rule")}
+    old.update(merges=4, tie_break="first-seen")
+    assert TrainConfig.from_dict(old) == config
+    tok = Trainer("low lower lowest", config).tokenizer()
+    data = tok.to_dict()
+    data["config"] = old
+    (tmp_path / "old.json").write_text(json.dumps(data), encoding="utf-8")
+    assert load_tokenizer(tmp_path / "old.json").config == config
+    with pytest.raises(ValueError, match="'merges' and 'max_merges' are the same option"):
+        TrainConfig.from_dict({**written, "merges": 4})
 
 
 @pytest.mark.parametrize(

@@ -13,11 +13,22 @@ import sys
 import time
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from engine import Merge, TrainConfig, Trainer, token_display
-from engine.config import PRETOKENIZERS, TIE_RULES
-from engine.corpus import count_corpus, read_corpus, streamable
-from engine.errors import ConfigError, one_line
-from engine.pretokenize import NAMED_PATTERNS, PreTokenizer, pretokenizer_for
+from engine import (
+    NAMED_PATTERNS,
+    PRETOKENIZERS,
+    TIE_RULES,
+    ConfigError,
+    Merge,
+    PreTokenizer,
+    TrainConfig,
+    Trainer,
+    count_corpus,
+    one_line,
+    pretokenizer_for,
+    read_corpus,
+    streamable,
+    token_display,
+)
 
 # engine.formats and engine.analysis are imported by the commands that use them: together they
 # are a third of ``bpe-lab train``'s start-up (more when no bytecode cache can be written).
@@ -51,12 +62,12 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
     """The options that decide a training run (shared by ``train`` and the app)."""
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--vocab-size", type=int, metavar="N", help="stop at N tokens (bases + merges + specials)")
-    limit.add_argument("--merges", type=int, metavar="N", help="stop after N merges")
+    limit.add_argument("--merges", type=int, metavar="N", dest="max_merges", help="stop after N merges")
     parser.add_argument("--base", choices=("bytes", "chars"), default="bytes", help="start from bytes (default) or characters")
     parser.add_argument("--pretokenizer", choices=PRETOKENIZERS, default=None, help="how text is split before merging (default gpt2)")
     parser.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex (implies the custom pre-tokenizer)")
     parser.add_argument("--split-digits", action="store_true", help="make every digit a chunk of its own")
-    parser.add_argument("--tie-break", choices=TIE_RULES, default="lowest-ids", help="how equal counts are decided")
+    parser.add_argument("--tie-break", choices=TIE_RULES, default="lowest-ids", dest="tie_rule", help="how equal counts are decided")
     parser.add_argument("--min-frequency", type=int, default=2, metavar="K", help="stop when the best pair occurs fewer than K times (default 2)")
     parser.add_argument("--no-merge-newline", action="store_true", help="never merge across a newline (seed 001)")
     parser.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable); ids follow the merges")
@@ -72,9 +83,9 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         pretokenizer=pretokenizer,
         pattern=args.pattern,
         split_digits=args.split_digits,
-        tie_break=args.tie_break,
+        tie_rule=args.tie_rule,
         vocab_size=args.vocab_size,
-        merges=args.merges,
+        max_merges=args.max_merges,
         min_frequency=args.min_frequency,
         no_merge_newline=args.no_merge_newline,
         specials=tuple(args.special),
@@ -223,8 +234,8 @@ COMPARE_MERGES = 1000
 def run_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from engine.analysis import BpeSegmenter, baseline_rows, build_baselines, hold_back, measure, trainer_counts
 
-    if args.vocab_size is None and args.merges is None:
-        args.merges = COMPARE_MERGES
+    if args.vocab_size is None and args.max_merges is None:
+        args.max_merges = COMPARE_MERGES
     config = config_from_args(args)
     text = read_corpus(args.corpus, base=config.base).text
     heldout = None

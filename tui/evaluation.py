@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
-from engine import Tokenizer, Trainer
+from engine import Tokenizer, Trainer, read_corpus
 from engine.analysis import (
     Baseline,
     BpeSegmenter,
@@ -24,7 +24,6 @@ from engine.analysis import (
     measure,
     trainer_counts,
 )
-from engine.corpus import read_corpus
 
 from .workbench import Busy, LoadedCorpus, Workbench
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from engine.pretokenize import pretokenizer_for
+from engine import pretokenizer_for
 
 from .cli import PROG, Parser, UsageError, add_training_options, config_from_args
 from .samples import DEFAULT_SAMPLE
@@ -36,7 +36,7 @@ def imported_tokenizer(args: argparse.Namespace):
     if not args.tokenizer:
         return None
     from engine.formats import load_any
-    from engine.pretokenize import PreTokenizer
+    from engine import PreTokenizer
 
     pre = None
     if args.pattern_name:

@@ -23,13 +23,13 @@ DEFAULT_SAMPLE = "workshop.txt"
 #: keys take their defaults). A sample opens with these unless the user keeps the current ones.
 SETTINGS: dict[str, dict] = {
     "workshop.txt": {},
-    "low-lower-lowest.txt": {"base": "chars", "pretokenizer": "none", "tie_break": "first-seen", "merges": 4},
+    "low-lower-lowest.txt": {"base": "chars", "pretokenizer": "none", "tie_rule": "first-seen", "max_merges": 4},
     "the-cat-in-the-hat.txt": {"base": "chars", "pretokenizer": "custom", "pattern": r"\w+",
-                               "tie_break": "first-seen", "merges": 3},
+                               "tie_rule": "first-seen", "max_merges": 3},
     "die-katze.txt": {"pretokenizer": "simple", "vocab_size": 270,
                       "specials": ["<pad>", "<bos>", "<eos>", "<user>", "<assistant>"]},
     "mueller.txt": {"pretokenizer": "none"},
-    "qa.txt": {"base": "chars", "pretokenizer": "none", "tie_break": "first-seen", "no_merge_newline": True, "merges": 48},
+    "qa.txt": {"base": "chars", "pretokenizer": "none", "tie_rule": "first-seen", "no_merge_newline": True, "max_merges": 48},
     "parallel.txt": {},
 }
 
@@ -87,11 +87,9 @@ def describe(config) -> str:
     default = TrainConfig()
     data, plain = config.to_dict(), default.to_dict()
     pre = data["pretokenizer"] if data["pretokenizer"] != "custom" else f"pattern {data['pattern']}"
-    rule = next(data[k] for k in ("tie_rule", "tie_break") if k in data)
-    words = [data["base"], pre, rule]
-    limit = next((k for k in ("max_merges", "merges") if k in data), "merges")
-    if data.get(limit) is not None:
-        words.append(f"{data[limit]} merges")
+    words = [data["base"], pre, data["tie_rule"]]
+    if data.get("max_merges") is not None:
+        words.append(f"{data['max_merges']} merges")
     if data.get("vocab_size") is not None:
         words.append(f"vocab {data['vocab_size']}")
     if data.get("min_frequency") != plain.get("min_frequency"):

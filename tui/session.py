@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import TrainConfig
-from engine.io import atomic_write_text, tokenizer_from_dict, tokenizer_to_dict
-from engine.tokenizer import Tokenizer
+from engine import Tokenizer, TrainConfig, atomic_write_text, tokenizer_from_dict, tokenizer_to_dict
 
 FORMAT = "bpe-lab session"
 VERSION = 1

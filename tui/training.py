@@ -24,7 +24,7 @@ GROUP = "training"
 #: Jumps into merges not made yet happen at once up to this many steps, longer ones in the worker.
 JUMP_AT_ONCE = 200
 #: Jumps among merges already made happen at once when their estimated work (a checkpoint
-#: restored and the merges walked: see engine.checkpoints) is at most about 15-40 ms (work
+#: restored and the merges walked: see engine._checkpoints) is at most about 15-40 ms (work
 #: units run from ~0.4 us on code to ~1 us on Chinese): a restore of 4.8 MB of Chinese fits.
 WORK_AT_ONCE = 40_000
 

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from engine import Merge, Tokenizer, TrainConfig, Trainer
-from engine.corpus import Corpus, decode_corpus, read_corpus_bytes
+from engine import Corpus, Merge, Tokenizer, TrainConfig, Trainer, decode_corpus, read_corpus_bytes
 
 from .samples import sample
 from .session import Session, fingerprint

@@ -5,7 +5,7 @@ and the tie-rule diff (issue 5). Pure Python; the WordPiece and Unigram baseline
 
 from .baselines import BpeSegmenter, CharTokenizer, Piece, Segmenter, WordTokenizer, split_words
 from .compare import BASELINES, Baseline, Row, baseline_rows, build_baselines, languages, measure, parse_parallel, Tax, token_tax, trainer_counts
-from .composition import Composition, classify, composition
+from .composition import KINDS, LABELS, Composition, classify, composition
 from .curve import Curve, compression_curve
 from .heldout import HeldOutReport, evaluate_heldout, hold_back, segmentation
 from .subword import INSTALL_HINT, SubwordUnavailable, subword_available, train_unigram, train_wordpiece
@@ -16,6 +16,8 @@ __all__ = [
     "baseline_rows",
     "languages",
     "INSTALL_HINT",
+    "KINDS",
+    "LABELS",
     "Baseline",
     "BpeSegmenter",
     "CharTokenizer",

@@ -81,7 +81,7 @@ def trainer_counts(trainer: Trainer) -> tuple[int, int] | None:
 
     The ``hf`` rule trains on lines but encodes whole texts, so its count is left to encoding.
     """
-    if trainer.config.tie_break == "hf" or trainer.replay:
+    if trainer.config.tie_rule == "hf" or trainer.is_replay:
         return None
     return trainer.corpus_tokens, 0
 

@@ -60,7 +60,7 @@ def tie_rule_diff(
     ``after`` more merges, a stop rule holds, ``limit`` merges (default: the config's target, else
     :data:`DEFAULT_LIMIT`), or ``cancelled()`` turns true. Raises ValueError for a rule the config's
     base cannot use (``hf`` needs bytes)."""
-    trainers = [Trainer(text, config.with_changes(tie_break=rule, record_undo=False)) for rule in rules]
+    trainers = [Trainer(text, config.with_changes(tie_rule=rule, record_undo=False)) for rule in rules]
     cap = limit if limit is not None else (trainers[0].target_merges or DEFAULT_LIMIT)
     logs: tuple[list[Merge], list[Merge]] = ([], [])
     first: int | None = None

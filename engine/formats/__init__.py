@@ -1,6 +1,6 @@
 """Tokenizer files from and for the ecosystem: HuggingFace ``tokenizer.json``, GPT-2's
 ``vocab.json`` + ``merges.txt``, tiktoken's ``.tiktoken`` ranks, seed 001's JSON, and the native
-format (:mod:`engine.io`).
+format (:mod:`engine.tokenizer`).
 
 Pure Python: never imports ``tokenizers`` or ``tiktoken`` (they only check these files in the
 tests). Example::
@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import ExportError, WriteError
-from ..io import load_tokenizer, parse_json, save_tokenizer, tokenizer_from_dict
+from ..io import parse_json
 from ..pretokenize import PreTokenizer
-from ..tokenizer import Tokenizer
+from ..tokenizer import Tokenizer, load_tokenizer, save_tokenizer, tokenizer_from_dict
 from .common import Imported, fail, read_text, show
 from .gpt2 import MERGES, VOCAB, load_gpt2, save_gpt2
 from .hf import load_hf, save_hf
@@ -30,7 +30,7 @@ from .tiktoken_bpe import load_tiktoken, recover_merges, save_tiktoken, sidecar_
 
 FORMATS = ("hf", "gpt2", "tiktoken", "seed001", "native")
 
-__all__ = ["FORMATS", "Imported", "detect_format", "export_tokenizer", "load_any", "recover_merges", "sidecar_path"]
+__all__ = ["FORMATS", "Imported", "detect_format", "export_tokenizer", "load_any", "recover_merges", "sidecar_path", "written_paths"]
 
 
 def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequence[int | None] | None = None,

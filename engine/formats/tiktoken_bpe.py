@@ -22,9 +22,10 @@ import heapq
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..codec import SHIFT, apply_merges
+from .._codec import apply_merges
 from ..errors import ExportError
 from ..io import atomic_write_files
+from .._pairs import SHIFT
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import (

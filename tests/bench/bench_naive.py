@@ -57,7 +57,7 @@ def main() -> None:
     text = Path(stdlib_corpus(args.size)).read_text(encoding="utf-8")
     gc.collect()
     started = time.perf_counter()
-    trainer = Trainer(text, TrainConfig(pretokenizer="gpt2", merges=args.merges))
+    trainer = Trainer(text, TrainConfig(pretokenizer="gpt2", max_merges=args.merges))
     ours = [e.pair for e in trainer.train()]
     ours_time = time.perf_counter() - started
     print(f"bpe-lab Trainer: {ours_time:.2f} s for {len(ours)} merges")

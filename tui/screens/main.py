@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from engine.inspect import token_info
+from engine import token_info
 
 from ..clipboard import copy_text
 from ..finder import find_token

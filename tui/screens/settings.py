@@ -9,9 +9,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
-from engine import TrainConfig
-from engine.config import PRETOKENIZERS, TIE_RULES
-from engine.pretokenize import compile_pattern
+from engine import PRETOKENIZERS, TIE_RULES, TrainConfig, compile_pattern
 
 
 def _number(text: str, name: str) -> int | None:
@@ -46,11 +44,11 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
                 yield Label("custom pattern")
                 yield Input(value=c.pattern or "", placeholder="regex (custom pre-tokenizer)", id="pattern")
                 yield Label("tie rule")
-                yield Select([(t, t) for t in TIE_RULES], value=c.tie_break, allow_blank=False, id="tie_break")
+                yield Select([(t, t) for t in TIE_RULES], value=c.tie_rule, allow_blank=False, id="tie_rule")
                 yield Label("vocabulary size")
                 yield Input(value="" if c.vocab_size is None else str(c.vocab_size), placeholder="none", id="vocab_size")
                 yield Label("merges")
-                yield Input(value="" if c.merges is None else str(c.merges), placeholder="none", id="merges")
+                yield Input(value="" if c.max_merges is None else str(c.max_merges), placeholder="none", id="merges")
                 yield Label("min frequency")
                 yield Input(value=str(c.min_frequency), id="min_frequency")
                 yield Label("specials")
@@ -80,9 +78,9 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
             pretokenizer=str(pre),
             pattern=pattern if pre == "custom" else None,
             split_digits=self.query_one("#split_digits", Checkbox).value,
-            tie_break=str(self.query_one("#tie_break", Select).value),
+            tie_rule=str(self.query_one("#tie_rule", Select).value),
             vocab_size=vocab,
-            merges=merges,
+            max_merges=merges,
             min_frequency=_number(value("min_frequency"), "min frequency") or 2,
             no_merge_newline=self.query_one("#no_merge_newline", Checkbox).value,
             specials=tuple(value("specials").split()),

@@ -45,7 +45,7 @@ class Candidates(Static):
                 rows = [(show(c.pair[0]), show(c.pair[1]), c.count) for c in top]
         except Busy:
             return  # the worker holds the trainer: keep the last picture
-        text = self.render_rows(rows, ties, workbench.config.tie_break, workbench.config.min_frequency, at_target)
+        text = self.render_rows(rows, ties, workbench.config.tie_rule, workbench.config.min_frequency, at_target)
         self.update(text, layout=False)  # fixed height (app.tcss): no layout pass per step
 
     def render_rows(self, rows: list[tuple[str, str, int]], ties: int, rule: str, floor: int, at_target: bool) -> Text:

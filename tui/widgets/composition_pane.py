@@ -9,8 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from engine import token_display
-from engine.analysis import Composition
-from engine.analysis.composition import KINDS, LABELS
+from engine.analysis import KINDS, LABELS, Composition
 
 from .corpus_view import PALETTE
 

@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine.display import hex_bytes, visible_text
+from engine import hex_bytes, visible_text
 
 from ..workbench import Busy, Workbench
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from engine.inspect import TokenInfo
+from engine import TokenInfo
 
 from .text_view import TextView
 

@@ -94,7 +94,7 @@ class StatusLine(Static):
             fields["bpt"] = Text(f"{corpus.size / tokens:.2f} B/token")
         script = workbench.script
         fields["config"] = Text(f"{config.base} {pre}")
-        fields["rule"] = Text(f"replaying {len(script.merges)} merges" if script is not None else config.tie_break)
+        fields["rule"] = Text(f"replaying {len(script.merges)} merges" if script is not None else config.tie_rule)
         fields["corpus"] = Text(corpus.name, style="bold")
         fields["size"] = Text(human_size(corpus.size), style="bold")
         width = max(self.size.width - 2, 10) if self.size.width else 10_000

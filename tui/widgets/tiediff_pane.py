@@ -14,9 +14,8 @@ from textual.message import Message
 from textual.widgets import Label, Select, Static
 from textual.worker import get_current_worker
 
-from engine import Merge, token_display
+from engine import TIE_RULES, Merge, token_display
 from engine.analysis import TieDiff, tie_rule_diff
-from engine.config import TIE_RULES
 
 from ..workbench import Workbench
 
@@ -99,9 +98,9 @@ class TieDiffPane(Vertical):
         rules = [(r, r) for r in TIE_RULES if r != "hf" or config.base == "bytes"]
         with Horizontal():
             yield Label("train under")
-            yield Select(rules, value=config.tie_break, allow_blank=False, id="tie-a")
+            yield Select(rules, value=config.tie_rule, allow_blank=False, id="tie-a")
             yield Label("and")
-            yield Select(rules, value=other_rule(config.tie_break), allow_blank=False, id="tie-b")
+            yield Select(rules, value=other_rule(config.tie_rule), allow_blank=False, id="tie-b")
         with VerticalScroll():
             yield Static("", id="tiediff-output")
 

@@ -10,8 +10,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from engine import Tokenizer, token_display
-from engine.tokenizer import TRACE_LIMIT
+from engine import TRACE_LIMIT, Tokenizer, token_display
 
 from .corpus_view import PALETTE
 

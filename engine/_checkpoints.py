@@ -15,15 +15,8 @@ widens the gaps between copies least goes.
 
 from __future__ import annotations
 
-import gc
-from time import perf_counter
-from typing import TYPE_CHECKING
-
-from .pairviews import PairViews, StateCopy
-
-if TYPE_CHECKING:
-    from .events import Merge
-    from .pairstate import MergeRecord, PairState
+from ._pairstate import PairState
+from ._pairviews import StateCopy
 
 #: The fixed part of a merge's (or undo's) cost, in absorbed nodes.
 WORK_PER_MERGE = 12
@@ -39,6 +32,11 @@ class Checkpoints:
     ``work[k]`` is the work of walking from step 0 to step k (known for every step trained,
     whether applied now or undone): the cost of walking between steps i and j is
     ``abs(work[i] - work[j])`` in either direction.
+
+    The Trainer owns one and talks to it through four calls: :meth:`start` and :meth:`trained`
+    while training, :meth:`depart` before a jump and :meth:`jump_work` to estimate one; the
+    Trainer keeps its merge lists itself. The rest (:meth:`plan`, :meth:`take`,
+    :meth:`worth_keeping`, :meth:`cost`) is what those are made of.
     """
 
     def __init__(self, limit: int, memory: int | None = None) -> None:
@@ -48,14 +46,14 @@ class Checkpoints:
         self.work: list[int] = [0]
         self.next_at = 0  # training takes its next copy once work reaches this
 
-    def start(self, state: PairViews) -> None:
+    def start(self, state: PairState) -> None:
         """Before training's first merge: copy step 0 (unless one copy is over the memory
         bound: then no copies are kept at all, and jumps walk)."""
         self.take(0, state)
         if 0 in self.copies:
             self.next_at = SPACING * max(self.copies[0].cost, 1)
 
-    def trained(self, step: int, absorbed: int, state: PairViews) -> None:
+    def trained(self, step: int, absorbed: int, state: PairState) -> None:
         """After training made the merge that reached ``step`` (the furthest step so far)."""
         work = self.work
         work.append(work[-1] + absorbed + WORK_PER_MERGE)
@@ -64,7 +62,7 @@ class Checkpoints:
             self.take(step, state)
             self.next_at = work[-1] + SPACING * max(cost, 1)
 
-    def take(self, step: int, state: PairViews) -> None:
+    def take(self, step: int, state: PairState) -> None:
         """Copy the state (now at ``step``), dropping copies elsewhere while over the limit or
         the memory bound; a copy that cannot fit beside step 0's is not taken."""
         if step in self.copies:
@@ -82,7 +80,7 @@ class Checkpoints:
         while memory is not None and sum(c.size for c in self.copies.values()) > memory:
             self._thin(keep=step)
 
-    def cost(self, state: PairViews) -> int:
+    def cost(self, state: PairState) -> int:
         """What a copy of ``state`` would cost to take or restore (in work units)."""
         return StateCopy.estimate(state.data, state.count, state.heap)
 
@@ -96,7 +94,7 @@ class Checkpoints:
                 best, best_cost = step, cost
         return best
 
-    def worth_keeping(self, here: int, target: int, state: PairViews) -> bool:
+    def worth_keeping(self, here: int, target: int, state: PairState) -> bool:
         """Whether to copy the state at ``here`` before walking to ``target``: when the walk is
         longer than twice what a copy costs and no copy already comes that close to ``here``,
         coming back would then be a copy instead. So the places a user jumps between become
@@ -108,6 +106,28 @@ class Checkpoints:
             return False
         reach = min(copy.cost + abs(work[step] - work[here]) for step, copy in self.copies.items())
         return reach > 3 * cost  # taking a copy costs ~2x restoring it: it must save more
+
+    def jump_work(self, here: int, target: int) -> int:
+        """Estimated work of jumping from ``here`` to ``target`` (a known step) by the cheapest
+        start: walking from here, or restoring a copy and walking from there."""
+        work = self.work
+        start = self.plan(here, target)
+        if start is None:
+            return abs(work[here] - work[target])
+        return self.copies[start].cost + abs(work[start] - work[target])
+
+    def depart(self, here: int, target: int, state: PairState) -> int | None:
+        """Before a jump from ``here`` to ``target`` (a known step): keep a copy of here if the
+        jump leaves it far behind, then restore into ``state`` the copy that makes the walk
+        cheapest. Returns the step of the copy restored (the caller moves its merge lists to
+        it), or None to walk from here."""
+        if self.worth_keeping(here, target, state):
+            self.take(here, state)
+        start = self.plan(here, target)
+        if start is None or start == here:
+            return None
+        state.restore(self.copies[start])
+        return start
 
     def _thin(self, keep: int) -> StateCopy:
         """Drop the copy whose loss widens the gaps between copies least. Step 0's, ``keep``
@@ -129,94 +149,3 @@ class Checkpoints:
         if best is None:  # only step 0's, keep and the furthest are left: the furthest goes
             best = last
         return self.copies.pop(best)
-
-
-class Jumps:
-    """The Trainer's moves to any step: :meth:`goto`, or a time-boxed :meth:`goto_within`."""
-
-    _marks: Checkpoints | None
-    _leap: tuple[int, int] | None
-    _history: list[tuple[Merge, MergeRecord | None]]
-    _future: list[tuple[Merge, MergeRecord | None]]
-    _pieces: list[bytes]
-    _state: PairState
-    base_size: int
-    steps: int
-
-    if TYPE_CHECKING:  # provided by the Trainer
-
-        def _undo(self) -> Merge | None: ...
-        def step(self) -> Merge | None: ...
-
-    def goto(self, step: int) -> int:
-        """Move to merge ``step`` (forward or back); returns the step reached.
-
-        Going forward stops early when a stop rule holds.
-        """
-        self.goto_within(step, None)
-        return self.steps
-
-    def goto_within(self, step: int, deadline: float | None) -> bool:
-        """Move toward ``step`` until ``deadline`` (a ``time.perf_counter()`` value, or None
-        for no limit); True once there, or once a stop rule ends a forward jump. Calls with the
-        same target carry on one jump (one plan, one copy restored) unless something else moved
-        the trainer in between."""
-        if step < 0:
-            raise ValueError(f"step must be 0 or more, not {step}")
-        was_enabled = gc.isenabled()
-        gc.disable()  # see trainer._gc_paused
-        try:
-            return self._walk(step, deadline)
-        finally:
-            if was_enabled:
-                gc.enable()
-
-    def _walk(self, step: int, deadline: float | None) -> bool:
-        history = self._history
-        if self._marks is not None and self._leap != (step, len(history)):
-            self._jump_start(step)  # a new jump (not the rest of one cut short)
-        self._leap = None
-        while len(history) != step:
-            if len(history) > step:
-                self._undo()
-            elif self.step() is None:  # a stop rule ends a forward jump
-                break
-            if deadline is not None and len(history) != step and perf_counter() >= deadline:
-                self._leap = (step, len(history))
-                return False
-        return True
-
-    def jump_work(self, step: int) -> int | None:
-        """Estimated work of jumping to ``step`` (units of :data:`WORK_PER_MERGE`), or None when
-        it cannot be told: no checkpoints kept, or the jump would train merges not made yet."""
-        marks, here = self._marks, self.steps
-        if marks is None or step > here + len(self._future):
-            return None
-        start = marks.plan(here, step)
-        work = marks.work
-        if start is None:
-            return abs(work[here] - work[step])
-        return marks.copies[start].cost + abs(work[start] - work[step])
-
-    def _jump_start(self, step: int) -> None:
-        """Before walking to ``step``: keep a copy of here if leaving it far behind, and start
-        from the copy that makes the walk cheapest."""
-        marks, here = self._marks, self.steps
-        assert marks is not None
-        target = min(step, here + len(self._future))  # copies exist only of known steps
-        if marks.worth_keeping(here, target, self._state):
-            marks.take(here, self._state)
-        start = marks.plan(here, target)
-        if start is None or start == here:
-            return
-        self._state.restore(marks.copies[start])
-        history, future, pieces = self._history, self._future, self._pieces
-        if start < here:
-            future.extend(reversed(history[start:]))
-            del history[start:]
-            del pieces[self.base_size + start :]
-        else:
-            for _ in range(start - here):
-                event, record = future.pop()
-                history.append((event, record))
-                pieces.append(event.token)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
 
-SHIFT = 20
+from ._pairs import SHIFT
 #: Chunks longer than this use the heap path.
 LONG_CHUNK = 64
 

@@ -22,7 +22,13 @@ which walks its own (sorted) list left to right. So "first occurrence in text or
 The queue holds one int per entry, ordered exactly like the tie rule, and is lazy: an entry may
 be optimistic (stored count too high, stored first position too early); it is repaired when it
 reaches the top. Forward merges only lower counts and move first occurrences later, so existing
-entries stay optimistic; undo pushes fresh entries for the pairs it restores.
+entries stay optimistic; undo pushes fresh entries for the pairs it restores. Entries are plain
+ints: ``(_CMAX - count) << 40 | key`` under the lowest-ids rule, ``((_CMAX - count) << 40 | tie)
+<< 40 | key`` under the wide rules (first-seen, hf). The queue's read side (the top ``k`` in
+tie-rule order, the next merge with its tie set) lives in this class with the merge loop, which
+pushes the new pairs' entries and keeps :meth:`PairState._read_front`'s read-ahead true.
+
+Sections: building, the queue, merging, undo, views and copies.
 """
 
 from __future__ import annotations
@@ -34,16 +40,22 @@ from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
 from typing import Iterable, Sequence
 
-from .pairrank import _CMAX, _M40, MASK, PairRanking
-from .pairviews import DEAD, SEP, SHIFT, MergeRecord, PairViews
+from . import _pairviews as views
+from ._pairs import MASK, SHIFT
+from ._pairviews import DEAD, SEP, MergeRecord, StateCopy
 
 #: Node lists are arrays, not lists: compact, and invisible to the cyclic garbage collector
 #: (which would otherwise walk millions of them on every full collection).
 _nodes = partial(array, "i")
 _EMPTY = _nodes()
 
+_M40 = (1 << 40) - 1
+_CMAX = 1 << 50  # counts are stored as _CMAX - count so the min-heap yields the max count
+#: How many pairs of the top count choose reads ahead (lowest-ids): the next steps' tie sets.
+FRONT = 16
 
-class PairState(PairViews, PairRanking):
+
+class PairState:
     """Sequences of symbol ids with their weights, pair counts and the best-pair queue.
 
     Example: ``PairState([([1, 2, 1, 2], 1)], "lowest-ids").best() -> (1, 2, 2)``
@@ -97,7 +109,7 @@ class PairState(PairViews, PairRanking):
         self.count: dict[int, int] = {}
         self.where: dict[int, array[int]] = {}
         self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
-        self._front: list | None = None  # see PairRanking._read_front
+        self._front: list | None = None  # see _read_front
         self._index(sym, weights)
 
     # -- building ---------------------------------------------------------------------------
@@ -187,6 +199,145 @@ class PairState(PairViews, PairRanking):
             return None
         key, c, _ = self._decode(entry)
         return key >> SHIFT, key & MASK, c
+
+    def top(self, k: int) -> list[tuple[int, int, int]]:
+        """The ``k`` best pairs in tie-rule order as ``(a, b, count)``; the queue is unchanged.
+
+        Called by the app after every step, so the repair loop of :meth:`_settle` is inlined
+        for the lowest-ids rule.
+        """
+        out: list[tuple[int, int, int]] = []
+        taken: list[int] = []
+        seen: set[int] = set()
+        heap, count = self.heap, self.count
+        cget = count.get
+        floor = self.min_count
+        while len(out) < k and heap:
+            if self.wide:
+                entry = self._settle()
+                if entry is None:
+                    break
+                key = entry & _M40
+                live = count[key]
+            else:
+                entry = heap[0]
+                key = entry & _M40
+                live = cget(key, 0)
+                stored = _CMAX - (entry >> 40)
+                if live < floor or live > stored:
+                    heappop(heap)
+                    continue
+                if live != stored:
+                    heapreplace(heap, (_CMAX - live) << 40 | key)
+                    continue
+            heappop(heap)
+            taken.append(entry)
+            if key not in seen:  # a pair may have two exact entries after an undo
+                seen.add(key)
+                out.append((key >> SHIFT, key & MASK, live))
+        for entry in taken:
+            heappush(heap, entry)
+        return out
+
+    def ties(self, count: int) -> int:
+        """How many pairs currently have exactly this count."""
+        return self.hist.get(count, 0)
+
+    def choose(self, cap: int) -> tuple[int, int, int, tuple[tuple[int, int], ...], int] | None:
+        """The next merge as ``(a, b, count, ties, total)``, or None when no pair is left.
+
+        ``total`` is :meth:`ties` of the count; ``ties`` lists the first ``min(total, cap)``
+        pairs of that count in tie-rule order (the chosen pair first): exactly
+        ``tuple((x, y) for x, y, c in self.top(min(total, cap)) if c == count)``.
+
+        Under lowest-ids the tie set is read from :attr:`_front` (see :meth:`_read_front`),
+        which is read off the queue again only when it runs short.
+        """
+        entry = self._settle()
+        if entry is None:
+            return None
+        key = entry & _M40
+        count = self.count[key]
+        a, b = key >> SHIFT, key & MASK
+        total = self.hist.get(count, 0)
+        if total <= 1:
+            return a, b, count, ((a, b),), total
+        k = total if total < cap else cap
+        if k <= 1:
+            return a, b, count, ((a, b),) if k == 1 else (), total
+        if self.wide:
+            return a, b, count, tuple((x, y) for x, y, c in self.top(k) if c == count), total
+        front = self._front
+        if front is not None and front[0] is self.heap and front[1] == entry >> 40:
+            cget = self.count.get
+            ahead = front[2]
+            ties = []
+            gone = 0
+            for e in ahead:
+                other = e & _M40
+                if cget(other) == count:
+                    ties.append((other >> SHIFT, other & MASK))
+                    if len(ties) == k:
+                        break
+                elif not ties:
+                    gone += 1
+            if gone:
+                del ahead[:gone]
+            if len(ties) == k and ties[0] == (a, b):
+                return a, b, count, tuple(ties), total
+        ties = self._read_front(entry, count, k)
+        return a, b, count, ties, total
+
+    def _read_front(self, entry: int, count: int, k: int) -> tuple[tuple[int, int], ...]:
+        """Read the first pairs of the top count off the queue (lowest-ids) and keep them as
+        :attr:`_front`; returns the first ``k`` of them.
+
+        The front is ``[heap, field, entries, bound]``: for the heap list it was read from and
+        the top count's field (``entry >> 40``), the exact entries of that count in queue order
+        as they were then, and a bound such that every entry of that count at or below it is in
+        the list. It stays true as training goes on: entries of the top count only leave the
+        queue at its top, and the only ones added are the pairs a merge makes (no more frequent
+        than the pair merged), which merge inserts when at or below the bound. An undo may push
+        anything: it drops the front; a restored state has another heap list. Entries whose
+        pair's count has fallen since are stepped over (and dropped once at the head).
+        """
+        heap = self.heap
+        cget = self.count.get
+        floor = self.min_count
+        want = k if k > FRONT else FRONT
+        taken = [heappop(heap)]
+        key = entry & _M40
+        seen = {key}
+        ahead = [entry]
+        ties = [(key >> SHIFT, key & MASK)]
+        complete = True
+        while heap:
+            entry = heap[0]
+            other = entry & _M40
+            live = cget(other, 0)
+            stored = _CMAX - (entry >> 40)
+            if live < floor or live > stored:
+                heappop(heap)
+                continue
+            if live != stored:
+                heapreplace(heap, (_CMAX - live) << 40 | other)
+                continue
+            if live != count:
+                break
+            taken.append(heappop(heap))
+            if other not in seen:
+                seen.add(other)
+                ahead.append(entry)
+                if len(ties) < k:
+                    ties.append((other >> SHIFT, other & MASK))
+                if len(ahead) == want:
+                    complete = False
+                    break
+        for entry in taken:
+            heappush(heap, entry)
+        field = ahead[0] >> 40
+        self._front = [heap, field, ahead, ((field + 1) << 40) - 1 if complete else ahead[-1]]
+        return tuple(ties)
 
     # -- merging ----------------------------------------------------------------------------
 
@@ -306,6 +457,8 @@ class PairState(PairViews, PairRanking):
         if self._freq is not None:
             self._count_tokens(a, b, new_id, removed)
         return MergeRecord(a, b, new_id, old, removed, plist, absorbed)
+
+    # -- undo -------------------------------------------------------------------------------
 
     def unmerge(self, rec: MergeRecord) -> None:
         """Undo ``rec`` (the latest merge still applied), restoring the exact previous state."""
@@ -434,3 +587,55 @@ class PairState(PairViews, PairRanking):
         freq[new_id] += moved
         freq[a] -= moved
         freq[b] -= moved
+
+    # -- views and copies -------------------------------------------------------------------
+
+    def frequencies(self) -> list[int]:
+        """Weighted occurrences of every token id in the corpus now (counted once, then kept
+        up to date by each merge and undo)."""
+        if self._freq is None:
+            self._freq = views.token_frequencies(self.data)
+        return self._freq
+
+    def chunk_spans(self, uid: int, lo: int, hi: int) -> list[tuple[int, int, int]]:
+        """Tokens of distinct chunk ``uid`` overlapping its base units [lo, hi), as (token id,
+        start, end) relative to the chunk (see :func:`engine._pairviews.chunk_spans`)."""
+        return views.chunk_spans(self.data, self.starts, uid, lo, hi)
+
+    def sequences(self) -> list[tuple[int, ...]]:
+        """The current symbols of every distinct chunk, in layout order."""
+        return views.sequences(self.data)
+
+    def pair_counts(self) -> dict[tuple[int, int], int]:
+        """Every pair present now with its weighted count, counted afresh from the sequences."""
+        return views.pair_counts(self.data)
+
+    def verify(self) -> None:
+        """Check the incremental counts against a fresh count (for tests); raise if they differ."""
+        views.verify(self.data, self.count, self.hist, self.tokens, self.min_count)
+
+    def snapshot(self, into: array | None = None) -> StateCopy:
+        """A copy of everything a merge or undo changes (C-speed copies, no Python loop).
+
+        ``into``: a node array to copy the nodes into (a dropped copy's), sparing a fresh
+        allocation's page faults."""
+        if into is not None and len(into) == len(self.data):
+            into[:] = self.data
+            data = into
+        else:
+            data = self.data[:]
+        freq = self._freq[:] if self._freq is not None else None
+        return StateCopy(data, self.count.copy(), self.where.copy(), self.heap[:], dict(self.hist), freq, self.tokens)
+
+    def restore(self, copy: StateCopy) -> None:
+        """Become the state ``copy`` was taken from (the copy stays usable for next time).
+
+        The node array is copied into the one in use (nodes are never added, so lengths match):
+        a fresh 60 MB array would cost more in page faults than the copy itself."""
+        self.data[:] = copy.data
+        self.count = copy.count.copy()
+        self.where = copy.where.copy()
+        self.heap = copy.heap[:]
+        self.hist = defaultdict(int, copy.hist)
+        self._freq = copy.freq[:] if copy.freq is not None else None
+        self.tokens = copy.tokens

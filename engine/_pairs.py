@@ -1,9 +1,16 @@
-"""The seeds' two helpers, kept naive on purpose: the reference the fast paths must agree with."""
+"""Pairs of token ids: how the fast paths pack one into an int, and the seeds' two helpers, kept
+naive on purpose: the reference the fast paths must agree with."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Sequence
+
+#: A pair (a, b) is packed into one int as ``a << SHIFT | b`` (dict keys and queue entries of the
+#: pair state, merge ranks of the tokenizer): ids fit in SHIFT bits (``engine.config.MAX_VOCAB``).
+SHIFT = 20
+#: ``key & MASK`` is the right id of a packed pair, ``key >> SHIFT`` the left one.
+MASK = (1 << SHIFT) - 1
 
 
 def count_pairs(ids: Sequence[int], counts: Counter[tuple[int, int]] | None = None) -> Counter[tuple[int, int]]:
