@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 from .errors import ConfigError
+from .pretokenize import check_pattern
 
 BASES = ("bytes", "chars")
 TIE_RULES = ("lowest-ids", "first-seen", "hf")
@@ -76,6 +77,7 @@ class TrainConfig:
         if self.pretokenizer == "custom":
             if not self.pattern:
                 raise ConfigError("the custom pre-tokenizer needs a pattern")
+            check_pattern(self.pattern)  # a session's config must not compile a pattern of gigabytes
         elif self.pretokenizer not in PRETOKENIZERS:
             raise ConfigError(
                 f"unknown pre-tokenizer {self.pretokenizer!r} "

@@ -18,7 +18,7 @@ from typing import Any
 
 import regex
 
-from ..pretokenize import GPT2_PATTERN, NAMED_PATTERNS, PreTokenizer
+from ..pretokenize import GPT2_PATTERN, NAMED_PATTERNS, PreTokenizer, check_pattern
 from .common import SIMPLE_PORTABLE, fail, portable_pattern, pretokenizer_from_pattern
 
 DIGIT = r"\p{N}"
@@ -127,6 +127,11 @@ def read_pretokenizer(node: Any, path: Path) -> tuple[PreTokenizer, bool, list[s
             newlines = True
         elif pattern is None and not digits and not newlines:
             named = source in NAMED_PATTERNS.values() or source == SIMPLE_PORTABLE
+            if not named:
+                try:  # the file's own pattern is bounded before it is wrapped and compiled
+                    check_pattern(source)
+                except ValueError as exc:
+                    raise fail(path, str(exc)) from None
             pattern = source if named else f"(?:{source})|(?s:(?:(?!(?:{source})).)+)"
         else:
             raise fail(path, "more than one Split pattern is not supported")
