@@ -14,6 +14,14 @@ PRETOKENIZERS = ("none", "simple", "gpt2", "gpt4")
 
 #: Largest id the trainer can hand out (pair keys pack two ids into one int).
 MAX_VOCAB = 1 << 20
+#: The bytes of all of a tokenizer's tokens together may be at most this many. Merges are a
+#: few integers each, but every token holds the bytes of both tokens it joins, so a small file
+#: whose merges chain (``a+a``, ``aa+a``, ``aaa+a``...) stands for a quadratic amount of bytes
+#: (1.3 MB of merges, 5 GB of tokens). Real tokenizers hold 1-3 MB (cl100k about 1 MB, o200k
+#: and 256k-token HuggingFace vocabularies a little more); at 16 MB every format bpe-lab writes
+#: stays well under the 128 MB it reads (a byte-level ``tokenizer.json`` spends about four
+#: bytes a vocabulary byte, in its vocabulary and its merges).
+MAX_VOCAB_BYTES = 16 << 20
 
 
 @dataclass(frozen=True)

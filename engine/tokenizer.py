@@ -10,8 +10,8 @@ from typing import Any, Iterable, Sequence
 import re
 
 from .codec import SHIFT, apply_merges
-from .config import MAX_VOCAB, TrainConfig
-from .errors import ConfigError, TokenIdError
+from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig
+from .errors import ConfigError, TokenIdError, size_text
 from .pairs import merge
 from .pretokenize import PreTokenizer
 
@@ -33,6 +33,15 @@ class TraceStep:
     new_id: int
     places: int
     tokens: tuple[int, ...]
+
+
+def too_many_bytes(merge_number: int, size: int) -> ConfigError:
+    """The error for merge ``merge_number`` (1-based), whose token of ``size`` bytes takes the
+    bytes of all tokens together past :data:`~engine.config.MAX_VOCAB_BYTES`."""
+    return ConfigError(
+        f"merge {merge_number} makes the tokens hold more than {size_text(MAX_VOCAB_BYTES)} in all, the most a "
+        f"tokenizer may hold (that merge's token alone is {size_text(size)})"
+    )
 
 
 class Tokenizer:
@@ -77,8 +86,12 @@ class Tokenizer:
         last = len(pieces) + len(merges) - 1  # the id the last merge makes
         if last >= MAX_VOCAB:
             raise ConfigError(f"too many tokens: {last + 1} base tokens and merges (at most {MAX_VOCAB})")
+        # First the merges are checked and their tokens' lengths added up (integers only), so
+        # that a file whose tokens would take gigabytes is refused before any token is built.
+        lengths = [len(piece) for piece in pieces]
+        total = sum(lengths)
         for a, b in merges:
-            new_id = len(pieces)
+            new_id = len(lengths)
             if not (0 <= a < new_id and 0 <= b < new_id):
                 where = f"merge {len(self.merges) + 1} ({a}, {b})"
                 if a == new_id or b == new_id:
@@ -91,8 +104,14 @@ class Tokenizer:
             if key in self._ranks:
                 earlier = self._ranks[key] - self.base_size + 1
                 raise ConfigError(f"merge {len(self.merges) + 1} ({a}, {b}) repeats merge {earlier}")
+            size = lengths[a] + lengths[b]
+            total += size
+            if total > MAX_VOCAB_BYTES:
+                raise too_many_bytes(len(self.merges) + 1, size)
             self._ranks[key] = new_id
             self.merges.append((a, b))
+            lengths.append(size)
+        for a, b in self.merges:
             pieces.append(pieces[a] + pieces[b])
         self.pieces = pieces
         self.specials: dict[str, int] = {}

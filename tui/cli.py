@@ -14,9 +14,9 @@ import time
 from typing import TYPE_CHECKING, Sequence, TextIO
 
 from engine import Merge, TrainConfig, Trainer, token_display
-from engine.config import PRETOKENIZERS, TIE_RULES
+from engine.config import MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES
 from engine.corpus import count_corpus, read_corpus, streamable
-from engine.errors import ConfigError, one_line
+from engine.errors import ConfigError, one_line, size_text
 from engine.pretokenize import NAMED_PATTERNS, PreTokenizer, pretokenizer_for
 
 # engine.formats and engine.analysis are imported by the commands that use them: together they
@@ -194,7 +194,8 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if collecting:
             gc.enable()
     reason = {"vocab-size": "vocabulary size reached", "merges": "merge count reached",
-              "min-frequency": f"no pair occurs {config.min_frequency} times", "no-pairs": "no pairs left"}
+              "min-frequency": f"no pair occurs {config.min_frequency} times", "no-pairs": "no pairs left",
+              "vocab-bytes": f"the tokens reached {size_text(MAX_VOCAB_BYTES)}, the most a tokenizer may hold"}
     print(
         f"{PROG}: {count} merges in {elapsed:.2f} s ({reason.get(trainer.stop_reason or '', 'stopped')}); "
         f"vocabulary {tokenizer.vocab_size}; corpus {trainer.initial_tokens} -> {trainer.corpus_tokens} tokens; "
@@ -327,6 +328,23 @@ def run_export(args: argparse.Namespace, err: TextIO) -> int:
     return 0
 
 
+#: What ran out of memory, by command: training needs memory for the corpus, the other commands
+#: for the tokenizer (and the text or ids they are given).
+_OUT_OF_MEMORY = {
+    "train": "training (try a smaller corpus, or a pre-tokenizer other than none)",
+    "compare": "training (try a smaller corpus, or a pre-tokenizer other than none)",
+    "encode": "loading the tokenizer or encoding the text (is the tokenizer, or the text, too large?)",
+    "decode": "loading the tokenizer or decoding the ids (is the tokenizer, or the list of ids, too large?)",
+    "export": "loading or exporting the tokenizer (is the tokenizer too large?)",
+}
+
+
+def out_of_memory(command: str | None) -> str:
+    """The one line for a ``MemoryError``: what was being done, so that it blames the right input."""
+    doing = _OUT_OF_MEMORY.get(command or "")
+    return f"out of memory while {doing}" if doing else "out of memory"
+
+
 def error(exc: BaseException | str, err: TextIO) -> int:
     """Print one ``bpe-lab: error:`` line (control characters escaped) and return exit code 2."""
     print(f"{PROG}: error: {one_line(str(exc))}", file=err)
@@ -337,8 +355,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     """Run a headless command; returns the exit code."""
     out = out or sys.stdout
     err = err or sys.stderr
+    command = None
     try:
         args = build_parser().parse_args(argv)
+        command = args.command
         if args.command == "train":
             return run_train(args, out, err)
         if args.command == "encode":
@@ -356,7 +376,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         where = f"{exc.filename}: " if exc.filename else ""
         return error(f"{where}{exc.strerror or exc}", err)
     except MemoryError:
-        return error("out of memory (try a smaller corpus, or a pre-tokenizer other than none)", err)
+        return error(out_of_memory(command), err)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=err)
         return 130
