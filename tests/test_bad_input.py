@@ -338,6 +338,8 @@ SETUP_BOUNDS: dict[str, Setup] = {
     "pattern-in-tiktoken": lambda tmp, mp: ranks(tmp, BYTE_RANKS, {"name": "t", "pat_str": "[a-z]{1000000}", "special_tokens": {}}),
     "tok-chained-merges": lambda tmp, mp: _chain(tmp),
     "train-chained-merges": lambda tmp, mp: _chain_corpus(tmp),
+    "tiktoken-vocab-bytes": lambda tmp, mp: ranks(tmp, BYTE_RANKS + [f"{b64(bytes([65 + k]) * 1_000_000)} {256 + k}" for k in range(17)]),
+    "tiktoken-long-token": lambda tmp, mp: ranks(tmp, BYTE_RANKS + [f"{b64(b'ab' * (1 << 19) + b'c')} 256"]),
 }
 
 

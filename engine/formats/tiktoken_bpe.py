@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..codec import SHIFT, apply_merges
-from ..errors import ExportError
+from ..config import MAX_VOCAB_BYTES
+from ..errors import ExportError, size_text
 from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
@@ -209,6 +210,24 @@ def read_ranks(path: Path) -> dict[bytes, int]:
     return ranks
 
 
+#: Merges are recovered from a token's bytes at about 3 µs and 100 bytes of memory a byte, so a
+#: rank file's tokens may be at most 1 MB each (tiktoken's own are at most a few hundred bytes).
+MAX_RECOVERED_TOKEN = 1 << 20
+
+
+def check_rank_bytes(path: Path, ranks: dict[bytes, int]) -> None:
+    """Refuse a rank file whose tokens would cost too much before merges are recovered from them:
+    more than :data:`~engine.config.MAX_VOCAB_BYTES` in all (as every tokenizer), or a token
+    above :data:`MAX_RECOVERED_TOKEN`."""
+    held = sum(map(len, ranks))
+    if held > MAX_VOCAB_BYTES:
+        raise fail(path, f"its tokens hold {size_text(held)} in all, more than the {size_text(MAX_VOCAB_BYTES)} a tokenizer may hold")
+    longest = max(ranks, key=len)
+    if len(longest) > MAX_RECOVERED_TOKEN:
+        raise fail(path, f"the token of rank {ranks[longest]} is {len(longest)} bytes long; bpe-lab reads tokens of at most "
+                         f"{MAX_RECOVERED_TOKEN} bytes ({size_text(MAX_RECOVERED_TOKEN)})")
+
+
 def _sidecar(path: Path) -> dict[str, Any] | None:
     side = sidecar_path(path)
     if not side.exists():
@@ -235,6 +254,7 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None) ->
     if path.name.endswith(".json"):  # the sidecar PATH.json: the ranks are PATH
         path = path.with_name(path.name[: -len(".json")])
     ranks = read_ranks(path)
+    check_rank_bytes(path, ranks)
     side = _sidecar(path)
     if pretokenizer is None:
         if side is None:
