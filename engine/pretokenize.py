@@ -158,8 +158,8 @@ def check_pattern(pattern: str) -> None:
         raise PatternError(
             f"pattern {_short(pattern)} is too long: {len(pattern)} characters (at most {MAX_PATTERN_CHARS})"
         )
-    if "{" not in pattern:
-        return  # no counted repeat: written out, it is as long as it is
+    if "{" not in pattern or not any(low or high for low, high in _ANY_COUNT.findall(pattern)):
+        return  # no counted repeat anywhere (\p{L} is none): written out, it is as long as it is
     size = pattern_size(pattern)
     if size > MAX_PATTERN_SIZE:
         amount = f"more than {_HUGE}" if size >= _HUGE else str(size)
@@ -172,8 +172,8 @@ def check_pattern(pattern: str) -> None:
 def compile_pattern(pattern: str, *, stdlib: bool = False) -> Any:
     """Compile a pre-tokenizer pattern; a bad pattern raises ``PatternError`` in one line, and so
     does one too large to compile in bounded time and memory (:func:`check_pattern`)."""
-    if pattern not in _NAMED_SOURCES:
-        check_pattern(pattern)
+    if not isinstance(pattern, str) or pattern not in _NAMED_SOURCES:
+        check_pattern(pattern)  # also refuses a pattern that is not text
     if stdlib:
         module, error = re, re.error
     else:
