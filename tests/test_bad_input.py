@@ -31,7 +31,7 @@ import tui.cli as cli
 from conftest import ROOT
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import token_to_unicode
-from engine.formats import export_tokenizer
+from engine.formats import export_tokenizer, load_any
 from engine.io import load_tokenizer
 
 DOC = ROOT / "docs" / "bad-input.md"
@@ -320,6 +320,11 @@ def _chain_corpus(tmp: Path) -> Path:
     return corpus(tmp, "chain.txt", run + run)
 
 
+def _specials(tmp: Path, n: int) -> Path:
+    """specials.json: no merges, n special tokens <s0>, <s1>, ..."""
+    return native(tmp, "specials.json", merges=[], specials=[{"token": f"<s{k}>", "id": 256 + k} for k in range(n)])
+
+
 def _hf_split(tmp: Path, regex: str) -> Path:
     data = json.loads(json.dumps(HF_CHARS))
     data["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False}
@@ -340,6 +345,8 @@ SETUP_BOUNDS: dict[str, Setup] = {
     "train-chained-merges": lambda tmp, mp: _chain_corpus(tmp),
     "tiktoken-vocab-bytes": lambda tmp, mp: ranks(tmp, BYTE_RANKS + [f"{b64(bytes([65 + k]) * 1_000_000)} {256 + k}" for k in range(17)]),
     "tiktoken-long-token": lambda tmp, mp: ranks(tmp, BYTE_RANKS + [f"{b64(b'ab' * (1 << 19) + b'c')} 256"]),
+    "tok-many-specials": lambda tmp, mp: _specials(tmp, 200_000),
+    "tok-too-many-specials": lambda tmp, mp: _specials(tmp, 1 << 20),
 }
 
 
@@ -412,8 +419,17 @@ def _stopped_at_the_bound(tmp: Path) -> None:
     assert tok.pieces[-1] == "".join(chr(0x4E00 + i) for i in range(len(tok.merges) + 1)).encode("utf-8")
 
 
+def _specials_found(tmp: Path) -> None:
+    out = io.StringIO()
+    assert cli.main(["encode", "-t", "specials.json", "--json", "<s7>hi <s199999><s1999999>"], out=out, err=io.StringIO()) == 0
+    assert json.loads(out.getvalue()) == [263, 104, 105, 32, 256 + 199_999, *b"<s1999999>"]  # no such special
+    exported = load_any(tmp / "tokenizer.json")
+    assert exported.encode("<s5>") == [256 + 5] and exported.tokenizer.vocab_size == 256 + 200_000
+
+
 VERIFY_BOUNDS: dict[str, Callable[[Path], None]] = {
     "train-chained-merges": _stopped_at_the_bound,
+    "tok-many-specials": _specials_found,
 }
 
 

@@ -370,3 +370,49 @@ def test_training_stops_at_the_bound_and_undo_redo_keep_it(monkeypatch):
     assert trainer.step().token == b"abcd" and trainer.step().token == b"abcde"
     assert trainer.step() is None and trainer.stop_reason == "vocab-bytes"
     assert trainer.tokenizer().pieces[-1] == b"abcde"
+
+
+# -- special tokens: as many as a file holds, found in linear set-up time ----------------------
+
+
+def test_many_specials_are_found_as_the_alternation_finds_them():
+    """Above 1000 specials the set lookup replaces the regex alternation: same matches (the
+    leftmost, and there the longest), on random specials that overlap and prefix each other."""
+    import random
+    import re
+
+    from engine.tokenizer import _SpecialFinder
+
+    rng = random.Random(3)
+    for _ in range(500):
+        specials = list({"".join(rng.choices("ab<>|", k=rng.randint(1, 5))) for _ in range(rng.randint(1, 40))})
+        text = "".join(rng.choices("ab<>|c", k=rng.randint(0, 200)))
+        alternation = re.compile("|".join(re.escape(t) for t in sorted(specials, key=len, reverse=True)))
+        expected = [(m.start(), m.end(), m.group(0)) for m in alternation.finditer(text)]
+        assert [(m.start(), m.end(), m.group(0)) for m in _SpecialFinder(specials).finditer(text)] == expected
+
+
+def test_a_tokenizer_with_many_specials_encodes_them(tmp_path):
+    specials = [f"<extra_{k}>" for k in range(1500)] + ["<extra_1>x"]
+    tok = Tokenizer([(104, 105)], specials=specials)
+    first = tok.base_size + 1
+    assert tok.encode("hi<extra_1>x<extra_1499><extra_") == [256, first + 1500, first + 1499, *b"<extra_"]
+    assert tok.encode("<extra_1>", specials=False) == list(b"<extra_1>")
+
+
+def test_more_specials_than_a_vocabulary_holds_are_refused():
+    from engine.config import MAX_VOCAB
+
+    with pytest.raises(ConfigError, match=rf"^too many tokens: 257 base tokens and merges and {MAX_VOCAB - 256} specials"):
+        Tokenizer([(104, 105)], specials=[f"<{k}>" for k in range(MAX_VOCAB - 256)])
+    assert Tokenizer([(104, 105)], specials=[f"<{k}>" for k in range(MAX_VOCAB - 257)]).vocab_size == MAX_VOCAB
+
+
+def test_a_file_of_300000_specials_loads_and_encodes_under_a_memory_cap(tmp_path):
+    native_file(tmp_path / "specials.json", [])
+    data = json.loads((tmp_path / "specials.json").read_text())
+    data["specials"] = [{"token": f"<s{k}>", "id": 256 + k} for k in range(300_000)]
+    (tmp_path / "specials.json").write_text(json.dumps(data))
+    run = bpe_lab(["encode", "-t", "specials.json", "--json", "a<s299999>b"], tmp_path, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [97, 256 + 299_999, 98]
