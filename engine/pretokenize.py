@@ -85,6 +85,7 @@ _ANY_COUNT = re.compile(r"(?<!\\)(?:\\\\)*\{\s*(\d*)\s*(?:,\s*(\d*)\s*)?\}")
 #: An inline flag group that turns on verbose mode (``(?x)``, ``(?ix:``): then ``#`` starts a
 #: comment and whitespace is ignored, which the scan does not model.
 _VERBOSE = re.compile(r"\(\?[a-zA-Z^-]*x")
+_ESCAPED = re.compile(r"\\.", re.S)
 _HUGE = 10**18  # counts and sizes are capped here (regex refuses counts above 2**32 anyway)
 
 
@@ -102,7 +103,8 @@ def pattern_size(pattern: str) -> int:
 
     A cheap scan of the text, never a compile (microseconds for real patterns). When the scan
     cannot be sure which repeats nest (verbose mode, unbalanced parentheses as it reads them, a
-    counted repeat inside what it takes for an escape, a class or a comment), it assumes every repeat
+    counted repeat inside what it takes for an escape, a class or a comment, a set inside a
+    set), it assumes every repeat
     nests in every other: the length times the product of all counts. It may overestimate a
     strange pattern, never underestimate one.
     """
@@ -134,6 +136,8 @@ def pattern_size(pattern: str) -> int:
         else:
             if kind in ("escape", "cls", "comment") and _ANY_COUNT.search(match[0]):
                 sure = False
+            elif kind == "cls" and "[" in _ESCAPED.sub("", match[0][1:]):
+                sure = False  # a set in a set (regex's V1): the scan may end the class too early
             frame[0] += len(match[0])
             if kind == "run":
                 frame[1] = 1  # a repeat after literal text repeats its last character

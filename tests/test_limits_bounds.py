@@ -73,6 +73,7 @@ BOMBS = [
     "[]a{100000}](?:b){2}",
     "a{00000000000000000001000000}",
     "x{" + "9" * 5000 + "}",
+    "(?V1)[a[b](](a{1000}){1000}[c[d])]",  # sets in sets: parentheses inside them are no groups
 ]
 
 
@@ -197,6 +198,8 @@ def test_real_patterns_pass_far_below_the_bounds(name):
         ("[a{5}]{3}", 9 * 3 * 5),  # a repeat inside a class: every count multiplies the length
         ("(?x)a{5}", 8 * 5),  # verbose mode: the same
         ("(a{5}", 5 * 5),  # unbalanced as the scan reads it: the same
+        (r"[\[\]]{5}", 6 * 5),  # escaped brackets in a class: sure
+        ("(?V1)[a[b](](a{10}){10}[c[d])]", 30 * 10 * 10),  # a set in a set (V1): unsure
     ],
 )
 def test_pattern_size_writes_repeats_out_and_overestimates_when_unsure(pattern, size):
