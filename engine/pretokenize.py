@@ -114,13 +114,17 @@ def pattern_size(pattern: str) -> int:
         kind = match.lastgroup
         frame = frames[-1]
         if kind == "count":
+            text = match[0]
             times = _count(match["low"], match["high"])
             if times is None:
-                frame[0] += len(match[0])
-                frame[1] = len(match[0])
+                frame[0] += len(text)
+                frame[1] = len(text)
                 continue
             frame[0] = min(frame[0] + frame[1] * (times - 1), _HUGE)
             frame[1] = min(frame[1] * times, _HUGE)
+            if not frame[1] or "".join(text.split()) != text:  # with nothing before it, or spaces
+                frame[0] += len(text)  # in it, regex may read it as text: count it both ways
+                frame[1] = max(frame[1], 1)
         elif kind == "open":
             frames.append([1, 0])
         elif kind == "close":

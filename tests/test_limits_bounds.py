@@ -419,3 +419,73 @@ def test_a_file_of_300000_specials_loads_and_encodes_under_a_memory_cap(tmp_path
     run = bpe_lab(["encode", "-t", "specials.json", "--json", "a<s299999>b"], tmp_path, timeout=120)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout) == [97, 256 + 299_999, 98]
+
+
+# -- the scan never underestimates: checked against regex's own parse -------------------------
+
+
+def _written_out(pattern: str) -> int:
+    """Leaves of ``regex``'s own parse tree, each repeat multiplying its part by its larger count
+    (what compiling expands); a set or a property is one leaf. Uses regex's private parser: a
+    test's reference, never bpe-lab's code."""
+    from regex import _regex_core as core
+
+    flags = 0
+    while True:  # as regex.compile does: a global flag found late means parsing again
+        source = core.Source(pattern)
+        info = core.Info(flags, source.char_type, {})
+        source.ignore_space = bool(info.flags & core.VERBOSE)
+        try:
+            tree = core._parse_pattern(source, info)
+            break
+        except core._UnscopedFlagSet:
+            flags = info.global_flags
+
+    def size(node) -> int:
+        if isinstance(node, (core.SetBase, core.Property)) or not isinstance(node, core.RegexBase):
+            return 1
+        if isinstance(node, core.GreedyRepeat):  # LazyRepeat and PossessiveRepeat too
+            return size(node.subpattern) * max(node.min_count, node.max_count or 0, 1)
+        children = []
+        for value in vars(node).values():
+            if isinstance(value, core.RegexBase):
+                children.append(value)
+            elif isinstance(value, (list, tuple)):
+                children.extend(v for v in value if isinstance(v, core.RegexBase))
+        return max(1, sum(size(child) for child in children))
+
+    return size(tree)
+
+
+def test_pattern_size_is_never_below_what_regex_expands():
+    """Random patterns from the syntax the scan must read right (groups, comments, classes with
+    brackets, escapes with braces, verbose mode, V1 sets, lazy and possessive repeats): for every
+    one regex accepts, the scan's size is at least what regex's own parse expands."""
+    import random
+
+    rng = random.Random(11)
+    atoms = ["a", "bc", r"\d", r"\p{L}", r"\x{41}", r"\{", r"\\", "[ab]", "[]a]", "[^]b]", r"[\]x]", "[(]", "[)]",
+             "[{]", ".", "(?#c)", "(?#{3})", " ", "#", "\n", "[[a]b]", "[a--b]"]
+    counts = ["", "", "*", "+", "?", "{2}", "{0,3}", "{3,}", "{,4}", "{ 2 }", "{2}?", "{3}+", "{1,2}+"]
+
+    def item(depth: int) -> str:
+        if depth < 3 and rng.random() < 0.35:
+            opener = rng.choice(["(", "(?:", "(?i:", "(?>", "(?=", "(?P<g%d>" % rng.randrange(10**6), "(?V1:", "(?x:"])
+            inner = "|".join(seq(depth + 1) for _ in range(rng.randint(1, 2)))
+            return opener + inner + ")" + rng.choice(counts)
+        return rng.choice(atoms) + rng.choice(counts)
+
+    def seq(depth: int) -> str:
+        return "".join(item(depth) for _ in range(rng.randint(1, 4)))
+
+    checked = 0
+    for _ in range(3000):
+        pattern = rng.choice(["", "", "(?x)", "(?V1)"]) + seq(0)
+        try:
+            regex.compile(pattern)
+        except (regex.error, ValueError, OverflowError, RecursionError):
+            continue
+        written = _written_out(pattern)
+        assert pattern_size(pattern) >= written, (pattern, pattern_size(pattern), written)
+        checked += 1
+    assert checked > 1000  # about 1100 of the 3000 are valid
