@@ -489,3 +489,21 @@ def test_pattern_size_is_never_below_what_regex_expands():
         assert pattern_size(pattern) >= written, (pattern, pattern_size(pattern), written)
         checked += 1
     assert checked > 1000  # about 1100 of the 3000 are valid
+
+
+def test_an_isolated_split_is_bounded_as_it_is_compiled_and_says_why(tmp_path, no_bombs):
+    """An HF Isolated split is compiled with its gaps, the pattern written twice: 6,000
+    characters pass alone, but not twice, and the message says so."""
+    source = "(?:" + "|".join(f"w{i:04d}" for i in range(1000)) + ")"
+    assert len(source) < MAX_PATTERN_CHARS < 2 * len(source)
+    check_pattern(source)
+    vocab = {token_to_unicode(bytes([b])): b for b in range(256)}
+    split = {"type": "Split", "pattern": {"Regex": source}, "behavior": "Isolated", "invert": False}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps({"model": {"type": "BPE", "vocab": vocab, "merges": []}, "pre_tokenizer": split}))
+    with pytest.raises(TokenizerFileError) as caught:
+        load_any(path)
+    assert str(caught.value).endswith(
+        f"is too long: {2 * len(source) + 24} characters (at most {MAX_PATTERN_CHARS}) "
+        "(an Isolated split also matches the gaps: the pattern twice)"
+    )

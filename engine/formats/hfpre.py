@@ -127,12 +127,13 @@ def read_pretokenizer(node: Any, path: Path) -> tuple[PreTokenizer, bool, list[s
             newlines = True
         elif pattern is None and not digits and not newlines:
             named = source in NAMED_PATTERNS.values() or source == SIMPLE_PORTABLE
-            if not named:
-                try:  # the file's own pattern is bounded before it is wrapped and compiled
-                    check_pattern(source)
-                except ValueError as exc:
-                    raise fail(path, str(exc)) from None
             pattern = source if named else f"(?:{source})|(?s:(?:(?!(?:{source})).)+)"
+            if not named:  # bounded before it is compiled: the file's own pattern, then the wrapped one
+                for candidate, why in ((source, ""), (pattern, " (an Isolated split also matches the gaps: the pattern twice)")):
+                    try:
+                        check_pattern(candidate)
+                    except ValueError as exc:
+                        raise fail(path, f"{exc}{why}") from None
         else:
             raise fail(path, "more than one Split pattern is not supported")
     try:
