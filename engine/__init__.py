@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._events import Candidate, Merge
-from .config import MAX_VOCAB, PRETOKENIZERS, TIE_RULES, TrainConfig
+from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
 from .corpus import Corpus, count_corpus, decode_corpus, read_corpus, read_corpus_bytes, streamable
 from .display import hex_bytes, token_display, visible_text
 from .errors import (
@@ -44,6 +44,7 @@ from .errors import (
     TokenizerFileError,
     WriteError,
     one_line,
+    size_text,
 )
 from .inspect import TokenInfo, token_info
 from .io import atomic_write_bytes, atomic_write_text
@@ -66,6 +67,7 @@ __all__ = [
     "ExportError",
     "FileTooLargeError",
     "MAX_VOCAB",
+    "MAX_VOCAB_BYTES",
     "Merge",
     "NAMED_PATTERNS",
     "PRETOKENIZERS",
@@ -95,6 +97,7 @@ __all__ = [
     "pretokenizer_for",
     "read_corpus",
     "read_corpus_bytes",
+    "size_text",
     "streamable",
     "token_display",
     "token_info",

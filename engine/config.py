@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 from .errors import ConfigError, one_line
+from .pretokenize import check_pattern
 
 BASES = ("bytes", "chars")
 TIE_RULES = ("lowest-ids", "first-seen", "hf")
@@ -15,6 +16,14 @@ PRETOKENIZERS = ("none", "simple", "gpt2", "gpt4")
 MAX_VOCAB = 1 << 20
 #: Config keys of older files -> the options' names now (:meth:`TrainConfig.from_dict`).
 _OLD_KEYS = {"merges": "max_merges", "tie_break": "tie_rule"}
+#: The bytes of all of a tokenizer's tokens together may be at most this many. Merges are a
+#: few integers each, but every token holds the bytes of both tokens it joins, so a small file
+#: whose merges chain (``a+a``, ``aa+a``, ``aaa+a``...) stands for a quadratic amount of bytes
+#: (1.3 MB of merges, 5 GB of tokens). Real tokenizers hold 1-3 MB (cl100k about 1 MB, o200k
+#: and 256k-token HuggingFace vocabularies a little more); at 16 MB every format bpe-lab writes
+#: stays well under the 128 MB it reads (a byte-level ``tokenizer.json`` spends about four
+#: bytes a vocabulary byte, in its vocabulary and its merges).
+MAX_VOCAB_BYTES = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,7 @@ class TrainConfig:
         if self.pretokenizer == "custom":
             if not self.pattern:
                 raise ConfigError("the custom pre-tokenizer needs a pattern")
+            check_pattern(self.pattern)  # a session's config must not compile a pattern of gigabytes
         elif self.pretokenizer not in PRETOKENIZERS:
             raise ConfigError(
                 f"unknown pre-tokenizer {self.pretokenizer!r} "

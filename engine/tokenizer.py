@@ -17,14 +17,14 @@ import json
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import re
 
 from ._codec import apply_merges
 from ._pairs import SHIFT, merge
-from .config import MAX_VOCAB, TrainConfig, special_text_problem
-from .errors import ConfigError, TokenIdError, TokenizerFileError
+from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, special_text_problem
+from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
 from .io import atomic_write_text, parse_json, read_file
 from .pretokenize import PreTokenizer
 
@@ -49,6 +49,64 @@ class TraceStep:
     new_id: int
     places: int
     tokens: tuple[int, ...]
+
+
+#: Up to this many special tokens are found with one regex alternation, longest first (the
+#: standard ``re`` module compiles it at about 90 µs a special: 100,000 took 9 s); more (files
+#: can hold as many as their size allows) are looked up in a set by :class:`_SpecialFinder`.
+_ALTERNATION_LIMIT = 1000
+
+
+class _Found:
+    """One special token found in a text, answering as an ``re.Match`` does."""
+
+    __slots__ = ("_start", "_end", "_text")
+
+    def __init__(self, start: int, end: int, text: str) -> None:
+        self._start, self._end, self._text = start, end, text
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self, index: int = 0) -> str:
+        return self._text
+
+
+class _SpecialFinder:
+    """Finds special tokens where a regex alternation of them, longest first, would (the leftmost
+    one, and there the longest), but set up in time linear in their number: a character class of
+    their first characters finds where one may start, then a set lookup per distinct length."""
+
+    def __init__(self, specials: Iterable[str]) -> None:
+        self._set = frozenset(specials)
+        self._lengths = sorted({len(t) for t in self._set}, reverse=True)
+        self._starts = re.compile("[" + "".join(re.escape(c) for c in sorted({t[0] for t in self._set})) + "]")
+
+    def finditer(self, text: str) -> Iterator[_Found]:
+        found, search, lengths = self._set, self._starts.search, self._lengths
+        pos = 0
+        while (start := search(text, pos)) is not None:
+            at = start.start()
+            for n in lengths:
+                piece = text[at : at + n]  # shorter near the end: then the longest that fits
+                if piece in found:
+                    pos = at + len(piece)
+                    yield _Found(at, pos, piece)
+                    break
+            else:
+                pos = at + 1
+
+
+def too_many_bytes(merge_number: int, size: int) -> ConfigError:
+    """The error for merge ``merge_number`` (1-based), whose token of ``size`` bytes takes the
+    bytes of all tokens together past :data:`~engine.config.MAX_VOCAB_BYTES`."""
+    return ConfigError(
+        f"merge {merge_number} makes the tokens hold more than {size_text(MAX_VOCAB_BYTES)} in all, the most a "
+        f"tokenizer may hold (that merge's token alone is {size_text(size)})"
+    )
 
 
 class Tokenizer:
@@ -93,8 +151,12 @@ class Tokenizer:
         last = len(pieces) + len(merges) - 1  # the id the last merge makes
         if last >= MAX_VOCAB:
             raise ConfigError(f"too many tokens: {last + 1} base tokens and merges (at most {MAX_VOCAB})")
+        # First the merges are checked and their tokens' lengths added up (integers only), so
+        # that a file whose tokens would take gigabytes is refused before any token is built.
+        lengths = [len(piece) for piece in pieces]
+        total = sum(lengths)
         for a, b in merges:
-            new_id = len(pieces)
+            new_id = len(lengths)
             if not (0 <= a < new_id and 0 <= b < new_id):
                 where = f"merge {len(self.merges) + 1} ({a}, {b})"
                 if a == new_id or b == new_id:
@@ -107,8 +169,14 @@ class Tokenizer:
             if key in self._ranks:
                 earlier = self._ranks[key] - self.base_size + 1
                 raise ConfigError(f"merge {len(self.merges) + 1} ({a}, {b}) repeats merge {earlier}")
+            size = lengths[a] + lengths[b]
+            total += size
+            if total > MAX_VOCAB_BYTES:
+                raise too_many_bytes(len(self.merges) + 1, size)
             self._ranks[key] = new_id
             self.merges.append((a, b))
+            lengths.append(size)
+        for a, b in self.merges:
             pieces.append(pieces[a] + pieces[b])
         self.pieces = pieces
         self.specials: dict[str, int] = {}
@@ -121,12 +189,16 @@ class Tokenizer:
             if problem:
                 raise ConfigError(problem)
             self.specials[token] = len(pieces) + len(self.specials)
+        if len(pieces) + len(self.specials) > MAX_VOCAB:
+            raise ConfigError(
+                f"too many tokens: {len(pieces)} base tokens and merges and {len(self.specials)} specials (at most {MAX_VOCAB})"
+            )
         self._special_of = {i: t for t, i in self.specials.items()}
-        self._special_re = (
-            re.compile("|".join(re.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
-            if self.specials
-            else None
-        )
+        self._special_re: Any = None
+        if len(self.specials) > _ALTERNATION_LIMIT:
+            self._special_re = _SpecialFinder(self.specials)
+        elif self.specials:
+            self._special_re = re.compile("|".join(re.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.config = config
         self._cache: dict[str, list[int]] = {}

@@ -13,7 +13,7 @@ from time import perf_counter
 from typing import Iterator, Sequence
 
 from .bytelevel import hf_byte_rank
-from .config import MAX_VOCAB, TrainConfig, check_specials
+from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, check_specials
 from .errors import ConfigError, CorpusError
 from ._layout import CorpusLayout
 from ._checkpoints import Checkpoints
@@ -100,6 +100,9 @@ class Trainer:
             if script is None:  # a replayed tokenizer's specials were checked when it was made
                 check_specials(config.specials, chunks, config.base, self.alphabet)
             self._pieces = pieces
+            #: The bytes of the base and of every merge made so far (undone ones too): a new merge
+            #: that would take them past MAX_VOCAB_BYTES stops training ("vocab-bytes").
+            self._known_bytes = sum(map(len, pieces))
             self.chunk_count = sum(chunks.values())
             self.distinct_chunks = len(chunks)
             self.initial_tokens = sum(len(s) * n for s, n in seqs)
@@ -380,6 +383,11 @@ class Trainer:
         if chosen is None:
             return None
         a, b, count, ties, total = chosen
+        size = len(self._pieces[a]) + len(self._pieces[b])
+        if self._known_bytes + size > MAX_VOCAB_BYTES:  # merges that chain would take gigabytes
+            self.stop_reason = "vocab-bytes"
+            return None
+        self._known_bytes += size
         new_id = len(self._pieces)
         if self._marks is not None and not self._history:
             self._marks.start(state)

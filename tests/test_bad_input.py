@@ -32,7 +32,7 @@ import tui.cli as cli
 from conftest import ROOT
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import token_to_unicode
-from engine.formats import export_tokenizer
+from engine.formats import export_tokenizer, load_any
 from engine.tokenizer import load_tokenizer
 
 DOC = ROOT / "docs" / "bad-input.md"
@@ -307,8 +307,47 @@ SETUP: dict[str, Setup] = {
 
 # -- round 2 (issue 11): one dict per area, so the areas are worked on apart -------------------
 
+def _chain(tmp: Path, n: int = 100_000) -> Path:
+    """chain.json: merges a+a, then (the last token)+a, n in all: small, but its tokens would
+    hold n²/2 bytes."""
+    merges = [[97, 97]] + [[255 + k, 97] for k in range(1, n)]
+    return native(tmp, "chain.json", merges=merges, pretokenizer={"name": "none"})
+
+
+def _chain_corpus(tmp: Path) -> Path:
+    """20,000 distinct characters, twice: as one chunk with ties to the pair seen first, each
+    merge joins the next character to the token before (a prefix of 2, 3, 4 ... characters)."""
+    run = "".join(chr(0x4E00 + i) for i in range(20_000))
+    return corpus(tmp, "chain.txt", run + run)
+
+
+def _specials(tmp: Path, n: int) -> Path:
+    """specials.json: no merges, n special tokens <s0>, <s1>, ..."""
+    return native(tmp, "specials.json", merges=[], specials=[{"token": f"<s{k}>", "id": 256 + k} for k in range(n)])
+
+
+def _hf_split(tmp: Path, regex: str) -> Path:
+    data = json.loads(json.dumps(HF_CHARS))
+    data["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False}
+    path = tmp / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
 #: Patterns that compile to gigabytes, tokenizers whose vocabulary needs quadratic memory.
 SETUP_BOUNDS: dict[str, Setup] = {
+    "pattern-huge-repeat": lambda tmp, mp: corpus(tmp),
+    "pattern-nested-repeats": lambda tmp, mp: corpus(tmp),
+    "pattern-long": lambda tmp, mp: native(tmp, pretokenizer={"name": "custom", "pattern": ("[A-Za-z]+ " * 104858)[: 1 << 20]}),
+    "pattern-in-native-file": lambda tmp, mp: native(tmp, pretokenizer={"name": "custom", "pattern": "(?:ab){99999999}"}),
+    "pattern-in-hf-split": lambda tmp, mp: _hf_split(tmp, "(?:[a-z]{1,1000} ?){1000}"),
+    "pattern-in-tiktoken": lambda tmp, mp: ranks(tmp, BYTE_RANKS, {"name": "t", "pat_str": "[a-z]{1000000}", "special_tokens": {}}),
+    "tok-chained-merges": lambda tmp, mp: _chain(tmp),
+    "train-chained-merges": lambda tmp, mp: _chain_corpus(tmp),
+    "tiktoken-vocab-bytes": lambda tmp, mp: ranks(tmp, BYTE_RANKS + [f"{b64(bytes([65 + k]) * 1_000_000)} {256 + k}" for k in range(17)]),
+    "tiktoken-long-token": lambda tmp, mp: ranks(tmp, BYTE_RANKS + [f"{b64(b'ab' * (1 << 19) + b'c')} 256"]),
+    "tok-many-specials": lambda tmp, mp: _specials(tmp, 200_000),
+    "tok-too-many-specials": lambda tmp, mp: _specials(tmp, 1 << 20),
 }
 
 
@@ -427,7 +466,28 @@ VERIFY: dict[str, Callable[[Path], None]] = {
 }
 
 
+def _stopped_at_the_bound(tmp: Path) -> None:
+    """Training stopped before 30,000 merges, at the bound, and bpe-lab reads what it wrote."""
+    from engine.config import MAX_VOCAB_BYTES
+
+    tok = load_tokenizer(tmp / "tok.json")
+    held = sum(map(len, tok.pieces))
+    assert 1000 < len(tok.merges) < 30_000
+    assert MAX_VOCAB_BYTES - 3 * 20_000 < held <= MAX_VOCAB_BYTES  # one more merge would pass it
+    assert tok.pieces[-1] == "".join(chr(0x4E00 + i) for i in range(len(tok.merges) + 1)).encode("utf-8")
+
+
+def _specials_found(tmp: Path) -> None:
+    out = io.StringIO()
+    assert cli.main(["encode", "-t", "specials.json", "--json", "<s7>hi <s199999><s1999999>"], out=out, err=io.StringIO()) == 0
+    assert json.loads(out.getvalue()) == [263, 104, 105, 32, 256 + 199_999, *b"<s1999999>"]  # no such special
+    exported = load_any(tmp / "tokenizer.json")
+    assert exported.encode("<s5>") == [256 + 5] and exported.tokenizer.vocab_size == 256 + 200_000
+
+
 VERIFY_BOUNDS: dict[str, Callable[[Path], None]] = {
+    "train-chained-merges": _stopped_at_the_bound,
+    "tok-many-specials": _specials_found,
 }
 
 
@@ -446,7 +506,7 @@ def _encodes_as_trained(name: str) -> Callable[[Path], None]:
         out, err = io.StringIO(), io.StringIO()
         assert cli.main(["encode", "-t", name, "--json", "the cat sat"], out=out, err=err) == 0, err.getvalue()
         assert err.getvalue() == ""
-        trainer = Trainer(CORPUS, TrainConfig(merges=10))
+        trainer = Trainer(CORPUS, TrainConfig(max_merges=10))
         trainer.train()
         assert json.loads(out.getvalue()) == trainer.tokenizer().encode("the cat sat")
 

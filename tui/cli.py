@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Sequence, TextIO
 
 from engine import (
+    MAX_VOCAB_BYTES,
     NAMED_PATTERNS,
     PRETOKENIZERS,
     TIE_RULES,
@@ -26,6 +27,7 @@ from engine import (
     one_line,
     pretokenizer_for,
     read_corpus,
+    size_text,
     streamable,
     token_display,
 )
@@ -205,7 +207,8 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if collecting:
             gc.enable()
     reason = {"vocab-size": "vocabulary size reached", "merges": "merge count reached",
-              "min-frequency": f"no pair occurs {config.min_frequency} times", "no-pairs": "no pairs left"}
+              "min-frequency": f"no pair occurs {config.min_frequency} times", "no-pairs": "no pairs left",
+              "vocab-bytes": f"the tokens reached {size_text(MAX_VOCAB_BYTES)}, the most a tokenizer may hold"}
     print(
         f"{PROG}: {count} merges in {elapsed:.2f} s ({reason.get(trainer.stop_reason or '', 'stopped')}); "
         f"vocabulary {tokenizer.vocab_size}; corpus {trainer.initial_tokens} -> {trainer.corpus_tokens} tokens; "
@@ -338,6 +341,23 @@ def run_export(args: argparse.Namespace, err: TextIO) -> int:
     return 0
 
 
+#: What ran out of memory, by command: training needs memory for the corpus, the other commands
+#: for the tokenizer (and the text or ids they are given).
+_OUT_OF_MEMORY = {
+    "train": "training (try a smaller corpus, or a pre-tokenizer other than none)",
+    "compare": "training (try a smaller corpus, or a pre-tokenizer other than none)",
+    "encode": "loading the tokenizer or encoding the text (is the tokenizer, or the text, too large?)",
+    "decode": "loading the tokenizer or decoding the ids (is the tokenizer, or the list of ids, too large?)",
+    "export": "loading or exporting the tokenizer (is the tokenizer too large?)",
+}
+
+
+def out_of_memory(command: str | None) -> str:
+    """The one line for a ``MemoryError``: what was being done, so that it blames the right input."""
+    doing = _OUT_OF_MEMORY.get(command or "")
+    return f"out of memory while {doing}" if doing else "out of memory"
+
+
 def error(exc: BaseException | str, err: TextIO) -> int:
     """Print one ``bpe-lab: error:`` line (control characters escaped) and return exit code 2."""
     print(f"{PROG}: error: {one_line(str(exc))}", file=err)
@@ -348,8 +368,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     """Run a headless command; returns the exit code."""
     out = out or sys.stdout
     err = err or sys.stderr
+    command = None
     try:
         args = build_parser().parse_args(argv)
+        command = args.command
         if args.command == "train":
             return run_train(args, out, err)
         if args.command == "encode":
@@ -367,7 +389,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         where = f"{exc.filename}: " if exc.filename else ""
         return error(f"{where}{exc.strerror or exc}", err)
     except MemoryError:
-        return error("out of memory (try a smaller corpus, or a pre-tokenizer other than none)", err)
+        return error(out_of_memory(command), err)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=err)
         return 130

@@ -18,7 +18,7 @@ from typing import Any
 
 import regex
 
-from ..pretokenize import GPT2_PATTERN, NAMED_PATTERNS, PreTokenizer
+from ..pretokenize import GPT2_PATTERN, NAMED_PATTERNS, PreTokenizer, check_pattern
 from .common import SIMPLE_PORTABLE, fail, portable_pattern, pretokenizer_from_pattern
 
 DIGIT = r"\p{N}"
@@ -128,6 +128,12 @@ def read_pretokenizer(node: Any, path: Path) -> tuple[PreTokenizer, bool, list[s
         elif pattern is None and not digits and not newlines:
             named = source in NAMED_PATTERNS.values() or source == SIMPLE_PORTABLE
             pattern = source if named else f"(?:{source})|(?s:(?:(?!(?:{source})).)+)"
+            if not named:  # bounded before it is compiled: the file's own pattern, then the wrapped one
+                for candidate, why in ((source, ""), (pattern, " (an Isolated split also matches the gaps: the pattern twice)")):
+                    try:
+                        check_pattern(candidate)
+                    except ValueError as exc:
+                        raise fail(path, f"{exc}{why}") from None
         else:
             raise fail(path, "more than one Split pattern is not supported")
     try:

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .._codec import apply_merges
-from ..errors import ExportError
+from ..config import MAX_VOCAB_BYTES
+from ..errors import ExportError, size_text
 from ..io import atomic_write_files
 from .._pairs import SHIFT
 from ..pretokenize import PreTokenizer
@@ -222,6 +223,24 @@ def read_ranks(path: Path, text: str | None = None, notes: list[str] | None = No
     return ranks
 
 
+#: Merges are recovered from a token's bytes at about 3 µs and 100 bytes of memory a byte, so a
+#: rank file's tokens may be at most 1 MB each (tiktoken's own are at most a few hundred bytes).
+MAX_RECOVERED_TOKEN = 1 << 20
+
+
+def check_rank_bytes(path: Path, ranks: dict[bytes, int]) -> None:
+    """Refuse a rank file whose tokens would cost too much before merges are recovered from them:
+    more than :data:`~engine.config.MAX_VOCAB_BYTES` in all (as every tokenizer), or a token
+    above :data:`MAX_RECOVERED_TOKEN`."""
+    held = sum(map(len, ranks))
+    if held > MAX_VOCAB_BYTES:
+        raise fail(path, f"its tokens hold {size_text(held)} in all, more than the {size_text(MAX_VOCAB_BYTES)} a tokenizer may hold")
+    longest = max(ranks, key=len)
+    if len(longest) > MAX_RECOVERED_TOKEN:
+        raise fail(path, f"the token of rank {ranks[longest]} is {len(longest)} bytes long; bpe-lab reads tokens of at most "
+                         f"{MAX_RECOVERED_TOKEN} bytes ({size_text(MAX_RECOVERED_TOKEN)})")
+
+
 def _sidecar(path: Path, data: Any = None) -> dict[str, Any] | None:
     """The sidecar's pattern and specials (``data``: its JSON when it was read already)."""
     side = sidecar_path(path)
@@ -265,6 +284,7 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
             raise fail(path, f"no such file ({side.name} is a tiktoken sidecar: its rank file has its name without .json)")
     warnings: list[str] = []
     ranks = read_ranks(path, content, warnings)
+    check_rank_bytes(path, ranks)
     side = _sidecar(path, side_data)
     if pretokenizer is None:
         if side is None:

@@ -19,6 +19,7 @@ STOPS = {
     "merges": "merge count reached",
     "min-frequency": "no pair occurs often enough",
     "no-pairs": "no pairs left",
+    "vocab-bytes": "the tokens reached the most bytes a tokenizer may hold",
 }
 
 
