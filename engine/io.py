@@ -156,9 +156,9 @@ def check_target(path: str | os.PathLike[str]) -> tuple[Path, bool]:
 
 def refuse_inputs(outputs: Sequence[str | os.PathLike[str]], inputs: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
     """Refuse (:class:`WriteError`, nothing written) an output that is the same file as an input
-    (``(path, what it is)``), under any name: a hard link or a symlink to it is the same file.
+    (``(path, what it is)``) under any name: a hard link or a symlink to it is the same file.
 
-    Example: ``refuse_inputs(["c.txt"], [("c.txt", "the corpus")])`` raises
+    Example: ``refuse_inputs(["c.txt"], [("c.txt", "the corpus c.txt")])`` raises
     ``c.txt: cannot write (it is the same file as the corpus c.txt); nothing was written``
     """
     known = []
@@ -166,16 +166,16 @@ def refuse_inputs(outputs: Sequence[str | os.PathLike[str]], inputs: Sequence[tu
         try:
             found = os.stat(path)
         except (OSError, ValueError):
-            continue  # nothing there (or standard input on a system without /dev/stdin)
-        known.append(((found.st_dev, found.st_ino), path, what))
+            continue  # nothing there yet
+        known.append(((found.st_dev, found.st_ino), what))
     for out in outputs:
         try:
             found = os.stat(out)
         except (OSError, ValueError):
             continue  # not there yet: it cannot be an input
-        for key, path, what in known:
+        for key, what in known:
             if key == (found.st_dev, found.st_ino):
-                raise WriteError(out, f"it is the same file as {what} {path}", after="nothing was written")
+                raise WriteError(out, f"it is the same file as {what}", after="nothing was written")
 
 
 def _restore(backups: list[tuple[str, Path]], done: list[Path], existed: dict[Path, bool]) -> bool:

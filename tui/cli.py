@@ -177,7 +177,12 @@ def format_merge(event: Merge, show: callable, width: int = 14) -> str:
 
 def corpus_input(path: str) -> tuple[str, str]:
     """A corpus as :func:`engine.io.refuse_inputs` compares it (``-``: the file behind standard input)."""
-    return ("/dev/stdin", "the corpus on") if is_stdin(path) else (path, "the corpus")
+    if is_stdin(path):
+        try:
+            return f"/dev/fd/{sys.stdin.fileno()}", "the corpus (standard input)"
+        except (AttributeError, OSError, ValueError):  # no standard input: nothing to overwrite
+            return path, "the corpus (standard input)"
+    return path, f"the corpus {path}"
 
 
 def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -346,7 +351,7 @@ def run_export(args: argparse.Namespace, err: TextIO) -> int:
     from engine.io import refuse_inputs
 
     imported = load_tokenizer_arg(args, err)
-    read = [(path, "the tokenizer") for path in read_paths(imported.format, args.tokenizer)]
+    read = [(path, f"the tokenizer {path}") for path in read_paths(imported.format, args.tokenizer)]
     refuse_inputs(written_paths(args.format, args.output), read)
     notes = export_tokenizer(imported.tokenizer, args.format, args.output, ids=imported.file_ids)
     for note in notes:

@@ -77,7 +77,7 @@ def _launch(argv: Sequence[str]) -> int:
     session_file = Path(args.session) if args.session else session_path()
     if args.resume:
         session, corpus = resumed(args, session_file)
-        refuse_inputs([session_file], [(corpus.path, "the corpus")] if corpus.path is not None else [])
+        refuse_inputs([session_file], [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else [])
         from .app import BpeApp
 
         app = BpeApp(corpus, session.config, replay=session.replay, resume=session, session_file=session_file, run=args.run)
@@ -90,7 +90,7 @@ def _launch(argv: Sequence[str]) -> int:
     pretokenizer_for(config)  # a bad pattern is refused here, before the app starts
     base = replay.base if replay is not None else config.base
     corpus = LoadedCorpus.open(args.corpus or f"sample:{DEFAULT_SAMPLE}", base, max_bytes=args.max_corpus_bytes)
-    refuse_inputs([session_file], [(corpus.path, "the corpus")] if corpus.path is not None else [])
+    refuse_inputs([session_file], [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else [])
     from .app import BpeApp
 
     BpeApp(corpus, config, replay=replay, session_file=session_file, run=args.run).run(headless=args.headless)

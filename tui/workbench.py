@@ -291,6 +291,6 @@ class Workbench:
         """Save the current tokenizer (native JSON, atomic); remember the step as saved. The
         corpus itself is refused (WriteError), under any name."""
         if self.corpus.path is not None:
-            refuse_inputs([path], [(self.corpus.path, "the corpus")])
+            refuse_inputs([path], [(self.corpus.path, f"the corpus {self.corpus.path}")])
         self.tokenizer().save(path)
         self.saved_step = self.trainer.steps
