@@ -359,6 +359,7 @@ SETUP_STREAMS: dict[str, Setup] = {
     "stream-stdin-whole": lambda tmp, mp: stdin_pipe(mp, CORPUS),
     "stream-stdin-bound": lambda tmp, mp: stdin_pipe(mp, CORPUS),
     "stream-stdin-empty": lambda tmp, mp: stdin_pipe(mp, ""),
+    "encode-stdin-endless": lambda tmp, mp: (trained_tok(tmp), mp.setattr(sys, "stdin", open("/dev/zero", encoding="utf-8"))),
     "output-is-corpus": lambda tmp, mp: corpus(tmp),
     "output-hard-link": lambda tmp, mp: os.link(corpus(tmp), tmp / "link.txt"),
     "output-symlink": lambda tmp, mp: (corpus(tmp), (tmp / "alias.txt").symlink_to("c.txt")),

@@ -292,9 +292,14 @@ def print_rows(rows: Sequence[Row], out: TextIO) -> None:
 # -- encode / decode --------------------------------------------------------------------------
 
 
-def read_stdin() -> str:
-    """All of standard input, decoded like a corpus (bad bytes kept via surrogateescape)."""
-    return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+def read_stdin(limit: int = MAX_STREAM_BYTES) -> str:
+    """All of standard input, decoded like a corpus (bad bytes kept via surrogateescape); past
+    ``limit`` bytes (an endless stream, ``yes |``) it is refused rather than held."""
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise UsageError(f"standard input: stopped reading at {size_text(limit)}, the bound for text to encode "
+                         "(encode it in parts)")
+    return data.decode("utf-8", "surrogateescape")
 
 
 def run_encode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
