@@ -194,3 +194,26 @@ def test_the_launcher_refuses_a_bad_option_in_one_line(capsys):
     assert launch(["--max-corpus-bytes", "lots"]) == 2
     assert capsys.readouterr().err == ("bpe-lab: error: argument --max-corpus-bytes: 'lots' is not a size of 1 byte or "
                                        "more (like 1048576, 512M or 2G) (see bpe-lab --help)\n")
+
+
+# -- outputs that are an input ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["c.txt", "link.txt", "alias.txt"])
+def test_the_app_never_saves_its_tokenizer_over_its_corpus(tmp_path, name):
+    """``s`` in the app with the corpus's name, a hard link or a symlink to it: refused, kept."""
+    from engine.errors import WriteError
+    from tui.workbench import LoadedCorpus, Workbench
+
+    (tmp_path / "c.txt").write_text(CORPUS, encoding="utf-8")
+    os.link(tmp_path / "c.txt", tmp_path / "link.txt")
+    (tmp_path / "alias.txt").symlink_to("c.txt")
+    workbench = Workbench(LoadedCorpus.open(tmp_path / "c.txt", "bytes"), TrainConfig(merges=3))
+    workbench.goto(3)
+    line = f"{tmp_path / name}: cannot write (it is the same file as the corpus {tmp_path / 'c.txt'}); nothing was written"
+    with pytest.raises(WriteError) as raised:
+        workbench.save(tmp_path / name)
+    assert str(raised.value) == line
+    assert (tmp_path / "c.txt").read_text(encoding="utf-8") == CORPUS
+    workbench.save(tmp_path / "tok.json")  # any other name is fine
+    assert len(load_tokenizer(tmp_path / "tok.json").merges) == 3
