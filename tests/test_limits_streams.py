@@ -71,6 +71,23 @@ def test_a_given_bound_stops_an_endless_stream(tmp_path, args):
     refused(bpe_lab(args, tmp_path), GIVEN_BOUND)
 
 
+def test_endless_random_bytes_are_refused_at_the_bound(tmp_path):
+    refused(bpe_lab(["train", "/dev/urandom", "-o", "x.json", "--max-corpus-bytes", "4M"], tmp_path),
+            "bpe-lab: error: /dev/urandom: stopped reading at 4 MB, the corpus bound set by --max-corpus-bytes\n")
+
+
+def test_a_stream_past_its_bound_is_refused_before_any_pre_tokenizing(tmp_path, monkeypatch):
+    """No time is spent on a stream that will be refused (random bytes pre-tokenize slowly)."""
+    from engine.corpus import CorpusError, count_corpus
+    from engine.pretokenize import PreTokenizer
+
+    (tmp_path / "c.txt").write_text(CORPUS * 10, encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", open(tmp_path / "c.txt", encoding="utf-8"))  # '-' is read as a stream
+    monkeypatch.setattr(PreTokenizer, "count_raw", lambda *a: pytest.fail("pre-tokenized"))
+    with pytest.raises(CorpusError, match=r"^standard input: stopped reading at 1 kB, the corpus bound set by --max"):
+        count_corpus("-", PreTokenizer("gpt2"), max_bytes=1024)
+
+
 def test_the_app_on_an_endless_stream(tmp_path):
     """``bpe-lab /dev/zero`` used to end in a MemoryError traceback."""
     refused(bpe_lab(["/dev/zero", "--headless"], tmp_path), STREAM_BOUND)
