@@ -376,6 +376,7 @@ SETUP_STREAMS: dict[str, Setup] = {
     "app-stream": lambda tmp, mp: None,
     "app-session-stream": lambda tmp, mp: stream_session(tmp),
     "app-session-is-corpus": lambda tmp, mp: corpus(tmp),
+    "app-session-is-tokenizer": lambda tmp, mp: (corpus(tmp), trained_tok(tmp)),
 }
 
 
@@ -469,6 +470,7 @@ VERIFY_STREAMS: dict[str, Callable[[Path], None]] = {
     "output-read-only": lambda tmp: ((tmp / "tok.json").read_text() == "old" and (tmp / "tok.json").stat().st_mode & 0o777 == 0o444)
                                     or pytest.fail("the read-only file was replaced"),
     "app-session-is-corpus": _corpus_kept,
+    "app-session-is-tokenizer": lambda tmp: load_tokenizer(tmp / "tok.json").merges,
 }
 
 

@@ -171,6 +171,15 @@ def test_the_app_refuses_standard_input_as_its_corpus(tmp_path, corpus):
                  "from there: save the text to a file and open that (bpe-lab train - reads standard input)\n")
 
 
+def test_the_app_refuses_standard_input_as_its_held_out_text():
+    from tui.evaluation import make_split
+    from tui.workbench import LoadedCorpus
+
+    corpus = LoadedCorpus.open("sample:workshop.txt", "bytes")
+    with pytest.raises(ValueError, match=r"^-: the app reads its keys from standard input, so the held-out text cannot"):
+        make_split(corpus, "-")
+
+
 # -- the launcher catches what the command line catches ---------------------------------------
 
 

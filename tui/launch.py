@@ -33,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def imported_tokenizer(args: argparse.Namespace):
-    """The --tokenizer to replay (None without one); notes go to stderr, errors raise ValueError."""
+    """The --tokenizer to replay, as imported (None without one); notes go to stderr, errors
+    raise ValueError."""
     if not args.tokenizer:
         return None
     from engine.formats import load_any
@@ -47,7 +48,7 @@ def imported_tokenizer(args: argparse.Namespace):
     imported = load_any(args.tokenizer, pretokenizer=pre)
     for note in imported.warnings:
         print(f"{PROG}: note: {args.tokenizer}: {note}", file=sys.stderr)
-    return imported.tokenizer
+    return imported
 
 
 def resumed(args: argparse.Namespace | None, session_file: Path):
@@ -83,14 +84,20 @@ def _launch(argv: Sequence[str]) -> int:
         app = BpeApp(corpus, session.config, replay=session.replay, resume=session, session_file=session_file, run=args.run)
         app.run(headless=args.headless)
         return 0
-    replay = imported_tokenizer(args)
+    imported = imported_tokenizer(args)
+    replay = imported.tokenizer if imported is not None else None
     if replay is not None:
         args.pattern = None  # it named the imported file's pattern, not a training option
     config = config_from_args(args)
     pretokenizer_for(config)  # a bad pattern is refused here, before the app starts
     base = replay.base if replay is not None else config.base
     corpus = LoadedCorpus.open(args.corpus or f"sample:{DEFAULT_SAMPLE}", base, max_bytes=args.max_corpus_bytes)
-    refuse_inputs([session_file], [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else [])
+    inputs = [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else []
+    if imported is not None:  # the autosave must not replace the tokenizer being replayed either
+        from engine.formats import read_paths
+
+        inputs += [(path, f"the tokenizer {path}") for path in read_paths(imported.format, args.tokenizer)]
+    refuse_inputs([session_file], inputs)
     from .app import BpeApp
 
     BpeApp(corpus, config, replay=replay, session_file=session_file, run=args.run).run(headless=args.headless)

@@ -25,6 +25,14 @@ from .samples import sample
 from .session import Session, fingerprint
 
 
+def refuse_standard_input(source: str, what: str = "the corpus") -> None:
+    """The app reads its keys from standard input: a text it reads must not come from there
+    (``-``, ``/dev/stdin``), or the two would take each other's bytes. Raises CorpusError."""
+    if is_stdin(source) or _is_the_terminal_input(source):
+        raise CorpusError(f"{source}: the app reads its keys from standard input, so {what} cannot come from "
+                          "there: save the text to a file and open that (bpe-lab train - reads standard input)")
+
+
 def _is_the_terminal_input(path: str) -> bool:
     """Whether ``path`` is the file behind standard input (``/dev/stdin``, ``/proc/self/fd/0``)."""
     try:
@@ -70,9 +78,7 @@ class LoadedCorpus:
             data = sample(name).read_bytes()
             corpus = decode_corpus(data, base=base, name=name)
             return cls.from_corpus(corpus, base, None, fingerprint(data))
-        if is_stdin(text) or _is_the_terminal_input(text):
-            raise CorpusError(f"{text}: the app reads its keys from standard input, so the corpus cannot come from "
-                              "there: save the text to a file and open that (bpe-lab train - reads standard input)")
+        refuse_standard_input(text)
         path = Path(source)
         data = read_corpus_bytes(path, max_bytes=max_bytes)  # read once: the hash is of exactly the bytes trained on
         return cls.from_corpus(decode_corpus(data, base=base, name=path.name), base, path, fingerprint(data))
