@@ -308,14 +308,14 @@ PARALLEL_MIN = 512 << 10
 
 def _count_range(
     p: Path, start: int, end: int | None, pretokenizer: PreTokenizer, base: str, block: int,
-    limit: int | None = None, stream: BinaryIO | None = None,
+    limit: int | None = None, stream: _Blocks | None = None,
 ) -> tuple[Counter[str], int, int, int]:
     """Count the chunks of bytes [start, end) of a file (``end`` None: to the end, which must be a
     safe cut otherwise); returns (counts, invalid bytes, NUL bytes, bytes read).
 
     ``stream``: read that (a stream already read into memory, see :func:`_count_stream`)
-    instead of opening ``p``. Reading stops as soon as more than ``limit`` bytes came (then the counts are
-    partial and the caller refuses: a regular file that grew, a stream past its bound).
+    instead of opening ``p``. Reading stops as soon as more than ``limit`` bytes came: the
+    counts are then partial, and the caller refuses the file (it grew while it was read).
 
     Linear in the file's size whatever its lines: each byte is searched for a cut once (a line
     of 50 MB is read on until its end and counted as one piece; the pre-tokenizer scans a long
