@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._events import Candidate, Merge
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
-from .corpus import Corpus, count_corpus, decode_corpus, read_corpus, read_corpus_bytes, streamable
+from .corpus import MAX_STREAM_BYTES, Corpus, count_corpus, decode_corpus, is_stdin, read_corpus, read_corpus_bytes, streamable
 from .display import hex_bytes, token_display, visible_text
 from .errors import (
     BpeLabError,
@@ -47,7 +47,7 @@ from .errors import (
     size_text,
 )
 from .inspect import TokenInfo, token_info
-from .io import atomic_write_bytes, atomic_write_text
+from .io import atomic_write_bytes, atomic_write_text, check_target, refuse_inputs
 from .pretokenize import NAMED_PATTERNS, PreTokenizer, compile_pattern, pretokenizer_for
 from .tokenizer import TRACE_LIMIT, Tokenizer, TraceStep, load_tokenizer, tokenizer_from_dict, tokenizer_to_dict
 from .trainer import Trainer
@@ -66,6 +66,7 @@ __all__ = [
     "CorpusError",
     "ExportError",
     "FileTooLargeError",
+    "MAX_STREAM_BYTES",
     "MAX_VOCAB",
     "MAX_VOCAB_BYTES",
     "Merge",
@@ -86,17 +87,20 @@ __all__ = [
     "WriteError",
     "atomic_write_bytes",
     "atomic_write_text",
+    "check_target",
     "compile_pattern",
     "count_corpus",
     "decode_corpus",
     "export_tokenizer",
     "hex_bytes",
+    "is_stdin",
     "load_any",
     "load_tokenizer",
     "one_line",
     "pretokenizer_for",
     "read_corpus",
     "read_corpus_bytes",
+    "refuse_inputs",
     "size_text",
     "streamable",
     "token_display",

@@ -9,6 +9,11 @@ bytes are text like any other (U+0000), but a corpus holding them is probably a 
 
 A regular file whose size or modification time changes while it is read is refused
 (:class:`CorpusError`): what was read may be half old and half new.
+
+Sizes are bounded before memory is spent on them: a regular file is read up to the size it
+had when opened (more is a file that changed), anything else (a pipe, a device such as
+``/dev/zero``, standard input ``-``) up to :data:`MAX_STREAM_BYTES` unless a ``max_bytes`` is
+given (``--max-corpus-bytes``); past the bound reading stops and :class:`CorpusError` says so.
 """
 
 from __future__ import annotations
@@ -16,14 +21,54 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
-from .errors import CorpusError, reading_file
+from .errors import CorpusError, reading_file, size_text
 from .pretokenize import NAMED_PATTERNS, PreTokenizer
 
-__all__ = ["Corpus", "CorpusError", "CountedCorpus", "count_corpus", "decode_corpus", "read_corpus", "streamable"]
+__all__ = ["MAX_STREAM_BYTES", "STDIN", "Corpus", "CorpusError", "CountedCorpus", "count_corpus", "decode_corpus",
+           "read_corpus", "streamable"]
+
+#: A corpus that is not a regular file (a pipe, a device, standard input) is read up to this
+#: many bytes unless a bound is given: it has no size to check beforehand, and ``/dev/zero``
+#: never ends. Reading holds up to the bound before it can refuse, so it stays well inside
+#: 1 GB of memory; a larger stream needs ``--max-corpus-bytes``.
+MAX_STREAM_BYTES = 512 << 20
+#: The corpus name that means standard input.
+STDIN = "-"
+
+
+def is_stdin(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` names standard input (``-``)."""
+    return os.fspath(path) == STDIN
+
+
+def shown_name(path: str | os.PathLike[str]) -> str:
+    """How messages name a corpus: its path, or ``standard input`` for ``-``."""
+    return "standard input" if is_stdin(path) else str(path)
+
+
+def _open_stdin():
+    """Standard input as a binary file that leaves the descriptor open when closed."""
+    if sys.stdin is None:
+        raise FileNotFoundError
+    return open(sys.stdin.fileno(), "rb", closefd=False)
+
+
+def _over_bound(name: str, limit: int, given: bool, size: int | None = None) -> CorpusError:
+    """The one line for a corpus above its size bound (``size`` known: a regular file)."""
+    if size is not None:
+        return CorpusError(f"{name}: {size_text(size)} is above the corpus bound of {size_text(limit)} "
+                           "set by --max-corpus-bytes")
+    if given:
+        return CorpusError(f"{name}: stopped reading at {size_text(limit)}, the corpus bound set by --max-corpus-bytes")
+    return CorpusError(f"{name}: stopped reading at {size_text(limit)}, the bound for a corpus that is not a "
+                       "regular file (raise it with --max-corpus-bytes N)")
 
 
 def _note(name: str, invalid: int, nul: int, blank: bool, base: str) -> str | None:
@@ -95,22 +140,45 @@ def decode_corpus(data: bytes, *, base: str = "bytes", name: str = "<text>") -> 
     return Corpus(text=text, name=name, size=len(data), invalid_bytes=invalid, nul_bytes=nul)
 
 
-def read_corpus(path: str | os.PathLike[str], *, base: str = "bytes") -> Corpus:
-    """Read and decode a corpus file; raise :class:`CorpusError` with a one-line reason."""
-    return decode_corpus(read_corpus_bytes(path), base=base, name=Path(path).name)
+def read_corpus(path: str | os.PathLike[str], *, base: str = "bytes", max_bytes: int | None = None) -> Corpus:
+    """Read and decode a corpus file (``-``: standard input); raise :class:`CorpusError` with a
+    one-line reason. ``max_bytes`` bounds any corpus (default: streams to :data:`MAX_STREAM_BYTES`)."""
+    name = shown_name(path) if is_stdin(path) else Path(path).name
+    return decode_corpus(read_corpus_bytes(path, max_bytes=max_bytes), base=base, name=name)
 
 
-def read_corpus_bytes(path: str | os.PathLike[str]) -> bytes:
+def read_corpus_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> bytes:
     """A corpus file's exact bytes, with the same one-line errors as :func:`read_corpus`."""
+    stdin = is_stdin(path)
     p = Path(path)
-    with reading_file(p, CorpusError, "a text file"):
-        with p.open("rb") as handle:
+    shown = shown_name(path)
+    with reading_file(shown, CorpusError, "a text file"):
+        with _open_stdin() if stdin else p.open("rb") as handle:
             before = os.fstat(handle.fileno())
-            data = handle.read()
-        _check_unchanged(p, before, len(data))
+            if stat.S_ISREG(before.st_mode) and not stdin:
+                if max_bytes is not None and before.st_size > max_bytes:
+                    raise _over_bound(shown, max_bytes, True, before.st_size)
+                data = handle.read(before.st_size + 1)  # more than it held: it changed (refused below)
+            else:
+                data = bytes(_read_stream(handle, shown, max_bytes))
+        if not stdin:
+            _check_unchanged(p, before, len(data))
     if not data:
-        raise CorpusError(f"{p}: the file is empty")
+        raise CorpusError(f"{shown}: the file is empty")
     return data
+
+
+def _read_stream(handle: BinaryIO, shown: str, max_bytes: int | None) -> bytearray:
+    """Read a pipe or device to its end, refusing it once it goes past its bound."""
+    limit = MAX_STREAM_BYTES if max_bytes is None else max_bytes
+    data = bytearray()
+    while True:
+        block = handle.read(min(BLOCK, limit + 1 - len(data)))
+        if not block:
+            return data
+        data += block
+        if len(data) > limit:
+            raise _over_bound(shown, limit, max_bytes is not None)
 
 
 def _check_unchanged(p: Path, before: os.stat_result, read: int) -> None:
@@ -168,6 +236,7 @@ def count_corpus(
     base: str = "bytes",
     block: int = BLOCK,
     processes: int = 1,
+    max_bytes: int | None = None,
 ) -> CountedCorpus:
     """Pre-tokenize a file a block at a time and count its chunks, holding only one block.
 
@@ -175,19 +244,29 @@ def count_corpus(
     first appearance) for the named pre-tokenizers (see :func:`streamable`); a peak of a few
     megabytes instead of the whole text (a 10 MB file with one emoji is 40 MB as a str).
     With ``processes`` 2, a large file's second half is counted in a forked process at the same
-    time (no threads may run: the command line only).
+    time (no threads may run: the command line only). A pipe, a device or standard input (``-``)
+    is read once, without seeking, up to ``max_bytes`` (default :data:`MAX_STREAM_BYTES`), and
+    held while it is counted: it has no size to check before the work starts.
     """
     if not streamable(pretokenizer):
         raise ValueError(f"the {pretokenizer.name} pre-tokenizer needs the whole text at once")
     p = Path(path)
-    with reading_file(p, CorpusError, "a text file"):
-        before = p.stat()
-        size = before.st_size
-        if p.is_dir():
+    shown = shown_name(path)
+    with reading_file(shown, CorpusError, "a text file"):
+        before = os.fstat(sys.stdin.fileno()) if is_stdin(path) and sys.stdin is not None else p.stat()
+        if stat.S_ISDIR(before.st_mode):
             raise IsADirectoryError
+        if is_stdin(path) or not stat.S_ISREG(before.st_mode):
+            counts, invalid, nul, size = _count_stream(path, pretokenizer, base, block, max_bytes)
+            if not size:
+                raise CorpusError(f"{shown}: the file is empty")
+            return CountedCorpus(counts, p.name if not is_stdin(path) else shown, size, invalid, nul)
+        size = before.st_size
+        if max_bytes is not None and size > max_bytes:
+            raise _over_bound(shown, max_bytes, True, size)
         mid = _middle_cut(p, size) if processes > 1 and size >= PARALLEL_MIN and hasattr(os, "fork") else None
         if mid is None:
-            counts, invalid, nul, read = _count_range(p, 0, None, pretokenizer, base, block)
+            counts, invalid, nul, read = _count_range(p, 0, None, pretokenizer, base, block, size)
         else:
             counts, invalid, nul = _count_in_two(p, mid, size, pretokenizer, base, block)
             read = size
@@ -198,16 +277,45 @@ def count_corpus(
     return CountedCorpus(counts, p.name, size, invalid, nul)
 
 
+def _count_stream(
+    path: str | os.PathLike[str], pretokenizer: PreTokenizer, base: str, block: int, max_bytes: int | None
+) -> tuple[Counter[str], int, int, int]:
+    """Count a pipe, a device or standard input. It is read whole first, up to its bound, so an
+    endless or oversized stream is refused in seconds, before any pre-tokenizing is spent on it
+    (random bytes pre-tokenize at well under 1 MB/s); then counted from memory, block by block."""
+    with _open_stdin() if is_stdin(path) else Path(path).open("rb") as handle:
+        data = _read_stream(handle, shown_name(path), max_bytes)
+    return _count_range(Path(path), 0, None, pretokenizer, base, block, None, _Blocks(data))
+
+
+class _Blocks:
+    """Bytes in memory, read a block at a time like a file (without copying them whole)."""
+
+    def __init__(self, data: bytearray) -> None:
+        self.view = memoryview(data)
+        self.at = 0
+
+    def read(self, size: int) -> bytes:
+        piece = self.view[self.at:self.at + size].tobytes()
+        self.at += len(piece)
+        return piece
+
+
 #: Files at least this large are counted by two processes when asked: the fork and sending the
 #: child's counts back cost a few milliseconds, pre-tokenizing half of 512 KB about 17 ms.
 PARALLEL_MIN = 512 << 10
 
 
 def _count_range(
-    p: Path, start: int, end: int | None, pretokenizer: PreTokenizer, base: str, block: int
+    p: Path, start: int, end: int | None, pretokenizer: PreTokenizer, base: str, block: int,
+    limit: int | None = None, stream: _Blocks | None = None,
 ) -> tuple[Counter[str], int, int, int]:
     """Count the chunks of bytes [start, end) of a file (``end`` None: to the end, which must be a
     safe cut otherwise); returns (counts, invalid bytes, NUL bytes, bytes read).
+
+    ``stream``: read that (a stream already read into memory, see :func:`_count_stream`)
+    instead of opening ``p``. Reading stops as soon as more than ``limit`` bytes came: the
+    counts are then partial, and the caller refuses the file (it grew while it was read).
 
     Linear in the file's size whatever its lines: each byte is searched for a cut once (a line
     of 50 MB is read on until its end and counted as one piece; the pre-tokenizer scans a long
@@ -216,12 +324,17 @@ def _count_range(
     invalid = nul = read = 0
     pending = bytearray()
     scanned = 0  # pending[:scanned] holds no cut (bar its last byte, a newline maybe)
-    with p.open("rb") as handle:
-        handle.seek(start)
+    with p.open("rb") if stream is None else nullcontext(stream) as handle:
+        if start:
+            handle.seek(start)
         while True:
             want = block if end is None else min(block, end - start - read)
+            if limit is not None:
+                want = min(want, limit + 1 - read)
             data = handle.read(want) if want > 0 else b""
             read += len(data)
+            if limit is not None and read > limit:
+                return counts, invalid, nul, read
             pending += data
             if not data:
                 # The end of the range: a cut in the middle of the file keeps its next
@@ -290,7 +403,7 @@ def _count_in_two(
     if pid == 0:  # the child: count the second half, send it back, and leave at once
         try:
             os.close(read_end)
-            counts, invalid, nul, _ = _count_range(p, mid, None, pretokenizer, base, block)
+            counts, invalid, nul, _ = _count_range(p, mid, None, pretokenizer, base, block, size - mid)
             payload = pickle.dumps((counts, invalid, nul), protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException as exc:  # noqa: BLE001 - reported to the parent, which reraises
             payload = pickle.dumps(exc)

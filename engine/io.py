@@ -6,6 +6,7 @@ The native tokenizer format itself is in :mod:`engine.tokenizer` (``Tokenizer.sa
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -69,15 +70,8 @@ def atomic_write_files(files: Sequence[tuple[str | os.PathLike[str], bytes]]) ->
     """
     plan = []  # (shown path, real path, data, whether it exists)
     for shown, data in files:
-        real = Path(os.path.realpath(shown))
-        try:
-            mode = os.stat(real).st_mode
-        except OSError:
-            mode = None
-        if mode is not None and not stat.S_ISREG(mode):
-            what = "it is a directory" if stat.S_ISDIR(mode) else "it is not a regular file"
-            raise WriteError(shown, what, after="nothing was written")
-        plan.append((shown, real, data, mode is not None))
+        real, existed = check_target(shown)
+        plan.append((shown, real, data, existed))
     many = len(plan) > 1
     temps: list[str] = []
     backups: list[tuple[str, Path]] = []
@@ -125,6 +119,51 @@ def atomic_write_files(files: Sequence[tuple[str | os.PathLike[str], bytes]]) ->
         raise WriteError(shown, exc.strerror or str(exc), after=after, errno=exc.errno) from None
     for backup, _ in backups:
         _remove(backup)
+
+
+def check_target(path: str | os.PathLike[str]) -> tuple[Path, bool]:
+    """Where a write to ``path`` lands (symlinks followed) and whether a file is there; refuses
+    (:class:`WriteError`, nothing written) what must not be replaced: a directory, a device, a
+    read-only file (as ``cp`` does; checked by its mode bits too, as root may write anything),
+    and a name ending in ``/``, which means a folder. Callers check before long work too."""
+    text = os.fspath(path)
+    if text.endswith(("/", os.sep)):
+        raise WriteError(path, "a name ending in / is a folder, not a file", after="nothing was written")
+    real = Path(os.path.realpath(text))
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return real, False
+    if not stat.S_ISREG(mode):
+        what = "it is a directory" if stat.S_ISDIR(mode) else "it is not a regular file"
+        raise WriteError(path, what, after="nothing was written")
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(real, os.W_OK):
+        raise WriteError(path, "it is read-only", errno=errno.EACCES)
+    return real, True
+
+
+def refuse_inputs(outputs: Sequence[str | os.PathLike[str]], inputs: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
+    """Refuse (:class:`WriteError`, nothing written) an output that is the same file as an input
+    (``(path, what it is)``) under any name: a hard link or a symlink to it is the same file.
+
+    Example: ``refuse_inputs(["c.txt"], [("c.txt", "the corpus c.txt")])`` raises
+    ``c.txt: cannot write (it is the same file as the corpus c.txt); nothing was written``
+    """
+    known = []
+    for path, what in inputs:
+        try:
+            found = os.stat(path)
+        except (OSError, ValueError):
+            continue  # nothing there yet
+        known.append(((found.st_dev, found.st_ino), what))
+    for out in outputs:
+        try:
+            found = os.stat(out)
+        except (OSError, ValueError):
+            continue  # not there yet: it cannot be an input
+        for key, what in known:
+            if key == (found.st_dev, found.st_ino):
+                raise WriteError(out, f"it is the same file as {what}", after="nothing was written")
 
 
 def _restore(backups: list[tuple[str, Path]], done: list[Path], existed: dict[Path, bool]) -> bool:

@@ -20,6 +20,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import token_to_unicode
 from engine.formats import export_tokenizer, load_any
 from engine.tokenizer import load_tokenizer
+from tui.launch import launch
 
 DOC = ROOT / "docs" / "bad-input.md"
 
@@ -351,8 +353,70 @@ SETUP_BOUNDS: dict[str, Setup] = {
 }
 
 
+def fifo_corpus(tmp: Path, name: str = "fifo", data: str = CORPUS) -> None:
+    """A named pipe that a writer thread fills once a reader opens it (a daemon: should the
+    command never open it, the thread waits there harmlessly)."""
+    os.mkfifo(tmp / name)
+
+    def write() -> None:
+        with open(tmp / name, "wb") as handle:
+            handle.write(data.encode("utf-8"))
+
+    threading.Thread(target=write, daemon=True).start()
+
+
+def stdin_pipe(monkeypatch, data: str) -> None:
+    """Standard input is a real pipe holding ``data`` (less than a pipe's buffer: written at once)."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, data.encode("utf-8"))
+    os.close(write_end)
+    monkeypatch.setattr(sys, "stdin", open(read_end, encoding="utf-8"))
+
+
+def stream_session(tmp: Path) -> None:
+    """s.json: a session, written as the app writes one, whose corpus is /dev/zero."""
+    session = {"format": "bpe-lab session", "version": 1,
+               "corpus": {"source": "/dev/zero", "sha256": "0" * 64, "size": 1000},
+               "config": TrainConfig().to_dict(), "merges": [], "step": 0, "selected": None, "replay": None}
+    (tmp / "s.json").write_text(json.dumps(session), encoding="utf-8")
+
+
+def read_only(tmp: Path, name: str = "tok.json") -> None:
+    (tmp / name).write_text("old")
+    (tmp / name).chmod(0o444)
+
+
 #: Streams and devices as corpora, outputs that name an input, output paths, the app launcher.
 SETUP_STREAMS: dict[str, Setup] = {
+    "stream-endless": lambda tmp, mp: None,
+    "stream-endless-bound": lambda tmp, mp: None,
+    "stream-endless-whole": lambda tmp, mp: None,
+    "stream-endless-compare": lambda tmp, mp: None,
+    "corpus-above-bound": lambda tmp, mp: corpus(tmp),
+    "max-corpus-bytes-invalid": lambda tmp, mp: corpus(tmp),
+    "stream-fifo": lambda tmp, mp: fifo_corpus(tmp),
+    "stream-stdin": lambda tmp, mp: stdin_pipe(mp, CORPUS),
+    "stream-stdin-whole": lambda tmp, mp: stdin_pipe(mp, CORPUS),
+    "stream-stdin-bound": lambda tmp, mp: stdin_pipe(mp, CORPUS),
+    "stream-stdin-empty": lambda tmp, mp: stdin_pipe(mp, ""),
+    "encode-stdin-endless": lambda tmp, mp: (trained_tok(tmp), mp.setattr(sys, "stdin", open("/dev/zero", encoding="utf-8"))),
+    "output-is-corpus": lambda tmp, mp: corpus(tmp),
+    "output-hard-link": lambda tmp, mp: os.link(corpus(tmp), tmp / "link.txt"),
+    "output-symlink": lambda tmp, mp: (corpus(tmp), (tmp / "alias.txt").symlink_to("c.txt")),
+    "output-is-stdin": lambda tmp, mp: mp.setattr(sys, "stdin", open(corpus(tmp), encoding="utf-8")),
+    "export-onto-tokenizer": lambda tmp, mp: trained_tok(tmp),
+    "export-onto-sidecar": lambda tmp, mp: ranks(tmp, BYTE_RANKS),
+    "export-onto-pair": lambda tmp, mp: gpt2_pair(tmp, ["a b"]),
+    "export-new-folder-disk-full": lambda tmp, mp: (trained_tok(tmp), fail_writes(mp, errno.ENOSPC, "No space left on device")),
+    "output-trailing-slash": lambda tmp, mp: corpus(tmp),
+    "export-trailing-slash-file": lambda tmp, mp: trained_tok(tmp),
+    "export-trailing-slash-folder": lambda tmp, mp: trained_tok(tmp),
+    "output-read-only": lambda tmp, mp: (corpus(tmp), read_only(tmp)),
+    "app-stdin": lambda tmp, mp: None,
+    "app-stream": lambda tmp, mp: None,
+    "app-session-stream": lambda tmp, mp: stream_session(tmp),
+    "app-session-is-corpus": lambda tmp, mp: corpus(tmp),
+    "app-session-is-tokenizer": lambda tmp, mp: (corpus(tmp), trained_tok(tmp)),
 }
 
 
@@ -491,7 +555,40 @@ VERIFY_BOUNDS: dict[str, Callable[[Path], None]] = {
 }
 
 
+def _trained_on_the_corpus(pretokenizer: str) -> Callable[[Path], None]:
+    """tok.json holds the merges that training on the same text from a file makes."""
+
+    def check(tmp: Path) -> None:
+        trainer = Trainer(CORPUS, TrainConfig(max_merges=5, pretokenizer=pretokenizer))
+        trainer.train()
+        assert load_tokenizer(tmp / "tok.json").merges == trainer.tokenizer().merges
+
+    return check
+
+
+def _corpus_kept(tmp: Path) -> None:
+    assert (tmp / "c.txt").read_text(encoding="utf-8") == CORPUS
+    assert not [p.name for p in tmp.iterdir() if p.name.startswith(".")]  # no temp file left
+
+
 VERIFY_STREAMS: dict[str, Callable[[Path], None]] = {
+    "stream-fifo": _trained_on_the_corpus("gpt2"),
+    "stream-stdin": _trained_on_the_corpus("gpt2"),
+    "stream-stdin-whole": _trained_on_the_corpus("none"),
+    "output-is-corpus": _corpus_kept,
+    "output-hard-link": _corpus_kept,
+    "output-symlink": lambda tmp: (_corpus_kept(tmp), (tmp / "alias.txt").is_symlink() or pytest.fail("link replaced")),
+    "output-is-stdin": _corpus_kept,
+    "export-onto-tokenizer": lambda tmp: load_tokenizer(tmp / "tok.json").merges,
+    "export-new-folder-disk-full": lambda tmp: not (tmp / "new").exists() or pytest.fail("an empty folder is left"),
+    "output-trailing-slash": lambda tmp: sorted(p.name for p in tmp.iterdir()) == ["c.txt"] or pytest.fail("written"),
+    "export-trailing-slash-file": lambda tmp: not (tmp / "newdir").exists() or pytest.fail("written"),
+    "export-trailing-slash-folder": lambda tmp: load_any(tmp / "newdir").tokenizer.merges
+                                                == load_tokenizer(tmp / "tok.json").merges or pytest.fail("not the same"),
+    "output-read-only": lambda tmp: ((tmp / "tok.json").read_text() == "old" and (tmp / "tok.json").stat().st_mode & 0o777 == 0o444)
+                                    or pytest.fail("the read-only file was replaced"),
+    "app-session-is-corpus": _corpus_kept,
+    "app-session-is-tokenizer": lambda tmp: load_tokenizer(tmp / "tok.json").merges,
 }
 
 
@@ -575,7 +672,11 @@ def test_documented_bad_input(row: Row, sandbox, monkeypatch):
     monkeypatch.setattr(cli, "error", lambda exc, err: raised.append(exc) or real_error(exc, err))
     out, err = io.StringIO(), io.StringIO()
     started = time.perf_counter()
-    code = cli.main(row.argv, out=out, err=err)
+    if row.argv[0] not in cli.HEADLESS:  # the app's launcher: its rows must fail before the app starts
+        monkeypatch.setattr("tui.app.BpeApp.run", lambda *a, **k: pytest.fail("the app started"))
+        code = launch(row.argv, err=err)
+    else:
+        code = cli.main(row.argv, out=out, err=err)
     elapsed = time.perf_counter() - started
     monkeypatch.undo()  # the simulations end with the command
     monkeypatch.chdir(sandbox)

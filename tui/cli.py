@@ -9,11 +9,13 @@ import argparse
 import gc
 import json
 import os
+import re
 import sys
 import time
-from typing import TYPE_CHECKING, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Sequence, TextIO
 
 from engine import (
+    MAX_STREAM_BYTES,
     MAX_VOCAB_BYTES,
     NAMED_PATTERNS,
     PRETOKENIZERS,
@@ -24,6 +26,7 @@ from engine import (
     TrainConfig,
     Trainer,
     count_corpus,
+    is_stdin,
     one_line,
     pretokenizer_for,
     read_corpus,
@@ -73,6 +76,20 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-frequency", type=int, default=2, metavar="K", help="stop when the best pair occurs fewer than K times (default 2)")
     parser.add_argument("--no-merge-newline", action="store_true", help="never merge across a newline (seed 001)")
     parser.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable); ids follow the merges")
+    parser.add_argument("--max-corpus-bytes", type=byte_size, default=None, metavar="N",
+                        help="refuse a corpus larger than N bytes (suffixes K, M, G: 512M, 2G); pipes, devices and "
+                             f"standard input stop at {size_text(MAX_STREAM_BYTES)} unless given, regular files are unbounded")
+
+
+_SIZE = re.compile(r"(\d{1,20})\s*([kmgt]?)(i?b)?", re.IGNORECASE)
+
+
+def byte_size(text: str) -> int:
+    """A byte count with an optional binary suffix (argparse type). Example: ``byte_size("512M") -> 536870912``"""
+    match = _SIZE.fullmatch(text.strip())
+    if not match or int(match[1]) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size of 1 byte or more (like 1048576, 512M or 2G)")
+    return int(match[1]) << (10 * "kmgt".find(match[2].lower()) + 10 if match[2] else 0)
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
@@ -173,15 +190,31 @@ def format_merge(event: Merge, show: callable, width: int = 14) -> str:
     return line
 
 
+def corpus_input(path: str) -> tuple[str, str]:
+    """A corpus as :func:`engine.io.refuse_inputs` compares it (``-``: the file behind standard input)."""
+    if is_stdin(path):
+        try:
+            return f"/dev/fd/{sys.stdin.fileno()}", "the corpus (standard input)"
+        except (AttributeError, OSError, ValueError):  # no standard input: nothing to overwrite
+            return path, "the corpus (standard input)"
+    return path, f"the corpus {path}"
+
+
 def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from engine import check_target, refuse_inputs
+
     config = config_from_args(args)
     pretokenizer = pretokenizer_for(config)
+    refuse_inputs([args.output], [corpus_input(args.corpus)])
+    check_target(args.output)  # refused now, not after the training it would throw away
     started = time.perf_counter()
+    bound = args.max_corpus_bytes
     if streamable(pretokenizer):  # pre-tokenize block by block: the text is never held whole
-        corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=min(os.cpu_count() or 1, 2))
+        corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=min(os.cpu_count() or 1, 2),
+                              max_bytes=bound)
         text, chunks = "", corpus.chunks
     else:
-        corpus = read_corpus(args.corpus, base=config.base)
+        corpus = read_corpus(args.corpus, base=config.base, max_bytes=bound)
         text, chunks = corpus.text, None
     note = corpus.note(config.base)
     if note:
@@ -240,10 +273,10 @@ def run_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.vocab_size is None and args.max_merges is None:
         args.max_merges = COMPARE_MERGES
     config = config_from_args(args)
-    text = read_corpus(args.corpus, base=config.base).text
+    text = read_corpus(args.corpus, base=config.base, max_bytes=args.max_corpus_bytes).text
     heldout = None
     if args.heldout is not None:
-        heldout = read_corpus(args.heldout, base=config.base).text
+        heldout = read_corpus(args.heldout, base=config.base, max_bytes=args.max_corpus_bytes).text
     elif args.heldout_fraction is not None:
         text, heldout = hold_back(text, args.heldout_fraction)
     trainer = Trainer(text, config)
@@ -275,9 +308,14 @@ def print_rows(rows: Sequence[Row], out: TextIO) -> None:
 # -- encode / decode --------------------------------------------------------------------------
 
 
-def read_stdin() -> str:
-    """All of standard input, decoded like a corpus (bad bytes kept via surrogateescape)."""
-    return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+def read_stdin(limit: int = MAX_STREAM_BYTES) -> str:
+    """All of standard input, decoded like a corpus (bad bytes kept via surrogateescape); past
+    ``limit`` bytes (an endless stream, ``yes |``) it is refused rather than held."""
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise UsageError(f"standard input: stopped reading at {size_text(limit)}, the bound for text to encode "
+                         "(encode it in parts)")
+    return data.decode("utf-8", "surrogateescape")
 
 
 def run_encode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -330,9 +368,12 @@ def run_decode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def run_export(args: argparse.Namespace, err: TextIO) -> int:
-    from engine.formats import export_tokenizer, written_paths
+    from engine.formats import export_tokenizer, read_paths, written_paths
+    from engine import refuse_inputs
 
     imported = load_tokenizer_arg(args, err)
+    read = [(path, f"the tokenizer {path}") for path in read_paths(imported.format, args.tokenizer)]
+    refuse_inputs(written_paths(args.format, args.output), read)
     notes = export_tokenizer(imported.tokenizer, args.format, args.output, ids=imported.file_ids, source=args.tokenizer)
     for note in notes:
         print(f"{PROG}: note: {note}", file=err)
@@ -349,6 +390,7 @@ _OUT_OF_MEMORY = {
     "encode": "loading the tokenizer or encoding the text (is the tokenizer, or the text, too large?)",
     "decode": "loading the tokenizer or decoding the ids (is the tokenizer, or the list of ids, too large?)",
     "export": "loading or exporting the tokenizer (is the tokenizer too large?)",
+    "app": "training (try a smaller corpus, or a pre-tokenizer other than none)",
 }
 
 
@@ -364,23 +406,36 @@ def error(exc: BaseException | str, err: TextIO) -> int:
     return 2
 
 
+def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: list[str] | None = None) -> int:
+    """Parse a headless command line and run it (errors raise; :func:`main` prints them)."""
+    args = build_parser().parse_args(argv)
+    if doing is not None:
+        doing.append(args.command)
+    if args.command == "train":
+        return run_train(args, out, err)
+    if args.command == "encode":
+        return run_encode(args, out, err)
+    if args.command == "export":
+        return run_export(args, err)
+    if args.command == "compare":
+        return run_compare(args, out, err)
+    return run_decode(args, out, err)
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run a headless command; returns the exit code."""
     out = out or sys.stdout
     err = err or sys.stderr
-    command = None
+    doing: list[str] = []  # the command, once parsed: an out-of-memory line says what was being done
+    return guarded(lambda: run_command(argv, out, err, doing), err, doing)
+
+
+def guarded(run: Callable[[], int], err: TextIO, doing: Sequence[str] = ()) -> int:
+    """Run ``run`` and turn every failure the user can cause into one line and an exit code:
+    the headless commands and the app's launcher (tui/launch.py) share it, so they cannot drift.
+    ``doing`` holds the command being run (filled in by ``run`` once it knows it)."""
     try:
-        args = build_parser().parse_args(argv)
-        command = args.command
-        if args.command == "train":
-            return run_train(args, out, err)
-        if args.command == "encode":
-            return run_encode(args, out, err)
-        if args.command == "export":
-            return run_export(args, err)
-        if args.command == "compare":
-            return run_compare(args, out, err)
-        return run_decode(args, out, err)
+        return run()
     except BrokenPipeError:
         return 0
     except (UsageError, ValueError) as exc:  # engine errors are ValueErrors (engine.errors), WriteError too
@@ -389,7 +444,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         where = f"{exc.filename}: " if exc.filename else ""
         return error(f"{where}{exc.strerror or exc}", err)
     except MemoryError:
-        return error(out_of_memory(command), err)
+        return error(out_of_memory(doing[-1] if doing else None), err)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=err)
         return 130

@@ -25,7 +25,7 @@ from engine.analysis import (
     trainer_counts,
 )
 
-from .workbench import Busy, LoadedCorpus, Workbench
+from .workbench import Busy, LoadedCorpus, Workbench, refuse_standard_input
 
 #: What the held-out field starts with: seed 002 held back a fifth (500 of 2500 poems); 10% keeps
 #: more for training on small corpora.
@@ -85,6 +85,7 @@ def make_split(corpus: LoadedCorpus, setting: str) -> Split:
     if source.startswith("sample:"):
         text = LoadedCorpus.open(source, "chars").text
     else:
+        refuse_standard_input(source, "the held-out text")
         text = read_corpus(source).text
     return Split(corpus.text, text, source, None)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Sequence, TextIO
 
-from engine import pretokenizer_for
+from engine import pretokenizer_for, refuse_inputs
 
-from .cli import PROG, Parser, UsageError, add_training_options, config_from_args
+from .cli import PROG, Parser, add_training_options, config_from_args, guarded
 from .samples import DEFAULT_SAMPLE
 
 
@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def imported_tokenizer(args: argparse.Namespace):
-    """The --tokenizer to replay (None without one); notes go to stderr, errors raise ValueError."""
+    """The --tokenizer to replay, as imported (None without one); notes go to stderr, errors
+    raise ValueError."""
     if not args.tokenizer:
         return None
     from engine.formats import load_any
@@ -46,56 +47,56 @@ def imported_tokenizer(args: argparse.Namespace):
     imported = load_any(args.tokenizer, pretokenizer=pre)
     for note in imported.warnings:
         print(f"{PROG}: note: {args.tokenizer}: {note}", file=sys.stderr)
-    return imported.tokenizer
+    return imported
 
 
-def resumed(args: argparse.Namespace, session_file: Path):
+def resumed(args: argparse.Namespace | None, session_file: Path):
     """The session to resume and its corpus; ValueError (one line) when it cannot be."""
     from .session import Session
     from .workbench import LoadedCorpus
 
     session = Session.load(session_file)
     base = session.replay.base if session.replay is not None else session.config.base
-    corpus = LoadedCorpus.open(session.source, base)
+    corpus = LoadedCorpus.open(session.source, base, max_bytes=getattr(args, "max_corpus_bytes", None))
     if corpus.sha256 != session.sha256:
         raise ValueError(f"{session.source} changed since the session was saved: cannot resume it")
     return session, corpus
 
 
-def launch(argv: Sequence[str]) -> int:
-    """Parse the app's options, read the corpus (errors: one line, exit 2), run the app."""
-    try:
-        args = build_parser().parse_args(list(argv))
-    except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+def launch(argv: Sequence[str], *, err: TextIO | None = None) -> int:
+    """Parse the app's options, read the corpus, run the app. Every failure the user can cause
+    is one line and exit code 2, exactly as in the headless commands (:func:`tui.cli.guarded`)."""
+    return guarded(lambda: _launch(argv), err or sys.stderr, ("app",))
+
+
+def _launch(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
     from .session import session_path
+    from .workbench import LoadedCorpus
 
     session_file = Path(args.session) if args.session else session_path()
     if args.resume:
-        try:
-            session, corpus = resumed(args, session_file)
-        except ValueError as exc:
-            print(f"{PROG}: error: {exc}", file=sys.stderr)
-            return 2
+        session, corpus = resumed(args, session_file)
+        refuse_inputs([session_file], [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else [])
         from .app import BpeApp
 
         app = BpeApp(corpus, session.config, script=session.replay, resume=session, session_file=session_file, run=args.run)
         app.run(headless=args.headless)
         return 0
-    try:
-        replay = imported_tokenizer(args)
-        if replay is not None:
-            args.pattern = None  # it named the imported file's pattern, not a training option
-        config = config_from_args(args)
-        pretokenizer_for(config)  # a bad pattern is refused here, before the app starts
-        from .workbench import LoadedCorpus
+    imported = imported_tokenizer(args)
+    replay = imported.tokenizer if imported is not None else None
+    if replay is not None:
+        args.pattern = None  # it named the imported file's pattern, not a training option
+    config = config_from_args(args)
+    pretokenizer_for(config)  # a bad pattern is refused here, before the app starts
+    base = replay.base if replay is not None else config.base
+    corpus = LoadedCorpus.open(args.corpus or f"sample:{DEFAULT_SAMPLE}", base, max_bytes=args.max_corpus_bytes)
+    inputs = [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else []
+    if imported is not None:  # the autosave must not replace the tokenizer being replayed either
+        from engine.formats import read_paths
 
-        base = replay.base if replay is not None else config.base
-        corpus = LoadedCorpus.open(args.corpus or f"sample:{DEFAULT_SAMPLE}", base)
-    except ValueError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+        inputs += [(path, f"the tokenizer {path}") for path in read_paths(imported.format, args.tokenizer)]
+    refuse_inputs([session_file], inputs)
     from .app import BpeApp
 
     BpeApp(corpus, config, script=replay, session_file=session_file, run=args.run).run(headless=args.headless)

@@ -6,7 +6,9 @@ between batches. Every access goes through ``lock`` so a read never sees a merge
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import threading
 import time
 from array import array
@@ -15,10 +17,38 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from engine import Corpus, Merge, Tokenizer, TrainConfig, Trainer, decode_corpus, read_corpus_bytes
+from engine import (
+    Corpus,
+    CorpusError,
+    Merge,
+    Tokenizer,
+    TrainConfig,
+    Trainer,
+    decode_corpus,
+    is_stdin,
+    read_corpus_bytes,
+    refuse_inputs,
+)
 
 from .samples import sample
 from .session import Session, fingerprint
+
+
+def refuse_standard_input(source: str, what: str = "the corpus") -> None:
+    """The app reads its keys from standard input: a text it reads must not come from there
+    (``-``, ``/dev/stdin``), or the two would take each other's bytes. Raises CorpusError."""
+    if is_stdin(source) or _is_the_terminal_input(source):
+        raise CorpusError(f"{source}: the app reads its keys from standard input, so {what} cannot come from "
+                          "there: save the text to a file and open that (bpe-lab train - reads standard input)")
+
+
+def _is_the_terminal_input(path: str) -> bool:
+    """Whether ``path`` is the file behind standard input (``/dev/stdin``, ``/proc/self/fd/0``)."""
+    try:
+        mine, theirs = os.fstat(0), os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino) and not stat.S_ISREG(mine.st_mode)
 
 
 @dataclass(frozen=True)
@@ -46,16 +76,20 @@ class LoadedCorpus:
         return cls(corpus.name, path, corpus.text, units, starts, corpus.size, corpus.invalid_bytes, sha256, corpus.note(base))
 
     @classmethod
-    def open(cls, source: str | Path, base: str) -> LoadedCorpus:
-        """A file path, or ``sample:NAME`` for a bundled sample. Raises ValueError (one line)."""
+    def open(cls, source: str | Path, base: str, *, max_bytes: int | None = None) -> LoadedCorpus:
+        """A file path, or ``sample:NAME`` for a bundled sample. Raises ValueError (one line).
+
+        ``max_bytes`` bounds the corpus (``--max-corpus-bytes``); without it a pipe or a device
+        stops at :data:`engine.corpus.MAX_STREAM_BYTES` and a regular file is read whole."""
         text = str(source)
         if text.startswith("sample:"):
             name = text.split(":", 1)[1]
             data = sample(name).read_bytes()
             corpus = decode_corpus(data, base=base, name=name)
             return cls.from_corpus(corpus, base, None, fingerprint(data))
+        refuse_standard_input(text)
         path = Path(source)
-        data = read_corpus_bytes(path)  # read once: the hash is of exactly the bytes trained on
+        data = read_corpus_bytes(path, max_bytes=max_bytes)  # read once: the hash is of exactly the bytes trained on
         return cls.from_corpus(decode_corpus(data, base=base, name=path.name), base, path, fingerprint(data))
 
     @property
@@ -269,6 +303,9 @@ class Workbench:
         return bool(merges) and (last is None or merges[-1] != last.pair)
 
     def save(self, path: str | Path) -> None:
-        """Save the current tokenizer (native JSON, atomic); remember the step as saved."""
+        """Save the current tokenizer (native JSON, atomic); remember the step as saved. The
+        corpus itself is refused (WriteError), under any name."""
+        if self.corpus.path is not None:
+            refuse_inputs([path], [(self.corpus.path, f"the corpus {self.corpus.path}")])
         self.tokenizer().save(path)
         self.saved_step = self.trainer.steps

@@ -14,6 +14,7 @@ tests). Example::
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, Sequence
@@ -23,14 +24,15 @@ from ..io import parse_json
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer, load_tokenizer, save_tokenizer, tokenizer_from_dict
 from .common import Imported, fail, read_text, show
-from .gpt2 import MERGES, VOCAB, load_gpt2, save_gpt2
+from .gpt2 import MERGES, VOCAB, load_gpt2, pair_paths, save_gpt2
 from .hf import load_hf, save_hf
 from .seed001 import load_seed001, save_seed001
 from .tiktoken_bpe import load_tiktoken, recover_merges, save_tiktoken, sidecar_path
 
 FORMATS = ("hf", "gpt2", "tiktoken", "seed001", "native")
 
-__all__ = ["FORMATS", "Imported", "detect_format", "export_tokenizer", "load_any", "recover_merges", "sidecar_path", "written_paths"]
+__all__ = ["FORMATS", "Imported", "detect_format", "export_tokenizer", "load_any", "read_paths", "recover_merges", "sidecar_path",
+           "written_paths"]
 
 
 def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequence[int | None] | None = None,
@@ -44,11 +46,18 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
     (``source`` names where those came from). Raises ValueError when the format cannot hold the
     tokenizer.
     """
+    if fmt != "gpt2" and str(path).endswith(("/", os.sep)):
+        raise WriteError(path, f"a name ending in / is a folder, and {fmt} writes a file", after="nothing was written")
     try:
         if fmt == "hf":
             return save_hf(tok, path, ids)
         if fmt == "gpt2":
-            return save_gpt2(tok, path, ids)
+            made = _missing_folders(Path(path))
+            try:
+                return save_gpt2(tok, path, ids)
+            except BaseException:
+                _remove_folders(made)  # a failed export leaves no empty folder behind
+                raise
         if fmt == "tiktoken":
             return save_tiktoken(tok, path, ids)
         if fmt == "seed001":
@@ -75,6 +84,39 @@ def renumbered_note(tok: Tokenizer, ids: Sequence[int | None] | None, source: st
     where = "has no id there" if theirs is None else f"is {theirs} there"
     return [f"native ids differ from {source}'s for {len(moved)} of {tok.vocab_size} tokens (first: "
             f"{show(tok.token_bytes(ours))} {where}, {ours} here); ids are renumbered: bases, then merges, then specials"]
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and those of its parents that do not exist yet, deepest first."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_folders(folders: list[Path]) -> None:
+    """Remove folders an export created (deepest first), if they are still empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
+def read_paths(fmt: str, path: str | Path) -> list[Path]:
+    """The files :func:`load_any` reads for ``fmt`` at ``path`` (that exist or not): what an
+    export must not overwrite. Example: ``read_paths("tiktoken", "t.tiktoken") -> [t.tiktoken, t.tiktoken.json]``"""
+    path = Path(path)
+    if fmt == "gpt2":
+        try:
+            return list(pair_paths(path))
+        except ValueError:
+            return [path]
+    if fmt == "tiktoken":
+        ranks = path.with_name(path.name[: -len(".json")]) if path.name.endswith(".json") else path
+        return [ranks, sidecar_path(ranks)]
+    return [path]
 
 
 def written_paths(fmt: str, path: str | Path) -> list[Path]:
