@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from engine import TrainConfig
+from engine.config import MAX_VOCAB
+from engine.errors import BpeLabError, one_line, size_text
 from engine.io import atomic_write_text, tokenizer_from_dict, tokenizer_to_dict
 from engine.tokenizer import Tokenizer
 
@@ -22,7 +24,7 @@ FORMAT = "bpe-lab session"
 VERSION = 1
 
 
-class SessionError(ValueError):
+class SessionError(BpeLabError):
     """A session that cannot be resumed; the message is one line for the user."""
 
 
@@ -76,33 +78,168 @@ class Session:
 
     @classmethod
     def load(cls, path: Path | None = None) -> Session:
-        """Read a session; SessionError (one line) for a missing or damaged file."""
+        """Read a session; SessionError (one line naming the file and the field) for a missing,
+        oversized or damaged file. Reading is bounded like a tokenizer file's: the size, the
+        number of lists and values, the nesting and the digits of a number are checked before
+        (or while) the JSON is parsed, and every field is checked for type and range."""
         path = path or session_path()
+        data = _parse(_read(path), path)
+        return cls.from_dict(data, str(path))
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "session") -> Session:
+        """Build from the JSON structure :meth:`to_json` writes; ``SessionError`` (one line,
+        starting with ``where``) for any field of the wrong type or out of range."""
+        check = _Fields(where)
+        check.need(isinstance(data, dict), "not a bpe-lab session file (expected a JSON object)")
+        check.need(data.get("format") == FORMAT, f"not a bpe-lab session file (no \"format\": \"{FORMAT}\")")
+        check.need(data.get("version") == VERSION, f"unsupported session version {shown(data.get('version'))}")
+        corpus = data.get("corpus")
+        check.need(isinstance(corpus, dict), "\"corpus\" must be an object with \"source\", \"sha256\" and \"size\"")
+        source = corpus.get("source")
+        check.need(isinstance(source, str) and source != "" and "\0" not in source,
+                   f"\"corpus.source\" must be a file path or sample:NAME, not {shown(source)}")
+        sha256 = corpus.get("sha256")
+        check.need(isinstance(sha256, str) and len(sha256) == 64 and all(c in HEX for c in sha256),
+                   f"\"corpus.sha256\" must be 64 hexadecimal digits, not {shown(sha256)}")
+        size = check.number("corpus.size", corpus.get("size"), 0, MAX_CORPUS_SIZE)
+        config_data = data.get("config")
+        check.need(isinstance(config_data, dict), f"\"config\" must be an object of training options, not {shown(config_data)}")
         try:
-            raw = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise SessionError(f"no session to resume ({path} does not exist)") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SessionError(f"{path}: cannot read the session ({exc})") from None
-        try:
-            data = json.loads(raw)
-            if data.get("format") != FORMAT or data.get("version") != VERSION:
-                raise ValueError("not a bpe-lab session file")
-            corpus = data["corpus"]
-            merges = [(int(a), int(b)) for a, b in data["merges"]]
-            step = int(data["step"])
-            if not 0 <= step <= len(merges):
-                raise ValueError(f"step {step} is outside its {len(merges)} merges")
-            replay = tokenizer_from_dict(data["replay"]) if data.get("replay") else None
-            return cls(
-                source=str(corpus["source"]),
-                sha256=str(corpus["sha256"]),
-                size=int(corpus["size"]),
-                config=TrainConfig.from_dict(data["config"]),
-                merges=merges,
-                step=step,
-                selected=data.get("selected"),
-                replay=replay,
-            )
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise SessionError(f"{path}: a damaged session file ({exc})") from None
+            config = TrainConfig.from_dict(config_data)
+        except (ValueError, TypeError) as exc:
+            raise SessionError(f"{where}: \"config\": {one_line(str(exc))}") from None
+        replay = None
+        if data.get("replay") is not None:
+            try:
+                replay = tokenizer_from_dict(data["replay"])
+            except (ValueError, TypeError) as exc:
+                raise SessionError(f"{where}: \"replay\": {one_line(str(exc))}") from None
+        base_size = replay.base_size if replay is not None else (256 if config.base == "bytes" else None)
+        merges = check.merges(data.get("merges"), base_size)
+        step = check.number("step", data.get("step"), 0, len(merges))
+        selected = data.get("selected")
+        if selected is not None:
+            last = (base_size + len(merges) if base_size is not None else MAX_VOCAB) - 1
+            check.number("selected", selected, 0, last)
+        return cls(source=source, sha256=sha256, size=size, config=config, merges=merges, step=step,
+                   selected=selected, replay=replay)
+
+
+#: Session files above this are refused before they are read. The largest real one (a million
+#: merges, and a replayed tokenizer of a million more) is about 45 MB.
+MAX_SESSION_BYTES = 64 << 20
+#: ... and so are files with more lists and objects, or more commas (values), than such a
+#: session holds (with room for brackets and commas inside patterns and special tokens): this
+#: bounds the memory parsing takes to a few hundred MB, whatever the file holds.
+MAX_SESSION_CONTAINERS = 3 * MAX_VOCAB
+MAX_SESSION_COMMAS = 6 * MAX_VOCAB
+#: A corpus size a session may name (a file's size fits in 63 bits).
+MAX_CORPUS_SIZE = 2**63 - 1
+HEX = frozenset("0123456789abcdef")
+
+
+def _read(path: Path) -> bytes:
+    """The session file's bytes, refusing (one line) a missing, unreadable or oversized file
+    before reading it (a device or pipe is read up to the limit and refused past it)."""
+    try:
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_SESSION_BYTES:
+                raise SessionError(f"{path}: {size_text(size)} is too large for a session file "
+                                   f"(the limit is {size_text(MAX_SESSION_BYTES)})")
+            data = handle.read(MAX_SESSION_BYTES + 1)
+    except FileNotFoundError:
+        raise SessionError(f"no session to resume ({path} does not exist)") from None
+    except IsADirectoryError:
+        raise SessionError(f"{path}: is a directory, not a session file") from None
+    except PermissionError:
+        raise SessionError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise SessionError(f"{path}: cannot read the session ({exc.strerror or exc})") from None
+    if len(data) > MAX_SESSION_BYTES:
+        raise SessionError(f"{path}: more than {size_text(MAX_SESSION_BYTES)}, too large for a session file")
+    return data
+
+
+class _Written(str):
+    """A JSON number that is not an integer (``1e400``, ``2.5``, ``NaN``), kept as written: no
+    field of a session is one, and the message shows it as the user wrote it."""
+
+
+def _parse(raw: bytes, path: Path) -> Any:
+    """The JSON value of a session file; every failure is one ``SessionError`` line."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SessionError(f"{path}: not a session file (invalid UTF-8)") from None
+    containers = raw.count(b"[") + raw.count(b"{")
+    commas = raw.count(b",")
+    if containers > MAX_SESSION_CONTAINERS or commas > MAX_SESSION_COMMAS:
+        raise SessionError(f"{path}: holds more values than a session can ({containers:,} lists and objects, "
+                           f"{commas:,} commas; at most {MAX_SESSION_CONTAINERS:,} and {MAX_SESSION_COMMAS:,})")
+    try:
+        return json.loads(text, parse_float=_Written, parse_constant=_Written)
+    except json.JSONDecodeError as exc:
+        cut = " (the file ends there: is it truncated?)" if text.strip() and exc.pos >= len(text.rstrip()) else ""
+        raise SessionError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}{cut}") from None
+    except RecursionError:
+        raise SessionError(f"{path}: invalid JSON (nested too deeply)") from None
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits())
+        raise SessionError(f"{path}: invalid JSON (a number has too many digits)") from None
+
+
+def shown(value: Any) -> str:
+    """A JSON value as a message shows it: numbers as written, text quoted and cut short,
+    containers by their kind. Example: ``shown(_Written("1e400")) -> '1e400'``"""
+    if isinstance(value, _Written):
+        text = str(value)
+    elif value is None or isinstance(value, bool):
+        return json.dumps(value)
+    elif isinstance(value, int):
+        digits = len(str(abs(value))) if abs(value) < 10**40 else None
+        return str(value) if digits is not None else f"a number of more than 40 digits"
+    elif isinstance(value, str):
+        text = repr(value)
+    elif isinstance(value, list):
+        return "a list"
+    elif isinstance(value, dict):
+        return "an object"
+    else:
+        text = repr(value)
+    return one_line(text if len(text) <= 40 else text[:37] + "...")
+
+
+class _Fields:
+    """The checks of :meth:`Session.from_dict`, each raising one ``SessionError`` line."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def need(self, condition: bool, message: str) -> None:
+        if not condition:
+            raise SessionError(f"{self.where}: {message}")
+
+    def number(self, name: str, value: Any, low: int, high: int) -> int:
+        """A whole number (not a bool, not 2.0) from ``low`` to ``high``."""
+        ok = type(value) is int and low <= value <= high
+        self.need(ok, f"\"{name}\" must be a whole number from {low} to {high}, not {shown(value)}")
+        return value
+
+    def merges(self, value: Any, base_size: int | None) -> list[tuple[int, int]]:
+        """``[[left, right], ...]``: at most MAX_VOCAB pairs of ids, each made before the merge
+        that uses it (``base_size`` ids are the base; None: the chars base, whose size the
+        corpus decides, so ids are only held below MAX_VOCAB)."""
+        self.need(isinstance(value, list), f"\"merges\" must be a list of [left, right] pairs, not {shown(value)}")
+        self.need(len(value) <= MAX_VOCAB, f"\"merges\" holds {len(value):,} merges (at most {MAX_VOCAB:,})")
+        merges = []
+        for k, pair in enumerate(value):
+            self.need(isinstance(pair, list) and len(pair) == 2,
+                      f"merge {k + 1} in \"merges\" must be a [left, right] pair, not {shown(pair)}")
+            made = (base_size + k if base_size is not None else MAX_VOCAB) - 1
+            for part in pair:
+                self.need(type(part) is int and 0 <= part <= made,
+                          f"merge {k + 1} in \"merges\" refers to id {shown(part)}, which is not a whole number "
+                          f"from 0 to {made} (the ids made before it)")
+            merges.append((pair[0], pair[1]))
+        return merges
