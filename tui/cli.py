@@ -6,9 +6,11 @@ Every failure the user can cause ends as one line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
+import codecs
 import gc
 import json
 import os
+import re
 import sys
 import time
 from typing import TYPE_CHECKING, Sequence, TextIO
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, Sequence, TextIO
 from engine import Merge, TrainConfig, Trainer, token_display
 from engine.config import PRETOKENIZERS, TIE_RULES
 from engine.corpus import count_corpus, read_corpus, streamable
-from engine.errors import ConfigError, one_line
+from engine.errors import MAX_FILE_BYTES, ConfigError, one_line, size_text
 from engine.pretokenize import NAMED_PATTERNS, PreTokenizer, pretokenizer_for
 
 # engine.formats and engine.analysis are imported by the commands that use them: together they
@@ -88,13 +90,15 @@ def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
                              "vocab.json + merges.txt (either file, or their directory), .tiktoken")
     pattern = parser.add_mutually_exclusive_group()
     pattern.add_argument("--pattern-name", choices=PATTERN_NAMES, metavar="NAME",
-                         help="pre-tokenizer for a .tiktoken file without its PATH.json, or vocab.json + merges.txt "
-                              f"(default gpt2): {', '.join(PATTERN_NAMES)}")
+                         help="pre-tokenizer for vocab.json + merges.txt (default gpt2), or for a .tiktoken file "
+                              "without its PATH.json (no default: encode and export need one, decode does not): "
+                              f"{', '.join(PATTERN_NAMES)}")
     pattern.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex instead of --pattern-name")
 
 
-def load_tokenizer_arg(args: argparse.Namespace, err: TextIO) -> Imported:
-    """The tokenizer ``-t`` names, any format; its notes go to ``err`` as one line each."""
+def load_tokenizer_arg(args: argparse.Namespace, err: TextIO, *, need_pattern: bool = True) -> Imported:
+    """The tokenizer ``-t`` names, any format; its notes go to ``err`` as one line each.
+    ``need_pattern=False`` (decode) accepts a ``.tiktoken`` file without a pattern."""
     pre = None
     if getattr(args, "pattern", None) is not None:
         pre = PreTokenizer("custom", args.pattern)
@@ -102,7 +106,7 @@ def load_tokenizer_arg(args: argparse.Namespace, err: TextIO) -> Imported:
         pre = PreTokenizer(args.pattern_name)
     from engine.formats import load_any
 
-    imported = load_any(args.tokenizer, pretokenizer=pre)
+    imported = load_any(args.tokenizer, pretokenizer=pre, need_pattern=need_pattern)
     for note in imported.warnings:
         print(f"{PROG}: note: {args.tokenizer}: {note}", file=err)
     return imported
@@ -127,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     decode = sub.add_parser("decode", help="decode token ids with a tokenizer")
     add_tokenizer_option(decode)
     decode.add_argument("ids", nargs="*", metavar="IDS", help="token ids (default: a JSON list or ids on standard input)")
+    decode.add_argument("--bytes", action="store_true",
+                        help="write the raw bytes the ids stand for (invalid UTF-8 and partial characters kept), "
+                             "not text: encode then decode --bytes gives back the input exactly")
     export = sub.add_parser("export", help="write a tokenizer in another format")
     add_tokenizer_option(export)
     export.add_argument("--format", required=True, choices=EXPORT_FORMATS, help="the format to write")
@@ -282,35 +289,112 @@ def run_encode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+#: Standard input given to ``decode`` is read up to this many bytes, and refused past it ...
+MAX_IDS_BYTES = MAX_FILE_BYTES
+#: ... and at most this many ids are decoded at once (8 MB of them as a list; the text is
+#: written as it is decoded, a batch at a time, so the output is never held whole).
+MAX_IDS = 1 << 23
+#: An id is at most this many digits: longer ones are out of range of any vocabulary (ids in
+#: files are at most 2**32 - 1), and are refused before Python converts them.
+MAX_ID_DIGITS = 40
+#: Ids decoded and written per batch.
+DECODE_BATCH = 1 << 16
+
+
+def _token_id(word: str, source: str) -> int:
+    """One id written in decimal; anything else (or more than MAX_ID_DIGITS digits) is a UsageError."""
+    digits = word[1:] if word[:1] in "+-" else word
+    if not (digits.isascii() and digits.isdigit()):
+        raise UsageError(f"{source}: {show_word(word)} is not a token id")
+    if len(digits) > MAX_ID_DIGITS:
+        raise UsageError(f"{source}: a token id of {len(digits):,} digits is out of range of any vocabulary")
+    return int(word)
+
+
+def show_word(word: str) -> str:
+    """A word for an error line: its repr, cut short."""
+    text = repr(word)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class _NotAnId(Exception):
+    """A JSON value in an id list that is not a whole number."""
+
+
+def _not_an_id(_text: str) -> int:
+    raise _NotAnId
+
+
 def parse_ids(words: Sequence[str], source: str) -> list[int]:
-    """Token ids from words or a JSON list; a bad one raises UsageError naming it."""
+    """Token ids from words or a JSON list; a bad one raises UsageError naming it (one line).
+
+    Bounded: at most MAX_IDS ids of at most MAX_ID_DIGITS digits; a JSON list nested inside
+    another, a float or a number too long for an id is refused while it is parsed."""
     if len(words) == 1 and words[0].lstrip().startswith("["):
+        text = words[0]
+        if text.count(",") >= MAX_IDS:
+            raise UsageError(f"{source}: more than {MAX_IDS:,} token ids (decode them in parts)")
         try:
-            value = json.loads(words[0])
+            value = json.loads(text, parse_int=lambda t: _token_id(t, source), parse_float=_not_an_id,
+                               parse_constant=_not_an_id)
         except json.JSONDecodeError:
             raise UsageError(f"{source}: not a JSON list of token ids") from None
+        except (_NotAnId, RecursionError):
+            raise UsageError(f"{source}: expected a JSON list of integers") from None
         if not isinstance(value, list) or not all(type(v) is int for v in value):
             raise UsageError(f"{source}: expected a JSON list of integers")
         return value
-    ids = []
-    for word in words:
-        try:
-            ids.append(int(word))
-        except ValueError:
-            raise UsageError(f"{source}: {word!r} is not a token id") from None
+    if len(words) > MAX_IDS:
+        raise UsageError(f"{source}: more than {MAX_IDS:,} token ids (decode them in parts)")
+    return [_token_id(word, source) for word in words]
+
+
+def read_ids(source: str = "standard input") -> list[int]:
+    """The ids on standard input (a JSON list, or ids separated by white space), read up to
+    MAX_IDS_BYTES and refused past it; the words are parsed one by one, never all split at once."""
+    raw = sys.stdin.buffer.read(MAX_IDS_BYTES + 1)
+    if len(raw) > MAX_IDS_BYTES:
+        raise UsageError(f"{source}: more than {size_text(MAX_IDS_BYTES)} of token ids (decode them in parts)")
+    text = raw.decode("utf-8", "replace")
+    if text.lstrip().startswith("["):
+        return parse_ids([text], source)
+    ids: list[int] = []
+    for match in re.finditer(r"\S+", text):
+        if len(ids) >= MAX_IDS:
+            raise UsageError(f"{source}: more than {MAX_IDS:,} token ids (decode them in parts)")
+        ids.append(_token_id(match.group(), source))
     return ids
 
 
 def run_decode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    imported = load_tokenizer_arg(args, err)
-    if args.ids:
-        ids = parse_ids(args.ids, "arguments")
-    else:
-        raw = sys.stdin.buffer.read().decode("utf-8", "replace")
-        ids = parse_ids([raw] if raw.lstrip().startswith("[") else raw.split(), "standard input")
-    text = imported.decode(ids)
+    imported = load_tokenizer_arg(args, err, need_pattern=False)
+    ids = parse_ids(args.ids, "arguments") if args.ids else read_ids()
+    tok = imported.tokenizer
+    ours = imported.from_file_ids(ids)
+    if ours and not (0 <= min(ours) and max(ours) < len(tok.pieces)):  # a special, or out of range
+        for i in ours:
+            tok.token_bytes(i)  # TokenIdError for the first id the tokenizer lacks, before any output
+    if args.bytes:
+        sink = getattr(out, "buffer", None)
+        if sink is None:  # a text-only stream (never sys.stdout)
+            raise UsageError("--bytes needs an output that takes bytes")
+        out.flush()
+        for start in range(0, len(ours), DECODE_BATCH):
+            sink.write(tok.decode_bytes(ours[start : start + DECODE_BATCH]))
+        sink.flush()
+        return 0
+    # Text: the same as decoding all at once (bytes that are not valid UTF-8 become U+FFFD),
+    # written a batch at a time; a character cut between two batches waits in the decoder.
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    last = ""
+    for start in range(0, len(ours), DECODE_BATCH):
+        text = decoder.decode(tok.decode_bytes(ours[start : start + DECODE_BATCH]))
+        out.write(text)
+        last = text[-1:] or last
+    text = decoder.decode(b"", final=True)
     out.write(text)
-    if out.isatty() and not text.endswith("\n"):
+    last = text[-1:] or last
+    if out.isatty() and last != "\n":
         out.write("\n")
     return 0
 

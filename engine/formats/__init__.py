@@ -111,11 +111,13 @@ def detect_format(path: str | Path) -> str:
     raise fail(path, "not a tokenizer file bpe-lab knows (native, HF tokenizer.json, seed 001, vocab.json + merges.txt, .tiktoken)")
 
 
-def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt: str | None = None) -> Imported:
+def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt: str | None = None,
+             need_pattern: bool = True) -> Imported:
     """Read a tokenizer in any supported format (detected unless ``fmt`` is given).
 
     ``pretokenizer`` is for the formats that hold no pattern (``.tiktoken`` without its sidecar,
     ``vocab.json`` + ``merges.txt``); elsewhere the file's own is used and giving one is an error.
+    ``need_pattern=False`` (decoding) accepts a ``.tiktoken`` file with neither.
     """
     fmt = fmt or detect_format(path)
     if pretokenizer is not None and fmt not in ("tiktoken", "gpt2"):
@@ -129,5 +131,5 @@ def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt:
     if fmt == "gpt2":
         return load_gpt2(path, pretokenizer)
     if fmt == "tiktoken":
-        return load_tiktoken(path, pretokenizer)
+        return load_tiktoken(path, pretokenizer, need_pattern=need_pattern)
     raise ExportError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")

@@ -229,18 +229,21 @@ def pattern_pretokenizer(pat_str: str) -> PreTokenizer:
     return pretokenizer_from_pattern(pat_str)
 
 
-def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None) -> Imported:
-    """Read a rank file; its pattern and specials come from the sidecar, or ``pretokenizer``."""
+def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, *, need_pattern: bool = True) -> Imported:
+    """Read a rank file; its pattern and specials come from the sidecar, or ``pretokenizer``.
+
+    Without either, a rank file is refused unless ``need_pattern`` is false (decoding needs no
+    pattern: the tokenizer then splits nothing, pre-tokenizer ``none``)."""
     path = Path(path)
     if path.name.endswith(".json"):  # the sidecar PATH.json: the ranks are PATH
         path = path.with_name(path.name[: -len(".json")])
     ranks = read_ranks(path)
     side = _sidecar(path)
     if pretokenizer is None:
-        if side is None:
+        if side is None and need_pattern:
             raise fail(path, "a .tiktoken file holds no pattern: give --pattern-name gpt2|gpt4|simple|none or --pattern REGEX")
         try:
-            pretokenizer = pattern_pretokenizer(side["pat_str"])
+            pretokenizer = pattern_pretokenizer(side["pat_str"]) if side is not None else PreTokenizer("none")
         except ValueError as exc:
             raise fail(sidecar_path(path), str(exc)) from None
     specials = sorted((side or {}).get("special_tokens", {}).items(), key=lambda s: s[1])
