@@ -12,7 +12,7 @@ from engine import TrainConfig
 from .screens.dialogs import ConfirmScreen, PromptScreen
 from .screens.open_corpus import OpenScreen
 from .screens.settings import SettingsScreen
-from .session import Session
+from .session import Session, claim_session_file
 from .workbench import Busy, LoadedCorpus
 
 
@@ -106,12 +106,23 @@ class FilesMixin:
         if key == self._saved_key:
             return
         self._saved_key = key
+        if not getattr(self, "_session_claimed", False):  # the first save locks the session file
+            self._session_claimed = True
+            self._session_lock, self.session_file, note = claim_session_file(self.session_file)
+            if note:  # another app writes it: this one writes a sibling instead
+                self.say(note, severity="warning", timeout=12)
         if now:
             problem = self._write_session(session)
             if problem:
                 self.say(problem, severity="warning")
         else:
             self._write_session_later(session)
+
+    def on_unmount(self) -> None:
+        """Let go of the session file (a crash lets go too: the lock is the kernel's)."""
+        lock = getattr(self, "_session_lock", None)
+        if lock is not None:
+            lock.release()
 
     def _write_session(self, session: Session) -> str | None:
         """Save; the reason when it failed (the old session file is then left as it was)."""
