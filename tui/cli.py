@@ -307,8 +307,12 @@ def _token_id(word: str, source: str) -> int:
     if not (digits.isascii() and digits.isdigit()):
         raise UsageError(f"{source}: {show_word(word)} is not a token id")
     if len(digits) > MAX_ID_DIGITS:
-        raise UsageError(f"{source}: a token id of {len(digits):,} digits is out of range of any vocabulary")
+        raise UsageError(TOO_LONG.format(source=source))
     return int(word)
+
+
+TOO_LONG = "{source}: a token id of more than " + str(MAX_ID_DIGITS) + " digits is out of range of any vocabulary"
+TOO_MANY = "{source}: more than " + f"{MAX_IDS:,}" + " token ids (decode them in parts)"
 
 
 def show_word(word: str) -> str:
@@ -329,40 +333,69 @@ def parse_ids(words: Sequence[str], source: str) -> list[int]:
     """Token ids from words or a JSON list; a bad one raises UsageError naming it (one line).
 
     Bounded: at most MAX_IDS ids of at most MAX_ID_DIGITS digits; a JSON list nested inside
-    another, a float or a number too long for an id is refused while it is parsed."""
+    another, a float or a number too long for an id is refused."""
     if len(words) == 1 and words[0].lstrip().startswith("["):
         text = words[0]
-        if text.count(",") >= MAX_IDS:
-            raise UsageError(f"{source}: more than {MAX_IDS:,} token ids (decode them in parts)")
+        if text.count(",") >= MAX_IDS:  # bounds the list before it is built
+            raise UsageError(TOO_MANY.format(source=source))
         try:
-            value = json.loads(text, parse_int=lambda t: _token_id(t, source), parse_float=_not_an_id,
-                               parse_constant=_not_an_id)
+            value = json.loads(text, parse_float=_not_an_id, parse_constant=_not_an_id)
         except json.JSONDecodeError:
             raise UsageError(f"{source}: not a JSON list of token ids") from None
         except (_NotAnId, RecursionError):
             raise UsageError(f"{source}: expected a JSON list of integers") from None
+        except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits())
+            raise UsageError(TOO_LONG.format(source=source)) from None
         if not isinstance(value, list) or not all(type(v) is int for v in value):
             raise UsageError(f"{source}: expected a JSON list of integers")
+        if value and (max(value) >= 10**MAX_ID_DIGITS or min(value) <= -(10**MAX_ID_DIGITS)):
+            raise UsageError(TOO_LONG.format(source=source))
         return value
     if len(words) > MAX_IDS:
-        raise UsageError(f"{source}: more than {MAX_IDS:,} token ids (decode them in parts)")
+        raise UsageError(TOO_MANY.format(source=source))
     return [_token_id(word, source) for word in words]
+
+
+#: The bytes of ids written the plain way: digits and ASCII white space.
+_PLAIN = b"0123456789 \t\n\r\x0b\x0c"
+#: Plain ids are read from pieces of about this many bytes (cut at white space), so the words
+#: of one piece are all that is ever split out at once.
+IDS_PIECE = 1 << 20
+_SPACE = re.compile(rb"\s")
 
 
 def read_ids(source: str = "standard input") -> list[int]:
     """The ids on standard input (a JSON list, or ids separated by white space), read up to
-    MAX_IDS_BYTES and refused past it; the words are parsed one by one, never all split at once."""
+    MAX_IDS_BYTES and refused past it; plain ids are split out a piece at a time."""
     raw = sys.stdin.buffer.read(MAX_IDS_BYTES + 1)
     if len(raw) > MAX_IDS_BYTES:
         raise UsageError(f"{source}: more than {size_text(MAX_IDS_BYTES)} of token ids (decode them in parts)")
-    text = raw.decode("utf-8", "replace")
-    if text.lstrip().startswith("["):
-        return parse_ids([text], source)
-    ids: list[int] = []
-    for match in re.finditer(r"\S+", text):
-        if len(ids) >= MAX_IDS:
-            raise UsageError(f"{source}: more than {MAX_IDS:,} token ids (decode them in parts)")
-        ids.append(_token_id(match.group(), source))
+    if raw.translate(None, _PLAIN):  # anything else: a JSON list, or an error to name exactly
+        text = raw.decode("utf-8", "replace")
+        if text.lstrip().startswith("["):
+            return parse_ids([text], source)
+        ids: list[int] = []
+        for match in re.finditer(r"\S+", text):
+            if len(ids) >= MAX_IDS:
+                raise UsageError(TOO_MANY.format(source=source))
+            ids.append(_token_id(match.group(), source))
+        return ids
+    ids = []
+    start = 0
+    while start < len(raw):
+        space = _SPACE.search(raw, start + IDS_PIECE) if start + IDS_PIECE < len(raw) else None
+        end = space.start() if space else len(raw)
+        words = raw[start:end].split()
+        start = end
+        if len(ids) + len(words) > MAX_IDS:
+            raise UsageError(TOO_MANY.format(source=source))
+        try:
+            piece = list(map(int, words))
+        except ValueError:  # more digits than Python converts
+            raise UsageError(TOO_LONG.format(source=source)) from None
+        if piece and max(piece) >= 10**MAX_ID_DIGITS:
+            raise UsageError(TOO_LONG.format(source=source))
+        ids.extend(piece)
     return ids
 
 
