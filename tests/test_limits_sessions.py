@@ -159,6 +159,18 @@ def test_every_field_is_checked_with_a_line_naming_it(name, tmp_path, tok):
     assert "\n" not in text and len(text) < 300
 
 
+def test_a_sessions_pattern_is_refused_before_the_app_starts(tmp_path, tok):
+    """The config's pattern is compiled (and refused, naming the file) as a --pattern is."""
+    from engine.pretokenize import pretokenizer_for
+
+    config = {**TrainConfig(merges=5).to_dict(), "pretokenizer": "custom", "pattern": "(a"}
+    (tmp_path / "s.json").write_text(json.dumps(session_dict(tmp_path, config=config)), encoding="utf-8")
+    with pytest.raises(ValueError) as expected:
+        pretokenizer_for(TrainConfig(pretokenizer="custom", pattern="(a"))
+    line = refused(bpe_lab(["--resume", "--session", "s.json"], tmp_path))
+    assert line == f'bpe-lab: error: s.json: "config": {expected.value}'
+
+
 def test_a_valid_session_loads_as_written(tmp_path, tok):
     path = tmp_path / "s.json"
     path.write_text(json.dumps(session_dict(tmp_path, selected=257)), encoding="utf-8")
