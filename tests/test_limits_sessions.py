@@ -378,6 +378,22 @@ def test_a_lock_file_that_cannot_be_made_leaves_the_session_file_unlocked(tmp_pa
     assert claim_session_file(session_file) == (None, session_file, None)
 
 
+def test_a_file_system_without_locks_is_not_taken_for_another_owner(tmp_path, monkeypatch):
+    """flock failing for a reason other than a holder (ENOLCK on some network file systems)
+    means no lock, not "in use": the app keeps its session file (simulated)."""
+    import errno
+    import fcntl
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    session_file = tmp_path / "session.json"
+    with pytest.raises(OSError):
+        SessionLock.acquire(session_file)
+    assert claim_session_file(session_file) == (None, session_file, None)
+
+
 def test_claiming_a_taken_session_file_gives_a_sibling(tmp_path):
     session_file = tmp_path / "session.json"
     proc, state = holder(session_file)

@@ -282,16 +282,20 @@ class SessionLock:
     @classmethod
     def acquire(cls, session_file: Path) -> SessionLock | None:
         """Take the lock without waiting; None when another process (or another open lock in
-        this one) holds it. OSError when the lock file cannot be made (a read-only folder)."""
+        this one) holds it. OSError when the lock file cannot be made (a read-only folder) or
+        locked (a file system without locks)."""
         path = lock_path(session_file)
         for _ in range(10):  # a holder may remove the file between our open and our lock
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
+            except BlockingIOError:  # held by another
                 os.close(fd)
                 return None
+            except OSError:  # a file system without locks: as if no lock file could be made
+                os.close(fd)
+                raise
             try:
                 same = os.fstat(fd).st_ino == os.stat(path).st_ino
             except OSError:
