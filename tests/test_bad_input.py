@@ -392,6 +392,7 @@ SETUP_SESSIONS: dict[str, Setup] = {
     "decode-long-id-argument": lambda tmp, mp: trained_tok(tmp),
     "decode-endless": lambda tmp, mp: (trained_tok(tmp), stdin_of(mp, device="/dev/zero")),
     "decode-float": lambda tmp, mp: trained_tok(tmp),
+    "encode-endless": lambda tmp, mp: (trained_tok(tmp), stdin_of(mp, device="/dev/zero")),
 }
 
 

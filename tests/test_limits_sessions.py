@@ -207,6 +207,20 @@ def test_decode_reads_an_endless_stream_only_up_to_its_bound(tmp_path, tok):
     assert line == "bpe-lab: error: standard input: more than 128 MB of token ids (decode them in parts)"
 
 
+def test_encode_reads_a_stream_only_up_to_its_bound_but_a_file_whole(tmp_path, tok):
+    with open("/dev/zero", "rb") as zero:
+        line = refused(bpe_lab(["encode", "-t", "tok.json"], tmp_path, stdin=zero))
+    assert line == "bpe-lab: error: standard input: more than 128 MB from a pipe or device (redirect a file instead: < FILE)"
+    big = tmp_path / "big.txt"
+    big.write_bytes(b"\xe6\x97 ab" * 10)  # a regular file past a (lowered) stream bound: read whole
+    script = "import sys, tui.cli as c; c.MAX_STREAM_BYTES = 10; sys.stdout.write(ascii(c.read_stdin()))"
+    with open(big, "rb") as handle:
+        run = subprocess.run([sys.executable, "-c", script], stdin=handle, env=ENV, capture_output=True, timeout=120)
+    assert run.stdout.decode() == ascii(big.read_bytes().decode("utf-8", "surrogateescape")), run.stderr
+    run = subprocess.run([sys.executable, "-c", script], input=big.read_bytes(), env=ENV, capture_output=True, timeout=120)
+    assert run.returncode == 1 and b"more than 10 bytes from a pipe or device" in run.stderr  # a pipe: bounded
+
+
 def test_decode_streams_a_long_output_within_a_memory_limit(tmp_path, tok):
     """2M ids of the longest token: the text is written a batch at a time."""
     from engine.io import load_tokenizer

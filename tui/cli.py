@@ -8,9 +8,11 @@ from __future__ import annotations
 import argparse
 import codecs
 import gc
+import io
 import json
 import os
 import re
+import stat
 import sys
 import time
 from typing import TYPE_CHECKING, Sequence, TextIO
@@ -268,9 +270,24 @@ def print_rows(rows: Sequence[Row], out: TextIO) -> None:
 # -- encode / decode --------------------------------------------------------------------------
 
 
-def read_stdin() -> str:
-    """All of standard input, decoded like a corpus (bad bytes kept via surrogateescape)."""
-    return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+#: ``encode`` reads a pipe or device on standard input up to this many bytes (a regular file
+#: redirected with ``<`` has a size, and is read whole).
+MAX_STREAM_BYTES = MAX_FILE_BYTES
+
+
+def read_stdin(source: str = "standard input") -> str:
+    """All of standard input, decoded like a corpus (bad bytes kept via surrogateescape, so
+    ``decode --bytes`` gives them back); a pipe or device only up to MAX_STREAM_BYTES."""
+    stream = sys.stdin.buffer
+    try:
+        regular = stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        regular = False
+    data = stream.read() if regular else stream.read(MAX_STREAM_BYTES + 1)
+    if not regular and len(data) > MAX_STREAM_BYTES:
+        raise UsageError(f"{source}: more than {size_text(MAX_STREAM_BYTES)} from a pipe or device "
+                         "(redirect a file instead: < FILE)")
+    return data.decode("utf-8", "surrogateescape")
 
 
 def run_encode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
