@@ -136,6 +136,8 @@ FIELDS = {
     "merge-negative": (dict(merges=[[-1, 104]]), 'merge 1 in "merges" refers to id -1'),
     "corpus-source": (dict(corpus={"source": 7, "sha256": "0" * 64, "size": 1}), '"corpus.source" must be a file path or sample:NAME, not 7'),
     "corpus-sha": (dict(corpus={"source": "c.txt", "sha256": "xyz", "size": 1}), "\"corpus.sha256\" must be 64 hexadecimal digits, not 'xyz'"),
+    "corpus-long": (dict(corpus={"source": "a" * 4097, "sha256": "0" * 64, "size": 1}),
+                    "\"corpus.source\" must be a file path or sample:NAME, not 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa..."),
     "corpus-nul": (dict(corpus={"source": "c\0.txt", "sha256": "0" * 64, "size": 1}), '"corpus.source" must be a file path'),
     "config-list": (dict(config=[1]), '"config" must be an object of training options, not a list'),
     "config-unknown": (dict(config={"colour": 1}), '"config": unknown config keys: colour'),

@@ -100,7 +100,7 @@ class Session:
         corpus = data.get("corpus")
         check.need(isinstance(corpus, dict), "\"corpus\" must be an object with \"source\", \"sha256\" and \"size\"")
         source = corpus.get("source")
-        check.need(isinstance(source, str) and source != "" and "\0" not in source,
+        check.need(isinstance(source, str) and 0 < len(source) <= MAX_SOURCE and "\0" not in source,
                    f"\"corpus.source\" must be a file path or sample:NAME, not {shown(source)}")
         sha256 = corpus.get("sha256")
         check.need(isinstance(sha256, str) and len(sha256) == 64 and all(c in HEX for c in sha256),
@@ -137,6 +137,8 @@ MAX_SESSION_BYTES = 64 << 20
 #: bounds the memory parsing takes to a few hundred MB, whatever the file holds.
 MAX_SESSION_CONTAINERS = 3 * MAX_VOCAB
 MAX_SESSION_COMMAS = 6 * MAX_VOCAB
+#: The longest corpus path a session may name (Linux's PATH_MAX).
+MAX_SOURCE = 4096
 #: A corpus size a session may name (a file's size fits in 63 bits).
 MAX_CORPUS_SIZE = 2**63 - 1
 HEX = frozenset("0123456789abcdef")
