@@ -378,6 +378,7 @@ SETUP_SESSIONS: dict[str, Setup] = {
     "session-long-number": lambda tmp, mp: session_file(tmp, '{"step": ' + "9" * 10_000 + "}"),
     "session-too-many-values": lambda tmp, mp: session_file(tmp, "[" + "[]," * 7_000_000 + "[]]"),
     "session-1gb": lambda tmp, mp: os.truncate(session_file(tmp, "{"), 1 << 30),
+    "session-fifo": lambda tmp, mp: os.mkfifo(tmp / "s.json"),
     "session-invalid-utf8": lambda tmp, mp: session_file(tmp, bytes(range(256))),
     "session-wrong-type": lambda tmp, mp: session_file(tmp, "[1, 2]"),
     "session-huge-step": lambda tmp, mp: edited_session(tmp, '"step": 2', '"step": 1e400'),

@@ -104,9 +104,14 @@ def test_session_bombs_are_refused_in_one_line_within_a_memory_limit(name, tmp_p
     assert line.startswith(f"bpe-lab: error: {message}"), line
 
 
-def test_a_device_as_the_session_file_is_read_up_to_the_limit(tmp_path):
+def test_a_device_or_a_fifo_as_the_session_file_is_refused_at_once(tmp_path):
     line = refused(bpe_lab(["--resume", "--session", "/dev/zero"], tmp_path))
-    assert line == "bpe-lab: error: /dev/zero: more than 64 MB, too large for a session file"
+    assert line == "bpe-lab: error: /dev/zero: not a regular file (a session is a file bpe-lab writes)"
+    os.mkfifo(tmp_path / "fifo")  # no writer: a blocking open would wait for ever
+    line = refused(bpe_lab(["--resume", "--session", "fifo"], tmp_path))
+    assert line == "bpe-lab: error: fifo: not a regular file (a session is a file bpe-lab writes)"
+    (tmp_path / "folder").mkdir()
+    assert refused(bpe_lab(["--resume", "--session", "folder"], tmp_path)) == "bpe-lab: error: folder: is a directory, not a session file"
 
 
 def test_a_session_of_a_million_merges_is_within_the_bounds(tmp_path, tok):

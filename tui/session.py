@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import socket
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,10 +147,17 @@ HEX = frozenset("0123456789abcdef")
 
 def _read(path: Path) -> bytes:
     """The session file's bytes, refusing (one line) a missing, unreadable or oversized file
-    before reading it (a device or pipe is read up to the limit and refused past it)."""
+    before reading it, and anything but a regular file (a session is a file bpe-lab wrote; a
+    FIFO is opened without waiting for a writer, so it cannot hang the launch)."""
     try:
-        with path.open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as handle:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(mode):
+                raise SessionError(f"{path}: not a regular file (a session is a file bpe-lab writes)")
+            size = os.fstat(fd).st_size
             if size > MAX_SESSION_BYTES:
                 raise SessionError(f"{path}: {size_text(size)} is too large for a session file "
                                    f"(the limit is {size_text(MAX_SESSION_BYTES)})")
@@ -162,7 +170,7 @@ def _read(path: Path) -> bytes:
         raise SessionError(f"{path}: permission denied") from None
     except OSError as exc:
         raise SessionError(f"{path}: cannot read the session ({exc.strerror or exc})") from None
-    if len(data) > MAX_SESSION_BYTES:
+    if len(data) > MAX_SESSION_BYTES:  # it grew while read
         raise SessionError(f"{path}: more than {size_text(MAX_SESSION_BYTES)}, too large for a session file")
     return data
 
