@@ -379,6 +379,12 @@ def test_a_garbage_lock_file_neither_blocks_nor_breaks(tmp_path, garbage):
     lock.release()
 
 
+def test_a_fifo_as_the_lock_file_is_not_read(tmp_path):
+    session_file = tmp_path / "session.json"
+    os.mkfifo(lock_path(session_file))
+    assert SessionLock.owner(session_file) == "another bpe-lab"
+
+
 def test_processes_racing_for_the_lock_get_it_once(tmp_path):
     session_file = tmp_path / "session.json"
     procs = [subprocess.Popen([sys.executable, "-c", HOLDER, str(session_file)], env=ENV, stdin=subprocess.PIPE,

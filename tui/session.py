@@ -327,7 +327,10 @@ class SessionLock:
         """Who holds the lock, for a message: ``bpe-lab (pid 4242 on host, since 21:30:05)``,
         or ``another bpe-lab`` when the lock file says nothing readable."""
         try:
-            with open(lock_path(session_file), "rb") as handle:
+            fd = os.open(lock_path(session_file), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as handle:  # never waits: a FIFO there is not read
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise ValueError
                 data = json.loads(handle.read(MAX_LOCK_BYTES).decode("utf-8"))
             pid, host, started = data["pid"], data["host"], data["started"]
             if type(pid) is not int or not isinstance(host, str) or not isinstance(started, (int, float)):
