@@ -33,6 +33,7 @@ from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainC
 from .corpus import MAX_STREAM_BYTES, Corpus, count_corpus, decode_corpus, is_stdin, read_corpus, read_corpus_bytes, streamable
 from .display import hex_bytes, token_display, visible_text
 from .errors import (
+    MAX_FILE_BYTES,
     BpeLabError,
     ConfigError,
     CorpusError,
@@ -66,6 +67,7 @@ __all__ = [
     "CorpusError",
     "ExportError",
     "FileTooLargeError",
+    "MAX_FILE_BYTES",
     "MAX_STREAM_BYTES",
     "MAX_VOCAB",
     "MAX_VOCAB_BYTES",

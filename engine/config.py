@@ -26,6 +26,12 @@ _OLD_KEYS = {"merges": "max_merges", "tie_break": "tie_rule"}
 MAX_VOCAB_BYTES = 16 << 20
 
 
+def _short(value: Any) -> str:
+    """A value for an error line: its repr, cut short (it may come from a file)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Everything that decides which merges a training run makes.
@@ -71,14 +77,14 @@ class TrainConfig:
         for name, label in (("vocab_size", "vocab size"), ("max_merges", "merges")):
             value = getattr(self, name)
             if value is not None and type(value) is not int:
-                raise ConfigError(f"{label} must be a whole number, not {value!r}")
+                raise ConfigError(f"{label} must be a whole number, not {_short(value)}")
         if type(self.min_frequency) is not int:
-            raise ConfigError(f"the minimum pair count must be a whole number, not {self.min_frequency!r}")
+            raise ConfigError(f"the minimum pair count must be a whole number, not {_short(self.min_frequency)}")
         if self.base not in BASES:
-            raise ConfigError(f"unknown base {self.base!r} (choose bytes or chars)")
+            raise ConfigError(f"unknown base {_short(self.base)} (choose bytes or chars)")
         if self.tie_rule not in TIE_RULES:
             raise ConfigError(
-                f"unknown tie rule {self.tie_rule!r} (choose {', '.join(TIE_RULES)})"
+                f"unknown tie rule {_short(self.tie_rule)} (choose {', '.join(TIE_RULES)})"
             )
         if self.tie_rule == "hf" and self.base != "bytes":
             raise ConfigError("the hf tie rule reproduces byte-level training: use --base bytes")
@@ -90,27 +96,27 @@ class TrainConfig:
             check_pattern(self.pattern)  # a session's config must not compile a pattern of gigabytes
         elif self.pretokenizer not in PRETOKENIZERS:
             raise ConfigError(
-                f"unknown pre-tokenizer {self.pretokenizer!r} "
+                f"unknown pre-tokenizer {_short(self.pretokenizer)} "
                 f"(choose {', '.join(PRETOKENIZERS)} or give a pattern)"
             )
         if self.max_merges is not None and self.max_merges < 0:
-            raise ConfigError(f"the merge count must be 0 or more, not {self.max_merges}")
+            raise ConfigError(f"the merge count must be 0 or more, not {_short(self.max_merges)}")
         if self.vocab_size is not None and self.vocab_size < 1:
-            raise ConfigError(f"the vocabulary size must be 1 or more, not {self.vocab_size}")
+            raise ConfigError(f"the vocabulary size must be 1 or more, not {_short(self.vocab_size)}")
         if self.vocab_size is not None and self.vocab_size > MAX_VOCAB:
-            raise ConfigError(f"vocabulary size {self.vocab_size} is too large (at most {MAX_VOCAB})")
+            raise ConfigError(f"vocabulary size {_short(self.vocab_size)} is too large (at most {MAX_VOCAB})")
         if self.max_merges is not None and self.max_merges > MAX_VOCAB:
-            raise ConfigError(f"merge count {self.max_merges} is too large (at most {MAX_VOCAB})")
+            raise ConfigError(f"merge count {_short(self.max_merges)} is too large (at most {MAX_VOCAB})")
         if self.min_frequency < 1:
-            raise ConfigError(f"the minimum pair count must be 1 or more, not {self.min_frequency}")
+            raise ConfigError(f"the minimum pair count must be 1 or more, not {_short(self.min_frequency)}")
         seen: set[str] = set()
         for token in self.specials:
             if not isinstance(token, str):
-                raise ConfigError(f"a special token must be text, not {token!r}")
+                raise ConfigError(f"a special token must be text, not {_short(token)}")
             if not token:
                 raise ConfigError("a special token cannot be empty")
             if token in seen:
-                raise ConfigError(f"special token {token!r} is given twice")
+                raise ConfigError(f"special token {_short(token)} is given twice")
             problem = special_text_problem(token)
             if problem:
                 raise ConfigError(f"{problem}: give specials as valid UTF-8")
@@ -128,8 +134,11 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        """Build from :meth:`to_dict` output; unknown keys are an error. Files written before
-        the options were renamed say ``merges`` and ``tie_break``: they are read too."""
+        """Build from :meth:`to_dict` output; unknown keys and values of the wrong type are a
+        ``ConfigError`` (one line: the data may come from a file, a session say). Files written
+        before the options were renamed say ``merges`` and ``tie_break``: they are read too."""
+        if not isinstance(data, dict):
+            raise ConfigError(f"the training options must be an object, not {type(data).__name__}")
         values = dict(data)
         for old, new in _OLD_KEYS.items():
             if old in values:
@@ -139,7 +148,15 @@ class TrainConfig:
         known = set(cls.__dataclass_fields__)
         unknown = set(values) - known
         if unknown:
-            raise ConfigError(f"unknown config keys: {', '.join(sorted(map(str, unknown)))}")
+            names = sorted(str(k)[:40] for k in unknown)
+            more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+            raise ConfigError(f"unknown config keys: {', '.join(names[:5])}{more}")
+        for name in ("split_digits", "no_merge_newline", "record_undo"):
+            if name in values and type(values[name]) is not bool:
+                raise ConfigError(f"{name.replace('_', ' ')} must be true or false, not {type(values[name]).__name__}")
+        for name in ("base", "pretokenizer", "tie_rule"):
+            if name in values and not isinstance(values[name], str):
+                raise ConfigError(f"the {name.replace('_', ' ')} must be a name, not {type(values[name]).__name__}")
         if "specials" in values:
             if not isinstance(values["specials"], (list, tuple)):
                 raise ConfigError("the specials must be a list of tokens")

@@ -399,7 +399,6 @@ SETUP_STREAMS: dict[str, Setup] = {
     "stream-stdin-whole": lambda tmp, mp: stdin_pipe(mp, CORPUS),
     "stream-stdin-bound": lambda tmp, mp: stdin_pipe(mp, CORPUS),
     "stream-stdin-empty": lambda tmp, mp: stdin_pipe(mp, ""),
-    "encode-stdin-endless": lambda tmp, mp: (trained_tok(tmp), mp.setattr(sys, "stdin", open("/dev/zero", encoding="utf-8"))),
     "output-is-corpus": lambda tmp, mp: corpus(tmp),
     "output-hard-link": lambda tmp, mp: os.link(corpus(tmp), tmp / "link.txt"),
     "output-symlink": lambda tmp, mp: (corpus(tmp), (tmp / "alias.txt").symlink_to("c.txt")),
@@ -420,8 +419,60 @@ SETUP_STREAMS: dict[str, Setup] = {
 }
 
 
+def session_file(tmp: Path, text: str | bytes | None = None, **changes) -> Path:
+    """s.json: a session on c.txt (three merges, at step 2) with ``changes``, or ``text`` itself."""
+    if text is None:
+        corpus(tmp)
+        from tui.session import fingerprint
+
+        data = {"format": "bpe-lab session", "version": 1,
+                "corpus": {"source": "c.txt", "sha256": fingerprint(CORPUS.encode("utf-8")), "size": len(CORPUS)},
+                "config": TrainConfig(max_merges=3).to_dict(), "merges": [[116, 104], [256, 101], [32, 116]],
+                "step": 2, "selected": None, "replay": None, **changes}
+        text = json.dumps(data)
+    path = tmp / "s.json"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    return path
+
+
+def edited_session(tmp: Path, old: str, new: str) -> Path:
+    """s.json with one piece of its JSON text replaced (for values json.dumps cannot write)."""
+    path = session_file(tmp)
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+def stdin_of(monkeypatch, data: bytes | None = None, *, device: str | None = None) -> None:
+    """What ``decode`` reads on standard input: ``data``, or a device such as /dev/zero."""
+    stream = open(device, "rb") if device else io.BytesIO(data)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stream))
+
+
 #: Session files (--resume) and decode's input.
 SETUP_SESSIONS: dict[str, Setup] = {
+    "session-missing": lambda tmp, mp: corpus(tmp),
+    "session-nested": lambda tmp, mp: session_file(tmp, "[" * 5000),
+    "session-long-number": lambda tmp, mp: session_file(tmp, '{"step": ' + "9" * 10_000 + "}"),
+    "session-too-many-values": lambda tmp, mp: session_file(tmp, "[" + "[]," * 7_000_000 + "[]]"),
+    "session-1gb": lambda tmp, mp: os.truncate(session_file(tmp, "{"), 1 << 30),
+    "session-fifo": lambda tmp, mp: os.mkfifo(tmp / "s.json"),
+    "session-invalid-utf8": lambda tmp, mp: session_file(tmp, bytes(range(256))),
+    "session-wrong-type": lambda tmp, mp: session_file(tmp, "[1, 2]"),
+    "session-huge-step": lambda tmp, mp: edited_session(tmp, '"step": 2', '"step": 1e400'),
+    "session-huge-size": lambda tmp, mp: edited_session(tmp, f'"size": {len(CORPUS)}', '"size": 1e400'),
+    "session-huge-merge-id": lambda tmp, mp: edited_session(tmp, "[256, 101]", "[256, 1e400]"),
+    "session-later-id": lambda tmp, mp: session_file(tmp, merges=[[116, 104], [256, 101], [32, 999]]),
+    "session-corpus-wrong-type": lambda tmp, mp: session_file(tmp, corpus=["c.txt"]),
+    "session-config": lambda tmp, mp: session_file(tmp, config={"split_digits": "yes"}),
+    "session-replay": lambda tmp, mp: session_file(tmp, replay={"format": "bpe-lab", "version": 1, "base": "bytes", "merges": [[1]]}),
+    "decode-nested": lambda tmp, mp: (trained_tok(tmp), stdin_of(mp, b"[" * 1000 + b"]" * 1000 + b"\n")),
+    "decode-long-id": lambda tmp, mp: (trained_tok(tmp), stdin_of(mp, b"9" * 10_000 + b"\n")),
+    "decode-long-id-argument": lambda tmp, mp: trained_tok(tmp),
+    "decode-endless": lambda tmp, mp: (trained_tok(tmp), stdin_of(mp, device="/dev/zero")),
+    "decode-float": lambda tmp, mp: trained_tok(tmp),
+    "encode-endless": lambda tmp, mp: (trained_tok(tmp), stdin_of(mp, device="/dev/zero")),
 }
 
 

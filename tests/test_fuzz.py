@@ -4,7 +4,9 @@ ValueErrors) with a one-line message; never another exception.
 
 Every loader is covered: native, HF ``tokenizer.json``, GPT-2's ``vocab.json`` + ``merges.txt``,
 ``.tiktoken`` (with and without its sidecar), seed 001's JSON, ``load_any``/``detect_format``;
-and the corpus readers ``read_corpus``, ``decode_corpus`` and ``count_corpus``.
+and the corpus readers ``read_corpus``, ``decode_corpus`` and ``count_corpus``; session files
+(``Session.load``: only a one-line ``SessionError``) and decode's input (``parse_ids`` and
+``bpe-lab decode`` on arguments and standard input: exit 0, or 2 with one line).
 
 The CI budget is small (``FUZZ_EXAMPLES``, 25 examples a test; the whole file runs in a few
 seconds). For a longer local run::
@@ -19,8 +21,11 @@ from __future__ import annotations
 
 import base64
 import copy
+import io
 import json
 import os
+import re
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -366,3 +371,110 @@ def test_corpus_readers_on_any_bytes(data, block):
                 Trainer(whole.text, TrainConfig(base=base, max_merges=5, min_frequency=1)).train()
             except ValueError as exc:  # nothing to train on is the only refusal
                 assert "no text to train on" in str(exc)
+
+
+# -- sessions and decode's input (issue 11) ----------------------------------------------------
+
+from tui import cli  # noqa: E402
+from tui.session import Session, SessionError, fingerprint  # noqa: E402
+
+
+def _session_doc(replay: bool) -> dict:
+    """A valid session on CORPUS: trained (at step 10 of 24 merges), or replaying a tokenizer."""
+    tok = _trained("bytes", "gpt2")
+    session = Session("c.txt", fingerprint(CORPUS.encode("utf-8")), len(CORPUS.encode("utf-8")), tok.config,
+                      list(tok.merges), 10, 260, tok if replay else None)
+    return json.loads(session.to_json())
+
+
+SESSIONS = {False: _session_doc(False), True: _session_doc(True)}
+#: Number spellings that no session field may hold, put in place of a number in a session's text.
+ODD_NUMBERS = ["1e400", "-1e400", "NaN", "Infinity", "-0", "2.0", "1E2", "9" * 5000, "9" * 30, "-1", "0.5e-400"]
+
+
+def check_session(path: Path) -> None:
+    """``Session.load`` gives a session whose fields have their types and ranges, or one
+    ``SessionError`` line; anything else fails the test."""
+    try:
+        session = Session.load(path)
+    except SessionError as exc:
+        message = str(exc)
+        assert message and "\n" not in message and "\r" not in message and len(message) < 1000, repr(message)
+        return
+    assert isinstance(session.config, TrainConfig) and isinstance(session.source, str)
+    assert type(session.size) is int and session.size >= 0
+    assert all(type(a) is int and type(b) is int and a >= 0 and b >= 0 for a, b in session.merges)
+    assert type(session.step) is int and 0 <= session.step <= len(session.merges)
+    assert session.selected is None or type(session.selected) is int
+    if session.replay is not None:
+        exercise(session.replay)
+
+
+@fuzz
+@given(st.data(), st.booleans())
+def test_damaged_sessions(data, replay):
+    damaged = data.draw(damaged_json(SESSIONS[replay]))
+    with folder() as tmp:
+        check_session(write(tmp / "s.json", json.dumps(damaged, ensure_ascii=data.draw(st.booleans()))))
+
+
+@fuzz
+@given(st.data(), st.booleans())
+def test_sessions_with_odd_numbers(data, replay):
+    text = json.dumps(SESSIONS[replay])
+    numbers = [m.span() for m in re.finditer(r"(?<![\w.])\d+(?![\w.])", text)]
+    for _ in range(data.draw(st.integers(1, 3))):
+        start, end = data.draw(st.sampled_from(numbers))
+        text = text[:start] + data.draw(st.sampled_from(ODD_NUMBERS)) + text[end:]
+        numbers = [m.span() for m in re.finditer(r"(?<![\w.])\d+(?![\w.])", text)]
+    with folder() as tmp:
+        check_session(write(tmp / "s.json", text))
+
+
+@fuzz
+@given(JSON | st.binary(max_size=300))
+def test_any_json_or_bytes_as_a_session(value):
+    with folder() as tmp:
+        content = value if isinstance(value, bytes) else json.dumps(value)
+        check_session(write(tmp / "s.json", content))
+
+
+ID_PARTS = ["1", "104", "258", "-1", "+", "+5", "[", "]", ",", " ", "\n", "\t", "1e400", "1.5", "9" * 50, "9" * 5000, "[1, 2]",
+            "[[1]]", "٣", "\u2003", "null", "true", '"1"', "\x00", "\ufffd", "0x10", "1_0", "[" * 200]
+ID_TEXT = st.lists(st.sampled_from(ID_PARTS), max_size=12).map("".join) | st.text(max_size=40)
+
+
+def _decode(tmp: Path, argv: list[str], stdin: bytes | None = None) -> None:
+    """``bpe-lab decode`` exits 0 (output only) or 2 (one error line only)."""
+    out_bytes = io.BytesIO()
+    out = io.TextIOWrapper(out_bytes, encoding="utf-8", errors="surrogateescape")
+    err = io.StringIO()
+    real = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+    try:
+        code = cli.main(["decode", "-t", str(tmp / "t.json"), *argv], out=out, err=err)
+    finally:
+        sys.stdin = real
+    printed = err.getvalue()
+    assert code in (0, 2), printed
+    if code == 2:
+        assert printed.count("\n") == 1 and printed.startswith("bpe-lab: error: ") and len(printed) < 300, printed
+    else:
+        assert printed == ""
+
+
+@fuzz
+@given(ID_TEXT, st.booleans())
+def test_decode_any_input(text, raw):
+    try:
+        ids = cli.parse_ids([text], "arguments")
+        assert all(type(i) is int for i in ids)
+    except cli.UsageError as exc:
+        assert "\n" not in str(exc)
+    with folder() as tmp:
+        write(tmp / "t.json", VALID["native"]["t.json"])
+        extra = ["--bytes"] if raw else []
+        _decode(tmp, extra, stdin=text.encode("utf-8", "surrogatepass"))
+        if text.split():
+            _decode(tmp, [*extra, *text.split()])

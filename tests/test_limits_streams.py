@@ -102,17 +102,6 @@ def test_a_session_whose_corpus_is_an_endless_stream(tmp_path):
     refused(bpe_lab(["--resume", "--session", "s.json", "--headless"], tmp_path), STREAM_BOUND)
 
 
-def test_endless_text_to_encode_is_refused_at_its_bound(tmp_path):
-    (tmp_path / "c.txt").write_text(CORPUS, encoding="utf-8")
-    assert bpe_lab(["train", "c.txt", "-o", "tok.json", "--merges", "5"], tmp_path).returncode == 0
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    with open("/dev/zero", "rb") as zero:
-        run = subprocess.run([sys.executable, "-m", "tui", "encode", "-t", "tok.json"], stdin=zero, capture_output=True,
-                             cwd=tmp_path, env=env, timeout=TIMEOUT, preexec_fn=_limit_memory)
-    refused(run, f"bpe-lab: error: standard input: stopped reading at {size_text(MAX_STREAM_BYTES)}, the bound for "
-                 "text to encode (encode it in parts)\n")
-
-
 def _file_merges(tmp: Path, *extra: str) -> list[tuple[int, int]]:
     (tmp / "c.txt").write_text(CORPUS, encoding="utf-8")
     run = bpe_lab(["train", "c.txt", "-o", "file.json", "--merges", "20", *extra], tmp)

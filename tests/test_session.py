@@ -33,10 +33,10 @@ def test_session_round_trip(tmp_path):
 
 @pytest.mark.parametrize("content,fragment", [
     (None, "no session to resume"),
-    ("{not json", "damaged session"),
-    ('{"format": "other"}', "damaged session"),
-    ('{"format": "bpe-lab session", "version": 1, "corpus": {"source": "x", "sha256": "", "size": 1},'
-     ' "config": {}, "merges": [[1, 2]], "step": 5}', "outside"),
+    ("{not json", "invalid JSON at line 1, column 2"),
+    ('{"format": "other"}', "not a bpe-lab session file"),
+    ('{"format": "bpe-lab session", "version": 1, "corpus": {"source": "x", "sha256": "' + "0" * 64 + '", "size": 1},'
+     ' "config": {}, "merges": [[1, 2]], "step": 5}', '"step" must be a whole number from 0 to 1, not 5'),
 ])
 def test_damaged_sessions_are_one_line(tmp_path, content, fragment):
     path = tmp_path / "session.json"
@@ -108,7 +108,8 @@ async def test_a_failed_autosave_keeps_the_old_session_and_says_so(tmp_path, mon
         await pilot.pause()
         assert session_file.read_text(encoding="utf-8") == before
         assert any("session not saved" in str(n.message) for n in app._notifications)
-        assert sorted(p.name for p in tmp_path.iterdir()) == ["session.json"]  # no temp files left
+        # no temp files left; the lock is the app's own, held while it runs
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["session.json", "session.json.lock"]
 
 
 def big_corpus(path) -> None:

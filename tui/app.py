@@ -29,7 +29,7 @@ from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.open_corpus import OpenScreen
 from .screens.settings import SettingsScreen
-from .session import Session, session_path
+from .session import Session, SessionLock, claim_session_file, session_path
 from .training import GROUP, Training
 from .workbench import Busy, LoadedCorpus, Workbench
 
@@ -69,6 +69,10 @@ class BpeApp(App):
         self.session_file = session_file or session_path()
         self._autosave_on = autosave
         self._saved_key: tuple | None = None
+        #: The lock on ``session_file``, taken at the first save (None until then, or when the
+        #: file system has no locks); another live app holding it sends this one's session elsewhere.
+        self._session_lock: SessionLock | None = None
+        self._session_claimed = False
         self._run_on_load = run
         #: An imported tokenizer whose merges steps replay on the corpus (None: training).
         self.script = workbench.script if workbench is not None else script
@@ -362,12 +366,22 @@ class BpeApp(App):
         if key == self._saved_key:
             return
         self._saved_key = key
+        if not self._session_claimed:  # the first save locks the session file
+            self._session_claimed = True
+            self._session_lock, self.session_file, note = claim_session_file(self.session_file)
+            if note:  # another app writes it: this one writes a sibling instead
+                self.say(note, severity="warning", timeout=12)
         if now:
             problem = self._write_session(session)
             if problem:
                 self.say(problem, severity="warning")
         else:
             self._write_session_later(session)
+
+    def on_unmount(self) -> None:
+        """Let go of the session file (a crash lets go too: the lock is the kernel's)."""
+        if self._session_lock is not None:
+            self._session_lock.release()
 
     def _write_session(self, session: Session) -> str | None:
         """Save; the reason when it failed (the old session file is then left as it was)."""

@@ -6,15 +6,19 @@ Every failure the user can cause ends as one line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
+import codecs
 import gc
+import io
 import json
 import os
 import re
+import stat
 import sys
 import time
 from typing import TYPE_CHECKING, Callable, Sequence, TextIO
 
 from engine import (
+    MAX_FILE_BYTES,
     MAX_STREAM_BYTES,
     MAX_VOCAB_BYTES,
     NAMED_PATTERNS,
@@ -118,13 +122,15 @@ def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
                              "vocab.json + merges.txt (either file, or their directory), .tiktoken")
     pattern = parser.add_mutually_exclusive_group()
     pattern.add_argument("--pattern-name", choices=PATTERN_NAMES, metavar="NAME",
-                         help="pre-tokenizer for a .tiktoken file without its PATH.json, or vocab.json + merges.txt "
-                              f"(default gpt2): {', '.join(PATTERN_NAMES)}")
+                         help="pre-tokenizer for vocab.json + merges.txt (default gpt2), or for a .tiktoken file "
+                              "without its PATH.json (no default: encode and export need one, decode does not): "
+                              f"{', '.join(PATTERN_NAMES)}")
     pattern.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex instead of --pattern-name")
 
 
-def load_tokenizer_arg(args: argparse.Namespace, err: TextIO) -> Imported:
-    """The tokenizer ``-t`` names, any format; its notes go to ``err`` as one line each."""
+def load_tokenizer_arg(args: argparse.Namespace, err: TextIO, *, need_pattern: bool = True) -> Imported:
+    """The tokenizer ``-t`` names, any format; its notes go to ``err`` as one line each.
+    ``need_pattern=False`` (decode) accepts a ``.tiktoken`` file without a pattern."""
     pre = None
     if getattr(args, "pattern", None) is not None:
         pre = PreTokenizer("custom", args.pattern)
@@ -132,7 +138,7 @@ def load_tokenizer_arg(args: argparse.Namespace, err: TextIO) -> Imported:
         pre = PreTokenizer(args.pattern_name)
     from engine.formats import load_any
 
-    imported = load_any(args.tokenizer, pretokenizer=pre)
+    imported = load_any(args.tokenizer, pretokenizer=pre, need_pattern=need_pattern)
     for note in imported.warnings:
         print(f"{PROG}: note: {args.tokenizer}: {note}", file=err)
     return imported
@@ -157,6 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
     decode = sub.add_parser("decode", help="decode token ids with a tokenizer")
     add_tokenizer_option(decode)
     decode.add_argument("ids", nargs="*", metavar="IDS", help="token ids (default: a JSON list or ids on standard input)")
+    decode.add_argument("--bytes", action="store_true",
+                        help="write the raw bytes the ids stand for (invalid UTF-8 and partial characters kept), "
+                             "not text: encode then decode --bytes gives back the input exactly")
     export = sub.add_parser("export", help="write a tokenizer in another format")
     add_tokenizer_option(export)
     export.add_argument("--format", required=True, choices=EXPORT_FORMATS, help="the format to write")
@@ -308,13 +317,23 @@ def print_rows(rows: Sequence[Row], out: TextIO) -> None:
 # -- encode / decode --------------------------------------------------------------------------
 
 
-def read_stdin(limit: int = MAX_STREAM_BYTES) -> str:
-    """All of standard input, decoded like a corpus (bad bytes kept via surrogateescape); past
-    ``limit`` bytes (an endless stream, ``yes |``) it is refused rather than held."""
-    data = sys.stdin.buffer.read(limit + 1)
-    if len(data) > limit:
-        raise UsageError(f"standard input: stopped reading at {size_text(limit)}, the bound for text to encode "
-                         "(encode it in parts)")
+#: ``encode`` reads a pipe or device on standard input up to this many bytes (a regular file
+#: redirected with ``<`` has a size, and is read whole).
+MAX_TEXT_BYTES = MAX_FILE_BYTES
+
+
+def read_stdin(source: str = "standard input") -> str:
+    """All of standard input, decoded like a corpus (bad bytes kept via surrogateescape, so
+    ``decode --bytes`` gives them back); a pipe or device only up to MAX_TEXT_BYTES."""
+    stream = sys.stdin.buffer
+    try:
+        regular = stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        regular = False
+    data = stream.read() if regular else stream.read(MAX_TEXT_BYTES + 1)
+    if not regular and len(data) > MAX_TEXT_BYTES:
+        raise UsageError(f"{source}: more than {size_text(MAX_TEXT_BYTES)} from a pipe or device "
+                         "(redirect a file instead: < FILE)")
     return data.decode("utf-8", "surrogateescape")
 
 
@@ -334,35 +353,145 @@ def run_encode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+#: Standard input given to ``decode`` is read up to this many bytes, and refused past it ...
+MAX_IDS_BYTES = MAX_FILE_BYTES
+#: ... and at most this many ids are decoded at once (8 MB of them as a list; the text is
+#: written as it is decoded, a batch at a time, so the output is never held whole).
+MAX_IDS = 1 << 23
+#: An id is at most this many digits: longer ones are out of range of any vocabulary (ids in
+#: files are at most 2**32 - 1), and are refused before Python converts them.
+MAX_ID_DIGITS = 40
+#: Ids decoded and written per batch.
+DECODE_BATCH = 1 << 16
+
+
+def _token_id(word: str, source: str) -> int:
+    """One id written in decimal; anything else (or more than MAX_ID_DIGITS digits) is a UsageError."""
+    digits = word[1:] if word[:1] in "+-" else word
+    if not (digits.isascii() and digits.isdigit()):
+        raise UsageError(f"{source}: {show_word(word)} is not a token id")
+    if len(digits) > MAX_ID_DIGITS:
+        raise UsageError(TOO_LONG.format(source=source))
+    return int(word)
+
+
+TOO_LONG = "{source}: a token id of more than " + str(MAX_ID_DIGITS) + " digits is out of range of any vocabulary"
+TOO_MANY = "{source}: more than " + f"{MAX_IDS:,}" + " token ids (decode them in parts)"
+
+
+def show_word(word: str) -> str:
+    """A word for an error line: its repr, cut short."""
+    text = repr(word)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class _NotAnId(Exception):
+    """A JSON value in an id list that is not a whole number."""
+
+
+def _not_an_id(_text: str) -> int:
+    raise _NotAnId
+
+
 def parse_ids(words: Sequence[str], source: str) -> list[int]:
-    """Token ids from words or a JSON list; a bad one raises UsageError naming it."""
+    """Token ids from words or a JSON list; a bad one raises UsageError naming it (one line).
+
+    Bounded: at most MAX_IDS ids of at most MAX_ID_DIGITS digits; a JSON list nested inside
+    another, a float or a number too long for an id is refused."""
     if len(words) == 1 and words[0].lstrip().startswith("["):
+        text = words[0]
+        if text.count(",") >= MAX_IDS:  # bounds the list before it is built
+            raise UsageError(TOO_MANY.format(source=source))
         try:
-            value = json.loads(words[0])
+            value = json.loads(text, parse_float=_not_an_id, parse_constant=_not_an_id)
         except json.JSONDecodeError:
             raise UsageError(f"{source}: not a JSON list of token ids") from None
+        except (_NotAnId, RecursionError):
+            raise UsageError(f"{source}: expected a JSON list of integers") from None
+        except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits())
+            raise UsageError(TOO_LONG.format(source=source)) from None
         if not isinstance(value, list) or not all(type(v) is int for v in value):
             raise UsageError(f"{source}: expected a JSON list of integers")
+        if value and (max(value) >= 10**MAX_ID_DIGITS or min(value) <= -(10**MAX_ID_DIGITS)):
+            raise UsageError(TOO_LONG.format(source=source))
         return value
+    if len(words) > MAX_IDS:
+        raise UsageError(TOO_MANY.format(source=source))
+    return [_token_id(word, source) for word in words]
+
+
+#: The bytes of ids written the plain way: digits and ASCII white space.
+_PLAIN = b"0123456789 \t\n\r\x0b\x0c"
+#: Plain ids are read from pieces of about this many bytes (cut at white space), so the words
+#: of one piece are all that is ever split out at once.
+IDS_PIECE = 1 << 20
+_SPACE = re.compile(rb"\s")
+
+
+def read_ids(source: str = "standard input") -> list[int]:
+    """The ids on standard input (a JSON list, or ids separated by white space), read up to
+    MAX_IDS_BYTES and refused past it; plain ids are split out a piece at a time."""
+    raw = sys.stdin.buffer.read(MAX_IDS_BYTES + 1)
+    if len(raw) > MAX_IDS_BYTES:
+        raise UsageError(f"{source}: more than {size_text(MAX_IDS_BYTES)} of token ids (decode them in parts)")
+    if raw.translate(None, _PLAIN):  # anything else: a JSON list, or an error to name exactly
+        text = raw.decode("utf-8", "replace")
+        if text.lstrip().startswith("["):
+            return parse_ids([text], source)
+        ids: list[int] = []
+        for match in re.finditer(r"\S+", text):
+            if len(ids) >= MAX_IDS:
+                raise UsageError(TOO_MANY.format(source=source))
+            ids.append(_token_id(match.group(), source))
+        return ids
     ids = []
-    for word in words:
+    start = 0
+    while start < len(raw):
+        space = _SPACE.search(raw, start + IDS_PIECE) if start + IDS_PIECE < len(raw) else None
+        end = space.start() if space else len(raw)
+        words = raw[start:end].split()
+        start = end
+        if len(ids) + len(words) > MAX_IDS:
+            raise UsageError(TOO_MANY.format(source=source))
         try:
-            ids.append(int(word))
-        except ValueError:
-            raise UsageError(f"{source}: {word!r} is not a token id") from None
+            piece = list(map(int, words))
+        except ValueError:  # more digits than Python converts
+            raise UsageError(TOO_LONG.format(source=source)) from None
+        if piece and max(piece) >= 10**MAX_ID_DIGITS:
+            raise UsageError(TOO_LONG.format(source=source))
+        ids.extend(piece)
     return ids
 
 
 def run_decode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    imported = load_tokenizer_arg(args, err)
-    if args.ids:
-        ids = parse_ids(args.ids, "arguments")
-    else:
-        raw = sys.stdin.buffer.read().decode("utf-8", "replace")
-        ids = parse_ids([raw] if raw.lstrip().startswith("[") else raw.split(), "standard input")
-    text = imported.decode(ids)
+    imported = load_tokenizer_arg(args, err, need_pattern=False)
+    ids = parse_ids(args.ids, "arguments") if args.ids else read_ids()
+    tok = imported.tokenizer
+    ours = imported.from_file_ids(ids)
+    if ours and not (0 <= min(ours) and max(ours) < len(tok.pieces)):  # a special, or out of range
+        for i in ours:
+            tok.token_bytes(i)  # TokenIdError for the first id the tokenizer lacks, before any output
+    if args.bytes:
+        sink = getattr(out, "buffer", None)
+        if sink is None:  # a text-only stream (never sys.stdout)
+            raise UsageError("--bytes needs an output that takes bytes")
+        out.flush()
+        for start in range(0, len(ours), DECODE_BATCH):
+            sink.write(tok.decode_bytes(ours[start : start + DECODE_BATCH]))
+        sink.flush()
+        return 0
+    # Text: the same as decoding all at once (bytes that are not valid UTF-8 become U+FFFD),
+    # written a batch at a time; a character cut between two batches waits in the decoder.
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    last = ""
+    for start in range(0, len(ours), DECODE_BATCH):
+        text = decoder.decode(tok.decode_bytes(ours[start : start + DECODE_BATCH]))
+        out.write(text)
+        last = text[-1:] or last
+    text = decoder.decode(b"", final=True)
     out.write(text)
-    if out.isatty() and not text.endswith("\n"):
+    last = text[-1:] or last
+    if out.isatty() and last != "\n":
         out.write("\n")
     return 0
 

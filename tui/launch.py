@@ -52,10 +52,15 @@ def imported_tokenizer(args: argparse.Namespace):
 
 def resumed(args: argparse.Namespace | None, session_file: Path):
     """The session to resume and its corpus; ValueError (one line) when it cannot be."""
-    from .session import Session
+    from .session import Session, SessionError
     from .workbench import LoadedCorpus
 
     session = Session.load(session_file)
+    if session.replay is None:
+        try:
+            pretokenizer_for(session.config)  # the session's pattern is refused here, as a --pattern is
+        except ValueError as exc:
+            raise SessionError(f"{session_file}: \"config\": {exc}") from None
     base = session.replay.base if session.replay is not None else session.config.base
     corpus = LoadedCorpus.open(session.source, base, max_bytes=getattr(args, "max_corpus_bytes", None))
     if corpus.sha256 != session.sha256:

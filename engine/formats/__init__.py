@@ -218,12 +218,13 @@ def _json_format(path: Path, data: Any) -> str:
     raise fail(path, _UNKNOWN)
 
 
-def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt: str | None = None) -> Imported:
+def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt: str | None = None,
+             need_pattern: bool = True) -> Imported:
     """Read a tokenizer in any supported format (detected from the content unless ``fmt`` is given).
 
     ``pretokenizer`` is for the formats that hold no pattern (``.tiktoken`` without its sidecar,
     ``vocab.json`` + ``merges.txt``); elsewhere the file's own is used and giving one is an error.
-    Each file is read once.
+    ``need_pattern=False`` (decoding) accepts a ``.tiktoken`` file with neither. Each file is read once.
     """
     path = Path(path)
     content = None
@@ -245,5 +246,5 @@ def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt:
     if fmt == "gpt2":
         return load_gpt2(path, pretokenizer, content)
     if fmt == "tiktoken":
-        return load_tiktoken(path, pretokenizer, content)
+        return load_tiktoken(path, pretokenizer, content, need_pattern=need_pattern)
     raise ExportError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")

@@ -265,11 +265,14 @@ def pattern_pretokenizer(pat_str: str) -> PreTokenizer:
     return pretokenizer_from_pattern(pat_str)
 
 
-def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, content: str | dict | None = None) -> Imported:
+def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, content: str | dict | None = None, *,
+                  need_pattern: bool = True) -> Imported:
     """Read a rank file; its pattern and specials come from the sidecar, or ``pretokenizer``.
 
     ``path`` is the rank file or its sidecar ``PATH.json``; ``content`` is what was read of it
-    already (the rank file's text, or the sidecar's JSON), so no file is read twice.
+    already (the rank file's text, or the sidecar's JSON), so no file is read twice. Without a
+    pattern from either, a rank file is refused unless ``need_pattern`` is false (decoding needs
+    no pattern: the tokenizer then splits nothing, pre-tokenizer ``none``).
     """
     path = Path(path)
     side_data = None
@@ -287,10 +290,10 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     check_rank_bytes(path, ranks)
     side = _sidecar(path, side_data)
     if pretokenizer is None:
-        if side is None:
+        if side is None and need_pattern:
             raise fail(path, "a .tiktoken file holds no pattern: give --pattern-name gpt2|gpt4|simple|none or --pattern REGEX")
         try:
-            pretokenizer = pattern_pretokenizer(side["pat_str"])
+            pretokenizer = pattern_pretokenizer(side["pat_str"]) if side is not None else PreTokenizer("none")
         except ValueError as exc:
             raise fail(sidecar_path(path), str(exc)) from None
     specials = sorted((side or {}).get("special_tokens", {}).items(), key=lambda s: s[1])
