@@ -22,3 +22,5 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+__bpe_lab__ = True  # tui.main checks it: this `engine` is bpe-lab's, not another distribution's
