@@ -205,6 +205,7 @@ def test_heldout_on_the_chars_base_counts_unknowns():
     assert report.unknown == 2 and report.unseen == 2 and not report.roundtrip
 
 
+@pytest.mark.slow  # tang_2000, 1500 merges
 def test_heldout_on_tang_poems():
     """Seed 002's held-out experiment: 2000 poems, 1500 merges, then unseen poems, fewer than one
     character per token (the seed measured 0.92 and 1.0% unseen characters)."""

@@ -90,6 +90,7 @@ def test_real_corpus_the_verdict(pre, base, newline, tie):
     assert [e.tokens_after for e in events] == sizes
 
 
+@pytest.mark.slow  # tang_2000 through the naive reference trainer
 @pytest.mark.parametrize("tie", ["lowest-ids", "first-seen"])
 def test_real_corpus_tang_poems(tie):
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")[:2500]
