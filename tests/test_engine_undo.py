@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule

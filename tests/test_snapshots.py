@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import sys
 
-import pytest
-
 from engine import TrainConfig
 from engine.corpus import decode_corpus
 from tui.app import BpeApp

@@ -34,7 +34,8 @@ def foreign_package() -> str | None:
             ours, origin = False, None
         if not ours:
             where = f" at {origin}" if origin else ""
-            return f"the package '{name}'{where} is not bpe-lab's{owner(name)}; install bpe-lab in an environment of its own: {OWN_ENVIRONMENT}"
+            return (f"the package '{name}'{where} is not bpe-lab's{owner(name)}; "
+                    f"install bpe-lab in an environment of its own: {OWN_ENVIRONMENT}")
     return None
 
 
