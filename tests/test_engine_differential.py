@@ -77,6 +77,7 @@ def test_event_count_and_ties_are_consistent(text, kw):
         assert event.tokens_before - event.tokens_after == event.removed > 0
 
 
+@pytest.mark.slow  # 8 runs of the naive reference trainer on real text
 @pytest.mark.parametrize("tie", ["lowest-ids", "first-seen"])
 @pytest.mark.parametrize(
     "pre,base,newline",
