@@ -47,6 +47,18 @@ def test_ci_runs_the_readme_test_command():
     assert "test-command" in script and "README.md" in script
 
 
+def test_ci_runs_the_slow_tests_the_default_run_leaves_out():
+    """Issue 12: a fast default pytest, and CI still runs everything (a second pass, -m slow)."""
+    import tomllib
+
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    assert "-m 'not slow'" in options["addopts"] and any(m.startswith("slow:") for m in options["markers"])
+    passes = [part.strip() for part in readme_command("test-command").split("&&") if "pytest" in part]
+    assert passes[-2:] == [
+        ".venv/bin/python -m pytest", "HYPOTHESIS_PROFILE=slow .venv/bin/python -m pytest -m 'slow or hypothesis'"
+    ]
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> zipfile.ZipFile:
     """bpe-lab's wheel, built once for this module's tests."""
