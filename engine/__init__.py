@@ -114,6 +114,8 @@ __all__ = [
 
 __version__ = "0.1.0"
 
+__bpe_lab__ = True  # tui.main checks it: this `engine` is bpe-lab's, not another distribution's
+
 
 def __getattr__(name: str) -> Any:
     """``engine.load_any`` and ``engine.export_tokenizer`` import ``engine.formats`` only when

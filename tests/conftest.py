@@ -13,12 +13,14 @@ SHARED = ROOT.parent / "shared"
 CORPORA = SHARED / "corpora"
 SAMPLES = ROOT / "assets" / "samples"
 
-settings.register_profile(
-    "default", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile(
-    "thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+# Property tests run in both passes of the README's test command: 50 examples each in the fast
+# default pass, 200 in the second (HYPOTHESIS_PROFILE=slow pytest -m 'slow or hypothesis'); and
+# 2000 in a long local run (HYPOTHESIS_PROFILE=thorough). Tests that set max_examples themselves
+# (the fuzzers, the stateful trainer machine) keep their own budgets.
+for name, examples in (("default", 50), ("slow", 200), ("thorough", 2000)):
+    settings.register_profile(
+        name, max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 

@@ -149,6 +149,7 @@ def test_composition_agrees_with_direct_classification(text, pre, merges):
     assert [len(vocab[i]) for i in comp.longest] == sorted((len(vocab[i]) for i in comp.longest), reverse=True)
 
 
+@pytest.mark.slow  # tang_2000: a large real corpus
 def test_composition_on_tang_poems_finds_partial_utf8_first():
     """Seed 002: with no pre-tokenizer the first merges are ``[80 82]`` and ``[ef bc]``: half characters."""
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")
@@ -205,6 +206,7 @@ def test_heldout_on_the_chars_base_counts_unknowns():
     assert report.unknown == 2 and report.unseen == 2 and not report.roundtrip
 
 
+@pytest.mark.slow  # tang_2000, 1500 merges
 def test_heldout_on_tang_poems():
     """Seed 002's held-out experiment: 2000 poems, 1500 merges, then unseen poems, fewer than one
     character per token (the seed measured 0.92 and 1.0% unseen characters)."""

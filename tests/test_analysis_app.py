@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import sys
 import threading
@@ -93,17 +94,19 @@ async def test_the_curve_follows_a_live_run_trained_off_the_ui_thread():
     threads: set[int] = set()
     original = app.workbench.trainer.step
 
+    past_fifty = threading.Event()  # set by the worker once enough steps are made to pause
+
     def recording_step():
         threads.add(threading.get_ident())
-        return original()
+        merge = original()
+        if app.workbench.trainer.steps > 50:
+            past_fifty.set()
+        return merge
 
     app.workbench.trainer.step = recording_step
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("a", "space")
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if app.workbench.steps > 50:
-                break
+        assert await asyncio.to_thread(past_fifty.wait, 120)  # a hang guard, not a clock to wait on
         await pilot.press("space")
         await settle(pilot)
         assert not app.running and app.workbench.steps > 50

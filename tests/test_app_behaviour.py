@@ -3,6 +3,7 @@ crashes, every problem is a message (Pilot)."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 
@@ -32,9 +33,13 @@ def record_step_threads(wb: Workbench) -> set[int]:
     return threads
 
 
-async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
+@pytest.mark.parametrize("text", [
+    pytest.param(lambda: random_text(20_000), id="medium"),  # 0.14 MB: as one sequence, ~140,000 merges to make
+    pytest.param(lambda: big_text(), id="large", marks=pytest.mark.slow),
+])
+async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread(text):
     """Space runs training in a worker; space again stops it within one batch."""
-    corpus = LoadedCorpus.from_corpus(decode_corpus(big_text(), name="big.txt"), "bytes", None)
+    corpus = LoadedCorpus.from_corpus(decode_corpus(text(), name="big.txt"), "bytes", None)
     # The text as one sequence, min_frequency 1 and no reachable target: tens of thousands of
     # merges a second are not enough to finish before it is paused (word chunks of the random
     # fallback text ran out of pairs in under a second once training got faster).
@@ -45,9 +50,14 @@ async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
     app = make_app(wb=wb)
     pause_requested = threading.Event()
 
+    past_twenty = threading.Event()  # set by the worker: enough steps made to pause
+
     def counting_batch(budget: float = 0.02):
         batches.append(pause_requested.is_set())
-        return original_batch(budget)
+        result = original_batch(budget)
+        if wb.steps > 20:
+            past_twenty.set()
+        return result
 
     wb.run_batch = counting_batch
     toggle = app.action_toggle_run
@@ -60,10 +70,7 @@ async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
     app.action_toggle_run = toggled
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space")
-        for _ in range(200):
-            await pilot.pause(0.01)
-            if wb.steps > 20:
-                break
+        assert await asyncio.to_thread(past_twenty.wait, 120)  # a hang guard, not a clock to wait on
         assert app.running
         await pilot.press("space")
         await app.workers.wait_for_complete()
@@ -73,8 +80,10 @@ async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread():
         assert steps > 20
         assert pause_requested.is_set()
         assert batches.count(True) <= 1  # stopped within one batch of the request
-        await pilot.pause(0.1)
-        assert wb.steps == steps  # really stopped
+        ran = len(batches)
+        await pilot.pause()
+        assert not any(w.is_running for w in app.workers)  # really stopped: no worker left to train
+        assert len(batches) == ran and wb.steps == steps
         assert threading.main_thread().ident not in threads  # the UI thread never trained
         assert app.query_one(MergeLog).row_count == steps
         await pilot.press("u")  # and the keys work again afterwards
@@ -86,10 +95,15 @@ def big_text() -> bytes:
     path = CORPORA / "tang_all.txt"
     if path.exists():
         return path.read_bytes()
+    return random_text(400_000)
+
+
+def random_text(count: int) -> bytes:
+    """``count`` words of random syllables (about 7 bytes a word)."""
     rng = random.Random(7)
     syllables = [a + b for a in "bcdfghjklmnprstvwz" for b in ("a", "e", "i", "o", "u", "ei", "ou", "ä", "ö")]
     words = ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(60_000)]
-    return " ".join(rng.choice(words) for _ in range(400_000)).encode("utf-8")
+    return " ".join(rng.choice(words) for _ in range(count)).encode("utf-8")
 
 
 def test_launch_errors_are_one_line(capsys):
@@ -142,9 +156,11 @@ async def test_command_palette_runs_actions():
             assert key in titles
         await pilot.press("ctrl+p")
         await pilot.press(*"Step (n)")
-        await pilot.pause(0.3)
+        await app.workers.wait_for_complete()  # the palette gathers its hits in a worker
+        await pilot.pause()
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         assert app.workbench.steps == 1
 
 

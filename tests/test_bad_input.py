@@ -713,9 +713,14 @@ def test_the_table_and_the_setups_agree():
     assert len(ids) == len(set(ids)), "a row id is used twice"
     assert set(ids) == set(SETUP), f"rows without setup: {set(ids) - set(SETUP)}; setups without row: {set(SETUP) - set(ids)}"
     assert set(VERIFY) <= set(SETUP)
+    assert SLOW_ROWS <= set(ids)
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+#: Rows whose value is in a long run (50 MB through the reader): the slow pass (``-m slow``) runs them.
+SLOW_ROWS = {"corpus-long-line"}
+
+
+@pytest.mark.parametrize("row", [pytest.param(row, id=row.id, marks=[pytest.mark.slow] * (row.id in SLOW_ROWS)) for row in ROWS])
 def test_documented_bad_input(row: Row, sandbox, monkeypatch):
     SETUP[row.id](sandbox, monkeypatch)
     raised: list[BaseException | str] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
@@ -135,6 +136,7 @@ def test_no_copies_when_one_is_over_the_memory_bound():
     assert snapshot(trainer) == snapshot(fresh_at(text, config, 300))
 
 
+@pytest.mark.slow  # tang_2000: a large real corpus
 def test_copies_on_a_real_corpus_match_walking():
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")  # skips without ../shared
     config = TrainConfig(max_merges=600)

@@ -77,6 +77,7 @@ def test_event_count_and_ties_are_consistent(text, kw):
         assert event.tokens_before - event.tokens_after == event.removed > 0
 
 
+@pytest.mark.slow  # 8 runs of the naive reference trainer on real text
 @pytest.mark.parametrize("tie", ["lowest-ids", "first-seen"])
 @pytest.mark.parametrize(
     "pre,base,newline",
@@ -90,6 +91,7 @@ def test_real_corpus_the_verdict(pre, base, newline, tie):
     assert [e.tokens_after for e in events] == sizes
 
 
+@pytest.mark.slow  # tang_2000 through the naive reference trainer
 @pytest.mark.parametrize("tie", ["lowest-ids", "first-seen"])
 def test_real_corpus_tang_poems(tie):
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")[:2500]

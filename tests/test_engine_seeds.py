@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engine import Tokenizer, TrainConfig, Trainer, token_display
 
 from conftest import sample_text, shared_corpus
@@ -115,6 +117,7 @@ def test_wikipedia_example():
     assert tok.decode([258]) == "aaab"
 
 
+@pytest.mark.slow  # tang_2000, 1500 merges
 def test_seed002_tang_first_merges(tmp_path):
     """Seed 002 on 2000 Tang poems (bytes, whole text one sequence): the first merges build ，
     and 。 from their bytes, then half a character, then 。+newline; 1500 merges -> vocab 1756."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -71,6 +72,7 @@ def test_redo_replays_the_recorded_event():
     assert trainer.history == events
 
 
+@pytest.mark.slow  # tang_2000: a large real corpus
 def test_undo_on_a_real_corpus():
     text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")[:8000]
     config = TrainConfig(pretokenizer="gpt2", tie_rule="first-seen", max_merges=250)

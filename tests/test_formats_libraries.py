@@ -129,7 +129,7 @@ def test_libraries_agree_on_generated_text(loaded, text):
 # -- the hf tie rule against BpeTrainer -------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["the-verdict.txt", "tang_2000.txt"])
+@pytest.mark.parametrize("name", ["the-verdict.txt", pytest.param("tang_2000.txt", marks=pytest.mark.slow)])
 def test_hf_tie_rule_matches_bpe_trainer(name):
     path = shared_corpus(name)
     hf = tokenizers.Tokenizer(models.BPE())

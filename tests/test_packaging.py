@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -45,16 +47,96 @@ def test_ci_runs_the_readme_test_command():
     assert "test-command" in script and "README.md" in script
 
 
-def test_wheel_ships_the_samples(tmp_path):
+def test_ci_runs_the_slow_tests_the_default_run_leaves_out():
+    """Issue 12: a fast default pytest, and CI still runs everything (a second pass, -m slow)."""
+    import tomllib
+
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    assert "-m 'not slow'" in options["addopts"] and any(m.startswith("slow:") for m in options["markers"])
+    passes = [part.strip() for part in readme_command("test-command").split("&&") if "pytest" in part]
+    assert passes[-2:] == [
+        ".venv/bin/python -m pytest", "HYPOTHESIS_PROFILE=slow .venv/bin/python -m pytest -m 'slow or hypothesis'"
+    ]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> zipfile.ZipFile:
+    """bpe-lab's wheel, built once for this module's tests."""
+    folder = tmp_path_factory.mktemp("wheel")
     run = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder), str(ROOT)],
         capture_output=True, text=True,
     )
     if run.returncode != 0:
         pytest.skip(f"cannot build a wheel here: {run.stderr.strip().splitlines()[-1:]}")
-    wheel = next(tmp_path.glob("bpe_lab-*.whl"))
-    names = zipfile.ZipFile(wheel).namelist()
+    return zipfile.ZipFile(next(folder.glob("bpe_lab-*.whl")))
+
+
+def test_wheel_ships_the_samples(wheel):
+    names = wheel.namelist()
     for sample in ("workshop.txt", "low-lower-lowest.txt", "die-katze.txt", "mueller.txt", "the-cat-in-the-hat.txt",
                    "qa.txt", "parallel.txt"):
         assert f"tui/samples/{sample}" in names
     assert "engine/trainer.py" in names and "tui/cli.py" in names
+
+
+def test_wheel_top_level_is_engine_tui_and_its_metadata(wheel):
+    """Issue 12: the generic names stay, so the wheel must put nothing else into site-packages."""
+    top = {name.split("/", 1)[0] for name in wheel.namelist()}
+    assert top == {"engine", "tui", "bpe_lab-0.1.0.dist-info"}
+    assert "engine/__init__.py" in wheel.namelist() and "tui/__init__.py" in wheel.namelist()
+
+
+# -- the entry point refuses someone else's `engine` or `tui` ----------------------------------
+
+
+def run_entry(cwd, *args: str, pythonpath: str = str(ROOT)) -> subprocess.CompletedProcess:
+    """``bpe-lab ARGS`` through the entry point, with ``cwd`` first on sys.path (as ``python -c`` puts it)."""
+    return subprocess.run(
+        [sys.executable, "-c", "from tui.main import entry; entry()", *args],
+        cwd=cwd, env={**os.environ, "PYTHONPATH": pythonpath}, capture_output=True, text=True, timeout=60,
+    )
+
+
+def foreign_distribution(folder, package: str) -> None:
+    """Install (by hand) a distribution `other-engine` that claims ``package``, as pip would."""
+    info = folder / "other_engine-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: other-engine\nVersion: 1.0\n", encoding="utf-8")
+    (info / "RECORD").write_text(f"{package}/__init__.py,,\nother_engine-1.0.dist-info/RECORD,,\n", encoding="utf-8")
+
+
+def test_an_engine_that_shadows_ours_stops_bpe_lab_in_one_line(tmp_path):
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "__init__.py").write_text('"""Some game engine."""\nimport no_such_module\n', encoding="utf-8")
+    foreign_distribution(tmp_path, "engine")
+    run = run_entry(tmp_path, "train", "x.txt", "-o", "t.json")
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == (
+        f"bpe-lab: error: the package 'engine' at {(tmp_path / 'engine').resolve()} is not bpe-lab's (it belongs to "
+        "other-engine); install bpe-lab in an environment of its own: python3 -m venv .venv && .venv/bin/pip install . "
+        "(or pipx install . / uv tool install .)\n"
+    )
+
+
+@pytest.mark.parametrize("package", ["engine", "tui"])
+def test_a_package_overwritten_in_the_same_site_packages_stops_bpe_lab(tmp_path, package):
+    """Two distributions installed into one folder: the other's ``__init__.py`` replaced ours."""
+    site = tmp_path / "site-packages"
+    for name in ("engine", "tui"):
+        shutil.copytree(ROOT / name, site / name, ignore=shutil.ignore_patterns("__pycache__"))
+    (site / package / "__init__.py").write_text('"""Another project: no marker."""\n', encoding="utf-8")
+    foreign_distribution(site, package)
+    run = run_entry(tmp_path, "decode", "--help", pythonpath=str(site))
+    assert run.returncode == 2 and run.stdout == "" and run.stderr.count("\n") == 1
+    assert run.stderr.startswith(f"bpe-lab: error: the package '{package}' at {(site / package).resolve()} is not bpe-lab's")
+    assert "(it belongs to other-engine)" in run.stderr and "pipx install ." in run.stderr
+
+
+def test_our_own_packages_pass_the_check(tmp_path):
+    """The same copy, untouched, runs: the check is on what is installed, not on where."""
+    site = tmp_path / "site-packages"
+    for name in ("engine", "tui"):
+        shutil.copytree(ROOT / name, site / name, ignore=shutil.ignore_patterns("__pycache__"))
+    run = run_entry(tmp_path, "decode", "--help", pythonpath=str(site))
+    assert run.returncode == 0 and run.stdout.startswith("usage: bpe-lab decode") and run.stderr == ""

@@ -7,6 +7,7 @@ place), so any difference in pairs, counts, tie sets or totals shows.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -84,6 +85,7 @@ def test_choose_equals_the_old_pick(text, tie, floor, split, cap, ops):
     walk(new, old, ops, cap)
 
 
+@pytest.mark.slow  # thousands of steps on real text, three times, against the old pick
 def test_choose_on_real_source_to_the_end():
     """Thousands of tied steps (late training is all ties at count 2), undos on the way."""
     text = shared_corpus("the-verdict.txt").read_text(encoding="utf-8")[:40000]

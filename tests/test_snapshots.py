@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import sys
 
-import pytest
-
 from engine import TrainConfig
 from engine.corpus import decode_corpus
 from tui.app import BpeApp
 from tui.workbench import LoadedCorpus, Workbench
 
 
+def still(app: BpeApp) -> BpeApp:
+    """The app as a snapshot wants it: no animation, and no autosave (a timer that writes the
+    session in a worker, which nothing on screen needs)."""
+    app.animation_level = "none"
+    return app
+
+
 def app_for(sample: str, **config) -> BpeApp:
     cfg = TrainConfig(**config)
-    return BpeApp(workbench=Workbench(LoadedCorpus.open(f"sample:{sample}", cfg.base), cfg))
+    return still(BpeApp(workbench=Workbench(LoadedCorpus.open(f"sample:{sample}", cfg.base), cfg), autosave=False))
 
 
 def test_main_screen_seed000(snap_compare):
@@ -34,7 +39,7 @@ def test_main_screen_seed001_small_terminal(snap_compare):
 
 def test_inspector_on_a_partial_character(snap_compare):
     corpus = LoadedCorpus.from_corpus(decode_corpus("不与世东，不与世东。\n".encode() * 8, name="zh.txt"), "bytes", None)
-    app = BpeApp(workbench=Workbench(corpus, TrainConfig(pretokenizer="none", max_merges=20)))
+    app = still(BpeApp(workbench=Workbench(corpus, TrainConfig(pretokenizer="none", max_merges=20)), autosave=False))
     assert snap_compare(app, press=["n"], terminal_size=(100, 30))
 
 
@@ -44,7 +49,6 @@ def test_help_screen(snap_compare):
 
 async def settle_analysis(pilot) -> None:
     """Wait for the analysis screen's workers (baselines, held-out, tie rules) and redraw."""
-    pilot.app.animation_level = "none"
     for _ in range(3):
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()

@@ -1,6 +1,7 @@
 """Soak: random key presses (and resizes) against a training run; nothing breaks or leaks.
 
-CI presses a few hundred keys; ``SOAK_PRESSES=5000 pytest tests/test_soak.py`` soaks longer.
+Slow: CI runs it in the second pass (``pytest -m slow``), pressing a few hundred keys;
+``SOAK_PRESSES=5000 pytest -m slow tests/test_soak.py`` soaks longer.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import os
 import random
 import resource
 
+import pytest
 from textual.widgets import Input
 
 from engine import TrainConfig
@@ -23,6 +25,8 @@ KEYS = [
     "s", "o", "comma", "x", "7", "backspace", "y",
 ]
 SIZES = [(100, 30), (80, 24), (120, 40), (60, 20)]
+
+pytestmark = pytest.mark.slow
 
 
 async def test_random_keys_against_a_training_run(tmp_path, monkeypatch):

@@ -6,3 +6,5 @@ imports textual or rich, so scripts start fast (tests/test_import_hygiene.py che
 Everything else that draws is Textual: ``app.py`` (the app: workbench, sessions, screens),
 ``training.py`` (its workers), ``keys.py`` (every key), ``screens/`` and ``widgets/``.
 """
+
+__bpe_lab__ = True  # tui.main checks it: this `tui` is bpe-lab's, not another distribution's
