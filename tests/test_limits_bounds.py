@@ -253,7 +253,7 @@ def test_a_session_with_a_bomb_in_its_config_is_refused(tmp_path, no_bombs):
     from tui.session import FORMAT, VERSION
 
     config = TrainConfig(max_merges=3).to_dict() | {"pretokenizer": "custom", "pattern": "a{1000000000}"}
-    data = {"format": FORMAT, "version": VERSION, "corpus": {"source": "c.txt", "sha256": "0", "size": 1},
+    data = {"format": FORMAT, "version": VERSION, "corpus": {"source": "c.txt", "sha256": "0" * 64, "size": 1},
             "config": config, "merges": [], "step": 0, "selected": None, "replay": None}
     path = tmp_path / "session.json"
     path.write_text(json.dumps(data), encoding="utf-8")
