@@ -59,6 +59,7 @@ class BpeApp(App):
         workbench: Workbench | None = None,
         clipboard: Callable[[str], None] | None = None,
         script: Tokenizer | None = None,
+        file_ids: list[int | None] | None = None,
         resume: Session | None = None,
         session_file: Path | None = None,
         autosave: bool = True,
@@ -72,6 +73,8 @@ class BpeApp(App):
         self._run_on_load = run
         #: An imported tokenizer whose merges steps replay on the corpus (None: training).
         self.script = workbench.script if workbench is not None else script
+        #: How the replayed tokenizer's file numbers its tokens (``Imported.file_ids``; None: ours).
+        self.file_ids = workbench.file_ids if workbench is not None else file_ids
         self.config = config or (workbench.config if workbench else TrainConfig())
         self.workbench: Workbench | None = workbench
         self._pending = corpus if workbench is None else None
@@ -101,21 +104,30 @@ class BpeApp(App):
         if self.workbench is not None:
             self.attach(self.workbench)
         elif self._pending is not None:
-            self.load(self._pending, self.config, self.script)
+            self.load(self._pending, self.config, self.script, self.file_ids)
 
     # -- loading ----------------------------------------------------------------------------
 
-    def load(self, corpus: LoadedCorpus, config: TrainConfig, script: Tokenizer | None = None) -> None:
-        """Build a trainer for ``corpus`` in a worker (replaying ``script`` if given); the panes
-        follow when it is ready. If it fails, a message says why and the current one stays."""
+    def load(
+        self,
+        corpus: LoadedCorpus,
+        config: TrainConfig,
+        script: Tokenizer | None = None,
+        file_ids: list[int | None] | None = None,
+    ) -> None:
+        """Build a trainer for ``corpus`` in a worker (replaying ``script``, numbered as its file
+        does by ``file_ids``, if given); the panes follow when it is ready. If it fails, a
+        message says why and the current one stays."""
         self.loading = True
         self.main_screen.show_status(f"loading {corpus.name} …")
-        self._build(corpus, config, script)
+        self._build(corpus, config, script, file_ids)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def _build(self, corpus: LoadedCorpus, config: TrainConfig, script: Tokenizer | None) -> None:
+    def _build(
+        self, corpus: LoadedCorpus, config: TrainConfig, script: Tokenizer | None, file_ids: list[int | None] | None
+    ) -> None:
         try:
-            workbench = Workbench(corpus, config, script=script)
+            workbench = Workbench(corpus, config, script=script, file_ids=file_ids)
             note = workbench.restore(self._resume) if self._resume is not None else None
         except ValueError as exc:
             self.post_message(LoadFailed(str(exc)))
@@ -148,6 +160,7 @@ class BpeApp(App):
         self.workbench = workbench
         self.config = workbench.config
         self.script = workbench.script
+        self.file_ids = workbench.file_ids
         self.main_screen.attach(workbench)
 
     # -- training and stepping --------------------------------------------------------------
@@ -292,7 +305,7 @@ class BpeApp(App):
         except ValueError as exc:
             self.say(str(exc), title="cannot open", severity="error", timeout=8)
             return
-        self.load(corpus, self.config, self.script)
+        self.load(corpus, self.config, self.script, self.file_ids)
 
     def action_settings(self) -> None:
         def chosen(config: TrainConfig | None) -> None:

@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def imported_tokenizer(args: argparse.Namespace):
-    """The --tokenizer to replay (None without one); notes go to stderr, errors raise ValueError."""
+    """The --tokenizer to replay, an ``engine.formats.Imported`` (its tokenizer and the file's
+    ids; None without one); notes go to stderr, errors raise ValueError."""
     if not args.tokenizer:
         return None
     from engine.formats import load_any
@@ -46,7 +47,7 @@ def imported_tokenizer(args: argparse.Namespace):
     imported = load_any(args.tokenizer, pretokenizer=pre)
     for note in imported.warnings:
         print(f"{PROG}: note: {args.tokenizer}: {note}", file=sys.stderr)
-    return imported.tokenizer
+    return imported
 
 
 def resumed(args: argparse.Namespace, session_file: Path):
@@ -91,12 +92,14 @@ def launch(argv: Sequence[str]) -> int:
         pretokenizer_for(config)  # a bad pattern is refused here, before the app starts
         from .workbench import LoadedCorpus
 
-        base = replay.base if replay is not None else config.base
+        base = replay.tokenizer.base if replay is not None else config.base
         corpus = LoadedCorpus.open(args.corpus or f"sample:{DEFAULT_SAMPLE}", base)
     except ValueError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     from .app import BpeApp
 
-    BpeApp(corpus, config, script=replay, session_file=session_file, run=args.run).run(headless=args.headless)
+    script, file_ids = (replay.tokenizer, replay.file_ids) if replay is not None else (None, None)
+    app = BpeApp(corpus, config, script=script, file_ids=file_ids, session_file=session_file, run=args.run)
+    app.run(headless=args.headless)
     return 0

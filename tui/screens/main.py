@@ -27,7 +27,7 @@ from ..widgets.corpus_view import CorpusView
 from ..widgets.inspector import Inspector
 from ..widgets.merge_log import MergeLog
 from ..widgets.status_line import StatusLine
-from ..widgets.tokenize_pane import TokenizePane
+from ..widgets.tokenize_pane import TokenizePane, id_line
 from ..workbench import Busy, Workbench
 from .dialogs import PromptScreen
 
@@ -181,7 +181,7 @@ class MainScreen(Screen[None]):
             if token is None and trainer.last is not None:
                 token = trainer.last.new_id
             info = token_info(trainer, token) if token is not None else None
-        self.query_one(Inspector).show(info)
+        self.query_one(Inspector).show(info, workbench.id_text if workbench.script is not None else None)
 
     def _show_output(self, force: bool = False) -> None:
         pane = self.query_one(TokenizePane)
@@ -193,7 +193,8 @@ class MainScreen(Screen[None]):
             return  # while training runs, re-encode a few times a second, not per batch
         self._last_output = now
         try:
-            pane.show(self.workbench.tokenizer())
+            workbench = self.workbench
+            pane.show(workbench.tokenizer(), workbench.shown_ids if workbench.script is not None else None)
         except Busy:
             raise
         except ValueError as exc:  # e.g. a custom pattern that takes too long on this text
@@ -229,7 +230,7 @@ class MainScreen(Screen[None]):
             if not answer:
                 return
             with workbench.reading():
-                found = find_token(workbench.trainer, answer)
+                found = find_token(workbench.trainer, answer, workbench.our_id)
             if found is None:
                 self.say(f"no token matches {answer!r}", severity="warning")
                 return
@@ -243,12 +244,13 @@ class MainScreen(Screen[None]):
         pane = self.query_one(TokenizePane)
         if pane.has_focus_within and pane.text and self.workbench is not None:
             ids = self.workbench.tokenizer().encode(pane.text)
-            payload, what = " ".join(map(str, ids)), f"{len(ids)} token ids"
+            payload, what = id_line(self.workbench.shown_ids(ids)), f"{len(ids)} token ids"
         elif self.workbench is not None and (self.selected is not None or self.workbench.trainer.last):
             token = self.selected if self.selected is not None else self.workbench.trainer.last.new_id
             data = self.workbench.trainer.token_bytes(token)
-            payload = f"{token}\t{data.hex(' ')}"
-            what = f"token {token}"
+            shown = self.workbench.id_text(token)  # a replayed file's id
+            payload = f"{shown}\t{data.hex(' ')}"
+            what = f"token {shown}"
         else:
             self.say("nothing to copy yet", timeout=2)
             return

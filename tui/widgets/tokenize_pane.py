@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from rich.text import Text
 from textual.containers import Vertical
@@ -16,12 +17,20 @@ from engine.tokenizer import TRACE_LIMIT
 from .corpus_view import PALETTE
 
 
-def render_tokens(tok: Tokenizer, ids: list[int], text: str) -> Text:
+def id_line(shown: Sequence[int | None]) -> str:
+    """Ids as the pane shows and copies them: ``18435 995 0`` ("?" for a token a replayed
+    tokenizer's file has no id for)."""
+    return " ".join("?" if i is None else str(i) for i in shown)
+
+
+def render_tokens(tok: Tokenizer, ids: list[int], text: str, shown: Sequence[int | None] | None = None) -> Text:
+    """The tokens coloured, then their ids (``shown``: as the user sees them, e.g. a replayed
+    file's; default ``ids``), then counts."""
     out = Text()
     for index, token in enumerate(ids):
         out.append(token_display(tok.token_bytes(token)), style=f"on {PALETTE[index % len(PALETTE)]}")
     out.append("\n")
-    out.append(" ".join(map(str, ids)), style="dim")
+    out.append(id_line(ids if shown is None else shown), style="dim")
     chars = len(text)
     per = chars / len(ids) if ids else 0.0
     out.append(f"\n{len(ids)} tokens · {chars} characters · {per:.2f} characters/token", style="italic")
@@ -81,14 +90,18 @@ class TokenizePane(Vertical):
         event.stop()
         self.post_message(self.Changed(event.value))
 
-    def show(self, tok: Tokenizer | None) -> list[int]:
-        """Encode the current text with ``tok`` and draw it; returns the ids."""
+    def show(self, tok: Tokenizer | None, shown: Callable[[list[int]], list[int | None]] | None = None) -> list[int]:
+        """Encode the current text with ``tok`` and draw it; returns the ids. ``shown`` turns
+        them into the ids the user sees (a replayed file's)."""
         text = self.text
         if tok is None or not text:
             self._draw(Text(""))
             return []
         ids = tok.encode(text)
-        self._draw(render_trace(tok, text) if self.trace else render_tokens(tok, ids, text))
+        if self.trace:
+            self._draw(render_trace(tok, text))
+        else:
+            self._draw(render_tokens(tok, ids, text, shown(ids) if shown is not None else None))
         return ids
 
     def show_problem(self, message: str) -> None:
