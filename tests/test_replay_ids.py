@@ -75,8 +75,7 @@ def shown_ids(app) -> list[str]:
 
 
 async def type_into_tokenize(app, pilot, text: str) -> None:
-    app.query_one("#tokenize-input").focus()
-    await pilot.pause()
+    await pilot.press("e")
     await pilot.press(*["space" if ch == " " else ch for ch in text])
     await pilot.pause()
 
@@ -99,7 +98,7 @@ async def test_replay_shows_and_copies_the_files_ids(tmp_path):
         assert expected[-1] == 0  # "!" is GPT-2's token 0; bpe-lab's own id for it is 33
         await type_into_tokenize(app, pilot, TEXT)
         assert shown_ids(app) == [str(i) for i in expected]
-        await app.main_screen.run_action("copy")  # copy the ids, the input focused
+        await pilot.press("ctrl+y")  # copy the ids from inside the input
         assert copied[-1] == " ".join(map(str, expected))
 
         # part way through, the ids are still the file's (its merges so far)

@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState
 from engine import Tokenizer, TrainConfig
 
 from .commands import system_commands
-from .keys import app_bindings
+from .keys import app_bindings, typed_actions
 from .messages import LoadFailed, Loaded, Trained
 from .screens.analysis import AnalysisScreen
 from .screens.dialogs import ConfirmScreen, PromptScreen
@@ -37,6 +37,9 @@ from .workbench import Busy, LoadedCorpus, Workbench
 AUTOSAVE_SECONDS = 3.0
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
 STEPPING = {"step", "undo", "redo", "jump", "goto", "settings", "open", "save"}
+#: Actions whose keys type into a focused input (step, undo and redo also have arrows, which
+#: move its cursor then).
+TYPED = typed_actions() | {"step", "undo", "redo"}
 
 
 class BpeApp(App):
@@ -183,8 +186,11 @@ class BpeApp(App):
             self.say("training is done: a stop rule holds", timeout=4)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("step", "undo", "redo") and isinstance(self.focused, Input):
-            return False  # arrows and letters belong to the input line
+        focused = self.focused
+        if action in TYPED and isinstance(focused, Input):
+            if action == "quit" and not getattr(focused, "handles_quit", False):
+                return True  # ctrl+q (a priority key) quits from a dialog's input too
+            return False  # arrows and letters belong to the input line: not shown, not run
         if action in STEPPING and (self.running or self.loading or self.workbench is None):
             return None  # shown greyed: it cannot act now
         return True

@@ -15,13 +15,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Input
 
 from engine.inspect import token_info
 
 from ..clipboard import copy_text
 from ..finder import find_token
-from ..keys import KEYS
+from ..keys import KEYS, typed_actions
 from ..widgets.candidates import Candidates
 from ..widgets.corpus_view import CorpusView
 from ..widgets.inspector import Inspector
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 REFRESH_WHILE_RUNNING = 0.1
 #: Seconds between re-encodings of the typed text while training runs.
 OUTPUT_WHILE_RUNNING = 0.25
+#: The screen's actions whose keys type into a focused input (find, copy, ids, trace, ...).
+TYPED = typed_actions()
 
 
 class MainScreen(Screen[None]):
@@ -240,9 +242,25 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(PromptScreen("Find a token", placeholder="text, [e4 b8] bytes, or #id"), done)
 
-    def action_copy(self) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TYPED and isinstance(self.focused, Input):
+            return False  # its key types into the input: hidden from the footer, not run
+        return True
+
+    def action_focus_input(self) -> None:
+        """Type in the tokenize input, the cursor after its text (escape leaves)."""
+        self.query_one("#tokenize-input", Input).focus()
+
+    def action_copy_ids(self) -> None:
+        """ctrl+y in the tokenize input: copy the ids of its text."""
+        self.action_copy(ids=True)
+
+    def action_copy(self, ids: bool = False) -> None:
         pane = self.query_one(TokenizePane)
-        if pane.has_focus_within and pane.text and self.workbench is not None:
+        if ids and not pane.text:
+            self.say("type some text first: ctrl+y copies its ids", timeout=2)
+            return
+        if (ids or pane.has_focus_within) and pane.text and self.workbench is not None:
             ids = self.workbench.tokenizer().encode(pane.text)
             payload, what = id_line(self.workbench.shown_ids(ids)), f"{len(ids)} token ids"
         elif self.workbench is not None and (self.selected is not None or self.workbench.trainer.last):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -58,6 +59,31 @@ def render_trace(tok: Tokenizer, text: str) -> Text:
     return out
 
 
+class TokenInput(Input):
+    """The tokenize pane's input line: its own keys are the ones that work while typing (the
+    footer shows them; the letters of the main screen's keys type instead)."""
+
+    BINDINGS = [
+        Binding("escape", "screen.focus_log", "Leave", tooltip="leave the input (back to the merge log)"),
+        Binding("ctrl+y", "screen.copy_ids", "Copy ids", tooltip="copy the ids of the text typed here"),
+        Binding("ctrl+q", "quit_app", "Quit", tooltip="quit (asks when there is unsaved work)"),
+    ]
+
+    handles_quit = True
+    """ctrl+q is bound here (the app's quit is off while typing here, or the footer would show q)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(select_on_focus=False, **kwargs)  # coming back must not select the text
+
+    def on_focus(self) -> None:
+        """Focus (Tab or the main screen's ``e``) lands with the cursor after the text."""
+        self.cursor_position = len(self.value)
+
+    async def action_quit_app(self) -> None:
+        """ctrl+q while typing: the app's quit is disabled here because its ``q`` would type."""
+        await self.app.action_quit()
+
+
 class TokenizePane(Vertical):
     """An input line and its tokens (coloured), ids, counts; ``trace`` shows rule by rule."""
 
@@ -79,7 +105,7 @@ class TokenizePane(Vertical):
     _shown_lines = -1
 
     def compose(self):
-        yield Input(placeholder="type text to tokenize (Tab here, Esc back)", id="tokenize-input")
+        yield TokenInput(placeholder="e: type text to tokenize", id="tokenize-input")
         yield Static("", id="tokenize-output")
 
     @property
