@@ -29,6 +29,7 @@ from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.open_corpus import OpenScreen
 from .screens.settings import SettingsScreen
+from .samples import sample_settings
 from .session import Session, session_path
 from .training import GROUP, Training
 from .workbench import Busy, LoadedCorpus, Workbench
@@ -85,6 +86,7 @@ class BpeApp(App):
         self.training = Training(self)
         self.main_screen = MainScreen()
         self._asking_quit = False
+        self._open_note: str | None = None  # said once the corpus being opened is shown
 
     def say(self, message: str, **kwargs) -> None:
         """A notification; never markup, since messages quote user input like "[e4 b8]"."""
@@ -141,6 +143,9 @@ class BpeApp(App):
     def _loaded(self, message: Loaded) -> None:
         self.loading = False
         self.attach(message.workbench)
+        if self._open_note:  # which settings an opened sample trains with
+            self.say(self._open_note, timeout=8)
+            self._open_note = None
         if self._resume is not None:
             selected = self._resume.selected
             self._resume = None
@@ -155,6 +160,7 @@ class BpeApp(App):
     @on(LoadFailed)
     def _load_failed(self, message: LoadFailed) -> None:
         self.loading = False
+        self._open_note = None
         self.say(message.reason, title="cannot train on this corpus", severity="error", timeout=8)
         self.main_screen.refresh_views()
 
@@ -299,19 +305,28 @@ class BpeApp(App):
         self.push_screen(PromptScreen("Save tokenizer (native JSON)", value=default), done)
 
     def action_open(self) -> None:
+        dialog = OpenScreen()
+
         def chosen(source: str | None) -> None:
             if source:
-                self._confirm_then(f"Open {source}?", lambda: self._open(source))
+                keep = dialog.keep_settings
+                self._confirm_then(f"Open {source}?", lambda: self._open(source, keep))
 
-        self.push_screen(OpenScreen(), chosen)
+        self.push_screen(dialog, chosen)
 
-    def _open(self, source: str) -> None:
+    def _open(self, source: str, keep_settings: bool = False) -> None:
+        """Open a corpus file (with the current settings) or ``sample:NAME`` (with its example's
+        settings, unless ``keep_settings``); a replay keeps replaying its tokenizer."""
+        config, note = self.config, None
+        if source.startswith("sample:") and self.script is None:
+            config, note = sample_settings(source, self.config, keep_settings)
         try:
-            corpus = LoadedCorpus.open(source, self.script.base if self.script else self.config.base)
+            corpus = LoadedCorpus.open(source, self.script.base if self.script else config.base)
         except ValueError as exc:
             self.say(str(exc), title="cannot open", severity="error", timeout=8)
             return
-        self.load(corpus, self.config, self.script, self.file_ids)
+        self._open_note = note
+        self.load(corpus, config, self.script, self.file_ids)
 
     def action_settings(self) -> None:
         def chosen(config: TrainConfig | None) -> None:
