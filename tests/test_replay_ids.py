@@ -156,3 +156,32 @@ async def test_replay_next_merge_is_the_files_and_ties_are_not_marked(tmp_path):
         await pilot.press("g", *"40", "enter")
         await pilot.pause()
         assert str(app.query_one(Candidates).render()).startswith("replay done: all 40 merges")
+
+
+async def test_a_resumed_replay_keeps_the_files_ids(tmp_path):
+    from tui.session import Session
+
+    app, _, _, imported = replay_app(tmp_path)
+    session_file = tmp_path / "session.json"
+    app.session_file, app._autosave_on = session_file, True
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("n", "n", "n")
+        app.autosave(now=True)
+    session = Session.load(session_file)
+    assert session.replay_ids == imported.file_ids and session.step == 3
+    corpus = LoadedCorpus.open(session.source, session.replay.base)
+    resumed = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
+                     autosave=False)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await resumed.workers.wait_for_complete()
+        await pilot.pause()
+        assert resumed.workbench.steps == 3
+        await type_into_tokenize(resumed, pilot, TEXT)
+        expected = imported.to_file_ids(resumed.workbench.tokenizer().encode(TEXT))
+        assert shown_ids(resumed) == [str(i) for i in expected] and expected[-1] == 0
+    damaged = session_file.read_text(encoding="utf-8").replace('"replay_ids": [', '"replay_ids": [-1, ')
+    session_file.write_text(damaged, encoding="utf-8")
+    with pytest.raises(ValueError, match="ids do not fit"):
+        Session.load(session_file)

@@ -81,7 +81,8 @@ def launch(argv: Sequence[str]) -> int:
             return 2
         from .app import BpeApp
 
-        app = BpeApp(corpus, session.config, script=session.replay, resume=session, session_file=session_file, run=args.run)
+        app = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
+                     session_file=session_file, run=args.run)
         app.run(headless=args.headless)
         return 0
     try:

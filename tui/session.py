@@ -53,6 +53,7 @@ class Session:
     selected: int | None = None
     replay: Tokenizer | None = None  # an imported tokenizer being replayed, if any
     extra: dict[str, Any] = field(default_factory=dict)
+    replay_ids: list[int | None] | None = None  # how the replayed file numbers its tokens (Imported.file_ids)
 
     def to_json(self) -> str:
         data = {
@@ -65,6 +66,8 @@ class Session:
             "selected": self.selected,
             "replay": tokenizer_to_dict(self.replay) if self.replay is not None else None,
         }
+        if self.replay is not None and self.replay_ids is not None:
+            data["replay_ids"] = self.replay_ids
         return json.dumps(data, ensure_ascii=False)
 
     def save(self, path: Path | None = None) -> Path:
@@ -94,6 +97,13 @@ class Session:
             if not 0 <= step <= len(merges):
                 raise ValueError(f"step {step} is outside its {len(merges)} merges")
             replay = tokenizer_from_dict(data["replay"]) if data.get("replay") else None
+            replay_ids = data.get("replay_ids") if replay is not None else None
+            if replay_ids is not None and (
+                not isinstance(replay_ids, list)
+                or len(replay_ids) != replay.vocab_size
+                or not all(i is None or (type(i) is int and i >= 0) for i in replay_ids)
+            ):
+                raise ValueError("its replayed tokenizer's ids do not fit the tokenizer")
             return cls(
                 source=str(corpus["source"]),
                 sha256=str(corpus["sha256"]),
@@ -103,6 +113,7 @@ class Session:
                 step=step,
                 selected=data.get("selected"),
                 replay=replay,
+                replay_ids=replay_ids,
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SessionError(f"{path}: a damaged session file ({exc})") from None

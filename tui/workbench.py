@@ -109,7 +109,8 @@ class Workbench:
             merges.extend(event.pair for event in trainer.future)
             step = trainer.steps
         corpus = self.corpus
-        return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.script)
+        return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.script,
+                       replay_ids=self.file_ids)
 
     def restore(self, session: Session) -> str | None:
         """Bring the trainer to a session's state: train (deterministically) through its merges,
