@@ -109,17 +109,16 @@ class Candidates(Static):
         width = max(self.content_region.width, 24)
         text = Text()
         if scripted is None:
-            text.append(f"replay done: all {total} merges of the file are made\n", style="bold")
+            text.append(fit_cells(f"done: all {total} merges made", width) + "\n", style="bold")
         else:
             a, b, count, rank, step = scripted
-            text.append(f"replay: the file's merge {step} of {total}\n", style="italic dim")
+            text.append(fit_cells(f"replay: merge {step} of {total}", width) + "\n", style="italic dim")
             text.append("▶ ", style="bold #e9c46a")
             text.append(fit_cells(f"{a} + {b}", width - 2) + "\n", style="bold #e9c46a")
             if count:
-                where = "the most frequent pair" if rank == 1 else f"#{rank} by count"
-                text.append(fit_cells(f"  {count}× here, {where}", width) + "\n")
+                text.append(fit_cells(f"  {count}× here, #{rank} by count", width) + "\n")
             else:
-                text.append(fit_cells("  not in this corpus (count 0)", width) + "\n")
+                text.append(fit_cells("  not in this corpus (0×)", width) + "\n")
         if not rows:
             return text
         text.append("by count here:\n", style="dim")
