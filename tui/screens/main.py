@@ -243,7 +243,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(PromptScreen("Find a token", placeholder="text, [e4 b8] bytes, or #id"), done)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in TYPED and isinstance(self.focused, Input):
+        if action in TYPED and isinstance(self.app.focused, Input):  # this screen's, or a dialog's over it
             return False  # its key types into the input: hidden from the footer, not run
         return True
 
