@@ -47,7 +47,7 @@ from .errors import (
     one_line,
     size_text,
 )
-from .inspect import TokenInfo, token_info
+from .inspect import MergeTree, TokenInfo, token_info
 from .io import atomic_write_bytes, atomic_write_text, check_target, refuse_inputs
 from .pretokenize import NAMED_PATTERNS, PreTokenizer, compile_pattern, pretokenizer_for
 from .tokenizer import TRACE_LIMIT, Tokenizer, TraceStep, load_tokenizer, tokenizer_from_dict, tokenizer_to_dict
@@ -72,6 +72,7 @@ __all__ = [
     "MAX_VOCAB",
     "MAX_VOCAB_BYTES",
     "Merge",
+    "MergeTree",
     "NAMED_PATTERNS",
     "PRETOKENIZERS",
     "PatternError",

@@ -377,6 +377,23 @@ class Trainer:
         count = self._state.count.get(a << SHIFT | b, 0)
         return a, b, count, ((a, b),), self._state.ties(count) if count else 0
 
+    def scripted_next(self) -> tuple[tuple[int, int], int, int] | None:
+        """In a replay, the merge the next step makes, as ``(pair, count here, rank by count)``;
+        the rank is 1 + how many pairs occur more often now (cheap: one pass over the distinct
+        counts, never the corpus). None when not replaying or every merge is made."""
+        if self._script is None:
+            return None
+        if self._future:
+            pair = self._future[-1][0].pair
+        elif self.steps < len(self._script):
+            pair = self._script[self.steps]
+        else:
+            return None
+        a, b = pair
+        count = self._state.count.get(a << SHIFT | b, 0)
+        above = sum(n for c, n in self._state.hist.items() if c > count)
+        return (a, b), count, above + 1
+
     def _fresh_step(self) -> Merge | None:
         state = self._state
         chosen = self._scripted() if self._script is not None else self._choose()

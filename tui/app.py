@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState
 from engine import Tokenizer, TrainConfig
 
 from .commands import system_commands
-from .keys import app_bindings
+from .keys import app_bindings, typed_actions
 from .messages import LoadFailed, Loaded, Trained
 from .screens.analysis import AnalysisScreen
 from .screens.dialogs import ConfirmScreen, PromptScreen
@@ -29,6 +29,7 @@ from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.open_corpus import OpenScreen
 from .screens.settings import SettingsScreen
+from .samples import sample_settings
 from .session import Session, SessionLock, claim_session_file, session_path
 from .training import GROUP, Training
 from .workbench import Busy, LoadedCorpus, Workbench
@@ -37,6 +38,9 @@ from .workbench import Busy, LoadedCorpus, Workbench
 AUTOSAVE_SECONDS = 3.0
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
 STEPPING = {"step", "undo", "redo", "jump", "goto", "settings", "open", "save"}
+#: Actions whose keys type into a focused input (step, undo and redo also have arrows, which
+#: move its cursor then).
+TYPED = typed_actions() | {"step", "undo", "redo"}
 
 
 class BpeApp(App):
@@ -59,6 +63,7 @@ class BpeApp(App):
         workbench: Workbench | None = None,
         clipboard: Callable[[str], None] | None = None,
         script: Tokenizer | None = None,
+        file_ids: list[int | None] | None = None,
         resume: Session | None = None,
         session_file: Path | None = None,
         autosave: bool = True,
@@ -76,6 +81,8 @@ class BpeApp(App):
         self._run_on_load = run
         #: An imported tokenizer whose merges steps replay on the corpus (None: training).
         self.script = workbench.script if workbench is not None else script
+        #: How the replayed tokenizer's file numbers its tokens (``Imported.file_ids``; None: ours).
+        self.file_ids = workbench.file_ids if workbench is not None else file_ids
         self.config = config or (workbench.config if workbench else TrainConfig())
         self.workbench: Workbench | None = workbench
         self._pending = corpus if workbench is None else None
@@ -83,6 +90,7 @@ class BpeApp(App):
         self.training = Training(self)
         self.main_screen = MainScreen()
         self._asking_quit = False
+        self._open_note: str | None = None  # said once the corpus being opened is shown
 
     def say(self, message: str, **kwargs) -> None:
         """A notification; never markup, since messages quote user input like "[e4 b8]"."""
@@ -105,21 +113,30 @@ class BpeApp(App):
         if self.workbench is not None:
             self.attach(self.workbench)
         elif self._pending is not None:
-            self.load(self._pending, self.config, self.script)
+            self.load(self._pending, self.config, self.script, self.file_ids)
 
     # -- loading ----------------------------------------------------------------------------
 
-    def load(self, corpus: LoadedCorpus, config: TrainConfig, script: Tokenizer | None = None) -> None:
-        """Build a trainer for ``corpus`` in a worker (replaying ``script`` if given); the panes
-        follow when it is ready. If it fails, a message says why and the current one stays."""
+    def load(
+        self,
+        corpus: LoadedCorpus,
+        config: TrainConfig,
+        script: Tokenizer | None = None,
+        file_ids: list[int | None] | None = None,
+    ) -> None:
+        """Build a trainer for ``corpus`` in a worker (replaying ``script``, numbered as its file
+        does by ``file_ids``, if given); the panes follow when it is ready. If it fails, a
+        message says why and the current one stays."""
         self.loading = True
         self.main_screen.show_status(f"loading {corpus.name} …")
-        self._build(corpus, config, script)
+        self._build(corpus, config, script, file_ids)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def _build(self, corpus: LoadedCorpus, config: TrainConfig, script: Tokenizer | None) -> None:
+    def _build(
+        self, corpus: LoadedCorpus, config: TrainConfig, script: Tokenizer | None, file_ids: list[int | None] | None
+    ) -> None:
         try:
-            workbench = Workbench(corpus, config, script=script)
+            workbench = Workbench(corpus, config, script=script, file_ids=file_ids)
             note = workbench.restore(self._resume) if self._resume is not None else None
         except ValueError as exc:
             self.post_message(LoadFailed(str(exc)))
@@ -130,6 +147,9 @@ class BpeApp(App):
     def _loaded(self, message: Loaded) -> None:
         self.loading = False
         self.attach(message.workbench)
+        if self._open_note:  # which settings an opened sample trains with
+            self.say(self._open_note, timeout=8)
+            self._open_note = None
         if self._resume is not None:
             selected = self._resume.selected
             self._resume = None
@@ -144,6 +164,7 @@ class BpeApp(App):
     @on(LoadFailed)
     def _load_failed(self, message: LoadFailed) -> None:
         self.loading = False
+        self._open_note = None
         self.say(message.reason, title="cannot train on this corpus", severity="error", timeout=8)
         self.main_screen.refresh_views()
 
@@ -152,6 +173,7 @@ class BpeApp(App):
         self.workbench = workbench
         self.config = workbench.config
         self.script = workbench.script
+        self.file_ids = workbench.file_ids
         self.main_screen.attach(workbench)
 
     # -- training and stepping --------------------------------------------------------------
@@ -174,8 +196,11 @@ class BpeApp(App):
             self.say("training is done: a stop rule holds", timeout=4)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("step", "undo", "redo") and isinstance(self.focused, Input):
-            return False  # arrows and letters belong to the input line
+        focused = self.focused
+        if action in TYPED and isinstance(focused, Input):
+            if action == "quit" and not getattr(focused, "handles_quit", False):
+                return True  # ctrl+q (a priority key) quits from a dialog's input too
+            return False  # arrows and letters belong to the input line: not shown, not run
         if action in STEPPING and (self.running or self.loading or self.workbench is None):
             return None  # shown greyed: it cannot act now
         return True
@@ -284,19 +309,28 @@ class BpeApp(App):
         self.push_screen(PromptScreen("Save tokenizer (native JSON)", value=default), done)
 
     def action_open(self) -> None:
+        dialog = OpenScreen()
+
         def chosen(source: str | None) -> None:
             if source:
-                self._confirm_then(f"Open {source}?", lambda: self._open(source))
+                keep = dialog.keep_settings
+                self._confirm_then(f"Open {source}?", lambda: self._open(source, keep))
 
-        self.push_screen(OpenScreen(), chosen)
+        self.push_screen(dialog, chosen)
 
-    def _open(self, source: str) -> None:
+    def _open(self, source: str, keep_settings: bool = False) -> None:
+        """Open a corpus file (with the current settings) or ``sample:NAME`` (with its example's
+        settings, unless ``keep_settings``); a replay keeps replaying its tokenizer."""
+        config, note = self.config, None
+        if source.startswith("sample:") and self.script is None:
+            config, note = sample_settings(source, self.config, keep_settings)
         try:
-            corpus = LoadedCorpus.open(source, self.script.base if self.script else self.config.base)
+            corpus = LoadedCorpus.open(source, self.script.base if self.script else config.base)
         except ValueError as exc:
             self.say(str(exc), title="cannot open", severity="error", timeout=8)
             return
-        self.load(corpus, self.config, self.script)
+        self._open_note = note
+        self.load(corpus, config, self.script, self.file_ids)
 
     def action_settings(self) -> None:
         def chosen(config: TrainConfig | None) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from typing import Callable
+
 from engine import Trainer
 
 _HEX = re.compile(r"^\[?\s*([0-9a-fA-F]{2}(?:\s+[0-9a-fA-F]{2})*)\s*\]?$")
@@ -24,13 +26,19 @@ def parse_query(query: str) -> tuple[str, int | bytes]:
     return "text", text.encode("utf-8")
 
 
-def find_token(trainer: Trainer, query: str) -> int | None:
-    """The token the query names: an id, exact bytes, or else the shortest token containing it."""
+def find_token(trainer: Trainer, query: str, our_id: Callable[[int], int | None] | None = None) -> int | None:
+    """The token the query names: an id, exact bytes, or else the shortest token containing it.
+
+    ``our_id`` reads an id as the user sees ids (a replayed tokenizer's file's) into the trainer's."""
     if not query.strip():
         return None
     kind, value = parse_query(query)
     vocab = trainer.vocab
     if kind == "id":
+        if our_id is not None:
+            value = our_id(value)
+            if value is None:
+                return None
         return value if 0 <= value < len(vocab) else None
     try:
         return vocab.index(value)

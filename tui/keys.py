@@ -29,8 +29,8 @@ KEYS: list[Binding] = [
                     "others walk in the worker)"),
     Binding("slash", "find", "Find", tooltip="find a token by text, [e4 b8] bytes or #id"),
     Binding("c", "copy", "Copy", show=False,
-            tooltip="copy the selected token (or, from the tokenize pane, its ids): the system clipboard, "
-                    "else the terminal's (OSC 52)"),
+            tooltip="copy the selected token (its id and bytes; in the tokenize input ctrl+y copies the ids): "
+                    "the system clipboard, else the terminal's (OSC 52)"),
     Binding("s", "app.save", "Save", tooltip="save the tokenizer (native JSON)"),
     Binding("o", "app.open", "Open", tooltip="open a corpus file or a bundled sample"),
     Binding("a", "app.analysis", "Analysis", show=False,
@@ -39,6 +39,8 @@ KEYS: list[Binding] = [
             tooltip="settings: base, pre-tokenizer, tie rule, stop rules (restarts training)"),
     Binding("i", "toggle_ids", "Ids", show=False, tooltip="corpus: show token ids instead of text"),
     Binding("t", "toggle_trace", "Trace", show=False, tooltip="tokenize: the rule-by-rule trace (seed 003 §11.4)"),
+    Binding("e", "focus_input", "Type", show=False,
+            tooltip="type in the tokenize input (escape leaves; ctrl+y copies its ids; ctrl+q quits)"),
     Binding("escape", "focus_log", "Log", show=False, tooltip="back to the merge log"),
     Binding("question_mark", "app.help", "Help", tooltip="help: every key and pane"),
     Binding("q", "app.quit", "Quit", tooltip="quit (asks when there is unsaved work)"),
@@ -48,7 +50,7 @@ KEYS: list[Binding] = [
 #: Keys bound elsewhere (by a screen, a pane or Textual), listed in the help and the README.
 OTHER_KEYS: list[tuple[str, str]] = [
     ("`1` … `6`", "on the analysis screen: switch tab (`l` log scale, `b` retrain baselines, `p` next sentence; escape or `a` goes back)"),
-    ("tab", "move focus: merge log, corpus, input"),
+    ("tab", "move focus: merge log, inspector, tokenize input, corpus (shift+tab: back)"),
     ("enter", "in the merge log: jump to that step"),
     ("ctrl+p", "the command palette: every action by name"),
 ]
@@ -66,6 +68,7 @@ PALETTE_TITLES = {
     "app.open": "Open corpus",
     "toggle_ids": "Show ids",
     "focus_log": "Merge log",
+    "focus_input": "Tokenize input",
 }
 
 #: The analysis screen's tabs, each also a palette entry ("a" then the tab's number).
@@ -91,6 +94,25 @@ def spell(key: str) -> str:
     """A key as the help and the README show it: `n`, `]`, →, space, ctrl+q."""
     shown = _SPELLING.get(key, key)
     return shown if key in _WORDS else f"`{shown}`"
+
+
+#: Named keys that type a character into a focused input (single-character keys do too).
+_PRINTABLE_NAMES = {
+    "space", "slash", "comma", "question_mark", "right_square_bracket", "left_square_bracket",
+    "right_curly_bracket", "left_curly_bracket",
+}
+
+
+def types_a_character(key: str) -> bool:
+    """Whether a key types a character into a focused input (``n``, ``/``, space; not →, ctrl+q)."""
+    return len(key) == 1 or key in _PRINTABLE_NAMES
+
+
+def typed_actions() -> frozenset[str]:
+    """Actions (without their ``app.`` namespace) that a key typing a character triggers: while
+    an input has focus that key types, so the action cannot be reached and the footer hides it
+    (the input's own keys, e.g. ctrl+y and escape, show instead)."""
+    return frozenset(key.action.split("(")[0].removeprefix("app.") for key in KEYS if types_a_character(key.key))
 
 
 def app_bindings() -> list[Binding]:

@@ -32,8 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def imported_tokenizer(args: argparse.Namespace):
-    """The --tokenizer to replay, as imported (None without one); notes go to stderr, errors
-    raise ValueError."""
+    """The --tokenizer to replay, an ``engine.formats.Imported`` (its tokenizer and the file's
+    ids; None without one); notes go to stderr, errors raise ValueError."""
     if not args.tokenizer:
         return None
     from engine.formats import load_any
@@ -85,7 +85,8 @@ def _launch(argv: Sequence[str]) -> int:
         refuse_inputs([session_file], [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else [])
         from .app import BpeApp
 
-        app = BpeApp(corpus, session.config, script=session.replay, resume=session, session_file=session_file, run=args.run)
+        app = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
+                     session_file=session_file, run=args.run)
         app.run(headless=args.headless)
         return 0
     imported = imported_tokenizer(args)
@@ -104,5 +105,7 @@ def _launch(argv: Sequence[str]) -> int:
     refuse_inputs([session_file], inputs)
     from .app import BpeApp
 
-    BpeApp(corpus, config, script=replay, session_file=session_file, run=args.run).run(headless=args.headless)
+    file_ids = imported.file_ids if imported is not None else None
+    app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=session_file, run=args.run)
+    app.run(headless=args.headless)
     return 0

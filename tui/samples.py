@@ -102,3 +102,19 @@ def describe(config) -> str:
         count = len(data["specials"])
         words.append(f"{count} special{'s' if count != 1 else ''}")
     return ", ".join(words)
+
+
+def sample_settings(source: str, current, keep: bool = False):
+    """The config to open ``sample:NAME`` with, and a line saying which: the sample's example's
+    settings, or ``current`` when ``keep`` (or when the sample is unknown: opening it fails).
+
+    Example: ``sample_settings("sample:die-katze.txt", TrainConfig())[1]`` ->
+    ``"die-katze.txt, with its example's settings: bytes, simple, lowest-ids, vocab 270, 5 specials"``
+    """
+    name = source.split(":", 1)[1]
+    if name not in SAMPLES:
+        return current, None
+    if keep:
+        return current, f"{name}, with your settings kept: {describe(current)}"
+    found = sample(name)
+    return found.config(), f"{name}, with its example's settings: {found.settings_summary()}"

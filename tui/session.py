@@ -65,6 +65,7 @@ class Session:
     selected: int | None = None
     replay: Tokenizer | None = None  # an imported tokenizer being replayed, if any
     extra: dict[str, Any] = field(default_factory=dict)
+    replay_ids: list[int | None] | None = None  # how the replayed file numbers its tokens (Imported.file_ids)
 
     def to_json(self) -> str:
         data = {
@@ -77,6 +78,8 @@ class Session:
             "selected": self.selected,
             "replay": tokenizer_to_dict(self.replay) if self.replay is not None else None,
         }
+        if self.replay is not None and self.replay_ids is not None:
+            data["replay_ids"] = self.replay_ids
         return json.dumps(data, ensure_ascii=False)
 
     def save(self, path: Path | None = None) -> Path:
@@ -132,8 +135,13 @@ class Session:
         if selected is not None:
             last = (base_size + len(merges) if base_size is not None else MAX_VOCAB) - 1
             check.number("selected", selected, 0, last)
+        replay_ids = data.get("replay_ids") if replay is not None else None
+        if replay_ids is not None:
+            check.need(isinstance(replay_ids, list) and len(replay_ids) == replay.vocab_size
+                       and all(i is None or (type(i) is int and 0 <= i < 1 << 32) for i in replay_ids),
+                       f"\"replay_ids\" must list the replayed tokenizer's {replay.vocab_size} file ids")
         return cls(source=source, sha256=sha256, size=size, config=config, merges=merges, step=step,
-                   selected=selected, replay=replay)
+                   selected=selected, replay=replay, replay_ids=replay_ids)
 
 
 #: Session files above this are refused before they are read. The largest real one (a million

@@ -142,7 +142,8 @@ class Workbench:
             merges.extend(event.pair for event in trainer.future)
             step = trainer.steps
         corpus = self.corpus
-        return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.script)
+        return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.script,
+                       replay_ids=self.file_ids)
 
     def restore(self, session: Session) -> str | None:
         """Bring the trainer to a session's state: train (deterministically) through its merges,
@@ -161,14 +162,25 @@ class Workbench:
             trainer.goto(min(session.step, same))
             return note
 
-    def __init__(self, corpus: LoadedCorpus, config: TrainConfig, *, script: Tokenizer | None = None) -> None:
+    def __init__(
+        self,
+        corpus: LoadedCorpus,
+        config: TrainConfig,
+        *,
+        script: Tokenizer | None = None,
+        file_ids: list[int | None] | None = None,
+    ) -> None:
         """Build the trainer (slow for big corpora: the app calls this in a worker).
 
         With ``script``, steps rebuild that tokenizer on this corpus merge by merge instead of
-        training (an imported tokenizer; ``config`` is then the one replaying implies).
+        training (an imported tokenizer; ``config`` is then the one replaying implies), and
+        ``file_ids`` (``Imported.file_ids``: our id -> the file's; None: the same) is how its
+        file numbers the tokens: every id the app shows or copies is then the file's.
         """
         self.corpus = corpus
         self.script = script  # the imported tokenizer whose merges steps replay, or None
+        self.file_ids = file_ids if script is not None else None
+        self._ours_of: dict[int, int] | None = None  # the file's id -> ours, built on first use
         if script is not None:
             self.trainer = Trainer.replaying(
                 corpus.text, script, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY
@@ -301,6 +313,61 @@ class Workbench:
         merges = cached[1].merges
         last = self.trainer.last
         return bool(merges) and (last is None or merges[-1] != last.pair)
+
+    # -- ids as the user sees them -----------------------------------------------------------
+
+    def shown_id(self, token: int) -> int | None:
+        """The id the user sees for one of the trainer's tokens: the tokenizer file's in a
+        replay (None when the file has none), else the trainer's own.
+
+        The trainer's merged ids are the script's; its specials follow the merges made so far,
+        the file's follow all of its merges. O(1): the panes call it per token shown.
+        """
+        script = self.script
+        if script is None:
+            return token
+        made = self.trainer.vocab_size - len(self.config.specials)
+        if token >= made:  # a special
+            token += len(script.pieces) - made
+        ids = self.file_ids
+        if ids is None:
+            return token
+        return ids[token] if 0 <= token < len(ids) else None
+
+    def shown_ids(self, ids: list[int]) -> list[int | None]:
+        """:meth:`shown_id` of each."""
+        if self.script is None:
+            return list(ids)
+        return [self.shown_id(i) for i in ids]
+
+    def id_text(self, token: int) -> str:
+        """A token's shown id as text ("?" when the replayed file has none for it)."""
+        shown = self.shown_id(token)
+        return "?" if shown is None else str(shown)
+
+    def our_id(self, shown: int) -> int | None:
+        """The trainer's token for an id as the user sees it (find by ``#id``); None when no
+        such token exists at this step."""
+        script = self.script
+        if script is None:
+            return shown
+        ours: int | None = shown
+        if self.file_ids is not None:
+            if self._ours_of is None:
+                reverse: dict[int, int] = {}
+                for index, theirs in enumerate(self.file_ids):
+                    if theirs is not None:
+                        reverse.setdefault(theirs, index)
+                self._ours_of = reverse
+            ours = self._ours_of.get(shown)
+        if ours is None or ours < 0:
+            return None
+        made = self.trainer.vocab_size - len(self.config.specials)
+        pieces = len(script.pieces)
+        if ours >= pieces:  # a special of the file: after the merges made here
+            ours -= pieces - made
+            return ours if ours < self.trainer.vocab_size else None
+        return ours if ours < made else None
 
     def save(self, path: str | Path) -> None:
         """Save the current tokenizer (native JSON, atomic); remember the step as saved. The

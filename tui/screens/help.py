@@ -14,10 +14,10 @@ from ..keys import key_rows
 
 PANES = [
     ("corpus", "the text cut into the current tokens; the last merged token stands out"),
-    ("candidates", "the pairs that could merge next, with counts; = marks a tie"),
-    ("merge log", "every merge: left + right → new, its count, corpus tokens after (* = tie)"),
+    ("candidates", "the pairs that could merge next, with counts; = marks a tie (a replay: the file's next merge first)"),
+    ("merge log", "every merge: left + right → new, its count, corpus tokens after (* = tie, not in a replay)"),
     ("inspector", "a token's bytes, their UTF-8 roles, how it was built, its frequency"),
-    ("tokenize", "type text to see it encoded with the vocabulary of this step"),
+    ("tokenize", "e, then type text to see it encoded with the vocabulary of this step (ctrl+y copies the ids)"),
 ]
 
 

@@ -15,19 +15,19 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Input
 
 from engine import token_info
 
 from ..clipboard import copy_text
 from ..finder import find_token
-from ..keys import KEYS
+from ..keys import KEYS, typed_actions
 from ..widgets.candidates import Candidates
 from ..widgets.corpus_view import CorpusView
 from ..widgets.inspector import Inspector
 from ..widgets.merge_log import MergeLog
 from ..widgets.status_line import StatusLine
-from ..widgets.tokenize_pane import TokenizePane
+from ..widgets.tokenize_pane import TokenizePane, id_line
 from ..workbench import Busy, Workbench
 from .dialogs import PromptScreen
 
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 REFRESH_WHILE_RUNNING = 0.1
 #: Seconds between re-encodings of the typed text while training runs.
 OUTPUT_WHILE_RUNNING = 0.25
+#: The screen's actions whose keys type into a focused input (find, copy, ids, trace, ...).
+TYPED = typed_actions()
 
 
 class MainScreen(Screen[None]):
@@ -181,7 +183,7 @@ class MainScreen(Screen[None]):
             if token is None and trainer.last is not None:
                 token = trainer.last.new_id
             info = token_info(trainer, token) if token is not None else None
-        self.query_one(Inspector).show(info)
+        self.query_one(Inspector).show(info, workbench.id_text if workbench.script is not None else None)
 
     def _show_output(self, force: bool = False) -> None:
         pane = self.query_one(TokenizePane)
@@ -193,7 +195,8 @@ class MainScreen(Screen[None]):
             return  # while training runs, re-encode a few times a second, not per batch
         self._last_output = now
         try:
-            pane.show(self.workbench.tokenizer())
+            workbench = self.workbench
+            pane.show(workbench.tokenizer(), workbench.shown_ids if workbench.script is not None else None)
         except Busy:
             raise
         except ValueError as exc:  # e.g. a custom pattern that takes too long on this text
@@ -229,7 +232,7 @@ class MainScreen(Screen[None]):
             if not answer:
                 return
             with workbench.reading():
-                found = find_token(workbench.trainer, answer)
+                found = find_token(workbench.trainer, answer, workbench.our_id)
             if found is None:
                 self.say(f"no token matches {answer!r}", severity="warning")
                 return
@@ -239,16 +242,33 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(PromptScreen("Find a token", placeholder="text, [e4 b8] bytes, or #id"), done)
 
-    def action_copy(self) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TYPED and isinstance(self.app.focused, Input):  # this screen's, or a dialog's over it
+            return False  # its key types into the input: hidden from the footer, not run
+        return True
+
+    def action_focus_input(self) -> None:
+        """Type in the tokenize input, the cursor after its text (escape leaves)."""
+        self.query_one("#tokenize-input", Input).focus()
+
+    def action_copy_ids(self) -> None:
+        """ctrl+y in the tokenize input: copy the ids of its text."""
+        self.action_copy(ids=True)
+
+    def action_copy(self, ids: bool = False) -> None:
         pane = self.query_one(TokenizePane)
-        if pane.has_focus_within and pane.text and self.workbench is not None:
+        if ids and not pane.text:
+            self.say("type some text first: ctrl+y copies its ids", timeout=2)
+            return
+        if (ids or pane.has_focus_within) and pane.text and self.workbench is not None:
             ids = self.workbench.tokenizer().encode(pane.text)
-            payload, what = " ".join(map(str, ids)), f"{len(ids)} token ids"
+            payload, what = id_line(self.workbench.shown_ids(ids)), f"{len(ids)} token ids"
         elif self.workbench is not None and (self.selected is not None or self.workbench.trainer.last):
             token = self.selected if self.selected is not None else self.workbench.trainer.last.new_id
             data = self.workbench.trainer.token_bytes(token)
-            payload = f"{token}\t{data.hex(' ')}"
-            what = f"token {token}"
+            shown = self.workbench.id_text(token)  # a replayed file's id
+            payload = f"{shown}\t{data.hex(' ')}"
+            what = f"token {shown}"
         else:
             self.say("nothing to copy yet", timeout=2)
             return

@@ -1,31 +1,53 @@
-"""Open a corpus: type a path, or pick one of the bundled samples."""
+"""Open a corpus: type a path, or pick one of the bundled samples.
+
+A sample opens with its example's settings (seed 000's die-katze with vocabulary 270 and five
+specials, seed 003's the-cat-in-the-hat with \\w+ chunks and first-seen ties, ...), each named
+beside it, unless "keep my current settings" is ticked; a file always keeps them.
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList
+from textual.widgets import Checkbox, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from ..samples import samples
+from ..samples import Sample, samples
+
+
+def sample_option(sample: Sample) -> Text:
+    """A sample as the dialog lists it: its name and what it is for, then the settings it opens with."""
+    text = Text()
+    text.append(sample.name, style="bold")
+    text.append(f" — {sample.description}\n")
+    text.append(f"  opens with: {sample.settings_summary()}", style="dim")
+    return text
 
 
 class OpenScreen(ModalScreen[str | None]):
-    """Returns a path, ``sample:NAME``, or None when cancelled."""
+    """Returns a path, ``sample:NAME``, or None when cancelled; :attr:`keep_settings` says
+    whether a sample should keep the current settings instead of its own."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        with Vertical(classes="dialog", id="open-dialog"):
             yield Label("Open a corpus file", classes="dialog-title")
             yield Input(placeholder="path to a text file, then Enter", id="open-path")
-            yield Label("…or a bundled sample (↑↓, Enter):", classes="dialog-hint")
-            yield OptionList(
-                *[Option(f"{s.name} — {s.description}", id=s.name) for s in samples()],
-                id="open-samples",
-            )
+            yield Label("…or a bundled sample (↑↓, Enter), with its example's settings:", classes="dialog-hint")
+            yield Checkbox("keep my current settings instead", id="open-keep", compact=True)
+            yield OptionList(*[Option(sample_option(s), id=s.name) for s in samples()], id="open-samples")
+
+    keep_settings = False
+    """Open a sample with the current settings, not its example's (the checkbox; still readable
+    after the dialog closes)."""
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        self.keep_settings = event.value
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.widgets import Static
 
@@ -34,6 +35,9 @@ class Candidates(Static):
         """Read the top pairs from the trainer and draw them."""
         if workbench is None:
             self.update("")
+            return
+        if workbench.script is not None:
+            self.show_replay(workbench, k)
             return
         try:
             with workbench.reading():
@@ -80,3 +84,60 @@ class Candidates(Static):
         if ties > 1:
             text.append(f"{ties} pairs tie at {best}", style="#e9c46a")
         return text
+
+    # -- a replay: the next merge is the file's, not the top pair -------------------------------
+
+    def show_replay(self, workbench: Workbench, k: int = 8) -> None:
+        """A replay steps through the file's merges: its next merge first, with its count and
+        where that count ranks on this corpus, then the pairs this corpus counts most."""
+        try:
+            with workbench.reading():
+                trainer = workbench.trainer
+                nxt = trainer.scripted_next()
+                top = trainer.candidates(k - 3)
+                total = len(workbench.script.merges)
+                show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+                scripted = (show(nxt[0][0]), show(nxt[0][1]), nxt[1], nxt[2], trainer.steps + 1) if nxt else None
+                rows = [(show(c.pair[0]), show(c.pair[1]), c.count, nxt is not None and c.pair == nxt[0]) for c in top]
+        except Busy:
+            return
+        self.update(self.render_replay(scripted, rows, total), layout=False)
+
+    def render_replay(
+        self, scripted: tuple[str, str, int, int, int] | None, rows: list[tuple[str, str, int, bool]], total: int
+    ) -> Text:
+        """``scripted``: (left, right, count here, rank by count, step) of the file's next merge."""
+        width = max(self.content_region.width, 24)
+        text = Text()
+        if scripted is None:
+            text.append(fit_cells(f"done: all {total} merges made", width) + "\n", style="bold")
+        else:
+            a, b, count, rank, step = scripted
+            text.append(fit_cells(f"replay: merge {step} of {total}", width) + "\n", style="italic dim")
+            text.append("▶ ", style="bold #e9c46a")
+            text.append(fit_cells(f"{a} + {b}", width - 2) + "\n", style="bold #e9c46a")
+            if count:
+                text.append(fit_cells(f"  {count}× here, #{rank} by count", width) + "\n")
+            else:
+                text.append(fit_cells("  not in this corpus (0×)", width) + "\n")
+        if not rows:
+            return text
+        text.append("by count here:\n", style="dim")
+        digits = len(str(rows[0][2]))
+        label = min(max(cell_len(f"{a} + {b}") for a, b, _, _ in rows) + 1, width // 2)
+        bar_room = max(width - 2 - label - digits - 2, 3)
+        best = rows[0][2] or 1
+        for a, b, count, is_next in rows:
+            style = "bold #e9c46a" if is_next else ""
+            text.append("▶ " if is_next else "  ", style=style)
+            text.append(fit_cells(f"{a} + {b}", label), style=style)
+            text.append(f"{count:>{digits}} ", style=style)
+            text.append("█" * max(1, round(bar_room * count / best)) + "\n", style="#6c8ebf")
+        return text
+
+
+def fit_cells(text: str, width: int) -> str:
+    """``text`` padded or cut (with "…") to exactly ``width`` terminal cells."""
+    if cell_len(text) <= width:
+        return text + " " * (width - cell_len(text))
+    return set_cell_size(text, max(width - 1, 0)) + "…"

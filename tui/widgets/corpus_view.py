@@ -188,7 +188,7 @@ class CorpusView(ScrollView, can_focus=True):
             lit = tid == highlight
             style = HIGHLIGHT if lit else TOKEN_STYLES[index % colours]
             if show_ids:
-                append(Segment(str(tid), style))
+                append(Segment(self.workbench.id_text(tid), style))  # a replayed file's id
                 append(Segment(" "))
             else:
                 text = _show(units[s:e])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.text import Text
 
-from engine import TokenInfo
+from engine import MergeTree, TokenInfo, token_display
 
 from .text_view import TextView
 
@@ -31,10 +33,21 @@ def split_bits(value: int, role: str) -> tuple[str, str]:
     return bits[:cut], bits[cut:]
 
 
-def render_info(info: TokenInfo) -> Text:
-    """The inspector's text for one token: short lines, so a narrow pane cuts nothing vital."""
+def tree_lines(tree: MergeTree, id_text: Callable[[int], str], prefix: str = "") -> list[str]:
+    """``MergeTree.lines`` with each id as ``id_text`` shows it (a replayed file's ids)."""
+    out = [f"{prefix}{id_text(tree.token_id)} {token_display(tree.data, space='·')}"]
+    for child in (tree.left, tree.right):
+        if child is not None:
+            out.extend(tree_lines(child, id_text, prefix + "  "))
+    return out
+
+
+def render_info(info: TokenInfo, id_text: Callable[[int], str] | None = None) -> Text:
+    """The inspector's text for one token: short lines, so a narrow pane cuts nothing vital.
+
+    ``id_text`` shows an id as the user sees it (a replayed tokenizer's file's ids)."""
     text = Text()
-    text.append(f"token {info.token_id}  ", style="bold")
+    text.append(f"token {id_text(info.token_id) if id_text else info.token_id}  ", style="bold")
     text.append(info.display, style="bold #e9c46a")
     text.append("\n")
     complete = info.completeness == "complete"
@@ -57,7 +70,7 @@ def render_info(info: TokenInfo) -> Text:
         text.append(f" … {len(info.roles) - 16} more bytes\n", style="dim")
     if info.tree.depth():
         text.append("merge tree:\n", style="dim")
-        lines = info.tree.lines()
+        lines = tree_lines(info.tree, id_text) if id_text else info.tree.lines()
         for line in lines[:40]:
             text.append(" " + line + "\n")
         if len(lines) > 40:
@@ -73,5 +86,5 @@ class Inspector(TextView):
     def on_mount(self) -> None:
         self.set_text(self.HINT)
 
-    def show(self, info: TokenInfo | None) -> None:
-        self.set_text(self.HINT if info is None else render_info(info))
+    def show(self, info: TokenInfo | None, id_text: Callable[[int], str] | None = None) -> None:
+        self.set_text(self.HINT if info is None else render_info(info, id_text))

@@ -189,13 +189,14 @@ class MergeLog(ScrollView, can_focus=True):
                 trainer = workbench.trainer
                 events = trainer.events(missing[0], missing[-1] + 1)
                 show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+                tie_marks = not trainer.is_replay  # a replay makes the file's merge: no tie decides it
                 for event in events:
                     row = event.step - 1
                     a, b = event.pair
                     self._events[row] = event
                     self._texts[row] = (
                         str(event.step), show(a), show(b), token_display(event.token, space="·"),
-                        f"{event.count}" + ("*" if event.tied else ""), str(event.tokens_after),
+                        f"{event.count}" + ("*" if event.tied and tie_marks else ""), str(event.tokens_after),
                     )
         except Busy:
             pass  # training holds the trainer: draw what we have; the next refresh fills in
@@ -224,7 +225,7 @@ class MergeLog(ScrollView, can_focus=True):
             style = base
             if index == 3:  # the new token
                 style = base + Style(bold=True)
-            elif index == 4 and event.tied and row != self.cursor_row:
+            elif index == 4 and text.endswith("*") and row != self.cursor_row:
                 style = base + TIE
             segments.append(Segment(fit(text, w) + " ", style))
         return Strip(segments).crop(0, width).extend_cell_length(width, base)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -15,12 +17,20 @@ from engine import TRACE_LIMIT, Tokenizer, token_display
 from .corpus_view import PALETTE
 
 
-def render_tokens(tok: Tokenizer, ids: list[int], text: str) -> Text:
+def id_line(shown: Sequence[int | None]) -> str:
+    """Ids as the pane shows and copies them: ``18435 995 0`` ("?" for a token a replayed
+    tokenizer's file has no id for)."""
+    return " ".join("?" if i is None else str(i) for i in shown)
+
+
+def render_tokens(tok: Tokenizer, ids: list[int], text: str, shown: Sequence[int | None] | None = None) -> Text:
+    """The tokens coloured, then their ids (``shown``: as the user sees them, e.g. a replayed
+    file's; default ``ids``), then counts."""
     out = Text()
     for index, token in enumerate(ids):
         out.append(token_display(tok.token_bytes(token)), style=f"on {PALETTE[index % len(PALETTE)]}")
     out.append("\n")
-    out.append(" ".join(map(str, ids)), style="dim")
+    out.append(id_line(ids if shown is None else shown), style="dim")
     chars = len(text)
     per = chars / len(ids) if ids else 0.0
     out.append(f"\n{len(ids)} tokens · {chars} characters · {per:.2f} characters/token", style="italic")
@@ -48,6 +58,31 @@ def render_trace(tok: Tokenizer, text: str) -> Text:
     return out
 
 
+class TokenInput(Input):
+    """The tokenize pane's input line: its own keys are the ones that work while typing (the
+    footer shows them; the letters of the main screen's keys type instead)."""
+
+    BINDINGS = [
+        Binding("escape", "screen.focus_log", "Leave", tooltip="leave the input (back to the merge log)"),
+        Binding("ctrl+y", "screen.copy_ids", "Copy ids", tooltip="copy the ids of the text typed here"),
+        Binding("ctrl+q", "quit_app", "Quit", tooltip="quit (asks when there is unsaved work)"),
+    ]
+
+    handles_quit = True
+    """ctrl+q is bound here (the app's quit is off while typing here, or the footer would show q)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(select_on_focus=False, **kwargs)  # coming back must not select the text
+
+    def on_focus(self) -> None:
+        """Focus (Tab or the main screen's ``e``) lands with the cursor after the text."""
+        self.cursor_position = len(self.value)
+
+    async def action_quit_app(self) -> None:
+        """ctrl+q while typing: the app's quit is disabled here because its ``q`` would type."""
+        await self.app.action_quit()
+
+
 class TokenizePane(Vertical):
     """An input line and its tokens (coloured), ids, counts; ``trace`` shows rule by rule."""
 
@@ -69,7 +104,7 @@ class TokenizePane(Vertical):
     _shown_lines = -1
 
     def compose(self):
-        yield Input(placeholder="type text to tokenize (Tab here, Esc back)", id="tokenize-input")
+        yield TokenInput(placeholder="e: type text to tokenize", id="tokenize-input")
         yield Static("", id="tokenize-output")
 
     @property
@@ -80,14 +115,18 @@ class TokenizePane(Vertical):
         event.stop()
         self.post_message(self.Changed(event.value))
 
-    def show(self, tok: Tokenizer | None) -> list[int]:
-        """Encode the current text with ``tok`` and draw it; returns the ids."""
+    def show(self, tok: Tokenizer | None, shown: Callable[[list[int]], list[int | None]] | None = None) -> list[int]:
+        """Encode the current text with ``tok`` and draw it; returns the ids. ``shown`` turns
+        them into the ids the user sees (a replayed file's)."""
         text = self.text
         if tok is None or not text:
             self._draw(Text(""))
             return []
         ids = tok.encode(text)
-        self._draw(render_trace(tok, text) if self.trace else render_tokens(tok, ids, text))
+        if self.trace:
+            self._draw(render_trace(tok, text))
+        else:
+            self._draw(render_tokens(tok, ids, text, shown(ids) if shown is not None else None))
         return ids
 
     def show_problem(self, message: str) -> None:
