@@ -108,8 +108,8 @@ class MainScreen(Screen[None]):
         """Inspect a token (a resumed session's); the log's cursor goes to the merge that made it."""
         trainer = self.workbench.trainer
         self.selected = token
-        if token >= trainer.base_size:
-            self.log_view.move_cursor(row=token - trainer.base_size)
+        if trainer.base_size <= token < trainer.base_size + trainer.steps:  # made by a merge
+            self.log_view.move_cursor(row=token - trainer.base_size, inspect=False)
         self._show_selected()
 
     def moved(self) -> None:
@@ -233,9 +233,8 @@ class MainScreen(Screen[None]):
             if found is None:
                 self.say(f"no token matches {answer!r}", severity="warning")
                 return
-            self.selected = found
             self.corpus_view.highlight = found
-            self._show_selected()
+            self.select(found)  # the log's cursor goes to the step that made it
 
         self.app.push_screen(PromptScreen("Find a token", placeholder="text, [e4 b8] bytes, or #id"), done)
 
