@@ -23,6 +23,7 @@ from engine import Tokenizer, TrainConfig
 from .commands import system_commands
 from .keys import app_bindings
 from .messages import LoadFailed, Loaded, Trained
+from .pacing import Pacer, faster, slower
 from .screens.analysis import AnalysisScreen
 from .screens.dialogs import ConfirmScreen, PromptScreen
 from .screens.help import HelpScreen
@@ -36,7 +37,7 @@ from .workbench import Busy, LoadedCorpus, Workbench
 #: Seconds between session saves while something changes.
 AUTOSAVE_SECONDS = 3.0
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
-STEPPING = {"step", "undo", "redo", "jump", "goto", "settings", "open", "save"}
+STEPPING = {"step", "undo", "redo", "jump", "goto", "run_to", "settings", "open", "save"}
 
 
 class BpeApp(App):
@@ -63,7 +64,9 @@ class BpeApp(App):
         session_file: Path | None = None,
         autosave: bool = True,
         run: bool = False,
+        speed: int | None = None,
     ) -> None:
+        """``speed``: the run speed, merges a second (None: full speed; see tui.pacing)."""
         super().__init__()
         self._resume = resume
         self.session_file = session_file or session_path()
@@ -76,7 +79,7 @@ class BpeApp(App):
         self.workbench: Workbench | None = workbench
         self._pending = corpus if workbench is None else None
         self.clipboard_fn = clipboard  # copies text (tests); None: the system's, else OSC 52
-        self.training = Training(self)
+        self.training = Training(self, Pacer(speed))
         self.main_screen = MainScreen()
         self._asking_quit = False
 
@@ -165,9 +168,16 @@ class BpeApp(App):
 
     @on(Trained)
     def _trained(self, message: Trained) -> None:
-        self.main_screen.follow(message.done, message.final)
+        self.main_screen.follow(message.done, message.final, message.each)
         if message.done:
-            self.say("training is done: a stop rule holds", timeout=4)
+            self.say(f"training is done: {self._stop_reason()}", timeout=4)
+
+    def _stop_reason(self) -> str:
+        """Why no step can be made now (the status line says it too)."""
+        try:
+            return self.workbench.stop_reason() or "a stop rule holds"
+        except Busy:
+            return "a stop rule holds"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("step", "undo", "redo") and isinstance(self.focused, Input):
@@ -181,10 +191,50 @@ class BpeApp(App):
             self.training.stop()
         elif self.workbench is not None and not self.loading:
             if self.workbench.done:
-                self.say("training is done: a stop rule holds")
+                self.say(f"training is done: {self._stop_reason()}")
                 return
             self.running = True
             self.training.start(self.workbench)
+
+    def action_faster(self) -> None:
+        """A faster run speed (also while a run is live)."""
+        self.training.set_speed(faster(self.training.speed))
+        self.main_screen.show_status()
+
+    def action_slower(self) -> None:
+        """A slower run speed, so a class can watch each merge (also while a run is live)."""
+        self.training.set_speed(slower(self.training.speed))
+        self.main_screen.show_status()
+
+    def run_to(self, step: int) -> None:
+        """Train to ``step`` at the run speed and stop there (or where a stop rule holds first);
+        a step already made (or undone and redoable) is jumped to, as `g` does."""
+        if step <= self.workbench.steps:
+            self.go(step)
+            return
+        if self.workbench.done:
+            self.say(f"training is done: {self._stop_reason()}")
+            return
+        self.main_screen.selected = None
+        self.running = True
+        self.training.start(self.workbench, until=step)
+
+    def action_run_to(self) -> None:
+        def accept(answer: str) -> str | None:
+            if not answer.strip():
+                return None
+            try:
+                step = int(answer.strip())
+            except ValueError:
+                return f"not a step number: {answer.strip()!r}"
+            if step < 0:
+                return "a step is 0 or more"
+            self.run_to(step)
+            return None
+
+        target = self.workbench.trainer.target_merges
+        hint = f"up to {target}" if target is not None else "a step ahead"
+        self.push_screen(PromptScreen("Run to step (at the run speed; +/- change it)", placeholder=hint, accept=accept))
 
     def _moved(self, what: str, event) -> None:
         if event is None:
@@ -192,7 +242,8 @@ class BpeApp(App):
         self.main_screen.moved()
 
     def action_step(self) -> None:
-        self._moved("step: a stop rule holds", self.workbench.step())
+        event = self.workbench.step()
+        self._moved(f"step: {self._stop_reason()}" if event is None else "step", event)
 
     def action_undo(self) -> None:
         self._moved("undo", self.workbench.undo())

@@ -24,6 +24,12 @@ KEYS: list[Binding] = [
     Binding("left_square_bracket", "app.jump(-10)", "-10", show=False, tooltip="10 steps back"),
     Binding("right_curly_bracket", "app.jump(100)", "+100", show=False, tooltip="100 steps forward"),
     Binding("left_curly_bracket", "app.jump(-100)", "-100", show=False, tooltip="100 steps back"),
+    Binding("R", "app.run_to", "Run to", show=False,
+            tooltip="run to a step: train at the run speed and stop there"),
+    Binding("plus", "app.faster", "Faster", show=False,
+            tooltip="run faster: 1, 2, 5, 20 merges a second, full speed (also while running; shown in the status line)"),
+    Binding("minus", "app.slower", "Slower", show=False,
+            tooltip="run slower, so a class can watch each merge (`bpe-lab --speed N` starts at N)"),
     Binding("g", "app.goto", "Go to",
             tooltip="go to a step (the start, the end or a place you were: at once, from a copy; "
                     "others walk in the worker)"),
@@ -61,6 +67,9 @@ PALETTE_TITLES = {
     "app.jump(100)": "Forward 100",
     "app.jump(-100)": "Back 100",
     "app.goto": "Go to step",
+    "app.run_to": "Run to step",
+    "app.faster": "Run faster",
+    "app.slower": "Run slower",
     "find": "Find token",
     "app.save": "Save tokenizer",
     "app.open": "Open corpus",
@@ -82,6 +91,7 @@ ANALYSIS_COMMANDS = [
 _SPELLING = {
     "right": "→", "left": "←", "shift+right": "shift+→", "right_square_bracket": "]", "left_square_bracket": "[",
     "right_curly_bracket": "}", "left_curly_bracket": "{", "slash": "/", "comma": ",", "question_mark": "?",
+    "plus": "+", "minus": "-",
 }
 #: Keys spelled as words, not code (as the README always wrote them).
 _WORDS = {"space", "escape", "ctrl+q", "right", "left", "shift+right"}

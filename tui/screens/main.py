@@ -117,9 +117,10 @@ class MainScreen(Screen[None]):
         self.selected = None
         self.refresh_views()
 
-    def follow(self, done: bool, final: bool) -> None:
-        """A training batch ended: refresh a few times a second, and always at the run's end."""
-        if not (done or final) and time.monotonic() - self._last_refresh < REFRESH_WHILE_RUNNING:
+    def follow(self, done: bool, final: bool, each: bool = False) -> None:
+        """A training batch ended: refresh a few times a second, and always at the run's end
+        (and after every merge of a paced run: ``each``)."""
+        if not (done or final or each) and time.monotonic() - self._last_refresh < REFRESH_WHILE_RUNNING:
             return
         self.refresh_views()
 
@@ -161,11 +162,12 @@ class MainScreen(Screen[None]):
         app = self.bpe_app
         state = "loading" if app.loading else "running" if app.running else "paused"
         try:
-            if not app.running and self.workbench is not None and self.workbench.done:
-                state = "done"
+            reason = None if app.running or self.workbench is None else self.workbench.stop_reason()
+            if reason is not None:
+                state = f"done: {reason}"  # why training stopped stays on screen, not in a toast
         except Busy:
             pass
-        self.query_one(StatusLine).show(self.workbench, state)
+        self.query_one(StatusLine).show(self.workbench, state, app.training.speed)
 
     def _show_selected(self) -> None:
         workbench = self.workbench
@@ -203,6 +205,9 @@ class MainScreen(Screen[None]):
 
     @on(MergeLog.Inspect)
     def _inspect(self, message: MergeLog.Inspect) -> None:
+        log = self.log_view
+        if message.token_id != log.token_at(log.cursor_row):
+            return  # stale: the cursor has moved on since (a find, a resumed session's token)
         self.selected = message.token_id
         try:
             self._show_selected()
