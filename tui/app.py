@@ -8,11 +8,13 @@ trainer moved. Keys come from :mod:`tui.keys`.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Callable, Iterable
 
 from textual import on, work
 from textual.app import App, SystemCommand
+from textual.notifications import Notification, SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input
@@ -82,10 +84,40 @@ class BpeApp(App):
         self.training = Training(self, Pacer(speed))
         self.main_screen = MainScreen()
         self._asking_quit = False
+        #: The toast shown for each (title, message, severity), and how many times it was said.
+        self._toasts: dict[tuple[str, str, str], tuple[Notification, int]] = {}
 
     def say(self, message: str, **kwargs) -> None:
         """A notification; never markup, since messages quote user input like "[e4 b8]"."""
         self.notify(message, markup=False, **kwargs)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast of the app (and Textual's own) comes here: a message said again while its
+        toast still shows replaces that toast by one with a count ("nothing to step … (×6)"),
+        instead of stacking copies over the panes."""
+        if threading.get_ident() != self._thread_id:  # thread-safe, as Textual's is
+            self.call_from_thread(self.notify, message, title=title, severity=severity, timeout=timeout, markup=markup)
+            return
+        key = (title, message, severity)
+        count = 1
+        shown = self._toasts.get(key)
+        if shown is not None and shown[0] in self._notifications and not shown[0].has_expired:
+            self._unnotify(shown[0], refresh=False)
+            count = shown[1] + 1
+        text = message if count == 1 else f"{message} (×{count})"
+        toast = Notification(text, title, severity, self.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=markup)
+        self._toasts = {k: v for k, v in self._toasts.items() if v[0] in self._notifications}  # forget gone toasts
+        self._toasts[key] = (toast, count)
+        self._notifications.add(toast)  # at once, not by a message: the next repeat finds it
+        self._refresh_notifications()
 
     @property
     def selected(self) -> int | None:
