@@ -198,3 +198,26 @@ async def test_run_to_a_step_at_a_speed_makes_one_merge_a_beat_and_stops_there()
         await pilot.pause()
         assert app.workbench.steps == 3 and not app.running
         assert app.query_one(MergeLog).cursor_row == 2
+
+
+async def test_the_settings_dialog_sets_the_speed_without_restarting_training():
+    from textual.widgets import Select
+
+    from tui.screens.settings import SettingsScreen
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("n", "comma")
+        assert isinstance(app.screen, SettingsScreen)
+        assert app.screen.query_one("#speed", Select).value == 0  # full speed
+        app.screen.query_one("#speed", Select).value = 5
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not isinstance(app.screen, SettingsScreen)  # no question: nothing restarts
+        assert app.training.speed == 5 and app.workbench.steps == 1
+        assert "runs at 5/s" in status(app)
+        await pilot.press("comma")
+        assert app.screen.query_one("#speed", Select).value == 5
+        app.screen.query_one("#speed", Select).value = 0
+        await pilot.press("ctrl+s")
+        assert app.training.speed is None

@@ -230,13 +230,11 @@ class BpeApp(App):
 
     def action_faster(self) -> None:
         """A faster run speed (also while a run is live)."""
-        self.training.set_speed(faster(self.training.speed))
-        self.main_screen.show_status()
+        self.set_speed(faster(self.training.speed))
 
     def action_slower(self) -> None:
         """A slower run speed, so a class can watch each merge (also while a run is live)."""
-        self.training.set_speed(slower(self.training.speed))
-        self.main_screen.show_status()
+        self.set_speed(slower(self.training.speed))
 
     def run_to(self, step: int) -> None:
         """Train to ``step`` at the run speed and stop there (or where a stop rule holds first);
@@ -383,7 +381,12 @@ class BpeApp(App):
                 return
             self._confirm_then("Restart training with the new settings?", lambda: self._restart(config))
 
-        self.push_screen(SettingsScreen(self.config), chosen)
+        self.push_screen(SettingsScreen(self.config, self.training.speed, self.set_speed), chosen)
+
+    def set_speed(self, speed: int | None) -> None:
+        """The run speed (merges a second; None: full speed), also while a run is live."""
+        self.training.set_speed(speed)
+        self.main_screen.show_status()
 
     def _restart(self, config: TrainConfig) -> None:
         corpus = self.workbench.corpus

@@ -42,7 +42,7 @@ KEYS: list[Binding] = [
     Binding("a", "app.analysis", "Analysis", show=False,
             tooltip="the analysis screen: curve, vocabulary, held-out, baselines, compare text, tie rules"),
     Binding("comma", "app.settings", "Settings", show=False,
-            tooltip="settings: base, pre-tokenizer, tie rule, stop rules (restarts training)"),
+            tooltip="settings: base, pre-tokenizer, tie rule, stop rules (restarts training); run speed"),
     Binding("i", "toggle_ids", "Ids", show=False, tooltip="corpus: show token ids instead of text"),
     Binding("t", "toggle_trace", "Trace", show=False, tooltip="tokenize: the rule-by-rule trace (seed 003 §11.4)"),
     Binding("escape", "focus_log", "Log", show=False, tooltip="back to the merge log"),
