@@ -60,3 +60,20 @@ async def test_a_count_restarts_once_the_toast_is_gone_and_different_messages_st
         app.query_one(StatusLine).notify("from a widget")
         await pilot.pause()
         assert "from a widget (×2)" in toasts(app)
+
+
+async def test_a_replay_that_ran_out_says_so_in_the_status_line():
+    from engine import Tokenizer, Trainer
+
+    source = Trainer("the cat sat on the mat with the hat " * 30, TrainConfig(merges=12))
+    source.train()
+    tok: Tokenizer = source.tokenizer()
+    app = BpeApp(LoadedCorpus.open("sample:workshop.txt", tok.base), script=tok, autosave=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("right_curly_bracket")
+        assert app.workbench.steps == 12 and app.workbench.done
+        assert str(app.query_one(StatusLine).render()).startswith("done: replayed every merge │ step 12")
+        await pilot.press("u")
+        assert not app.workbench.done
+        assert str(app.query_one(StatusLine).render()).startswith("paused │ step 11")
