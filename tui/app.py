@@ -8,11 +8,13 @@ trainer moved. Keys come from :mod:`tui.keys`.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Callable, Iterable
 
 from textual import on, work
 from textual.app import App, SystemCommand
+from textual.notifications import Notification, SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input
@@ -23,6 +25,7 @@ from engine import Tokenizer, TrainConfig
 from .commands import system_commands
 from .keys import app_bindings, typed_actions
 from .messages import LoadFailed, Loaded, Trained
+from .pacing import Pacer, faster, slower
 from .screens.analysis import AnalysisScreen
 from .screens.dialogs import ConfirmScreen, PromptScreen
 from .screens.help import HelpScreen
@@ -37,7 +40,7 @@ from .workbench import Busy, LoadedCorpus, Workbench
 #: Seconds between session saves while something changes.
 AUTOSAVE_SECONDS = 3.0
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
-STEPPING = {"step", "undo", "redo", "jump", "goto", "settings", "open", "save"}
+STEPPING = {"step", "undo", "redo", "jump", "goto", "run_to", "settings", "open", "save"}
 #: Actions whose keys type into a focused input (step, undo and redo also have arrows, which
 #: move its cursor then).
 TYPED = typed_actions() | {"step", "undo", "redo"}
@@ -68,7 +71,9 @@ class BpeApp(App):
         session_file: Path | None = None,
         autosave: bool = True,
         run: bool = False,
+        speed: int | None = None,
     ) -> None:
+        """``speed``: the run speed, merges a second (None: full speed; see tui.pacing)."""
         super().__init__()
         self._resume = resume
         self.session_file = session_file or session_path()
@@ -87,14 +92,44 @@ class BpeApp(App):
         self.workbench: Workbench | None = workbench
         self._pending = corpus if workbench is None else None
         self.clipboard_fn = clipboard  # copies text (tests); None: the system's, else OSC 52
-        self.training = Training(self)
+        self.training = Training(self, Pacer(speed))
         self.main_screen = MainScreen()
         self._asking_quit = False
         self._open_note: str | None = None  # said once the corpus being opened is shown
+        #: The toast shown for each (title, message, severity), and how many times it was said.
+        self._toasts: dict[tuple[str, str, str], tuple[Notification, int]] = {}
 
     def say(self, message: str, **kwargs) -> None:
         """A notification; never markup, since messages quote user input like "[e4 b8]"."""
         self.notify(message, markup=False, **kwargs)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast of the app (and Textual's own) comes here: a message said again while its
+        toast still shows replaces that toast by one with a count ("nothing to step … (×6)"),
+        instead of stacking copies over the panes."""
+        if threading.get_ident() != self._thread_id:  # thread-safe, as Textual's is
+            self.call_from_thread(self.notify, message, title=title, severity=severity, timeout=timeout, markup=markup)
+            return
+        key = (title, message, severity)
+        count = 1
+        shown = self._toasts.get(key)
+        if shown is not None and shown[0] in self._notifications and not shown[0].has_expired:
+            self._unnotify(shown[0], refresh=False)
+            count = shown[1] + 1
+        text = message if count == 1 else f"{message} (×{count})"
+        toast = Notification(text, title, severity, self.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=markup)
+        self._toasts = {k: v for k, v in self._toasts.items() if v[0] in self._notifications}  # forget gone toasts
+        self._toasts[key] = (toast, count)
+        self._notifications.add(toast)  # at once, not by a message: the next repeat finds it
+        self._refresh_notifications()
 
     @property
     def selected(self) -> int | None:
@@ -191,9 +226,16 @@ class BpeApp(App):
 
     @on(Trained)
     def _trained(self, message: Trained) -> None:
-        self.main_screen.follow(message.done, message.final)
+        self.main_screen.follow(message.done, message.final, message.each)
         if message.done:
-            self.say("training is done: a stop rule holds", timeout=4)
+            self.say(f"training is done: {self._stop_reason()}", timeout=4)
+
+    def _stop_reason(self) -> str:
+        """Why no step can be made now (the status line says it too)."""
+        try:
+            return self.workbench.stop_reason() or "a stop rule holds"
+        except Busy:
+            return "a stop rule holds"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         focused = self.focused
@@ -210,10 +252,48 @@ class BpeApp(App):
             self.training.stop()
         elif self.workbench is not None and not self.loading:
             if self.workbench.done:
-                self.say("training is done: a stop rule holds")
+                self.say(f"training is done: {self._stop_reason()}")
                 return
             self.running = True
             self.training.start(self.workbench)
+
+    def action_faster(self) -> None:
+        """A faster run speed (also while a run is live)."""
+        self.set_speed(faster(self.training.speed))
+
+    def action_slower(self) -> None:
+        """A slower run speed, so a class can watch each merge (also while a run is live)."""
+        self.set_speed(slower(self.training.speed))
+
+    def run_to(self, step: int) -> None:
+        """Train to ``step`` at the run speed and stop there (or where a stop rule holds first);
+        a step already made (or undone and redoable) is jumped to, as `g` does."""
+        if step <= self.workbench.steps:
+            self.go(step)
+            return
+        if self.workbench.done:
+            self.say(f"training is done: {self._stop_reason()}")
+            return
+        self.main_screen.selected = None
+        self.running = True
+        self.training.start(self.workbench, until=step)
+
+    def action_run_to(self) -> None:
+        def accept(answer: str) -> str | None:
+            if not answer.strip():
+                return None
+            try:
+                step = int(answer.strip())
+            except ValueError:
+                return f"not a step number: {answer.strip()!r}"
+            if step < 0:
+                return "a step is 0 or more"
+            self.run_to(step)
+            return None
+
+        target = self.workbench.trainer.target_merges
+        hint = f"up to {target}" if target is not None else "a step ahead"
+        self.push_screen(PromptScreen("Run to step (at the run speed; +/- change it)", placeholder=hint, accept=accept))
 
     def _moved(self, what: str, event) -> None:
         if event is None:
@@ -221,7 +301,8 @@ class BpeApp(App):
         self.main_screen.moved()
 
     def action_step(self) -> None:
-        self._moved("step: a stop rule holds", self.workbench.step())
+        event = self.workbench.step()
+        self._moved(f"step: {self._stop_reason()}" if event is None else "step", event)
 
     def action_undo(self) -> None:
         self._moved("undo", self.workbench.undo())
@@ -338,7 +419,12 @@ class BpeApp(App):
                 return
             self._confirm_then("Restart training with the new settings?", lambda: self._restart(config))
 
-        self.push_screen(SettingsScreen(self.config), chosen)
+        self.push_screen(SettingsScreen(self.config, self.training.speed, self.set_speed), chosen)
+
+    def set_speed(self, speed: int | None) -> None:
+        """The run speed (merges a second; None: full speed), also while a run is live."""
+        self.training.set_speed(speed)
+        self.main_screen.show_status()
 
     def _restart(self, config: TrainConfig) -> None:
         corpus = self.workbench.corpus

@@ -24,6 +24,9 @@ KEYS: list[Binding] = [
     Binding("left_square_bracket", "app.jump(-10)", "-10", show=False, tooltip="10 steps back"),
     Binding("right_curly_bracket", "app.jump(100)", "+100", show=False, tooltip="100 steps forward"),
     Binding("left_curly_bracket", "app.jump(-100)", "-100", show=False, tooltip="100 steps back"),
+    Binding("R", "app.run_to", "Run to", show=False, tooltip="run to a step at the run speed, stopping there"),
+    Binding("plus", "app.faster", "Faster", show=False, tooltip="run faster: 1, 2, 5, 20 merges/s, full speed"),
+    Binding("minus", "app.slower", "Slower", show=False, tooltip="run slower, so a class can watch each merge"),
     Binding("g", "app.goto", "Go to",
             tooltip="go to a step (the start, the end or a place you were: at once, from a copy; "
                     "others walk in the worker)"),
@@ -36,7 +39,7 @@ KEYS: list[Binding] = [
     Binding("a", "app.analysis", "Analysis", show=False,
             tooltip="the analysis screen: curve, vocabulary, held-out, baselines, compare text, tie rules"),
     Binding("comma", "app.settings", "Settings", show=False,
-            tooltip="settings: base, pre-tokenizer, tie rule, stop rules (restarts training)"),
+            tooltip="settings: base, pre-tokenizer, tie rule, stop rules (restarts training); run speed"),
     Binding("i", "toggle_ids", "Ids", show=False, tooltip="corpus: show token ids instead of text"),
     Binding("t", "toggle_trace", "Trace", show=False, tooltip="tokenize: the rule-by-rule trace (seed 003 §11.4)"),
     Binding("e", "focus_input", "Type", show=False,
@@ -63,6 +66,9 @@ PALETTE_TITLES = {
     "app.jump(100)": "Forward 100",
     "app.jump(-100)": "Back 100",
     "app.goto": "Go to step",
+    "app.run_to": "Run to step",
+    "app.faster": "Run faster",
+    "app.slower": "Run slower",
     "find": "Find token",
     "app.save": "Save tokenizer",
     "app.open": "Open corpus",
@@ -85,6 +91,7 @@ ANALYSIS_COMMANDS = [
 _SPELLING = {
     "right": "→", "left": "←", "shift+right": "shift+→", "right_square_bracket": "]", "left_square_bracket": "[",
     "right_curly_bracket": "}", "left_curly_bracket": "{", "slash": "/", "comma": ",", "question_mark": "?",
+    "plus": "+", "minus": "-",
 }
 #: Keys spelled as words, not code (as the README always wrote them).
 _WORDS = {"space", "escape", "ctrl+q", "right", "left", "shift+right"}

@@ -10,6 +10,7 @@ from typing import Sequence, TextIO
 from engine import pretokenizer_for, refuse_inputs
 
 from .cli import PROG, Parser, add_training_options, config_from_args, guarded
+from .pacing import SPEED_NAMES
 from .samples import DEFAULT_SAMPLE
 
 
@@ -27,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", action="store_true", help="continue the last session where you left it")
     parser.add_argument("--session", metavar="PATH", help="the session file (default: ~/.local/state/bpe-lab/session.json)")
     parser.add_argument("--run", action="store_true", help="start training as soon as the corpus is loaded")
+    parser.add_argument("--speed", choices=tuple(SPEED_NAMES), default="max", metavar="N",
+                        help="run speed in merges a second: 1, 2, 5, 20 or max (default; + and - change it in the app)")
     parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # tests: no terminal
     return parser
 
@@ -86,7 +89,7 @@ def _launch(argv: Sequence[str]) -> int:
         from .app import BpeApp
 
         app = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
-                     session_file=session_file, run=args.run)
+                     session_file=session_file, run=args.run, speed=SPEED_NAMES[args.speed])
         app.run(headless=args.headless)
         return 0
     imported = imported_tokenizer(args)
@@ -106,6 +109,7 @@ def _launch(argv: Sequence[str]) -> int:
     from .app import BpeApp
 
     file_ids = imported.file_ids if imported is not None else None
-    app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=session_file, run=args.run)
+    app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=session_file, run=args.run,
+                 speed=SPEED_NAMES[args.speed])
     app.run(headless=args.headless)
     return 0

@@ -15,6 +15,7 @@ class Trained(Message):
 
     done: bool
     final: bool = False  # the worker has stopped: the last refresh of a run
+    each: bool = False  # a paced run's merge: show every one (at most a few a second)
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, Trained) and not (message.final or message.done)

@@ -7,6 +7,7 @@ the app after each, and check for cancellation between batches: pausing stops wi
 
 from __future__ import annotations
 
+import threading
 import time
 from functools import partial
 from typing import TYPE_CHECKING
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 from textual.worker import get_current_worker
 
 from .messages import Trained
+from .pacing import Pacer
 from .workbench import Workbench
 
 if TYPE_CHECKING:
@@ -32,16 +34,40 @@ WORK_AT_ONCE = 40_000
 class Training:
     """Runs training and long jumps of one app's workbench in its worker group."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, pacer: Pacer | None = None) -> None:
         self.app = app
+        #: The run speed (``pacer.speed``; None: full speed), and when the next merge is due.
+        self.pacer = pacer or Pacer()
+        #: Set to end a paced run's wait early: a pause, or a new speed.
+        self._wake = threading.Event()
+        #: Set by the worker after it posts each batch (tests wait on it instead of the clock).
+        self.posted = threading.Event()
 
-    def start(self, workbench: Workbench) -> None:
-        """Train until a stop rule holds or :meth:`stop`."""
-        self.app.run_worker(partial(self._train, workbench), thread=True, exclusive=True, group=GROUP, exit_on_error=False)
+    @property
+    def speed(self) -> int | None:
+        return self.pacer.speed
+
+    def set_speed(self, speed: int | None) -> None:
+        """Change the run speed, also in the middle of a run (the worker's wait ends at once)."""
+        self.pacer.speed = speed
+        self.nudge()
+
+    def nudge(self) -> None:
+        """End a paced run's wait now, so it looks at the clock again (a new speed, or a test
+        that moved the pacer's clock)."""
+        self._wake.set()
+
+    def start(self, workbench: Workbench, until: int | None = None) -> None:
+        """Train at the run speed until a stop rule holds, :meth:`stop`, or step ``until``."""
+        self._wake.clear()
+        self.app.run_worker(
+            partial(self._train, workbench, until), thread=True, exclusive=True, group=GROUP, exit_on_error=False
+        )
 
     def stop(self) -> None:
-        """Pause: the worker stops after its current batch."""
+        """Pause: the worker stops after its current batch (a paced run's wait ends at once)."""
         self.app.workers.cancel_group(self.app, GROUP)
+        self._wake.set()
 
     @staticmethod
     def at_once(workbench: Workbench, step: int) -> bool:
@@ -61,20 +87,40 @@ class Training:
             partial(self._jump, workbench, target), thread=True, exclusive=True, group=GROUP, exit_on_error=False
         )
 
-    def _train(self, workbench: Workbench) -> None:
+    def _train(self, workbench: Workbench, until: int | None = None) -> None:
         worker = get_current_worker()
+        pacer = self.pacer
+        pacer.restart()
         started = time.perf_counter()
         made = 0
         workbench.training = True
         try:
             while not worker.is_cancelled:
-                count, done = workbench.run_batch()
+                left = None if until is None else until - workbench.steps
+                if left is not None and left <= 0:
+                    return
+                paced = pacer.paced
+                if paced:
+                    delay = pacer.delay()
+                    if delay > 0:
+                        # Wait for the beat; a pause or a new speed sets the event and ends the
+                        # wait at once (cleared after waking: a set during the wait is not lost,
+                        # and the loop checks again anyway).
+                        self._wake.wait(delay)
+                        self._wake.clear()
+                        continue
+                    left = 1 if left is None else min(left, 1)
+                count, done = workbench.run_batch() if left is None else workbench.run_batch(limit=left)
+                if paced:
+                    pacer.made()
                 made += count
                 workbench.rate = made / max(time.perf_counter() - started, 1e-6)
-                self.app.post_message(Trained(done))
+                self.app.post_message(Trained(done, each=paced))
+                self.posted.set()
                 if done:
                     return
-                time.sleep(0.002)  # let the UI thread take the lock between batches
+                if not paced:
+                    time.sleep(0.002)  # let the UI thread take the lock between batches
         finally:
             workbench.training = False
             # A cancelled worker is reported as such at once, while its last batch may still

@@ -238,17 +238,19 @@ class Workbench:
         with self.lock:
             return self.trainer.goto_within(target, time.perf_counter() + budget)
 
-    def run_batch(self, budget: float = 0.02) -> tuple[int, bool]:
-        """Step for up to ``budget`` seconds; return (merges made, whether training is done)."""
+    def run_batch(self, budget: float = 0.02, limit: int | None = None) -> tuple[int, bool]:
+        """Step for up to ``budget`` seconds and at most ``limit`` merges; return (merges made,
+        whether training is done)."""
         made = 0
         started = time.perf_counter()
         with self.lock:
-            while True:
+            while limit is None or made < limit:
                 if self.trainer.step() is None:
                     return made, True
                 made += 1
                 if time.perf_counter() - started >= budget:
                     return made, False
+            return made, False
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -259,15 +261,29 @@ class Workbench:
     @property
     def done(self) -> bool:
         """Whether a step now would make no merge (checked without changing anything)."""
+        return self.stop_reason() is not None
+
+    def stop_reason(self) -> str | None:
+        """Why a step now would make no merge, in a few words (None: it would make one).
+
+        Example: ``'vocabulary size reached'``. Checked without changing anything.
+        """
         with self.reading():
             trainer = self.trainer
             if trainer.future:
-                return False
+                return None
+            if trainer.is_replay and trainer.steps >= len(self.script.merges):
+                return "replayed every merge"
             target = trainer.target_merges
             if target is not None and trainer.steps >= target:
-                return True
-            top = trainer.candidates(1)
-            return not top or top[0].count < self.config.min_frequency
+                return "merge count reached" if self.config.max_merges == target else "vocabulary size reached"
+            if trainer.is_replay:
+                return None  # a replayed merge is made whatever its count here
+            top = trainer.candidates(1)  # only pairs of at least min_frequency are candidates
+            if top and top[0].count >= self.config.min_frequency:
+                return None
+            floor = self.config.min_frequency
+            return "no pairs left" if floor <= 1 else f"no pair occurs {floor} times"  # as the CLI says
 
     @property
     def unsaved(self) -> bool:

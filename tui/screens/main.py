@@ -110,8 +110,8 @@ class MainScreen(Screen[None]):
         """Inspect a token (a resumed session's); the log's cursor goes to the merge that made it."""
         trainer = self.workbench.trainer
         self.selected = token
-        if token >= trainer.base_size:
-            self.log_view.move_cursor(row=token - trainer.base_size)
+        if trainer.base_size <= token < trainer.base_size + trainer.steps:  # made by a merge
+            self.log_view.move_cursor(row=token - trainer.base_size, inspect=False)
         self._show_selected()
 
     def moved(self) -> None:
@@ -119,9 +119,10 @@ class MainScreen(Screen[None]):
         self.selected = None
         self.refresh_views()
 
-    def follow(self, done: bool, final: bool) -> None:
-        """A training batch ended: refresh a few times a second, and always at the run's end."""
-        if not (done or final) and time.monotonic() - self._last_refresh < REFRESH_WHILE_RUNNING:
+    def follow(self, done: bool, final: bool, each: bool = False) -> None:
+        """A training batch ended: refresh a few times a second, and always at the run's end
+        (and after every merge of a paced run: ``each``)."""
+        if not (done or final or each) and time.monotonic() - self._last_refresh < REFRESH_WHILE_RUNNING:
             return
         self.refresh_views()
 
@@ -163,11 +164,12 @@ class MainScreen(Screen[None]):
         app = self.bpe_app
         state = "loading" if app.loading else "running" if app.running else "paused"
         try:
-            if not app.running and self.workbench is not None and self.workbench.done:
-                state = "done"
+            reason = None if app.running or self.workbench is None else self.workbench.stop_reason()
+            if reason is not None:
+                state = f"done: {reason}"  # why training stopped stays on screen, not in a toast
         except Busy:
             pass
-        self.query_one(StatusLine).show(self.workbench, state)
+        self.query_one(StatusLine).show(self.workbench, state, app.training.speed)
 
     def _show_selected(self) -> None:
         workbench = self.workbench
@@ -206,6 +208,9 @@ class MainScreen(Screen[None]):
 
     @on(MergeLog.Inspect)
     def _inspect(self, message: MergeLog.Inspect) -> None:
+        log = self.log_view
+        if message.token_id != log.token_at(log.cursor_row):
+            return  # stale: the cursor has moved on since (a find, a resumed session's token)
         self.selected = message.token_id
         try:
             self._show_selected()
@@ -236,9 +241,8 @@ class MainScreen(Screen[None]):
             if found is None:
                 self.say(f"no token matches {answer!r}", severity="warning")
                 return
-            self.selected = found
             self.corpus_view.highlight = found
-            self._show_selected()
+            self.select(found)  # the log's cursor goes to the step that made it
 
         self.app.push_screen(PromptScreen("Find a token", placeholder="text, [e4 b8] bytes, or #id"), done)
 

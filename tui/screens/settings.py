@@ -11,6 +11,8 @@ from textual.widgets import Button, Checkbox, Input, Label, Select
 
 from engine import PRETOKENIZERS, TIE_RULES, TrainConfig, compile_pattern
 
+from ..pacing import SPEEDS, speed_label
+
 
 def _number(text: str, name: str) -> int | None:
     text = text.strip()
@@ -27,9 +29,13 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "apply", "Apply")]
 
-    def __init__(self, config: TrainConfig) -> None:
+    def __init__(self, config: TrainConfig, speed: int | None = None, on_speed=None) -> None:
+        """``speed``: the run speed shown; ``on_speed(speed)`` is called on Apply (a speed alone
+        changes without restarting training). Without ``on_speed`` the field is not shown."""
         super().__init__()
         self.config = config
+        self.speed = speed
+        self.on_speed = on_speed
 
     def compose(self) -> ComposeResult:
         c = self.config
@@ -53,6 +59,10 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
                 yield Input(value=str(c.min_frequency), id="min_frequency")
                 yield Label("specials")
                 yield Input(value=" ".join(c.specials), placeholder="space-separated", id="specials")
+                if self.on_speed is not None:
+                    yield Label("run speed")
+                    yield Select([(speed_label(s), s or 0) for s in SPEEDS], value=self.speed or 0,
+                                 allow_blank=False, id="speed")
             yield Checkbox("split digits", value=c.split_digits, id="split_digits")
             yield Checkbox("no merge across newline", value=c.no_merge_newline, id="no_merge_newline")
             yield Label("", id="settings-error", classes="dialog-error")
@@ -98,6 +108,8 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
         except ValueError as exc:
             self.query_one("#settings-error", Label).update(Text(str(exc)))
             return
+        if self.on_speed is not None:
+            self.on_speed(self.query_one("#speed", Select).value or None)  # 0 stands for full speed
         self.dismiss(config)
 
     def action_cancel(self) -> None:

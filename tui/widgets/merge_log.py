@@ -106,7 +106,9 @@ class MergeLog(ScrollView, can_focus=True):
             self._forget()
             return
         steps = workbench.steps
-        follow = self._rows == 0 or self.cursor_row >= self._rows - 1
+        # The cursor follows the current step whenever training moved (a step, an undo, a jump,
+        # a batch of a run), and stays where the user put it while nothing moves.
+        follow = steps != self._rows or self.cursor_row >= self._rows - 1
         if steps != self._rows:
             self._forget(from_row=min(steps, self._rows))
         self._rows = steps
@@ -127,16 +129,32 @@ class MergeLog(ScrollView, can_focus=True):
             for row in [r for r in cache if r >= from_row]:
                 del cache[row]
 
-    def move_cursor(self, *, row: int, animate: bool = False) -> None:
-        """Put the cursor on a row and keep it in view."""
+    def move_cursor(self, *, row: int, animate: bool = False, inspect: bool = True) -> None:
+        """Put the cursor on a row and keep it in view (``inspect=False``: without posting
+        :class:`Inspect`, when the caller already shows the row's token).
+
+        Scrolls at once and by force: the scroll extent may have grown in this same call
+        (:meth:`sync`), before a layout pass shows the scroll bar that would otherwise permit
+        scrolling, and a deferred scroll would read a stale position when called twice.
+        """
         row = max(0, min(row, self._rows - 1))
-        self.cursor_row = row
+        if inspect:
+            self.cursor_row = row
+        else:
+            self.set_reactive(MergeLog.cursor_row, row)
+            self.refresh()
         height = max(self.size.height - 1, 1)  # the header takes one line
         top = int(self.scroll_y)
         if row < top:
-            self.scroll_to(y=row, animate=animate)
+            self.scroll_to(y=row, animate=animate, force=True, immediate=True)
         elif row >= top + height:
-            self.scroll_to(y=row - height + 1, animate=animate)
+            self.scroll_to(y=row - height + 1, animate=animate, force=True, immediate=True)
+
+    @property
+    def cursor_in_view(self) -> bool:
+        """Whether the cursor's row is drawn (below the header, within the pane)."""
+        top = int(self.scroll_y)
+        return top <= self.cursor_row < top + max(self.size.height - 1, 1)
 
     def watch_cursor_row(self, old: int, new: int) -> None:
         token = self.token_at(new)

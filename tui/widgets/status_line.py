@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ..pacing import speed_label
 from ..workbench import Busy, Workbench
 
 
@@ -20,9 +21,9 @@ def human_size(n: int) -> str:
 
 #: The status line's fields, most important first: when the line is too narrow, fields are
 #: dropped from the end of this list until it fits.
-PRIORITY = ("state", "step", "corpus", "tokens", "rule", "vocab", "redo", "config", "bpt", "size", "rate")
+PRIORITY = ("state", "pace", "step", "corpus", "tokens", "speed", "rule", "vocab", "redo", "config", "bpt", "size", "rate")
 #: Fields that follow another one after a space, not a separator, when that one is shown.
-ATTACHED = {"rate": "state", "redo": "step", "rule": "config", "size": "corpus"}
+ATTACHED = {"rate": "state", "pace": "state", "redo": "step", "rule": "config", "size": "corpus"}
 
 
 def fit_fields(fields: dict[str, Text], width: int, separator: str = " │ ") -> Text:
@@ -57,14 +58,15 @@ class StatusLine(Static):
     StatusLine { height: 1; width: 1fr; background: $boost; padding: 0 1; }
     """
 
-    _last: tuple[Workbench | None, str] | None = None
+    _last: tuple[Workbench | None, str, int | None] | None = None
 
     def on_resize(self) -> None:
         if self._last is not None:
             self.show(*self._last)
 
-    def show(self, workbench: Workbench | None, state: str) -> None:
-        self._last = (workbench, state)
+    def show(self, workbench: Workbench | None, state: str, speed: int | None = None) -> None:
+        """``speed``: the run speed in merges a second (None: full speed)."""
+        self._last = (workbench, state, speed)
         if workbench is None:
             self.update(Text(f"{state}", style="italic"))
             return
@@ -83,8 +85,12 @@ class StatusLine(Static):
         pre = config.pretokenizer if config.pretokenizer != "custom" else "custom"
         fields: dict[str, Text] = {}
         fields["state"] = Text(state, style="bold #e9c46a" if state == "running" else "bold")
-        if state == "running" and workbench.rate:
+        if state == "running" and speed is not None:
+            fields["pace"] = Text(f"at {speed_label(speed)} (+/-)", style="#e9c46a")
+        elif state == "running" and workbench.rate:
             fields["rate"] = Text(f"{workbench.rate:,.0f} merges/s")
+        elif speed is not None:
+            fields["speed"] = Text(f"runs at {speed}/s")
         fields["step"] = Text(f"step {steps}" + (f"/{target}" if target is not None else ""))
         if redo:
             fields["redo"] = Text(f"(+{redo} redo)", style="dim")
