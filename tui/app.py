@@ -29,14 +29,14 @@ from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.open_corpus import OpenScreen
 from .screens.settings import SettingsScreen
-from .session import Session, session_path
+from .session import Session, corpus_session_path, explicit_session_path, holds_merges, keep_aside, peek, resume_command
 from .training import GROUP, Training
 from .workbench import Busy, LoadedCorpus, Workbench
 
 #: Seconds between session saves while something changes.
 AUTOSAVE_SECONDS = 3.0
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
-STEPPING = {"step", "undo", "redo", "jump", "goto", "settings", "open", "save"}
+STEPPING = {"step", "undo", "redo", "jump", "goto", "settings", "open", "save", "resume_found"}
 
 
 class BpeApp(App):
@@ -61,12 +61,21 @@ class BpeApp(App):
         script: Tokenizer | None = None,
         resume: Session | None = None,
         session_file: Path | None = None,
+        resumed_from: Path | None = None,
         autosave: bool = True,
         run: bool = False,
     ) -> None:
         super().__init__()
         self._resume = resume
-        self.session_file = session_file or session_path()
+        #: One session file whatever the corpus (--session, $BPE_LAB_SESSION, tests), or None:
+        #: each corpus has its own (tui.session.corpus_session_path).
+        self.explicit_session = session_file or explicit_session_path()
+        #: The session file this app made or resumed: the one file it may write over.
+        self._owned: Path | None = (resumed_from or self.explicit_session) if resume is not None else None
+        #: A session on the corpus just loaded that this app did not resume: ``R`` resumes it.
+        self.found: tuple[Path, Session] | None = None
+        self._write_failed = False
+        self._kept_note: str | None = None
         self._autosave_on = autosave
         self._saved_key: tuple | None = None
         self._run_on_load = run
@@ -126,6 +135,8 @@ class BpeApp(App):
     def _loaded(self, message: Loaded) -> None:
         self.loading = False
         self.attach(message.workbench)
+        if self._resume is None:
+            self._notice_found()
         if self._resume is not None:
             selected = self._resume.selected
             self._resume = None
@@ -142,6 +153,52 @@ class BpeApp(App):
         self.loading = False
         self.say(message.reason, title="cannot train on this corpus", severity="error", timeout=8)
         self.main_screen.refresh_views()
+
+    @property
+    def session_file(self) -> Path:
+        """Where this app's session goes: the explicit file, else the current corpus's own."""
+        if self.explicit_session is not None:
+            return self.explicit_session
+        corpus = self.workbench.corpus if self.workbench is not None else self._pending
+        if corpus is None:
+            from .session import session_path
+
+            return session_path()
+        return corpus_session_path(corpus.source, corpus.sha256)
+
+    def _notice_found(self) -> None:
+        """After a fresh load: say so when the session file already holds merges on this corpus
+        (``R`` resumes them; a merge made first keeps them aside, never writes over them)."""
+        self.found = None
+        path = self.session_file
+        if path == self._owned or not path.exists():
+            return
+        session = peek(path)
+        workbench = self.workbench
+        if session is None or not session.merges:
+            return
+        if session.source == workbench.corpus.source and session.sha256 == workbench.corpus.sha256:
+            self.found = (path, session)
+            self.say(f"a session on this corpus at step {session.step} exists: R resumes it", timeout=10)
+        else:
+            name = session.source.split(":", 1)[-1] if session.source.startswith("sample:") else Path(session.source).name
+            self.say(f"{path} holds a session on {name} at step {session.step}: it is kept aside "
+                     "(never written over) when this one first saves", timeout=10)
+
+    def action_resume_found(self) -> None:
+        """``R``: resume the session found on this corpus at launch or open."""
+        if self.found is None or self.workbench is None:
+            self.say("no earlier session on this corpus to resume", timeout=3)
+            return
+        path, session = self.found
+        if peek(path) is None:
+            self.found = None
+            self.say(f"the session in {path} is gone", timeout=4)
+            return
+        self.found = None
+        self._owned = path
+        self._resume = session
+        self.load(self.workbench.corpus, session.config, session.replay)
 
     def attach(self, workbench: Workbench) -> None:
         """Make ``workbench`` the app's, and show it."""
@@ -282,7 +339,7 @@ class BpeApp(App):
     def action_open(self) -> None:
         def chosen(source: str | None) -> None:
             if source:
-                self._confirm_then(f"Open {source}?", lambda: self._open(source))
+                self._confirm_then(f"Open {source}?", lambda: self._open(source), self._merges_fate(leaving=True))
 
         self.push_screen(OpenScreen(), chosen)
 
@@ -292,6 +349,9 @@ class BpeApp(App):
         except ValueError as exc:
             self.say(str(exc), title="cannot open", severity="error", timeout=8)
             return
+        self.autosave(now=True)  # this corpus's merges stay in its session
+        if self.explicit_session is not None:
+            self._owned = None  # one file for every corpus: keep this corpus's session aside
         self.load(corpus, self.config, self.script)
 
     def action_settings(self) -> None:
@@ -314,15 +374,32 @@ class BpeApp(App):
             self.say("training with your settings now, no longer replaying the imported tokenizer", timeout=6)
         self.load(corpus, config)  # the config and mode change only if the new trainer builds
 
-    def _confirm_then(self, question: str, then: Callable[[], None]) -> None:
-        """Run ``then`` at once, or after a yes when there is unsaved work."""
+    def _confirm_then(self, question: str, then: Callable[[], None], fate: str | None = None) -> None:
+        """Run ``then`` at once, or after a yes when there is unsaved work; ``fate`` says what
+        becomes of the merges (default: lost)."""
         if self.workbench is None or not self.workbench.unsaved:
             then()
             return
         self.push_screen(
-            ConfirmScreen(f"{question}\nThe merges since your last save will be lost."),
+            ConfirmScreen(f"{question}\n{fate or 'The merges since your last save will be lost.'}"),
             lambda yes: then() if yes else None,
         )
+
+    def _merges_fate(self, leaving: bool = False) -> str:
+        """What happens to the current merges when the app quits (or, ``leaving``, opens
+        another corpus), truthfully: kept in a session file (and how to resume it), or lost."""
+        steps = self.workbench.steps if self.workbench is not None else 0
+        merges = f"{steps} merge{'s' if steps != 1 else ''}"
+        if not self._autosave_on or self._write_failed:
+            return f"Your {merges} will be lost (no session is saved; s saves the tokenizer)."
+        path = self.session_file
+        if not leaving:
+            return f"Your {merges} are kept in the session: `{resume_command(path)}` brings them back."
+        if self.explicit_session is not None:
+            return (f"Your {merges} are kept in the session, set aside beside {path} "
+                    "when the new corpus first saves.")
+        source = self.workbench.corpus.source
+        return f"Your {merges} are kept in this corpus's session: `bpe-lab --resume {source}` brings them back."
 
     async def action_quit(self) -> None:
         """Quit (`q`, ctrl+q, the palette): ask first when there are unsaved merges; the
@@ -341,7 +418,7 @@ class BpeApp(App):
             if yes:
                 self._quit()
 
-        self.push_screen(ConfirmScreen("Quit bpe-lab?\nThe merges since your last save will be lost."), answered)
+        self.push_screen(ConfirmScreen(f"Quit bpe-lab?\n{self._merges_fate()}"), answered)
 
     def _quit(self) -> None:
         self.autosave(now=True)
@@ -364,22 +441,51 @@ class BpeApp(App):
         self._saved_key = key
         if now:
             problem = self._write_session(session)
+            self._say_kept()
             if problem:
                 self.say(problem, severity="warning")
         else:
             self._write_session_later(session)
 
+    def _path_for(self, session: Session) -> Path:
+        """The file ``session`` goes to: the explicit one, else its corpus's own."""
+        if self.explicit_session is not None:
+            return self.explicit_session
+        return corpus_session_path(session.source, session.sha256)
+
+    def _say_kept(self) -> None:
+        """Say where an earlier session was kept aside, once."""
+        note, self._kept_note = self._kept_note, None
+        if note:
+            self.say(note, timeout=10)
+
     def _write_session(self, session: Session) -> str | None:
-        """Save; the reason when it failed (the old session file is then left as it was)."""
+        """Save; the reason when it failed (the old session file is then left as it was).
+
+        A file this app did not make or resume is never written over when it holds merges: it
+        is kept aside first (and the app says where); an empty session is not written over it."""
+        path = self._path_for(session)
         try:
-            session.save(self.session_file)
+            if path != self._owned and holds_merges(path):
+                if not session.merges:
+                    self._saved_key = None
+                    return None  # nothing worth saving over someone's merges
+                kept = keep_aside(path)
+                self.found = None
+                self._kept_note = (f"the earlier session in {path.name} is kept as {kept}: "
+                                   f"`bpe-lab --resume --session {kept}` resumes it")
+            session.save(path)
+            self._owned = path
+            self._write_failed = False
             return None
         except OSError as exc:
             self._saved_key = None
-            return f"session not saved: {self.session_file}: {exc.strerror or exc}"
+            self._write_failed = True
+            return f"session not saved: {path}: {exc.strerror or exc}"
 
     @work(thread=True, exclusive=True, group="session", exit_on_error=False)
     def _write_session_later(self, session: Session) -> None:
         problem = self._write_session(session)
+        self.call_from_thread(self._say_kept)
         if problem:
             self.call_from_thread(self.say, problem, severity="warning")

@@ -32,6 +32,8 @@ KEYS: list[Binding] = [
             tooltip="copy the selected token (or, from the tokenize pane, its ids): the system clipboard, "
                     "else the terminal's (OSC 52)"),
     Binding("s", "app.save", "Save", tooltip="save the tokenizer (native JSON)"),
+    Binding("R", "app.resume_found", "Resume", show=False,
+            tooltip="resume the earlier session on this corpus (offered when one exists at launch or open)"),
     Binding("o", "app.open", "Open", tooltip="open a corpus file or a bundled sample"),
     Binding("a", "app.analysis", "Analysis", show=False,
             tooltip="the analysis screen: curve, vocabulary, held-out, baselines, compare text, tie rules"),
@@ -64,6 +66,7 @@ PALETTE_TITLES = {
     "find": "Find token",
     "app.save": "Save tokenizer",
     "app.open": "Open corpus",
+    "app.resume_found": "Resume earlier session",
     "toggle_ids": "Show ids",
     "focus_log": "Merge log",
 }

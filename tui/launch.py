@@ -24,8 +24,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tokenizer", metavar="TOK", help="replay a tokenizer (any supported format) on the corpus, merge by merge")
     parser.add_argument("--pattern-name", choices=("none", "simple", "gpt2", "gpt4"), metavar="NAME",
                         help="pre-tokenizer for a --tokenizer file that holds none (.tiktoken, vocab.json + merges.txt)")
-    parser.add_argument("--resume", action="store_true", help="continue the last session where you left it")
-    parser.add_argument("--session", metavar="PATH", help="the session file (default: ~/.local/state/bpe-lab/session.json)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the last session where you left it (with CORPUS: that corpus's session)")
+    parser.add_argument("--session", metavar="PATH",
+                        help="one session file for every corpus (default: one per corpus in ~/.local/state/bpe-lab/sessions/)")
     parser.add_argument("--run", action="store_true", help="start training as soon as the corpus is loaded")
     parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # tests: no terminal
     return parser
@@ -62,6 +64,32 @@ def resumed(args: argparse.Namespace, session_file: Path):
     return session, corpus
 
 
+def resume_file(args: argparse.Namespace, explicit: Path | None) -> Path:
+    """The session file ``--resume`` resumes: the explicit one; else CORPUS's own session (the
+    most recent on it whose corpus bytes are unchanged); else the most recent session.
+    ValueError (one line) when there is none."""
+    from .session import corpus_session_path, corpus_sessions, fingerprint, latest_session_path
+
+    if explicit is not None or not args.corpus:
+        return explicit if explicit is not None else latest_session_path()
+    source = args.corpus if args.corpus.startswith("sample:") else str(Path(args.corpus).resolve())
+    if source.startswith("sample:"):
+        from .samples import sample
+
+        data = sample(source.split(":", 1)[1]).read_bytes()
+    else:
+        try:
+            data = Path(source).read_bytes()
+        except OSError as exc:
+            raise ValueError(f"{args.corpus}: cannot read it ({exc.strerror or exc})") from None
+    path = corpus_session_path(source, fingerprint(data))
+    if path.exists():
+        return path
+    if corpus_sessions(source):
+        raise ValueError(f"{args.corpus} changed since the session was saved: cannot resume it")
+    raise ValueError(f"no session on {args.corpus} to resume")
+
+
 def launch(argv: Sequence[str]) -> int:
     """Parse the app's options, read the corpus (errors: one line, exit 2), run the app."""
     try:
@@ -69,18 +97,21 @@ def launch(argv: Sequence[str]) -> int:
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
-    from .session import session_path
+    from .session import explicit_session_path
 
-    session_file = Path(args.session) if args.session else session_path()
+    explicit = Path(args.session) if args.session else explicit_session_path()
+    session_file = explicit
     if args.resume:
         try:
+            session_file = resume_file(args, explicit)
             session, corpus = resumed(args, session_file)
         except ValueError as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return 2
         from .app import BpeApp
 
-        app = BpeApp(corpus, session.config, script=session.replay, resume=session, session_file=session_file, run=args.run)
+        app = BpeApp(corpus, session.config, script=session.replay, resume=session, session_file=explicit,
+                     resumed_from=session_file, run=args.run)
         app.run(headless=args.headless)
         return 0
     try:
