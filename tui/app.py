@@ -306,6 +306,22 @@ class BpeApp(App):
         else:
             self.push_screen(AnalysisScreen(self.workbench, tab))
 
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """The palette's Screenshot: an SVG in ``$BPE_LAB_SCREENSHOTS`` or the working folder
+        (Textual's default, ~/Downloads, often does not exist), and the message names the file."""
+        import os
+
+        folder = path or os.environ.get("BPE_LAB_SCREENSHOTS") or "."
+        try:
+            saved = Path(self.save_screenshot(filename, folder, time_format)).resolve()
+        except OSError as exc:
+            self.say(f"screenshot not saved: {folder}: {exc.strerror or exc}", title="Screenshot",
+                     severity="error", timeout=8)
+            return None
+        self.say(f"saved {saved}", title="Screenshot", timeout=6)
+        return None
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
@@ -339,7 +355,8 @@ class BpeApp(App):
     def action_open(self) -> None:
         def chosen(source: str | None) -> None:
             if source:
-                self._confirm_then(f"Open {source}?", lambda: self._open(source), self._merges_fate(leaving=True))
+                shown = f"the bundled sample {source[7:]}" if source.startswith("sample:") else source
+                self._confirm_then(f"Open {shown}?", lambda: self._open(source), self._merges_fate(leaving=True))
 
         self.push_screen(OpenScreen(), chosen)
 

@@ -64,7 +64,7 @@ def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]])
             if entry.ratio is not None:
                 cell.append(f" {entry.ratio:.2f}×", style="bold #e9c46a" if entry.ratio > 1.2 else "dim")
             if entry.unknown:
-                cell.append(f" {entry.unknown}?", style="#e76f51")
+                cell.append(f" {entry.unknown} unknown", style="#e76f51")
             cells.append(cell)
         table.add_row(Text(seg.name), *cells)
     return table
@@ -77,9 +77,9 @@ def parallel_view(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, st
     group = groups[index % len(groups)]
     first = segmenters[0]
     parts: list[RenderableType] = [
-        Text("the token tax on the bundled parallel sentences: tokens, × English, ? unknown", style="bold"),
+        Text("the token tax on the bundled parallel sentences: tokens, × English, unknown tokens", style="bold"),
         tax_table(segmenters, groups),
-        Text(f"\nsentence {index % len(groups) + 1} of {len(groups)} through {first.name} (p: next; type above for your own text)",
+        Text(f"\nsentence {index % len(groups) + 1} of {len(groups)} through {first.name} (Esc, then p: next; type above for your own text)",
              style="bold"),
     ]
     for lang, sentence in group.items():
