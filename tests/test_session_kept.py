@@ -86,7 +86,7 @@ async def test_a_plain_launch_keeps_an_explicit_files_merges_aside(tmp_path):
 
 async def test_each_corpus_has_its_own_session_and_resume_finds_them(per_corpus, tmp_path):
     question = await train(app_on("sample:the-cat-in-the-hat.txt"), "n", "n", "n")
-    assert question is not None and "3 merges are kept in the session" in question
+    assert question is not None and "3 merges are kept in the session:" in question
     assert "`bpe-lab --resume`" in question
     await train(app_on("sample:workshop.txt"), "n")
     files = sorted(p.name for p in per_corpus.iterdir())

@@ -8,6 +8,7 @@ trainer moved. Keys come from :mod:`tui.keys`.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -183,7 +184,7 @@ class BpeApp(App):
         else:
             name = session.source.split(":", 1)[-1] if session.source.startswith("sample:") else Path(session.source).name
             self.say(f"{path} holds a session on {name} at step {session.step}: it is kept aside "
-                     "(never written over) when this one first saves", timeout=10)
+                     "(not written over) once you make a merge here", timeout=10)
 
     def action_resume_found(self) -> None:
         """``R``: resume the session found on this corpus at launch or open."""
@@ -196,6 +197,7 @@ class BpeApp(App):
             self.say(f"the session in {path} is gone", timeout=4)
             return
         self.found = None
+        self.clear_notifications()  # the offer, answered
         self._owned = path
         self._resume = session
         self.load(self.workbench.corpus, session.config, session.replay)
@@ -406,17 +408,18 @@ class BpeApp(App):
         """What happens to the current merges when the app quits (or, ``leaving``, opens
         another corpus), truthfully: kept in a session file (and how to resume it), or lost."""
         steps = self.workbench.steps if self.workbench is not None else 0
-        merges = f"{steps} merge{'s' if steps != 1 else ''}"
+        plural = steps != 1
         if not self._autosave_on or self._write_failed:
-            return f"Your {merges} will be lost (no session is saved; s saves the tokenizer)."
+            return f"Your {steps} merge{'s' if plural else ''} will be lost:\nno session is saved (s saves the tokenizer)."
+        merges = f"{steps} merges are" if plural else f"{steps} merge is"
         path = self.session_file
         if not leaving:
-            return f"Your {merges} are kept in the session: `{resume_command(path)}` brings them back."
+            return f"Your {merges} kept in the session:\n`{resume_command(path)}` brings them back."
         if self.explicit_session is not None:
-            return (f"Your {merges} are kept in the session, set aside beside {path} "
+            return (f"Your {merges} kept in the session:\nit is set aside beside {path} "
                     "when the new corpus first saves.")
         source = self.workbench.corpus.source
-        return f"Your {merges} are kept in this corpus's session: `bpe-lab --resume {source}` brings them back."
+        return f"Your {merges} kept in this corpus's session:\n`bpe-lab --resume {shlex.quote(source)}` brings them back."
 
     async def action_quit(self) -> None:
         """Quit (`q`, ctrl+q, the palette): ask first when there are unsaved merges; the
@@ -490,7 +493,7 @@ class BpeApp(App):
                 kept = keep_aside(path)
                 self.found = None
                 self._kept_note = (f"the earlier session in {path.name} is kept as {kept}: "
-                                   f"`bpe-lab --resume --session {kept}` resumes it")
+                                   f"`{resume_command(kept)}` resumes it")
             session.save(path)
             self._owned = path
             self._write_failed = False

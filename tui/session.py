@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,4 +205,4 @@ def resume_command(path: Path) -> str:
         return "bpe-lab --resume"
     if path.parent == sessions_dir() and ".kept-" not in path.name:
         return "bpe-lab --resume"  # the most recent: the one just written
-    return f"bpe-lab --resume --session {path}"
+    return f"bpe-lab --resume --session {shlex.quote(str(path))}"
