@@ -187,3 +187,14 @@ async def test_without_a_session_the_quit_question_says_lost(tmp_path):
     app = app_on("sample:workshop.txt", session_file=tmp_path / "s.json", autosave=False)
     question = await train(app, "n")
     assert "1 merge will be lost" in question
+
+
+def test_resume_without_a_session_is_one_line(per_corpus, capsys):
+    from tui.launch import launch
+
+    assert launch(["--resume", "--headless"]) == 2
+    assert launch(["--resume", "sample:workshop.txt", "--headless"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2
+    assert err[0].startswith("bpe-lab: error: no session to resume (none in ")
+    assert err[1] == "bpe-lab: error: no session on sample:workshop.txt to resume"
