@@ -163,7 +163,7 @@ async def test_a_resumed_replay_keeps_the_files_ids(tmp_path):
 
     app, _, _, imported = replay_app(tmp_path)
     session_file = tmp_path / "session.json"
-    app.session_file, app._autosave_on = session_file, True
+    app.explicit_session, app._autosave_on = session_file, True
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

@@ -1,5 +1,5 @@
 """Issue 13 point 12: a run speed a class can watch (1, 2, 5, 20 merges a second or full speed;
-`+`/`-`, `--speed`) and "run to step N" (`R`). The pacing is tested on a clock moved by hand:
+`+`/`-`, `--speed`) and "run to step N" (`G`). The pacing is tested on a clock moved by hand:
 no test here waits for wall time."""
 
 from __future__ import annotations
@@ -164,21 +164,21 @@ async def test_plus_and_minus_change_the_speed_while_running():
 async def test_run_to_a_step_stops_exactly_there():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("R")
+        await pilot.press("G")
         assert isinstance(app.screen, PromptScreen)
         await pilot.press(*"123", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.workbench.steps == 123 and not app.running
         assert status(app).startswith("paused │ step 123")
-        await pilot.press("R", *"40", "enter")  # behind: a jump back, as `g` does
+        await pilot.press("G", *"40", "enter")  # behind: a jump back, as `g` does
         await app.workers.wait_for_complete()
         assert app.workbench.steps == 40
-        await pilot.press("R", *"9999", "enter")  # past the end: a stop rule ends it first
+        await pilot.press("G", *"9999", "enter")  # past the end: a stop rule ends it first
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.workbench.done and app.workbench.steps < 9999
-        await pilot.press("R", *"x", "enter")
+        await pilot.press("G", *"x", "enter")
         assert "not a step number" in str(app.screen.query_one("#prompt-error").render())
 
 
@@ -188,7 +188,7 @@ async def test_run_to_a_step_at_a_speed_makes_one_merge_a_beat_and_stops_there()
     app.training.pacer.clock = clock
     async with app.run_test(size=SIZE) as pilot:
         app.training.posted.clear()
-        await pilot.press("R", "3", "enter")
+        await pilot.press("G", "3", "enter")
         await next_merge(app, pilot)
         assert app.workbench.steps == 1 and app.running
         await next_merge(app, pilot, clock)

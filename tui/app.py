@@ -8,6 +8,7 @@ trainer moved. Keys come from :mod:`tui.keys`.
 
 from __future__ import annotations
 
+import shlex
 import threading
 from pathlib import Path
 from typing import Callable, Iterable
@@ -33,14 +34,24 @@ from .screens.main import MainScreen
 from .screens.open_corpus import OpenScreen
 from .screens.settings import SettingsScreen
 from .samples import sample_settings
-from .session import Session, SessionLock, claim_session_file, session_path
+from .session import (
+    Session,
+    SessionLock,
+    claim_session_file,
+    corpus_session_path,
+    explicit_session_path,
+    holds_merges,
+    keep_aside,
+    peek,
+    resume_command,
+)
 from .training import GROUP, Training
 from .workbench import Busy, LoadedCorpus, Workbench
 
 #: Seconds between session saves while something changes.
 AUTOSAVE_SECONDS = 3.0
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
-STEPPING = {"step", "undo", "redo", "jump", "goto", "run_to", "settings", "open", "save"}
+STEPPING = {"step", "undo", "redo", "jump", "goto", "run_to", "settings", "open", "save", "resume_found"}
 #: Actions whose keys type into a focused input (step, undo and redo also have arrows, which
 #: move its cursor then).
 TYPED = typed_actions() | {"step", "undo", "redo"}
@@ -69,6 +80,7 @@ class BpeApp(App):
         file_ids: list[int | None] | None = None,
         resume: Session | None = None,
         session_file: Path | None = None,
+        resumed_from: Path | None = None,
         autosave: bool = True,
         run: bool = False,
         speed: int | None = None,
@@ -76,13 +88,21 @@ class BpeApp(App):
         """``speed``: the run speed, merges a second (None: full speed; see tui.pacing)."""
         super().__init__()
         self._resume = resume
-        self.session_file = session_file or session_path()
+        #: One session file whatever the corpus (--session, $BPE_LAB_SESSION, tests), or None:
+        #: each corpus has its own (tui.session.corpus_session_path).
+        self.explicit_session = session_file or explicit_session_path()
+        #: The session file this app made or resumed: the one file it may write over.
+        self._owned: Path | None = (resumed_from or self.explicit_session) if resume is not None else None
+        #: A session on the corpus just loaded that this app did not resume: ``R`` resumes it.
+        self.found: tuple[Path, Session] | None = None
+        self._write_failed = False
+        self._kept_note: str | None = None
         self._autosave_on = autosave
         self._saved_key: tuple | None = None
-        #: The lock on ``session_file``, taken at the first save (None until then, or when the
-        #: file system has no locks); another live app holding it sends this one's session elsewhere.
-        self._session_lock: SessionLock | None = None
-        self._session_claimed = False
+        #: The locks on the session files this app writes, taken at the first save to each (the
+        #: lock is None when the file system has none), and the file it writes instead (itself, or
+        #: ``<stem>-PID.json`` while another live app holds it).
+        self._claims: dict[Path, tuple[SessionLock | None, Path]] = {}
         self._run_on_load = run
         #: An imported tokenizer whose merges steps replay on the corpus (None: training).
         self.script = workbench.script if workbench is not None else script
@@ -185,6 +205,8 @@ class BpeApp(App):
         if self._open_note:  # which settings an opened sample trains with
             self.say(self._open_note, timeout=8)
             self._open_note = None
+        if self._resume is None:
+            self._notice_found()
         if self._resume is not None:
             selected = self._resume.selected
             self._resume = None
@@ -202,6 +224,53 @@ class BpeApp(App):
         self._open_note = None
         self.say(message.reason, title="cannot train on this corpus", severity="error", timeout=8)
         self.main_screen.refresh_views()
+
+    @property
+    def session_file(self) -> Path:
+        """Where this app's session goes: the explicit file, else the current corpus's own."""
+        if self.explicit_session is not None:
+            return self.explicit_session
+        corpus = self.workbench.corpus if self.workbench is not None else self._pending
+        if corpus is None:
+            from .session import session_path
+
+            return session_path()
+        return corpus_session_path(corpus.source, corpus.sha256)
+
+    def _notice_found(self) -> None:
+        """After a fresh load: say so when the session file already holds merges on this corpus
+        (``R`` resumes them; a merge made first keeps them aside, never writes over them)."""
+        self.found = None
+        path = self.session_file
+        if path == self._owned or not path.exists():
+            return
+        session = peek(path)
+        workbench = self.workbench
+        if session is None or not session.merges:
+            return
+        if session.source == workbench.corpus.source and session.sha256 == workbench.corpus.sha256:
+            self.found = (path, session)
+            self.say(f"a session on this corpus at step {session.step} exists: R resumes it", timeout=10)
+        else:
+            name = session.source.split(":", 1)[-1] if session.source.startswith("sample:") else Path(session.source).name
+            self.say(f"{path} holds a session on {name} at step {session.step}: it is kept aside "
+                     "(not written over) once you make a merge here", timeout=10)
+
+    def action_resume_found(self) -> None:
+        """``R``: resume the session found on this corpus at launch or open."""
+        if self.found is None or self.workbench is None:
+            self.say("no earlier session on this corpus to resume", timeout=3)
+            return
+        path, session = self.found
+        if peek(path) is None:
+            self.found = None
+            self.say(f"the session in {path} is gone", timeout=4)
+            return
+        self.found = None
+        self.clear_notifications()  # the offer, answered
+        self._owned = path
+        self._resume = session
+        self.load(self.workbench.corpus, session.config, session.replay)
 
     def attach(self, workbench: Workbench) -> None:
         """Make ``workbench`` the app's, and show it."""
@@ -359,6 +428,22 @@ class BpeApp(App):
         else:
             self.push_screen(AnalysisScreen(self.workbench, tab))
 
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """The palette's Screenshot: an SVG in ``$BPE_LAB_SCREENSHOTS`` or the working folder
+        (Textual's default, ~/Downloads, often does not exist), and the message names the file."""
+        import os
+
+        folder = path or os.environ.get("BPE_LAB_SCREENSHOTS") or "."
+        try:
+            saved = Path(self.save_screenshot(filename, folder, time_format)).resolve()
+        except OSError as exc:
+            self.say(f"screenshot not saved: {folder}: {exc.strerror or exc}", title="Screenshot",
+                     severity="error", timeout=8)
+            return None
+        self.say(f"saved {saved}", title="Screenshot", timeout=6)
+        return None
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
@@ -395,7 +480,8 @@ class BpeApp(App):
         def chosen(source: str | None) -> None:
             if source:
                 keep = dialog.keep_settings
-                self._confirm_then(f"Open {source}?", lambda: self._open(source, keep))
+                shown = f"the bundled sample {source[7:]}" if source.startswith("sample:") else source
+                self._confirm_then(f"Open {shown}?", lambda: self._open(source, keep), self._merges_fate(leaving=True))
 
         self.push_screen(dialog, chosen)
 
@@ -410,6 +496,9 @@ class BpeApp(App):
         except ValueError as exc:
             self.say(str(exc), title="cannot open", severity="error", timeout=8)
             return
+        self.autosave(now=True)  # this corpus's merges stay in its session
+        if self.explicit_session is not None:
+            self._owned = None  # one file for every corpus: keep this corpus's session aside
         self._open_note = note
         self.load(corpus, config, self.script, self.file_ids)
 
@@ -438,15 +527,33 @@ class BpeApp(App):
             self.say("training with your settings now, no longer replaying the imported tokenizer", timeout=6)
         self.load(corpus, config)  # the config and mode change only if the new trainer builds
 
-    def _confirm_then(self, question: str, then: Callable[[], None]) -> None:
-        """Run ``then`` at once, or after a yes when there is unsaved work."""
+    def _confirm_then(self, question: str, then: Callable[[], None], fate: str | None = None) -> None:
+        """Run ``then`` at once, or after a yes when there is unsaved work; ``fate`` says what
+        becomes of the merges (default: lost)."""
         if self.workbench is None or not self.workbench.unsaved:
             then()
             return
         self.push_screen(
-            ConfirmScreen(f"{question}\nThe merges since your last save will be lost."),
+            ConfirmScreen(f"{question}\n{fate or 'The merges since your last save will be lost.'}"),
             lambda yes: then() if yes else None,
         )
+
+    def _merges_fate(self, leaving: bool = False) -> str:
+        """What happens to the current merges when the app quits (or, ``leaving``, opens
+        another corpus), truthfully: kept in a session file (and how to resume it), or lost."""
+        steps = self.workbench.steps if self.workbench is not None else 0
+        plural = steps != 1
+        if not self._autosave_on or self._write_failed:
+            return f"Your {steps} merge{'s' if plural else ''} will be lost:\nno session is saved (s saves the tokenizer)."
+        merges = f"{steps} merges are" if plural else f"{steps} merge is"
+        path = self.session_file
+        if not leaving:
+            return f"Your {merges} kept in the session:\n`{resume_command(path)}` brings them back."
+        if self.explicit_session is not None:
+            return (f"Your {merges} kept in the session:\nit is set aside beside {path} "
+                    "when the new corpus first saves.")
+        source = self.workbench.corpus.source
+        return f"Your {merges} kept in this corpus's session:\n`bpe-lab --resume {shlex.quote(source)}` brings them back."
 
     async def action_quit(self) -> None:
         """Quit (`q`, ctrl+q, the palette): ask first when there are unsaved merges; the
@@ -465,7 +572,7 @@ class BpeApp(App):
             if yes:
                 self._quit()
 
-        self.push_screen(ConfirmScreen("Quit bpe-lab?\nThe merges since your last save will be lost."), answered)
+        self.push_screen(ConfirmScreen(f"Quit bpe-lab?\n{self._merges_fate()}"), answered)
 
     def _quit(self) -> None:
         self.autosave(now=True)
@@ -486,34 +593,71 @@ class BpeApp(App):
         if key == self._saved_key:
             return
         self._saved_key = key
-        if not self._session_claimed:  # the first save locks the session file
-            self._session_claimed = True
-            self._session_lock, self.session_file, note = claim_session_file(self.session_file)
-            if note:  # another app writes it: this one writes a sibling instead
-                self.say(note, severity="warning", timeout=12)
+        path = self._claimed(self._path_for(session))
         if now:
-            problem = self._write_session(session)
+            problem = self._write_session(session, path)
+            self._say_kept()
             if problem:
                 self.say(problem, severity="warning")
         else:
-            self._write_session_later(session)
+            self._write_session_later(session, path)
+
+    def _claimed(self, path: Path) -> Path:
+        """The file to write ``path``'s session to: ``path``, locked at the first save to it; or,
+        while another live bpe-lab holds it, a sibling of this process's own (said once)."""
+        if path not in self._claims:
+            lock, actual, note = claim_session_file(path)
+            self._claims[path] = (lock, actual)
+            if note:  # another app writes it: this one writes a sibling instead
+                self.say(note, severity="warning", timeout=12)
+        return self._claims[path][1]
 
     def on_unmount(self) -> None:
-        """Let go of the session file (a crash lets go too: the lock is the kernel's)."""
-        if self._session_lock is not None:
-            self._session_lock.release()
+        """Let go of the session files (a crash lets go too: the locks are the kernel's)."""
+        for lock, _ in self._claims.values():
+            if lock is not None:
+                lock.release()
 
-    def _write_session(self, session: Session) -> str | None:
-        """Save; the reason when it failed (the old session file is then left as it was)."""
+    def _path_for(self, session: Session) -> Path:
+        """The file ``session`` goes to: the explicit one, else its corpus's own."""
+        if self.explicit_session is not None:
+            return self.explicit_session
+        return corpus_session_path(session.source, session.sha256)
+
+    def _say_kept(self) -> None:
+        """Say where an earlier session was kept aside, once."""
+        note, self._kept_note = self._kept_note, None
+        if note:
+            self.say(note, timeout=10)
+
+    def _write_session(self, session: Session, path: Path | None = None) -> str | None:
+        """Save to ``path`` (default: the session's own file); the reason when it failed (the old
+        session file is then left as it was).
+
+        A file this app did not make or resume is never written over when it holds merges: it
+        is kept aside first (and the app says where); an empty session is not written over it."""
+        path = path or self._path_for(session)
         try:
-            session.save(self.session_file)
+            if path != self._owned and holds_merges(path):
+                if not session.merges:
+                    self._saved_key = None
+                    return None  # nothing worth saving over someone's merges
+                kept = keep_aside(path)
+                self.found = None
+                self._kept_note = (f"the earlier session in {path.name} is kept as {kept}: "
+                                   f"`{resume_command(kept)}` resumes it")
+            session.save(path)
+            self._owned = path
+            self._write_failed = False
             return None
         except OSError as exc:
             self._saved_key = None
-            return f"session not saved: {self.session_file}: {exc.strerror or exc}"
+            self._write_failed = True
+            return f"session not saved: {path}: {exc.strerror or exc}"
 
     @work(thread=True, exclusive=True, group="session", exit_on_error=False)
-    def _write_session_later(self, session: Session) -> None:
-        problem = self._write_session(session)
+    def _write_session_later(self, session: Session, path: Path) -> None:
+        problem = self._write_session(session, path)
+        self.call_from_thread(self._say_kept)
         if problem:
             self.call_from_thread(self.say, problem, severity="warning")

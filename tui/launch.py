@@ -25,8 +25,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tokenizer", metavar="TOK", help="replay a tokenizer (any supported format) on the corpus, merge by merge")
     parser.add_argument("--pattern-name", choices=("none", "simple", "gpt2", "gpt4"), metavar="NAME",
                         help="pre-tokenizer for a --tokenizer file that holds none (.tiktoken, vocab.json + merges.txt)")
-    parser.add_argument("--resume", action="store_true", help="continue the last session where you left it")
-    parser.add_argument("--session", metavar="PATH", help="the session file (default: ~/.local/state/bpe-lab/session.json)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the last session where you left it (with CORPUS: that corpus's session)")
+    parser.add_argument("--session", metavar="PATH",
+                        help="one session file for every corpus (default: one per corpus in ~/.local/state/bpe-lab/sessions/)")
     parser.add_argument("--run", action="store_true", help="start training as soon as the corpus is loaded")
     parser.add_argument("--speed", choices=tuple(SPEED_NAMES), default="max", metavar="N",
                         help="run speed in merges a second: 1, 2, 5, 20 or max (default; + and - change it in the app)")
@@ -71,6 +73,34 @@ def resumed(args: argparse.Namespace | None, session_file: Path):
     return session, corpus
 
 
+
+
+def resume_file(args: argparse.Namespace, explicit: Path | None) -> Path:
+    """The session file ``--resume`` resumes: the explicit one; else CORPUS's own session (the
+    most recent on it whose corpus bytes are unchanged); else the most recent session.
+    ValueError (one line) when there is none."""
+    from .session import corpus_session_path, corpus_sessions, fingerprint, latest_session_path
+
+    if explicit is not None or not args.corpus:
+        return explicit if explicit is not None else latest_session_path()
+    source = args.corpus if args.corpus.startswith("sample:") else str(Path(args.corpus).resolve())
+    if source.startswith("sample:"):
+        from .samples import sample
+
+        data = sample(source.split(":", 1)[1]).read_bytes()
+    else:
+        try:
+            data = Path(source).read_bytes()
+        except OSError as exc:
+            raise ValueError(f"{args.corpus}: cannot read it ({exc.strerror or exc})") from None
+    path = corpus_session_path(source, fingerprint(data))
+    if path.exists():
+        return path
+    if corpus_sessions(source):
+        raise ValueError(f"{args.corpus} changed since the session was saved: cannot resume it")
+    raise ValueError(f"no session on {args.corpus} to resume")
+
+
 def launch(argv: Sequence[str], *, err: TextIO | None = None) -> int:
     """Parse the app's options, read the corpus, run the app. Every failure the user can cause
     is one line and exit code 2, exactly as in the headless commands (:func:`tui.cli.guarded`)."""
@@ -79,17 +109,19 @@ def launch(argv: Sequence[str], *, err: TextIO | None = None) -> int:
 
 def _launch(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
-    from .session import session_path
+    from .session import explicit_session_path
     from .workbench import LoadedCorpus
 
-    session_file = Path(args.session) if args.session else session_path()
+    #: One session file for every corpus (--session, $BPE_LAB_SESSION); else each corpus has its own.
+    explicit = Path(args.session) if args.session else explicit_session_path()
     if args.resume:
+        session_file = resume_file(args, explicit)
         session, corpus = resumed(args, session_file)
         refuse_inputs([session_file], [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else [])
         from .app import BpeApp
 
         app = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
-                     session_file=session_file, run=args.run, speed=SPEED_NAMES[args.speed])
+                     session_file=explicit, resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed])
         app.run(headless=args.headless)
         return 0
     imported = imported_tokenizer(args)
@@ -105,11 +137,12 @@ def _launch(argv: Sequence[str]) -> int:
         from engine.formats import read_paths
 
         inputs += [(path, f"the tokenizer {path}") for path in read_paths(imported.format, args.tokenizer)]
-    refuse_inputs([session_file], inputs)
+    if explicit is not None:
+        refuse_inputs([explicit], inputs)
     from .app import BpeApp
 
     file_ids = imported.file_ids if imported is not None else None
-    app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=session_file, run=args.run,
+    app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
                  speed=SPEED_NAMES[args.speed])
     app.run(headless=args.headless)
     return 0

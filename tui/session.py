@@ -11,6 +11,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shlex
 import socket
 import stat
 import time
@@ -394,3 +395,103 @@ def claim_session_file(session_file: Path) -> tuple[SessionLock | None, Path, st
     note = (f"{session_file} is in use by {SessionLock.owner(session_file)}: "
             f"this session is saved to {sibling} (--resume --session {sibling})")
     return own, sibling, note
+
+
+# -- one session per corpus --------------------------------------------------------------------
+#
+# Without ``--session PATH`` or ``$BPE_LAB_SESSION`` (one explicit file), each corpus has its own
+# session file, named after the corpus and a hash of its source and bytes, so opening or launching
+# on one corpus never writes over another's merges. A file that holds merges this app did not
+# make or resume is never written over either: it is first kept aside (:func:`keep_aside`).
+
+
+def explicit_session_path() -> Path | None:
+    """``$BPE_LAB_SESSION`` when set: one session file whatever the corpus; else None."""
+    explicit = os.environ.get("BPE_LAB_SESSION")
+    return Path(explicit) if explicit else None
+
+
+def sessions_dir() -> Path:
+    """``$XDG_STATE_HOME/bpe-lab/sessions`` (~/.local/state): the per-corpus session files."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "bpe-lab" / "sessions"
+
+
+def corpus_session_path(source: str, sha256: str) -> Path:
+    """The session file of one corpus: ``sessions/<name>-<hash12>.json``, the hash of its source
+    (a path or sample:NAME) and of its bytes.
+
+    Example: ``corpus_session_path("sample:workshop.txt", sha).name`` -> ``'workshop.txt-3f9c0a1b2c4d.json'``
+    """
+    name = source.split(":", 1)[1] if source.startswith("sample:") else Path(source).name
+    name = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name)[:60] or "corpus"
+    key = hashlib.sha256(f"{source}\0{sha256}".encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return sessions_dir() / f"{name}-{key}.json"
+
+
+def peek(path: Path) -> Session | None:
+    """The session in ``path``, or None when there is none or it cannot be read."""
+    try:
+        return Session.load(path)
+    except SessionError:
+        return None
+
+
+def holds_merges(path: Path) -> bool:
+    """Whether ``path`` holds a session with merges (a damaged file counts: never lose it)."""
+    if not path.exists():
+        return False
+    session = peek(path)
+    return session is None or bool(session.merges)
+
+
+def keep_aside(path: Path) -> Path:
+    """Rename a session file to a sibling that nothing writes to (``<stem>.kept-<time>.json``),
+    so a new session can take its place; returns the new path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.stem}.kept-{stamp}{path.suffix}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.stem}.kept-{stamp}-{n}{path.suffix}")
+    os.replace(path, target)
+    return target
+
+
+def session_files() -> list[Path]:
+    """The per-corpus session files, the most recently written first (kept-aside ones too)."""
+    folder = sessions_dir()
+    if not folder.is_dir():
+        return []
+    files = [p for p in folder.glob("*.json") if p.is_file()]
+    return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def latest_session_path() -> Path:
+    """The session ``bpe-lab --resume`` resumes: the most recent per-corpus one that is not
+    kept aside; SessionError (one line) when there is none."""
+    for path in session_files():
+        if ".kept-" not in path.name:
+            return path
+    raise SessionError(f"no session to resume (none in {sessions_dir()})")
+
+
+def corpus_sessions(source: str) -> list[tuple[Path, Session]]:
+    """The sessions on one corpus source (a resolved path or sample:NAME), most recent first."""
+    found = []
+    for path in session_files():
+        if ".kept-" in path.name:
+            continue
+        session = peek(path)
+        if session is not None and session.source == source:
+            found.append((path, session))
+    return found
+
+
+def resume_command(path: Path) -> str:
+    """The command that resumes the session in ``path``, as the app's messages quote it."""
+    if explicit_session_path() == path:
+        return "bpe-lab --resume"
+    if path.parent == sessions_dir() and ".kept-" not in path.name:
+        return "bpe-lab --resume"  # the most recent: the one just written
+    return f"bpe-lab --resume --session {shlex.quote(str(path))}"

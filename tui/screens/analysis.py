@@ -133,6 +133,8 @@ class AnalysisScreen(Screen[None]):
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self.poll(force=True)
+        if event.pane.id == "compare":  # typing goes to the text to compare, not to the keys
+            self.query_one("#compare-text", Input).focus()
 
     # -- following the trainer --------------------------------------------------------------
 
@@ -361,4 +363,9 @@ class AnalysisScreen(Screen[None]):
         pane.log_x = not pane.log_x
 
     def action_close(self) -> None:
+        """Escape (or `a`): leave an input line first (its keys are the screen's again), else
+        go back to the main screen."""
+        if isinstance(self.focused, Input):
+            self.set_focus(None)
+            return
         self.dismiss(None)

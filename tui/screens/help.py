@@ -38,7 +38,9 @@ class HelpScreen(ModalScreen[None]):
         for name, what in PANES:
             panes.add_row(Text(name), Text(what))
         with VerticalScroll(classes="dialog help"):
-            yield Static(Text("bpe-lab — keys", style="bold"))
+            title = Text("bpe-lab — keys", style="bold")
+            title.append("   escape (or ?) closes this help", style="dim")
+            yield Static(title, id="help-title")
             yield Static(keys)
             yield Static(Text("\npanes", style="bold"))
             yield Static(panes)

@@ -7,6 +7,8 @@ beside it, unless "keep my current settings" is ticked; a file always keeps them
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -37,6 +39,7 @@ class OpenScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog", id="open-dialog"):
             yield Label("Open a corpus file", classes="dialog-title")
             yield Input(placeholder="path to a text file, then Enter", id="open-path")
+            yield Label("", id="open-error", classes="dialog-error")
             yield Label("…or a bundled sample (↑↓, Enter), with its example's settings:", classes="dialog-hint")
             yield Checkbox("keep my current settings instead", id="open-keep", compact=True)
             yield OptionList(*[Option(sample_option(s), id=s.name) for s in samples()], id="open-samples")
@@ -50,9 +53,24 @@ class OpenScreen(ModalScreen[str | None]):
         self.keep_settings = event.value
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """A path that is no file is said here, and the dialog stays open to correct it."""
         event.stop()
-        if event.value.strip():
-            self.dismiss(event.value.strip())
+        typed = event.value.strip()
+        if not typed:
+            return
+        if typed.startswith("sample:"):
+            self.dismiss(typed)
+            return
+        path = Path(typed).expanduser()
+        problem = None
+        if not path.exists():
+            problem = f"no such file: {typed}"
+        elif path.is_dir():
+            problem = f"{typed} is a folder: name a text file in it"
+        if problem:
+            self.query_one("#open-error", Label).update(Text(problem))
+            return
+        self.dismiss(str(path))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -63,10 +63,11 @@ def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]])
             cell = Text(f"{entry.tokens}")
             if entry.ratio is not None:
                 cell.append(f" {entry.ratio:.2f}×", style="bold #e9c46a" if entry.ratio > 1.2 else "dim")
-            if entry.unknown:
-                cell.append(f" {entry.unknown}?", style="#e76f51")
             cells.append(cell)
         table.add_row(Text(seg.name), *cells)
+        if any(tax[lang].unknown for lang in langs):  # its own row: a count with a word, no "?"
+            table.add_row(Text("  unknown", style="#e76f51"),
+                          *(Text(f"{tax[lang].unknown}", style="#e76f51") for lang in langs))
     return table
 
 
@@ -77,9 +78,9 @@ def parallel_view(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, st
     group = groups[index % len(groups)]
     first = segmenters[0]
     parts: list[RenderableType] = [
-        Text("the token tax on the bundled parallel sentences: tokens, × English, ? unknown", style="bold"),
+        Text("the token tax on the bundled parallel sentences: tokens, × English; unknown: pieces outside its vocabulary", style="bold"),
         tax_table(segmenters, groups),
-        Text(f"\nsentence {index % len(groups) + 1} of {len(groups)} through {first.name} (p: next; type above for your own text)",
+        Text(f"\nsentence {index % len(groups) + 1} of {len(groups)} through {first.name} (Esc, then p: next; type above for your own text)",
              style="bold"),
     ]
     for lang, sentence in group.items():

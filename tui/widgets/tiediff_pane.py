@@ -40,7 +40,7 @@ def render_diff(diff: TieDiff, corpus: str) -> RenderableType:
     head.append(f"{a_rule} vs {b_rule} on {corpus}: ", style="bold")
     if diff.parted:
         head.append(f"the merge logs part at step {diff.first_step}", style="bold #e9c46a")
-        head.append(f" after {diff.common} merges in common")
+        head.append(f" after {diff.common} merge{'' if diff.common == 1 else 's'} in common" if diff.common else ", at the first merge")
     else:
         head.append(f"the logs agree for all {diff.common} merges", style="bold")
         head.append(f" (stopped: {diff.stops[0] or 'limit'})", style="dim")
