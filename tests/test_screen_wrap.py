@@ -120,7 +120,8 @@ async def test_scrolling_to_the_end_shows_the_last_line(size, wrap):
         await pilot.press("right_curly_bracket")  # 100 merges: rows now differ from the estimate
         await settle(pilot)
         view.focus()
-        await pilot.press("end")
+        await pilot.press("end")  # the key scrolls with an animation: wait for it to finish
+        await pilot.wait_for_scheduled_animations()
         await settle(pilot)
         assert view.scroll_y == view.max_scroll_y > 0
         shown = texts(view)
@@ -132,6 +133,7 @@ async def test_scrolling_to_the_end_shows_the_last_line(size, wrap):
             assert view.scrollable_content_region.height < view.size.height
             assert any(text.startswith(LAST_LINE) for text in shown), shown
         await pilot.press("home")
+        await pilot.wait_for_scheduled_animations()
         await settle(pilot)
         assert texts(view)[0].startswith("# A workshop corpus for bpe-lab")
 

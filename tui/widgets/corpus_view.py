@@ -30,6 +30,7 @@ from textual.strip import Strip
 from engine.display import hex_bytes, visible_text
 
 from ..workbench import Busy, Workbench
+from .cells import seal
 
 #: Alternating token backgrounds (tokenizer playgrounds colour tokens the same way).
 PALETTE = ("#2e3c55", "#4a3a28", "#2d4a3a", "#4a2f48", "#3a3f4f")
@@ -403,4 +404,4 @@ def _show(piece: bytes | str) -> str:
             return hex_bytes(piece)
     else:
         text = piece
-    return visible_text(text)
+    return seal(visible_text(text))  # a token ending in a joiner must not join the next one
