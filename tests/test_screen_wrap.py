@@ -275,3 +275,17 @@ async def test_a_step_rewraps_only_the_rows_on_screen(tmp_path):
         view = app.query_one(CorpusView)
         assert len(view._lo) - 1 == 3000
         assert 0 < len(view._wrapped) <= view.size.height
+
+
+# -- snapshots: the wrapped corpus pane at 80x24 and 100x30 -----------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "100x30"])
+def test_snapshot_workshop_wrapped(snap_compare, size):
+    assert snap_compare(make_app(), press=["n", "n", "n"], terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "100x30"])
+def test_snapshot_chinese_wrapped(snap_compare, tmp_path, size):
+    app = make_app(chinese(tmp_path, "chars"), base="chars", vocab_size=300)
+    assert snap_compare(app, press=["right_square_bracket"], terminal_size=size)

@@ -91,3 +91,8 @@ async def test_an_error_is_shown_next_to_the_buttons():
         error = screen.query_one("#settings-error")
         assert "whole number" in str(error.render())
         assert inside(error.region, Region(0, 0, 80, 24)) and error.region.height >= 1
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
+def test_snapshot(snap_compare, size):
+    assert snap_compare(make_app(), press=["comma"], terminal_size=size)
