@@ -289,3 +289,23 @@ def test_snapshot_workshop_wrapped(snap_compare, size):
 def test_snapshot_chinese_wrapped(snap_compare, tmp_path, size):
     app = make_app(chinese(tmp_path, "chars"), base="chars", vocab_size=300)
     assert snap_compare(app, press=["right_square_bracket"], terminal_size=size)
+
+
+@pytest.mark.parametrize("wrap", [True, False])
+async def test_a_line_longer_than_a_piece_wraps_and_reaches_its_end(tmp_path, wrap):
+    path = tmp_path / "long.txt"
+    long_line = "".join(f"word{k} 天长安 " for k in range(900))  # ~10 000 bytes on one line
+    path.write_text("first line\n" + long_line + "\nthe last line\n", encoding="utf-8")
+    app = make_app(LoadedCorpus.open(path, "bytes"), vocab_size=300)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(CorpusView)
+        view.wrap = wrap
+        await settle(pilot)
+        assert len(view._lo) - 1 > 3  # the long line is several pieces
+        rows = screen_rows(view)
+        assert all(row.cell_length == view.size.width for row in rows)
+        assert texts(view)[0].startswith("first line↵")
+        view.scroll_end(animate=False)
+        await settle(pilot)
+        shown = [t.strip() for t in texts(view) if t.strip()]
+        assert shown[-1] == "the last line↵"
