@@ -309,3 +309,21 @@ async def test_a_line_longer_than_a_piece_wraps_and_reaches_its_end(tmp_path, wr
         await settle(pilot)
         shown = [t.strip() for t in texts(view) if t.strip()]
         assert shown[-1] == "the last line↵"
+
+
+async def test_follow_scrolls_sideways_when_not_wrapping(tmp_path):
+    path = tmp_path / "wide.txt"
+    path.write_text("short\n" * 40 + "x " * 200 + "zq zq zq\n", encoding="utf-8")
+    app = make_app(LoadedCorpus.open(path, "bytes"), vocab_size=300)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(CorpusView)
+        view.wrap = False
+        view.follow = True
+        await settle(pilot)
+        view.highlight = ord("q")  # the byte q occurs only at the end of the long last line
+        await settle(pilot)
+        assert not highlighted(view)
+        view.show_last_merge()
+        await settle(pilot)
+        assert view.scroll_x > 0 and view.scroll_y > 0
+        assert highlighted(view)

@@ -238,6 +238,8 @@ class CorpusView(ScrollView, can_focus=True):
         # the scroll position whose first row (see _prefetch) is at most ``margin`` rows above
         k = max(target - margin, 0) * est // len(rows)
         self.scroll_to(y=self._est[piece] + k, animate=False)
+        if not self._width and not self.scroll_x <= before < self.scroll_x + self.scrollable_content_region.width:
+            self.scroll_to(x=max(before - 4, 0), animate=False)  # one row per line: sideways too
 
     def show_last_merge(self) -> None:
         """With :attr:`follow` on, bring an occurrence of the highlighted (last merged) token into
