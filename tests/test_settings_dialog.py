@@ -28,6 +28,13 @@ def inside(inner: Region, outer: Region) -> bool:
     return outer.contains_region(inner)
 
 
+async def settle(pilot) -> None:
+    """Focus scrolls the field into view with an animation: wait for it, then for the layout."""
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 async def test_every_field_can_be_focused_and_is_in_view(size):
     app = make_app()
@@ -43,7 +50,7 @@ async def test_every_field_can_be_focused_and_is_in_view(size):
             assert button.region.height > 0
         # Tab walks the fields in order, from the first to the last, then to the buttons.
         screen.query_one("#base", Select).focus()
-        await pilot.pause()
+        await settle(pilot)
         seen = []
         for _ in range(len(FIELDS) + 2):
             focused = app.focused
@@ -53,7 +60,7 @@ async def test_every_field_can_be_focused_and_is_in_view(size):
                 assert inside(focused.region, scroll.region), (focused.id, focused.region, scroll.region)
                 assert inside(scroll.region, screen_region)
             await pilot.press("tab")
-            await pilot.pause()
+            await settle(pilot)
         assert [f for f in seen if f in FIELDS] == list(FIELDS)
         assert "apply" in seen and "cancel" in seen
         # the buttons never moved while the fields scrolled
@@ -68,11 +75,11 @@ async def test_a_field_at_the_bottom_can_be_edited_and_applied_at_80x24():
         screen = app.screen
         specials = screen.query_one("#specials", Input)
         specials.focus()
-        await pilot.pause()
+        await settle(pilot)
         assert inside(specials.region, screen.query_one("#settings-fields").region)
         await pilot.press(*"<pad>")
         screen.query_one("#split_digits", Checkbox).focus()
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("space")  # tick it, as a user would
         assert screen.query_one("#split_digits", Checkbox).value is True
         config = screen.read()
