@@ -51,3 +51,25 @@ def test_each_sample_carries_its_examples_settings():
     tok = trainer.tokenizer()
     assert [tok.decode([i]) for i in tok.encode("the hat")] == ["the", "h", "at"]  # seed 003's walkthrough
     assert sample("workshop.txt").settings_summary() == "bytes, gpt2, lowest-ids"
+
+
+async def test_w_toggles_wrapping_and_f_follows_the_last_merge():
+    from tui.widgets.corpus_view import CorpusView
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        view = app.screen.query_one(CorpusView)
+        assert view.wrap and not view.follow
+        await pilot.press("w")
+        assert not view.wrap
+        await pilot.press("w", "f")
+        assert view.wrap and view.follow
+        seen: list[int | None] = []
+        real = view.show_last_merge
+        view.show_last_merge = lambda: (seen.append(view.highlight), real())[1]
+        await pilot.press("n", "n")
+        await pilot.pause()
+        last = app.workbench.trainer.last.new_id
+        assert seen and seen[-1] == last  # each refresh asks the pane to bring the new token into view

@@ -147,6 +147,7 @@ class MainScreen(Screen[None]):
                 made = workbench.trainer.vocab_size - len(workbench.config.specials)
             self.corpus_view.highlight = last.new_id if last else None
             self.corpus_view.refresh_tokens()
+            self.corpus_view.show_last_merge()  # only with follow on
             if self.selected is not None and self.selected >= made:
                 self.selected = None
             self.query_one(Candidates).show(workbench)
@@ -281,6 +282,18 @@ class MainScreen(Screen[None]):
 
     def action_toggle_ids(self) -> None:
         self.corpus_view.show_ids = not self.corpus_view.show_ids
+
+    def action_toggle_wrap(self) -> None:
+        self.corpus_view.action_toggle_wrap()
+        self.bpe_app.say("corpus: lines wrap at the pane's width" if self.corpus_view.wrap
+                         else "corpus: one row per line (scroll sideways)", timeout=3)
+
+    def action_toggle_follow(self) -> None:
+        view = self.corpus_view
+        view.follow = not view.follow
+        view.show_last_merge()
+        self.bpe_app.say("corpus: follows the last merged token" if view.follow
+                         else "corpus: stays where you scroll it", timeout=3)
 
     def action_toggle_trace(self) -> None:
         pane = self.query_one(TokenizePane)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Horizontal, Vertical
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
@@ -40,35 +40,39 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
     def compose(self) -> ComposeResult:
         c = self.config
         pre = c.pretokenizer if c.pretokenizer != "custom" else "custom"
+        # The fields scroll; the error line and the buttons are docked below them, so Apply and
+        # Cancel stay on screen at 80x24 however many fields there are.
         with Vertical(classes="dialog settings"):
             yield Label("Training settings (applying restarts training)", classes="dialog-title")
-            with Grid(id="settings-grid"):
-                yield Label("base")
-                yield Select([(b, b) for b in ("bytes", "chars")], value=c.base, allow_blank=False, id="base")
-                yield Label("pre-tokenizer")
-                yield Select([(p, p) for p in (*PRETOKENIZERS, "custom")], value=pre, allow_blank=False, id="pretokenizer")
-                yield Label("custom pattern")
-                yield Input(value=c.pattern or "", placeholder="regex (custom pre-tokenizer)", id="pattern")
-                yield Label("tie rule")
-                yield Select([(t, t) for t in TIE_RULES], value=c.tie_rule, allow_blank=False, id="tie_rule")
-                yield Label("vocabulary size")
-                yield Input(value="" if c.vocab_size is None else str(c.vocab_size), placeholder="none", id="vocab_size")
-                yield Label("merges")
-                yield Input(value="" if c.max_merges is None else str(c.max_merges), placeholder="none", id="merges")
-                yield Label("min frequency")
-                yield Input(value=str(c.min_frequency), id="min_frequency")
-                yield Label("specials")
-                yield Input(value=" ".join(c.specials), placeholder="space-separated", id="specials")
-                if self.on_speed is not None:
-                    yield Label("run speed")
-                    yield Select([(speed_label(s), s or 0) for s in SPEEDS], value=self.speed or 0,
-                                 allow_blank=False, id="speed")
-            yield Checkbox("split digits", value=c.split_digits, id="split_digits")
-            yield Checkbox("no merge across newline", value=c.no_merge_newline, id="no_merge_newline")
-            yield Label("", id="settings-error", classes="dialog-error")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Apply (ctrl+s)", variant="primary", id="apply")
-                yield Button("Cancel (esc)", id="cancel")
+            with VerticalScroll(id="settings-fields"):
+                with Grid(id="settings-grid"):
+                    yield Label("base")
+                    yield Select([(b, b) for b in ("bytes", "chars")], value=c.base, allow_blank=False, id="base")
+                    yield Label("pre-tokenizer")
+                    yield Select([(p, p) for p in (*PRETOKENIZERS, "custom")], value=pre, allow_blank=False, id="pretokenizer")
+                    yield Label("custom pattern")
+                    yield Input(value=c.pattern or "", placeholder="regex (custom pre-tokenizer)", id="pattern")
+                    yield Label("tie rule")
+                    yield Select([(t, t) for t in TIE_RULES], value=c.tie_rule, allow_blank=False, id="tie_rule")
+                    yield Label("vocabulary size")
+                    yield Input(value="" if c.vocab_size is None else str(c.vocab_size), placeholder="none", id="vocab_size")
+                    yield Label("merges")
+                    yield Input(value="" if c.max_merges is None else str(c.max_merges), placeholder="none", id="merges")
+                    yield Label("min frequency")
+                    yield Input(value=str(c.min_frequency), id="min_frequency")
+                    yield Label("specials")
+                    yield Input(value=" ".join(c.specials), placeholder="space-separated", id="specials")
+                    if self.on_speed is not None:
+                        yield Label("run speed")
+                        yield Select([(speed_label(s), s or 0) for s in SPEEDS], value=self.speed or 0,
+                                     allow_blank=False, id="speed")
+                yield Checkbox("split digits", value=c.split_digits, id="split_digits")
+                yield Checkbox("no merge across newline", value=c.no_merge_newline, id="no_merge_newline")
+            with Vertical(id="settings-footer"):
+                yield Label("", id="settings-error", classes="dialog-error")
+                with Horizontal(classes="dialog-buttons"):
+                    yield Button("Apply (ctrl+s)", variant="primary", id="apply")
+                    yield Button("Cancel (esc)", id="cancel")
 
     def read(self) -> TrainConfig:
         """The config the form describes; ValueError (one line) when a field is wrong."""

@@ -9,6 +9,7 @@ from textual.widgets import Static
 from engine import token_display
 
 from ..workbench import Busy, Workbench
+from .cells import fit
 
 RULES = {
     "lowest-ids": "tie rule: lowest-ids",
@@ -53,8 +54,11 @@ class Candidates(Static):
         text = self.render_rows(rows, ties, workbench.config.tie_rule, workbench.config.min_frequency, at_target)
         self.update(text, layout=False)  # fixed height (app.tcss): no layout pass per step
 
-    def render_rows(self, rows: list[tuple[str, str, int]], ties: int, rule: str, floor: int, at_target: bool) -> Text:
-        width = max(self.content_region.width, 24)
+    def render_rows(
+        self, rows: list[tuple[str, str, int]], ties: int, rule: str, floor: int, at_target: bool, width: int | None = None
+    ) -> Text:
+        """The picture for ``width`` cells (default: the pane's content width)."""
+        width = max(width or self.content_region.width, 24)
         text = Text()
         text.append(RULES.get(rule, rule), style="italic dim")
         text.append("\n")
@@ -67,18 +71,17 @@ class Candidates(Static):
             return text
         best = rows[0][2]
         digits = len(str(best))
-        label = max(len(a) + len(b) for a, b, _ in rows) + 4  # " + " and a space
+        # Widths in terminal cells: 天 and emoji take two, a combining accent none.
+        label = max(cell_len(a) + cell_len(b) for a, b, _ in rows) + 4  # " + " and a space
         label = min(label, width // 2)
         bar_room = max(width - 2 - label - digits - 4, 3)
         for index, (a, b, count) in enumerate(rows):
             tied = count == best
             mark = "▶ " if index == 0 and not at_target else ("= " if tied else "  ")
-            pair = f"{a} + {b}"
-            pair = pair if len(pair) <= label else pair[: label - 1] + "…"
             bar = "█" * max(1, round(bar_room * count / best))
             style = "bold #e9c46a" if index == 0 else ("#e9c46a" if tied else "")
             text.append(mark, style=style)
-            text.append(f"{pair:<{label}}", style=style)
+            text.append(fit(f"{a} + {b}", label - 1) + " ", style=style)
             text.append(f"{count:>{digits}} ", style=style)
             text.append(bar + "\n", style="#e9c46a" if tied else "#6c8ebf")
         if ties > 1:

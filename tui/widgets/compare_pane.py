@@ -20,6 +20,7 @@ from engine.analysis import BpeSegmenter, Segmenter, languages, parse_parallel, 
 from engine.formats import load_any
 
 from ..samples import sample
+from .cells import seal
 from .corpus_view import PALETTE
 
 UNKNOWN = "on #7a2e2e"
@@ -30,7 +31,7 @@ def coloured(segmenter: Segmenter, text: str) -> Text:
     out = Text()
     for index, piece in enumerate(segmenter.segment(text)):
         style = UNKNOWN if piece.unknown else f"on {PALETTE[index % len(PALETTE)]}"
-        out.append(token_display(piece.data), style=style)
+        out.append(seal(token_display(piece.data)), style=style)  # a dangling joiner joins nothing
     return out
 
 

@@ -21,6 +21,7 @@ from textual.strip import Strip
 from engine import Merge, token_display
 
 from ..workbench import Busy, Workbench
+from .cells import fit
 
 #: Column titles; numbers get fixed widths, the three token columns share the rest.
 TITLES = ("step", "left", "right", "new", "count", "tokens")
@@ -28,27 +29,25 @@ NUMBER_WIDTHS = {0: 5, 4: 7, 5: 8}
 ROW_BLOCK = 64
 
 
-def column_widths(width: int) -> list[int]:
-    """Widths of the six columns for a pane ``width`` cells wide (one space between columns).
+def column_widths(width: int, numbers: dict[int, int] | None = None) -> list[int]:
+    """Widths in cells of the six columns for a pane ``width`` cells wide (one space between
+    columns). ``numbers`` widens a number column whose values need more than its default
+    (a count of 1234567 and its tie mark): numbers are never cut, the token columns give way.
 
     Example: ``column_widths(46) -> [5, 6, 6, 8, 7, 8]``
     """
-    room = max(width - sum(NUMBER_WIDTHS.values()) - len(TITLES), 15)
+    fixed = {i: max(w, (numbers or {}).get(i, 0)) for i, w in NUMBER_WIDTHS.items()}
+    room = max(width - sum(fixed.values()) - len(TITLES), 15)
     token = room // 3
-    widths = [NUMBER_WIDTHS.get(i, token) for i in range(len(TITLES))]
+    widths = [fixed.get(i, token) for i in range(len(TITLES))]
     widths[3] += room - 3 * token  # the new token gets what division leaves over
     return widths
+
+
 HEADER = Style(bold=True, color="#c0c4cc", bgcolor="#2a2f3a")
 CURSOR = Style(bold=True, color="#ffffff", bgcolor="#0a5fa8")
 ODD = Style(bgcolor="#1c1f26")
 TIE = Style(color="#e9c46a")
-
-
-def fit(text: str, width: int) -> str:
-    """Example: ``fit("abcdef", 4) -> 'abc…'``; ``fit("ab", 4) -> 'ab  '``"""
-    if len(text) > width:
-        return text[: width - 1] + "…"
-    return text.ljust(width)
 
 
 class MergeLog(ScrollView, can_focus=True):
@@ -89,6 +88,7 @@ class MergeLog(ScrollView, can_focus=True):
         self._rows = 0
         self._events: dict[int, Merge] = {}  # row -> event, for the rows last drawn
         self._texts: dict[int, tuple[str, ...]] = {}  # row -> its cells, as shown
+        self._first: Merge | None = None  # step 1: the largest count and corpus length shown
 
     @property
     def row_count(self) -> int:
@@ -125,6 +125,8 @@ class MergeLog(ScrollView, can_focus=True):
         self.refresh()
 
     def _forget(self, from_row: int = 0) -> None:
+        if from_row == 0:
+            self._first = None
         for cache in (self._events, self._texts):
             for row in [r for r in cache if r >= from_row]:
                 del cache[row]
@@ -205,6 +207,8 @@ class MergeLog(ScrollView, can_focus=True):
         try:
             with workbench.reading():
                 trainer = workbench.trainer
+                if self._first is None:
+                    self._first = trainer.events(0, 1)[0]
                 events = trainer.events(missing[0], missing[-1] + 1)
                 show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
                 tie_marks = not trainer.is_replay  # a replay makes the file's merge: no tie decides it
@@ -224,9 +228,18 @@ class MergeLog(ScrollView, can_focus=True):
                 for row in [r for r in cache if r not in keep]:
                     del cache[row]
 
+    def _number_widths(self) -> dict[int, int]:
+        """Cells the number columns need: the last step, and step 1's count (with a tie mark)
+        and corpus length, the largest a log holds."""
+        first = self._first
+        if first is None:
+            return {0: len(str(self._rows))}
+        return {0: len(str(self._rows)), 4: len(str(first.count)) + 1, 5: len(str(first.tokens_before))}
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        widths = column_widths(width)
+        # The columns fit beside the vertical scroll bar (it is drawn over the line's end).
+        widths = column_widths(self.scrollable_content_region.width, self._number_widths())
         if y == 0:
             cells = [Segment(fit(title, w) + " ", HEADER) for title, w in zip(TITLES, widths)]
             return Strip(cells).crop(0, width).extend_cell_length(width, HEADER)

@@ -18,6 +18,7 @@ from engine import TIE_RULES, Merge, token_display
 from engine.analysis import TieDiff, tie_rule_diff
 
 from ..workbench import Workbench
+from .cells import seal
 
 #: Merges shown before the split.
 BEFORE = 3
@@ -26,7 +27,7 @@ BEFORE = 3
 def _merge_cell(event: Merge | None, vocab: Sequence[bytes]) -> Text:
     if event is None:
         return Text("(stopped)", style="dim")
-    show = lambda i: token_display(vocab[i], space="·")  # noqa: E731
+    show = lambda i: seal(token_display(vocab[i], space="·"))  # noqa: E731
     a, b = event.pair
     cell = Text(f"{show(a)} + {show(b)} → {show(event.new_id)} ")
     cell.append(f"({event.count}" + (f", tie of {event.tie_total}" if event.tied else "") + ")", style="dim")
@@ -56,7 +57,8 @@ def render_diff(diff: TieDiff, corpus: str) -> RenderableType:
     parts: list[RenderableType] = [head, Text(""), table]
     for rule, event, vocab in zip(diff.rules, diff.at_split(), diff.vocab):
         if event is not None and event.tied:
-            ties = ", ".join(f"{token_display(vocab[x], space='·')} + {token_display(vocab[y], space='·')}" for x, y in event.ties)
+            show = lambda i: seal(token_display(vocab[i], space="·"))  # noqa: E731
+            ties = ", ".join(f"{show(x)} + {show(y)}" for x, y in event.ties)
             more = f" (+{event.tie_total - len(event.ties)} more)" if event.tie_total > len(event.ties) else ""
             parts.append(Text(f"\n{rule} chose the first of the {event.tie_total} pairs tied at {event.count}: {ties}{more}"))
     return Group(*parts)
