@@ -109,7 +109,7 @@ async def test_merge_log_rows_line_up_on_wide_tokens(tmp_path, base, size):
 def test_a_count_or_a_corpus_length_too_big_for_its_column_is_never_cut():
     log = MergeLog()
     log._rows = 123456
-    from engine.events import Merge
+    from engine import Merge
 
     log._first = Merge(1, (1, 2), 300, b"ab", 9876543, (), 1, 21597900, 12)
     widths = column_widths(60, log._number_widths())
