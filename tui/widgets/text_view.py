@@ -42,6 +42,12 @@ class TextView(ScrollView, can_focus=True):
         self.refresh()
 
     @property
+    def max_scroll_y(self) -> int:
+        """Scroll no further than the last line's being at the bottom: the extent is rounded up
+        to blocks of lines, and End must still show the last line, not the blank rows after it."""
+        return max(0, len(self._lines) - self.scrollable_content_region.height)
+
+    @property
     def plain(self) -> str:
         """The text shown, without styles (for tests)."""
         return "\n".join("".join(s.text for s in line) for line in self._lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Static
@@ -69,8 +69,11 @@ class TokenizePane(Vertical):
     _shown_lines = -1
 
     def compose(self):
-        yield Input(placeholder="type text to tokenize (Tab here, Esc back)", id="tokenize-input")
-        yield Static("", id="tokenize-output")
+        yield Input(placeholder="type text to tokenize", id="tokenize-input")
+        # The output's height is capped (app.tcss) and scrolls, so a long text never squeezes the
+        # inspector above it.
+        with VerticalScroll(id="tokenize-scroll"):
+            yield Static("", id="tokenize-output")
 
     @property
     def text(self) -> str:
