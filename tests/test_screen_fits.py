@@ -161,3 +161,17 @@ async def test_a_deep_merge_tree_can_be_read_to_its_last_line():
         await pilot.press("home", "pagedown")
         await pilot.pause()
         assert inspector.scroll_y > 0
+
+
+async def test_the_inspector_shows_no_scroll_bar_while_its_text_fits():
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        inspector = app.screen.query_one(Inspector)
+        assert inspector.plain == Inspector.HINT  # two lines in a pane of ten
+        assert not inspector.show_vertical_scrollbar  # a scroll bar only when there is more to see
+        assert inspector.scrollable_content_region.width == inspector.size.width
+        await pilot.press("right_curly_bracket")  # a longer token: more lines than rows
+        await pilot.pause()
+        assert len(inspector.plain.splitlines()) > inspector.size.height
+        assert inspector.show_vertical_scrollbar

@@ -35,11 +35,20 @@ class TextView(ScrollView, can_focus=True):
         if isinstance(text, str):
             text = Text(text)
         self._lines = [list(line.render(_CONSOLE)) for line in text.split("\n", allow_blank=True)]
-        rows = -(-max(len(self._lines), 1) // BLOCK) * BLOCK
-        if self.virtual_size.height != rows:
-            self.virtual_size = Size(0, rows)
+        self._fit_extent()
         self.scroll_to(y=0, animate=False)
         self.refresh()
+
+    def _fit_extent(self) -> None:
+        """The scroll extent: the pane's height while the text fits (no scroll bar), else the
+        text's lines rounded up to a block."""
+        lines, height = max(len(self._lines), 1), self.size.height
+        rows = height if lines <= height else -(-lines // BLOCK) * BLOCK
+        if self.virtual_size.height != rows:
+            self.virtual_size = Size(0, rows)
+
+    def on_resize(self) -> None:
+        self._fit_extent()
 
     @property
     def max_scroll_y(self) -> int:
