@@ -55,6 +55,6 @@ def test_wheel_ships_the_samples(tmp_path):
     wheel = next(tmp_path.glob("bpe_lab-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for sample in ("workshop.txt", "low-lower-lowest.txt", "die-katze.txt", "mueller.txt", "the-cat-in-the-hat.txt",
-                   "qa.txt", "parallel.txt"):
+                   "qa.txt", "parallel.txt", "chinese.txt", "emoji.txt"):
         assert f"tui/samples/{sample}" in names
     assert "engine/trainer.py" in names and "tui/cli.py" in names

@@ -16,6 +16,8 @@ SAMPLES = {
     "mueller.txt": "seed 003's worked example: Müller Müller Müller",
     "qa.txt": "seed 001's experiment: Q/A lines (merges 0/6/12/24/48 → tokens)",
     "parallel.txt": "parallel sentences for the token tax: English, German, Chinese, Russian",
+    "chinese.txt": "Chinese sentences and short poems, seed 002's way",
+    "emoji.txt": "emoji, flags, skin tones, combining accents, Devanagari",
 }
 DEFAULT_SAMPLE = "workshop.txt"
 
@@ -31,6 +33,10 @@ SETTINGS: dict[str, dict] = {
     "mueller.txt": {"pretokenizer": "none"},
     "qa.txt": {"base": "chars", "pretokenizer": "none", "tie_rule": "first-seen", "no_merge_newline": True, "max_merges": 48},
     "parallel.txt": {},
+    # Seed 002's setting: the whole text one sequence, so "，", "。" and "。↵" are learned early.
+    "chinese.txt": {"pretokenizer": "none"},
+    # No pre-tokenizer, so a combining accent can merge with its letter (gpt2's splits them apart).
+    "emoji.txt": {"pretokenizer": "none"},
 }
 
 
