@@ -108,3 +108,20 @@ def describe(config) -> str:
         count = len(data["specials"])
         words.append(f"{count} special{'s' if count != 1 else ''}")
     return ", ".join(words)
+
+
+def markdown_table() -> str:
+    """The README's samples table: each sample, what it is for, the settings it opens with
+    (``python -m tui.samples`` prints it; tests/test_samples.py checks the README against it)."""
+    lines = ["| sample | what it is for | opens with |", "|---|---|---|"]
+    for each in samples():
+        summary = each.settings_summary()
+        pattern = SETTINGS.get(each.name, {}).get("pattern")
+        if pattern:  # a regex reads as code
+            summary = summary.replace(f"pattern {pattern}", f"pattern `{pattern}`")
+        lines.append(f"| `{each.name}` | {each.description} | {summary.replace('|', chr(92) + '|')} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown_table())
