@@ -161,6 +161,24 @@ async def test_a_deep_merge_tree_can_be_read_to_its_last_line():
         await pilot.press("home", "pagedown")
         await pilot.pause()
         assert inspector.scroll_y > 0
+        # Lines wider than the pane (the deepest nodes, the 34 bytes in hex) are folded, not cut.
+        width = inspector.scrollable_content_region.width
+        assert max(cell_len(line) for line in lines) > width
+        assert all(cell_len(row) <= width for row in inspector.rows)
+        assert "".join(inspector.rows).replace(" ", "") == "".join(lines).replace(" ", "")
+
+
+def test_folding_keeps_a_tree_node_under_its_parent():
+    from rich.text import Text
+
+    from tui.widgets.text_view import fold
+
+    rows = [row.plain for row in fold(Text("  12 abcdefghijkl"), 8)]
+    assert rows == ["  12 abc", "    defg", "    hijk", "    l"]
+    assert [row.plain for row in fold(Text("天长地久"), 5)] == ["天长", "  地", "  久"]  # by cells, not characters
+    assert [row.plain for row in fold(Text("fits"), 4)] == ["fits"]
+    hex_rows = [row.plain for row in fold(Text("34 bytes: 61 62 63 64 65 66 67 68 69 6a"), 20)]
+    assert hex_rows == ["34 bytes: 61 62 63 ", "  64 65 66 67 68 69 ", "  6a"]  # bytes stay whole
 
 
 async def test_the_inspector_shows_no_scroll_bar_while_its_text_fits():
