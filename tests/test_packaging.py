@@ -75,7 +75,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
 def test_wheel_ships_the_samples(wheel):
     names = wheel.namelist()
     for sample in ("workshop.txt", "low-lower-lowest.txt", "die-katze.txt", "mueller.txt", "the-cat-in-the-hat.txt",
-                   "qa.txt", "parallel.txt"):
+                   "qa.txt", "parallel.txt", "chinese.txt", "emoji.txt"):
         assert f"tui/samples/{sample}" in names
     assert "engine/trainer.py" in names and "tui/cli.py" in names
 

@@ -56,6 +56,13 @@ KEYS: list[Binding] = [
     Binding("ctrl+q", "app.quit", "Quit", show=False, priority=True, tooltip="quit (asks when there is unsaved work)"),
 ]
 
+#: The shown keys (``show=True`` above) by how much the footer needs them, most important first.
+#: The footer shows as many as fit in one line beside ``^p palette`` (at 80 cells: up to Find;
+#: at 100: up to Open) and drops the rest, which stay in the palette and the help. Keys bound by
+#: the focused widget or a screen (the analysis screen's Back) come before all of these.
+FOOTER_PRIORITY = ["app.toggle_run", "app.step", "app.undo", "app.help", "app.quit", "app.goto", "find",
+                   "app.redo", "app.open", "app.save"]
+
 #: Keys bound elsewhere (by a screen, a pane or Textual), listed in the help and the README.
 OTHER_KEYS: list[tuple[str, str]] = [
     ("`1` … `6`", "on the analysis screen: switch tab (`l` log scale, `b` retrain baselines, `p` next sentence; escape or `a` goes back)"),

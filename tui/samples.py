@@ -16,6 +16,8 @@ SAMPLES = {
     "mueller.txt": "seed 003's worked example: Müller Müller Müller",
     "qa.txt": "seed 001's experiment: Q/A lines (merges 0/6/12/24/48 → tokens)",
     "parallel.txt": "parallel sentences for the token tax: English, German, Chinese, Russian",
+    "chinese.txt": "Chinese sentences and short poems, seed 002's way",
+    "emoji.txt": "emoji, flags, skin tones, combining accents, Devanagari",
 }
 DEFAULT_SAMPLE = "workshop.txt"
 
@@ -31,6 +33,10 @@ SETTINGS: dict[str, dict] = {
     "mueller.txt": {"pretokenizer": "none"},
     "qa.txt": {"base": "chars", "pretokenizer": "none", "tie_rule": "first-seen", "no_merge_newline": True, "max_merges": 48},
     "parallel.txt": {},
+    # Seed 002's setting: the whole text one sequence, so "，", "。" and "。↵" are learned early.
+    "chinese.txt": {"pretokenizer": "none"},
+    # No pre-tokenizer, so a combining accent can merge with its letter (gpt2's splits them apart).
+    "emoji.txt": {"pretokenizer": "none"},
 }
 
 
@@ -118,3 +124,18 @@ def sample_settings(source: str, current, keep: bool = False):
         return current, f"{name}, with your settings kept: {describe(current)}"
     found = sample(name)
     return found.config(), f"{name}, with its example's settings: {found.settings_summary()}"
+def markdown_table() -> str:
+    """The README's samples table: each sample, what it is for, the settings it opens with
+    (``python -m tui.samples`` prints it; tests/test_samples.py checks the README against it)."""
+    lines = ["| sample | what it is for | opens with |", "|---|---|---|"]
+    for each in samples():
+        summary = each.settings_summary()
+        pattern = SETTINGS.get(each.name, {}).get("pattern")
+        if pattern:  # a regex reads as code
+            summary = summary.replace(f"pattern {pattern}", f"pattern `{pattern}`")
+        lines.append(f"| `{each.name}` | {each.description} | {summary.replace('|', chr(92) + '|')} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown_table())

@@ -22,10 +22,11 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from engine import Tokenizer
 
+from ..widgets.footer import FittingFooter
 from ..workbench import Workbench
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ class AnalysisScreen(Screen[None]):
                 yield ComparePane(id="compare-pane")
             with TabPane(f"6 {TABS[5][1]}", id="tierules"):
                 yield TieDiffPane(self.workbench, id="tiediff-pane")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.set_interval(POLL, self.poll)

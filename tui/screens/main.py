@@ -15,7 +15,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from engine import token_info
 
@@ -24,6 +24,7 @@ from ..finder import find_token
 from ..keys import KEYS, typed_actions
 from ..widgets.candidates import Candidates
 from ..widgets.corpus_view import CorpusView
+from ..widgets.footer import FittingFooter
 from ..widgets.inspector import Inspector
 from ..widgets.merge_log import MergeLog
 from ..widgets.status_line import StatusLine
@@ -75,7 +76,7 @@ class MainScreen(Screen[None]):
                 yield Inspector(id="inspector")
                 yield TokenizePane(id="tokenize")
         yield StatusLine(id="status")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#corpus").border_title = "corpus"

@@ -79,9 +79,15 @@ def render_info(info: TokenInfo, id_text: Callable[[int], str] | None = None) ->
 
 
 class Inspector(TextView):
-    """Shows one token at a time (``None``: a hint)."""
+    """Shows one token at a time (``None``: a hint). It takes focus (Tab) and scrolls with the
+    arrow keys, PgUp/PgDn, Home and End, so a deep merge tree can be read to its last line."""
 
-    HINT = "select a merge in the log, or press / to find a token"
+    DEFAULT_CSS = """
+    Inspector { scrollbar-size-vertical: 1; }
+    """
+
+    #: Two short lines: each fits the pane at 80×24 (tests/test_screen_fits.py).
+    HINT = "select a merge in the log,\nor press / to find a token"
 
     def on_mount(self) -> None:
         self.set_text(self.HINT)

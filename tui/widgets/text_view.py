@@ -2,11 +2,13 @@
 
 Static.update() re-lays out the whole screen whenever the text's height may change (~20 ms
 with these panes); here the scroll extent grows in blocks of lines, so a new text only
-repaints.
+repaints. A line wider than the pane is folded, never cut: its next rows are indented two cells
+more than the line itself, so a folded node of a merge tree still reads as one node.
 """
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
@@ -18,8 +20,34 @@ BLOCK = 16
 _CONSOLE = Console(width=10_000, legacy_windows=False)
 
 
+def fold(line: Text, width: int) -> list[Text]:
+    """``line`` in rows of at most ``width`` cells: the first as it starts, the rest indented two
+    cells more than its leading spaces (no indent when that would leave too little room). A row
+    ends after a space when one falls in its second half (hex bytes stay whole), else mid-word.
+
+    Example: ``fold(Text("  12 abcdefghijkl"), 8)`` -> ``["  12 abc", "    defg", "    hijk", "    l"]``
+    """
+    if width <= 0 or line.cell_len <= width:
+        return [line]
+    plain = line.plain
+    indent = len(plain) - len(plain.lstrip(" ")) + 2
+    if indent > width // 2:
+        indent = 0
+    cuts, start, used, room = [], 0, 0, width
+    for index, char in enumerate(plain):
+        cells = cell_len(char)
+        if used + cells > room and used:
+            space = plain.rfind(" ", start, index)
+            cut = space + 1 if space - start > room // 2 else index  # after a space, if not too early
+            cuts.append(cut)
+            start, used, room = cut, cell_len(plain[cut:index]), width - indent
+        used += cells
+    first, *rest = line.divide(cuts)
+    return [first, *(Text(" " * indent) + part for part in rest)]
+
+
 class TextView(ScrollView, can_focus=True):
-    """Shows a Rich Text, one line per ``\\n``; lines wider than the pane are cut."""
+    """Shows a Rich Text, one line per ``\\n``; lines wider than the pane are folded."""
 
     DEFAULT_CSS = """
     TextView { height: 1fr; overflow-x: hidden; }
@@ -28,23 +56,63 @@ class TextView(ScrollView, can_focus=True):
     def __init__(self, text: Text | str = "", **kwargs) -> None:
         super().__init__(**kwargs)
         self._lines: list[list[Segment]] = []
+        self._text = Text()
+        self._folded_at = 0
         self.set_text(text)
 
     def set_text(self, text: Text | str) -> None:
         """Replace the content; scrolls back to the top."""
         if isinstance(text, str):
             text = Text(text)
-        self._lines = [list(line.render(_CONSOLE)) for line in text.split("\n", allow_blank=True)]
-        rows = -(-max(len(self._lines), 1) // BLOCK) * BLOCK
-        if self.virtual_size.height != rows:
-            self.virtual_size = Size(0, rows)
+        self._text = text
+        self._lay_out()
         self.scroll_to(y=0, animate=False)
         self.refresh()
 
+    def _fold_width(self) -> int:
+        """Cells a row may take: the content width less a vertical scroll bar's, whether it shows
+        or not (so folding never depends on, or toggles, the scroll bar)."""
+        return max(self.content_size.width - self.styles.scrollbar_size_vertical, 0)
+
+    def _lay_out(self) -> None:
+        width = self._folded_at = self._fold_width()
+        self._lines = [
+            list(row.render(_CONSOLE))
+            for line in self._text.split("\n", allow_blank=True)
+            for row in fold(line, width)
+        ]
+        self._fit_extent()
+
+    def _fit_extent(self) -> None:
+        """The scroll extent: the pane's height while the text fits (no scroll bar), else the
+        text's lines rounded up to a block."""
+        lines, height = max(len(self._lines), 1), self.size.height
+        rows = height if lines <= height else -(-lines // BLOCK) * BLOCK
+        if self.virtual_size.height != rows:
+            self.virtual_size = Size(0, rows)
+
+    def on_resize(self) -> None:
+        if self._fold_width() != self._folded_at:
+            self._lay_out()
+            self.refresh()
+        else:
+            self._fit_extent()
+
+    @property
+    def max_scroll_y(self) -> int:
+        """Scroll no further than the last line's being at the bottom: the extent is rounded up
+        to blocks of lines, and End must still show the last line, not the blank rows after it."""
+        return max(0, len(self._lines) - self.scrollable_content_region.height)
+
     @property
     def plain(self) -> str:
-        """The text shown, without styles (for tests)."""
-        return "\n".join("".join(s.text for s in line) for line in self._lines)
+        """The text shown, without styles and before folding (for tests)."""
+        return self._text.plain
+
+    @property
+    def rows(self) -> list[str]:
+        """The rows as laid out (long lines folded), without styles (for tests)."""
+        return ["".join(segment.text for segment in line) for line in self._lines]
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width

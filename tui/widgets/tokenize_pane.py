@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Static
@@ -105,7 +105,10 @@ class TokenizePane(Vertical):
 
     def compose(self):
         yield TokenInput(placeholder="e: type text to tokenize", id="tokenize-input")
-        yield Static("", id="tokenize-output")
+        # The output's height is capped (app.tcss) and scrolls, so a long text never squeezes the
+        # inspector above it.
+        with VerticalScroll(id="tokenize-scroll"):
+            yield Static("", id="tokenize-output")
 
     @property
     def text(self) -> str:
