@@ -11,6 +11,7 @@ from __future__ import annotations
 from heapq import heapify, heappop, heappush
 
 from ._pairs import SHIFT
+
 #: Chunks longer than this use the heap path.
 LONG_CHUNK = 64
 

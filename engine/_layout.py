@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .pretokenize import PreTokenizer
 

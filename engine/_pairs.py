@@ -4,7 +4,7 @@ naive on purpose: the reference the fast paths must agree with."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 #: A pair (a, b) is packed into one int as ``a << SHIFT | b`` (dict keys and queue entries of the
 #: pair state, merge ranks of the tokenizer): ids fit in SHIFT bits (``engine.config.MAX_VOCAB``).

@@ -36,9 +36,9 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
-from typing import Iterable, Sequence
 
 from . import _pairviews as views
 from ._pairs import MASK, SHIFT

@@ -21,8 +21,8 @@ prints ``bpe-lab: error: {exc}`` and exits with code 2. Catch :class:`BpeLabErro
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 #: Tokenizer files larger than this are refused before they are read (the largest real ones,
 #: 256k-token HuggingFace files, are around 35 MB).

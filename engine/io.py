@@ -11,8 +11,9 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .errors import MAX_FILE_BYTES, FileTooLargeError, TokenizerFileError, WriteError, reading_file, size_text
 
@@ -105,7 +106,7 @@ def atomic_write_files(files: Sequence[tuple[str | os.PathLike[str], bytes]]) ->
         for tmp in temps[len(done):]:
             _remove(tmp)
         restored = _restore(backups, done, {real: existed for _, real, _, existed in plan})
-        for backup, real in backups:
+        for backup, _real in backups:
             _remove(backup)
         if not isinstance(exc, OSError):
             raise

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Iterator
+from functools import cache
+from typing import Any
 
 from .errors import ConfigError, PatternError, PatternTimeoutError
+
 #: Seed 000's pattern, compiled with the standard ``re`` module exactly as the seed does.
 SIMPLE_PATTERN = r" ?\w+| ?[^\w\s]+|\s+"
 #: GPT-2's pattern (as in its encoder.py, minbpe and HuggingFace's ByteLevel pre-tokenizer).
@@ -35,12 +37,12 @@ ASCII_PATTERNS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ascii_compiled(name: str) -> re.Pattern[str]:
     return re.compile(ASCII_PATTERNS[name])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _digit() -> Any:
     import regex
 

@@ -14,12 +14,12 @@ Format (``"format": "bpe-lab"``, ``"version": 1``)::
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
-
-import re
+from typing import Any
 
 from ._codec import apply_merges
 from ._pairs import SHIFT, merge

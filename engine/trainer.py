@@ -5,24 +5,23 @@ from __future__ import annotations
 import gc
 from array import array
 from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
-from collections import Counter
 from time import perf_counter
-from typing import Iterator, Sequence
 
+from ._checkpoints import Checkpoints
+from ._events import TIE_CAP, Candidate, Merge
+from ._layout import CorpusLayout
+from ._pairs import SHIFT
+from ._pairstate import MergeRecord, PairState
 from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, check_specials
 from .errors import ConfigError, CorpusError
-from ._layout import CorpusLayout
-from ._checkpoints import Checkpoints
-from ._pairs import SHIFT
-from ._pairstate import MergeRecord, PairState
 from .pretokenize import PreTokenizer, pretokenizer_for
-from ._events import TIE_CAP, Candidate, Merge
 from .tokenizer import Tokenizer
-
 
 
 @contextmanager

@@ -8,7 +8,6 @@ import sys
 import threading
 
 from rich.console import Console
-
 from textual.widgets import Input, Select, TabbedContent
 
 from engine import TrainConfig
@@ -125,7 +124,7 @@ async def test_vocabulary_tab_counts_the_learned_tokens():
         comp = composition(trainer.vocab, trainer.base_size)
         shown = text_of(app.screen.query_one(CompositionPane))
         assert f"{comp.learned} learned tokens" in shown
-        for kind, count in comp.counts.items():
+        for count in comp.counts.values():
             assert f"{count:>7} " in shown
         assert "earliest partial UTF-8 tokens" in shown and "longest tokens" in shown
 

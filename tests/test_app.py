@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Label, OptionList
 
-from engine import TrainConfig, Tokenizer
+from engine import Tokenizer, TrainConfig
 from tui.app import BpeApp
 from tui.screens.dialogs import ConfirmScreen, PromptScreen
 from tui.screens.help import HelpScreen
@@ -270,7 +270,7 @@ async def test_ids_toggle_and_trace_toggle():
 
 async def test_bindings_are_disabled_not_ignored_while_running():
     app = make_app(wb=workbench(vocab_size=4000))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         app.running = True  # as if a run were live
         assert app.check_action("step", ()) is None
         assert app.check_action("undo", ()) is None

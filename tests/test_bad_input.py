@@ -22,20 +22,21 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
 import engine.corpus
 import tui.cli as cli
-from conftest import ROOT
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import token_to_unicode
 from engine.formats import export_tokenizer, load_any
 from engine.tokenizer import load_tokenizer
 from tui.launch import launch
+
+from conftest import ROOT
 
 DOC = ROOT / "docs" / "bad-input.md"
 

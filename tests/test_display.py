@@ -11,8 +11,8 @@ from engine.display import hex_bytes, is_complete_utf8
 
 def test_complete_text_shows_as_text():
     assert token_display("。\n".encode()) == "。↵"
-    assert token_display(" katz".encode()) == " katz"
-    assert token_display(" katz".encode(), space="·") == "·katz"
+    assert token_display(b" katz") == " katz"
+    assert token_display(b" katz", space="·") == "·katz"
 
 
 def test_partial_utf8_shows_bytes_in_brackets():
@@ -26,7 +26,7 @@ def test_partial_tokens_show_the_whole_characters_they_hold():
     assert token_display("，".encode() + b"\xe5") == "，[e5]"
     assert token_display(b"\x8c" + "。".encode()) == "[8c]。"
     assert token_display(b" \xe4", space="·") == "·[e4]"
-    assert token_display(b"\xbc\x8c" + "ab".encode() + b"\xe4\xb8") == "[bc 8c]ab[e4 b8]"
+    assert token_display(b"\xbc\x8c" + b"ab" + b"\xe4\xb8") == "[bc 8c]ab[e4 b8]"
 
 
 @given(st.lists(st.one_of(st.sampled_from(["a", "ü", "，", "。", "天", "😀"]), st.integers(0x80, 0xBF),

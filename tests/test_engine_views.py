@@ -79,7 +79,7 @@ def test_token_info_tree_and_frequency():
 
 
 def test_utf8_roles_like_seed003_show_utf8():
-    assert [byte_role(b) for b in "H".encode()] == ["ASCII"]
+    assert [byte_role(b) for b in b"H"] == ["ASCII"]
     assert [r.role for r in utf8_roles("世".encode())] == ["lead of 3", "continuation", "continuation"]
     assert [r.role for r in utf8_roles("😊".encode())][0] == "lead of 4"
     assert completeness(b"\x96") == "starts mid-character"

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import sample_text
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import hf_byte_rank, token_to_unicode
 from engine.formats import FORMATS, detect_format, export_tokenizer, load_any, recover_merges, written_paths
 from engine.formats.hf import tokenizer_json
 from engine.pretokenize import PreTokenizer
 from tui.cli import main
+
+from conftest import sample_text
 
 TEXTS = [
     "The baker opens the bakery at six. It's 7:45 already!",

@@ -9,13 +9,15 @@ import types
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from conftest import SAMPLES, sample_text, shared_corpus
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import unicode_to_token
 from engine.formats import export_tokenizer
 from engine.pretokenize import GPT4_PATTERN
+
+from conftest import SAMPLES, sample_text, shared_corpus
 from test_cli import bpe_lab
 from test_formats import CONFIGS, TEXTS, trained
 

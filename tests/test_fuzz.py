@@ -27,9 +27,10 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -41,8 +42,8 @@ from engine.formats.gpt2 import load_gpt2
 from engine.formats.hf import load_hf
 from engine.formats.seed001 import load_seed001
 from engine.formats.tiktoken_bpe import _limited_bpe, load_tiktoken
-from engine.tokenizer import load_tokenizer, tokenizer_from_dict
 from engine.pretokenize import PreTokenizer
+from engine.tokenizer import load_tokenizer, tokenizer_from_dict
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
 FUZZ_EXAMPLES = int(os.environ.get("BPE_LAB_FUZZ_EXAMPLES", 2000 if PROFILE == "thorough" else 25))

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import engine
+
 from conftest import ROOT
 
 

@@ -24,7 +24,6 @@ import regex
 
 import engine.tokenizer
 import tui.cli as cli
-from conftest import ROOT
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import token_to_unicode
 from engine.config import MAX_VOCAB_BYTES
@@ -39,6 +38,8 @@ from engine.pretokenize import (
     compile_pattern,
     pattern_size,
 )
+
+from conftest import ROOT
 
 LIMIT = 1 << 30  # bytes of address space for a bomb's subprocess
 CORPUS = "the cat in the hat sat on the mat\nthe cat ate the rat\n"
@@ -248,9 +249,7 @@ def test_every_path_a_pattern_arrives_by_refuses_it(tmp_path, no_bombs):
 
 
 def test_a_session_with_a_bomb_in_its_config_is_refused(tmp_path, no_bombs):
-    from tui.session import Session
-
-    from tui.session import FORMAT, VERSION
+    from tui.session import FORMAT, VERSION, Session
 
     config = TrainConfig(max_merges=3).to_dict() | {"pretokenizer": "custom", "pattern": "a{1000000000}"}
     data = {"format": FORMAT, "version": VERSION, "corpus": {"source": "c.txt", "sha256": "0" * 64, "size": 1},
@@ -470,7 +469,7 @@ def test_pattern_size_is_never_below_what_regex_expands():
 
     def item(depth: int) -> str:
         if depth < 3 and rng.random() < 0.35:
-            opener = rng.choice(["(", "(?:", "(?i:", "(?>", "(?=", "(?P<g%d>" % rng.randrange(10**6), "(?V1:", "(?x:"])
+            opener = rng.choice(["(", "(?:", "(?i:", "(?>", "(?=", f"(?P<g{rng.randrange(10**6)}>", "(?V1:", "(?x:"])
             inner = "|".join(seq(depth + 1) for _ in range(rng.randint(1, 2)))
             return opener + inner + ")" + rng.choice(counts)
         return rng.choice(atoms) + rng.choice(counts)

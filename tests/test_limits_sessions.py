@@ -22,12 +22,20 @@ from pathlib import Path
 import pytest
 
 import tui.cli as cli
-from conftest import ROOT
 from engine import TrainConfig, Trainer
 from engine.formats import export_tokenizer
 from tui.session import (
-    MAX_SESSION_BYTES, MAX_SESSION_CONTAINERS, Session, SessionError, SessionLock, claim_session_file, fingerprint, lock_path,
+    MAX_SESSION_BYTES,
+    MAX_SESSION_CONTAINERS,
+    Session,
+    SessionError,
+    SessionLock,
+    claim_session_file,
+    fingerprint,
+    lock_path,
 )
+
+from conftest import ROOT
 
 MEMORY = 1 << 30
 TEXT = "the cat in the hat sat on the mat\nthe cat ate the rat\n" * 20 + "Grüße, 中文, emoji 🙂\n"
@@ -236,7 +244,7 @@ def test_decode_streams_a_long_output_within_a_memory_limit(tmp_path, tok):
     longest = max(range(tokenizer.vocab_size), key=lambda i: len(tokenizer.token_bytes(i)))
     count = 1 << 21
     run = subprocess.run([sys.executable, "-m", "tui", "decode", "-t", "tok.json", "--bytes"], cwd=tmp_path, env=ENV,
-                         input=(f"{longest} " * count).encode("ascii"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         input=(f"{longest} " * count).encode("ascii"), capture_output=True,
                          timeout=300, preexec_fn=_limit)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout == tokenizer.token_bytes(longest) * count
@@ -247,8 +255,8 @@ def test_decode_streams_a_long_output_within_a_memory_limit(tmp_path, tok):
 
 def hostile_bytes(seed: int) -> bytes:
     rng = random.Random(seed)
-    parts = [TEXT.encode("utf-8"), b"\xe6\x97", b"\xff\xfe", "中".encode("utf-8")[:2], b"\xed\xa0\x80", b"\x00\r\n\r",
-             bytes(rng.randrange(256) for _ in range(2000)), "🙂".encode("utf-8")[:3]]
+    parts = [TEXT.encode("utf-8"), b"\xe6\x97", b"\xff\xfe", "中".encode()[:2], b"\xed\xa0\x80", b"\x00\r\n\r",
+             bytes(rng.randrange(256) for _ in range(2000)), "🙂".encode()[:3]]
     rng.shuffle(parts)
     return b"".join(parts)
 

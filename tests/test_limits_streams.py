@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
-from engine import TrainConfig, Trainer
+from engine import TrainConfig
 from engine.corpus import MAX_STREAM_BYTES
 from engine.errors import size_text
 from engine.tokenizer import load_tokenizer
+
+from conftest import ROOT
 
 MEMORY = 1 << 30  # the address space each command may use
 TIMEOUT = 120

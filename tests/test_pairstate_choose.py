@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.bytelevel import hf_byte_rank
 from engine._events import TIE_CAP
 from engine._pairstate import PairState
+from engine.bytelevel import hf_byte_rank
 
 from conftest import shared_corpus
 from test_engine_differential import corpora

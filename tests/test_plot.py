@@ -32,7 +32,7 @@ def test_token_rows_never_break_a_token_across_lines():
 
     from tui.widgets.composition_pane import token_row
 
-    vocab = [bytes([b]) for b in range(256)] + ["天".encode() + b"\xe5", b"\xe4\xb8", " the".encode(), "长安".encode()] * 5
+    vocab = [bytes([b]) for b in range(256)] + ["天".encode() + b"\xe5", b"\xe4\xb8", b" the", "长安".encode()] * 5
     ids = list(range(256, len(vocab)))
     for width in (9, 20, 33):
         text = Text()

@@ -13,8 +13,7 @@ import json
 
 import pytest
 
-from conftest import sample_text
-from engine import Trainer, TrainConfig, token_display
+from engine import TrainConfig, Trainer, token_display
 from engine.formats import load_any
 from engine.pretokenize import GPT2_PATTERN, PreTokenizer
 from tui.app import BpeApp
@@ -22,8 +21,9 @@ from tui.cli import main as cli_main
 from tui.widgets.candidates import Candidates
 from tui.widgets.inspector import Inspector
 from tui.widgets.merge_log import MergeLog
-from tui.widgets.tokenize_pane import TokenizePane
 from tui.workbench import LoadedCorpus
+
+from conftest import sample_text
 
 SIZE = (80, 24)
 TEXT = " Hello world!"

@@ -13,7 +13,7 @@ from engine import TrainConfig
 from tui.app import BpeApp
 from tui.launch import resume_file, resumed
 from tui.screens.dialogs import ConfirmScreen
-from tui.session import Session, corpus_session_path, latest_session_path, sessions_dir
+from tui.session import Session, corpus_session_path, latest_session_path
 from tui.workbench import LoadedCorpus
 
 SIZE = (80, 24)

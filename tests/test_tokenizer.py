@@ -197,8 +197,9 @@ def test_pretokenizer_patterns():
 @given(st.text(alphabet=" \n\t\ra1'é中,-", max_size=400), st.sampled_from(["simple", "gpt2", "gpt4"]), st.booleans())
 def test_piecewise_counting_equals_whole_text_scan(text, name, split):
     """count() scans big texts a piece at a time; with tiny pieces every boundary case shows."""
-    import engine.pretokenize as pre
     from collections import Counter
+
+    import engine.pretokenize as pre
 
     saved = pre._PIECE, pre._MARGIN
     pre._PIECE, pre._MARGIN = 16, 4

@@ -9,8 +9,7 @@ from rich.console import Console
 from textual.widgets import Input, Label, Static
 
 from engine import TrainConfig
-from engine.analysis import tie_rule_diff
-from engine.analysis import parse_parallel
+from engine.analysis import parse_parallel, tie_rule_diff
 from tui.app import BpeApp
 from tui.samples import sample
 from tui.screens.analysis import AnalysisScreen

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import shlex
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -25,15 +25,15 @@ from engine import Tokenizer, TrainConfig
 
 from .commands import system_commands
 from .keys import app_bindings, typed_actions
-from .messages import LoadFailed, Loaded, Trained
+from .messages import Loaded, LoadFailed, Trained
 from .pacing import Pacer, faster, slower
+from .samples import sample_settings
 from .screens.analysis import AnalysisScreen
 from .screens.dialogs import ConfirmScreen, PromptScreen
 from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.open_corpus import OpenScreen
 from .screens.settings import SettingsScreen
-from .samples import sample_settings
 from .session import (
     Session,
     SessionLock,

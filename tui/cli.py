@@ -15,7 +15,8 @@ import re
 import stat
 import sys
 import time
-from typing import TYPE_CHECKING, Callable, Sequence, TextIO
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from engine import (
     MAX_FILE_BYTES,
@@ -77,9 +78,11 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex (implies the custom pre-tokenizer)")
     parser.add_argument("--split-digits", action="store_true", help="make every digit a chunk of its own")
     parser.add_argument("--tie-break", choices=TIE_RULES, default="lowest-ids", dest="tie_rule", help="how equal counts are decided")
-    parser.add_argument("--min-frequency", type=int, default=2, metavar="K", help="stop when the best pair occurs fewer than K times (default 2)")
+    parser.add_argument("--min-frequency", type=int, default=2, metavar="K",
+                        help="stop when the best pair occurs fewer than K times (default 2)")
     parser.add_argument("--no-merge-newline", action="store_true", help="never merge across a newline (seed 001)")
-    parser.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable); ids follow the merges")
+    parser.add_argument("--special", action="append", default=[], metavar="TOKEN",
+                        help="a special token (repeatable); ids follow the merges")
     parser.add_argument("--max-corpus-bytes", type=byte_size, default=None, metavar="N",
                         help="refuse a corpus larger than N bytes (suffixes K, M, G: 512M, 2G); pipes, devices and "
                              f"standard input stop at {size_text(MAX_STREAM_BYTES)} unless given, regular files are unbounded")
@@ -193,7 +196,8 @@ def format_merge(event: Merge, show: callable, width: int = 14) -> str:
     """
     a, b = event.pair
     left, right, new = show(a), show(b), show(event.new_id)
-    line = f"merge {event.step:4d}: {left:>{width}} + {right:<{width}} → {new:<{width}} ({event.count} times), corpus now {event.tokens_after} tokens"
+    line = (f"merge {event.step:4d}: {left:>{width}} + {right:<{width}} → {new:<{width}} "
+            f"({event.count} times), corpus now {event.tokens_after} tokens")
     if event.tied:
         line += f"  [tie of {event.tie_total}]"
     return line
@@ -497,8 +501,8 @@ def run_decode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def run_export(args: argparse.Namespace, err: TextIO) -> int:
-    from engine.formats import export_tokenizer, read_paths, written_paths
     from engine import refuse_inputs
+    from engine.formats import export_tokenizer, read_paths, written_paths
 
     imported = load_tokenizer_arg(args, err)
     read = [(path, f"the tokenizer {path}") for path in read_paths(imported.format, args.tokenizer)]

@@ -8,9 +8,9 @@ from moving the side trainer at once.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
 
 from engine import Tokenizer, Trainer, read_corpus
 from engine.analysis import (

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import TextIO
 
 from engine import pretokenizer_for, refuse_inputs
 
@@ -41,8 +42,8 @@ def imported_tokenizer(args: argparse.Namespace):
     ids; None without one); notes go to stderr, errors raise ValueError."""
     if not args.tokenizer:
         return None
-    from engine.formats import load_any
     from engine import PreTokenizer
+    from engine.formats import load_any
 
     pre = None
     if args.pattern_name:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 #: How to give bpe-lab an environment of its own, where no other distribution's ``engine`` or
 #: ``tui`` package can stand in for its own.

@@ -8,7 +8,7 @@ is due. The pacer only does arithmetic on a clock it is given, so tests drive it
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 #: The speeds `+` and `-` step through, slowest first; None is full speed.
 SPEEDS: tuple[int | None, ...] = (1, 2, 5, 20, None)

@@ -7,7 +7,7 @@ cells tall has ``2 * width`` columns and ``4 * height`` rows of dots.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.text import Text
 

@@ -226,7 +226,7 @@ def shown(value: Any) -> str:
         return json.dumps(value)
     elif isinstance(value, int):
         digits = len(str(abs(value))) if abs(value) < 10**40 else None
-        return str(value) if digits is not None else f"a number of more than 40 digits"
+        return str(value) if digits is not None else "a number of more than 40 digits"
     elif isinstance(value, str):
         text = repr(value)
     elif isinstance(value, list):

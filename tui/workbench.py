@@ -12,10 +12,10 @@ import stat
 import threading
 import time
 from array import array
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from engine import (
     Corpus,

@@ -4,7 +4,19 @@ and the tie-rule diff (issue 5). Pure Python; the WordPiece and Unigram baseline
 """
 
 from .baselines import BpeSegmenter, CharTokenizer, Piece, Segmenter, WordTokenizer, split_words
-from .compare import BASELINES, Baseline, Row, baseline_rows, build_baselines, languages, measure, parse_parallel, Tax, token_tax, trainer_counts
+from .compare import (
+    BASELINES,
+    Baseline,
+    Row,
+    Tax,
+    baseline_rows,
+    build_baselines,
+    languages,
+    measure,
+    parse_parallel,
+    token_tax,
+    trainer_counts,
+)
 from .composition import KINDS, LABELS, Composition, classify, composition
 from .curve import Curve, compression_curve
 from .heldout import HeldOutReport, evaluate_heldout, hold_back, segmentation

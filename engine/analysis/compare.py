@@ -3,8 +3,9 @@ trained to a vocabulary size, and the token tax on parallel sentences (seed 003 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .baselines import CharTokenizer, Segmenter, WordTokenizer
 from .subword import SubwordUnavailable, train_unigram, train_wordpiece

@@ -3,8 +3,8 @@ two or more characters, or partial UTF-8 (half a character, or crossing a charac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 #: The three kinds, in the order seed 002 reports them.
 KINDS = ("char", "multi", "partial")

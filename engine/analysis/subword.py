@@ -5,7 +5,8 @@ and nowhere else; without it :class:`SubwordUnavailable` says how to get it.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .baselines import Piece
 

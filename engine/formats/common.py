@@ -9,16 +9,16 @@ follow the merges). A file from another library numbers tokens its own way, so a
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from ..config import special_text_problem
 from ..errors import TokenIdError, TokenizerFileError
 from ..io import atomic_write_bytes, parse_json, read_file
 from ..pretokenize import NAMED_PATTERNS, PreTokenizer
 from ..tokenizer import Tokenizer
-
 
 #: Seed 000's pattern as other regex engines must spell it: Python's ``re`` (which the simple
 #: pre-tokenizer uses) counts U+001C-U+001F as whitespace and only letters, numbers and ``_`` as
@@ -185,7 +185,8 @@ def build(
             if our is None:
                 if part in first_rule and first_rule[part] >= k:
                     raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}) uses {spell(part)}, which only a later merge makes")
-                raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}) uses {spell(part)}, which is neither a base token nor made by an earlier merge")
+                raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}) uses {spell(part)}, "
+                                 "which is neither a base token nor made by an earlier merge")
             ids.append(our)
         pair = (ids[0], ids[1])
         if pair in pairs:

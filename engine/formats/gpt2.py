@@ -9,8 +9,9 @@ byte b is id b, merge k makes 256 + k, specials follow (in ``vocab.json`` only, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..bytelevel import token_to_unicode, unicode_to_token
 from ..errors import ExportError, WriteError
@@ -18,8 +19,19 @@ from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import (
+    Imported,
+    build,
     byte_alphabet,
-    Imported, build, check_special, check_unique_ids, fail, fold_note, identity, json_bytes, output_ids, read_json, read_text, show,
+    check_special,
+    check_unique_ids,
+    fail,
+    fold_note,
+    identity,
+    json_bytes,
+    output_ids,
+    read_json,
+    read_text,
+    show,
 )
 
 VOCAB = "vocab.json"

@@ -10,13 +10,24 @@ first, then the alphabet, then merges); importing it keeps that numbering as ``f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..bytelevel import token_to_unicode, unicode_to_token
 from ..tokenizer import Tokenizer
 from .common import (
-    Imported, build, check_unique_ids, fail, fold_note, identity, is_id, output_ids, read_json, show, write_json,
+    Imported,
+    build,
+    check_unique_ids,
+    fail,
+    fold_note,
+    identity,
+    is_id,
+    output_ids,
+    read_json,
+    show,
+    write_json,
 )
 from .hfpre import pretokenizer_json, read_pretokenizer
 

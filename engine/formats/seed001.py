@@ -46,7 +46,8 @@ def save_seed001(tok: Tokenizer, path: str | Path) -> list[str]:
     vocab.extend(tok.specials)
     warnings = []
     if tok.specials:
-        warnings.append("seed 001's code knows no special tokens: they are written after the merges, and it encodes their text as characters")
+        warnings.append("seed 001's code knows no special tokens: they are written after the merges, "
+                        "and it encodes their text as characters")
     write_json(path, {"vocab": vocab, "merges": merges})
     return warnings
 

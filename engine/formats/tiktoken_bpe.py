@@ -19,20 +19,33 @@ from __future__ import annotations
 import base64
 import binascii
 import heapq
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .._codec import apply_merges
+from .._pairs import SHIFT
 from ..config import MAX_VOCAB_BYTES
 from ..errors import ExportError, size_text
 from ..io import atomic_write_files
-from .._pairs import SHIFT
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import (
+    MAX_ID,
+    Imported,
+    build,
     byte_alphabet,
-    MAX_ID, Imported, build, check_special, fail, identity, is_id, json_bytes, output_ids, portable_pattern, pretokenizer_from_pattern, read_json,
-    read_text, show,
+    check_special,
+    fail,
+    identity,
+    is_id,
+    json_bytes,
+    output_ids,
+    portable_pattern,
+    pretokenizer_from_pattern,
+    read_json,
+    read_text,
+    show,
 )
 
 #: The pattern that makes the whole text one piece (pre-tokenizer ``none``).

@@ -29,7 +29,6 @@ from engine import TrainConfig  # noqa: E402
 from tui.app import BpeApp  # noqa: E402
 from tui.workbench import LoadedCorpus, Workbench  # noqa: E402
 
-
 PAINTS: list[tuple[float, set[str]]] = []
 #: Panes that show the step: a paint that includes one of them shows the key's result.
 RESULT_PANES = {"CorpusView", "MergeLog", "StatusLine"}

@@ -25,7 +25,7 @@ from common import ROOT, record, stdlib_corpus
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TIKTOKEN_CACHE_DIR", "")
 
-from engine import Tokenizer, TrainConfig, Trainer  # noqa: E402
+from engine import TrainConfig, Trainer  # noqa: E402
 from engine.formats import export_tokenizer  # noqa: E402
 
 

@@ -40,7 +40,7 @@ def measure(path, vocab: int, checkpoints: int) -> None:
     gc.disable()
     marks = []
     started = time.perf_counter()
-    for event in trainer.run():
+    for _event in trainer.run():
         marks.append(time.perf_counter() - started)
     total = len(marks)
     half = total // 2

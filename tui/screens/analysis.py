@@ -30,8 +30,9 @@ from ..widgets.footer import FittingFooter
 from ..workbench import Workbench
 
 if TYPE_CHECKING:
-    from engine.analysis import BpeSegmenter, Row, Segmenter
     from textual.widgets import TabbedContent
+
+    from engine.analysis import BpeSegmenter, Row, Segmenter
 
     from ..evaluation import Evaluated, Evaluation
     from ..widgets.heldout_pane import HeldOutPane

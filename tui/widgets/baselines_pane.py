@@ -3,7 +3,7 @@ characters per token (seed 002's char tokenizer, seed 004's word level, WordPiec
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.table import Table
 from rich.text import Text
@@ -50,7 +50,8 @@ class BaselinesPane(Static):
         head = Text()
         head.append(f"held-out: {label}", style="bold")
         if vocab_size is not None:
-            head.append(f" · baselines trained on the training text at vocabulary {vocab_size:,} (b: retrain at the current one)", style="dim")
+            head.append(f" · baselines trained on the training text at vocabulary {vocab_size:,} "
+                        "(b: retrain at the current one)", style="dim")
         grid.add_row(head)
         grid.add_row(Text(""))
         grid.add_row(rows_table(rows))

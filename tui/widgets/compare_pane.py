@@ -3,9 +3,9 @@ with nothing typed, the token tax on the bundled parallel sentences (seed 003 §
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -81,7 +81,8 @@ def parallel_view(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, st
     parts: list[RenderableType] = [
         Text("the token tax on the bundled parallel sentences: tokens, × English; unknown: pieces outside its vocabulary", style="bold"),
         tax_table(segmenters, groups),
-        Text(f"\nsentence {index % len(groups) + 1} of {len(groups)} through {first.name} (Esc, then p: next; type above for your own text)",
+        Text(f"\nsentence {index % len(groups) + 1} of {len(groups)} through {first.name} "
+             "(Esc, then p: next; type above for your own text)",
              style="bold"),
     ]
     for lang, sentence in group.items():

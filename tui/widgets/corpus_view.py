@@ -231,7 +231,7 @@ class CorpusView(ScrollView, can_focus=True):
             self.scroll_to(y=max(row - margin, 0), animate=False)
             return
         target = end = 0  # the row the unit's token starts on
-        for target, strip in enumerate(rows):
+        for target, strip in enumerate(rows):  # noqa: B007 - target is read after the loop
             end += strip.cell_length
             if end > before:
                 break

@@ -249,7 +249,6 @@ class MergeLog(ScrollView, can_focus=True):
         texts = self._texts.get(row)
         if texts is None:
             return Strip.blank(width, self.rich_style)
-        event = self._events[row]
         base = CURSOR if row == self.cursor_row else (ODD if row % 2 else Style())
         segments = []
         for index, (w, text) in enumerate(zip(widths, texts)):

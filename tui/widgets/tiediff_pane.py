@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -57,7 +57,7 @@ def render_diff(diff: TieDiff, corpus: str) -> RenderableType:
     parts: list[RenderableType] = [head, Text(""), table]
     for rule, event, vocab in zip(diff.rules, diff.at_split(), diff.vocab):
         if event is not None and event.tied:
-            show = lambda i: seal(token_display(vocab[i], space="·"))  # noqa: E731
+            show = lambda i, vocab=vocab: seal(token_display(vocab[i], space="·"))  # noqa: E731
             ties = ", ".join(f"{show(x)} + {show(y)}" for x, y in event.ties)
             more = f" (+{event.tie_total - len(event.ties)} more)" if event.tie_total > len(event.ties) else ""
             parts.append(Text(f"\n{rule} chose the first of the {event.tie_total} pairs tied at {event.count}: {ties}{more}"))
