@@ -73,3 +73,35 @@ async def test_w_toggles_wrapping_and_f_follows_the_last_merge():
         await pilot.pause()
         last = app.workbench.trainer.last.new_id
         assert seen and seen[-1] == last  # each refresh asks the pane to bring the new token into view
+
+
+def test_corpus_rows_break_before_a_word_when_one_is_near_the_end():
+    from rich.segment import Segment
+
+    from tui.widgets.corpus_view import wrap_groups
+
+    def rows(tokens: list[str], width: int) -> list[str]:
+        groups = [([Segment(t)], len(t)) for t in tokens]
+        return ["".join(seg.text for seg in strip) for strip in wrap_groups(groups, width)]
+
+    # "by" + "tes" would straddle the edge: the row breaks before " by" instead, keeping the word whole
+    assert rows(["It", " reads", " by", "tes"], 12) == ["It reads", " bytes"]
+    # no word start in the row's last third: break between tokens as before
+    assert rows(["tokenizers", "ing", "x"], 12) == ["tokenizers", "ingx"]
+    # a token is still never split unless it is wider than the row
+    assert all(len(r) <= 12 for r in rows(["a" * 5, " " + "b" * 7, "c" * 20], 12))
+    assert rows(["abcdef"], 4) == ["abcd", "ef"]
+
+
+def test_tokenized_output_never_breaks_a_token_across_lines():
+    from engine import Tokenizer
+    from tui.widgets.tokenize_pane import render_tokens
+
+    tok = Tokenizer()  # bytes alone: every byte of an emoji or a Chinese character is its own token
+    text = "Hello 你好 👩‍👩‍👧 Welt"
+    ids = tok.encode(text)
+    for width in (9, 13, 26):
+        lines = render_tokens(tok, ids, text, width=width).plain.split("\n")
+        token_lines = lines[:-2]
+        assert all(len(line) <= width for line in token_lines)
+        assert not any(line.endswith("[f0") or line.startswith("9f]") for line in token_lines)

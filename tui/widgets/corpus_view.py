@@ -372,9 +372,10 @@ class CorpusView(ScrollView, can_focus=True):
 
 
 def wrap_groups(groups: list[Group], width: int) -> list[Strip]:
-    """Tokens into rows of at most ``width`` cells, broken between tokens; a token wider than a
-    row is broken between its characters (a combining mark stays with its letter). ``width`` 0:
-    one row, however wide.
+    """Tokens into rows of at most ``width`` cells, broken between tokens, before a token that
+    starts with a space where one lies in the row's last third (so words stay whole, as in word
+    wrap); a token wider than a row is broken between its characters (a combining mark stays with
+    its letter). ``width`` 0: one row, however wide.
 
     Example: tokens "ab", "cd", "e" at width 4 -> rows "abcd", "e"; "abcdef" at 4 -> "abcd", "ef".
     """
@@ -383,14 +384,26 @@ def wrap_groups(groups: list[Group], width: int) -> list[Strip]:
     rows: list[Strip] = []
     row: list[Segment] = []
     cells = 0
+    #: Where, in the row so far, a token starting with a space begins (segment index, cells before
+    #: it): a full row breaks at the last of these, like word wrap, unless that leaves it short.
+    words: list[tuple[int, int]] = []
     for segments, w in groups:
         if cells and cells + w > width:
-            rows.append(Strip(row, cells))
-            row, cells = [], 0
+            cut = next(((i, c) for i, c in reversed(words) if c * 3 >= width * 2), None)
+            if cut is not None and w <= width and cells - cut[1] + w <= width:
+                rows.append(Strip(row[:cut[0]], cut[1]))  # the word that does not fit moves down
+                row, cells = row[cut[0]:], cells - cut[1]
+                words = []
+            else:
+                rows.append(Strip(row, cells))
+                row, cells, words = [], 0, []
         if w <= width:
+            if cells and segments and segments[0].text[:1].isspace():
+                words.append((len(row), cells))
             row.extend(segments)
             cells += w
             continue
+        words = []
         for segment in segments:  # wider than the pane: character by character
             text, style = segment.text, segment.style
             start = 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -23,12 +24,21 @@ def id_line(shown: Sequence[int | None]) -> str:
     return " ".join("?" if i is None else str(i) for i in shown)
 
 
-def render_tokens(tok: Tokenizer, ids: list[int], text: str, shown: Sequence[int | None] | None = None) -> Text:
+def render_tokens(tok: Tokenizer, ids: list[int], text: str, shown: Sequence[int | None] | None = None,
+                  width: int = 0) -> Text:
     """The tokens coloured, then their ids (``shown``: as the user sees them, e.g. a replayed
-    file's; default ``ids``), then counts."""
+    file's; default ``ids``), then counts. With a ``width``, the tokens are packed into lines of
+    that many cells so that none is broken across two (``[f0 9f]`` holds a space)."""
     out = Text()
+    used = 0
     for index, token in enumerate(ids):
-        out.append(token_display(tok.token_bytes(token)), style=f"on {PALETTE[index % len(PALETTE)]}")
+        piece = token_display(tok.token_bytes(token))
+        cells = cell_len(piece)
+        if width and used and used + cells > width:
+            out.append("\n")
+            used = 0
+        out.append(piece, style=f"on {PALETTE[index % len(PALETTE)]}")
+        used += cells
     out.append("\n")
     out.append(id_line(ids if shown is None else shown), style="dim")
     chars = len(text)
@@ -129,7 +139,9 @@ class TokenizePane(Vertical):
         if self.trace:
             self._draw(render_trace(tok, text))
         else:
-            self._draw(render_tokens(tok, ids, text, shown(ids) if shown is not None else None))
+            output = self.query_one("#tokenize-output", Static)
+            width = max(output.size.width - output.styles.padding.left - output.styles.padding.right, 0)
+            self._draw(render_tokens(tok, ids, text, shown(ids) if shown is not None else None, width))
         return ids
 
     def show_problem(self, message: str) -> None:
