@@ -7,6 +7,7 @@ import io
 import sys
 import threading
 
+import pytest
 from rich.console import Console
 from textual.widgets import Input, Select, TabbedContent
 
@@ -52,6 +53,7 @@ def text_of(widget) -> str:
     return console.export_text()
 
 
+@pytest.mark.slow
 async def test_a_opens_the_screen_and_number_keys_switch_tabs():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -71,6 +73,7 @@ async def test_a_opens_the_screen_and_number_keys_switch_tabs():
         await settle(pilot)
 
 
+@pytest.mark.slow
 async def test_the_curve_follows_steps_undo_and_the_log_scale_key():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -90,6 +93,7 @@ async def test_the_curve_follows_steps_undo_and_the_log_scale_key():
         assert app.query_one(MergeLog).row_count == 2  # the main screen kept up
 
 
+@pytest.mark.slow
 async def test_the_curve_follows_a_live_run_trained_off_the_ui_thread():
     app = make_app(vocab_size=2000)
     threads: set[int] = set()
@@ -115,6 +119,7 @@ async def test_the_curve_follows_a_live_run_trained_off_the_ui_thread():
         assert threading.main_thread().ident not in threads
 
 
+@pytest.mark.slow
 async def test_vocabulary_tab_counts_the_learned_tokens():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -129,6 +134,7 @@ async def test_vocabulary_tab_counts_the_learned_tokens():
         assert "earliest partial UTF-8 tokens" in shown and "longest tokens" in shown
 
 
+@pytest.mark.slow
 async def test_heldout_tab_holds_back_a_share_or_reads_a_file(tmp_path):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -157,6 +163,7 @@ async def test_heldout_tab_holds_back_a_share_or_reads_a_file(tmp_path):
         assert "no such file" in text_of(screen.query_one("#heldout-report"))
 
 
+@pytest.mark.slow
 async def test_baselines_tab_trains_in_a_worker_and_the_b_key_retrains():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -173,6 +180,7 @@ async def test_baselines_tab_trains_in_a_worker_and_the_b_key_retrains():
         assert screen.baselines[1] == app.workbench.trainer.vocab_size == 356
 
 
+@pytest.mark.slow
 async def test_baselines_without_the_library_say_how_to_get_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "tokenizers", None)
     app = make_app("qa.txt", vocab_size=300)
@@ -186,6 +194,7 @@ async def test_baselines_without_the_library_say_how_to_get_it(monkeypatch):
         assert INSTALL_HINT in text_of(app.screen.query_one("#compare-output"))
 
 
+@pytest.mark.slow
 async def test_compare_tab_types_text_cycles_sentences_and_adds_a_tokenizer(tmp_path):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -214,6 +223,7 @@ async def test_compare_tab_types_text_cycles_sentences_and_adds_a_tokenizer(tmp_
         assert screen.query_one(ComparePane).text == "Hello Welt"
 
 
+@pytest.mark.slow
 async def test_tie_rules_tab_finds_where_the_logs_part():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -230,6 +240,7 @@ async def test_tie_rules_tab_finds_where_the_logs_part():
         assert screen.query_one(TieDiffPane).diff.rules == ("lowest-ids", "hf")
 
 
+@pytest.mark.slow
 async def test_help_and_palette_list_the_analysis_screen():
     assert any(key == "`a`" and "analysis" in what for key, what in key_rows())
     titles = [title for _, action, title, _ in ANALYSIS_COMMANDS if action.startswith("app.analysis")]
@@ -247,6 +258,7 @@ async def test_help_and_palette_list_the_analysis_screen():
         await settle(pilot)
 
 
+@pytest.mark.slow
 async def test_the_screen_follows_a_corpus_opened_from_it():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

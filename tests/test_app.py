@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Label, OptionList
 
 from engine import Tokenizer, TrainConfig
@@ -32,6 +33,7 @@ def state(app: BpeApp):
     return trainer.steps, trainer.corpus_tokens, app.query_one(MergeLog).row_count
 
 
+@pytest.mark.slow
 async def test_step_then_undo_returns_to_where_it_was():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -51,6 +53,7 @@ async def test_step_then_undo_returns_to_where_it_was():
         assert state(app)[0] == 2 and app.workbench.trainer.future == []
 
 
+@pytest.mark.slow
 async def test_jumps_by_ten_and_a_hundred():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -65,6 +68,7 @@ async def test_jumps_by_ten_and_a_hundred():
         assert app.query_one(MergeLog).row_count == 0
 
 
+@pytest.mark.slow
 async def test_goto_prompt():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -99,6 +103,7 @@ async def test_enter_on_a_log_row_jumps_to_that_step():
         assert log.row_count == 4
 
 
+@pytest.mark.slow
 async def test_find_by_text_bytes_and_id():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -120,6 +125,7 @@ async def test_find_by_text_bytes_and_id():
         assert app.selected == 97
 
 
+@pytest.mark.slow
 async def test_copy_with_a_system_clipboard():
     copied: list[str] = []
     app = make_app(clipboard=copied.append)
@@ -157,6 +163,7 @@ async def test_copy_tokenized_output_ids():
         assert copied == [" ".join(map(str, ids))]
 
 
+@pytest.mark.slow
 async def test_save_writes_a_loadable_tokenizer(tmp_path):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -174,6 +181,7 @@ async def test_save_writes_a_loadable_tokenizer(tmp_path):
         assert app.workbench.steps == 10
 
 
+@pytest.mark.slow
 async def test_open_a_sample_and_a_bad_path():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -193,6 +201,7 @@ async def test_open_a_sample_and_a_bad_path():
         assert app.workbench.steps == 0
 
 
+@pytest.mark.slow
 async def test_quit_asks_when_there_is_unsaved_work():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -213,6 +222,7 @@ async def test_quit_without_work_does_not_ask():
         assert not app.is_running
 
 
+@pytest.mark.slow
 async def test_help_screen():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -222,6 +232,7 @@ async def test_help_screen():
         assert not isinstance(app.screen, HelpScreen)
 
 
+@pytest.mark.slow
 async def test_settings_restart_training_after_confirmation():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -240,6 +251,7 @@ async def test_settings_restart_training_after_confirmation():
         assert app.workbench.steps == 0 and app.workbench.trainer.alphabet is not None
 
 
+@pytest.mark.slow
 async def test_settings_reject_bad_values():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

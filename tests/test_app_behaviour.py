@@ -148,6 +148,7 @@ def test_launch_reads_any_tokenizer_format_or_says_why(tmp_path, capsys):
     assert err.startswith("bpe-lab: error:") and err.count("\n") == 1
 
 
+@pytest.mark.slow
 async def test_command_palette_runs_actions():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -164,6 +165,7 @@ async def test_command_palette_runs_actions():
         assert app.workbench.steps == 1
 
 
+@pytest.mark.slow
 async def test_a_gpt2_pair_written_by_tokenizers_replays_in_the_app(tmp_path):
     """Issue 4 acceptance 4: files the library wrote itself work in the app."""
     tokenizers = pytest.importorskip("tokenizers")
@@ -187,6 +189,7 @@ async def test_a_gpt2_pair_written_by_tokenizers_replays_in_the_app(tmp_path):
         assert imported.encode(text) == hf.encode(text).ids  # and those are the library's ids
 
 
+@pytest.mark.slow
 async def test_long_jumps_run_in_the_worker():
     wb = workbench(vocab_size=900)
     threads = record_step_threads(wb)
@@ -210,6 +213,7 @@ async def test_long_jumps_run_in_the_worker():
         wb.trainer._state.verify()
 
 
+@pytest.mark.slow
 async def test_bad_input_in_the_app_is_a_message_and_nothing_is_lost(tmp_path):
     """Issue 7: each bad input is a notification; the app keeps its previous state."""
     empty = tmp_path / "empty.txt"
@@ -248,6 +252,7 @@ def test_launch_usage_errors_are_one_line(capsys):
     assert err.startswith("bpe-lab: error:") and err.count("\n") == 1 and "--vocab-size" in err
 
 
+@pytest.mark.slow
 async def test_a_pattern_too_slow_for_the_typed_text_is_a_message(monkeypatch):
     from engine.errors import PatternTimeoutError
     from tui.widgets.tokenize_pane import TokenizePane

@@ -717,8 +717,9 @@ def test_the_table_and_the_setups_agree():
     assert SLOW_ROWS <= set(ids)
 
 
-#: Rows whose value is in a long run (50 MB through the reader): the slow pass (``-m slow``) runs them.
-SLOW_ROWS = {"corpus-long-line"}
+#: Rows whose value is in a long run (50 MB through the reader, 100,000 specials, a pattern's time
+#: bound): the slow pass (``-m slow``) runs them.
+SLOW_ROWS = {"corpus-long-line", "tok-many-specials", "tok-too-many-specials", "pattern-slow"}
 
 
 @pytest.mark.parametrize("row", [pytest.param(row, id=row.id, marks=[pytest.mark.slow] * (row.id in SLOW_ROWS)) for row in ROWS])
@@ -784,6 +785,7 @@ def test_every_engine_error_is_a_one_line_value_error():
     assert errors.one_line("a\nb\r\tc") == "a\\nb\\r\\tc"
 
 
+@pytest.mark.slow
 def test_slow_patterns_are_bounded_everywhere(monkeypatch):
     import engine.pretokenize as pre
     from engine.errors import PatternTimeoutError

@@ -69,6 +69,7 @@ async def settle(pilot) -> None:
     await pilot.pause()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("base", ["bytes", "chars"])
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 async def test_merge_log_rows_line_up_on_wide_tokens(tmp_path, base, size):
@@ -139,6 +140,7 @@ def test_candidate_rows_line_up_on_wide_pairs(width):
     assert len(ends) == 1, (ends, body)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 async def test_candidates_in_the_app_line_up(tmp_path, size):
     app = wide_app(tmp_path, "chars")

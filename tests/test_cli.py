@@ -21,6 +21,7 @@ def bpe_lab(*args: str, stdin: str | bytes | None = None, cwd=None) -> subproces
     )
 
 
+@pytest.mark.slow
 def test_seed000_through_the_cli(tmp_path):
     out = tmp_path / "tok.json"
     specials = [a for s in ("<pad>", "<bos>", "<eos>", "<user>", "<assistant>") for a in ("--special", s)]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engine import TrainConfig
 from tui.app import BpeApp
 from tui.widgets.merge_log import MergeLog
@@ -22,6 +24,7 @@ def on_current_step(app: BpeApp) -> bool:
     return log.cursor_row == app.workbench.steps - 1 and log.cursor_in_view
 
 
+@pytest.mark.slow
 async def test_jumps_on_a_fresh_launch_bring_the_log_along():
     app = launched()
     async with app.run_test(size=SIZE) as pilot:
@@ -37,6 +40,7 @@ async def test_jumps_on_a_fresh_launch_bring_the_log_along():
         assert app.workbench.steps == 10 and on_current_step(app)
 
 
+@pytest.mark.slow
 async def test_a_step_brings_the_cursor_back_from_where_the_user_left_it():
     app = launched()
     async with app.run_test(size=SIZE) as pilot:
@@ -52,6 +56,7 @@ async def test_a_step_brings_the_cursor_back_from_where_the_user_left_it():
         assert app.workbench.steps == 100 and on_current_step(app)
 
 
+@pytest.mark.slow
 async def test_a_run_and_a_long_jump_end_with_the_log_on_the_last_step():
     app = launched()
     async with app.run_test(size=SIZE) as pilot:
@@ -69,6 +74,7 @@ async def test_a_run_and_a_long_jump_end_with_the_log_on_the_last_step():
         assert app.workbench.steps == 300 and on_current_step(app)
 
 
+@pytest.mark.slow
 async def test_find_scrolls_the_log_to_the_step_that_made_the_token():
     app = launched()
     async with app.run_test(size=SIZE) as pilot:

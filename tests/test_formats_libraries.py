@@ -161,6 +161,7 @@ def encode_cli(*args: str) -> list[int]:
     return json.loads(run.stdout)
 
 
+@pytest.mark.slow
 def test_files_tokenizers_wrote_encode_alike(tmp_path):
     hf = tokenizers.Tokenizer(models.BPE())
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

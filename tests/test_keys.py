@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from textual.command import CommandPalette
 
 from engine import TrainConfig
@@ -66,6 +67,7 @@ async def test_the_palette_has_one_quit(tmp_path):
         assert "Find token (/)" in titles and "Theme" in titles
 
 
+@pytest.mark.slow
 async def test_ctrl_q_with_unsaved_merges_asks_first(tmp_path):
     session = tmp_path / "s.json"
     app = make_app(session)
@@ -92,6 +94,7 @@ async def test_ctrl_q_with_nothing_unsaved_quits_at_once(tmp_path):
     assert json.loads(session.read_text(encoding="utf-8"))["step"] == 0
 
 
+@pytest.mark.slow
 async def test_the_palettes_quit_asks_too(tmp_path):
     app = make_app(tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:

@@ -260,6 +260,7 @@ def test_a_session_with_a_bomb_in_its_config_is_refused(tmp_path, no_bombs):
         Session.load(path)
 
 
+@pytest.mark.slow
 async def test_the_settings_dialog_refuses_a_bomb(no_bombs):
     from textual.widgets import Input, Label, Select
 
@@ -284,6 +285,7 @@ async def test_the_settings_dialog_refuses_a_bomb(no_bombs):
 # -- point 2: the bytes of a vocabulary -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_chain_of_a_million_merges_is_refused_under_a_memory_cap(tmp_path):
     native_file(tmp_path / "chain.json", chain_merges(1_048_000))
     assert (tmp_path / "chain.json").stat().st_size < 16 << 20  # under the file limit: it is the tokens
@@ -296,6 +298,7 @@ def test_a_chain_of_a_million_merges_is_refused_under_a_memory_cap(tmp_path):
     assert run.stdout == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["decode", "-t", "chain.json", "97"],
                                      ["export", "-t", "chain.json", "--format", "hf", "-o", "out.json"]])
 def test_decode_and_export_refuse_the_chain_too(tmp_path, command):
@@ -402,6 +405,7 @@ def test_a_tokenizer_with_many_specials_encodes_them(tmp_path):
     assert tok.encode("<extra_1>", specials=False) == list(b"<extra_1>")
 
 
+@pytest.mark.slow
 def test_more_specials_than_a_vocabulary_holds_are_refused():
     from engine.config import MAX_VOCAB
 
@@ -410,6 +414,7 @@ def test_more_specials_than_a_vocabulary_holds_are_refused():
     assert Tokenizer([(104, 105)], specials=[f"<{k}>" for k in range(MAX_VOCAB - 257)]).vocab_size == MAX_VOCAB
 
 
+@pytest.mark.slow
 def test_a_file_of_300000_specials_loads_and_encodes_under_a_memory_cap(tmp_path):
     native_file(tmp_path / "specials.json", [])
     data = json.loads((tmp_path / "specials.json").read_text())
@@ -456,6 +461,7 @@ def _written_out(pattern: str) -> int:
     return size(tree)
 
 
+@pytest.mark.slow
 def test_pattern_size_is_never_below_what_regex_expands():
     """Random patterns from the syntax the scan must read right (groups, comments, classes with
     brackets, escapes with braces, verbose mode, V1 sets, lazy and possessive repeats): for every

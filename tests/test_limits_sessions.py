@@ -122,6 +122,7 @@ def test_a_device_or_a_fifo_as_the_session_file_is_refused_at_once(tmp_path):
     assert refused(bpe_lab(["--resume", "--session", "folder"], tmp_path)) == "bpe-lab: error: folder: is a directory, not a session file"
 
 
+@pytest.mark.slow
 def test_a_session_of_a_million_merges_is_within_the_bounds(tmp_path, tok):
     """The largest real session (MAX_VOCAB merges) passes the value bounds: refused only by its step."""
     from engine.config import MAX_VOCAB
@@ -209,6 +210,7 @@ DECODE_BOMBS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", DECODE_BOMBS)
 def test_decode_input_bombs_are_refused_in_one_line_within_a_memory_limit(name, tmp_path, tok):
     data, message = DECODE_BOMBS[name]
@@ -236,6 +238,7 @@ def test_encode_reads_a_stream_only_up_to_its_bound_but_a_file_whole(tmp_path, t
     assert run.returncode == 1 and b"more than 10 bytes from a pipe or device" in run.stderr  # a pipe: bounded
 
 
+@pytest.mark.slow
 def test_decode_streams_a_long_output_within_a_memory_limit(tmp_path, tok):
     """2M ids of the longest token: the text is written a batch at a time."""
     from engine.tokenizer import load_tokenizer
@@ -261,6 +264,7 @@ def hostile_bytes(seed: int) -> bytes:
     return b"".join(parts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["native", "hf", "gpt2", "tiktoken"])
 def test_encode_then_decode_bytes_gives_back_any_input_exactly(fmt, tmp_path, tok):
     if fmt == "native":

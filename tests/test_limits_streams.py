@@ -121,6 +121,7 @@ def test_a_real_pipe_on_standard_input_trains_like_the_file(tmp_path, corpus, ex
     assert load_tokenizer(tmp_path / "t.json").merges == expected
 
 
+@pytest.mark.slow
 def test_a_large_pipe_is_read_in_blocks(tmp_path):
     """Megabytes through a pipe (more than one read block, no seeking): as from a file."""
     big = CORPUS * 1500  # about 2.5 MB

@@ -3,6 +3,7 @@ open dialog, and said once it is open), unless "keep my current settings" is tic
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Checkbox, OptionList
 
 from engine import TrainConfig
@@ -59,6 +60,7 @@ async def test_the_dialog_names_each_samples_settings():
         assert keep.value is False and keep.region.bottom <= 24 and keep.region.height == 1  # visible at 80×24
 
 
+@pytest.mark.slow
 async def test_samples_open_with_their_examples_settings_unless_kept():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -87,6 +89,7 @@ async def test_samples_open_with_their_examples_settings_unless_kept():
         assert app.workbench.steps == 3  # the cat's stop rule, on die-katze
 
 
+@pytest.mark.slow
 async def test_a_file_keeps_the_current_settings(tmp_path):
     corpus = tmp_path / "mine.txt"
     corpus.write_text("low lower lowest\n", encoding="utf-8")

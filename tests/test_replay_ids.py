@@ -80,6 +80,7 @@ async def type_into_tokenize(app, pilot, text: str) -> None:
     await pilot.pause()
 
 
+@pytest.mark.slow
 async def test_replay_shows_and_copies_the_files_ids(tmp_path):
     tiktoken = pytest.importorskip("tiktoken")
     app, path, ranks, imported = replay_app(tmp_path)
@@ -126,6 +127,7 @@ async def test_replay_shows_and_copies_the_files_ids(tmp_path):
         assert enc.encode("Z") == [57]
 
 
+@pytest.mark.slow
 async def test_replay_next_merge_is_the_files_and_ties_are_not_marked(tmp_path):
     app, _, _, imported = replay_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -158,6 +160,7 @@ async def test_replay_next_merge_is_the_files_and_ties_are_not_marked(tmp_path):
         assert str(app.query_one(Candidates).render()).startswith("done: all 40 merges made  ")
 
 
+@pytest.mark.slow
 async def test_a_resumed_replay_keeps_the_files_ids(tmp_path):
     from tui.session import Session
 

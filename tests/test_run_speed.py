@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from engine import TrainConfig
 from tui.app import BpeApp
 from tui.launch import build_parser
@@ -108,6 +110,7 @@ async def next_merge(app: BpeApp, pilot, clock: Clock | None = None) -> None:
     await pilot.pause()
 
 
+@pytest.mark.slow
 async def test_at_one_merge_a_second_each_merge_is_shown_before_the_next():
     app = make_app(speed=1)
     clock = Clock()
@@ -138,6 +141,7 @@ async def test_at_one_merge_a_second_each_merge_is_shown_before_the_next():
         assert status(app).startswith("paused │ runs at 1/s")
 
 
+@pytest.mark.slow
 async def test_plus_and_minus_change_the_speed_while_running():
     app = make_app(speed=1)
     clock = Clock()
@@ -161,6 +165,7 @@ async def test_plus_and_minus_change_the_speed_while_running():
         assert status(app).startswith("done: no pair occurs 2 times")
 
 
+@pytest.mark.slow
 async def test_run_to_a_step_stops_exactly_there():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -182,6 +187,7 @@ async def test_run_to_a_step_stops_exactly_there():
         assert "not a step number" in str(app.screen.query_one("#prompt-error").render())
 
 
+@pytest.mark.slow
 async def test_run_to_a_step_at_a_speed_makes_one_merge_a_beat_and_stops_there():
     app = make_app(speed=2)
     clock = Clock()
@@ -200,6 +206,7 @@ async def test_run_to_a_step_at_a_speed_makes_one_merge_a_beat_and_stops_there()
         assert app.query_one(MergeLog).cursor_row == 2
 
 
+@pytest.mark.slow
 async def test_the_settings_dialog_sets_the_speed_without_restarting_training():
     from textual.widgets import Select
 

@@ -51,6 +51,7 @@ def test_every_shown_key_has_a_footer_priority():
     assert shown == set(FOOTER_PRIORITY)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 async def test_the_footer_fits_the_screen(size):
     app = make_app()
@@ -66,6 +67,7 @@ async def test_the_footer_fits_the_screen(size):
         assert "Back" in assert_footer_fits(app, size[0])
 
 
+@pytest.mark.slow
 async def test_the_footer_refits_when_the_terminal_narrows():
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
@@ -89,6 +91,7 @@ def assert_placeholders_fit(screen) -> int:
     return checked
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 async def test_placeholders_and_hints_fit_their_panes(size):
     app = make_app()
@@ -113,6 +116,7 @@ async def test_placeholders_and_hints_fit_their_panes(size):
         assert assert_placeholders_fit(app.screen) >= 2  # the compare text and tokenizer
 
 
+@pytest.mark.slow
 async def test_a_long_tokenize_text_leaves_the_inspector_its_room():
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -141,6 +145,7 @@ def visible_lines(view: Inspector) -> list[str]:
     return ["".join(segment.text for segment in view.render_line(y)).rstrip() for y in range(view.size.height)]
 
 
+@pytest.mark.slow
 async def test_a_deep_merge_tree_can_be_read_to_its_last_line():
     # Each merge extends the line by one letter: the last token's tree is 17 levels deep.
     corpus = LoadedCorpus.from_corpus(decode_corpus(b"abcdefghijklmnop\n" * 5, name="alphabet.txt"), "chars", None)
@@ -184,6 +189,7 @@ def test_folding_keeps_a_tree_node_under_its_parent():
     assert hex_rows == ["34 bytes: 61 62 63 ", "  64 65 66 67 68 69 ", "  6a"]  # bytes stay whole
 
 
+@pytest.mark.slow
 async def test_the_inspector_shows_no_scroll_bar_while_its_text_fits():
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -85,6 +85,7 @@ def test_no_wrap_is_one_row():
 # -- the pane ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 async def test_the_corpus_wraps_at_the_pane_width(size):
     app = make_app()
@@ -110,6 +111,7 @@ async def test_the_corpus_wraps_at_the_pane_width(size):
         assert "The tokenizer never reads words." in "".join(texts(view))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("wrap", [True, False])
 async def test_scrolling_to_the_end_shows_the_last_line(size, wrap):
@@ -138,6 +140,7 @@ async def test_scrolling_to_the_end_shows_the_last_line(size, wrap):
         assert texts(view)[0].startswith("# A workshop corpus for bpe-lab")
 
 
+@pytest.mark.slow
 async def test_the_end_is_reached_without_a_horizontal_scroll_bar(tmp_path):
     path = tmp_path / "short.txt"
     path.write_text("".join(f"line {k}\n" for k in range(200)), encoding="utf-8")
@@ -154,6 +157,7 @@ async def test_the_end_is_reached_without_a_horizontal_scroll_bar(tmp_path):
             assert shown[-1] == "line 199↵"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("wrap", [True, False])
 async def test_every_row_can_be_reached_row_by_row(size, wrap):
@@ -176,6 +180,7 @@ async def test_every_row_can_be_reached_row_by_row(size, wrap):
         assert every <= seen, sorted(every - seen)[:5]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("base", ["bytes", "chars"])
 @pytest.mark.parametrize("size", SIZES)
 async def test_wide_characters_wrap_by_cells(tmp_path, base, size):
@@ -211,6 +216,7 @@ async def test_wide_characters_wrap_by_cells(tmp_path, base, size):
         assert "最后一行：长安。↵" in "".join(texts(view)).replace(" ", "") or base == "bytes"
 
 
+@pytest.mark.slow
 async def test_w_toggles_wrapping_and_keeps_the_place():
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -280,11 +286,13 @@ async def test_a_step_rewraps_only_the_rows_on_screen(tmp_path):
 # -- snapshots: the wrapped corpus pane at 80x24 and 100x30 -----------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "100x30"])
 def test_snapshot_workshop_wrapped(snap_compare, size):
     assert snap_compare(make_app(), press=["n", "n", "n"], terminal_size=size)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "100x30"])
 def test_snapshot_chinese_wrapped(snap_compare, tmp_path, size):
     app = make_app(chinese(tmp_path, "chars"), base="chars", vocab_size=300)

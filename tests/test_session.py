@@ -48,6 +48,7 @@ def test_damaged_sessions_are_one_line(tmp_path, content, fragment):
     assert rc == 2
 
 
+@pytest.mark.slow
 async def test_autosave_then_resume_exactly(tmp_path):
     corpus_file = tmp_path / "c.txt"
     corpus_file.write_text((ROOT / "assets" / "samples" / "workshop.txt").read_text(encoding="utf-8"), encoding="utf-8")

@@ -55,6 +55,7 @@ async def train(app: BpeApp, *keys: str, quit: bool = True):
     return question
 
 
+@pytest.mark.slow
 async def test_a_plain_launch_keeps_an_explicit_files_merges_aside(tmp_path):
     """The issue's repro: merges on the-cat-in-the-hat, then a plain launch on the workshop
     corpus and one `n`, sharing one session file."""
@@ -84,6 +85,7 @@ async def test_a_plain_launch_keeps_an_explicit_files_merges_aside(tmp_path):
         assert json.loads(session_file.read_text(encoding="utf-8"))["step"] == 2
 
 
+@pytest.mark.slow
 async def test_each_corpus_has_its_own_session_and_resume_finds_them(per_corpus, tmp_path):
     question = await train(app_on("sample:the-cat-in-the-hat.txt"), "n", "n", "n")
     assert question is not None and "3 merges are kept in the session:" in question
@@ -123,6 +125,7 @@ def test_resuming_a_changed_or_unknown_corpus_is_one_line(per_corpus, tmp_path):
         resume_file(Args, None)
 
 
+@pytest.mark.slow
 async def test_a_session_found_on_the_corpus_is_offered_and_R_resumes_it(per_corpus):
     await train(app_on("sample:workshop.txt"), "n", "n", "n", "n", "u")
     app = app_on("sample:workshop.txt")
@@ -141,6 +144,7 @@ async def test_a_session_found_on_the_corpus_is_offered_and_R_resumes_it(per_cor
     assert [p.name for p in per_corpus.iterdir() if ".kept-" in p.name] == []  # its own: written over
 
 
+@pytest.mark.slow
 async def test_a_fresh_start_beside_a_found_session_keeps_it(per_corpus):
     await train(app_on("sample:workshop.txt"), "n", "n")
     path = next(per_corpus.iterdir())
@@ -160,6 +164,7 @@ async def test_a_fresh_start_beside_a_found_session_keeps_it(per_corpus):
         assert app.workbench.steps == 3
 
 
+@pytest.mark.slow
 async def test_opening_another_corpus_says_the_merges_stay_in_its_session(per_corpus):
     app = app_on("sample:workshop.txt")
     async with app.run_test(size=SIZE) as pilot:
@@ -183,6 +188,7 @@ async def test_opening_another_corpus_says_the_merges_stay_in_its_session(per_co
     assert len(list(per_corpus.iterdir())) == 2
 
 
+@pytest.mark.slow
 async def test_without_a_session_the_quit_question_says_lost(tmp_path):
     app = app_on("sample:workshop.txt", session_file=tmp_path / "s.json", autosave=False)
     question = await train(app, "n")

@@ -35,6 +35,7 @@ async def settle(pilot) -> None:
     await pilot.pause()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 async def test_every_field_can_be_focused_and_is_in_view(size):
     app = make_app()
@@ -68,6 +69,7 @@ async def test_every_field_can_be_focused_and_is_in_view(size):
             assert inside(screen.query_one(f"#{name}", Button).region, screen_region)
 
 
+@pytest.mark.slow
 async def test_a_field_at_the_bottom_can_be_edited_and_applied_at_80x24():
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -86,6 +88,7 @@ async def test_a_field_at_the_bottom_can_be_edited_and_applied_at_80x24():
         assert config.specials == ("<pad>",) and config.split_digits
 
 
+@pytest.mark.slow
 async def test_an_error_is_shown_next_to_the_buttons():
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -100,6 +103,7 @@ async def test_an_error_is_shown_next_to_the_buttons():
         assert inside(error.region, Region(0, 0, 80, 24)) and error.region.height >= 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
 def test_snapshot(snap_compare, size):
     assert snap_compare(make_app(), press=["comma"], terminal_size=size)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from engine import TrainConfig
 from engine.corpus import decode_corpus
 from tui.app import BpeApp
@@ -26,23 +28,27 @@ def app_for(sample: str, **config) -> BpeApp:
     return still(BpeApp(workbench=Workbench(LoadedCorpus.open(f"sample:{sample}", cfg.base), cfg), autosave=False))
 
 
+@pytest.mark.slow
 def test_main_screen_seed000(snap_compare):
     app = app_for("die-katze.txt", pretokenizer="simple", vocab_size=270,
                   specials=("<pad>", "<bos>", "<eos>", "<user>", "<assistant>"))
     assert snap_compare(app, press=["n", "n", "n"], terminal_size=(100, 30))
 
 
+@pytest.mark.slow
 def test_main_screen_seed001_small_terminal(snap_compare):
     app = app_for("low-lower-lowest.txt", base="chars", pretokenizer="none", tie_rule="first-seen", max_merges=4)
     assert snap_compare(app, press=["n", "n", "n", "n"], terminal_size=(80, 24))
 
 
+@pytest.mark.slow
 def test_inspector_on_a_partial_character(snap_compare):
     corpus = LoadedCorpus.from_corpus(decode_corpus("不与世东，不与世东。\n".encode() * 8, name="zh.txt"), "bytes", None)
     app = still(BpeApp(workbench=Workbench(corpus, TrainConfig(pretokenizer="none", max_merges=20)), autosave=False))
     assert snap_compare(app, press=["n"], terminal_size=(100, 30))
 
 
+@pytest.mark.slow
 def test_help_screen(snap_compare):
     assert snap_compare(app_for("mueller.txt", pretokenizer="none"), press=["question_mark"], terminal_size=(100, 30))
 
@@ -55,6 +61,7 @@ async def settle_analysis(pilot) -> None:
     await pilot.pause()
 
 
+@pytest.mark.slow
 def test_analysis_curve(snap_compare):
     """Seed 001's experiment on the bundled Q/A corpus: 48 merges, back at step 28, the rest dimmed."""
     app = app_for("qa.txt", base="chars", pretokenizer="none", tie_rule="first-seen", no_merge_newline=True, max_merges=48)
@@ -66,6 +73,7 @@ def test_analysis_curve(snap_compare):
     assert snap_compare(app, run_before=run_before, terminal_size=(100, 30))
 
 
+@pytest.mark.slow
 def test_analysis_compare_view(snap_compare, monkeypatch):
     """The token tax on the parallel sentences, for a BPE trained on English Q/A lines only.
 

@@ -57,6 +57,7 @@ async def trained_with_text(pilot, name: str) -> None:
     await settle(pilot)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("name", SAMPLES)
 def test_main_screen(snap_compare, name, size):
@@ -66,6 +67,7 @@ def test_main_screen(snap_compare, name, size):
     assert snap_compare(app_for(name), run_before=run_before, terminal_size=SIZES[size])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("name", SAMPLES)
 def test_settings_dialog(snap_compare, name, size):
@@ -76,6 +78,7 @@ def test_settings_dialog(snap_compare, name, size):
     assert snap_compare(app_for(name), run_before=run_before, terminal_size=SIZES[size])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("name", SAMPLES)
 def test_analysis_screen(snap_compare, name, size):

@@ -3,6 +3,7 @@ count, for the whole app; why training stopped is in the status line, not only i
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets._toast import Toast
 
 from engine import TrainConfig
@@ -24,6 +25,7 @@ def toasts(app: BpeApp) -> list[str]:
     return [notification.message for notification in app._notifications]
 
 
+@pytest.mark.slow
 async def test_repeated_messages_at_the_end_of_training_are_one_toast_each_with_a_count():
     app = make_app(vocab_size=300)
     async with app.run_test(size=SIZE, notifications=True) as pilot:

@@ -3,6 +3,7 @@ cursor, copies its ids with ctrl+y, and the footer shows only the keys that work
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input
 from textual.widgets._footer import FooterKey
 
@@ -30,6 +31,7 @@ def footer(app) -> list[str]:
     return [key.description for key in app.screen.query(FooterKey)]
 
 
+@pytest.mark.slow
 async def test_a_key_reaches_the_input_and_only_its_keys_show_while_typing():
     copied: list[str] = []
     app = make_app(copied)
@@ -82,6 +84,7 @@ async def test_a_key_reaches_the_input_and_only_its_keys_show_while_typing():
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_ctrl_y_with_nothing_typed_says_so_and_c_still_copies_the_token():
     copied: list[str] = []
     app = make_app(copied)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Label
 
 from engine import TrainConfig
@@ -16,6 +17,7 @@ def make_app(sample: str = "workshop.txt", **config) -> BpeApp:
     return app
 
 
+@pytest.mark.slow
 async def test_the_heldout_setting_is_labelled():
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -53,6 +55,7 @@ def test_each_sample_carries_its_examples_settings():
     assert sample("workshop.txt").settings_summary() == "bytes, gpt2, lowest-ids"
 
 
+@pytest.mark.slow
 async def test_w_toggles_wrapping_and_f_follows_the_last_merge():
     from tui.widgets.corpus_view import CorpusView
 

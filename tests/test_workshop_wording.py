@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 from textual.widgets import Input, Label, Static
 
@@ -68,6 +69,7 @@ async def test_a_screenshot_to_a_configured_folder_or_a_failure_says_where(tmp_p
         assert any(n.startswith(f"screenshot not saved: {tmp_path / 'missing'}") for n in notes(app))
 
 
+@pytest.mark.slow
 async def test_open_checks_the_path_before_asking(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -92,6 +94,7 @@ async def test_open_checks_the_path_before_asking(tmp_path):
         assert app.screen.question.startswith(f"Open {real}?\n")
 
 
+@pytest.mark.slow
 async def test_opening_a_sample_names_it_in_words(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -123,6 +126,7 @@ def test_the_token_tax_says_unknown_in_words():
     assert int(unknown[0][-1]) > 0  # Russian: words the workshop corpus never had
 
 
+@pytest.mark.slow
 async def test_the_help_lists_each_key_once_and_says_escape_closes_it(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -137,6 +141,7 @@ async def test_the_help_lists_each_key_once_and_says_escape_closes_it(tmp_path):
         assert not isinstance(app.screen, HelpScreen)
 
 
+@pytest.mark.slow
 async def test_typing_on_tab_5_goes_to_its_input_and_escape_leaves_only_the_input(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -160,6 +165,7 @@ async def test_typing_on_tab_5_goes_to_its_input_and_escape_leaves_only_the_inpu
         assert app.screen is app.main_screen
 
 
+@pytest.mark.slow
 async def test_escape_in_the_held_out_input_leaves_the_input(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
