@@ -108,3 +108,27 @@ def test_tokenized_output_never_breaks_a_token_across_lines():
         token_lines = lines[:-2]
         assert all(len(line) <= width for line in token_lines)
         assert not any(line.endswith("[f0") or line.startswith("9f]") for line in token_lines)
+
+
+async def test_arrows_scroll_the_corpus_pane_when_it_does_not_wrap_and_step_elsewhere():
+    from tui.widgets.corpus_view import CorpusView
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        view = app.screen.query_one(CorpusView)
+        await pilot.press("right")  # the log has focus: → steps
+        assert app.workbench.steps == 1
+        view.focus()
+        await pilot.press("right")  # wrapping: nothing to scroll sideways, → still steps
+        assert app.workbench.steps == 2
+        await pilot.press("w")
+        await pilot.pause()
+        assert not view.wrap and view.max_scroll_x > 0
+        await pilot.press("right", "right", "left", "shift+right")
+        await pilot.pause()
+        assert app.workbench.steps == 2  # not stepped, undone or redone
+        assert view.scroll_x > 0  # scrolled sideways instead
+        await pilot.press("n")  # n still steps there
+        assert app.workbench.steps == 3

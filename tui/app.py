@@ -46,6 +46,7 @@ from .session import (
     resume_command,
 )
 from .training import GROUP, Training
+from .widgets.corpus_view import CorpusView
 from .workbench import Busy, LoadedCorpus, Workbench
 
 #: Seconds between session saves while something changes.
@@ -308,6 +309,8 @@ class BpeApp(App):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         focused = self.focused
+        if parameters == ("arrow",) and isinstance(focused, CorpusView) and not focused.wrap:
+            return False  # the corpus pane, not wrapping, scrolls sideways with its arrows
         if action in TYPED and isinstance(focused, Input):
             if action == "quit" and not getattr(focused, "handles_quit", False):
                 return True  # ctrl+q (a priority key) quits from a dialog's input too
@@ -369,14 +372,14 @@ class BpeApp(App):
             self.say(f"nothing to {what}", timeout=2)
         self.main_screen.moved()
 
-    def action_step(self) -> None:
+    def action_step(self, via: str = "") -> None:
         event = self.workbench.step()
         self._moved(f"step: {self._stop_reason()}" if event is None else "step", event)
 
-    def action_undo(self) -> None:
+    def action_undo(self, via: str = "") -> None:
         self._moved("undo", self.workbench.undo())
 
-    def action_redo(self) -> None:
+    def action_redo(self, via: str = "") -> None:
         self._moved("redo", self.workbench.redo())
 
     def action_jump(self, delta: int) -> None:

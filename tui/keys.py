@@ -15,11 +15,11 @@ KEYS: list[Binding] = [
     Binding("space", "app.toggle_run", "Run/Pause",
             tooltip="run / pause training (in a worker thread; pausing stops within one batch)"),
     Binding("n", "app.step", "Step", tooltip="step: make one merge"),
-    Binding("right", "app.step", "Step", show=False, priority=True, tooltip="step: make one merge"),
+    Binding("right", "app.step('arrow')", "Step", show=False, priority=True, tooltip="step: make one merge"),
     Binding("u", "app.undo", "Undo", tooltip="undo the last merge"),
-    Binding("left", "app.undo", "Undo", show=False, priority=True, tooltip="undo the last merge"),
+    Binding("left", "app.undo('arrow')", "Undo", show=False, priority=True, tooltip="undo the last merge"),
     Binding("r", "app.redo", "Redo", tooltip="redo an undone merge"),
-    Binding("shift+right", "app.redo", "Redo", show=False, priority=True, tooltip="redo an undone merge"),
+    Binding("shift+right", "app.redo('arrow')", "Redo", show=False, priority=True, tooltip="redo an undone merge"),
     Binding("right_square_bracket", "app.jump(10)", "+10", show=False, tooltip="10 steps forward"),
     Binding("left_square_bracket", "app.jump(-10)", "-10", show=False, tooltip="10 steps back"),
     Binding("right_curly_bracket", "app.jump(100)", "+100", show=False, tooltip="100 steps forward"),
@@ -141,12 +141,18 @@ def app_bindings() -> list[Binding]:
     return [key for key in KEYS if key.action.startswith("app.")]
 
 
+def same_action(action: str) -> str:
+    """The action a key shares with others: an arrow's ``app.step('arrow')`` is ``app.step`` (the
+    parameter only lets the corpus pane keep its arrows for scrolling sideways)."""
+    return action.replace("('arrow')", "")
+
+
 def key_rows() -> list[tuple[str, str]]:
     """One row per action, its keys joined with "or", then the keys bound elsewhere: the help
     screen's table and the README's, in this order."""
     rows: dict[str, tuple[list[str], str]] = {}
     for key in KEYS:
-        keys, _ = rows.setdefault(key.action, ([], key.tooltip))
+        keys, _ = rows.setdefault(same_action(key.action), ([], key.tooltip))
         keys.append(spell(key.key))
     return [(" or ".join(keys), what) for keys, what in rows.values()] + OTHER_KEYS
 
@@ -156,9 +162,10 @@ def palette_entries() -> list[tuple[str, str, str]]:
     first key, then the analysis tabs."""
     entries: dict[str, tuple[str, str, str]] = {}
     for key in KEYS:
-        if key.action not in entries:
-            title = PALETTE_TITLES.get(key.action, key.description)
-            entries[key.action] = (f"{title} ({_SPELLING.get(key.key, key.key)})", key.tooltip, key.action)
+        action = same_action(key.action)
+        if action not in entries:
+            title = PALETTE_TITLES.get(action, key.description)
+            entries[action] = (f"{title} ({_SPELLING.get(key.key, key.key)})", key.tooltip, action)
     entries.pop("app.analysis")  # listed with its tabs below
     return [*entries.values(), *((f"{title} ({key})", what, action) for key, action, title, what in ANALYSIS_COMMANDS)]
 
