@@ -351,6 +351,14 @@ class BpeApp(App):
         self.training.start(self.workbench, until=step)
 
     def action_run_to(self) -> None:
+        target = self.workbench.trainer.target_merges
+        hint = f"up to {target}" if target is not None else "a step ahead"
+        self._ask_step("Run to step (at the run speed; +/- change it)", hint, self.run_to)
+
+    def _ask_step(self, title: str, hint: str, then: Callable[[int], None]) -> None:
+        """Ask for a step number; ``then(step)`` runs before the dialog closes (the screen beneath
+        then repaints once), and a bad number is said inside the dialog, which stays open."""
+
         def accept(answer: str) -> str | None:
             if not answer.strip():
                 return None
@@ -360,18 +368,17 @@ class BpeApp(App):
                 return f"not a step number: {answer.strip()!r}"
             if step < 0:
                 return "a step is 0 or more"
-            self.run_to(step)
+            then(step)
             return None
 
-        target = self.workbench.trainer.target_merges
-        hint = f"up to {target}" if target is not None else "a step ahead"
-        self.push_screen(PromptScreen("Run to step (at the run speed; +/- change it)", placeholder=hint, accept=accept))
+        self.push_screen(PromptScreen(title, placeholder=hint, accept=accept))
 
     def _moved(self, what: str, event) -> None:
         if event is None:
             self.say(f"nothing to {what}", timeout=2)
         self.main_screen.moved()
 
+    # ``via`` is "arrow" for the arrow keys: check_action lets a non-wrapping corpus pane keep them.
     def action_step(self, via: str = "") -> None:
         event = self.workbench.step()
         self._moved(f"step: {self._stop_reason()}" if event is None else "step", event)
@@ -403,22 +410,8 @@ class BpeApp(App):
         self.training.jump(self.workbench, step)
 
     def action_goto(self) -> None:
-        def accept(answer: str) -> str | None:
-            """Jump before the dialog closes: the screen beneath then repaints once."""
-            if not answer.strip():
-                return None
-            try:
-                step = int(answer.strip())
-            except ValueError:
-                return f"not a step number: {answer.strip()!r}"
-            if step < 0:
-                return "a step is 0 or more"
-            self.go(step)
-            return None
-
         target = self.workbench.trainer.target_merges
-        hint = f"0 … {target}" if target is not None else "0 or more"
-        self.push_screen(PromptScreen("Go to step", placeholder=hint, accept=accept))
+        self._ask_step("Go to step", f"0 … {target}" if target is not None else "0 or more", self.go)
 
     # -- screens ----------------------------------------------------------------------------
 
