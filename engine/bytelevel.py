@@ -7,7 +7,9 @@ DEL, NBSP, soft hyphen) are moved to U+0100 onwards, in byte order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
+from itertools import accumulate
 
 
 @lru_cache(maxsize=1)
@@ -51,10 +53,33 @@ def token_to_unicode(data: bytes) -> str:
     return "".join(mapping[b] for b in data)
 
 
+@lru_cache(maxsize=1)
+def _to_latin1() -> dict[int, int]:
+    """A ``str.translate`` table taking each byte-level character to the Latin-1 character of its
+    byte, and every other character below U+0100 to U+FFFF (which Latin-1 cannot encode), so that
+    ``text.translate(table).encode("latin-1")`` is the token's bytes or fails."""
+    table = {ord(c): b for c, b in unicode_to_bytes().items()}
+    for code in range(256):
+        table.setdefault(code, 0xFFFF)
+    return table
+
+
+def unicode_to_tokens(texts: Sequence[str]) -> list[bytes]:
+    """:func:`unicode_to_token` of each text, in one pass over them all (each byte-level character
+    is one byte, so the joined bytes are cut where the texts' lengths say); ValueError as there."""
+    try:
+        data = "".join(texts).translate(_to_latin1()).encode("latin-1")
+    except UnicodeEncodeError:
+        return [unicode_to_token(text) for text in texts]  # raises, naming the character
+    ends = list(accumulate(map(len, texts)))
+    return [data[start:end] for start, end in zip([0, *ends], ends)]
+
+
 def unicode_to_token(text: str) -> bytes:
     """Inverse of :func:`token_to_unicode`; ValueError for a character outside the mapping."""
-    mapping = unicode_to_bytes()
     try:
-        return bytes(mapping[c] for c in text)
-    except KeyError as exc:
-        raise ValueError(f"{exc.args[0]!r} is not a byte-level character") from None
+        return text.translate(_to_latin1()).encode("latin-1")
+    except UnicodeEncodeError:
+        mapping = unicode_to_bytes()
+        bad = next(c for c in text if c not in mapping)
+        raise ValueError(f"{bad!r} is not a byte-level character") from None

@@ -14,10 +14,11 @@ Format (``"format": "bpe-lab"``, ``"version": 1``)::
 from __future__ import annotations
 
 import json
+import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
@@ -153,29 +154,35 @@ class Tokenizer:
             raise ConfigError(f"too many tokens: {last + 1} base tokens and merges (at most {MAX_VOCAB})")
         # First the merges are checked and their tokens' lengths added up (integers only), so
         # that a file whose tokens would take gigabytes is refused before any token is built.
+        first = len(pieces)
+        made_by = range(first, first + len(merges))
+        lefts = [a for a, _ in merges]
+        rights = [b for _, b in merges]
+        ranks = self._ranks
+        # The usual case checked with C-level maps: ids that are ints, each made before the merge
+        # that uses it, no pair twice. Anything else goes through the loop, which names the merge.
+        if (set(map(type, lefts + rights)) <= {int} and min(lefts + rights, default=0) >= 0
+                and all(map(operator.lt, lefts, made_by)) and all(map(operator.lt, rights, made_by))):
+            ranks.update(zip(map(operator.or_, map(operator.lshift, lefts, repeat(SHIFT)), rights), made_by))
+        if len(ranks) != len(merges):
+            ranks.clear()
+            for k, (a, b) in enumerate(merges):
+                new_id = first + k
+                key = a << SHIFT | b
+                if not (0 <= a < new_id and 0 <= b < new_id) or key in ranks:
+                    self._refuse(k, a, b, new_id, last)
+                ranks[key] = new_id
         lengths = [len(piece) for piece in pieces]
-        total = sum(lengths)
-        for a, b in merges:
-            new_id = len(lengths)
-            if not (0 <= a < new_id and 0 <= b < new_id):
-                where = f"merge {len(self.merges) + 1} ({a}, {b})"
-                if a == new_id or b == new_id:
-                    raise ConfigError(f"{where} refers to the id it makes itself ({new_id})")
-                bad = a if not 0 <= a < new_id else b
-                if new_id < bad <= last:
-                    raise ConfigError(f"{where} refers to id {bad}, which only a later merge makes")
-                raise ConfigError(f"{where} refers to id {bad}, outside the vocabulary (0-{last})")
-            key = a << SHIFT | b
-            if key in self._ranks:
-                earlier = self._ranks[key] - self.base_size + 1
-                raise ConfigError(f"merge {len(self.merges) + 1} ({a}, {b}) repeats merge {earlier}")
-            size = lengths[a] + lengths[b]
-            total += size
-            if total > MAX_VOCAB_BYTES:
-                raise too_many_bytes(len(self.merges) + 1, size)
-            self._ranks[key] = new_id
-            self.merges.append((a, b))
-            lengths.append(size)
+        grow = lengths.append
+        for a, b in zip(lefts, rights):
+            grow(lengths[a] + lengths[b])
+        if sum(lengths) > MAX_VOCAB_BYTES:
+            total = 0
+            for k, size in enumerate(lengths):
+                total += size
+                if total > MAX_VOCAB_BYTES:
+                    raise too_many_bytes(k - first + 1, size)
+        self.merges = list(zip(lefts, rights))
         for a, b in self.merges:
             pieces.append(pieces[a] + pieces[b])
         self.pieces = pieces
@@ -202,6 +209,20 @@ class Tokenizer:
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.config = config
         self._cache: dict[str, list[int]] = {}
+
+    def _refuse(self, k: int, a: int, b: int, new_id: int, last: int) -> None:
+        """Raise the error for merge ``k`` (0-based), ``(a, b)``, which refers to an id it may not
+        use or repeats an earlier merge."""
+        where = f"merge {k + 1} ({a}, {b})"
+        if not (0 <= a < new_id and 0 <= b < new_id):
+            if a == new_id or b == new_id:
+                raise ConfigError(f"{where} refers to the id it makes itself ({new_id})")
+            bad = a if not 0 <= a < new_id else b
+            if new_id < bad <= last:
+                raise ConfigError(f"{where} refers to id {bad}, which only a later merge makes")
+            raise ConfigError(f"{where} refers to id {bad}, outside the vocabulary (0-{last})")
+        earlier = self._ranks[a << SHIFT | b] - self.base_size + 1
+        raise ConfigError(f"merge {k + 1} ({a}, {b}) repeats merge {earlier}")
 
     # -- sizes and lookups --------------------------------------------------------------------
 

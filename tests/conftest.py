@@ -41,3 +41,5 @@ def sample_text(name: str) -> str:
 def private_session_file(tmp_path, monkeypatch):
     """Apps made by tests save their sessions in the test's folder, not in ~/.local/state."""
     monkeypatch.setenv("BPE_LAB_SESSION", str(tmp_path / "session.json"))
+    # ... and keep their merge caches there too, not in ~/.cache (engine/formats/merge_cache.py)
+    monkeypatch.setenv("BPE_LAB_CACHE", str(tmp_path / "merge-cache"))

@@ -9,6 +9,7 @@ follow the merges). A file from another library numbers tokens its own way, so a
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,9 +59,9 @@ class Imported:
     def __post_init__(self) -> None:
         self._ours: dict[int, int] = {}
         if self.file_ids is not None:
-            for ours, theirs in enumerate(self.file_ids):
-                if theirs is not None:
-                    self._ours.setdefault(theirs, ours)
+            # theirs -> ours, the first of ours where two share a file id (built from the end)
+            self._ours = dict(zip(reversed(self.file_ids), range(len(self.file_ids) - 1, -1, -1)))
+            self._ours.pop(None, None)  # type: ignore[call-overload]
 
     def to_file_ids(self, ids: Iterable[int]) -> list[int]:
         """Our ids as the file numbers them; a token the file lacks raises ValueError."""
@@ -168,6 +169,13 @@ def build(
     before it and make a token the vocabulary holds; a pair may not repeat. A product made twice
     (two pairs, the same token) keeps both merges and maps both to the file's one id.
     """
+    quick = _build_quickly(alphabet, base_ids, vocab, merges)
+    if quick is not None:
+        our_merges, file_ids = quick
+        try:
+            return _built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, [])
+        except TokenizerFileError:
+            pass  # e.g. a pair merged twice: the loop below names the merge, spelled as tokens
     made: dict[Any, int] = {key: i for i, key in enumerate(alphabet)}
     file_ids: list[int | None] = list(base_ids)
     first_rule: dict[Any, int] = {}
@@ -208,6 +216,44 @@ def build(
         our_merges.append(pair)
     if repeats:
         warnings.append(f"{repeats} merge(s) make a token an earlier merge already made; both map to the file's one id")
+    return _built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, warnings)
+
+
+def _build_quickly(
+    alphabet: Sequence[Any], base_ids: Sequence[int | None], vocab: dict[Any, int] | None, merges: Sequence[tuple[Any, Any]],
+) -> tuple[list[tuple[int, int]], list[int | None]] | None:
+    """:func:`build`'s merges and file ids for a file with nothing unusual in it (every part made
+    earlier, no product made twice, every product in the vocabulary), worked out with C-level
+    maps; None for anything else, which :func:`build`'s loop then reports."""
+    first = len(alphabet)
+    made: dict[Any, int] = {key: i for i, key in enumerate(alphabet)}
+    products = [left + right for left, right in merges]
+    made.update(zip(products, range(first, first + len(products))))
+    if len(made) != first + len(products):
+        return None  # a product made twice, or a product that is a base token
+    lefts = list(map(made.get, [left for left, _ in merges]))
+    rights = list(map(made.get, [right for _, right in merges]))
+    if None in lefts or None in rights:
+        return None
+    made_by = range(first, first + len(products))
+    if not (all(map(operator.lt, lefts, made_by)) and all(map(operator.lt, rights, made_by))):
+        return None  # a part that only a later merge makes
+    our_merges = list(zip(lefts, rights))  # a pair given twice: the tokenizer refuses it
+    file_ids: list[int | None] = list(base_ids)
+    if vocab is None:
+        file_ids += [None] * len(products)
+    else:
+        theirs = list(map(vocab.get, products))
+        if None in theirs:
+            return None
+        file_ids += theirs
+    return our_merges, file_ids  # type: ignore[return-value]
+
+
+def _built(
+    path: str | Path, base: str, alphabet: Sequence[Any], our_merges: list[tuple[int, int]], file_ids: list[int | None],
+    specials: Sequence[tuple[str, int]], pretokenizer: PreTokenizer, warnings: list[str],
+) -> tuple[Tokenizer, list[int | None], list[str]]:
     tokenizer_specials = []
     for text, theirs in specials:
         check_special(path, text)
@@ -228,6 +274,10 @@ def build(
 
 def check_unique_ids(path: str | Path, entries: Iterable[tuple[Any, int]], what: str = "vocabulary") -> None:
     """Every id in ``entries`` (key, id) is a non-negative int used once."""
+    entries = list(entries)
+    ids = [value for _, value in entries]
+    if set(map(type, ids)) <= {int} and min(ids, default=0) >= 0 and max(ids, default=0) <= MAX_ID and len(set(ids)) == len(ids):
+        return  # the usual case, checked at C speed; the loop below names what is wrong
     seen: dict[int, Any] = {}
     for key, value in entries:
         if not is_id(value):
@@ -239,7 +289,7 @@ def check_unique_ids(path: str | Path, entries: Iterable[tuple[Any, int]], what:
 
 def identity(file_ids: Sequence[int | None]) -> bool:
     """Whether a mapping is our ids unchanged."""
-    return all(theirs == ours for ours, theirs in enumerate(file_ids))
+    return list(file_ids) == list(range(len(file_ids)))
 
 
 def output_ids(tok: Tokenizer, ids: Sequence[int | None] | None) -> list[int]:

@@ -11,10 +11,11 @@ first, then the alphabet, then merges); importing it keeps that numbering as ``f
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
-from ..bytelevel import token_to_unicode, unicode_to_token
+from ..bytelevel import token_to_unicode, unicode_to_token, unicode_to_tokens
 from ..tokenizer import Tokenizer
 from .common import (
     Imported,
@@ -80,6 +81,16 @@ def _merge_list(model: dict[str, Any], path: Path) -> list[tuple[str, str]]:
     merges = model.get("merges", [])
     if not isinstance(merges, list):
         raise fail(path, "\"model.merges\" must be a list")
+    try:  # the usual file: every merge a [left, right] list, or every one a "left right" string
+        if set(map(type, merges)) <= {list}:
+            quick = [(left, right) for left, right in merges]
+        else:
+            quick = [(left, right) for left, right in map(str.split, merges, repeat(" "))]
+        parts = list(chain.from_iterable(quick))
+        if set(map(type, parts)) <= {str} and all(parts):
+            return quick
+    except (ValueError, TypeError):
+        pass  # the loop below names the merge that is wrong
     out = []
     for k, entry in enumerate(merges):
         if isinstance(entry, str):
@@ -146,16 +157,19 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     special_texts = {c for c, _ in specials}
     merges = _merge_list(model, path)
     if byte_level:
-        vocab = {}
-        for name, i in vocab_raw.items():
-            try:
-                vocab[unicode_to_token(name)] = i
-            except ValueError:
-                if name in special_texts:
-                    continue  # a special spelled outside the byte-level characters
-                raise fail(path, f"vocabulary token {show(name)} is not byte-level text") from None
         try:
-            pairs = [(unicode_to_token(a), unicode_to_token(b)) for a, b in merges]
+            vocab = dict(zip(unicode_to_tokens(list(vocab_raw)), vocab_raw.values()))
+        except ValueError:
+            vocab = {}
+            for name, i in vocab_raw.items():
+                try:
+                    vocab[unicode_to_token(name)] = i
+                except ValueError:
+                    if name in special_texts:
+                        continue  # a special spelled outside the byte-level characters
+                    raise fail(path, f"vocabulary token {show(name)} is not byte-level text") from None
+        try:
+            pairs = list(zip(unicode_to_tokens([a for a, _ in merges]), unicode_to_tokens([b for _, b in merges])))
         except ValueError as exc:
             raise fail(path, f"a merge is not byte-level text ({exc})") from None
         alphabet: list[Any] = [bytes([b]) for b in range(256)]
@@ -181,8 +195,7 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
         specials=specials, pretokenizer=pre, spell=spell,
     )
     warnings += more
-    known = set(i for i in file_ids if i is not None)
-    dropped = sum(1 for i in vocab_raw.values() if i not in known)
+    dropped = len(set(vocab_raw.values()).difference(file_ids))
     if dropped:
         warnings.append(f"{dropped} vocabulary token(s) are neither a base token nor made by a merge; never produced, dropped")
     return Imported(tok, "hf", str(path), None if identity(file_ids) else file_ids, warnings)

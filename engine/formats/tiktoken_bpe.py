@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import heapq
+import operator
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from ..errors import ExportError, size_text
 from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
+from . import merge_cache
 from .common import (
     MAX_ID,
     Imported,
@@ -159,6 +161,12 @@ def recover_merges(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], 
 
     Example: ``recover_merges({b"a": 0, b"b": 1, b"ab": 2})[0] -> [(b'a', b'b')]``
     """
+    merges, unreachable = _recover(ranks)
+    return merges, _unreachable_notes(unreachable)
+
+
+def _recover(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
+    """The recovered merges and the tokens no merge reaches (both in rank order)."""
     merges: list[tuple[bytes, bytes]] = []
     known = {token for token in ranks if len(token) == 1}
     unreachable: list[bytes] = []
@@ -169,14 +177,61 @@ def recover_merges(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], 
             continue
         merges.append((parts[0], parts[1]))
         known.add(token)
-    notes = []
-    if unreachable:
-        notes.append(
-            f"recovering merges from the ranks is ambiguous for {len(unreachable)} token(s) (first: "
-            f"{show(unreachable[0])}): tiktoken's merging never builds them from two lower-ranked tokens "
-            "(it emits them only when a whole piece matches); bpe-lab leaves them out"
-        )
-    return merges, notes
+    return merges, unreachable
+
+
+def _unreachable_notes(unreachable: Sequence[bytes]) -> list[str]:
+    if not unreachable:
+        return []
+    return [
+        f"recovering merges from the ranks is ambiguous for {len(unreachable)} token(s) (first: "
+        f"{show(unreachable[0])}): tiktoken's merging never builds them from two lower-ranked tokens "
+        "(it emits them only when a whole piece matches); bpe-lab leaves them out"
+    ]
+
+
+def _odd_warning(odd: Sequence[bytes]) -> list[str]:
+    if not odd:
+        return []
+    return [
+        f"{len(odd)} token(s) (first: {show(odd[0])}) are not what the recovered merges make of their own "
+        "bytes, so tiktoken and bpe-lab can encode some texts differently"
+    ]
+
+
+def _from_cache(
+    cached: merge_cache.Recovered, ranks: dict[bytes, int], base_ids: list[int | None],
+    specials: list[tuple[str, int]], pretokenizer: PreTokenizer,
+) -> tuple[Tokenizer, list[int | None], list[bytes], list[bytes]] | None:
+    """The tokenizer a cache entry describes, with its file ids and the unreachable and odd
+    tokens; None unless the entry is exactly a recovery of ``ranks`` (each merge's parts made
+    before it, its token the one of its rank, ranks growing, every longer token accounted for)."""
+    first = len(base_ids)
+    products = cached.product
+    if len(set(products)) != len(products) or not all(map(operator.lt, products, products[1:])):
+        return None
+    ours = {rank: i for i, rank in enumerate(base_ids) if rank is not None}
+    ours.update(zip(products, range(first, first + len(products))))
+    lefts, rights = list(map(ours.get, cached.left)), list(map(ours.get, cached.right))
+    if None in lefts or None in rights:
+        return None
+    file_ids: list[int | None] = list(base_ids) + products
+    try:  # the tokenizer refuses a part made later than the merge that uses it, and repeats
+        tok = Tokenizer(list(zip(lefts, rights)), specials=[text for text, _ in specials], pretokenizer=pretokenizer)
+    except ValueError:
+        return None
+    if list(map(ranks.get, tok.pieces[first:])) != products:  # each merge makes the token of its rank
+        return None
+    token_of = {rank: token for token, rank in ranks.items()}
+    unreachable = [token_of.get(rank) for rank in cached.unreachable]
+    odd = [token_of.get(rank) for rank in cached.odd]
+    longer = len(ranks) - sum(rank is not None for rank in base_ids)
+    left_out = set(cached.unreachable)
+    if (None in odd or any(token is None or len(token) < 2 for token in unreachable) or len(left_out) != len(unreachable)
+            or not left_out.isdisjoint(file_ids) or len(products) + len(left_out) != longer):
+        return None
+    file_ids += [theirs for _, theirs in specials]
+    return tok, file_ids, unreachable, odd  # type: ignore[return-value]
 
 
 def _ambiguous(tok: Tokenizer) -> list[bytes]:
@@ -189,6 +244,28 @@ def _ambiguous(tok: Tokenizer) -> list[bytes]:
     ]
 
 
+def _well_formed_ranks(text: str) -> dict[bytes, int] | None:
+    """The ranks of a file with nothing unusual in it, read in bulk (as tiktoken's own loader
+    does); None for anything else (an empty token, a bad line, a repeat), which the line-by-line
+    reader then reports exactly."""
+    try:
+        rows = [line.split() for line in text.splitlines() if line]
+        tokens = [binascii.a2b_base64(token, strict_mode=True) for token, _ in rows]
+        digits = [rank for _, rank in rows]
+    except (ValueError, binascii.Error):
+        return None
+    if not rows or not all(tokens) or max(map(len, digits)) > 10:
+        return None
+    joined = "".join(digits)
+    if not (joined.isascii() and joined.isdigit()):
+        return None
+    numbers = list(map(int, digits))
+    ranks = dict(zip(tokens, numbers))
+    if len(ranks) != len(rows) or len(set(numbers)) != len(rows) or max(numbers) > MAX_ID:
+        return None
+    return ranks
+
+
 def read_ranks(path: Path, text: str | None = None, notes: list[str] | None = None) -> dict[bytes, int]:
     """The rank file's token -> rank map; malformed lines raise ValueError naming the line.
 
@@ -196,11 +273,14 @@ def read_ranks(path: Path, text: str | None = None, notes: list[str] | None = No
     line of Whisper's ``multilingual.tiktoken``; tiktoken's loader accepts it, and no text ever
     encodes to it) is skipped with a note in ``notes``; its rank stays taken.
     """
+    if text is None:
+        text = read_text(path)
+    fast = _well_formed_ranks(text)
+    if fast is not None:
+        return fast
     ranks: dict[bytes, int] = {}
     by_rank: dict[int, int] = {}
     empty_line = 0
-    if text is None:
-        text = read_text(path)
     lines = text.splitlines()
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -299,7 +379,8 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
         if not path.exists():
             raise fail(path, f"no such file ({side.name} is a tiktoken sidecar: its rank file has its name without .json)")
     warnings: list[str] = []
-    ranks = read_ranks(path, content, warnings)
+    text = content if isinstance(content, str) else read_text(path)
+    ranks = read_ranks(path, text, warnings)
     check_rank_bytes(path, ranks)
     side = _sidecar(path, side_data)
     if pretokenizer is None:
@@ -313,17 +394,25 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     clash = [t for t, i in specials if i in set(ranks.values())]
     if clash:
         raise fail(sidecar_path(path), f"special token {show(clash[0])} has an id the rank file already uses")
-    merges, recovery_notes = recover_merges(ranks)
-    warnings += recovery_notes
+    # Recovering the merges (and finding the tokens they don't rebuild) depends on the ranks
+    # alone and is the costly part of a load: the merge cache keeps it per file content.
+    key = merge_cache.key_of(text)
     alphabet, base_ids = byte_alphabet(ranks, "the ranks lack", warnings)
-    tok, file_ids, more = build(
-        path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=ranks,
-        merges=merges, specials=specials, pretokenizer=pretokenizer,
-    )
-    odd = _ambiguous(tok)
-    if odd:
-        warnings.append(
-            f"{len(odd)} token(s) (first: {show(odd[0])}) are not what the recovered merges make of their own "
-            "bytes, so tiktoken and bpe-lab can encode some texts differently"
+    cached = merge_cache.load(key, ranks)
+    built = _from_cache(cached, ranks, base_ids, specials, pretokenizer) if cached is not None else None
+    if built is not None:
+        tok, file_ids, unreachable, odd = built
+        more: list[str] = []
+    else:
+        merges, unreachable = _recover(ranks)
+        tok, file_ids, more = build(
+            path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=ranks,
+            merges=merges, specials=specials, pretokenizer=pretokenizer,
         )
+        odd = _ambiguous(tok)
+        merge_cache.store(key, merge_cache.Recovered(
+            [ranks[a] for a, _ in merges], [ranks[b] for _, b in merges], [ranks[a + b] for a, b in merges],
+            [ranks[t] for t in unreachable], [ranks[t] for t in odd]))
+    warnings += _unreachable_notes(unreachable)
+    warnings += _odd_warning(odd)
     return Imported(tok, "tiktoken", str(path), None if identity(file_ids) else file_ids, warnings + more)
