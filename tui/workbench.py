@@ -238,7 +238,7 @@ class Workbench:
         with self.lock:
             return self.trainer.goto_within(target, time.perf_counter() + budget)
 
-    def run_batch(self, budget: float = 0.02, limit: int | None = None) -> tuple[int, bool]:
+    def run_batch(self, budget: float = 0.04, limit: int | None = None) -> tuple[int, bool]:
         """Step for up to ``budget`` seconds and at most ``limit`` merges; return (merges made,
         whether training is done)."""
         made = 0

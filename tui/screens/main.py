@@ -35,8 +35,13 @@ from .dialogs import PromptScreen
 if TYPE_CHECKING:
     from ..app import BpeApp
 
-#: Seconds between pane refreshes while training runs (the worker posts after every batch).
+#: Seconds between pane refreshes while training runs (the worker posts after every batch): at
+#: least this, and more when drawing the panes takes long (see :data:`UI_SHARE`).
 REFRESH_WHILE_RUNNING = 0.1
+#: While a run goes at full speed, the panes' refresh and repaint may take about this share of
+#: the time (they hold the interpreter the worker needs); at most :data:`SLOWEST_REFRESH` apart.
+UI_SHARE = 0.15
+SLOWEST_REFRESH = 0.5
 #: Seconds between re-encodings of the typed text while training runs.
 OUTPUT_WHILE_RUNNING = 0.25
 #: The screen's actions whose keys type into a focused input (find, copy, ids, trace, ...).
@@ -54,6 +59,7 @@ class MainScreen(Screen[None]):
         self.selected: int | None = None  # the token the inspector shows
         self._last_output = 0.0
         self._last_refresh = 0.0
+        self._refresh_every = REFRESH_WHILE_RUNNING
 
     @property
     def bpe_app(self) -> BpeApp:
@@ -123,9 +129,19 @@ class MainScreen(Screen[None]):
     def follow(self, done: bool, final: bool, each: bool = False) -> None:
         """A training batch ended: refresh a few times a second, and always at the run's end
         (and after every merge of a paced run: ``each``)."""
-        if not (done or final or each) and time.monotonic() - self._last_refresh < REFRESH_WHILE_RUNNING:
+        if not (done or final or each) and time.monotonic() - self._last_refresh < self._refresh_every:
             return
+        started = time.monotonic()
         self.refresh_views()
+        if not (done or final):
+            self.app.call_after_refresh(self._pace_refreshes, started)
+
+    def _pace_refreshes(self, started: float) -> None:
+        """A refresh during a run was drawn: space the next ones so that refreshing and drawing
+        take about :data:`UI_SHARE` of the time (a big corpus draws slowly, and every moment
+        drawing is a moment the worker is not merging)."""
+        cost = time.monotonic() - started
+        self._refresh_every = min(SLOWEST_REFRESH, max(REFRESH_WHILE_RUNNING, cost / UI_SHARE))
 
     def refresh_views(self) -> None:
         """Bring every pane up to the trainer's current step.
