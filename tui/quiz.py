@@ -23,9 +23,9 @@ from .i18n import N_, _
 #: it), or typed with the shuffled candidates beside the input as a hint.
 MODES = ("shuffled", "hidden", "typed")
 MODE_NAMES = {
-    "shuffled": N_("pick from the candidates, shuffled, counts hidden"),
-    "hidden": N_("candidates hidden: type the pair"),
-    "typed": N_("type the pair; the candidates are a hint"),
+    "shuffled": N_("shuffled: pick one, counts hidden"),
+    "hidden": N_("hidden: type the pair"),
+    "typed": N_("typed: the candidates are hints"),
 }
 #: How many candidates a shuffled round offers.
 CHOICES = 6
