@@ -3,6 +3,8 @@ the tie explanation checked against the engine's choices and a naive scan of the
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -23,6 +25,7 @@ from tui.quiz import (
     split_parts,
 )
 
+from conftest import ROOT
 from reference import merge, split
 
 LOW = TrainConfig(base="chars", pretokenizer="none", tie_rule="first-seen", max_merges=4)
@@ -73,25 +76,25 @@ def test_read_pick_on_partial_utf8_bytes():
     assert read_pick(trainer, "天") == (0xE5, made.new_id)  # the merged text, as a character
 
 
-@pytest.mark.parametrize(("typed", "says"), [
-    ("", "Type the pair you expect to merge next"),
-    ("   ", "Type the pair you expect to merge next"),
-    ("l o w", "Type two tokens"),
-    ("x o", "No token x in the vocabulary now."),
-    ("[zz] o", "Not a byte in hex: zz"),
-    ("[6c o", "A [ without its ]"),
-    ("6c] o", "A ] without its ["),
-    ("[[6c]] o", "A [ inside brackets"),
-    ("#99999 o", "No token has id 99999 now."),
-    ("o l", "o + l does not occur in the corpus now."),
-    ("xyz", "No two tokens side by side make xyz now"),
-    ("l", "l is one token already"),
-])
-def test_bad_picks_get_one_sentence(typed, says):
+def quiz_rows() -> list[tuple[str, str]]:
+    """The pick rows of docs/bad-input.md's quiz table: (typed, the exact sentence)."""
+    rows = []
+    for line in (ROOT / "docs" / "bad-input.md").read_text(encoding="utf-8").splitlines():
+        match = re.fullmatch(r"\| pick (nothing|`(.*?)`) \| .* \| `(.*)` \|", line)
+        if match:
+            rows.append((match.group(2) or "", match.group(3)))
+    return rows
+
+
+def test_the_docs_table_has_the_quiz_rows():
+    assert len(quiz_rows()) == 11
+
+
+@pytest.mark.parametrize(("typed", "says"), quiz_rows())
+def test_bad_picks_get_the_documented_sentence(typed, says):
     with pytest.raises(PickError) as caught:
         read_pick(low(), typed)
-    assert says in str(caught.value)
-    assert "\n" not in str(caught.value)
+    assert str(caught.value) == says
 
 
 @given(st.text(max_size=20))
