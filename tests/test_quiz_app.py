@@ -193,3 +193,30 @@ def test_quiz_snapshot_chinese_80x24(snap_compare):
         assert "Tied: right count" in panel_text(app.screen, "#quiz-reveal")
 
     assert snap_compare(app, terminal_size=SIZE, run_before=tie_round)
+
+
+@pytest.mark.slow
+async def test_no_quiz_in_a_replay_or_while_a_run_is_live():
+    corpus = LoadedCorpus.open("sample:low-lower-lowest.txt", CONFIG.base)
+    trained = Trainer(sample_text("low-lower-lowest.txt"), CONFIG)
+    trained.train()
+    replay = BpeApp(workbench=Workbench(corpus, CONFIG, script=trained.tokenizer()), autosave=False)
+    async with replay.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("p")
+        await pilot.pause()
+        assert replay.screen is replay.main_screen
+        assert any("a replay makes its file's merges" in str(n.message) for n in replay._notifications)
+
+    app = BpeApp(workbench=Workbench(LoadedCorpus.open("sample:workshop.txt", "bytes"), TrainConfig()),
+                 autosave=False, speed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("space")  # one merge a second: the run stays live
+        await pilot.pause()
+        assert app.running
+        assert not app.start_quiz()
+        assert app.screen is app.main_screen
+        assert any("Pause training first" in str(n.message) for n in app._notifications)
+        await pilot.press("space")
+        await app.workers.wait_for_complete()

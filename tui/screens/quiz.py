@@ -119,6 +119,7 @@ class QuizScreen(ModalScreen[None]):
         except Busy:
             reason, pool, labels, step = _("training is running"), [], [], 0
         if reason is not None:
+            self.choices = []
             self._ask(_("Training is done ({reason}): no merge to predict. Escape leaves the quiz.").format(reason=reason))
             self._layout(choices=False, typing=False)
             return
@@ -195,23 +196,22 @@ class QuizScreen(ModalScreen[None]):
         """Judge ``pick`` against the next merge: make the merge (the app's step), reveal it."""
         app = self.bpe_app
         workbench = app.workbench
-        with workbench.reading():
-            trainer = workbench.trainer
-            before = trainer.steps
-            pick_count = trainer.pair_count(pick)
-            top = trainer.candidates(CHOICES)
-            tie_text = self._why_tied(pick, pick_count, top)
-            ranked = [(c.pair, c.count) for c in top]
-            if pick not in {pair for pair, _ in ranked}:
-                ranked.append((pick, pick_count))
-            labels = {pair: show_pair_of(trainer, pair) for pair, _ in ranked}
+        try:
+            with workbench.reading():
+                before = self._before(pick)
+        except Busy:
+            self._error(_("Training is running: pause it first (escape, then space)."))
+            return
+        steps, pick_count, top, tie_text, ranked, labels = before
         app.action_step()
         with workbench.reading():
-            event = workbench.trainer.last
-            if trainer.steps != before + 1 or event is None:
-                self._error(_("No merge was made: {reason}").format(reason=workbench.stop_reason() or "?"))
-                return
-            labels.setdefault(event.pair, show_pair_of(trainer, event.pair))
+            trainer = workbench.trainer
+            event = trainer.last if trainer.steps == steps + 1 else None
+            if event is not None:
+                labels.setdefault(event.pair, show_pair_of(trainer, event.pair))
+        if event is None:
+            self._error(_("No merge was made: {reason}").format(reason=workbench.stop_reason() or "?"))
+            return
         by_rule = bool(top) and top[0].pair == event.pair
         runner = next(((c.pair, c.count) for c in top if c.pair != event.pair), None)
         outcome = Outcome(pick, pick_count, event.pair, event.count, runner, event.tie_total, by_rule)
@@ -219,6 +219,19 @@ class QuizScreen(ModalScreen[None]):
         app.quiz_score.add(outcome.verdict)
         self._reveal(outcome, labels, ranked, tie_text if by_rule else None)
         app.post_message(QuizAnswered(outcome.verdict, outcome))
+
+    def _before(self, pick: tuple[int, int]):
+        """What the reveal needs from before the merge (the caller holds the trainer): the step,
+        the pick's count, the top candidates, why a tie went the other way, and the ranking."""
+        trainer = self.bpe_app.workbench.trainer
+        pick_count = trainer.pair_count(pick)
+        top = trainer.candidates(CHOICES)
+        tie_text = self._why_tied(pick, pick_count, top)
+        ranked = [(c.pair, c.count) for c in top]
+        if pick not in {pair for pair, _ in ranked}:
+            ranked.append((pick, pick_count))
+        labels = {pair: show_pair_of(trainer, pair) for pair, _ in ranked}
+        return trainer.steps, pick_count, top, tie_text, ranked, labels
 
     def _why_tied(self, pick: tuple[int, int], pick_count: int, top) -> str | None:
         """Before the merge: why the tie rule prefers the top pair to a pick with its count."""
