@@ -157,8 +157,8 @@ def _merged(trainer: Trainer, ids: dict[bytes, int], part: str) -> Pair:
     if not found:
         raise PickError(_("No two tokens side by side make {text} now: type the two tokens.").format(text=part))
     if len(found) > 1:
-        options = _(" or ").join(show_pair(trainer, pair) for pair in found)
-        raise PickError(_("{text} could be {options}: type the two tokens.").format(text=part, options=options))
+        options = " / ".join(show_pair(trainer, pair) for pair in found)
+        raise PickError(_("{text} could be any of {options}: type the two tokens.").format(text=part, options=options))
     return found[0]
 
 
