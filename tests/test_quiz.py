@@ -23,7 +23,9 @@ from tui.quiz import (
     reveal_lines,
     show_pair,
     split_parts,
+    tie_reason,
 )
+from tui.samples import sample
 
 from conftest import ROOT
 from reference import merge, split
@@ -151,6 +153,16 @@ def test_seed001_tie_explained_first_seen():
     assert trainer.step().pair == winner
 
 
+def test_seed003_ties_name_the_words_where_they_first_occur():
+    trainer = Trainer("the cat in the hat", sample("the-cat-in-the-hat.txt").config())  # \w+ chunks, first-seen
+    t_h, h_e, a_t = (ids(trainer, *pair) for pair in (("t", "h"), ("h", "e"), ("a", "t")))
+    assert [c.pair for c in trainer.candidates(3)] == [t_h, h_e, a_t]  # all three at 2
+    assert tie_reason(trainer, t_h, a_t).endswith(
+        "because it occurs first in the corpus: t + h first in “the”, a + t only later, in “cat”.")
+    assert tie_reason(trainer, t_h, h_e).endswith(
+        "because it occurs first in the corpus: both first occur in “the”, t + h at token 1, h + e at token 2.")
+
+
 def test_lowest_ids_explanation():
     shown = lambda p: f"{p[0]} + {p[1]}"  # noqa: E731
     assert "its left id 3 is lower than 7 + 1's 7" in explain_tie("lowest-ids", (3, 9), (7, 1), shown)
@@ -162,7 +174,7 @@ def test_first_seen_across_chunks_names_the_chunks():
     where = first_occurrences([(1, 2), (3, 4, 3, 4), (1, 2)], [(1, 2), (3, 4)])
     assert where == {(1, 2): (0, 0), (3, 4): (1, 0)}
     text = explain_tie("first-seen", (1, 2), (3, 4), shown, where, lambda c: f"“chunk{c}”")
-    assert "in “chunk0”, before 3 + 4's first place, “chunk1”" in text
+    assert text.endswith("occurs first in the corpus: 1 + 2 first in “chunk0”, 3 + 4 only later, in “chunk1”.")
 
 
 def naive_first(text: str, config: TrainConfig, merges: list[tuple[int, int]], base: int) -> dict:

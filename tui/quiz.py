@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from engine import Trainer, hf_byte_rank, token_display
 
 from .i18n import N_, _
+from .widgets.cells import fit
 
 #: The ways to pick: from the candidates shuffled (counts hidden), with nothing shown (type
 #: it), or typed with the shuffled candidates beside the input as a hint.
@@ -244,13 +245,28 @@ def explain_tie(
                      "corpus: both first occur in {chunk}, {winner} at token {win_at}, {pick} at token {pick_at}.").format(
                          winner=win, pick=yours, chunk=chunk_text(wc), win_at=wi + 1, pick_at=pi + 1)
         return _("Tied: right count, and the tie rule (first-seen) chose {winner} because it occurs first in the "
-                 "corpus: in {win_chunk}, before {pick}'s first place, {pick_chunk}.").format(
+                 "corpus: {winner} first in {win_chunk}, {pick} only later, in {pick_chunk}.").format(
                      winner=win, pick=yours, win_chunk=chunk_text(wc), pick_chunk=chunk_text(pc))
     if rule == "hf":
         return _("Tied: right count, and the tie rule (hf) chose {winner} because it comes first in HuggingFace's "
                  "order, {win_key} before {pick}'s {pick_key} (bytes ranked by their ByteLevel characters, merged "
                  "tokens by id).").format(winner=win, pick=yours, win_key=hf_key(winner), pick_key=hf_key(pick))
     return _("Tied: right count, and the tie rule ({rule}) chose {winner}.").format(rule=rule, winner=win)
+
+
+def tie_reason(trainer: Trainer, winner: Pair, pick: Pair) -> str:
+    """:func:`explain_tie` for the trainer's tie rule, before the merge (first-seen reads where
+    each pair first occurs now: O(corpus), once a tied round)."""
+    where = chunk_text = None
+    rule = trainer.config.tie_rule
+    if rule == "first-seen":
+        sequences = trainer.sequences()
+        where = first_occurrences(sequences, [winner, pick])
+        if len(sequences) > 1:
+            def chunk_text(chunk: int) -> str:
+                text = "".join(show(trainer, token) for token in sequences[chunk])
+                return "“" + fit(text, 16).rstrip() + "”"
+    return explain_tie(rule, winner, pick, lambda pair: show_pair(trainer, pair), where, chunk_text)
 
 
 def hf_key(pair: Pair) -> tuple[int, int]:

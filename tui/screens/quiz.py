@@ -28,8 +28,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..i18n import _
-from ..quiz import CHOICES, MODE_NAMES, MODES, Outcome, PickError, explain_tie, first_occurrences, read_pick, reveal_lines
-from ..quiz import show as show_token
+from ..quiz import CHOICES, MODE_NAMES, MODES, Outcome, PickError, read_pick, reveal_lines, tie_reason
 from ..quiz import show_pair as show_pair_of
 from ..widgets.cells import fit
 from ..workbench import Busy
@@ -237,18 +236,7 @@ class QuizScreen(ModalScreen[None]):
         """Before the merge: why the tie rule prefers the top pair to a pick with its count."""
         if not top or top[0].pair == pick or top[0].count != pick_count:
             return None
-        trainer = self.bpe_app.workbench.trainer
-        winner = top[0].pair
-        where = chunk_text = None
-        rule = trainer.config.tie_rule
-        if rule == "first-seen":
-            sequences = trainer.sequences()
-            where = first_occurrences(sequences, [winner, pick])
-            if len(sequences) > 1:
-                def chunk_text(chunk: int) -> str:
-                    text = "".join(show_token(trainer, t) for t in sequences[chunk])
-                    return "“" + fit(text, 16).rstrip() + "”"
-        return explain_tie(rule, winner, pick, lambda pair: show_pair_of(trainer, pair), where, chunk_text)
+        return tie_reason(self.bpe_app.workbench.trainer, top[0].pair, pick)
 
     def _reveal(self, outcome: Outcome, labels: dict, ranked: list, tie_text: str | None) -> None:
         lines = reveal_lines(outcome, lambda pair: labels[pair], tie_text)
