@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._events import Candidate, Merge
+from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
 from .corpus import MAX_STREAM_BYTES, Corpus, count_corpus, decode_corpus, is_stdin, read_corpus, read_corpus_bytes, streamable
 from .display import hex_bytes, token_display, visible_text
@@ -96,6 +97,7 @@ __all__ = [
     "decode_corpus",
     "export_tokenizer",
     "hex_bytes",
+    "hf_byte_rank",
     "is_stdin",
     "load_any",
     "load_tokenizer",

@@ -27,12 +27,14 @@ from .commands import system_commands
 from .keys import app_bindings, typed_actions
 from .messages import Loaded, LoadFailed, Trained
 from .pacing import Pacer, faster, slower
+from .quiz import Score
 from .samples import sample_settings
 from .screens.analysis import AnalysisScreen
 from .screens.dialogs import ConfirmScreen, PromptScreen
 from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.open_corpus import OpenScreen
+from .screens.quiz import QuizScreen
 from .screens.settings import SettingsScreen
 from .session import (
     Session,
@@ -56,6 +58,8 @@ STEPPING = {"step", "undo", "redo", "jump", "goto", "run_to", "settings", "open"
 #: Actions whose keys type into a focused input (step, undo and redo also have arrows, which
 #: move its cursor then).
 TYPED = typed_actions() | {"step", "undo", "redo"}
+#: Actions that would move training behind the quiz's back while it shows (escape leaves it first).
+QUIZ_MOVES = STEPPING | {"toggle_run", "analysis", "quiz"}
 
 
 class BpeApp(App):
@@ -119,6 +123,9 @@ class BpeApp(App):
         self._open_note: str | None = None  # said once the corpus being opened is shown
         #: The toast shown for each (title, message, severity), and how many times it was said.
         self._toasts: dict[tuple[str, str, str], tuple[Notification, int]] = {}
+        #: The quiz's score for this session (right, tied, wrong), and its shuffle's seed (None: random).
+        self.quiz_score = Score()
+        self.quiz_seed: int | None = None
 
     def say(self, message: str, **kwargs) -> None:
         """A notification; never markup, since messages quote user input like "[e4 b8]"."""
@@ -317,6 +324,8 @@ class BpeApp(App):
             return False  # arrows and letters belong to the input line: not shown, not run
         if action in STEPPING and (self.running or self.loading or self.workbench is None):
             return None  # shown greyed: it cannot act now
+        if action in QUIZ_MOVES and isinstance(self.screen, QuizScreen):
+            return False  # the quiz makes each round's merge itself
         return True
 
     def action_toggle_run(self) -> None:
@@ -442,6 +451,27 @@ class BpeApp(App):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
+
+    # -- the quiz: predict the next merge (issue 14) -------------------------------------------
+
+    def start_quiz(self, mode: str = "shuffled") -> bool:
+        """Open the quiz in ``mode`` (``shuffled``, ``hidden`` or ``typed``; see tui.quiz), or
+        switch an open quiz to it. Each round ends with :class:`tui.screens.quiz.QuizAnswered`
+        posted to the app; ``quiz_score`` keeps the session's score. False (and a message) when
+        it cannot start now."""
+        if isinstance(self.screen, QuizScreen):
+            self.screen.set_mode(mode)
+            return True
+        reason = QuizScreen.cannot_start(self)
+        if reason is not None:
+            self.say(reason, timeout=4)
+            return False
+        self.push_screen(QuizScreen(mode, self.quiz_seed))
+        return True
+
+    def action_quiz(self, mode: str = "shuffled") -> None:
+        """``p``: predict the next merge (a quiz; ``p`` or escape leaves it)."""
+        self.start_quiz(mode)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's commands but its Quit (ours asks first), then one per action of ours."""

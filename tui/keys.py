@@ -51,6 +51,8 @@ KEYS: list[Binding] = [
     Binding("e", "focus_input", "Type", show=False,
             tooltip="type in the tokenize input (escape leaves; ctrl+y copies its ids; ctrl+q quits)"),
     Binding("escape", "focus_log", "Log", show=False, tooltip="back to the merge log"),
+    Binding("p", "app.quiz", "Quiz", show=False,
+            tooltip="predict the next merge: a quiz, from the shuffled candidates or typed; score kept (`p` or escape leaves)"),
     Binding("question_mark", "app.help", "Help", tooltip="help: every key and pane"),
     Binding("q", "app.quit", "Quit", tooltip="quit (asks when there is unsaved work)"),
     Binding("ctrl+q", "app.quit", "Quit", show=False, priority=True, tooltip="quit (asks when there is unsaved work)"),
@@ -89,6 +91,7 @@ PALETTE_TITLES = {
     "toggle_ids": "Show ids",
     "focus_log": "Merge log",
     "focus_input": "Tokenize input",
+    "app.quiz": "Predict the next merge",
 }
 
 #: The analysis screen's tabs, each also a palette entry ("a" then the tab's number).
