@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._branches import Branch
 from ._events import Candidate, Merge
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
 from .corpus import MAX_STREAM_BYTES, Corpus, count_corpus, decode_corpus, is_stdin, read_corpus, read_corpus_bytes, streamable
@@ -39,6 +40,7 @@ from .errors import (
     CorpusError,
     ExportError,
     FileTooLargeError,
+    MergeError,
     PatternError,
     PatternTimeoutError,
     TokenIdError,
@@ -61,6 +63,7 @@ _LAZY = {"load_any": "engine.formats", "export_tokenizer": "engine.formats"}
 
 __all__ = [
     "BpeLabError",
+    "Branch",
     "Candidate",
     "ConfigError",
     "Corpus",
@@ -72,6 +75,7 @@ __all__ = [
     "MAX_VOCAB",
     "MAX_VOCAB_BYTES",
     "Merge",
+    "MergeError",
     "MergeTree",
     "NAMED_PATTERNS",
     "PRETOKENIZERS",
