@@ -477,7 +477,7 @@ class Trainer:
             count = self._state.pair_counts().get((a, b), 0) if not count else count
             if not count:
                 raise MergeError(f"cannot merge {shown}: the pair does not occur in the corpus at step {self.steps}")
-            raise MergeError(f"cannot merge {shown}: it occurs {count} times, less than the minimum pair count "
+            raise MergeError(f"cannot merge {shown}: its count is {count}, below the minimum pair count "
                              f"{self._state.min_count}")
         size = len(pieces[a]) + len(pieces[b])
         if self._known_bytes + size > MAX_VOCAB_BYTES:

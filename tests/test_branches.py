@@ -67,7 +67,7 @@ def test_force_refuses_bad_pairs():
     trainer = Trainer("abab cd", TrainConfig(pretokenizer="none", max_merges=1))
     with pytest.raises(MergeError, match="does not occur"):
         trainer.force((ord("d"), ord("a")))
-    with pytest.raises(MergeError, match="less than the minimum pair count 2"):
+    with pytest.raises(MergeError, match="its count is 1, below the minimum pair count 2"):
         trainer.force((ord("c"), ord("d")))
     with pytest.raises(TokenIdError, match="no token 300"):
         trainer.force((300, 1))
