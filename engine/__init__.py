@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._branches import Branch
+from ._branches import check_data as check_branch_data
 from ._events import Candidate, Merge
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
 from .corpus import MAX_STREAM_BYTES, Corpus, count_corpus, decode_corpus, is_stdin, read_corpus, read_corpus_bytes, streamable
@@ -94,6 +95,7 @@ __all__ = [
     "WriteError",
     "atomic_write_bytes",
     "atomic_write_text",
+    "check_branch_data",
     "check_target",
     "compile_pattern",
     "count_corpus",

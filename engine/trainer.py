@@ -261,8 +261,13 @@ class Trainer:
 
     def tokenizer(self) -> Tokenizer:
         """A tokenizer snapshot of the current step."""
+        return self.tokenizer_of([event.pair for event, _ in self._history])
+
+    def tokenizer_of(self, merges: list[tuple[int, int]]) -> Tokenizer:
+        """A tokenizer of these merges with this trainer's base, alphabet, specials and
+        pre-tokenizer (another branch's line, say)."""
         return Tokenizer(
-            merges=[event.pair for event, _ in self._history],
+            merges=merges,
             base=self.config.base,
             alphabet=self.alphabet,
             specials=self.config.specials,

@@ -192,3 +192,23 @@ def test_a_tokenizer_with_manual_merges_saves_and_loads(tmp_path):
     loaded = Tokenizer.load(path)
     assert loaded.merges == [e.pair for e in other]
     assert loaded.decode(loaded.encode(TEXT)) == TEXT
+
+
+def test_compare_branches_reads_both_lines():
+    from engine.analysis import compare_branches
+    from engine.analysis.branches import steps_to_show
+
+    trainer, main, other = two_branches()
+    heldout = "lowest wider newest"
+    result = compare_branches(trainer, "main", 1, corpus_bytes=len(TEXT), heldout=heldout)
+    assert (result.a, result.b, result.parts_at, result.lengths) == ("main", "b1", 2, (6, 6))
+    assert [r.step for r in result.rows] == steps_to_show(2, (6, 6), 5) == [2, 3, 4, 5, 6]
+    for row in result.rows:
+        assert row.tokens == (main[row.step - 1].tokens_after, other[row.step - 1].tokens_after)
+        fresh = [trainer.tokenizer_of([e.pair for e in line[: row.step]]) for line in (main, other)]
+        assert row.heldout == tuple(len(t.encode(heldout)) for t in fresh)
+    made_main, made_other = {e.token for e in main}, {e.token for e in other}
+    assert set(result.only_a) == made_main - made_other and set(result.only_b) == made_other - made_main
+    assert result.only_b[0] == other[2].token  # the manual merge's token comes first
+    assert result.per_token(result.corpus_bytes, result.rows[-1].tokens[0]) == len(TEXT) / main[-1].tokens_after
+    assert steps_to_show(2, (6, 9), 4) == [2, 4, 6, 7, 9]

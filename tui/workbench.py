@@ -141,14 +141,20 @@ class Workbench:
             merges = [event.pair for event in trainer.events()]
             merges.extend(event.pair for event in trainer.future)
             step = trainer.steps
+            branches = trainer.branches
+            branched = len(branches) > 1 or any(b.manual for b in branches)
+            data = trainer.branch_data() if branched else None
         corpus = self.corpus
         return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.script,
-                       replay_ids=self.file_ids)
+                       replay_ids=self.file_ids, branches=data)
 
     def restore(self, session: Session) -> str | None:
         """Bring the trainer to a session's state: train (deterministically) through its merges,
         then undo to its step. Returns a note when this version makes different merges."""
         trainer = self.trainer
+        if session.branches is not None and not trainer.is_replay:
+            with self.lock:
+                return trainer.restore_branches(session.branches)
         with self.lock:
             trainer.goto(len(session.merges))
             made = [event.pair for event in trainer.events()]
