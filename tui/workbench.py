@@ -154,6 +154,7 @@ class Workbench:
         trainer = self.trainer
         if session.branches is not None and not trainer.is_replay:
             with self.lock:
+                self.manual_seen = True
                 return trainer.restore_branches(session.branches)
         with self.lock:
             trainer.goto(len(session.merges))
@@ -202,6 +203,7 @@ class Workbench:
         self.saved_step: int | None = None  # the step last saved, if any
         self._tokenizer: tuple[int, Tokenizer] | None = None
         self.rate = 0.0  # merges per second over the last run
+        self.manual_seen = False  # a manual merge was made or restored: the log makes room for its mark
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -227,6 +229,13 @@ class Workbench:
     def redo(self) -> Merge | None:
         with self.lock:
             return self.trainer.redo()
+
+    def force(self, pair: tuple[int, int]) -> Merge:
+        """A manual merge (see :meth:`engine.Trainer.force`); ValueError (one line) when refused."""
+        with self.lock:
+            event = self.trainer.force(pair)
+        self.manual_seen = True
+        return event
 
     def goto(self, step: int) -> int:
         with self.lock:
