@@ -212,3 +212,24 @@ def test_compare_branches_reads_both_lines():
     assert result.only_b[0] == other[2].token  # the manual merge's token comes first
     assert result.per_token(result.corpus_bytes, result.rows[-1].tokens[0]) == len(TEXT) / main[-1].tokens_after
     assert steps_to_show(2, (6, 9), 4) == [2, 4, 6, 7, 9]
+
+
+@given(corpora(), st.data())
+def test_forced_merges_under_the_hf_rule_keep_the_state_exact(text, data):
+    """The reference knows no hf rule: after forced merges, the incremental counts still equal a
+    recount (verify) and every rule step takes a pair of the highest count, as hf ranks them."""
+    kw = {"base": "bytes", "pretokenizer": "gpt2", "tie_rule": "hf", "min_frequency": 1, "max_merges": 30}
+    trainer = Trainer(text, TrainConfig(**kw))
+    for _ in range(data.draw(st.integers(1, 3))):
+        pairs = eligible(trainer, 1)
+        if not pairs:
+            return
+        trainer.force(data.draw(st.sampled_from(pairs)))
+    while True:
+        counts = trainer.pair_counts()
+        top = trainer.candidates(1)
+        event = trainer.step()
+        if event is None:
+            break
+        assert event.count == max(counts.values()) == counts[event.pair] and top[0].pair == event.pair
+    trainer._state.verify()

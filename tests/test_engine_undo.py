@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import event as event_note
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -177,9 +178,9 @@ class BranchMachine(TrainerMachine):
         self.expected, self.sizes = reference_train(self.text, **self.kw, forced=prefix)
 
     @rule(data=st.data())
-    def force(self, data):
+    def force(self, data, pairs=None):
         floor = self.kw["min_frequency"]
-        pairs = sorted(p for p, c in self.trainer.pair_counts().items() if c >= floor)
+        pairs = pairs or sorted(p for p, c in self.trainer.pair_counts().items() if c >= floor)
         if not pairs:
             return
         pair = data.draw(st.sampled_from(pairs))
@@ -195,6 +196,7 @@ class BranchMachine(TrainerMachine):
         else:
             assert event.manual and event.step == self.k + 1
             if future:  # a fork: the old line stays, left at this step
+                event_note("fork")
                 self.at[self.current] = self.k
                 name = self.trainer.branch.name
                 self.lines[name] = ([], set(self.manual))
@@ -206,12 +208,24 @@ class BranchMachine(TrainerMachine):
             self._line()
         self.k += 1
 
+    @rule(data=st.data(), back=st.integers(1, 3))
+    def undo_then_fork(self, data, back):
+        """Undo a few steps and force a pair other than the recorded next one: a new branch."""
+        for _ in range(back):
+            self.undo()
+        future = self.trainer.future
+        floor = self.kw["min_frequency"]
+        pairs = sorted(p for p, c in self.trainer.pair_counts().items() if c >= floor and (not future or p != future[0].pair))
+        if pairs and self.k < self.kw["max_merges"]:
+            self.force(data, pairs)
+
     @rule(data=st.data())
     def switch(self, data):
         names = list(self.lines)
         name = data.draw(st.sampled_from(names))
         self.at[self.current] = self.k
         branch = self.trainer.switch(name)
+        event_note("switch to another branch" if name != self.current else "switch to the same branch")
         assert branch.name == name and branch.current
         self.current = name
         self.k = self.at[name]
