@@ -525,10 +525,12 @@ class Trainer:
         line = self._line() if name == self._book.current else self._book.kept[name].line
         return [event for event, _ in line]
 
-    def switch(self, which: str | int) -> Branch:
+    def switch(self, which: str | int, walk: bool = True) -> Branch:
         """Make another branch current (by name or index into :attr:`branches`) and move to the
         step it was left at: back to where the two lines part, then along the other's merges
-        (recorded: nothing is chosen again). ValueError for an unknown branch."""
+        (recorded: nothing is chosen again). ``walk=False`` stops where they part (or here, if
+        that is behind): the caller then goes on with :meth:`goto` or :meth:`goto_within`.
+        ValueError for an unknown branch."""
         name = self._book.resolve(which)
         book = self._book
         if name == book.current:
@@ -551,7 +553,8 @@ class Trainer:
                 self._marks.rebase(part, [len(record.absorbed) for _, record in theirs[part:]])
             self._leap = None
             self.stop_reason = None
-            self._walk(kept.at, None)
+            if walk:
+                self._walk(kept.at, None)
         return self.branch
 
     def branch_data(self) -> dict:

@@ -233,3 +233,14 @@ def test_forced_merges_under_the_hf_rule_keep_the_state_exact(text, data):
             break
         assert event.count == max(counts.values()) == counts[event.pair] and top[0].pair == event.pair
     trainer._state.verify()
+
+
+def test_switch_without_walking_stops_where_the_lines_part():
+    trainer, main, other = two_branches()
+    branch = trainer.switch("main", walk=False)
+    assert branch.name == "main" and trainer.steps == 2 and trainer.future == main[2:]
+    trainer.goto(5)
+    assert trainer.history == main[:5]
+    trainer.switch("b1", walk=False)
+    assert trainer.steps == 2 and trainer.future == other[2:]
+    assert trainer.branches[0].at == 5

@@ -133,15 +133,20 @@ class BranchesScreen(Screen[None]):
         name = self.highlighted()
         if name is None:
             return
+        if getattr(self.app, "running", False):
+            self.notify(_("Pause first: training or a jump is running."), markup=False)
+            return
         try:
             with self.workbench.lock:
-                branch = self.workbench.trainer.switch(name)
+                trainer = self.workbench.trainer
+                at = next(b.at for b in trainer.branches if b.name == name)
+                trainer.switch(name, walk=False)  # back to where the lines part (a copy, or a short walk)
         except ValueError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
+        self.app.go(at)  # type: ignore[attr-defined]  # a long walk along the branch runs in the worker
         self.fill()
-        self.app.main_screen.moved()  # type: ignore[attr-defined]
-        self.notify(_("Switched to branch {name} at step {step}.").format(name=branch.name, step=branch.at), markup=False)
+        self.notify(_("Switched to branch {name}; going to step {step}.").format(name=name, step=at), markup=False)
 
     def action_compare(self) -> None:
         """Compare the highlighted branch with the current one (or, on the current one, with
