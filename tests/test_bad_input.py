@@ -472,6 +472,11 @@ SETUP_SESSIONS: dict[str, Setup] = {
     "session-huge-size": lambda tmp, mp: edited_session(tmp, f'"size": {len(CORPUS)}', '"size": 1e400'),
     "session-huge-merge-id": lambda tmp, mp: edited_session(tmp, "[256, 101]", "[256, 1e400]"),
     "session-later-id": lambda tmp, mp: session_file(tmp, merges=[[116, 104], [256, 101], [32, 999]]),
+    "session-branches-current": lambda tmp, mp: session_file(tmp, branches={"current": "x", "branches": [
+        {"name": "main", "parent": None, "parts_at": 0, "at": 2, "merges": [[116, 104], [256, 101, 1], [32, 116]]}]}),
+    "session-branches-parent": lambda tmp, mp: session_file(tmp, branches={"current": "main", "branches": [
+        {"name": "main", "parent": None, "parts_at": 0, "at": 2, "merges": [[116, 104], [256, 101, 1], [32, 116]]},
+        {"name": "b1", "parent": "b7", "parts_at": 1, "at": 2, "merges": [[104, 101, 1]]}]}),
     "session-corpus-wrong-type": lambda tmp, mp: session_file(tmp, corpus=["c.txt"]),
     "session-config": lambda tmp, mp: session_file(tmp, config={"split_digits": "yes"}),
     "session-replay": lambda tmp, mp: session_file(tmp, replay={"format": "bpe-lab", "version": 1, "base": "bytes", "merges": [[1]]}),

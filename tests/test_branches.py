@@ -244,3 +244,13 @@ def test_switch_without_walking_stops_where_the_lines_part():
     trainer.switch("b1", walk=False)
     assert trainer.steps == 2 and trainer.future == other[2:]
     assert trainer.branches[0].at == 5
+
+
+def test_restoring_keeps_what_matches_and_says_where_it_stopped():
+    trainer, main, other = two_branches()
+    data = trainer.branch_data()
+    data["branches"][1]["merges"][1] = [0, 0, 1]  # a manual merge of a pair that never occurs
+    fresh = Trainer(TEXT, TrainConfig(base="chars", pretokenizer="none", max_merges=6))
+    note = fresh.restore_branches(data)
+    assert note == "this version trains differently: restored up to branch b1 after merge 3"
+    assert fresh.branch_events("b1") == other[:3] and fresh.branch_events("main") == main
