@@ -613,7 +613,7 @@ class Trainer:
             current = data["current"] if data["current"] in made else made[0]  # type: ignore[index]
             at = next(item["at"] for item in items if item["name"] == current)
             self.switch(current)
-            self._walk(at, None)
+            self._walk(min(at, self.branch.length), None)  # never past what was restored
         if not notes:
             return None
         return "this version trains differently: restored up to " + "; ".join(notes)
