@@ -197,7 +197,7 @@ def render_comparison(result, width: int, heldout: tuple[str, str] | None) -> Te
     text.append(fit(_("A = {a}, B = {b}: they part after step {step}.").format(
         a=result.a, b=result.b, step=result.parts_at), width) + "\n", style="bold")
     if heldout:
-        text.append(fit(_("held-out: {label} (encoded with each branch's merges)").format(label=heldout[1]), width) + "\n",
+        text.append(fit(_("held-out: {label} (the branches trained on it too)").format(label=heldout[1]), width) + "\n",
                     style="dim")
     groups = [_("corpus A"), _("corpus B")] + ([_("held-out A"), _("held-out B")] if heldout else [])
     cols = [right(_("step"), 5) + " "] + [f"{right(g, 10)} {right(_('b/tok'), 5)} " for g in groups]
