@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._branches import Branch
+from ._branches import check_data as check_branch_data
 from ._events import Candidate, Merge
 from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
@@ -40,6 +42,7 @@ from .errors import (
     CorpusError,
     ExportError,
     FileTooLargeError,
+    MergeError,
     PatternError,
     PatternTimeoutError,
     TokenIdError,
@@ -62,6 +65,7 @@ _LAZY = {"load_any": "engine.formats", "export_tokenizer": "engine.formats"}
 
 __all__ = [
     "BpeLabError",
+    "Branch",
     "Candidate",
     "ConfigError",
     "Corpus",
@@ -73,6 +77,7 @@ __all__ = [
     "MAX_VOCAB",
     "MAX_VOCAB_BYTES",
     "Merge",
+    "MergeError",
     "MergeTree",
     "NAMED_PATTERNS",
     "PRETOKENIZERS",
@@ -91,6 +96,7 @@ __all__ = [
     "WriteError",
     "atomic_write_bytes",
     "atomic_write_text",
+    "check_branch_data",
     "check_target",
     "compile_pattern",
     "count_corpus",

@@ -62,6 +62,17 @@ class Checkpoints:
             self.take(step, state)
             self.next_at = work[-1] + SPACING * max(cost, 1)
 
+    def rebase(self, step: int, absorbed: list[int]) -> None:
+        """The line beyond ``step`` changed (a branch was started or switched to): drop the
+        copies past it and make the known steps after it those of the new line, whose merges
+        absorbed ``absorbed`` nodes each."""
+        for old in [s for s in self.copies if s > step]:
+            del self.copies[old]
+        work = self.work[: step + 1]
+        for n in absorbed:
+            work.append(work[-1] + n + WORK_PER_MERGE)
+        self.work = work
+
     def take(self, step: int, state: PairState) -> None:
         """Copy the state (now at ``step``), dropping copies elsewhere while over the limit or
         the memory bound; a copy that cannot fit beside step 0's is not taken."""

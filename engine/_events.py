@@ -29,6 +29,7 @@ class Merge(NamedTuple):
     tie_total: int
     tokens_after: int
     removed: int
+    manual: bool = False
 
     @property
     def tokens_before(self) -> int:

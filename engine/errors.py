@@ -14,6 +14,8 @@ prints ``bpe-lab: error: {exc}`` and exits with code 2. Catch :class:`BpeLabErro
   :data:`MAX_FILE_BYTES` (refused before reading).
 - :class:`ExportError`: a format that cannot hold the tokenizer (the chars base in ``gpt2``, say).
 - :class:`TokenIdError`: an id a tokenizer does not have (or a file does not use).
+- :class:`MergeError`: a manual merge (``Trainer.force``, ``--force-merge``) of a pair that
+  does not occur, or where no merge may be made.
 - :class:`WriteError`: a file could not be written (also an ``OSError``); the old file, if any,
   is untouched and no temporary file is left behind.
 """
@@ -63,6 +65,11 @@ class ExportError(BpeLabError):
 
 class TokenIdError(BpeLabError):
     """A token id the tokenizer does not have."""
+
+
+class MergeError(BpeLabError):
+    """A manual merge that cannot be made: the pair does not occur (often enough), or a stop
+    rule or a replay forbids one more merge."""
 
 
 class WriteError(OSError, BpeLabError):

@@ -44,8 +44,11 @@ def split(text, pretokenizer, pattern=None, split_digits=False):
 
 def reference_train(text, *, base="bytes", pretokenizer="none", pattern=None, split_digits=False,
                     tie_rule="lowest-ids", vocab_size=None, max_merges=None, min_frequency=2,
-                    no_merge_newline=False, specials=()):
-    """Return (merges as id pairs, corpus token count after each merge)."""
+                    no_merge_newline=False, specials=(), forced=()):
+    """Return (merges as id pairs, corpus token count after each merge).
+
+    ``forced`` pairs are merged first, in order, whatever their counts (manual merges); then
+    training goes on by the rule (they count toward ``max_merges`` and ``vocab_size``)."""
     chunks = split(text, pretokenizer, pattern, split_digits)
     if base == "chars":
         vocab = ["\ufffd"] + sorted(set(text) - {"\ufffd"})
@@ -62,6 +65,17 @@ def reference_train(text, *, base="bytes", pretokenizer="none", pattern=None, sp
         seqs = [encode(c) for c in chunks]
     learned, sizes = [], []
     base_size = len(pieces)
+    for pair in forced:
+        new_id = len(pieces)
+        pieces.append(pieces[pair[0]] + pieces[pair[1]])
+        learned.append(tuple(pair))
+        if tie_rule == "lowest-ids":
+            for w in seqs:
+                seqs[w] = merge(seqs[w], tuple(pair), new_id)
+            sizes.append(sum(len(seqs[w]) * n for w, n in words.items()))
+        else:
+            seqs = [merge(s, tuple(pair), new_id) for s in seqs]
+            sizes.append(sum(len(s) for s in seqs))
     while True:
         if max_merges is not None and len(learned) >= max_merges:
             break

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import event as event_note
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -153,5 +154,92 @@ class TrainerMachine(RuleBasedStateMachine):
 
 TestTrainerMachine = TrainerMachine.TestCase
 TestTrainerMachine.settings = settings(
+    max_examples=int(os.environ.get("STATEFUL_EXAMPLES", "60")), stateful_step_count=40, deadline=None
+)
+
+
+class BranchMachine(TrainerMachine):
+    """The same walk with manual merges and branch switches (issue 14): each branch's line is
+    the reference trainer's after forcing that line's merges up to its last manual one."""
+
+    @initialize(data=st.data())
+    def setup(self, data):
+        self.text = data.draw(corpora())
+        self.kw = data.draw(configs())
+        self.trainer = Trainer(self.text, TrainConfig(**self.kw), checkpoints=data.draw(st.sampled_from([0, 2])))
+        self.lines = {"main": ([], set())}  # branch -> (forced prefix, manual steps)
+        self.at = {"main": 0}
+        self.current = "main"
+        self.k = 0
+        self._line()
+
+    def _line(self):
+        prefix, self.manual = self.lines[self.current]
+        self.expected, self.sizes = reference_train(self.text, **self.kw, forced=prefix)
+
+    @rule(data=st.data())
+    def force(self, data, pairs=None):
+        floor = self.kw["min_frequency"]
+        pairs = pairs or sorted(p for p, c in self.trainer.pair_counts().items() if c >= floor)
+        if not pairs:
+            return
+        pair = data.draw(st.sampled_from(pairs))
+        if self.k >= self.kw["max_merges"]:
+            with pytest.raises(ValueError, match="merge limit"):
+                self.trainer.force(pair)
+            return
+        future = self.trainer.future
+        event = self.trainer.force(pair)
+        assert event.pair == pair
+        if future and future[0].pair == pair:
+            assert not event.manual or self.k + 1 in self.manual
+        else:
+            assert event.manual and event.step == self.k + 1
+            if future:  # a fork: the old line stays, left at this step
+                event_note("fork")
+                self.at[self.current] = self.k
+                name = self.trainer.branch.name
+                self.lines[name] = ([], set(self.manual))
+                self.current = name
+            prefix, manual = self.lines[self.current]
+            prefix[:] = self.expected[: self.k] + [pair]
+            manual -= {s for s in manual if s > self.k}
+            manual.add(self.k + 1)
+            self._line()
+        self.k += 1
+
+    @rule(data=st.data(), back=st.integers(1, 3))
+    def undo_then_fork(self, data, back):
+        """Undo a few steps and force a pair other than the recorded next one: a new branch."""
+        for _ in range(back):
+            self.undo()
+        future = self.trainer.future
+        floor = self.kw["min_frequency"]
+        pairs = sorted(p for p, c in self.trainer.pair_counts().items() if c >= floor and (not future or p != future[0].pair))
+        if pairs and self.k < self.kw["max_merges"]:
+            self.force(data, pairs)
+
+    @rule(data=st.data())
+    def switch(self, data):
+        names = list(self.lines)
+        name = data.draw(st.sampled_from(names))
+        self.at[self.current] = self.k
+        branch = self.trainer.switch(name)
+        event_note("switch to another branch" if name != self.current else "switch to the same branch")
+        assert branch.name == name and branch.current
+        self.current = name
+        self.k = self.at[name]
+        self._line()
+
+    @invariant()
+    def in_line(self):
+        assert [e.step for e in self.trainer.history if e.manual] == sorted(s for s in self.manual if s <= self.k)
+        future = [e.pair for e in self.trainer.future]
+        assert future == self.expected[self.k : self.k + len(future)]
+        assert [b.name for b in self.trainer.branches] == list(self.lines)
+
+
+TestBranchMachine = BranchMachine.TestCase
+TestBranchMachine.settings = settings(
     max_examples=int(os.environ.get("STATEFUL_EXAMPLES", "60")), stateful_step_count=40, deadline=None
 )

@@ -615,7 +615,8 @@ class BpeApp(App):
             session = self.workbench.session(self.selected)
         except Busy:
             return  # mid-batch: the next tick saves
-        key = (session.source, tuple(session.merges[-1:]), len(session.merges), session.step, session.selected, session.config)
+        key = (session.source, tuple(session.merges[-1:]), len(session.merges), session.step, session.selected, session.config,
+               repr(session.branches))
         if key == self._saved_key:
             return
         self._saved_key = key

@@ -157,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_training_options(train)
     train.add_argument("--log", action="store_true", help="print the merge log as training goes (seed 002 style)")
     train.add_argument("--curve", action="store_true", help="print the corpus token count after every merge (step 0 first)")
+    train.add_argument("--force-merge", action="append", default=[], metavar="'A B'",
+                       help="make this pair the next merge instead of the rule's choice (repeatable, in order; tokens as the "
+                            "app shows them: · for a space, ↵ for a newline, [e4 b8] for bytes); training then goes on by the rule")
+    train.add_argument("--merges-prefix", metavar="FILE",
+                       help="a tokenizer or merges file (merges.txt, tokenizer.json, native, ...) whose merges are made first, "
+                            "before any --force-merge")
     encode = sub.add_parser("encode", help="encode text with a tokenizer (ids as the tokenizer's file numbers them)")
     add_tokenizer_option(encode)
     encode.add_argument("text", nargs="?", metavar="TEXT", help="text to encode (default: standard input)")
@@ -198,7 +204,9 @@ def format_merge(event: Merge, show: callable, width: int = 14) -> str:
     left, right, new = show(a), show(b), show(event.new_id)
     line = (f"merge {event.step:4d}: {left:>{width}} + {right:<{width}} → {new:<{width}} "
             f"({event.count} times), corpus now {event.tokens_after} tokens")
-    if event.tied:
+    if event.manual:
+        line += "  [manual]"
+    elif event.tied:
         line += f"  [tie of {event.tie_total}]"
     return line
 
@@ -236,7 +244,11 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     corpus_bytes = corpus.size  # --curve's bytes per token; the corpus itself is freed here
     del chunks, corpus
     show = lambda i: token_display(trainer.token_bytes(i), space="·", seed=True)  # noqa: E731  seed 002 logs
-    count = 0
+    forced = force_merges(trainer, args)
+    count = len(forced)
+    if args.log:
+        for event in forced:
+            print(format_merge(event, show), file=out)
     collecting = gc.isenabled()
     gc.disable()  # as Trainer.train does: each step would otherwise pause and resume it
     try:
@@ -262,6 +274,48 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         file=err,
     )
     return 0
+
+
+def force_merges(trainer: Trainer, args: argparse.Namespace) -> list[Merge]:
+    """Make the merges of ``--merges-prefix``, then each ``--force-merge``, as manual merges.
+    MergeError (one line naming the option or file and the merge) when one cannot be made."""
+    from engine import MergeError
+
+    from .finder import parse_tokens
+
+    if not args.merges_prefix and not args.force_merge:
+        return []
+    ids: dict[bytes, int] = {}
+    for i, piece in enumerate(trainer.vocab):
+        ids.setdefault(piece, i)
+    wanted: list[tuple[str, bytes, bytes]] = []
+    if args.merges_prefix:
+        from engine.formats import load_any
+
+        prefix = load_any(args.merges_prefix).tokenizer
+        for k, (a, b) in enumerate(prefix.merges, 1):
+            wanted.append((f"{args.merges_prefix}: merge {k}", prefix.token_bytes(a), prefix.token_bytes(b)))
+    for text in args.force_merge:
+        tokens = parse_tokens(text)
+        if len(tokens) != 2:
+            raise MergeError(f"--force-merge {text!r}: give two tokens separated by a space "
+                             "(· for a space inside a token, [e4 b8] for bytes)")
+        wanted.append((f"--force-merge {text!r}", *tokens))
+    made = []
+    for where, left, right in wanted:
+        pair = []
+        for piece in (left, right):
+            token = ids.get(piece)
+            if token is None:
+                raise MergeError(f"{where}: no token {token_display(piece)!r} at step {trainer.steps}")
+            pair.append(token)
+        try:
+            event = trainer.force(pair)
+        except ValueError as exc:
+            raise MergeError(f"{where}: {exc}") from None
+        ids.setdefault(event.token, event.new_id)
+        made.append(event)
+    return made
 
 
 def print_curve(trainer: Trainer, out: TextIO, corpus_bytes: int) -> None:

@@ -45,3 +45,38 @@ def find_token(trainer: Trainer, query: str, our_id: Callable[[int], int | None]
         pass
     containing = [i for i, data in enumerate(vocab) if value in data]
     return min(containing, key=lambda i: (len(vocab[i]), i)) if containing else None
+
+
+_BYTES_AT = re.compile(r"\[\s*([0-9a-fA-F]{2}(?:\s+[0-9a-fA-F]{2})*)\s*\]")
+
+
+def parse_tokens(text: str) -> list[bytes]:
+    """Tokens as typed (the panes' notation), separated by spaces: ``·`` is a space and ``↵``
+    a newline inside a token, ``[e4 b8]`` stands for bytes, and the two mix (``，[e5]``).
+
+    Example: ``parse_tokens("·t he")`` -> ``[b" t", b"he"]``; ``parse_tokens("[e4 b8] [ad]")``
+    -> ``[b"\\xe4\\xb8", b"\\xad"]``.
+    """
+    out: list[bytes] = []
+    current = bytearray()
+    started = False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        match = _BYTES_AT.match(text, i) if ch == "[" else None
+        if match:
+            current += bytes.fromhex("".join(match.group(1).split()))
+            started = True
+            i = match.end()
+            continue
+        if ch.isspace():
+            if started:
+                out.append(bytes(current))
+                current, started = bytearray(), False
+        else:
+            current += {"·": " ", "↵": "\n"}.get(ch, ch).encode("utf-8", "surrogateescape")
+            started = True
+        i += 1
+    if started:
+        out.append(bytes(current))
+    return out

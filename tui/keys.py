@@ -53,6 +53,11 @@ KEYS: list[Binding] = [
     Binding("escape", "focus_log", "Log", show=False, tooltip="back to the merge log"),
     Binding("p", "app.quiz", "Quiz", show=False,
             tooltip="predict the next merge: a quiz, from the shuffled candidates or typed; score kept (`p` or escape leaves)"),
+    Binding("m", "manual_merge", "Manual", show=False,
+            tooltip="manual merge: pick the pair that merges next instead of the rule's choice (after an undo this "
+                    "starts a what-if branch and keeps the old future)"),
+    Binding("b", "branches", "Branches", show=False,
+            tooltip="what-if branches: list them, switch (enter), compare two side by side (c)"),
     Binding("question_mark", "app.help", "Help", tooltip="help: every key and pane"),
     Binding("q", "app.quit", "Quit", tooltip="quit (asks when there is unsaved work)"),
     Binding("ctrl+q", "app.quit", "Quit", show=False, priority=True, tooltip="quit (asks when there is unsaved work)"),
@@ -92,6 +97,8 @@ PALETTE_TITLES = {
     "focus_log": "Merge log",
     "focus_input": "Tokenize input",
     "app.quiz": "Predict the next merge",
+    "manual_merge": "Manual merge",
+    "branches": "What-if branches",
 }
 
 #: The analysis screen's tabs, each also a palette entry ("a" then the tab's number).

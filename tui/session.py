@@ -25,6 +25,7 @@ from engine import (
     Tokenizer,
     TrainConfig,
     atomic_write_text,
+    check_branch_data,
     one_line,
     size_text,
     tokenizer_from_dict,
@@ -67,6 +68,9 @@ class Session:
     replay: Tokenizer | None = None  # an imported tokenizer being replayed, if any
     extra: dict[str, Any] = field(default_factory=dict)
     replay_ids: list[int | None] | None = None  # how the replayed file numbers its tokens (Imported.file_ids)
+    #: What-if branches and manual merges (Trainer.branch_data), when there are any: ``merges``
+    #: and ``step`` are then the current branch's, for older readers.
+    branches: dict[str, Any] | None = None
 
     def to_json(self) -> str:
         data = {
@@ -81,6 +85,8 @@ class Session:
         }
         if self.replay is not None and self.replay_ids is not None:
             data["replay_ids"] = self.replay_ids
+        if self.branches is not None:
+            data["branches"] = self.branches
         return json.dumps(data, ensure_ascii=False)
 
     def save(self, path: Path | None = None) -> Path:
@@ -141,8 +147,14 @@ class Session:
             check.need(isinstance(replay_ids, list) and len(replay_ids) == replay.vocab_size
                        and all(i is None or (type(i) is int and 0 <= i < 1 << 32) for i in replay_ids),
                        f"\"replay_ids\" must list the replayed tokenizer's {replay.vocab_size} file ids")
+        branches = data.get("branches")
+        if branches is not None:
+            try:
+                check_branch_data(branches, "\"branches\"")
+            except ValueError as exc:
+                raise SessionError(f"{where}: {one_line(str(exc))}") from None
         return cls(source=source, sha256=sha256, size=size, config=config, merges=merges, step=step,
-                   selected=selected, replay=replay, replay_ids=replay_ids)
+                   selected=selected, replay=replay, replay_ids=replay_ids, branches=branches)
 
 
 #: Session files above this are refused before they are read. The largest real one (a million

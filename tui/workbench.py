@@ -141,14 +141,21 @@ class Workbench:
             merges = [event.pair for event in trainer.events()]
             merges.extend(event.pair for event in trainer.future)
             step = trainer.steps
+            branches = trainer.branches
+            branched = len(branches) > 1 or any(b.manual for b in branches)
+            data = trainer.branch_data() if branched else None
         corpus = self.corpus
         return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.script,
-                       replay_ids=self.file_ids)
+                       replay_ids=self.file_ids, branches=data)
 
     def restore(self, session: Session) -> str | None:
         """Bring the trainer to a session's state: train (deterministically) through its merges,
         then undo to its step. Returns a note when this version makes different merges."""
         trainer = self.trainer
+        if session.branches is not None and not trainer.is_replay:
+            with self.lock:
+                self.manual_seen = True
+                return trainer.restore_branches(session.branches)
         with self.lock:
             trainer.goto(len(session.merges))
             made = [event.pair for event in trainer.events()]
@@ -196,6 +203,7 @@ class Workbench:
         self.saved_step: int | None = None  # the step last saved, if any
         self._tokenizer: tuple[int, Tokenizer] | None = None
         self.rate = 0.0  # merges per second over the last run
+        self.manual_seen = False  # a manual merge was made or restored: the log makes room for its mark
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -221,6 +229,13 @@ class Workbench:
     def redo(self) -> Merge | None:
         with self.lock:
             return self.trainer.redo()
+
+    def force(self, pair: tuple[int, int]) -> Merge:
+        """A manual merge (see :meth:`engine.Trainer.force`); ValueError (one line) when refused."""
+        with self.lock:
+            event = self.trainer.force(pair)
+        self.manual_seen = True
+        return event
 
     def goto(self, step: int) -> int:
         with self.lock:

@@ -4,6 +4,7 @@ and the tie-rule diff (issue 5). Pure Python; the WordPiece and Unigram baseline
 """
 
 from .baselines import BpeSegmenter, CharTokenizer, Piece, Segmenter, WordTokenizer, split_words
+from .branches import BranchComparison, BranchRow, compare_branches
 from .compare import (
     BASELINES,
     Baseline,
@@ -32,6 +33,8 @@ __all__ = [
     "LABELS",
     "Baseline",
     "BpeSegmenter",
+    "BranchComparison",
+    "BranchRow",
     "CharTokenizer",
     "Composition",
     "Curve",
@@ -45,6 +48,7 @@ __all__ = [
     "WordTokenizer",
     "build_baselines",
     "classify",
+    "compare_branches",
     "composition",
     "compression_curve",
     "evaluate_heldout",

@@ -17,10 +17,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input
 
-from engine import token_info
+from engine import token_display, token_info
 
 from ..clipboard import copy_text
 from ..finder import find_token
+from ..i18n import _
 from ..keys import KEYS, typed_actions
 from ..widgets.candidates import Candidates
 from ..widgets.corpus_view import CorpusView
@@ -30,6 +31,7 @@ from ..widgets.merge_log import MergeLog
 from ..widgets.status_line import StatusLine
 from ..widgets.tokenize_pane import TokenizePane, id_line
 from ..workbench import Busy, Workbench
+from .branches import BranchesScreen, ManualMergeScreen
 from .dialogs import PromptScreen
 
 if TYPE_CHECKING:
@@ -263,6 +265,72 @@ class MainScreen(Screen[None]):
             self.select(found)  # the log's cursor goes to the step that made it
 
         self.app.push_screen(PromptScreen("Find a token", placeholder="text, [e4 b8] bytes, or #id"), done)
+
+    # -- manual merges and what-if branches ---------------------------------------------------
+
+    def _can_branch(self) -> bool:
+        app = self.bpe_app
+        if self.workbench is None or app.loading:
+            self.say(_("No corpus loaded yet."), timeout=2)
+        elif app.running:
+            self.say(_("Pause training first (space)."), timeout=3)
+        else:
+            return True
+        return False
+
+    def action_manual_merge(self) -> None:
+        """m: pick the next merge from the candidates instead of the rule's choice."""
+        if not self._can_branch():
+            return
+        workbench = self.workbench
+        if workbench.script is not None:
+            self.say(_("A replay makes its tokenizer's merges: manual merges are for training."), timeout=4)
+            return
+        try:
+            with workbench.reading():
+                trainer = workbench.trainer
+                show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+                rows = [(c.pair, show(c.pair[0]), show(c.pair[1]), c.count) for c in trainer.candidates(8)]
+        except Busy:
+            return
+        if not rows:
+            self.say(_("No pair can be merged now."), timeout=3)
+            return
+
+        def chosen(pair: tuple[int, int] | None) -> None:
+            if pair is None:
+                return
+            before = len(workbench.trainer.branches)
+            try:
+                event = workbench.force(pair)
+            except ValueError as exc:
+                self.say(str(exc), severity="error", timeout=6)
+                return
+            self.moved()
+            branches = workbench.trainer.branches
+            if len(branches) > before:
+                self.say(_("Manual merge {step}: started branch {name}; the old future is kept as {old} (b lists branches).")
+                         .format(step=event.step, name=branches[-1].name, old=branches[-1].parent), timeout=6)
+            elif event.manual:
+                self.say(_("Manual merge {step}.").format(step=event.step), timeout=3)
+            else:
+                self.say(_("Step {step} was already that merge: redone.").format(step=event.step), timeout=3)
+
+        self.app.push_screen(ManualMergeScreen(rows), chosen)
+
+    def action_branches(self) -> None:
+        """b: the what-if branches: list, switch, compare."""
+        if not self._can_branch():
+            return
+        heldout = None
+        try:
+            from ..evaluation import DEFAULT_SETTING, make_split
+
+            split = make_split(self.workbench.corpus, DEFAULT_SETTING)
+            heldout = (split.heldout, split.label)
+        except ValueError:
+            pass  # a corpus too short to hold part of it back: the corpus alone is compared
+        self.app.push_screen(BranchesScreen(self.workbench, heldout))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in TYPED and isinstance(self.app.focused, Input):  # this screen's, or a dialog's over it

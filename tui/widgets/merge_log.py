@@ -48,6 +48,7 @@ HEADER = Style(bold=True, color="#c0c4cc", bgcolor="#2a2f3a")
 CURSOR = Style(bold=True, color="#ffffff", bgcolor="#0a5fa8")
 ODD = Style(bgcolor="#1c1f26")
 TIE = Style(color="#e9c46a")
+MANUAL = Style(color="#f4a261", bold=True)
 
 
 class MergeLog(ScrollView, can_focus=True):
@@ -218,7 +219,8 @@ class MergeLog(ScrollView, can_focus=True):
                     self._events[row] = event
                     self._texts[row] = (
                         str(event.step), show(a), show(b), token_display(event.token, space="·"),
-                        f"{event.count}" + ("*" if event.tied and tie_marks else ""), str(event.tokens_after),
+                        f"{event.count}" + ("✋" if event.manual else "*" if event.tied and tie_marks else ""),
+                        str(event.tokens_after),
                     )
         except Busy:
             pass  # training holds the trainer: draw what we have; the next refresh fills in
@@ -234,7 +236,8 @@ class MergeLog(ScrollView, can_focus=True):
         first = self._first
         if first is None:
             return {0: len(str(self._rows))}
-        return {0: len(str(self._rows)), 4: len(str(first.count)) + 1, 5: len(str(first.tokens_before))}
+        mark = 2 if self.workbench is not None and self.workbench.manual_seen else 1  # ✋ takes two cells
+        return {0: len(str(self._rows)), 4: len(str(first.count)) + mark, 5: len(str(first.tokens_before))}
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -257,5 +260,7 @@ class MergeLog(ScrollView, can_focus=True):
                 style = base + Style(bold=True)
             elif index == 4 and text.endswith("*") and row != self.cursor_row:
                 style = base + TIE
+            elif index == 4 and text.endswith("✋") and row != self.cursor_row:
+                style = base + MANUAL
             segments.append(Segment(fit(text, w) + " ", style))
         return Strip(segments).crop(0, width).extend_cell_length(width, base)
