@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from textual import on, work
@@ -18,6 +18,7 @@ from textual.app import App, SystemCommand
 from textual.notifications import Notification, SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
@@ -45,6 +46,7 @@ from .session import (
     peek,
     resume_command,
 )
+from .theme import activate as activate_theme
 from .training import GROUP, Training
 from .widgets.corpus_view import CorpusView
 from .workbench import Busy, LoadedCorpus, Workbench
@@ -85,9 +87,22 @@ class BpeApp(App):
         autosave: bool = True,
         run: bool = False,
         speed: int | None = None,
+        theme: str | None = None,
+        prefs_file: Path | None = None,
+        notes: Sequence[str] = (),
     ) -> None:
-        """``speed``: the run speed, merges a second (None: full speed; see tui.pacing)."""
+        """``speed``: the run speed, merges a second (None: full speed; see tui.pacing).
+        ``theme``: a Textual theme's name (None: textual-dark); ``prefs_file``: where a theme
+        picked in the palette is remembered (None: nowhere, as in tests); ``notes``: messages to
+        show once the app runs (a config file that was ignored)."""
         super().__init__()
+        if theme is not None:
+            self.theme = theme
+        #: The theme last remembered (or given): a change to another one is saved to prefs_file.
+        self._remembered_theme = self.theme
+        self._prefs_file = prefs_file
+        self._start_notes = list(notes)
+        activate_theme(self.current_theme)
         self._resume = resume
         #: One session file whatever the corpus (--session, $BPE_LAB_SESSION, tests), or None:
         #: each corpus has its own (tui.session.corpus_session_path).
@@ -119,6 +134,25 @@ class BpeApp(App):
         self._open_note: str | None = None  # said once the corpus being opened is shown
         #: The toast shown for each (title, message, severity), and how many times it was said.
         self._toasts: dict[tuple[str, str, str], tuple[Notification, int]] = {}
+
+    # -- theme ------------------------------------------------------------------------------
+
+    def _theme_changed(self, theme: Theme) -> None:
+        """Recolour every pane from the new theme, and remember a theme picked in the palette."""
+        activate_theme(theme)
+        self.main_screen.recolour()
+        for screen in self.screen_stack:
+            if screen is not self.main_screen and hasattr(screen, "recolour"):
+                screen.recolour()
+        if self._prefs_file is not None and theme.name != self._remembered_theme:
+            from .prefs import load_prefs, save_prefs
+
+            prefs, _problem = load_prefs(self._prefs_file)  # a bad file is replaced by a good one
+            problem = save_prefs(self._prefs_file, {**prefs, "theme": theme.name})
+            if problem:
+                self.say(problem, severity="warning", timeout=8)
+            else:
+                self._remembered_theme = theme.name
 
     def say(self, message: str, **kwargs) -> None:
         """A notification; never markup, since messages quote user input like "[e4 b8]"."""
@@ -161,6 +195,9 @@ class BpeApp(App):
         return self.main_screen
 
     def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        for note in self._start_notes:
+            self.say(note, severity="warning", timeout=8)
         if self._autosave_on:
             self.set_interval(AUTOSAVE_SECONDS, self.autosave)
 

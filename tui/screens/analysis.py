@@ -26,6 +26,7 @@ from textual.widgets import Input
 
 from engine import Tokenizer
 
+from ..theme import current
 from ..widgets.footer import FittingFooter
 from ..workbench import Workbench
 
@@ -252,7 +253,7 @@ class AnalysisScreen(Screen[None]):
 
         pane = self.query_one("#heldout-pane")
         if self.evaluation_error is not None:
-            pane.show(Text(self.evaluation_error, style="#e76f51"))
+            pane.show(Text(self.evaluation_error, style=current().error))
         elif self.evaluated is None or self.evaluation is None:
             pane.show(Text("measuring …", style="italic dim"))
         else:
@@ -351,6 +352,12 @@ class AnalysisScreen(Screen[None]):
             note = "\n".join(f"{row.name}: {row.note}" for row in self.baselines[2] if row.note)
         self.query_one("#compare-pane").show(bpe, segmenters, note)
         return True
+
+    def recolour(self) -> None:
+        """The theme changed: draw the visible tab again in its colours (the others are drawn
+        when they are shown)."""
+        self.poll(force=True)
+        self.query_one("#curve-pane").refresh()
 
     def action_next_sentence(self) -> None:
         self.query_one("#compare-pane").next_sentence()

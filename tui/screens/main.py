@@ -127,6 +127,12 @@ class MainScreen(Screen[None]):
             return
         self.refresh_views()
 
+    def recolour(self) -> None:
+        """The theme changed: draw every pane again in its colours."""
+        self.log_view.refresh()
+        self.corpus_view.refresh_tokens()
+        self.refresh_views()
+
     def refresh_views(self) -> None:
         """Bring every pane up to the trainer's current step.
 
