@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..display import hex_bytes, token_display
-from ..errors import CorpusError
+from ..errors import BpeLabError
 from ..io import atomic_write_text, read_file
 from .composition import KINDS, LABELS, Composition
 
@@ -34,6 +34,10 @@ PLOTS_HINT = "figures need matplotlib: pip install 'bpe-lab[plots]' (or pip inst
 FIGURE_SUFFIXES = (".svg", ".png", ".pdf")
 #: The composition figure's bar labels (the screen's long labels crowd a figure out).
 SHORT_LABELS = {"char": "one character", "multi": "two or more characters", "partial": "partial UTF-8"}
+
+
+class TableError(BpeLabError):
+    """A file given as a curve or composition table is not one (one line naming it)."""
 
 
 class PlotsUnavailable(ValueError):
@@ -150,34 +154,34 @@ def make_folder(folder: Path) -> None:
 
 def read_table(path: str | os.PathLike[str]) -> Table:
     """A curve or composition table written by :func:`write_tables` (CSV or JSON); a file that is
-    neither raises ``CorpusError`` (a ``ValueError``) naming it, in one line."""
+    neither raises ``TableError`` (a ``ValueError``) naming it, in one line."""
     data = read_file(path)
     name = Path(path).name
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise CorpusError(f"{name}: not a curve or composition table (not UTF-8 text)") from None
+        raise TableError(f"{name}: not a curve or composition table (not UTF-8 text)") from None
     if text.lstrip().startswith("{"):
         return _table_from_json(text, name)
     rows = list(csv.reader(io.StringIO(text)))
     if not rows:
-        raise CorpusError(f"{name}: empty; expected a curve or composition table")
+        raise TableError(f"{name}: empty; expected a curve or composition table")
     header = tuple(rows[0])
     for kind, columns in (("curve", ("merges", "tokens", "bytes_per_token")), ("composition", ("kind", "count", "share"))):
         if header[: len(columns)] == columns:
             return Table(kind, header, [_typed(kind, row, name) for row in rows[1:] if row])
-    raise CorpusError(f"{name}: not a curve or composition table (its first line is not 'merges,tokens,…' or 'kind,count,…')")
+    raise TableError(f"{name}: not a curve or composition table (its first line is not 'merges,tokens,…' or 'kind,count,…')")
 
 
 def _table_from_json(text: str, name: str) -> Table:
     try:
         value = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        raise CorpusError(f"{name}: not valid JSON") from None
+        raise TableError(f"{name}: not valid JSON") from None
     kind = value.get("table") if isinstance(value, dict) else None
     rows = value.get("rows") if isinstance(value, dict) else None
     if kind not in ("curve", "composition") or not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        raise CorpusError(f"{name}: not a curve or composition table (expected {{\"table\": \"curve\", \"rows\": [...]}})")
+        raise TableError(f"{name}: not a curve or composition table (expected {{\"table\": \"curve\", \"rows\": [...]}})")
     columns = ("merges", "tokens", "bytes_per_token") if kind == "curve" else ("kind", "count", "share")
     return Table(kind, columns, [_typed(kind, [str(r.get(c, "")) for c in columns], name) for r in rows])
 
@@ -188,7 +192,7 @@ def _typed(kind: str, row: Sequence[str], name: str) -> tuple:
             return int(row[0]), int(row[1]), float(row[2])
         return row[0], int(row[1]), float(row[2])
     except (ValueError, IndexError):
-        raise CorpusError(f"{name}: a row is not {'merges,tokens,bytes_per_token numbers' if kind == 'curve' else 'kind,count,share'}: "
+        raise TableError(f"{name}: a row is not {'merges,tokens,bytes_per_token numbers' if kind == 'curve' else 'kind,count,share'}: "
                           f"{','.join(row)[:60]}") from None
 
 
