@@ -481,9 +481,10 @@ class BpeApp(App):
         self.push_screen(HelpScreen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Textual's commands but its Quit (ours asks first), then one per action of ours."""
+        """Textual's commands but its Quit (ours asks first) and Screenshot (ours has its key,
+        X), then one per action of ours."""
         for command in super().get_system_commands(screen):
-            if command.title != "Quit":
+            if command.title not in ("Quit", "Screenshot"):
                 yield command
         yield from system_commands(self, screen)
 
