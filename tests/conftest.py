@@ -38,6 +38,12 @@ def sample_text(name: str) -> str:
 
 
 @pytest.fixture(autouse=True)
+def private_config(tmp_path, monkeypatch):
+    """Apps launched by tests read and remember their theme in the test's folder, not ~/.config."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+@pytest.fixture(autouse=True)
 def private_session_file(tmp_path, monkeypatch):
     """Apps made by tests save their sessions in the test's folder, not in ~/.local/state."""
     monkeypatch.setenv("BPE_LAB_SESSION", str(tmp_path / "session.json"))

@@ -551,7 +551,29 @@ SETUP_FORMATS: dict[str, Setup] = {
 }
 
 
-for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS):
+def no_matplotlib(mp) -> None:
+    """matplotlib cannot be imported, as without the plots extra (None in sys.modules blocks it)."""
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        mp.delitem(sys.modules, name)
+    mp.setitem(sys.modules, "matplotlib", None)
+
+
+CURVE_CSV = "merges,tokens,bytes_per_token,undone\n0,10,1.0,False\n1,8,1.25,False\n"
+
+#: train --curve-out and --export, bpe-lab plot, the app's --theme.
+SETUP_FIGURES: dict[str, Setup] = {
+    "plot-not-a-table": lambda tmp, mp: native(tmp),
+    "plot-bad-row": lambda tmp, mp: corpus(tmp, "curve.csv", "merges,tokens,bytes_per_token\n1,x,2.5\n"),
+    "plot-bad-suffix": lambda tmp, mp: corpus(tmp, "curve.csv", CURVE_CSV),
+    "plot-no-matplotlib": lambda tmp, mp: (corpus(tmp, "curve.csv", CURVE_CSV), no_matplotlib(mp)),
+    "export-no-matplotlib": lambda tmp, mp: (corpus(tmp), no_matplotlib(mp)),
+    "curve-out-suffix": lambda tmp, mp: corpus(tmp),
+    "heldout-without-export": lambda tmp, mp: (corpus(tmp), corpus(tmp, "h.txt")),
+    "theme-unknown": lambda tmp, mp: None,
+}
+
+
+for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES):
     assert not set(_area) & set(SETUP), set(_area) & set(SETUP)
     SETUP.update(_area)
 
@@ -688,6 +710,13 @@ def _renumbered(tmp: Path) -> None:
     assert tok.merges == [(116, 104), (256, 101)] and tok.specials == {"<pad>": 258}
 
 
+VERIFY_FIGURES: dict[str, Callable[[Path], None]] = {
+    "export-no-matplotlib": lambda tmp: sorted(p.name for p in (tmp / "out").iterdir()) == sorted(
+        f"{n}.{s}" for n in ("curve", "composition", "merges") for s in ("csv", "json")) or pytest.fail("not the tables"),
+    "plot-no-matplotlib": lambda tmp: not (tmp / "curve.svg").exists() or pytest.fail("a figure was written"),
+}
+
+
 VERIFY_FORMATS: dict[str, Callable[[Path], None]] = {
     "format-named-vocab-json": _encodes_as_trained("my_vocab.json"),
     "format-named-merges-txt": _encodes_as_trained("tok-merges.txt"),
@@ -699,7 +728,7 @@ VERIFY_FORMATS: dict[str, Callable[[Path], None]] = {
 }
 
 
-for _area in (VERIFY_BOUNDS, VERIFY_STREAMS, VERIFY_SESSIONS, VERIFY_FORMATS):
+for _area in (VERIFY_BOUNDS, VERIFY_STREAMS, VERIFY_SESSIONS, VERIFY_FORMATS, VERIFY_FIGURES):
     VERIFY.update(_area)
 
 

@@ -27,7 +27,7 @@ def test_quick_start_has_exactly_two_commands():
     blocks = re.findall(r"```bash\n(.+?)\n```", quick, flags=re.S)
     assert len(blocks) == 2 and all("\n" not in b for b in blocks)
     assert "bpe-lab" in readme_command("main-command")
-    assert "pytest" in readme_command("test-command") and "'.[test,compare]'" in readme_command("test-command")
+    assert "pytest" in readme_command("test-command") and "'.[test,compare,plots]'" in readme_command("test-command")
     assert "'.[compare]'" in readme_command("main-command")
 
 

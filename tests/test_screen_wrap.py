@@ -15,7 +15,8 @@ from textual.strip import Strip
 from engine import TrainConfig
 from engine.display import visible_text
 from tui.app import BpeApp
-from tui.widgets.corpus_view import HIGHLIGHT, CorpusView, wrap_groups
+from tui.theme import current
+from tui.widgets.corpus_view import CorpusView, wrap_groups
 from tui.workbench import LoadedCorpus, Workbench
 
 SIZES = [(80, 24), (100, 30)]
@@ -242,7 +243,7 @@ async def test_w_toggles_wrapping_and_keeps_the_place():
 
 
 def highlighted(view: CorpusView) -> bool:
-    return any(seg.style == HIGHLIGHT and seg.text for row in screen_rows(view) for seg in row)
+    return any(seg.style == current().highlight and seg.text for row in screen_rows(view) for seg in row)
 
 
 async def test_follow_brings_the_last_merged_token_into_view():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from textual import on, work
@@ -18,6 +18,7 @@ from textual.app import App, SystemCommand
 from textual.notifications import Notification, SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
@@ -47,6 +48,7 @@ from .session import (
     peek,
     resume_command,
 )
+from .theme import activate as activate_theme
 from .training import GROUP, Training
 from .widgets.corpus_view import CorpusView
 from .workbench import Busy, LoadedCorpus, Workbench
@@ -89,9 +91,22 @@ class BpeApp(App):
         autosave: bool = True,
         run: bool = False,
         speed: int | None = None,
+        theme: str | None = None,
+        prefs_file: Path | None = None,
+        notes: Sequence[str] = (),
     ) -> None:
-        """``speed``: the run speed, merges a second (None: full speed; see tui.pacing)."""
+        """``speed``: the run speed, merges a second (None: full speed; see tui.pacing).
+        ``theme``: a Textual theme's name (None: textual-dark); ``prefs_file``: where a theme
+        picked in the palette is remembered (None: nowhere, as in tests); ``notes``: messages to
+        show once the app runs (a config file that was ignored)."""
         super().__init__()
+        if theme is not None:
+            self.theme = theme
+        #: The theme last remembered (or given): a change to another one is saved to prefs_file.
+        self._remembered_theme = self.theme
+        self._prefs_file = prefs_file
+        self._start_notes = list(notes)
+        activate_theme(self.current_theme)
         self._resume = resume
         #: One session file whatever the corpus (--session, $BPE_LAB_SESSION, tests), or None:
         #: each corpus has its own (tui.session.corpus_session_path).
@@ -126,6 +141,25 @@ class BpeApp(App):
         #: The quiz's score for this session (right, tied, wrong), and its shuffle's seed (None: random).
         self.quiz_score = Score()
         self.quiz_seed: int | None = None
+
+    # -- theme ------------------------------------------------------------------------------
+
+    def _theme_changed(self, theme: Theme) -> None:
+        """Recolour every pane from the new theme, and remember a theme picked in the palette."""
+        activate_theme(theme)
+        self.main_screen.recolour()
+        for screen in self.screen_stack:
+            if screen is not self.main_screen and hasattr(screen, "recolour"):
+                screen.recolour()
+        if self._prefs_file is not None and theme.name != self._remembered_theme:
+            from .prefs import load_prefs, save_prefs
+
+            prefs, _problem = load_prefs(self._prefs_file)  # a bad file is replaced by a good one
+            problem = save_prefs(self._prefs_file, {**prefs, "theme": theme.name})
+            if problem:
+                self.say(problem, severity="warning", timeout=8)
+            else:
+                self._remembered_theme = theme.name
 
     def say(self, message: str, **kwargs) -> None:
         """A notification; never markup, since messages quote user input like "[e4 b8]"."""
@@ -168,6 +202,9 @@ class BpeApp(App):
         return self.main_screen
 
     def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        for note in self._start_notes:
+            self.say(note, severity="warning", timeout=8)
         if self._autosave_on:
             self.set_interval(AUTOSAVE_SECONDS, self.autosave)
 
@@ -474,9 +511,10 @@ class BpeApp(App):
         self.start_quiz(mode)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Textual's commands but its Quit (ours asks first), then one per action of ours."""
+        """Textual's commands but its Quit (ours asks first) and Screenshot (ours has its key,
+        X), then one per action of ours."""
         for command in super().get_system_commands(screen):
-            if command.title != "Quit":
+            if command.title not in ("Quit", "Screenshot"):
                 yield command
         yield from system_commands(self, screen)
 

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from engine.formats import Imported
 
 PROG = "bpe-lab"
-HEADLESS = ("train", "encode", "decode", "export", "compare")
+HEADLESS = ("train", "encode", "decode", "export", "compare", "plot")
 PATTERN_NAMES = ("none", *NAMED_PATTERNS)
 #: engine.formats.FORMATS, spelled out so that building the parser does not import the formats
 #: (tests/test_cli_startup.py checks that they agree).
@@ -163,6 +163,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--merges-prefix", metavar="FILE",
                        help="a tokenizer or merges file (merges.txt, tokenizer.json, native, ...) whose merges are made first, "
                             "before any --force-merge")
+    train.add_argument("--curve-out", metavar="FILE", help="write the curve (merges, tokens, bytes/token) to FILE: .csv or .json")
+    train.add_argument("--export", metavar="DIR",
+                       help="write the curve, the composition and the merge log (and --heldout's numbers) as CSV and JSON "
+                            "into DIR, and the curve and composition as SVG figures when matplotlib is installed")
+    train.add_argument("--heldout", metavar="FILE", help="with --export: measure the trained tokenizer on this held-out text")
     encode = sub.add_parser("encode", help="encode text with a tokenizer (ids as the tokenizer's file numbers them)")
     add_tokenizer_option(encode)
     encode.add_argument("text", nargs="?", metavar="TEXT", help="text to encode (default: standard input)")
@@ -189,6 +194,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="hold back the last F of CORPUS (0 < F < 1, cut at a line start) and measure on it")
     add_training_options(compare)
     compare.add_argument("--json", action="store_true", help="print a JSON list of rows")
+    plot = sub.add_parser("plot", help="draw a curve or composition table (from train --export or the app) as a figure")
+    plot.add_argument("table", metavar="TABLE", help="curve.csv, curve.json, composition.csv or composition.json")
+    plot.add_argument("-o", "--output", required=True, metavar="OUT", help="the figure to write: .svg, .png or .pdf")
+    plot.add_argument("--title", help="the figure's title (default: compression curve / vocabulary composition)")
     return parser
 
 
@@ -226,11 +235,18 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     config = config_from_args(args)
     pretokenizer = pretokenizer_for(config)
-    refuse_inputs([args.output], [corpus_input(args.corpus)])
+    if args.curve_out is not None and not args.curve_out.lower().endswith((".csv", ".json")):
+        raise UsageError(f"--curve-out {args.curve_out}: name a .csv or .json file")
+    if args.heldout is not None and args.export is None:
+        raise UsageError("--heldout goes with --export DIR (where its numbers are written)")
+    outputs = [args.output, *([args.curve_out] if args.curve_out else []), *export_paths(args.export, args.heldout)]
+    refuse_inputs(outputs, [corpus_input(args.corpus), *([(args.heldout, f"the held-out text {args.heldout}")] if args.heldout else [])])
     check_target(args.output)  # refused now, not after the training it would throw away
+    heldout = read_corpus(args.heldout, base=config.base, max_bytes=args.max_corpus_bytes).text if args.heldout else None
     started = time.perf_counter()
     bound = args.max_corpus_bytes
-    if streamable(pretokenizer):  # pre-tokenize block by block: the text is never held whole
+    # Pre-tokenize block by block, never holding the text (the held-out report needs it whole).
+    if streamable(pretokenizer) and heldout is None:
         corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=min(os.cpu_count() or 1, 2),
                               max_bytes=bound)
         text, chunks = "", corpus.chunks
@@ -261,6 +277,7 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print_curve(trainer, out, corpus_bytes)
         tokenizer = trainer.tokenizer()
         tokenizer.save(args.output)  # atomic: a failed write raises WriteError and keeps the old file
+        write_reports(args, trainer, corpus_bytes, text, heldout, err)
     finally:
         if collecting:
             gc.enable()
@@ -316,6 +333,66 @@ def force_merges(trainer: Trainer, args: argparse.Namespace) -> list[Merge]:
         ids.setdefault(event.token, event.new_id)
         made.append(event)
     return made
+def export_paths(folder: str | None, heldout: str | None) -> list[str]:
+    """The files ``--export DIR`` writes (tables as CSV and JSON; the figures)."""
+    if folder is None:
+        return []
+    names = ["curve", "composition", "merges", *(["heldout"] if heldout else [])]
+    files = [f"{name}{suffix}" for name in names for suffix in (".csv", ".json")] + ["curve.svg", "composition.svg"]
+    return [os.path.join(folder, name) for name in files]
+
+
+def write_reports(args: argparse.Namespace, trainer: Trainer, corpus_bytes: int, text: str, heldout: str | None,
+                  err: TextIO) -> None:
+    """``--curve-out`` and ``--export``: the analysis screen's tables (and figures) for this run."""
+    if args.curve_out is None and args.export is None:
+        return
+    from engine import atomic_write_text
+    from engine.analysis import (
+        PlotsUnavailable,
+        composition,
+        composition_table,
+        compression_curve,
+        curve_table,
+        evaluate_heldout,
+        heldout_table,
+        merge_log_table,
+        write_figure,
+        write_tables,
+    )
+
+    curve = curve_table(compression_curve(trainer, corpus_bytes))
+    if args.curve_out is not None:
+        csv_file = args.curve_out.lower().endswith(".csv")
+        atomic_write_text(args.curve_out, curve.to_csv() if csv_file else json.dumps(curve.to_json(), indent=1) + "\n")
+        print(f"{PROG}: wrote {args.curve_out}", file=err)
+    if args.export is None:
+        return
+    comp = composition_table(composition(trainer.vocab, trainer.base_size), trainer.vocab, trainer.steps)
+    tables = [curve, comp, merge_log_table(trainer)]
+    if heldout is not None:
+        report = evaluate_heldout(trainer.tokenizer(), heldout, text)
+        tables.append(heldout_table(report, label=args.heldout, step=trainer.steps))
+    written = write_tables(args.export, tables)
+    try:
+        written += [write_figure(table, os.path.join(args.export, f"{table.name}.svg")) for table in (curve, comp)]
+    except PlotsUnavailable as exc:
+        print(f"{PROG}: note: {exc}; the tables were written", file=err)
+    print(f"{PROG}: wrote {len(written)} files to {args.export}: {', '.join(p.name for p in written)}", file=err)
+
+
+def run_plot(args: argparse.Namespace, err: TextIO) -> int:
+    """``bpe-lab plot TABLE -o OUT``: a curve or composition table as a figure."""
+    from engine import refuse_inputs
+    from engine.analysis import FIGURE_SUFFIXES, read_table, write_figure
+
+    if not args.output.lower().endswith(FIGURE_SUFFIXES):
+        raise UsageError(f"-o {args.output}: name a .svg, .png or .pdf file")
+    refuse_inputs([args.output], [(args.table, f"the table {args.table}")])
+    table = read_table(args.table)
+    write_figure(table, args.output, title=args.title)
+    print(f"{PROG}: wrote {args.output} ({table.name}, {len(table.rows)} rows)", file=err)
+    return 0
 
 
 def print_curve(trainer: Trainer, out: TextIO, corpus_bytes: int) -> None:
@@ -577,6 +654,7 @@ _OUT_OF_MEMORY = {
     "encode": "loading the tokenizer or encoding the text (is the tokenizer, or the text, too large?)",
     "decode": "loading the tokenizer or decoding the ids (is the tokenizer, or the list of ids, too large?)",
     "export": "loading or exporting the tokenizer (is the tokenizer too large?)",
+    "plot": "drawing the figure (is the table too large?)",
     "app": "training (try a smaller corpus, or a pre-tokenizer other than none)",
 }
 
@@ -606,6 +684,8 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         return run_export(args, err)
     if args.command == "compare":
         return run_compare(args, out, err)
+    if args.command == "plot":
+        return run_plot(args, err)
     return run_decode(args, out, err)
 
 

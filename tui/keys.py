@@ -58,6 +58,8 @@ KEYS: list[Binding] = [
                     "starts a what-if branch and keeps the old future)"),
     Binding("b", "branches", "Branches", show=False,
             tooltip="what-if branches: list them, switch (enter), compare two side by side (c)"),
+    Binding("X", "app.screenshot", "Screenshot", show=False,
+            tooltip="save the screen as an SVG in the working folder (or $BPE_LAB_SCREENSHOTS); the message names the file"),
     Binding("question_mark", "app.help", "Help", tooltip="help: every key and pane"),
     Binding("q", "app.quit", "Quit", tooltip="quit (asks when there is unsaved work)"),
     Binding("ctrl+q", "app.quit", "Quit", show=False, priority=True, tooltip="quit (asks when there is unsaved work)"),
@@ -73,6 +75,8 @@ FOOTER_PRIORITY = ["app.toggle_run", "app.step", "app.undo", "app.help", "app.qu
 #: Keys bound elsewhere (by a screen, a pane or Textual), listed in the help and the README.
 OTHER_KEYS: list[tuple[str, str]] = [
     ("`1` … `6`", "on the analysis screen: switch tab (`l` log scale, `b` retrain baselines, `p` next sentence; escape or `a` goes back)"),
+    ("`x`", "on the analysis screen: export the curve, composition, held-out numbers and merge log as CSV and JSON, "
+            "and the curve and composition as SVG figures (into ./bpe-lab-exports/, or $BPE_LAB_EXPORTS)"),
     ("tab", "move focus: merge log, inspector, tokenize input, corpus (shift+tab: back)"),
     ("enter", "in the merge log: jump to that step"),
     ("ctrl+p", "the command palette: every action by name"),

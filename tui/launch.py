@@ -33,8 +33,35 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--run", action="store_true", help="start training as soon as the corpus is loaded")
     parser.add_argument("--speed", choices=tuple(SPEED_NAMES), default="max", metavar="N",
                         help="run speed in merges a second: 1, 2, 5, 20 or max (default; + and - change it in the app)")
+    add_theme_option(parser)
     parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # tests: no terminal
     return parser
+
+
+def add_theme_option(parser: argparse.ArgumentParser) -> None:
+    """``--theme NAME`` (the app, and the commands that start it: lessons, serve)."""
+    parser.add_argument("--theme", metavar="NAME",
+                        help="a Textual theme, e.g. textual-light for a projector (default: the one last picked "
+                             "in the palette, ctrl+p → theme; else textual-dark)")
+
+
+def theme_options(args: argparse.Namespace) -> dict:
+    """The app's theme keywords from ``--theme`` and the user's config file: ``theme``,
+    ``prefs_file`` and ``notes`` (a config file that was ignored). An unknown ``--theme`` is a
+    one-line UsageError naming the themes there are."""
+    from textual.theme import BUILTIN_THEMES
+
+    from .cli import UsageError
+    from .prefs import config_path, load_prefs, theme_from_prefs
+
+    known = set(BUILTIN_THEMES)
+    if args.theme is not None and args.theme not in known:
+        raise UsageError(f"unknown theme {args.theme!r}; the themes are: {', '.join(sorted(known))}")
+    path = config_path()
+    prefs, problem = load_prefs(path)
+    remembered, ignored = theme_from_prefs(prefs, path, known)
+    notes = [note for note in (problem, ignored) if note]
+    return {"theme": args.theme or remembered, "prefs_file": path, "notes": notes}
 
 
 def imported_tokenizer(args: argparse.Namespace):
@@ -110,6 +137,7 @@ def launch(argv: Sequence[str], *, err: TextIO | None = None) -> int:
 
 def _launch(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
+    themed = theme_options(args)  # an unknown --theme is refused before anything is read
     from .session import explicit_session_path
     from .workbench import LoadedCorpus
 
@@ -122,7 +150,8 @@ def _launch(argv: Sequence[str]) -> int:
         from .app import BpeApp
 
         app = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
-                     session_file=explicit, resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed])
+                     session_file=explicit, resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed],
+                     **themed)
         app.run(headless=args.headless)
         return 0
     imported = imported_tokenizer(args)
@@ -144,6 +173,6 @@ def _launch(argv: Sequence[str]) -> int:
 
     file_ids = imported.file_ids if imported is not None else None
     app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
-                 speed=SPEED_NAMES[args.speed])
+                 speed=SPEED_NAMES[args.speed], **themed)
     app.run(headless=args.headless)
     return 0

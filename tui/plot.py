@@ -11,11 +11,10 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
+from .theme import current
+
 #: Bit of each dot in a braille cell, by (column, row) inside the cell (Unicode's dot numbering).
 _DOT = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
-LINE = "#6c8ebf"
-MARK = "bold #e9c46a"
-AFTER = "#4a5568"
 
 
 def _x_fraction(step: int, last: int, log_x: bool) -> float:
@@ -69,6 +68,8 @@ def braille_plot(
             cells[r // 4][column // 2] |= _DOT[column % 2][r % 4]
         previous = row
     marked = mark_cell(mark, last, width, log_x) if mark is not None else None
+    palette = current()
+    LINE, MARK, AFTER = palette.bar, f"bold {palette.accent}", palette.muted  # noqa: N806
     lines = []
     for row in cells:
         line = Text()

@@ -21,10 +21,38 @@ from .compare import (
 from .composition import KINDS, LABELS, Composition, classify, composition
 from .curve import Curve, compression_curve
 from .heldout import HeldOutReport, evaluate_heldout, hold_back, segmentation
+from .report import (
+    FIGURE_SUFFIXES,
+    PLOTS_HINT,
+    PlotsUnavailable,
+    Table,
+    TableError,
+    composition_table,
+    curve_table,
+    heldout_table,
+    merge_log_table,
+    plots_available,
+    read_table,
+    write_figure,
+    write_tables,
+)
 from .subword import INSTALL_HINT, SubwordUnavailable, subword_available, train_unigram, train_wordpiece
 from .tiediff import TieDiff, tie_rule_diff
 
 __all__ = [
+    "FIGURE_SUFFIXES",
+    "PLOTS_HINT",
+    "PlotsUnavailable",
+    "Table",
+    "TableError",
+    "composition_table",
+    "curve_table",
+    "heldout_table",
+    "merge_log_table",
+    "plots_available",
+    "read_table",
+    "write_figure",
+    "write_tables",
     "BASELINES",
     "baseline_rows",
     "languages",

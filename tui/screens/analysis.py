@@ -12,7 +12,9 @@ which keeps them out of the time to the app's first frame (tests/bench/bench_sta
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -26,13 +28,15 @@ from textual.widgets import Input
 
 from engine import Tokenizer
 
+from ..i18n import _
+from ..theme import current
 from ..widgets.footer import FittingFooter
 from ..workbench import Workbench
 
 if TYPE_CHECKING:
     from textual.widgets import TabbedContent
 
-    from engine.analysis import BpeSegmenter, Row, Segmenter
+    from engine.analysis import BpeSegmenter, Row, Segmenter, Table
 
     from ..evaluation import Evaluated, Evaluation
     from ..widgets.heldout_pane import HeldOutPane
@@ -59,6 +63,7 @@ class AnalysisScreen(Screen[None]):
         Binding("l", "log_scale", "Log scale", show=False),
         Binding("b", "retrain_baselines", "Retrain baselines", show=False),
         Binding("p", "next_sentence", "Next sentence", show=False),
+        Binding("x", "export", "Export", show=False),
     ]
 
     @dataclass
@@ -252,7 +257,7 @@ class AnalysisScreen(Screen[None]):
 
         pane = self.query_one("#heldout-pane")
         if self.evaluation_error is not None:
-            pane.show(Text(self.evaluation_error, style="#e76f51"))
+            pane.show(Text(self.evaluation_error, style=current().error))
         elif self.evaluated is None or self.evaluation is None:
             pane.show(Text("measuring …", style="italic dim"))
         else:
@@ -351,6 +356,73 @@ class AnalysisScreen(Screen[None]):
             note = "\n".join(f"{row.name}: {row.note}" for row in self.baselines[2] if row.note)
         self.query_one("#compare-pane").show(bpe, segmenters, note)
         return True
+
+    def recolour(self) -> None:
+        """The theme changed: draw the visible tab again in its colours (the others are drawn
+        when they are shown)."""
+        self.poll(force=True)
+        self.query_one("#curve-pane").refresh()
+
+    # -- export -----------------------------------------------------------------------------
+
+    def export_tables(self) -> list[Table] | None:
+        """What the tabs show, as tables: the curve, the composition, the merge log and (once
+        measured) the held-out numbers; None while the training worker holds the trainer."""
+        from engine.analysis import (
+            composition,
+            composition_table,
+            compression_curve,
+            curve_table,
+            heldout_table,
+            merge_log_table,
+        )
+
+        from ..evaluation import reading
+
+        with reading(self.workbench) as ok:
+            if not ok:
+                return None
+            trainer = self.workbench.trainer
+            curve = compression_curve(trainer, self.workbench.corpus.size)
+            vocab, step = trainer.vocab, trainer.steps
+            comp = composition(vocab, trainer.base_size)
+            merges = merge_log_table(trainer)
+        tables = [curve_table(curve), composition_table(comp, vocab, step), merges]
+        if self.evaluated is not None and self.evaluation is not None:
+            tables.append(heldout_table(self.evaluated.report, label=self.evaluation.label, step=self.evaluated.step))
+        return tables
+
+    def action_export(self) -> None:
+        """``x``: the tables as CSV and JSON, and the curve and composition as SVG figures, into
+        ``$BPE_LAB_EXPORTS`` or ``./bpe-lab-exports/<corpus>-step<N>/``; a message names the folder."""
+        tables = self.export_tables()
+        if tables is None:
+            self.app.say(_("training holds the trainer: press x again when it pauses"), timeout=4)
+            return
+        stem = Path(self.workbench.corpus.name).stem or "corpus"
+        root = Path(os.environ.get("BPE_LAB_EXPORTS") or "bpe-lab-exports")
+        folder = (root / f"{stem}-step{self.workbench.trainer.steps}").resolve()
+        self._write_export(tables, folder)
+
+    @work(thread=True, group="analysis-export", exit_on_error=False)
+    def _write_export(self, tables: list[Table], folder: Path) -> None:
+        from engine.analysis import PlotsUnavailable, write_figure, write_tables
+
+        try:
+            written = write_tables(folder, tables)
+        except ValueError as exc:  # WriteError: one line naming the file
+            self.app.say(_("not exported: {reason}").format(reason=exc), title=_("Export"), severity="error", timeout=8)
+            return
+        figures = _("and the curve and composition as SVG")
+        try:
+            for table in tables[:2]:
+                written.append(write_figure(table, folder / f"{table.name}.svg"))
+        except PlotsUnavailable as exc:
+            figures = _("no figures: {hint}").format(hint=exc)
+        except ValueError as exc:
+            figures = _("no figures: {reason}").format(reason=exc)
+        self.app.say(_("exported {count} files to {folder} ({figures})").format(count=len(written), folder=folder, figures=figures),
+                     title=_("Export"), timeout=8)
 
     def action_next_sentence(self) -> None:
         self.query_one("#compare-pane").next_sentence()

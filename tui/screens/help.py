@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..keys import key_rows
+from ..theme import current
 
 PANES = [
     ("corpus", "the text cut into the current tokens; the last merged token stands out"),
@@ -28,7 +29,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         keys = Table(box=None, show_header=False, padding=(0, 2))
-        keys.add_column(style="bold #e9c46a", no_wrap=True)
+        keys.add_column(style=f"bold {current().accent}", no_wrap=True)
         keys.add_column()
         for key, what in key_rows():  # Text: "[hex bytes]" is not markup
             keys.add_row(Text(key.replace("`", "")), Text(what.replace("`", "")))

@@ -145,6 +145,12 @@ class MainScreen(Screen[None]):
         cost = time.monotonic() - started
         self._refresh_every = min(SLOWEST_REFRESH, max(REFRESH_WHILE_RUNNING, cost / UI_SHARE))
 
+    def recolour(self) -> None:
+        """The theme changed: draw every pane again in its colours."""
+        self.log_view.refresh()
+        self.corpus_view.refresh_tokens()
+        self.refresh_views()
+
     def refresh_views(self) -> None:
         """Bring every pane up to the trainer's current step.
 

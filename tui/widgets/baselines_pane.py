@@ -11,6 +11,8 @@ from textual.widgets import Static
 
 from engine.analysis import Row
 
+from ..theme import current
+
 
 def _number(value: int | None) -> str:
     return "–" if value is None else f"{value:,}"
@@ -24,15 +26,15 @@ def rows_table(rows: Sequence[Row]) -> Table:
         table.add_column(name, justify=justify, no_wrap=True)
     for row in rows:
         if row.note is not None:
-            table.add_row(Text(row.name), Text(row.note, style="#e9c46a"), "", "", "", "")
+            table.add_row(Text(row.name), Text(row.note, style=current().accent), "", "", "", "")
             continue
         cpt = row.chars_per_token
         table.add_row(
-            Text(row.name, style="bold #e9c46a" if row.name.startswith("bpe") else ""),
+            Text(row.name, style=f"bold {current().accent}" if row.name.startswith("bpe") else ""),
             _number(row.vocab_size),
             _number(row.corpus_tokens),
             _number(row.heldout_tokens),
-            Text(_number(row.unknown), style="#e76f51" if row.unknown else ""),
+            Text(_number(row.unknown), style=current().error if row.unknown else ""),
             "–" if cpt is None else f"{cpt:.3f}",
         )
     return table
@@ -56,7 +58,7 @@ class BaselinesPane(Static):
         grid.add_row(Text(""))
         grid.add_row(rows_table(rows))
         if pending:
-            grid.add_row(Text("\n" + pending, style="italic #e9c46a"))
+            grid.add_row(Text("\n" + pending, style=f"italic {current().accent}"))
         grid.add_row(Text("\nunknown and chars/token are measured on the held-out text; the word tokenizer "
                           "drops whitespace, WordPiece splits on it, Unigram and BPE keep it", style="dim"))
         self.update(grid)

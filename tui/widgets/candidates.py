@@ -8,6 +8,7 @@ from textual.widgets import Static
 
 from engine import token_display
 
+from ..theme import current
 from ..workbench import Busy, Workbench
 from .cells import fit
 
@@ -79,13 +80,13 @@ class Candidates(Static):
             tied = count == best
             mark = "▶ " if index == 0 and not at_target else ("= " if tied else "  ")
             bar = "█" * max(1, round(bar_room * count / best))
-            style = "bold #e9c46a" if index == 0 else ("#e9c46a" if tied else "")
+            style = f"bold {current().accent}" if index == 0 else (current().accent if tied else "")
             text.append(mark, style=style)
             text.append(fit(f"{a} + {b}", label - 1) + " ", style=style)
             text.append(f"{count:>{digits}} ", style=style)
-            text.append(bar + "\n", style="#e9c46a" if tied else "#6c8ebf")
+            text.append(bar + "\n", style=current().accent if tied else current().bar)
         if ties > 1:
-            text.append(f"{ties} pairs tie at {best}", style="#e9c46a")
+            text.append(f"{ties} pairs tie at {best}", style=current().accent)
         return text
 
     # -- a replay: the next merge is the file's, not the top pair -------------------------------
@@ -117,8 +118,8 @@ class Candidates(Static):
         else:
             a, b, count, rank, step = scripted
             text.append(fit_cells(f"replay: merge {step} of {total}", width) + "\n", style="italic dim")
-            text.append("▶ ", style="bold #e9c46a")
-            text.append(fit_cells(f"{a} + {b}", width - 2) + "\n", style="bold #e9c46a")
+            text.append("▶ ", style=f"bold {current().accent}")
+            text.append(fit_cells(f"{a} + {b}", width - 2) + "\n", style=f"bold {current().accent}")
             if count:
                 text.append(fit_cells(f"  {count}× here, #{rank} by count", width) + "\n")
             else:
@@ -131,11 +132,11 @@ class Candidates(Static):
         bar_room = max(width - 2 - label - digits - 2, 3)
         best = rows[0][2] or 1
         for a, b, count, is_next in rows:
-            style = "bold #e9c46a" if is_next else ""
+            style = f"bold {current().accent}" if is_next else ""
             text.append("▶ " if is_next else "  ", style=style)
             text.append(fit_cells(f"{a} + {b}", label), style=style)
             text.append(f"{count:>{digits}} ", style=style)
-            text.append("█" * max(1, round(bar_room * count / best)) + "\n", style="#6c8ebf")
+            text.append("█" * max(1, round(bar_room * count / best)) + "\n", style=current().bar)
         return text
 
 

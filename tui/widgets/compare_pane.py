@@ -20,17 +20,21 @@ from engine.analysis import BpeSegmenter, Segmenter, languages, parse_parallel, 
 from engine.formats import load_any
 
 from ..samples import sample
+from ..theme import current
 from .cells import seal
-from .corpus_view import PALETTE
 
-UNKNOWN = "on #7a2e2e"
+
+def unknown_style() -> str:
+    """An unknown token: on a red tint of the theme's background."""
+    palette = current()
+    return f"{palette.text} on {palette.unknown_bg}"
 
 
 def coloured(segmenter: Segmenter, text: str) -> Text:
     """The tokens of ``text`` on alternating backgrounds; unknown tokens in red."""
     out = Text()
     for index, piece in enumerate(segmenter.segment(text)):
-        style = UNKNOWN if piece.unknown else f"on {PALETTE[index % len(PALETTE)]}"
+        style = unknown_style() if piece.unknown else current().on_token(index)
         out.append(seal(token_display(piece.data)), style=style)  # a dangling joiner joins nothing
     return out
 
@@ -44,7 +48,7 @@ def through_each(text: str, segmenters: Sequence[Segmenter]) -> RenderableType:
         head.append(f"{seg.name}", style="bold")
         head.append(f"  {tokens} tokens · {len(text) / tokens if tokens else 0:.2f} chars/token", style="dim")
         if unknown:
-            head.append(f" · {unknown} unknown", style="#e76f51")
+            head.append(f" · {unknown} unknown", style=current().error)
         parts += [head, coloured(seg, text), Text("")]
     return Group(*parts)
 
@@ -63,12 +67,12 @@ def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]])
             entry = tax[lang]
             cell = Text(f"{entry.tokens}")
             if entry.ratio is not None:
-                cell.append(f" {entry.ratio:.2f}×", style="bold #e9c46a" if entry.ratio > 1.2 else "dim")
+                cell.append(f" {entry.ratio:.2f}×", style=f"bold {current().accent}" if entry.ratio > 1.2 else "dim")
             cells.append(cell)
         table.add_row(Text(seg.name), *cells)
         if any(tax[lang].unknown for lang in langs):  # its own row: a count with a word, no "?"
-            table.add_row(Text("  unknown", style="#e76f51"),
-                          *(Text(f"{tax[lang].unknown}", style="#e76f51") for lang in langs))
+            table.add_row(Text("  unknown", style=current().error),
+                          *(Text(f"{tax[lang].unknown}", style=current().error) for lang in langs))
     return table
 
 
@@ -175,5 +179,5 @@ class ComparePane(Vertical):
         body = through_each(text, segmenters) if text else parallel_view(segmenters, self.groups, self.sentence)
         parts: list[RenderableType] = [body]
         if note:
-            parts.append(Text(note, style="italic #e9c46a"))
+            parts.append(Text(note, style=f"italic {current().accent}"))
         self.query_one("#compare-output", Static).update(Group(*parts))

@@ -11,7 +11,7 @@ from textual.widgets import Static
 from engine import token_display
 from engine.analysis import KINDS, LABELS, Composition
 
-from .corpus_view import PALETTE
+from ..theme import current
 
 BAR = 24
 
@@ -33,7 +33,7 @@ def token_row(text: Text, title: str, ids: Sequence[int], vocab: Sequence[bytes]
         elif used:
             text.append(" ")
             used += 1
-        text.append(shown, style=f"on {PALETTE[index % len(PALETTE)]}")
+        text.append(shown, style=current().on_token(index))
         used += cells
     text.append("\n")
 
@@ -65,7 +65,7 @@ class CompositionPane(Static):
             count = comp.counts[kind]
             share = comp.share(kind)
             text.append(f"{count:>7} {share:>6.1%} ")
-            text.append("█" * round(BAR * share), style="#e9c46a" if kind == "partial" else "#6c8ebf")
+            text.append("█" * round(BAR * share), style=current().partial if kind == "partial" else current().bar)
             text.append(" " * (BAR - round(BAR * share) + 1) + LABELS[kind] + "\n")
         token_row(text, "earliest tokens of two or more characters", comp.earliest["multi"], vocab, width)
         token_row(text, "earliest partial UTF-8 tokens (bytes in brackets)", comp.earliest["partial"], vocab, width)

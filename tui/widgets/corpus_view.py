@@ -21,7 +21,6 @@ from itertools import accumulate
 
 from rich.cells import cell_len, get_character_cell_size
 from rich.segment import Segment
-from rich.style import Style
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -29,17 +28,10 @@ from textual.strip import Strip
 
 from engine import hex_bytes, visible_text
 
+from ..theme import current
 from ..workbench import Busy, Workbench
 from .cells import seal
 
-#: Alternating token backgrounds (tokenizer playgrounds colour tokens the same way).
-PALETTE = ("#2e3c55", "#4a3a28", "#2d4a3a", "#4a2f48", "#3a3f4f")
-HIGHLIGHT = Style(color="#1a1a1a", bgcolor="#e9c46a", bold=True)
-UNCOVERED = Style(color="#777777", italic=True)
-NEWLINE = Style(color="#8a8f98")
-#: A screen holds thousands of tokens (each byte is one at step 0): their styles are made once.
-TOKEN_STYLES = tuple(Style(bgcolor=colour) for colour in PALETTE)
-NEWLINE_STYLES = tuple(style + NEWLINE for style in TOKEN_STYLES)
 #: Corpus units on one row at most when not wrapping (a longer line continues on the next row).
 ROW_UNITS = 512
 #: Corpus units in one piece of a line when wrapping (a row also breaks at a piece's end).
@@ -343,7 +335,12 @@ class CorpusView(ScrollView, can_focus=True):
         """Units [lo, hi) as drawn: one group of segments per token, with its width in cells."""
         units = self.workbench.corpus.units
         highlight, show_ids = self.highlight, self.show_ids  # reactives: read once, not per token
-        colours = len(TOKEN_STYLES)
+        # Alternating token backgrounds from the theme (tokenizer playgrounds colour tokens the
+        # same way); a screen holds thousands of tokens, so their styles are made once a theme.
+        palette = current()
+        token_styles, newline_styles = palette.token_styles, palette.newline_styles
+        highlight_style, uncovered = palette.highlight, palette.uncovered
+        colours = len(token_styles)
         groups: list[Group] = []
         append = groups.append
         cursor = lo
@@ -351,23 +348,23 @@ class CorpusView(ScrollView, can_focus=True):
             s, e = max(start, lo), min(end, hi)
             if s > cursor:  # text no chunk covers (a custom pattern skipped it)
                 text = _show(units[cursor:s])
-                append(([Segment(text, UNCOVERED)], cell_len(text)))
+                append(([Segment(text, uncovered)], cell_len(text)))
             lit = tid == highlight
-            style = HIGHLIGHT if lit else TOKEN_STYLES[index % colours]
+            style = highlight_style if lit else token_styles[index % colours]
             if show_ids:
                 text = self.workbench.id_text(tid)  # a replayed file's id
                 append(([Segment(text, style), Segment(" ")], len(text) + 1))
             else:
                 text = _show(units[s:e])
                 if text.endswith("↵"):
-                    nl = style if lit else NEWLINE_STYLES[index % colours]
+                    nl = style if lit else newline_styles[index % colours]
                     append(([Segment(text[:-1], style), Segment("↵", nl)], cell_len(text)))
                 else:
                     append(([Segment(text, style)], cell_len(text)))
             cursor = e
         if cursor < hi:
             text = _show(units[cursor:hi])
-            append(([Segment(text, UNCOVERED)], cell_len(text)))
+            append(([Segment(text, uncovered)], cell_len(text)))
         return groups
 
 

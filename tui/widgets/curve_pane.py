@@ -11,6 +11,7 @@ from textual.widget import Widget
 from engine.analysis import Curve
 
 from ..plot import axis_label, framed_plot
+from ..theme import current
 
 #: Width of the milestone table beside the plots.
 TABLE_WIDTH = 44
@@ -25,7 +26,7 @@ def milestone_table(curve: Curve) -> Text:
     for step in curve.milestones():
         saved = f"{curve.saved_per_merge(previous, step):.1f}" if previous is not None and step > previous else ""
         line = f"{step:>7} {curve.tokens[step]:>10,} {curve.bytes_per_token(step):>8.2f} {saved:>12}"
-        style = "bold #e9c46a" if step == curve.current else ("#4a5568" if step > curve.current else "")
+        style = f"bold {current().accent}" if step == curve.current else (current().muted if step > curve.current else "")
         out.append(("▶" if step == curve.current else " ") + line[1:] + "\n", style=style)
         previous = step
     return out
@@ -55,7 +56,7 @@ class CurvePane(Widget):
         step = curve.current
         tokens = curve.tokens[step]
         text = Text()
-        text.append(f"step {step}", style="bold #e9c46a")
+        text.append(f"step {step}", style=f"bold {current().accent}")
         text.append(f": {tokens:,} tokens, {curve.bytes_per_token(step):.2f} bytes/token, ")
         text.append(f"{tokens / curve.tokens[0]:.0%} of the {curve.tokens[0]:,} at the start")
         if curve.last > step:

@@ -10,8 +10,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, Static
 
 from ..evaluation import DEFAULT_SETTING, Evaluated
-
-SEGMENTED = "#8ecae6"
+from ..theme import current as palette
 
 
 def render_report(result: Evaluated, label: str, current: int) -> Text:
@@ -23,7 +22,7 @@ def render_report(result: Evaluated, label: str, current: int) -> Text:
         text.append(f" · training text {result.row.corpus_chars:,} characters", style="dim")
     text.append("\n")
     if result.step != current:
-        text.append(f"bpe at step {result.step} (training on less text stops sooner than step {current})\n", style="#e9c46a")
+        text.append(f"bpe at step {result.step} (training on less text stops sooner than step {current})\n", style=palette().accent)
     else:
         text.append(f"bpe at step {result.step}\n", style="dim")
     text.append(f"  {report.bytes:,} bytes, {report.characters:,} characters → ")
@@ -33,14 +32,14 @@ def render_report(result: Evaluated, label: str, current: int) -> Text:
     text.append(f"{report.unseen_share:.1%}", style="bold")
     text.append(f" of the held-out characters never occur in it ({report.unseen_distinct} distinct)\n")
     if report.unknown:
-        text.append(f"  {report.unknown:,} characters are outside the alphabet (id 0, U+FFFD)\n", style="#e9c46a")
+        text.append(f"  {report.unknown:,} characters are outside the alphabet (id 0, U+FFFD)\n", style=palette().accent)
     text.append("\nexample: ", style="bold")
     text.append(report.sample + "\n")
     text.append("  cut into: ", style="bold")
     for index, piece in enumerate(report.sample_pieces):
         if index:
             text.append(" | ", style="dim")
-        text.append(piece, style="#e9c46a" if piece.startswith("[") else SEGMENTED)
+        text.append(piece, style=palette().partial if piece.startswith("[") else palette().segment)
     text.append("\n\n")
     text.append("decoding gives back the held-out text exactly\n" if report.roundtrip
                 else "decoding does not give back the held-out text exactly (unknown characters)\n", style="dim")

@@ -8,17 +8,8 @@ from rich.text import Text
 
 from engine import MergeTree, TokenInfo, token_display
 
+from ..theme import current
 from .text_view import TextView
-
-ROLE_STYLE = {
-    "ASCII": "green",
-    "lead of 2": "cyan",
-    "lead of 3": "cyan",
-    "lead of 4": "cyan",
-    "continuation": "magenta",
-    "invalid": "red",
-}
-
 
 #: How many leading bits of a byte are UTF-8's marker, by the byte's role (the rest is payload).
 MARKER_BITS = {"ASCII": 1, "continuation": 2, "lead of 2": 3, "lead of 3": 4, "lead of 4": 5}
@@ -48,10 +39,10 @@ def render_info(info: TokenInfo, id_text: Callable[[int], str] | None = None) ->
     ``id_text`` shows an id as the user sees it (a replayed tokenizer's file's ids)."""
     text = Text()
     text.append(f"token {id_text(info.token_id) if id_text else info.token_id}  ", style="bold")
-    text.append(info.display, style="bold #e9c46a")
+    text.append(info.display, style=f"bold {current().accent}")
     text.append("\n")
     complete = info.completeness == "complete"
-    text.append(info.completeness if complete else f"partial: {info.completeness}", style="green" if complete else "#e07a5f")
+    text.append(info.completeness if complete else f"partial: {info.completeness}", style=current().ok if complete else current().partial)
     text.append("\n")
     if info.born_step is None:
         text.append("base token")
@@ -65,7 +56,7 @@ def render_info(info: TokenInfo, id_text: Callable[[int], str] | None = None) ->
         text.append(f" {role.value:02x} {role.value:3d} ")
         text.append(marker, style="dim")
         text.append(" " + payload + " ")  # always 9 cells: marker, a space, payload
-        text.append(role.role + "\n", style=ROLE_STYLE.get(role.role, ""))
+        text.append(role.role + "\n", style=current().role(role.role))
     if len(info.roles) > 16:
         text.append(f" … {len(info.roles) - 16} more bytes\n", style="dim")
     if info.tree.depth():

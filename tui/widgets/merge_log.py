@@ -20,6 +20,7 @@ from textual.strip import Strip
 
 from engine import Merge, token_display
 
+from ..theme import current
 from ..workbench import Busy, Workbench
 from .cells import fit
 
@@ -44,11 +45,6 @@ def column_widths(width: int, numbers: dict[int, int] | None = None) -> list[int
     return widths
 
 
-HEADER = Style(bold=True, color="#c0c4cc", bgcolor="#2a2f3a")
-CURSOR = Style(bold=True, color="#ffffff", bgcolor="#0a5fa8")
-ODD = Style(bgcolor="#1c1f26")
-TIE = Style(color="#e9c46a")
-MANUAL = Style(color="#f4a261", bold=True)
 
 
 class MergeLog(ScrollView, can_focus=True):
@@ -243,6 +239,8 @@ class MergeLog(ScrollView, can_focus=True):
         width = self.size.width
         # The columns fit beside the vertical scroll bar (it is drawn over the line's end).
         widths = column_widths(self.scrollable_content_region.width, self._number_widths())
+        HEADER, CURSOR, ODD, TIE = current().log_styles  # noqa: N806  the theme's, read per line
+        MANUAL = Style(color=current().segment, bold=True)  # noqa: N806  a manual merge's mark
         if y == 0:
             cells = [Segment(fit(title, w) + " ", HEADER) for title, w in zip(TITLES, widths)]
             return Strip(cells).crop(0, width).extend_cell_length(width, HEADER)
@@ -252,7 +250,7 @@ class MergeLog(ScrollView, can_focus=True):
         texts = self._texts.get(row)
         if texts is None:
             return Strip.blank(width, self.rich_style)
-        base = CURSOR if row == self.cursor_row else (ODD if row % 2 else Style())
+        base = CURSOR if row == self.cursor_row else (ODD if row % 2 else self.rich_style)
         segments = []
         for index, (w, text) in enumerate(zip(widths, texts)):
             style = base

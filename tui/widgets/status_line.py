@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..pacing import speed_label
+from ..theme import current
 from ..workbench import Busy, Workbench
 
 
@@ -84,9 +85,9 @@ class StatusLine(Static):
         config = workbench.config
         pre = config.pretokenizer if config.pretokenizer != "custom" else "custom"
         fields: dict[str, Text] = {}
-        fields["state"] = Text(state, style="bold #e9c46a" if state == "running" else "bold")
+        fields["state"] = Text(state, style=f"bold {current().accent}" if state == "running" else "bold")
         if state == "running" and speed is not None:
-            fields["pace"] = Text(f"at {speed_label(speed)} (+/-)", style="#e9c46a")
+            fields["pace"] = Text(f"at {speed_label(speed)} (+/-)", style=current().accent)
         elif state == "running" and workbench.rate:
             fields["rate"] = Text(f"{workbench.rate:,.0f} merges/s")
         elif speed is not None:

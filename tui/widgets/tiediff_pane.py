@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 from engine import TIE_RULES, Merge, token_display
 from engine.analysis import TieDiff, tie_rule_diff
 
+from ..theme import current
 from ..workbench import Workbench
 from .cells import seal
 
@@ -40,7 +41,7 @@ def render_diff(diff: TieDiff, corpus: str) -> RenderableType:
     head = Text()
     head.append(f"{a_rule} vs {b_rule} on {corpus}: ", style="bold")
     if diff.parted:
-        head.append(f"the merge logs part at step {diff.first_step}", style="bold #e9c46a")
+        head.append(f"the merge logs part at step {diff.first_step}", style=f"bold {current().accent}")
         head.append(f" after {diff.common} merge{'' if diff.common == 1 else 's'} in common" if diff.common else ", at the first merge")
     else:
         head.append(f"the logs agree for all {diff.common} merges", style="bold")
@@ -52,7 +53,7 @@ def render_diff(diff: TieDiff, corpus: str) -> RenderableType:
     for k in range(max(diff.common - BEFORE, 0), max(len(diff.logs[0]), len(diff.logs[1]))):
         events = [log[k] if k < len(log) else None for log in diff.logs]
         split = diff.first_step is not None and k + 1 == diff.first_step
-        step = Text(("▶ " if split else "") + str(k + 1), style="bold #e9c46a" if split else "")
+        step = Text(("▶ " if split else "") + str(k + 1), style=f"bold {current().accent}" if split else "")
         table.add_row(step, _merge_cell(events[0], diff.vocab[0]), _merge_cell(events[1], diff.vocab[1]))
     parts: list[RenderableType] = [head, Text(""), table]
     for rule, event, vocab in zip(diff.rules, diff.at_split(), diff.vocab):
@@ -151,7 +152,7 @@ class TieDiffPane(Vertical):
         if self.result is None or self.result[0] != self.key():
             output.update(Text("training under both rules …", style="italic dim"))
         elif self.result[1] is None:
-            output.update(Text(self.result[2] or "", style="#e76f51"))
+            output.update(Text(self.result[2] or "", style=current().error))
         else:
             output.update(render_diff(self.result[1], self.workbench.corpus.name))
 

@@ -15,7 +15,7 @@ from textual.widgets import Input, Static
 
 from engine import TRACE_LIMIT, Tokenizer, token_display
 
-from .corpus_view import PALETTE
+from ..theme import current
 
 
 def id_line(shown: Sequence[int | None]) -> str:
@@ -37,7 +37,7 @@ def render_tokens(tok: Tokenizer, ids: list[int], text: str, shown: Sequence[int
         if width and used and used + cells > width:
             out.append("\n")
             used = 0
-        out.append(piece, style=f"on {PALETTE[index % len(PALETTE)]}")
+        out.append(piece, style=current().on_token(index))
         used += cells
     out.append("\n")
     out.append(id_line(ids if shown is None else shown), style="dim")
@@ -60,7 +60,7 @@ def render_trace(tok: Tokenizer, text: str) -> Text:
     for step in steps:
         a, b = step.pair
         rule = f"rule {step.rule}: {token_display(tok.token_bytes(a), space='·')} + {token_display(tok.token_bytes(b), space='·')}"
-        out.append(rule, style="#e9c46a")
+        out.append(rule, style=current().accent)
         out.append(f" ×{step.places} → ", style="dim")
         out.append(show(step.tokens) + "\n")
     if not steps:
@@ -146,7 +146,7 @@ class TokenizePane(Vertical):
 
     def show_problem(self, message: str) -> None:
         """Say why the text could not be encoded (the pane keeps working)."""
-        self._draw(Text(message, style="#e07a5f"))
+        self._draw(Text(message, style=current().error))
 
     def _draw(self, content: Text) -> None:
         """Repaint the output; a layout pass only when its height may have changed."""
