@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from engine.formats import Imported
 
 PROG = "bpe-lab"
-HEADLESS = ("train", "encode", "decode", "export", "compare")
+HEADLESS = ("train", "encode", "decode", "export", "compare", "lesson")
 PATTERN_NAMES = ("none", *NAMED_PATTERNS)
 #: engine.formats.FORMATS, spelled out so that building the parser does not import the formats
 #: (tests/test_cli_startup.py checks that they agree).
@@ -183,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="hold back the last F of CORPUS (0 < F < 1, cut at a line start) and measure on it")
     add_training_options(compare)
     compare.add_argument("--json", action="store_true", help="print a JSON list of rows")
+    from .lessons.cli import add_lesson_parser  # lessons (issue 14): the app starts only for NAME|PATH
+
+    add_lesson_parser(sub)
     return parser
 
 
@@ -552,6 +555,10 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         return run_export(args, err)
     if args.command == "compare":
         return run_compare(args, out, err)
+    if args.command == "lesson":
+        from .lessons.cli import run_lesson
+
+        return run_lesson(args, out, err)
     return run_decode(args, out, err)
 
 
