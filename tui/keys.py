@@ -51,6 +51,12 @@ KEYS: list[Binding] = [
     Binding("e", "focus_input", "Type", show=False,
             tooltip="type in the tokenize input (escape leaves; ctrl+y copies its ids; ctrl+q quits)"),
     Binding("escape", "focus_log", "Log", show=False, tooltip="back to the merge log"),
+    Binding("l", "app.lessons", "Lessons", show=False,
+            tooltip="lessons: pick a guided walkthrough (with a lesson open: hide or show its pane)"),
+    Binding("greater_than_sign", "app.lesson_next", "Next",
+            tooltip="lesson: the next step (after exploring: back to the lesson's state first)"),
+    Binding("less_than_sign", "app.lesson_back", "Back", tooltip="lesson: the step before, with its training state"),
+    Binding("L", "app.lesson_restart", "Restart", show=False, tooltip="lesson: start it again"),
     Binding("question_mark", "app.help", "Help", tooltip="help: every key and pane"),
     Binding("q", "app.quit", "Quit", tooltip="quit (asks when there is unsaved work)"),
     Binding("ctrl+q", "app.quit", "Quit", show=False, priority=True, tooltip="quit (asks when there is unsaved work)"),
@@ -86,6 +92,10 @@ PALETTE_TITLES = {
     "app.save": "Save tokenizer",
     "app.open": "Open corpus",
     "app.resume_found": "Resume earlier session",
+    "app.lessons": "Lessons",
+    "app.lesson_next": "Lesson: next step",
+    "app.lesson_back": "Lesson: step back",
+    "app.lesson_restart": "Lesson: restart",
     "toggle_ids": "Show ids",
     "focus_log": "Merge log",
     "focus_input": "Tokenize input",
@@ -105,7 +115,7 @@ ANALYSIS_COMMANDS = [
 _SPELLING = {
     "right": "→", "left": "←", "shift+right": "shift+→", "right_square_bracket": "]", "left_square_bracket": "[",
     "right_curly_bracket": "}", "left_curly_bracket": "{", "slash": "/", "comma": ",", "question_mark": "?",
-    "plus": "+", "minus": "-",
+    "plus": "+", "minus": "-", "greater_than_sign": ">", "less_than_sign": "<",
 }
 #: Keys spelled as words, not code (as the README always wrote them).
 _WORDS = {"space", "escape", "ctrl+q", "right", "left", "shift+right"}
@@ -120,7 +130,7 @@ def spell(key: str) -> str:
 #: Named keys that type a character into a focused input (single-character keys do too).
 _PRINTABLE_NAMES = {
     "space", "slash", "comma", "question_mark", "right_square_bracket", "left_square_bracket",
-    "right_curly_bracket", "left_curly_bracket",
+    "right_curly_bracket", "left_curly_bracket", "greater_than_sign", "less_than_sign",
 }
 
 

@@ -120,10 +120,10 @@ def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_js
             if not rep.results and not rep.notes:
                 continue
             print(f"step {rep.index}/{total}: {rep.step.title}", file=out)
-            for line, message in rep.notes:
-                print(f"  ! {lesson.path}:{line}: {message}", file=out)
-            for result in rep.results:
-                print(f"  {result.line()}  [{lesson.path}:{result.claim.line}]", file=out)
+            lines = [(line, f"  ! {lesson.path}:{line}: {message}") for line, message in rep.notes]
+            lines += [(r.claim.line, f"  {r.line()}  [{lesson.path}:{r.claim.line}]") for r in rep.results]
+            for _, text in sorted(lines, key=lambda item: item[0]):
+                print(text, file=out)
         print(f"{len(claims) - len(failed)} of {len(claims)} claims hold"
               + (f"; {failed_actions} action{'s' if failed_actions != 1 else ''} failed" if failed_actions else ""), file=out)
     return 1 if failed or failed_actions else 0
