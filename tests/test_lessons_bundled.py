@@ -102,3 +102,39 @@ def test_the_tang_sample_is_seed_002_in_small():
     trainer = Trainer(text, sample("tang.txt").config())
     learned = [trainer.token_bytes(trainer.step().new_id) for _ in range(6)]
     assert learned == [b"\x80\x82", b"\xbc\x8c", "。".encode(), "，".encode(), b"\xe4\xb8", "。\n".encode()]
+
+
+# -- in the app -----------------------------------------------------------------------------------
+
+async def _settle(app, pilot) -> None:
+    while app.lesson is None:  # the lesson starts once the main screen is mounted
+        await pilot.pause()
+    await app.lesson.settled.wait()
+    await pilot.pause()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+async def test_the_app_plays_the_lesson_to_the_end_with_every_claim_holding(path, tmp_path, monkeypatch):
+    """`>` through every step, as a learner would (escape leaves an analysis tab a step opened):
+    each step's claims are all checked in the pane and all hold, and no action fails."""
+    from tui.app import BpeApp
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    lesson = parse(path)
+    app = BpeApp(autosave=False, lesson=lesson)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _settle(app, pilot)
+        for index in range(1, len(lesson.steps)):
+            for _ in range(3):  # an analysis tab the step opened: escape (twice from its input)
+                if app.screen is app.main_screen:
+                    break
+                await pilot.press("escape")
+                await pilot.pause()
+            assert app.screen is app.main_screen
+            await pilot.press("greater_than_sign")
+            await _settle(app, pilot)
+            assert app.lesson.index == index
+            shown = app.lesson.shown[index]
+            assert [r.line() for r in shown.results if not r.ok] == [] and shown.notes == []
+            assert len(shown.results) == len(lesson.steps[index].claims)
