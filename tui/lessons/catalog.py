@@ -97,8 +97,7 @@ def resolve(name_or_path: str, lang: str | None = None) -> tuple[Path, str | Non
         return path, None
     found = find_bundled(name_or_path)
     if found is None:
-        names = ", ".join(b.name for b in bundled()) or "none"
-        raise LessonError(f"no lesson named {name_or_path!r} (bundled: {names})")
+        raise LessonError(f"no lesson named {name_or_path!r} (bpe-lab lesson lists the bundled ones; a lesson file ends in .md)")
     return found.file(lang)
 
 
