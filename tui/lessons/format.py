@@ -515,10 +515,12 @@ def _check_directive(where: str, number: int, source: str, split: list[tuple[str
         if args[0] not in ("on", "off"):
             raise LessonError(f"{where}: trace is on or off, not {args[0]!r}")
     elif kind == "analysis":
-        arity(1, 1, f"analysis TAB (one of {', '.join(TABS)})")
+        arity(1, 1, f"analysis TAB (one of {', '.join(TABS)}) [text=\"...\" with compare]")
         no_options("text")
         if args[0] not in TABS:
             raise LessonError(f"{where}: unknown analysis tab {args[0]!r} (have: {', '.join(TABS)})")
+        if "text" in options and args[0] != "compare":
+            raise LessonError(f"{where}: text= goes with analysis compare (the text compared)")
     elif kind == "replay":
         arity(1, 1, "replay PATH (a tokenizer file)")
         no_options()

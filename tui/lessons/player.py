@@ -138,6 +138,7 @@ class LessonPlayer:
             shown = Shown([], [])
             self.shown[index] = shown
             await self._idle(stop=True)
+            self._leave_analysis()
             actions = list(step.actions)
             if index == 0 and self.app.workbench is None:  # started with no corpus: the lesson's first
                 actions = [a for s in self.lesson.steps for a in s.actions if a.kind == "open"][:1]
@@ -165,6 +166,7 @@ class LessonPlayer:
         try:
             self.index = index
             await self._idle(stop=True)
+            self._leave_analysis()
             mark = self.marks.get(index)
             if mark is not None:
                 await self._bring_back(mark)
@@ -278,10 +280,31 @@ class LessonPlayer:
             return None
         if kind == "analysis":
             app.action_analysis(args[0])
+            if "text" in options:
+                await self._compare_text(options["text"])
             return None
         if kind == "quiz":
             return self.quiz(options.get("mode", "shuffled"), int(options.get("rounds", "1")))
         return None
+
+    async def _compare_text(self, text: str) -> None:
+        """Type ``text`` into the analysis screen's compare tab (once the screen is up)."""
+        from textual.widgets import Input
+
+        from ..screens.analysis import AnalysisScreen
+
+        screen = self.app.screen
+        while isinstance(screen, AnalysisScreen) and not screen.query("#compare-text"):
+            await asyncio.sleep(0.01)
+        if isinstance(screen, AnalysisScreen):
+            screen.query_one("#compare-text", Input).value = text
+
+    def _leave_analysis(self) -> None:
+        """A step begins on the main screen (where the lesson pane is): close the analysis screen."""
+        from ..screens.analysis import AnalysisScreen
+
+        while isinstance(self.app.screen, AnalysisScreen):
+            self.app.pop_screen()
 
     def quiz(self, mode: str, rounds: int) -> str | None:
         """The one place a lesson calls into the predict-the-next-merge quiz: the app's
