@@ -48,7 +48,7 @@ class LessonPane(Vertical):
         with VerticalScroll(id="lesson-scroll"):
             yield Markdown("", id="lesson-text")
             yield Static("", id="lesson-claims")
-        yield Static(_("> next  < back  L restart"), id="lesson-keys")
+        yield Static(_("> next  < back  L again"), id="lesson-keys")
 
     def show(self, player: LessonPlayer) -> None:
         lesson, index = player.lesson, player.index
