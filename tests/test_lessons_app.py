@@ -39,7 +39,7 @@ def pane_text(app: BpeApp) -> str:
 
 def all_claims_hold(app: BpeApp) -> bool:
     shown = app.lesson.shown[app.lesson.index]
-    return bool(shown.results) and all(r.ok for r in shown.results) and not shown.notes
+    return bool(shown.results) and shown.ok and not shown.notes
 
 
 LOW = "sample:low-lower-lowest.txt"
@@ -119,7 +119,7 @@ async def test_a_failed_claim_and_a_failed_action_show_in_the_pane(tmp_path, mon
         assert app.workbench.steps == 1 and app.workbench.corpus.source.endswith(".txt")
         text = pane_text(app)
         assert "✗ tokens == 3" in text and "actual: 7" in text and "✓ tokens == 7" in text
-        assert "select: no token matches 'zz'" in text
+        assert "✗ line 15: select: no token matches 'zz'" in text and not app.lesson.shown[1].ok
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ headless run's). :attr:`LessonPlayer.settled` is set whenever a step has finishe
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..finder import find_token
@@ -37,10 +37,16 @@ class Mark:
 
 @dataclass
 class Shown:
-    """What a step showed when it ran: its claims' verdicts and its actions' messages."""
+    """What a step showed when it ran: its claims' verdicts, the actions that failed, and what
+    its actions said (a stop rule that ended a move early, the quiz's instruction)."""
 
     results: list[Result]
     notes: list[str]
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and all(r.ok for r in self.results)
 
 
 class LessonPlayer:
@@ -150,7 +156,7 @@ class LessonPlayer:
                 try:
                     note = await self._act(action)
                 except ActionFailed as exc:
-                    shown.notes.append(_("✗ line {line}: {message}").format(line=action.line, message=exc))
+                    shown.failures.append(_("✗ line {line}: {message}").format(line=action.line, message=exc))
                     continue
                 if note:
                     shown.notes.append(note)

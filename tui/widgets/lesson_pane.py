@@ -30,6 +30,8 @@ def claims_text(player: LessonPlayer) -> Text:
             text.append("✗ ", style="bold red")
             text.append(f"{result.claim.subject} {result.claim.expected}\n", style="red")
             text.append("  " + _("actual: {actual}").format(actual=result.shown_actual) + "\n", style="red")
+    for failure in shown.failures:
+        text.append(failure + "\n", style="bold red")
     for note in shown.notes:
         text.append(note + "\n", style="yellow")
     return text
