@@ -275,3 +275,19 @@ def test_cli_language_fallback_is_a_note(monkeypatch):
 def test_cli_usage_errors():
     assert run("--json")[0] == 2
     assert run("--run")[2] == "bpe-lab: error: lesson --run takes one lesson (a name or a file)\n"
+
+
+def test_cli_starts_the_app_with_the_lesson_in_the_language_asked(monkeypatch):
+    monkeypatch.setattr(catalog, "lesson_folder", lambda: DATA)
+    started = []
+    monkeypatch.setattr("tui.app.BpeApp.run", lambda app, **kw: started.append(app))
+    assert run("low", "--lang", "de")[0] == 0
+    (app,) = started
+    lesson, note = app._start_lesson
+    assert lesson.path == DATA / "001-low.de.md" and note is None and app.lesson_lang == "de"
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    assert run("001")[0] == 0
+    lesson, note = started[1]._start_lesson
+    assert lesson.path == DATA / "001-low.en.md" and note == "lesson 001-low has no zh version: showing it in en"

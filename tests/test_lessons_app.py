@@ -39,7 +39,7 @@ def pane_text(app: BpeApp) -> str:
 
 def all_claims_hold(app: BpeApp) -> bool:
     shown = app.lesson.shown[app.lesson.index]
-    return bool(shown.results) and all(r.ok for r in shown.results) and not shown.notes
+    return bool(shown.results) and shown.ok and not shown.notes
 
 
 LOW = "sample:low-lower-lowest.txt"
@@ -119,7 +119,7 @@ async def test_a_failed_claim_and_a_failed_action_show_in_the_pane(tmp_path, mon
         assert app.workbench.steps == 1 and app.workbench.corpus.source.endswith(".txt")
         text = pane_text(app)
         assert "✗ tokens == 3" in text and "actual: 7" in text and "✓ tokens == 7" in text
-        assert "select: no token matches 'zz'" in text
+        assert "✗ line 15: select: no token matches 'zz'" in text and not app.lesson.shown[1].ok
 
 
 @pytest.mark.slow
@@ -173,3 +173,53 @@ def test_lesson_pane_at_80x24(snap_compare, tmp_path, monkeypatch):
             await settle(app, pilot)
 
     assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
+
+
+@pytest.mark.slow
+async def test_show_directives_analysis_quiz_and_replay(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    from engine import TrainConfig, Trainer
+
+    trainer = Trainer("aaab aaab", TrainConfig(base="bytes", pretokenizer="none"))
+    trainer.goto(2)
+    trainer.tokenizer().save(tmp_path / "tok.json")
+    path = tmp_path / "show.en.md"
+    path.write_text("""+++
+title = "show"
++++
+## analysis
+```bpe
+open text="aaab aaab" base=bytes pretokenizer=none
+step
+tokenize "aab" trace=on
+analysis compare text="aaab"
+```
+## quiz
+```bpe
+quiz mode=hidden rounds=2
+replay tok.json
+step 2
+expect step == 2
+expect merges == ["aa", "ab"]
+```
+""", encoding="utf-8")
+    from tui.screens.analysis import AnalysisScreen
+    from tui.widgets.tokenize_pane import TokenizePane
+
+    app = BpeApp(autosave=False, lesson=parse(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("greater_than_sign")
+        await settle(app, pilot)
+        assert isinstance(app.screen, AnalysisScreen) and app.screen.active_tab == "compare"
+        assert app.screen.query_one("#compare-text", Input).value == "aaab"
+        assert app.main_screen.query_one(TokenizePane).trace is True
+        app.screen.set_focus(None)  # (with the compare input focused, > types into it)
+        await pilot.press("greater_than_sign")  # works on the analysis screen, and closes it
+        await settle(app, pilot)
+        assert app.screen is app.main_screen
+        assert app.workbench.script is not None and app.workbench.steps == 2
+        shown = app.lesson.shown[2]
+        assert all(r.ok for r in shown.results)
+        assert shown.notes == ["quiz: press p and predict the next merge (hidden, 2 rounds)"]
+        assert "quiz: press p" in pane_text(app)

@@ -95,6 +95,8 @@ class BpeApp(App):
         super().__init__()
         #: The lesson being played (tui.lessons.player.LessonPlayer), or None.
         self.lesson = None
+        #: The language `l` lists the lessons in (``bpe-lab lesson --lang``; None: the locale's).
+        self.lesson_lang: str | None = None
         self._start_lesson = (lesson, lesson_note) if lesson is not None else None
         self._resume = resume
         #: One session file whatever the corpus (--session, $BPE_LAB_SESSION, tests), or None:
@@ -487,7 +489,7 @@ class BpeApp(App):
                 lesson, note = picked
                 self.start_lesson(lesson, note)
 
-        self.push_screen(LessonListScreen(), chosen)
+        self.push_screen(LessonListScreen(self.lesson_lang), chosen)
 
     def action_lesson_next(self) -> None:
         if self.lesson is not None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from ..i18n import _
 from .format import LANGUAGES, Lesson, LessonError, parse
 
 DEFAULT_LANG = "en"
@@ -46,7 +47,8 @@ class Bundled:
         if lang in self.files:
             return self.files[lang], None
         fallback = DEFAULT_LANG if DEFAULT_LANG in self.files else self.languages[0]
-        return self.files[fallback], f"lesson {self.name} has no {lang} version: showing it in {fallback}"
+        return self.files[fallback], _("lesson {name} has no {lang} version: showing it in {fallback}").format(
+            name=self.name, lang=lang, fallback=fallback)
 
     def matches(self, name: str) -> bool:
         """``000-die-katze``, ``000`` or ``die-katze`` name this lesson."""
@@ -91,14 +93,14 @@ def resolve(name_or_path: str, lang: str | None = None) -> tuple[Path, str | Non
     path = Path(name_or_path).expanduser()
     if path.suffix == ".md" or os.sep in name_or_path or path.exists():
         if not path.exists():
-            raise LessonError(f"{name_or_path}: no such lesson file")
+            raise LessonError(_("{name}: no such lesson file").format(name=name_or_path))
         if path.is_dir():
-            raise LessonError(f"{name_or_path}: is a directory, not a lesson file")
+            raise LessonError(_("{name}: is a directory, not a lesson file").format(name=name_or_path))
         return path, None
     found = find_bundled(name_or_path)
     if found is None:
-        names = ", ".join(b.name for b in bundled()) or "none"
-        raise LessonError(f"no lesson named {name_or_path!r} (bundled: {names})")
+        raise LessonError(_("no lesson named {name} (bpe-lab lesson lists the bundled ones; a lesson file ends in .md)").format(
+            name=repr(name_or_path)))
     return found.file(lang)
 
 

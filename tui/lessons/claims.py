@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from engine import Trainer, token_display
 
 from ..finder import parse_query
+from ..i18n import _
 from .format import Claim, show_value
 
 
@@ -36,7 +37,7 @@ class Result:
         """One line: ``✓ tokens == 6`` or ``✗ tokens == 6 (actual: 8)``."""
         mark = "✓" if self.ok else "✗"
         text = f"{mark} {self.claim.subject} {self.claim.expected}"
-        return text if self.ok else f"{text} (actual: {self.shown_actual})"
+        return text if self.ok else _("{claim} (actual: {actual})").format(claim=text, actual=self.shown_actual)
 
     def to_dict(self) -> dict:
         return {"line": self.claim.line, "claim": self.claim.source, "ok": self.ok, "actual": self.actual,
@@ -61,18 +62,18 @@ def token_id(trainer: Trainer, text: str) -> int:
     made = trainer.vocab_size - len(specials)
     if kind == "id":
         if not 0 <= value < trainer.vocab_size:
-            raise ClaimProblem(f"no token #{value}")
+            raise ClaimProblem(_("no token #{value}").format(value=value))
         return value
     if trainer.config.base == "chars" and kind == "bytes":
         try:
             value.decode("utf-8")
         except UnicodeDecodeError:
-            raise ClaimProblem(f"{text}: the chars base has no partial characters") from None
+            raise ClaimProblem(_("{text}: the chars base has no partial characters").format(text=text)) from None
     vocab = trainer.vocab
     for i in range(made):
         if vocab[i] == value:
             return i
-    raise ClaimProblem(f"no token {text!r} in the vocabulary")
+    raise ClaimProblem(_("no token {text} in the vocabulary").format(text=repr(text)))
 
 
 def _text_bytes(trainer: Trainer, text: str) -> bytes:
@@ -96,7 +97,7 @@ def measure(claim: Claim, trainer: Trainer, tokenizer=None) -> object:
     if q == "merge":
         n = int(args[0])
         if n > trainer.steps:
-            raise ClaimProblem(f"only {trainer.steps} merges made")
+            raise ClaimProblem(_("only {count} merges made").format(count=trainer.steps))
         return _display(trainer, trainer.events(n - 1, n)[0].new_id)
     if q == "merges":
         return [_display(trainer, e.new_id) for e in trainer.events()]
@@ -110,7 +111,7 @@ def measure(claim: Claim, trainer: Trainer, tokenizer=None) -> object:
         except ValueError as exc:
             raise ClaimProblem(str(exc)) from None
     if q == "trace":
-        _, steps = tok.encode_trace(args[0])
+        _ids, steps = tok.encode_trace(args[0])
         return [token_display(tok.token_bytes(s.new_id)) for s in steps]
     if q == "id":
         return token_id(trainer, args[0])
@@ -119,7 +120,7 @@ def measure(claim: Claim, trainer: Trainer, tokenizer=None) -> object:
     if q == "token":
         i = int(args[0].lstrip("#"))
         if not 0 <= i < trainer.vocab_size:
-            raise ClaimProblem(f"no token #{i}")
+            raise ClaimProblem(_("no token #{i}").format(i=i))
         return _display(trainer, i)
     if q == "count":
         a, b = (token_id(trainer, part) for part in args[0].split())
@@ -128,7 +129,7 @@ def measure(claim: Claim, trainer: Trainer, tokenizer=None) -> object:
         n = int(args[0])
         found = trainer.candidates(n)
         if len(found) < n:
-            raise ClaimProblem(f"only {len(found)} candidates")
+            raise ClaimProblem(_("only {count} candidates").format(count=len(found)))
         a, b = found[n - 1].pair
         return f"{_display(trainer, a, '·')} {_display(trainer, b, '·')}"
     if q == "ties":
@@ -145,7 +146,7 @@ def measure(claim: Claim, trainer: Trainer, tokenizer=None) -> object:
         if args[1] == "tokens":
             return len(ids)
         if not ids:
-            raise ClaimProblem("the text is empty")
+            raise ClaimProblem(_("the text is empty"))
         size = len(args[0].encode("utf-8")) if args[1] == "bytes_per_token" else len(args[0])
         return size / len(ids)
     if q in ("word", "char"):
@@ -158,7 +159,7 @@ def measure(claim: Claim, trainer: Trainer, tokenizer=None) -> object:
         return tokens if args[0] == "tokens" else unknown
     if q == "stop":
         return _stop(trainer)
-    raise ClaimProblem(f"unknown quantity {q}")
+    raise ClaimProblem(_("unknown quantity {q}").format(q=q))
 
 
 _NEEDS_TOKENIZER = {"encode", "pieces", "decode", "trace", "heldout"}
@@ -196,7 +197,7 @@ def compare(op: str, actual: object, expected: object) -> bool:
 def evaluate(claim: Claim, trainer: Trainer | None, tokenizer=None) -> Result:
     """Check one claim now. Never raises for a claim that cannot be measured: it fails, saying why."""
     if trainer is None:
-        return Result(claim, False, problem="no corpus is open (an open directive comes first)")
+        return Result(claim, False, problem=_("no corpus is open (an open directive comes first)"))
     try:
         actual = measure(claim, trainer, tokenizer)
     except ClaimProblem as exc:

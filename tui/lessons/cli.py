@@ -138,5 +138,6 @@ def start_app(name: str, lang: str | None, session: str | None, err: TextIO) -> 
     from ..app import BpeApp
 
     app = BpeApp(None, session_file=Path(session) if session else None, lesson=lesson, lesson_note=note)
+    app.lesson_lang = lang
     app.run()
     return 0

@@ -15,6 +15,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..i18n import _, ngettext
+
 #: Comparison operators of a claim.
 OPS = ("==", "!=", "<=", ">=", "<", ">")
 #: The analysis screen's tabs a lesson may open.
@@ -209,29 +211,29 @@ def parse_value(raw: str, where: str) -> object:
     """A claim's VALUE: a JSON list, a quoted string, a number, or a bare word (a string)."""
     raw = raw.strip()
     if not raw:
-        raise LessonError(f"{where}: a claim needs a value after its operator")
+        raise LessonError(_("{where}: a claim needs a value after its operator").format(where=where))
     if raw.startswith("["):
         try:
             value = json.loads(raw)
         except json.JSONDecodeError:
-            raise LessonError(f"{where}: not a JSON list: {raw}") from None
+            raise LessonError(_("{where}: not a JSON list: {raw}").format(where=where, raw=raw)) from None
         if not isinstance(value, list):
-            raise LessonError(f"{where}: not a JSON list: {raw}")
+            raise LessonError(_("{where}: not a JSON list: {raw}").format(where=where, raw=raw))
         return value
     if raw[0] in "'\"":
         try:
             parts = shlex.split(raw)
         except ValueError:
-            raise LessonError(f"{where}: unbalanced quotes in {raw}") from None
+            raise LessonError(_("{where}: unbalanced quotes in {raw}").format(where=where, raw=raw)) from None
         if len(parts) != 1:
-            raise LessonError(f"{where}: one value after the operator, not {raw}")
+            raise LessonError(_("{where}: one value after the operator, not {raw}").format(where=where, raw=raw))
         return parts[0]
     if re.fullmatch(r"[-+]?\d+", raw):
         return int(raw)
     if re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?", raw):
         return float(raw)
     if " " in raw:
-        raise LessonError(f"{where}: one value after the operator, not {raw} (quote text)")
+        raise LessonError(_("{where}: one value after the operator, not {raw} (quote text)").format(where=where, raw=raw))
     return raw
 
 
@@ -256,13 +258,13 @@ def _read(path: Path, text: str | None) -> tuple[Lesson | None, list[str]]:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            return None, [f"{name}: no such lesson file"]
+            return None, [_("{name}: no such lesson file").format(name=name)]
         except IsADirectoryError:
-            return None, [f"{name}: is a directory, not a lesson file"]
+            return None, [_("{name}: is a directory, not a lesson file").format(name=name)]
         except UnicodeDecodeError:
-            return None, [f"{name}:1: the lesson is not UTF-8 text"]
+            return None, [_("{name}:1: the lesson is not UTF-8 text").format(name=name)]
         except OSError as exc:
-            return None, [f"{name}: cannot read it ({exc.strerror or exc})"]
+            return None, [_("{name}: cannot read it ({reason})").format(name=name, reason=exc.strerror or exc)]
     lines = text.splitlines()
     problems: list[str] = []
     front, body_start = _front_matter(name, lines, problems)
@@ -295,7 +297,8 @@ def _read(path: Path, text: str | None) -> tuple[Lesson | None, list[str]]:
                 action = _directive(name, number, line, problems)
                 if action is not None:
                     if not steps:
-                        problems.append(f"{name}:{number}: the introduction has no actions: put this under a ## step heading")
+                        problems.append(_("{name}:{number}: the introduction has no actions: put this under a ## step heading").format(
+                            name=name, number=number))
                     actions.append(action)
             else:
                 prose.append(line)
@@ -315,10 +318,10 @@ def _read(path: Path, text: str | None) -> tuple[Lesson | None, list[str]]:
             continue
         prose.append(line)
     if fence is not None:
-        problems.append(f"{name}:{len(lines)}: a ``` block is not closed")
+        problems.append(_("{name}:{line}: a ``` block is not closed").format(name=name, line=len(lines)))
     close_step()
     if len(steps) < 2:
-        problems.append(f"{name}:{len(lines) or 1}: the lesson has no steps (a step starts at a ## heading)")
+        problems.append(_("{name}:{line}: the lesson has no steps (a step starts at a ## heading)").format(name=name, line=len(lines) or 1))
     lesson = Lesson(path, str(title or path.stem), None if seed is None else str(seed), str(lang), tuple(steps), front)
     for step in lesson.steps:
         for action in step.actions:
@@ -343,30 +346,33 @@ def _front_matter(name: str, lines: list[str], problems: list[str]) -> tuple[dic
     while first < len(lines) and not lines[first].strip():
         first += 1
     if first >= len(lines) or lines[first].strip() != "+++":
-        problems.append(f"{name}:{first + 1}: a lesson starts with front matter between +++ lines (title = \"...\")")
+        problems.append(_("{name}:{line}: a lesson starts with front matter between +++ lines (title = \"...\")").format(
+            name=name, line=first + 1))
         return None, 0
     for end in range(first + 1, len(lines)):
         if lines[end].strip() == "+++":
             break
     else:
-        problems.append(f"{name}:{first + 1}: the front matter has no closing +++ line")
+        problems.append(_("{name}:{line}: the front matter has no closing +++ line").format(name=name, line=first + 1))
         return None, 0
     try:
         front = tomllib.loads("\n".join(lines[first + 1:end]))
     except tomllib.TOMLDecodeError as exc:
         match = re.search(r"line (\d+)", str(exc))
         at = first + 1 + int(match.group(1)) if match else first + 1
-        problems.append(f"{name}:{at}: bad front matter: {str(exc).split(' (at')[0]}")
+        problems.append(_("{name}:{at}: bad front matter: {reason}").format(name=name, at=at, reason=str(exc).split(' (at')[0]))
         return None, 0
     unknown = sorted(set(front) - FRONT_KEYS)
     if unknown:
-        problems.append(f"{name}:{first + 2}: unknown front matter key {unknown[0]!r} (have: {', '.join(sorted(FRONT_KEYS))})")
+        problems.append(_("{name}:{line}: unknown front matter key {key} (have: {choices})").format(
+            name=name, line=first + 2, key=repr(unknown[0]), choices=', '.join(sorted(FRONT_KEYS))))
     if not isinstance(front.get("title"), str) or not front.get("title", "").strip():
-        problems.append(f"{name}:{first + 1}: the front matter needs a title = \"...\"")
+        problems.append(_("{name}:{line}: the front matter needs a title = \"...\"").format(name=name, line=first + 1))
     if "lang" in front and front["lang"] not in LANGUAGES:
-        problems.append(f"{name}:{first + 2}: unknown lang {front['lang']!r} (choose {', '.join(LANGUAGES)})")
+        problems.append(_("{name}:{line}: unknown lang {lang} (choose {choices})").format(
+            name=name, line=first + 2, lang=repr(front['lang']), choices=', '.join(LANGUAGES)))
     if "seed" in front and not isinstance(front["seed"], (str, int)):
-        problems.append(f"{name}:{first + 2}: seed is a course text's number, like \"001\"")
+        problems.append(_("{name}:{line}: seed is a course text's number, like \"001\"").format(name=name, line=first + 2))
     return front, end + 1
 
 
@@ -378,7 +384,7 @@ def _directive(name: str, number: int, line: str, problems: list[str]) -> Direct
     try:
         split = words(body)
     except ValueError as exc:
-        problems.append(f"{where}: {exc} in: {line.strip()}")
+        problems.append(_("{where}: {exc} in: {text}").format(where=where, exc=exc, text=line.strip()))
         return None
     try:
         if split[0][0] == "expect":
@@ -392,20 +398,23 @@ def _directive(name: str, number: int, line: str, problems: list[str]) -> Direct
 def _claim(where: str, number: int, body: str, split: list[tuple[str, str, int]]) -> Claim:
     ops = [i for i, (word, raw, _) in enumerate(split) if raw in OPS]
     if not ops or ops[0] < 2:
-        raise LessonError(f"{where}: a claim reads expect QUANTITY [ARGS] OP VALUE, with OP one of {' '.join(OPS)}")
+        raise LessonError(_("{where}: a claim reads expect QUANTITY [ARGS] OP VALUE, with OP one of {choices}").format(
+            where=where, choices=' '.join(OPS)))
     at = ops[0]
     quantity = split[1][0]
     args = tuple(word for word, _, _ in split[2:at])
     value = parse_value(body[split[at][2]:], where)
     if quantity not in QUANTITIES:
-        raise LessonError(f"{where}: unknown quantity {quantity!r} (have: {', '.join(QUANTITIES)})")
+        raise LessonError(_("{where}: unknown quantity {quantity} (have: {choices})").format(
+            where=where, quantity=repr(quantity), choices=', '.join(QUANTITIES)))
     _check_claim_args(where, quantity, args, split[at][0], value)
     return Claim(quantity, args, split[at][0], value, number, body.strip())
 
 
 def _positive(where: str, word: str, what: str, minimum: int = 1) -> int:
     if not re.fullmatch(r"\d+", word) or int(word) < minimum:
-        raise LessonError(f"{where}: bad {what} {word!r}: a whole number of {minimum} or more")
+        raise LessonError(_("{where}: bad {what} {word}: a whole number of {minimum} or more").format(
+            where=where, what=what, word=repr(word), minimum=minimum))
     return int(word)
 
 
@@ -413,8 +422,10 @@ def _check_claim_args(where: str, quantity: str, args: tuple[str, ...], op: str,
     wanted = QUANTITIES[quantity]
     least = sum(1 for w in wanted if not w.endswith("?"))
     if not least <= len(args) <= len(wanted):
-        shown = " ".join(wanted) or "no arguments"
-        raise LessonError(f"{where}: expect {quantity} takes {shown}, not {len(args)} argument{'s' if len(args) != 1 else ''}")
+        shown = " ".join(wanted) or _("no arguments")
+        raise LessonError(ngettext("{where}: expect {quantity} takes {wanted}, not {count} argument",
+                                   "{where}: expect {quantity} takes {wanted}, not {count} arguments", len(args)).format(
+            where=where, quantity=quantity, wanted=shown, count=len(args)))
     if quantity in ("merge", "candidate"):
         _positive(where, args[0], "merge number" if quantity == "merge" else "candidate number")
     if quantity == "token":
@@ -425,30 +436,34 @@ def _check_claim_args(where: str, quantity: str, args: tuple[str, ...], op: str,
         except json.JSONDecodeError:
             ids = None
         if not isinstance(ids, list) or not all(type(i) is int for i in ids):
-            raise LessonError(f"{where}: decode takes a JSON list of ids, like \"[259, 264]\"")
+            raise LessonError(_("{where}: decode takes a JSON list of ids, like \"[259, 264]\"").format(where=where))
     if quantity == "composition" and args[0] not in COMPOSITION_KINDS:
-        raise LessonError(f"{where}: unknown composition kind {args[0]!r} (choose whole, multi or partial)")
+        raise LessonError(_("{where}: unknown composition kind {word} (choose whole, multi or partial)").format(
+            where=where, word=repr(args[0])))
     if quantity == "heldout" and args[1] not in HELDOUT_MEASURES:
-        raise LessonError(f"{where}: heldout measures {', '.join(HELDOUT_MEASURES)}, not {args[1]!r}")
+        raise LessonError(_("{where}: heldout measures {choices}, not {word}").format(
+            where=where, choices=', '.join(HELDOUT_MEASURES), word=repr(args[1])))
     if quantity in ("word", "char"):
         if args[0] not in BASELINE_MEASURES:
-            raise LessonError(f"{where}: {quantity} measures {', '.join(BASELINE_MEASURES)}, not {args[0]!r}")
+            raise LessonError(_("{where}: {quantity} measures {choices}, not {word}").format(
+                where=where, quantity=quantity, choices=', '.join(BASELINE_MEASURES), word=repr(args[0])))
         if (args[0] == "vocab") != (len(args) == 1):
-            raise LessonError(f"{where}: expect {quantity} vocab takes no text; {quantity} tokens and unknown take one")
+            raise LessonError(_("{where}: expect {quantity} vocab takes no text; {quantity} tokens and unknown take one").format(
+                where=where, quantity=quantity))
     if quantity == "count" and len(args[0].split()) != 2:
-        raise LessonError(f"{where}: count takes a pair \"A B\" (two tokens, · for a space inside one)")
+        raise LessonError(_("{where}: count takes a pair \"A B\" (two tokens, · for a space inside one)").format(where=where))
     if op not in ("==", "!=") and not isinstance(value, (int, float)):
-        raise LessonError(f"{where}: {op} compares numbers; {show_value(value)} is not one")
+        raise LessonError(_("{where}: {op} compares numbers; {value} is not one").format(where=where, op=op, value=show_value(value)))
 
 
 def _options(where: str, split: list[tuple[str, str, int]]) -> tuple[tuple[str, ...], dict[str, str]]:
     args: list[str] = []
     options: dict[str, str] = {}
-    for word, raw, _ in split[1:]:
+    for word, raw, _end in split[1:]:
         key, sep, value = word.partition("=")
         if sep and re.fullmatch(r"[a-z_]+", key) and not raw.startswith(("'", '"')):
             if key in options:
-                raise LessonError(f"{where}: {key}= is given twice")
+                raise LessonError(_("{where}: {key}= is given twice").format(where=where, key=key))
             options[key] = value
         else:
             args.append(word)
@@ -462,31 +477,33 @@ def _check_directive(where: str, number: int, source: str, split: list[tuple[str
     def no_options(*allowed: str) -> None:
         extra = sorted(set(options) - set(allowed))
         if extra:
-            raise LessonError(f"{where}: {kind} takes no option {extra[0]}=")
+            raise LessonError(_("{where}: {kind} takes no option {option}=").format(where=where, kind=kind, option=extra[0]))
 
     def arity(least: int, most: int, usage: str) -> None:
         if not least <= len(args) <= most:
-            raise LessonError(f"{where}: {kind} reads: {usage}")
+            raise LessonError(_("{where}: {kind} reads: {usage}").format(where=where, kind=kind, usage=usage))
 
     if kind == "open":
         arity(0, 0, "open sample=NAME|file=PATH|text=\"...\" [setting=value ...]")
         sources = [k for k in SOURCES if k in options]
         if len(sources) != 1:
-            raise LessonError(f"{where}: open takes one of sample=, file= or text=")
+            raise LessonError(_("{where}: open takes one of sample=, file= or text=").format(where=where))
         for key in options:
             if key not in SOURCES and key not in SETTINGS:
-                raise LessonError(f"{where}: unknown setting {key}= (have: {', '.join(SETTINGS)})")
+                raise LessonError(_("{where}: unknown setting {key}= (have: {choices})").format(
+                    where=where, key=key, choices=', '.join(SETTINGS)))
         if "sample" in options:
             from ..samples import SAMPLES
 
             if sample_name(options["sample"]) not in SAMPLES:
-                raise LessonError(f"{where}: no bundled sample named {options['sample']!r} (have: {', '.join(SAMPLES)})")
+                raise LessonError(_("{where}: no bundled sample named {sample} (have: {choices})").format(
+                    where=where, sample=repr(options['sample']), choices=', '.join(SAMPLES)))
         if "text" in options and not options["text"]:
-            raise LessonError(f"{where}: open text= needs some text")
+            raise LessonError(_("{where}: open text= needs some text").format(where=where))
         try:
             config_for(options)
         except ValueError as exc:
-            raise LessonError(f"{where}: {exc}") from None
+            raise LessonError(_("{where}: {exc}").format(where=where, exc=exc)) from None
     elif kind in ("step", "undo"):
         arity(0, 1, f"{kind} [N]")
         no_options()
@@ -508,17 +525,20 @@ def _check_directive(where: str, number: int, source: str, split: list[tuple[str
         arity(0, 1, "tokenize \"TEXT\" [trace=on|off]")
         no_options("trace")
         if options.get("trace", "on") not in ("on", "off"):
-            raise LessonError(f"{where}: trace is on or off")
+            raise LessonError(_("{where}: trace is on or off").format(where=where))
     elif kind == "trace":
         arity(1, 1, "trace on|off")
         no_options()
         if args[0] not in ("on", "off"):
-            raise LessonError(f"{where}: trace is on or off, not {args[0]!r}")
+            raise LessonError(_("{where}: trace is on or off, not {word}").format(where=where, word=repr(args[0])))
     elif kind == "analysis":
-        arity(1, 1, f"analysis TAB (one of {', '.join(TABS)})")
+        arity(1, 1, f"analysis TAB (one of {', '.join(TABS)}) [text=\"...\" with compare]")
         no_options("text")
         if args[0] not in TABS:
-            raise LessonError(f"{where}: unknown analysis tab {args[0]!r} (have: {', '.join(TABS)})")
+            raise LessonError(_("{where}: unknown analysis tab {word} (have: {choices})").format(
+                where=where, word=repr(args[0]), choices=', '.join(TABS)))
+        if "text" in options and args[0] != "compare":
+            raise LessonError(_("{where}: text= goes with analysis compare (the text compared)").format(where=where))
     elif kind == "replay":
         arity(1, 1, "replay PATH (a tokenizer file)")
         no_options()
@@ -526,12 +546,13 @@ def _check_directive(where: str, number: int, source: str, split: list[tuple[str
         arity(0, 0, "quiz [mode=shuffled|hidden|typed] [rounds=N]")
         no_options("mode", "rounds")
         if options.get("mode", "shuffled") not in QUIZ_MODES:
-            raise LessonError(f"{where}: unknown quiz mode {options['mode']!r} (have: {', '.join(QUIZ_MODES)})")
+            raise LessonError(_("{where}: unknown quiz mode {mode} (have: {choices})").format(
+                where=where, mode=repr(options['mode']), choices=', '.join(QUIZ_MODES)))
         if "rounds" in options:
             _positive(where, options["rounds"], "number of rounds")
     else:
         known = "open, step, run, goto, undo, select, tokenize, trace, analysis, replay, quiz, expect"
-        raise LessonError(f"{where}: unknown directive {kind!r} (have: {known})")
+        raise LessonError(_("{where}: unknown directive {kind} (have: {known})").format(where=where, kind=repr(kind), known=known))
     return Directive(kind, args, options, number, source)
 
 
@@ -542,8 +563,8 @@ def _check_files(lesson: Lesson, action: Directive, problems: list[str]) -> None
         return
     path = lesson.resolve(named)
     if not path.is_file():
-        what = "no such file" if not path.exists() else "not a file"
-        problems.append(f"{lesson.path}:{action.line}: {named}: {what}")
+        what = _("no such file") if not path.exists() else _("not a file")
+        problems.append(_("{file}:{line}: {named}: {what}").format(file=lesson.path, line=action.line, named=named, what=what))
 
 
 def sample_name(name: str) -> str:
@@ -575,22 +596,22 @@ def config_for(options: dict[str, str]):
         if key in SOURCES:
             continue
         if key not in SETTINGS:
-            raise ValueError(f"unknown setting {key}=")
+            raise ValueError(_("unknown setting {key}=").format(key=key))
         name, kind = SETTINGS[key]
         if kind == "count":
             if raw.lower() in ("none", ""):
                 data[name] = None
                 continue
             if not re.fullmatch(r"\d+", raw):
-                raise ValueError(f"{key}= takes a whole number or none, not {raw!r}")
+                raise ValueError(_("{key}= takes a whole number or none, not {raw}").format(key=key, raw=repr(raw)))
             data[name] = int(raw)
         elif kind == "int":
             if not re.fullmatch(r"\d+", raw):
-                raise ValueError(f"{key}= takes a whole number, not {raw!r}")
+                raise ValueError(_("{key}= takes a whole number, not {raw}").format(key=key, raw=repr(raw)))
             data[name] = int(raw)
         elif kind == "bool":
             if raw.lower() not in _TRUE | _FALSE:
-                raise ValueError(f"{key}= is true or false, not {raw!r}")
+                raise ValueError(_("{key}= is true or false, not {raw}").format(key=key, raw=repr(raw)))
             data[name] = raw.lower() in _TRUE
         elif kind == "list":
             data[name] = [s for s in raw.split(",") if s] if raw else []

@@ -11,7 +11,7 @@ headless run's). :attr:`LessonPlayer.settled` is set whenever a step has finishe
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..finder import find_token
@@ -37,10 +37,16 @@ class Mark:
 
 @dataclass
 class Shown:
-    """What a step showed when it ran: its claims' verdicts and its actions' messages."""
+    """What a step showed when it ran: its claims' verdicts, the actions that failed, and what
+    its actions said (a stop rule that ended a move early, the quiz's instruction)."""
 
     results: list[Result]
     notes: list[str]
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and all(r.ok for r in self.results)
 
 
 class LessonPlayer:
@@ -138,6 +144,7 @@ class LessonPlayer:
             shown = Shown([], [])
             self.shown[index] = shown
             await self._idle(stop=True)
+            self._leave_analysis()
             actions = list(step.actions)
             if index == 0 and self.app.workbench is None:  # started with no corpus: the lesson's first
                 actions = [a for s in self.lesson.steps for a in s.actions if a.kind == "open"][:1]
@@ -149,7 +156,7 @@ class LessonPlayer:
                 try:
                     note = await self._act(action)
                 except ActionFailed as exc:
-                    shown.notes.append(_("✗ line {line}: {message}").format(line=action.line, message=exc))
+                    shown.failures.append(_("✗ line {line}: {message}").format(line=action.line, message=exc))
                     continue
                 if note:
                     shown.notes.append(note)
@@ -165,6 +172,7 @@ class LessonPlayer:
         try:
             self.index = index
             await self._idle(stop=True)
+            self._leave_analysis()
             mark = self.marks.get(index)
             if mark is not None:
                 await self._bring_back(mark)
@@ -278,10 +286,31 @@ class LessonPlayer:
             return None
         if kind == "analysis":
             app.action_analysis(args[0])
+            if "text" in options:
+                await self._compare_text(options["text"])
             return None
         if kind == "quiz":
             return self.quiz(options.get("mode", "shuffled"), int(options.get("rounds", "1")))
         return None
+
+    async def _compare_text(self, text: str) -> None:
+        """Type ``text`` into the analysis screen's compare tab (once the screen is up)."""
+        from textual.widgets import Input
+
+        from ..screens.analysis import AnalysisScreen
+
+        screen = self.app.screen
+        while isinstance(screen, AnalysisScreen) and not screen.query("#compare-text"):
+            await asyncio.sleep(0.01)
+        if isinstance(screen, AnalysisScreen):
+            screen.query_one("#compare-text", Input).value = text
+
+    def _leave_analysis(self) -> None:
+        """A step begins on the main screen (where the lesson pane is): close the analysis screen."""
+        from ..screens.analysis import AnalysisScreen
+
+        while isinstance(self.app.screen, AnalysisScreen):
+            self.app.pop_screen()
 
     def quiz(self, mode: str, rounds: int) -> str | None:
         """The one place a lesson calls into the predict-the-next-merge quiz: the app's

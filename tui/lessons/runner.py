@@ -16,6 +16,7 @@ from pathlib import Path
 from engine import TrainConfig, Trainer, decode_corpus
 
 from ..finder import find_token
+from ..i18n import _
 from .claims import Result, evaluate
 from .format import Claim, Directive, Lesson, Step, config_for, sample_name
 
@@ -65,14 +66,14 @@ def open_source(lesson: Lesson, action: Directive, *, write_text: bool = True) -
     if "file" in options:
         path = lesson.resolve(options["file"])
         if not path.is_file():
-            raise ActionFailed(f"{options['file']}: no such file")
+            raise ActionFailed(_("{file}: no such file").format(file=options['file']))
         return Source(str(path), path.name, config)
     if not write_text:
         return Source("", "lesson text", config)
     try:
         path = text_file(options["text"])
     except OSError as exc:
-        raise ActionFailed(f"cannot keep the lesson's text in a file: {exc.strerror or exc}") from None
+        raise ActionFailed(_("cannot keep the lesson's text in a file: {reason}").format(reason=exc.strerror or exc)) from None
     return Source(str(path), path.name, config)
 
 
@@ -88,7 +89,7 @@ def read_source(source: Source, text: str | None = None) -> str:
         try:
             data = Path(source.source).read_bytes()
         except OSError as exc:
-            raise ActionFailed(f"{source.source}: {exc.strerror or exc}") from None
+            raise ActionFailed(_("{file}: {reason}").format(file=source.source, reason=exc.strerror or exc)) from None
     return decode_corpus(data, base=source.config.base, name=source.name).text
 
 
@@ -106,7 +107,7 @@ def move(trainer: Trainer, action: Directive) -> str | None:
         target = int(args[0])
     reached = trainer.goto(target)
     if reached < target:
-        return f"stopped at step {reached}: a stop rule holds"
+        return _("stopped at step {step}: a stop rule holds").format(step=reached)
     return None
 
 
@@ -175,7 +176,7 @@ class HeadlessRun:
             return None
         if self.trainer is None:
             if kind in TRAINING:
-                raise ActionFailed(f"{kind}: no corpus is open (an open directive comes first)")
+                raise ActionFailed(_("{kind}: no corpus is open (an open directive comes first)").format(kind=kind))
             return None
         if kind == "replay":
             self.trainer = replay(self.lesson, action, self.text or "")
@@ -183,7 +184,7 @@ class HeadlessRun:
         if kind in ("step", "run", "goto", "undo"):
             return move(self.trainer, action)
         if kind == "select" and find_token(self.trainer, action.args[0]) is None:
-            raise ActionFailed(f"select: no token matches {action.args[0]!r}")
+            raise ActionFailed(_("select: no token matches {token}").format(token=repr(action.args[0])))
         return None
 
     def run(self) -> list[StepReport]:

@@ -30,6 +30,8 @@ def claims_text(player: LessonPlayer) -> Text:
             text.append("✗ ", style="bold red")
             text.append(f"{result.claim.subject} {result.claim.expected}\n", style="red")
             text.append("  " + _("actual: {actual}").format(actual=result.shown_actual) + "\n", style="red")
+    for failure in shown.failures:
+        text.append(failure + "\n", style="bold red")
     for note in shown.notes:
         text.append(note + "\n", style="yellow")
     return text
@@ -48,7 +50,7 @@ class LessonPane(Vertical):
         with VerticalScroll(id="lesson-scroll"):
             yield Markdown("", id="lesson-text")
             yield Static("", id="lesson-claims")
-        yield Static(_("> next  < back  L restart"), id="lesson-keys")
+        yield Static(_("> next  < back  L again"), id="lesson-keys")
 
     def show(self, player: LessonPlayer) -> None:
         lesson, index = player.lesson, player.index
