@@ -573,7 +573,27 @@ SETUP_FIGURES: dict[str, Setup] = {
 }
 
 
-for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES):
+def lesson(tmp: Path, *directives: str, name: str = "bad.md", front: str = '+++\ntitle = "t"\n+++\n') -> Path:
+    """A lesson whose one step (its line 6 on) holds these directives."""
+    return corpus(tmp, name, front + "## one\n```bpe\n" + "\n".join(directives) + "\n```\n")
+
+
+# Issue 14: lesson files (docs/lessons.md).
+SETUP_LESSONS: dict[str, Setup] = {
+    "lesson-unknown-directive": lambda tmp, mp: lesson(tmp, "stepp 3"),
+    "lesson-bad-step": lambda tmp, mp: lesson(tmp, "goto -1"),
+    "lesson-missing-file": lambda tmp, mp: lesson(tmp, "open file=gone.txt"),
+    "lesson-unknown-sample": lambda tmp, mp: lesson(tmp, "open sample=cats.txt"),
+    "lesson-bad-claim": lambda tmp, mp: lesson(tmp, "expect tokens 6"),
+    "lesson-front-matter": lambda tmp, mp: lesson(tmp, "step", front="+++\ntitle \"t\"\n+++\n"),
+    "lesson-no-front-matter": lambda tmp, mp: corpus(tmp, "notes.md", "# Notes\n\n## one\n"),
+    "lesson-missing": lambda tmp, mp: None,
+    "lesson-unknown-name": lambda tmp, mp: None,
+    "lesson-start-bad-file": lambda tmp, mp: lesson(tmp, "stepp 3"),
+    "lesson-fine": lambda tmp, mp: lesson(tmp, "open sample=qa.txt", "step 2", "expect step == 2", name="fine.md"),
+}
+
+for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES, SETUP_LESSONS):
     assert not set(_area) & set(SETUP), set(_area) & set(SETUP)
     SETUP.update(_area)
 

@@ -57,6 +57,8 @@ from .workbench import Busy, LoadedCorpus, Workbench
 AUTOSAVE_SECONDS = 3.0
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
 STEPPING = {"step", "undo", "redo", "jump", "goto", "run_to", "settings", "open", "save", "resume_found"}
+#: Actions that move through an open lesson (hidden from the footer while none is).
+LESSON_KEYS = {"lesson_next", "lesson_back", "lesson_restart"}
 #: Actions whose keys type into a focused input (step, undo and redo also have arrows, which
 #: move its cursor then).
 TYPED = typed_actions() | {"step", "undo", "redo"}
@@ -94,11 +96,14 @@ class BpeApp(App):
         theme: str | None = None,
         prefs_file: Path | None = None,
         notes: Sequence[str] = (),
+        lesson=None,
+        lesson_note: str | None = None,
     ) -> None:
         """``speed``: the run speed, merges a second (None: full speed; see tui.pacing).
         ``theme``: a Textual theme's name (None: textual-dark); ``prefs_file``: where a theme
         picked in the palette is remembered (None: nowhere, as in tests); ``notes``: messages to
-        show once the app runs (a config file that was ignored)."""
+        show once the app runs (a config file that was ignored); ``lesson``: a parsed lesson
+        (tui.lessons.format.Lesson) to start with."""
         super().__init__()
         if theme is not None:
             self.theme = theme
@@ -107,6 +112,11 @@ class BpeApp(App):
         self._prefs_file = prefs_file
         self._start_notes = list(notes)
         activate_theme(self.current_theme)
+        #: The lesson being played (tui.lessons.player.LessonPlayer), or None.
+        self.lesson = None
+        #: The language `l` lists the lessons in (``bpe-lab lesson --lang``; None: the locale's).
+        self.lesson_lang: str | None = None
+        self._start_lesson = (lesson, lesson_note) if lesson is not None else None
         self._resume = resume
         #: One session file whatever the corpus (--session, $BPE_LAB_SESSION, tests), or None:
         #: each corpus has its own (tui.session.corpus_session_path).
@@ -214,6 +224,10 @@ class BpeApp(App):
             self.attach(self.workbench)
         elif self._pending is not None:
             self.load(self._pending, self.config, self.script, self.file_ids)
+        if self._start_lesson is not None:
+            lesson, note = self._start_lesson
+            self._start_lesson = None
+            self.start_lesson(lesson, note)
 
     # -- loading ----------------------------------------------------------------------------
 
@@ -363,6 +377,8 @@ class BpeApp(App):
             return None  # shown greyed: it cannot act now
         if action in QUIZ_MOVES and isinstance(self.screen, QuizScreen):
             return False  # the quiz makes each round's merge itself
+        if action in LESSON_KEYS and self.lesson is None:
+            return False  # no lesson open: hidden
         return True
 
     def action_toggle_run(self) -> None:
@@ -509,6 +525,52 @@ class BpeApp(App):
     def action_quiz(self, mode: str = "shuffled") -> None:
         """``p``: predict the next merge (a quiz; ``p`` or escape leaves it)."""
         self.start_quiz(mode)
+    # -- lessons (issue 14) -------------------------------------------------------------------
+
+    def start_lesson(self, lesson, note: str | None = None) -> None:
+        """Play ``lesson`` (a tui.lessons.format.Lesson) from its introduction, in a pane beside the others."""
+        from .lessons.player import LessonPlayer
+
+        self.lesson = LessonPlayer(self, lesson, note)
+        self.main_screen.show_lesson(visible=True)
+        self.lesson.start()
+
+    def show_lesson(self) -> None:
+        """Redraw the lesson pane (the player calls this as its steps run)."""
+        if self.main_screen.is_mounted:
+            self.main_screen.show_lesson()
+
+    def action_lessons(self) -> None:
+        """`l`: the list of lessons; with a lesson open, hide or show its pane."""
+        if self.lesson is not None:
+            if not isinstance(self.screen, MainScreen):
+                self.pop_screen()
+            shown = self.main_screen.query_one("#lesson").has_class("shown")
+            self.main_screen.show_lesson(visible=not shown)
+            return
+        from .screens.lessons import LessonListScreen
+
+        def chosen(picked) -> None:
+            if picked is not None:
+                lesson, note = picked
+                self.start_lesson(lesson, note)
+
+        self.push_screen(LessonListScreen(self.lesson_lang), chosen)
+
+    def action_lesson_next(self) -> None:
+        if self.lesson is not None:
+            self.main_screen.show_lesson(visible=True)
+            self.lesson.next()
+
+    def action_lesson_back(self) -> None:
+        if self.lesson is not None:
+            self.main_screen.show_lesson(visible=True)
+            self.lesson.back()
+
+    def action_lesson_restart(self) -> None:
+        if self.lesson is not None:
+            self.main_screen.show_lesson(visible=True)
+            self.lesson.restart()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's commands but its Quit (ours asks first) and Screenshot (ours has its key,
@@ -555,16 +617,23 @@ class BpeApp(App):
         config, note = self.config, None
         if source.startswith("sample:") and self.script is None:
             config, note = sample_settings(source, self.config, keep_settings)
+        if self.open_with(source, config, self.script, self.file_ids):
+            self._open_note = note
+
+    def open_with(self, source: str, config: TrainConfig, script: Tokenizer | None = None,
+                  file_ids: list[int | None] | None = None) -> bool:
+        """Open ``source`` (a path or ``sample:NAME``) with ``config`` (replaying ``script``):
+        the open dialog's path, and a lesson's. False (and a message) when it cannot be read."""
         try:
-            corpus = LoadedCorpus.open(source, self.script.base if self.script else config.base)
+            corpus = LoadedCorpus.open(source, script.base if script else config.base)
         except ValueError as exc:
             self.say(str(exc), title="cannot open", severity="error", timeout=8)
-            return
+            return False
         self.autosave(now=True)  # this corpus's merges stay in its session
         if self.explicit_session is not None:
             self._owned = None  # one file for every corpus: keep this corpus's session aside
-        self._open_note = note
-        self.load(corpus, config, self.script, self.file_ids)
+        self.load(corpus, config, script, file_ids)
+        return True
 
     def action_settings(self) -> None:
         def chosen(config: TrainConfig | None) -> None:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 PROG = "bpe-lab"
 HEADLESS = ("train", "encode", "decode", "export", "compare", "plot")
+HEADLESS = ("train", "encode", "decode", "export", "compare", "lesson")
 PATTERN_NAMES = ("none", *NAMED_PATTERNS)
 #: engine.formats.FORMATS, spelled out so that building the parser does not import the formats
 #: (tests/test_cli_startup.py checks that they agree).
@@ -198,6 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("table", metavar="TABLE", help="curve.csv, curve.json, composition.csv or composition.json")
     plot.add_argument("-o", "--output", required=True, metavar="OUT", help="the figure to write: .svg, .png or .pdf")
     plot.add_argument("--title", help="the figure's title (default: compression curve / vocabulary composition)")
+    from .lessons.cli import add_lesson_parser  # lessons (issue 14): the app starts only for NAME|PATH
+
+    add_lesson_parser(sub)
     return parser
 
 
@@ -686,6 +690,10 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         return run_compare(args, out, err)
     if args.command == "plot":
         return run_plot(args, err)
+    if args.command == "lesson":
+        from .lessons.cli import run_lesson
+
+        return run_lesson(args, out, err)
     return run_decode(args, out, err)
 
 

@@ -60,6 +60,12 @@ KEYS: list[Binding] = [
             tooltip="what-if branches: list them, switch (enter), compare two side by side (c)"),
     Binding("X", "app.screenshot", "Screenshot", show=False,
             tooltip="save the screen as an SVG in the working folder (or $BPE_LAB_SCREENSHOTS); the message names the file"),
+    Binding("l", "app.lessons", "Lessons", show=False,
+            tooltip="lessons: pick a guided walkthrough (with a lesson open: hide or show its pane)"),
+    Binding("greater_than_sign", "app.lesson_next", "Next",
+            tooltip="lesson: the next step (after exploring: back to the lesson's state first)"),
+    Binding("less_than_sign", "app.lesson_back", "Back", tooltip="lesson: the step before, with its training state"),
+    Binding("L", "app.lesson_restart", "Restart", show=False, tooltip="lesson: start it again"),
     Binding("question_mark", "app.help", "Help", tooltip="help: every key and pane"),
     Binding("q", "app.quit", "Quit", tooltip="quit (asks when there is unsaved work)"),
     Binding("ctrl+q", "app.quit", "Quit", show=False, priority=True, tooltip="quit (asks when there is unsaved work)"),
@@ -67,10 +73,11 @@ KEYS: list[Binding] = [
 
 #: The shown keys (``show=True`` above) by how much the footer needs them, most important first.
 #: The footer shows as many as fit in one line beside ``^p palette`` (at 80 cells: up to Find;
-#: at 100: up to Open) and drops the rest, which stay in the palette and the help. Keys bound by
-#: the focused widget or a screen (the analysis screen's Back) come before all of these.
-FOOTER_PRIORITY = ["app.toggle_run", "app.step", "app.undo", "app.help", "app.quit", "app.goto", "find",
-                   "app.redo", "app.open", "app.save"]
+#: at 100: up to Open; a lesson's Next and Back show only while one is open) and drops the rest,
+#: which stay in the palette and the help. Keys bound by the focused widget or a screen (the
+#: analysis screen's Back) come before all of these.
+FOOTER_PRIORITY = ["app.toggle_run", "app.step", "app.undo", "app.lesson_next", "app.lesson_back", "app.help", "app.quit",
+                   "app.goto", "find", "app.redo", "app.open", "app.save"]
 
 #: Keys bound elsewhere (by a screen, a pane or Textual), listed in the help and the README.
 OTHER_KEYS: list[tuple[str, str]] = [
@@ -97,6 +104,10 @@ PALETTE_TITLES = {
     "app.save": "Save tokenizer",
     "app.open": "Open corpus",
     "app.resume_found": "Resume earlier session",
+    "app.lessons": "Lessons",
+    "app.lesson_next": "Lesson: next step",
+    "app.lesson_back": "Lesson: step back",
+    "app.lesson_restart": "Lesson: restart",
     "toggle_ids": "Show ids",
     "focus_log": "Merge log",
     "focus_input": "Tokenize input",
@@ -119,7 +130,7 @@ ANALYSIS_COMMANDS = [
 _SPELLING = {
     "right": "→", "left": "←", "shift+right": "shift+→", "right_square_bracket": "]", "left_square_bracket": "[",
     "right_curly_bracket": "}", "left_curly_bracket": "{", "slash": "/", "comma": ",", "question_mark": "?",
-    "plus": "+", "minus": "-",
+    "plus": "+", "minus": "-", "greater_than_sign": ">", "less_than_sign": "<",
 }
 #: Keys spelled as words, not code (as the README always wrote them).
 _WORDS = {"space", "escape", "ctrl+q", "right", "left", "shift+right"}
@@ -134,7 +145,7 @@ def spell(key: str) -> str:
 #: Named keys that type a character into a focused input (single-character keys do too).
 _PRINTABLE_NAMES = {
     "space", "slash", "comma", "question_mark", "right_square_bracket", "left_square_bracket",
-    "right_curly_bracket", "left_curly_bracket",
+    "right_curly_bracket", "left_curly_bracket", "greater_than_sign", "less_than_sign",
 }
 
 

@@ -17,6 +17,7 @@ SAMPLES = {
     "qa.txt": "seed 001's experiment: Q/A lines (merges 0/6/12/24/48 → tokens)",
     "parallel.txt": "parallel sentences for the token tax: English, German, Chinese, Russian",
     "chinese.txt": "Chinese sentences and short poems, seed 002's way",
+    "tang.txt": "28 Tang poems (public domain), one a line: seed 002's half characters",
     "emoji.txt": "emoji, flags, skin tones, combining accents, Devanagari",
 }
 DEFAULT_SAMPLE = "workshop.txt"
@@ -35,6 +36,8 @@ SETTINGS: dict[str, dict] = {
     "parallel.txt": {},
     # Seed 002's setting: the whole text one sequence, so "，", "。" and "。↵" are learned early.
     "chinese.txt": {"pretokenizer": "none"},
+    # Seed 002's Tang poems in small (lesson 002): one sequence, so [e4 b8] is merge 5, as there.
+    "tang.txt": {"pretokenizer": "none"},
     # No pre-tokenizer, so a combining accent can merge with its letter (gpt2's splits them apart).
     "emoji.txt": {"pretokenizer": "none"},
 }

@@ -27,6 +27,7 @@ from ..widgets.candidates import Candidates
 from ..widgets.corpus_view import CorpusView
 from ..widgets.footer import FittingFooter
 from ..widgets.inspector import Inspector
+from ..widgets.lesson_pane import LessonPane
 from ..widgets.merge_log import MergeLog
 from ..widgets.status_line import StatusLine
 from ..widgets.tokenize_pane import TokenizePane, id_line
@@ -83,6 +84,7 @@ class MainScreen(Screen[None]):
                 yield Candidates(id="candidates")
                 yield Inspector(id="inspector")
                 yield TokenizePane(id="tokenize")
+            yield LessonPane(id="lesson")
         yield StatusLine(id="status")
         yield FittingFooter()
 
@@ -181,6 +183,7 @@ class MainScreen(Screen[None]):
             self.show_status()
         except Busy:
             pass
+        self.show_lesson()
 
     def show_status(self, state: str | None = None) -> None:
         """The status line: loading, running, paused or done (or ``state`` when given)."""
@@ -393,3 +396,26 @@ class MainScreen(Screen[None]):
 
     def action_focus_log(self) -> None:
         self.log_view.focus()
+
+    # -- the lesson pane (issue 14) -----------------------------------------------------------
+
+    def show_lesson(self, visible: bool | None = None) -> None:
+        """Bring the lesson pane up to the lesson's step (``visible``: show or hide it)."""
+        pane = self.query_one(LessonPane)
+        player = self.bpe_app.lesson
+        if visible is not None:
+            pane.set_class(visible and player is not None, "shown")
+            self.set_class(visible and player is not None, "with-lesson")
+        if player is not None and pane.has_class("shown"):
+            pane.show(player)
+
+    def set_trace(self, on: bool) -> None:
+        """The tokenize pane's rule-by-rule trace on or off (a lesson's ``trace``)."""
+        pane = self.query_one(TokenizePane)
+        pane.trace = on
+        self._show_output(force=True)
+
+    def set_tokenize_text(self, text: str) -> None:
+        """Put ``text`` in the tokenize input, as if typed (a lesson's ``tokenize``)."""
+        self.query_one("#tokenize-input", Input).value = text
+        self._show_output(force=True)
