@@ -47,8 +47,7 @@ if TYPE_CHECKING:
     from engine.formats import Imported
 
 PROG = "bpe-lab"
-HEADLESS = ("train", "encode", "decode", "export", "compare", "plot")
-HEADLESS = ("train", "encode", "decode", "export", "compare", "lesson")
+HEADLESS = ("train", "encode", "decode", "export", "compare", "plot", "lesson")
 PATTERN_NAMES = ("none", *NAMED_PATTERNS)
 #: engine.formats.FORMATS, spelled out so that building the parser does not import the formats
 #: (tests/test_cli_startup.py checks that they agree).
