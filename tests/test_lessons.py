@@ -291,3 +291,15 @@ def test_cli_starts_the_app_with_the_lesson_in_the_language_asked(monkeypatch):
     assert run("001")[0] == 0
     lesson, note = started[1]._start_lesson
     assert lesson.path == DATA / "001-low.en.md" and note == "lesson 001-low has no zh version: showing it in en"
+
+
+def test_lesson_check_and_run_never_import_the_ui():
+    import subprocess
+    import sys
+
+    code = ("import io, sys; from tui import cli; "
+            f"cli.main(['lesson', '--run', {str(LOW)!r}], out=io.StringIO(), err=io.StringIO()); "
+            f"cli.main(['lesson', '--check', {str(LOW)!r}], out=io.StringIO(), err=io.StringIO()); "
+            "print(sorted(m for m in ('textual', 'rich') if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert run.stdout.strip() == "[]", run.stderr

@@ -140,3 +140,11 @@ def test_our_own_packages_pass_the_check(tmp_path):
         shutil.copytree(ROOT / name, site / name, ignore=shutil.ignore_patterns("__pycache__"))
     run = run_entry(tmp_path, "decode", "--help", pythonpath=str(site))
     assert run.returncode == 0 and run.stdout.startswith("usage: bpe-lab decode") and run.stderr == ""
+
+
+def test_wheel_ships_the_lessons(wheel):
+    """The bundled lessons (assets/lessons) are in the wheel where tui.lessons.catalog finds them."""
+    names = wheel.namelist()
+    lessons = sorted(p.name for p in (ROOT / "assets" / "lessons").glob("*.md"))
+    assert all(f"tui/lessons/bundled/{name}" in names for name in lessons), lessons
+    assert "tui/lessons/format.py" in names and "tui/lessons/player.py" in names

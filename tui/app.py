@@ -379,6 +379,8 @@ class BpeApp(App):
             return False  # the quiz makes each round's merge itself
         if action in LESSON_KEYS and self.lesson is None:
             return False  # no lesson open: hidden
+        if (action in STEPPING or action == "toggle_run") and self.lesson is not None and self.lesson.busy:
+            return None  # a lesson's step is moving the trainer: greyed until it is done
         return True
 
     def action_toggle_run(self) -> None:

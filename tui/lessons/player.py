@@ -132,6 +132,7 @@ class LessonPlayer:
 
     def _launch(self, work) -> None:
         self.busy = True
+        self.app.refresh_bindings()
         self.settled.clear()
         self.app.show_lesson()
         self.app.run_worker(work, group="lesson", exclusive=True, exit_on_error=False)
@@ -187,6 +188,7 @@ class LessonPlayer:
 
     def _done(self) -> None:
         self.busy = False
+        self.app.refresh_bindings()
         self.app.show_lesson()
         self.settled.set()
 
