@@ -34,6 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--speed", choices=tuple(SPEED_NAMES), default="max", metavar="N",
                         help="run speed in merges a second: 1, 2, 5, 20 or max (default; + and - change it in the app)")
     parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # tests: no terminal
+    # bpe-lab serve starts each browser tab's app with these (tui/serve.py): files only inside
+    # the served folder, and a session file of the tab's own in the server's session folder.
+    parser.add_argument("--serve-root", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-sessions", metavar="DIR", help=argparse.SUPPRESS)
     return parser
 
 
@@ -113,6 +117,7 @@ def _launch(argv: Sequence[str]) -> int:
     from .session import explicit_session_path
     from .workbench import LoadedCorpus
 
+    rules = serve_mode(args) if args.serve_root is not None else None
     #: One session file for every corpus (--session, $BPE_LAB_SESSION); else each corpus has its own.
     explicit = Path(args.session) if args.session else explicit_session_path()
     if args.resume:
@@ -123,6 +128,7 @@ def _launch(argv: Sequence[str]) -> int:
 
         app = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
                      session_file=explicit, resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed])
+        app.confinement = rules
         app.run(headless=args.headless)
         return 0
     imported = imported_tokenizer(args)
@@ -145,5 +151,43 @@ def _launch(argv: Sequence[str]) -> int:
     file_ids = imported.file_ids if imported is not None else None
     app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
                  speed=SPEED_NAMES[args.speed])
+    app.confinement = rules
     app.run(headless=args.headless)
     return 0
+
+
+def serve_mode(args: argparse.Namespace):
+    """A browser tab's app (``bpe-lab serve``): its files only inside the served folder, which is
+    also where it works, and a session file of the tab's own (``args.session``). Returns the
+    :class:`tui.confine.Confinement`; ValueError (one line) for a file outside it."""
+    import os
+    import time
+
+    rules = confine_args(args)
+    os.chdir(rules.root)  # a name typed in a dialog is a file in the served folder
+    if args.serve_sessions:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        args.session = str(Path(args.serve_sessions) / f"session-{stamp}-{os.getpid()}.json")
+    return rules
+
+
+def confine_args(args: argparse.Namespace):
+    """The :class:`tui.confine.Confinement` of ``--serve-root``, with the corpus and tokenizer
+    given made absolute and checked against it; ValueError (one line) when they are outside, or
+    for options a served app cannot take (``bpe-lab serve`` checks its app options with this)."""
+    import os
+
+    from .confine import Confinement
+
+    if args.resume or args.session:
+        raise ValueError("in a browser each participant has a session of their own: --resume and --session do not apply")
+    rules = Confinement(Path(args.serve_root))
+    if not rules.root.is_dir():
+        raise ValueError(f"{args.serve_root}: no such folder to serve")
+    for name in ("corpus", "tokenizer"):
+        given = getattr(args, name)
+        if given and not given.startswith("sample:"):
+            given = os.path.abspath(os.path.expanduser(given))  # named from where serve started
+            rules.readable(given)
+            setattr(args, name, given)
+    return rules

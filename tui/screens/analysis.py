@@ -26,6 +26,7 @@ from textual.widgets import Input
 
 from engine import Tokenizer
 
+from ..confine import confined_setting
 from ..widgets.footer import FittingFooter
 from ..workbench import Workbench
 
@@ -212,6 +213,7 @@ class AnalysisScreen(Screen[None]):
         from ..evaluation import Evaluation
 
         try:
+            setting = confined_setting(self.app, setting)
             self.evaluation, self.evaluation_error = Evaluation(self.workbench, setting), None
         except ValueError as exc:
             self.evaluation, self.evaluation_error = None, str(exc)

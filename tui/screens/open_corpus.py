@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Checkbox, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from ..confine import confinement_of
 from ..samples import Sample, samples
 
 
@@ -63,7 +64,15 @@ class OpenScreen(ModalScreen[str | None]):
             return
         path = Path(typed).expanduser()
         problem = None
-        if not path.exists():
+        rules = confinement_of(self.app)
+        if rules is not None:  # serve mode: only files inside the served folder (links resolved)
+            try:
+                path = rules.readable(typed)
+            except ValueError as exc:
+                problem = str(exc)
+        if problem:
+            pass
+        elif not path.exists():
             problem = f"no such file: {typed}"
         elif path.is_dir():
             problem = f"{typed} is a folder: name a text file in it"
