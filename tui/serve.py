@@ -9,10 +9,12 @@ confined to ``--root``, with a session file of its own), a bound on the number o
 from __future__ import annotations
 
 import argparse
+import asyncio
 import html
 import importlib.util
 import os
 import shlex
+import signal
 import socket
 import sys
 from collections.abc import Sequence
@@ -188,6 +190,20 @@ def classroom_server(command: str, *, host: str, port: int, max_clients: int, pu
                 self.clients -= 1
 
         async def on_startup(self, app: web.Application) -> None:
+            """Nothing: textual-serve prints its logo here, before the port is even open."""
+
+        def serve(self, debug: bool = False) -> None:
+            """textual-serve's serve, but say where it serves once the port is open (what aiohttp
+            prints then), so that whoever waits for the line can connect at once."""
+            self.debug = debug
+            self.initialize_logging()
+            loop = asyncio.new_event_loop()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, self.request_exit)
+            web.run_app(self._make_app(), host=host, port=port, handle_signals=False, loop=loop,
+                        print=lambda *_args: self.started())
+
+        def started(self) -> None:
             shown = public_url or f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}"
             if host in ("0.0.0.0", "::"):
                 shown = f"http://{socket.gethostname()}:{port} (or this machine's IP address)"
