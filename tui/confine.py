@@ -40,8 +40,11 @@ class Confinement:
 
     root: Path
     bundled: tuple[Path, ...] = field(default_factory=bundled_folders)
+    label: str = ""
+    """How messages name the root (default: as given, before it is resolved)."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "label", self.label or str(self.root))
         object.__setattr__(self, "root", Path(self.root).resolve())
 
     def resolve(self, typed: str | Path) -> Path:
@@ -68,9 +71,9 @@ class Confinement:
         plain = plain if plain.is_absolute() else self.root / plain
         if Path(*_normal(plain)) != resolved:  # a link (or ..) led somewhere else
             return _("{path} leads to {target}, outside the folder this server shares ({root}): "
-                     "choose a file inside it").format(path=typed, target=resolved, root=self.root)
+                     "choose a file inside it").format(path=typed, target=resolved, root=self.label)
         return _("{path} is outside the folder this server shares ({root}): choose a file inside it").format(
-            path=typed, root=self.root)
+            path=typed, root=self.label)
 
 
 def _normal(path: Path) -> list[str]:

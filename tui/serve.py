@@ -80,7 +80,7 @@ def serve(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
         raise ServeError(f"serving in a browser needs textual-serve: {INSTALL}")
     root = Path(args.root).expanduser()
     if not root.is_dir():
-        raise ServeError(f"--root {args.root}: no such folder")
+        raise ServeError(f"--root {args.root}: {'is a file, not a folder' if root.exists() else 'no such folder'}")
     check_app_args(app_args, root)
     check_port(args.host, args.port)
     sessions = serve_state_dir()
@@ -106,9 +106,10 @@ def check_app_args(app_args: Sequence[str], root: Path) -> None:
     from .launch import confine_args
 
     args = app_parser().parse_args([*app_args, "--serve-root", str(root)])
+    typed = args.corpus
     confine_args(args)
-    if args.corpus and not args.corpus.startswith("sample:") and not os.path.isfile(args.corpus):
-        raise ServeError(f"{args.corpus}: no such file")
+    if typed and not typed.startswith("sample:") and not os.path.isfile(args.corpus):
+        raise ServeError(f"{typed}: no such file")
     if not args.tokenizer:
         pretokenizer_for(config_from_args(args))
 
