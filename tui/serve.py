@@ -84,7 +84,7 @@ def serve(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     check_app_args(app_args, root)
     check_port(args.host, args.port)
     sessions = serve_state_dir()
-    command = shlex.join([sys.executable, "-P", "-m", "tui.main", "--serve-root", str(root.resolve()),
+    command = "exec " + shlex.join([sys.executable, "-P", "-m", "tui.main", "--serve-root", str(root.resolve()),
                           "--serve-sessions", str(sessions), *app_args])
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"{PROG}: warning: serving on {args.host}: anyone who can reach this machine on port {args.port} "
