@@ -166,3 +166,47 @@ async def test_open_only_inside_the_root(rooms, monkeypatch):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.workbench.corpus.name == "d.txt" and app.workbench.corpus.path == root.resolve() / "d.txt"
+
+
+@pytest.mark.slow
+async def test_held_out_file_and_compare_tokenizer_only_inside_the_root(rooms, monkeypatch):
+    from tui.widgets.compare_pane import ComparePane
+
+    from test_analysis_app import settle, text_of
+
+    root, outside = rooms
+    monkeypatch.chdir(root)
+    app = served_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n")
+        await save_as(app, pilot, "tok.json")
+        (outside / "tok.json").write_bytes((root / "tok.json").read_bytes())
+        (root / "tok-out.json").symlink_to(outside / "tok.json")
+        await pilot.press("a", "3")
+        await settle(pilot)
+        screen = app.screen
+        box = screen.query_one("#heldout-setting", Input)
+        for bad in (str(outside / "secret.txt"), "out.txt"):
+            box.value = bad
+            box.focus()
+            await pilot.press("enter")
+            await settle(pilot)
+            assert "outside the folder this server shares" in text_of(screen.query_one("#heldout-report"))
+        box.value = "c.txt"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "held-out: " in text_of(screen.query_one("#heldout-report")) and screen.evaluated is not None
+        await pilot.press("escape", "5")
+        await settle(pilot)
+        box = screen.query_one("#compare-tokenizer", Input)
+        for bad in (str(outside / "tok.json"), "tok-out.json"):
+            box.value = bad
+            box.focus()
+            await pilot.press("enter")
+            await settle(pilot)
+            assert "outside the folder this server shares" in said(app)
+        assert screen.query_one(ComparePane).extra == []
+        box.value = "tok.json"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [s.name for s in screen.query_one(ComparePane).extra] == ["tok.json"]
