@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 from engine import Tokenizer, TrainConfig
 
 from .commands import system_commands
-from .confine import Confinement, deliver
+from .confine import Confinement, deliver, output_path
 from .keys import app_bindings, typed_actions
 from .messages import Loaded, LoadFailed, Trained
 from .pacing import Pacer, faster, slower
@@ -469,7 +469,7 @@ class BpeApp(App):
             if not answer:
                 return
             try:
-                target = self.confinement.writable(answer) if self.confinement else Path(answer).expanduser()
+                target = output_path(self, answer)
                 workbench.save(target)
             except (OSError, ValueError) as exc:
                 reason = getattr(exc, "strerror", None) or str(exc)

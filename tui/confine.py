@@ -112,3 +112,11 @@ def confined_setting(app, setting: str) -> str:
     if rules is None or not text or text.startswith("sample:") or parse_setting(text) is not None:
         return setting
     return str(rules.readable(text))
+
+
+def output_path(app, typed: str | Path) -> Path:
+    """Where to write a file the user named: inside the root in serve mode (else
+    OutsideRootError), as typed otherwise. Saving, exporting and screenshots use it, then
+    :func:`deliver`."""
+    rules = confinement_of(app)
+    return rules.writable(typed) if rules is not None else Path(typed).expanduser()
