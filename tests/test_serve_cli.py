@@ -51,3 +51,19 @@ def test_an_open_host_is_explicit_and_warned_about(started):
 def test_the_full_page_says_why_and_escapes_nothing_unsafe():
     page = serve.full_page(7)
     assert "the class is full" in page and "--max-clients 7" in page and "<script" not in page
+
+
+async def test_the_page_follows_the_address_the_browser_used_or_public_url(tmp_path):
+    """textual-serve writes absolute script and websocket URLs into its page: from the request's
+    Host by default (localhost, an IP or a host name alike), from --public-url behind a proxy."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    for public_url, host, expected in ((None, "192.168.1.20:8000", "ws://192.168.1.20:8000/ws"),
+                                       (None, "teacher-laptop:8000", "ws://teacher-laptop:8000/ws"),
+                                       ("https://class.example.org", "127.0.0.1:8000", "wss://class.example.org/ws")):
+        server = serve.classroom_server("true", host="127.0.0.1", port=8000, max_clients=2, public_url=public_url,
+                                        root=tmp_path, out=io.StringIO())
+        async with TestClient(TestServer(await server._make_app(), host="127.0.0.1")) as client:
+            page = await client.get("/", headers={"Host": host})
+            assert page.status == 200
+            assert f'data-session-websocket-url="{expected}"' in await page.text()
