@@ -145,8 +145,21 @@ async def test_page_websocket_first_frame_and_a_download(tmp_path):
                     assert download.status == 200
                     assert "attachment; filename=c-257.json" in download.headers["Content-Disposition"]
                     delivered = await download.read()
+                tab.texts.clear()
+                await tab.keys("\x10")  # ctrl+p: the palette's Screenshot delivers the SVG too
+                await tab.until(lambda text: "Search for commands" in text)
+                await tab.keys(*"Screenshot")
+                await tab.until(lambda text: "Save an SVG" in text)
+                await tab.keys("\r")
+                await tab.until(lambda text: any(t[0] == "deliver_file_start" for t in tab.texts))
+                key = next(t[1] for t in tab.texts if t[0] == "deliver_file_start")
+                async with http.get(f"http://127.0.0.1:{port}/download/{key}") as download:
+                    assert download.status == 200 and download.headers["Content-Type"].startswith("image/svg+xml")
+                    picture = await download.read()
         saved = root / "c-257.json"  # written under --root too
         assert saved.read_bytes() == delivered and len(load_tokenizer(saved).merges) == 1
+        (shot,) = root.glob("*.svg")
+        assert shot.read_bytes() == picture and b"<svg" in picture
 
 
 async def test_max_clients_and_a_session_file_for_each_tab(tmp_path):
