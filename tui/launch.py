@@ -19,7 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog=PROG,
         description="Train BPE one merge at a time and see everything that happens. "
-        "Headless commands: bpe-lab train|encode|decode|export|compare --help.",
+        "Headless commands: bpe-lab train|encode|decode|export|compare --help. "
+        "In web browsers: bpe-lab serve --help.",
     )
     parser.add_argument("corpus", nargs="?", metavar="CORPUS", help="a text file (default: the bundled workshop corpus)")
     add_training_options(parser)

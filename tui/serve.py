@@ -37,6 +37,7 @@ class ServeError(ValueError):
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog=f"{PROG} serve",
+        allow_abbrev=False,  # an app option must never be taken for an abbreviation of serve's (--r, --m ...)
         description="Serve the app to web browsers: each tab gets its own app process. Other options "
         "(CORPUS, training options, --run, --speed, --tokenizer ...) are the app's, for every tab.",
     )
