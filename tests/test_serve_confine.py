@@ -210,3 +210,17 @@ async def test_held_out_file_and_compare_tokenizer_only_inside_the_root(rooms, m
         await pilot.press("enter")
         await settle(pilot)
         assert [s.name for s in screen.query_one(ComparePane).extra] == ["tok.json"]
+
+
+@pytest.mark.slow
+async def test_a_copy_goes_to_the_browser_not_the_servers_clipboard(rooms, monkeypatch):
+    from tui import clipboard
+    from tui.launch import served
+
+    root, _outside = rooms
+    monkeypatch.setattr(clipboard, "system_copy", lambda text: pytest.fail("the server's clipboard was used"))
+    app = served_app(root)
+    served(app, app.confinement)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "c")
+        assert app.clipboard.startswith("256\t") and "(terminal clipboard (OSC 52))" in said(app)

@@ -129,7 +129,7 @@ def _launch(argv: Sequence[str]) -> int:
 
         app = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
                      session_file=explicit, resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed])
-        app.confinement = rules
+        served(app, rules)
         app.run(headless=args.headless)
         return 0
     imported = imported_tokenizer(args)
@@ -152,9 +152,19 @@ def _launch(argv: Sequence[str]) -> int:
     file_ids = imported.file_ids if imported is not None else None
     app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
                  speed=SPEED_NAMES[args.speed])
-    app.confinement = rules
+    served(app, rules)
     app.run(headless=args.headless)
     return 0
+
+
+def served(app, rules) -> None:
+    """Make ``app`` a browser tab's (``rules``: its Confinement; None in a terminal): files only
+    inside the served folder, and copies to the participant's clipboard, not the server's."""
+    from .clipboard import server_clipboard
+
+    app.confinement = rules
+    if rules is not None and app.clipboard_fn is None:
+        app.clipboard_fn = server_clipboard
 
 
 def serve_mode(args: argparse.Namespace):
