@@ -62,24 +62,26 @@ class OpenScreen(ModalScreen[str | None]):
         if typed.startswith("sample:"):
             self.dismiss(typed)
             return
-        path = Path(typed).expanduser()
-        problem = None
-        rules = confinement_of(self.app)
-        if rules is not None:  # serve mode: only files inside the served folder (links resolved)
-            try:
-                path = rules.readable(typed)
-            except ValueError as exc:
-                problem = str(exc)
-        if problem:
-            pass
-        elif not path.exists():
+        path, problem = self._checked(typed)
+        if problem is None and not path.exists():
             problem = f"no such file: {typed}"
-        elif path.is_dir():
+        elif problem is None and path.is_dir():
             problem = f"{typed} is a folder: name a text file in it"
         if problem:
             self.query_one("#open-error", Label).update(Text(problem))
             return
         self.dismiss(str(path))
+
+    def _checked(self, typed: str) -> tuple[Path, str | None]:
+        """The path typed, and why it cannot be opened in serve mode (outside the served folder,
+        links resolved); None when it may be."""
+        rules = confinement_of(self.app)
+        if rules is None:
+            return Path(typed).expanduser(), None
+        try:
+            return rules.readable(typed), None
+        except ValueError as exc:
+            return Path(typed), str(exc)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
