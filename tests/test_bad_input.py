@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shlex
+import socket
 import subprocess
 import sys
 import tempfile
@@ -593,7 +594,40 @@ SETUP_LESSONS: dict[str, Setup] = {
     "lesson-fine": lambda tmp, mp: lesson(tmp, "open sample=qa.txt", "step 2", "expect step == 2", name="fine.md"),
 }
 
-for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES, SETUP_LESSONS):
+#: Sockets a row's setup listens on (another server), closed by the row's check.
+HELD: list[socket.socket] = []
+
+
+def listening(port: int) -> None:
+    """Another server on 127.0.0.1:``port`` while the row runs (if something else listens there
+    already, the port is in use all the same)."""
+    try:
+        HELD.append(socket.create_server(("127.0.0.1", port)))
+    except OSError:
+        pass
+
+
+def let_go(tmp: Path) -> None:
+    while HELD:
+        HELD.pop().close()
+
+
+#: bpe-lab serve's options and the app options it checks before listening.
+SETUP_SERVE: dict[str, Setup] = {
+    "serve-no-extra": lambda tmp, mp: mp.setitem(sys.modules, "textual_serve", None),
+    "serve-port-in-use": lambda tmp, mp: listening(8765),
+    "serve-port-invalid": lambda tmp, mp: None,
+    "serve-max-clients-zero": lambda tmp, mp: None,
+    "serve-root-missing": lambda tmp, mp: None,
+    "serve-root-file": lambda tmp, mp: corpus(tmp),
+    "serve-corpus-outside": lambda tmp, mp: (tmp / "class").mkdir(),
+    "serve-corpus-missing": lambda tmp, mp: (tmp / "class").mkdir(),
+    "serve-resume": lambda tmp, mp: None,
+    "serve-app-option": lambda tmp, mp: None,
+}
+
+
+for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES, SETUP_LESSONS, SETUP_SERVE):
     assert not set(_area) & set(SETUP), set(_area) & set(SETUP)
     SETUP.update(_area)
 
@@ -748,7 +782,12 @@ VERIFY_FORMATS: dict[str, Callable[[Path], None]] = {
 }
 
 
-for _area in (VERIFY_BOUNDS, VERIFY_STREAMS, VERIFY_SESSIONS, VERIFY_FORMATS, VERIFY_FIGURES):
+VERIFY_SERVE: dict[str, Callable[[Path], None]] = {
+    "serve-port-in-use": let_go,
+}
+
+
+for _area in (VERIFY_BOUNDS, VERIFY_STREAMS, VERIFY_SESSIONS, VERIFY_FORMATS, VERIFY_FIGURES, VERIFY_SERVE):
     VERIFY.update(_area)
 
 
@@ -791,7 +830,12 @@ def test_documented_bad_input(row: Row, sandbox, monkeypatch):
     monkeypatch.setattr(cli, "error", lambda exc, err: raised.append(exc) or real_error(exc, err))
     out, err = io.StringIO(), io.StringIO()
     started = time.perf_counter()
-    if row.argv[0] not in cli.HEADLESS:  # the app's launcher: its rows must fail before the app starts
+    if row.argv[0] == "serve":  # bpe-lab serve: its rows must fail before it listens
+        from tui import serve
+
+        monkeypatch.setattr(serve, "run_server", lambda *a: pytest.fail("the server started"))
+        code = serve.main(row.argv[1:], out=out, err=err)
+    elif row.argv[0] not in cli.HEADLESS:  # the app's launcher: its rows must fail before the app starts
         monkeypatch.setattr("tui.app.BpeApp.run", lambda *a, **k: pytest.fail("the app started"))
         code = launch(row.argv, err=err)
     else:

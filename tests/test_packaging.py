@@ -27,7 +27,7 @@ def test_quick_start_has_exactly_two_commands():
     blocks = re.findall(r"```bash\n(.+?)\n```", quick, flags=re.S)
     assert len(blocks) == 2 and all("\n" not in b for b in blocks)
     assert "bpe-lab" in readme_command("main-command")
-    assert "pytest" in readme_command("test-command") and "'.[test,compare,plots]'" in readme_command("test-command")
+    assert "pytest" in readme_command("test-command") and "'.[test,compare,plots,serve]'" in readme_command("test-command")
     assert "'.[compare]'" in readme_command("main-command")
 
 
@@ -40,6 +40,20 @@ def test_compare_is_an_optional_extra():
     assert any(d.startswith("tokenizers") for d in extras["compare"])
     assert any(d.startswith("tokenizers") for d in extras["test"])
     assert not any(d.startswith("tokenizers") for d in project["dependencies"])
+
+
+def test_serve_is_an_optional_extra_the_tests_install():
+    """Issue 15: `bpe-lab serve` needs textual-serve, an extra; the test command installs it and
+    chromium (for the browser test), without failing where apt-get cannot."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    assert any(d.startswith("textual-serve") for d in extras["serve"])
+    assert any(d.startswith("textual-serve") for d in extras["test"]) and any(d.startswith("playwright") for d in extras["test"])
+    assert not any(d.startswith("textual-serve") for d in project["dependencies"])
+    command = readme_command("test-command")
+    assert "apt-get install -y -qq chromium" in command and "|| echo" in command
 
 
 def test_ci_runs_the_readme_test_command():

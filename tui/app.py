@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 from engine import Tokenizer, TrainConfig
 
 from .commands import system_commands
+from .confine import Confinement, deliver, output_path
 from .keys import app_bindings, typed_actions
 from .messages import Loaded, LoadFailed, Trained
 from .pacing import Pacer, faster, slower
@@ -72,6 +73,10 @@ class BpeApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "bpe-lab"
     BINDINGS = app_bindings()
+
+    confinement: Confinement | None = None
+    """Serve mode (``bpe-lab serve``): the one folder files may be opened from and written to;
+    None in a terminal. Set by the launcher."""
 
     running: reactive[bool] = reactive(False, bindings=True)
     """A training run or a long jump is live (the worker owns the trainer)."""
@@ -496,12 +501,15 @@ class BpeApp(App):
 
         folder = path or os.environ.get("BPE_LAB_SCREENSHOTS") or "."
         try:
+            if self.confinement is not None:  # serve mode: only inside the served folder
+                folder = str(self.confinement.writable(folder))
             saved = Path(self.save_screenshot(filename, folder, time_format)).resolve()
-        except OSError as exc:
-            self.say(f"screenshot not saved: {folder}: {exc.strerror or exc}", title="Screenshot",
+        except (OSError, ValueError) as exc:
+            self.say(f"screenshot not saved: {folder}: {getattr(exc, 'strerror', None) or exc}", title="Screenshot",
                      severity="error", timeout=8)
             return None
         self.say(f"saved {saved}", title="Screenshot", timeout=6)
+        deliver(self, saved)
         return None
 
     def action_help(self) -> None:
@@ -593,12 +601,14 @@ class BpeApp(App):
             if not answer:
                 return
             try:
-                workbench.save(Path(answer).expanduser())
+                target = output_path(self, answer)
+                workbench.save(target)
             except (OSError, ValueError) as exc:
                 reason = getattr(exc, "strerror", None) or str(exc)
                 self.say(f"not saved: {answer}: {reason}", severity="error", timeout=8)
                 return
             self.say(f"saved {answer} (vocabulary {workbench.trainer.vocab_size})", timeout=4)
+            deliver(self, target)
 
         self.push_screen(PromptScreen("Save tokenizer (native JSON)", value=default), done)
 
@@ -627,6 +637,8 @@ class BpeApp(App):
         """Open ``source`` (a path or ``sample:NAME``) with ``config`` (replaying ``script``):
         the open dialog's path, and a lesson's. False (and a message) when it cannot be read."""
         try:
+            if self.confinement is not None and not source.startswith("sample:"):
+                source = str(self.confinement.readable(source))
             corpus = LoadedCorpus.open(source, script.base if script else config.base)
         except ValueError as exc:
             self.say(str(exc), title="cannot open", severity="error", timeout=8)
@@ -750,6 +762,8 @@ class BpeApp(App):
 
     def on_unmount(self) -> None:
         """Let go of the session files (a crash lets go too: the locks are the kernel's)."""
+        if self.confinement is not None:  # a closed browser tab ends the app without `q`: save now
+            self.autosave(now=True)
         for lock, _ in self._claims.values():
             if lock is not None:
                 lock.release()

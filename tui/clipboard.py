@@ -24,3 +24,9 @@ def copy_text(text: str, system: Callable[[str], None] | None, terminal: Callabl
     except Exception:  # pyperclip raises its own PyperclipException, or OSError
         terminal(text)
         return "terminal clipboard (OSC 52)"
+
+
+def server_clipboard(text: str) -> None:
+    """In a browser (bpe-lab serve) the system clipboard is the server's, not the participant's:
+    refuse it, so that the copy goes to the page by OSC 52 (textual-serve's page takes it)."""
+    raise RuntimeError("the system clipboard here is the server's")

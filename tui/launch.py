@@ -19,7 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog=PROG,
         description="Train BPE one merge at a time and see everything that happens. "
-        "Headless commands: bpe-lab train|encode|decode|export|compare --help.",
+        "Headless commands: bpe-lab train|encode|decode|export|compare --help. "
+        "In web browsers: bpe-lab serve --help.",
     )
     parser.add_argument("corpus", nargs="?", metavar="CORPUS", help="a text file (default: the bundled workshop corpus)")
     add_training_options(parser)
@@ -35,6 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run speed in merges a second: 1, 2, 5, 20 or max (default; + and - change it in the app)")
     add_theme_option(parser)
     parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # tests: no terminal
+    # bpe-lab serve starts each browser tab's app with these (tui/serve.py): files only inside
+    # the served folder, and a session file of the tab's own in the server's session folder.
+    parser.add_argument("--serve-root", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-sessions", metavar="DIR", help=argparse.SUPPRESS)
     return parser
 
 
@@ -141,6 +146,7 @@ def _launch(argv: Sequence[str]) -> int:
     from .session import explicit_session_path
     from .workbench import LoadedCorpus
 
+    rules = serve_mode(args) if args.serve_root is not None else None
     #: One session file for every corpus (--session, $BPE_LAB_SESSION); else each corpus has its own.
     explicit = Path(args.session) if args.session else explicit_session_path()
     if args.resume:
@@ -152,6 +158,7 @@ def _launch(argv: Sequence[str]) -> int:
         app = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
                      session_file=explicit, resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed],
                      **themed)
+        served(app, rules)
         app.run(headless=args.headless)
         return 0
     imported = imported_tokenizer(args)
@@ -174,5 +181,53 @@ def _launch(argv: Sequence[str]) -> int:
     file_ids = imported.file_ids if imported is not None else None
     app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
                  speed=SPEED_NAMES[args.speed], **themed)
+    served(app, rules)
     app.run(headless=args.headless)
     return 0
+
+
+def served(app, rules) -> None:
+    """Make ``app`` a browser tab's (``rules``: its Confinement; None in a terminal): files only
+    inside the served folder, and copies to the participant's clipboard, not the server's."""
+    from .clipboard import server_clipboard
+
+    app.confinement = rules
+    if rules is not None and app.clipboard_fn is None:
+        app.clipboard_fn = server_clipboard
+
+
+def serve_mode(args: argparse.Namespace):
+    """A browser tab's app (``bpe-lab serve``): its files only inside the served folder, which is
+    also where it works, and a session file of the tab's own (``args.session``). Returns the
+    :class:`tui.confine.Confinement`; ValueError (one line) for a file outside it."""
+    import os
+    import time
+
+    rules = confine_args(args)
+    os.chdir(rules.root)  # a name typed in a dialog is a file in the served folder
+    if args.serve_sessions:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        args.session = str(Path(args.serve_sessions) / f"session-{stamp}-{os.getpid()}.json")
+    return rules
+
+
+def confine_args(args: argparse.Namespace):
+    """The :class:`tui.confine.Confinement` of ``--serve-root``, with the corpus and tokenizer
+    given made absolute and checked against it; ValueError (one line) when they are outside, or
+    for options a served app cannot take (``bpe-lab serve`` checks its app options with this)."""
+    import os
+
+    from .confine import Confinement
+
+    if args.resume or args.session:
+        raise ValueError("in a browser each participant has a session of their own: --resume and --session do not apply")
+    rules = Confinement(Path(args.serve_root))
+    if not rules.root.is_dir():
+        raise ValueError(f"{args.serve_root}: no such folder to serve")
+    for name in ("corpus", "tokenizer"):
+        given = getattr(args, name)
+        if given and not given.startswith("sample:"):
+            given = os.path.abspath(os.path.expanduser(given))  # named from where serve started
+            rules.readable(given)
+            setattr(args, name, given)
+    return rules

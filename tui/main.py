@@ -52,6 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .cli import HEADLESS
 
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "serve":  # the app in web browsers (textual-serve)
+        from .serve import main as serve_main
+
+        return serve_main(args[1:])
     if args and args[0] in HEADLESS:
         from .cli import main as cli_main
 

@@ -28,6 +28,7 @@ from textual.widgets import Input
 
 from engine import Tokenizer
 
+from ..confine import confined_setting
 from ..i18n import _
 from ..theme import current
 from ..widgets.footer import FittingFooter
@@ -217,6 +218,7 @@ class AnalysisScreen(Screen[None]):
         from ..evaluation import Evaluation
 
         try:
+            setting = confined_setting(self.app, setting)
             self.evaluation, self.evaluation_error = Evaluation(self.workbench, setting), None
         except ValueError as exc:
             self.evaluation, self.evaluation_error = None, str(exc)

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Checkbox, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from ..confine import confinement_of
 from ..samples import Sample, samples
 
 
@@ -61,16 +62,26 @@ class OpenScreen(ModalScreen[str | None]):
         if typed.startswith("sample:"):
             self.dismiss(typed)
             return
-        path = Path(typed).expanduser()
-        problem = None
-        if not path.exists():
+        path, problem = self._checked(typed)
+        if problem is None and not path.exists():
             problem = f"no such file: {typed}"
-        elif path.is_dir():
+        elif problem is None and path.is_dir():
             problem = f"{typed} is a folder: name a text file in it"
         if problem:
             self.query_one("#open-error", Label).update(Text(problem))
             return
         self.dismiss(str(path))
+
+    def _checked(self, typed: str) -> tuple[Path, str | None]:
+        """The path typed, and why it cannot be opened in serve mode (outside the served folder,
+        links resolved); None when it may be."""
+        rules = confinement_of(self.app)
+        if rules is None:
+            return Path(typed).expanduser(), None
+        try:
+            return rules.readable(typed), None
+        except ValueError as exc:
+            return Path(typed), str(exc)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -19,6 +19,8 @@ from engine import Tokenizer, token_display
 from engine.analysis import BpeSegmenter, Segmenter, languages, parse_parallel, token_tax
 from engine.formats import load_any
 
+from ..confine import confinement_of
+from ..i18n import _
 from ..samples import sample
 from ..theme import current
 from .cells import seal
@@ -141,7 +143,15 @@ class ComparePane(Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if event.input.id == "compare-tokenizer" and event.value.strip():
-            self._load(event.value.strip())
+            path = event.value.strip()
+            rules = confinement_of(self.app)
+            if rules is not None:  # serve mode: only files inside the served folder (links resolved)
+                try:
+                    path = str(rules.readable(path))
+                except ValueError as exc:
+                    self.app.notify(str(exc), title=_("cannot load tokenizer"), severity="error", markup=False)
+                    return
+            self._load(path)
 
     @work(thread=True, group="analysis-load", exit_on_error=False)
     def _load(self, path: str) -> None:
