@@ -28,7 +28,7 @@ from textual.widgets import Input
 
 from engine import Tokenizer
 
-from ..confine import confined_setting
+from ..confine import confined_setting, deliver, output_path
 from ..i18n import _
 from ..theme import current
 from ..widgets.footer import FittingFooter
@@ -403,7 +403,11 @@ class AnalysisScreen(Screen[None]):
             return
         stem = Path(self.workbench.corpus.name).stem or "corpus"
         root = Path(os.environ.get("BPE_LAB_EXPORTS") or "bpe-lab-exports")
-        folder = (root / f"{stem}-step{self.workbench.trainer.steps}").resolve()
+        try:  # in a browser (bpe-lab serve): only inside the served folder
+            folder = output_path(self.app, root / f"{stem}-step{self.workbench.trainer.steps}").resolve()
+        except ValueError as exc:
+            self.app.say(_("not exported: {reason}").format(reason=exc), title=_("Export"), severity="error", timeout=8)
+            return
         self._write_export(tables, folder)
 
     @work(thread=True, group="analysis-export", exit_on_error=False)
@@ -425,6 +429,8 @@ class AnalysisScreen(Screen[None]):
             figures = _("no figures: {reason}").format(reason=exc)
         self.app.say(_("exported {count} files to {folder} ({figures})").format(count=len(written), folder=folder, figures=figures),
                      title=_("Export"), timeout=8)
+        for path in written:  # in a browser, each file also arrives as a download
+            self.app.call_from_thread(deliver, self.app, Path(path))
 
     def action_next_sentence(self) -> None:
         self.query_one("#compare-pane").next_sentence()

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from ..confine import confinement_of
 from ..i18n import _
 from ..lessons.catalog import bundled, locale_lang
 from ..lessons.format import LessonError, parse
@@ -67,7 +68,13 @@ class LessonListScreen(ModalScreen):
         event.stop()
         typed = event.value.strip()
         if typed:
-            self._open(Path(typed).expanduser(), None)
+            rules = confinement_of(self.app)
+            try:  # in a browser (bpe-lab serve): a lesson file only from the served folder
+                path = rules.readable(typed) if rules is not None else Path(typed).expanduser()
+            except ValueError as exc:
+                self.query_one("#lesson-error", Label).update(Text(str(exc)))
+                return
+            self._open(path, None)
 
     def _open(self, path: Path, note: str | None) -> None:
         try:
