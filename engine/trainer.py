@@ -6,7 +6,7 @@ import gc
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
@@ -149,6 +149,31 @@ class Trainer:
             checkpoints=checkpoints,
             checkpoint_memory=checkpoint_memory,
         )
+
+    @classmethod
+    def from_counts(
+        cls,
+        counts: Iterable[tuple[bytes, int]],
+        config: TrainConfig | None = None,
+        *,
+        pretokenizer: PreTokenizer | None = None,
+        checkpoints: int = 0,
+        checkpoint_memory: int | None = None,
+    ) -> Trainer:
+        """A trainer on a chunk-count table: ``(chunk bytes, count)`` pairs in order of first
+        occurrence (repeated chunks add up). It makes exactly the merges of training on the text
+        the table was counted from with the same config, tie rules included; counts may exceed
+        2³¹ and 2³² (the node array widens to 64 bits). :meth:`spans` needs the text: there is none.
+
+        Example: ``Trainer.from_counts([(b"low", 5), (b" lower", 2)], TrainConfig(max_merges=1))``
+        """
+        chunks: Counter[str] = Counter()
+        for chunk, n in counts:
+            if not isinstance(n, int) or n < 1:
+                raise CorpusError(f"chunk {chunk!r} has count {n!r}; counts are whole numbers of 1 or more")
+            chunks[bytes(chunk).decode("utf-8", "surrogateescape")] += n
+        return cls("", config, pretokenizer=pretokenizer, chunks=chunks, checkpoints=checkpoints,
+                   checkpoint_memory=checkpoint_memory)
 
     @property
     def is_replay(self) -> bool:

@@ -40,6 +40,9 @@ from engine import (
     token_display,
 )
 
+from .count_cli import add_count_parser, add_counts_options, check_counts_args, load_for_training
+from .progress import Bar
+
 # engine.formats and engine.analysis are imported by the commands that use them: together they
 # are a third of ``bpe-lab train``'s start-up (more when no bytecode cache can be written).
 if TYPE_CHECKING:
@@ -47,7 +50,7 @@ if TYPE_CHECKING:
     from engine.formats import Imported
 
 PROG = "bpe-lab"
-HEADLESS = ("train", "encode", "decode", "export", "compare")
+HEADLESS = ("train", "encode", "decode", "export", "compare", "count")
 PATTERN_NAMES = ("none", *NAMED_PATTERNS)
 #: engine.formats.FORMATS, spelled out so that building the parser does not import the formats
 #: (tests/test_cli_startup.py checks that they agree).
@@ -73,7 +76,7 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--vocab-size", type=int, metavar="N", help="stop at N tokens (bases + merges + specials)")
     limit.add_argument("--merges", type=int, metavar="N", dest="max_merges", help="stop after N merges")
-    parser.add_argument("--base", choices=("bytes", "chars"), default="bytes", help="start from bytes (default) or characters")
+    parser.add_argument("--base", choices=("bytes", "chars"), default=None, help="start from bytes (default) or characters")
     parser.add_argument("--pretokenizer", choices=PRETOKENIZERS, default=None, help="how text is split before merging (default gpt2)")
     parser.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex (implies the custom pre-tokenizer)")
     parser.add_argument("--split-digits", action="store_true", help="make every digit a chunk of its own")
@@ -105,7 +108,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         raise ConfigError("give either --pretokenizer or --pattern, not both")
     pretokenizer = "custom" if args.pattern is not None else (args.pretokenizer or "gpt2")
     return TrainConfig(
-        base=args.base,
+        base=args.base or "bytes",
         pretokenizer=pretokenizer,
         pattern=args.pattern,
         split_digits=args.split_digits,
@@ -152,9 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=PROG, description="Train and use BPE tokenizers one merge at a time.")
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train", help="train a tokenizer on a corpus file")
-    train.add_argument("corpus", metavar="CORPUS")
+    train.add_argument("corpus", metavar="CORPUS", nargs="?", help="the corpus file (or --counts TABLE)")
     train.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to write the tokenizer")
     add_training_options(train)
+    add_counts_options(train)
     train.add_argument("--log", action="store_true", help="print the merge log as training goes (seed 002 style)")
     train.add_argument("--curve", action="store_true", help="print the corpus token count after every merge (step 0 first)")
     encode = sub.add_parser("encode", help="encode text with a tokenizer (ids as the tokenizer's file numbers them)")
@@ -176,13 +180,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the file to write; for gpt2 a directory (vocab.json + merges.txt go inside); "
                              "for tiktoken the rank file, with its pattern and specials in PATH.json")
     compare = sub.add_parser("compare", help="bpe against char, word, WordPiece and Unigram tokenizers on a corpus")
-    compare.add_argument("corpus", metavar="CORPUS")
+    compare.add_argument("corpus", metavar="CORPUS", nargs="?", help="the corpus file (or --counts TABLE)")
     held = compare.add_mutually_exclusive_group()
     held.add_argument("--heldout", metavar="FILE", help="a held-out text to measure on (training uses all of CORPUS)")
     held.add_argument("--heldout-fraction", type=float, metavar="F",
                       help="hold back the last F of CORPUS (0 < F < 1, cut at a line start) and measure on it")
     add_training_options(compare)
+    add_counts_options(compare)
     compare.add_argument("--json", action="store_true", help="print a JSON list of rows")
+    add_count_parser(sub)
     return parser
 
 
@@ -216,11 +222,32 @@ def corpus_input(path: str) -> tuple[str, str]:
 def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from engine import check_target, refuse_inputs
 
+    check_counts_args(args)
     config = config_from_args(args)
-    pretokenizer = pretokenizer_for(config)
-    refuse_inputs([args.output], [corpus_input(args.corpus)])
-    check_target(args.output)  # refused now, not after the training it would throw away
-    started = time.perf_counter()
+    if args.counts is not None:
+        refuse_inputs([args.output], [(args.counts, f"the table {args.counts}")])
+        check_target(args.output)
+        started = time.perf_counter()
+        _, config, chunks = load_for_training(args, config, err)
+        corpus = None
+        text, pretokenizer = "", pretokenizer_for(config)
+    else:
+        pretokenizer = pretokenizer_for(config)
+        refuse_inputs([args.output], [corpus_input(args.corpus)])
+        check_target(args.output)  # refused now, not after the training it would throw away
+        started = time.perf_counter()
+        corpus, text, chunks = read_for_training(args, config, pretokenizer, err)
+    trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks)
+    # --curve's bytes per token; the corpus itself is freed here (a table: its chunks' bytes)
+    corpus_bytes = corpus.size if corpus is not None else sum(len(c.encode("utf-8", "surrogateescape")) * n
+                                                               for c, n in chunks.items())
+    del chunks, corpus
+    return train_and_save(args, trainer, config, corpus_bytes, started, out, err)
+
+
+def read_for_training(args: argparse.Namespace, config: TrainConfig, pretokenizer: PreTokenizer, err: TextIO):
+    """(corpus, text, chunks) of the corpus file: counted block by block when the pre-tokenizer
+    allows it (text empty), else read whole (chunks None); its note, if any, goes to ``err``."""
     bound = args.max_corpus_bytes
     if streamable(pretokenizer):  # pre-tokenize block by block: the text is never held whole
         corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=min(os.cpu_count() or 1, 2),
@@ -232,18 +259,25 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     note = corpus.note(config.base)
     if note:
         print(f"{PROG}: note: {note}", file=err)
-    trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks)
-    corpus_bytes = corpus.size  # --curve's bytes per token; the corpus itself is freed here
-    del chunks, corpus
+    return corpus, text, chunks
+
+
+def train_and_save(args: argparse.Namespace, trainer: Trainer, config: TrainConfig, corpus_bytes: int, started: float,
+                   out: TextIO, err: TextIO) -> int:
+    """Run ``trainer`` to its stop rule (a progress bar on a terminal), save, and say so."""
     show = lambda i: token_display(trainer.token_bytes(i), space="·", seed=True)  # noqa: E731  seed 002 logs
     count = 0
     collecting = gc.isenabled()
     gc.disable()  # as Trainer.train does: each step would otherwise pause and resume it
     try:
-        for event in trainer.run():
-            count += 1
-            if args.log:
-                print(format_merge(event, show), file=out)
+        with Bar(err, quiet=args.quiet or args.log, what="train") as bar:
+            target = trainer.target_merges
+            for event in trainer.run():
+                count += 1
+                if args.log:
+                    print(format_merge(event, show), file=out)
+                elif not count & 63:
+                    bar.merges(count, target)
         elapsed = time.perf_counter() - started
         if args.curve:
             print_curve(trainer, out, corpus_bytes)
@@ -552,6 +586,10 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         return run_export(args, err)
     if args.command == "compare":
         return run_compare(args, out, err)
+    if args.command == "count":
+        from .count_cli import run_count
+
+        return run_count(args, out, err)
     return run_decode(args, out, err)
 
 
