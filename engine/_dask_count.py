@@ -45,8 +45,10 @@ def run_dask(plan: Plan, pretokenizer: PreTokenizer, base: str, scheduler: str |
     except (OSError, TimeoutError, ValueError) as exc:
         if cluster is not None:
             cluster.close()
-        where = f"the Dask scheduler at {scheduler}" if scheduler else "a local Dask cluster"
-        raise CountsError(f"cannot reach {where} ({one_line(str(exc)) or type(exc).__name__})") from None
+        if scheduler is None:
+            raise CountsError(f"could not start a local Dask cluster ({one_line(str(exc)) or type(exc).__name__})") from None
+        raise CountsError(f"cannot reach the Dask scheduler at {scheduler} "
+                          "(is it running, and is the address tcp://HOST:PORT right?)") from None
     try:
         return _run(client, distributed, plan, pretokenizer, base, progress)
     finally:

@@ -108,6 +108,8 @@ class PairState:
             sym.append(SEP)
             weights.extend([weight] * (len(seq) + 1))
             tokens += weight * len(seq)
+        if tokens >= _CMAX:
+            raise CorpusError(f"the corpus holds {tokens} tokens, more than the {_CMAX - 1} a pair count may reach")
         n = len(sym)
         code = node_typecode(max(weights), 4 * n + 4)
         data = array(code, bytes(4 * array(code).itemsize * n))
@@ -118,8 +120,6 @@ class PairState:
         data[3::4] = array(code, weights)
         self.data = data
         self.starts = array("q", starts)
-        if tokens >= _CMAX:
-            raise CorpusError(f"the corpus holds {tokens} tokens, more than the {_CMAX - 1} a pair count may reach")
         self.tokens = tokens
         self._freq: list[int] | None = None  # weighted occurrences per token id, once asked
         self.count: dict[int, int] = {}

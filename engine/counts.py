@@ -140,16 +140,18 @@ def count_inputs(
     processes: int | None = None,
     scheduler: str | None = None,
     progress: Progress | None = None,
+    task_bytes: int | None = None,
 ) -> ChunkTable:
     """Count the chunks of every input (files, folders, globs; compressed or not).
 
     ``engine`` ``local`` uses ``processes`` local processes (default: every core); ``dask``
     runs the same blocks on a Dask cluster (``scheduler`` ``tcp://HOST:PORT``, or a
     ``LocalCluster`` when None). Either way the table equals counting the files one by one.
+    ``task_bytes``: the size of a block (default :data:`engine._blocks.TASK_BYTES`).
     """
     from . import _blocks
 
-    plan = _blocks.plan(specs, pretokenizer)
+    plan = _blocks.plan(specs, pretokenizer, task_bytes or _blocks.TASK_BYTES)
     if engine == "dask":
         from ._dask_count import run_dask
 

@@ -319,7 +319,15 @@ def run_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if args.vocab_size is None and args.max_merges is None:
         args.max_merges = COMPARE_MERGES
+    check_counts_args(args)
     config = config_from_args(args)
+    if args.counts is not None:
+        from .count_cli import compare_counts
+
+        rows = compare_counts(args, config, err)
+        heldout = args.heldout
+        print_compare(args, rows, heldout is not None, out, err)
+        return 0
     text = read_corpus(args.corpus, base=config.base, max_bytes=args.max_corpus_bytes).text
     heldout = None
     if args.heldout is not None:
@@ -330,13 +338,17 @@ def run_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     trainer.train()
     rows = [measure(BpeSegmenter(trainer.tokenizer()), text, heldout, corpus_counts=trainer_counts(trainer))]
     rows += baseline_rows(build_baselines(text, trainer.vocab_size), text, heldout)
+    print_compare(args, rows, heldout is not None, out, err)
+    return 0
+
+
+def print_compare(args: argparse.Namespace, rows: Sequence[Row], heldout: bool, out: TextIO, err: TextIO) -> None:
     if args.json:
         print(json.dumps([row.to_dict() for row in rows], ensure_ascii=False), file=out)
     else:
         print_rows(rows, out)
-    where = "the held-out text" if heldout is not None else "the corpus (no held-out text given)"
+    where = "the held-out text" if heldout else "the corpus (no held-out text given)"
     print(f"{PROG}: note: unknown and chars/token are measured on {where}", file=err)
-    return 0
 
 
 def print_rows(rows: Sequence[Row], out: TextIO) -> None:

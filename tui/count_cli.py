@@ -202,3 +202,27 @@ def check_counts_args(args: argparse.Namespace) -> None:
             raise ConfigError("give a CORPUS or --counts TABLE")
         if args.min_chunk_count is not None or args.max_chunks is not None:
             raise ConfigError("--min-chunk-count and --max-chunks prune a table: use them with --counts")
+
+
+def compare_counts(args: argparse.Namespace, config: TrainConfig, err: TextIO) -> list:
+    """``compare --counts``: the BPE row from the table (corpus tokens counted on it, the held-out
+    file encoded); the baselines train on text, which a table does not hold: their rows say so."""
+    from engine import Trainer, read_corpus
+    from engine.analysis import BASELINES, BpeSegmenter, Row
+
+    if args.heldout_fraction is not None:
+        raise ConfigError("--heldout-fraction holds back part of a corpus; with --counts give --heldout FILE")
+    _, config, chunks = load_for_training(args, config, err)
+    trainer = Trainer("", config, chunks=chunks)
+    with Bar(err, quiet=args.quiet) as bar:
+        for event in trainer.run():
+            if not event.step & 63:
+                bar.merges(event.step, trainer.target_merges)
+    chars = sum(len(c) * n for c, n in chunks.items())
+    row = Row("bpe", trainer.vocab_size, chars, trainer.corpus_tokens, 0)
+    if args.heldout is not None:
+        heldout = read_corpus(args.heldout, base=config.base, max_bytes=args.max_corpus_bytes).text
+        tokens, unknown = BpeSegmenter(trainer.tokenizer()).count(heldout)
+        row = Row("bpe", trainer.vocab_size, chars, trainer.corpus_tokens, 0, len(heldout), tokens, unknown)
+    note = "needs the corpus text (a chunk-count table holds only counts)"
+    return [row, *(Row(name, note=note) for name in BASELINES)]
