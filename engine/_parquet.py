@@ -60,9 +60,9 @@ def read_table(path: str | os.PathLike[str]) -> ChunkTable:
             arrow = handle.read(columns=["chunk", "count", "order"])
     except BpeLabError:
         raise
-    except Exception as exc:  # noqa: BLE001 - pyarrow's errors for truncated or corrupt files vary
+    except Exception:  # noqa: BLE001 - pyarrow's errors for truncated or corrupt files vary
         # pyarrow's own words vary by version and say little ("Couldn't deserialize thrift")
-        raise CountsError(f"{shown}: not a readable Parquet file (corrupt or truncated: {type(exc).__name__})") from None
+        raise CountsError(f"{shown}: not a readable Parquet file (corrupt or truncated)") from None
     chunks = arrow.column("chunk").to_pylist()
     counts = arrow.column("count").to_pylist()
     order = arrow.column("order").to_pylist()

@@ -177,14 +177,14 @@ def load_for_training(args: argparse.Namespace, config: TrainConfig, err: TextIO
     check_usable(args.counts, table)
     config = counts_config(args, table, config)
     pruned = prune(table.chunks, min_count=args.min_chunk_count, max_chunks=args.max_chunks)
+    if not pruned.chunks:
+        raise CountsError(f"{args.counts}: pruning left no chunks (the most frequent occurs {pruned.largest_removed} times)")
     if pruned.removed_chunks:
         lost = _pair_mass(table, pruned, config.base)
         share = pruned.removed_occurrences / max(table.occurrences, 1)
         print(f"{PROG}: note: pruned {pruned.removed_chunks} of {len(table.chunks)} distinct chunks "
               f"({pruned.removed_occurrences} occurrences, {share:.2%}); merges are those of the whole table while "
               f"the best pair leads the next by more than {lost} (the pair occurrences pruned)", file=err)
-    if not pruned.chunks:
-        raise CountsError(f"{args.counts}: pruning left no chunks")
     return table, config, pruned.chunks
 
 
