@@ -312,6 +312,28 @@ class Trainer:
                 )
         return self._layout
 
+    def listing(self, limit: int = 2000) -> str:
+        """A text of the ``limit`` most frequent distinct chunks, one a line after its count
+        (``      1,234 chunk``), which :meth:`spans` then reads instead of the corpus: how the
+        app shows a trainer made from a chunk-count table (:meth:`from_counts`), which has no
+        text. The counts and the newlines are text no chunk covers (no span)."""
+        counts = list(self._chunks.values())
+        chunks = list(self._chunks)
+        order = sorted(range(len(chunks)), key=lambda uid: -counts[uid])[:limit]
+        parts: list[str] = []
+        offsets, uids = array("q"), array("i")
+        unit = 0
+        for uid in order:
+            prefix = f"{counts[uid]:>12,} "
+            own_line = chunks[uid].endswith("\n")  # the chunk ends its row itself
+            parts += (prefix, chunks[uid], "" if own_line else "\n")
+            offsets.append(unit + len(prefix))
+            uids.append(uid)
+            unit += len(prefix) + self._chunk_lengths[uid] + (0 if own_line else 1)
+        self.text = "".join(parts)
+        self._layout = CorpusLayout(offsets, uids, unit)
+        return self.text
+
     def spans(self, start: int, end: int) -> list[tuple[int, int, int]]:
         """The current tokens overlapping corpus units [start, end), as (token id, start, end).
 
