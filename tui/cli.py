@@ -250,8 +250,9 @@ def read_for_training(args: argparse.Namespace, config: TrainConfig, pretokenize
     allows it (text empty), else read whole (chunks None); its note, if any, goes to ``err``."""
     bound = args.max_corpus_bytes
     if streamable(pretokenizer):  # pre-tokenize block by block: the text is never held whole
-        corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=min(os.cpu_count() or 1, 2),
-                              max_bytes=bound)
+        with Bar(err, quiet=args.quiet or args.log) as bar:  # bytes read, on a terminal
+            corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=min(os.cpu_count() or 1, 2),
+                                  max_bytes=bound, progress=bar.bytes if bar.live else None)
         text, chunks = "", corpus.chunks
     else:
         corpus = read_corpus(args.corpus, base=config.base, max_bytes=bound)
