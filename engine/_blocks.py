@@ -26,7 +26,7 @@ from .pretokenize import PreTokenizer
 #: Suffixes read through a decompressor (``.zst`` needs the ``zstandard`` package).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 #: Plain files are cut into blocks of about this size (fewer, larger ones for small files).
-TASK_BYTES = 16 << 20
+TASK_BYTES = 8 << 20
 
 
 @dataclass(frozen=True)
@@ -158,14 +158,15 @@ def _hint() -> str:
     return SCALE_HINT
 
 
-def count_task(task: Task, pre: dict[str, Any], base: str) -> tuple[Counter[str], int, int, int]:
+def count_task(task: Task, pre: dict[str, Any], base: str, progress=None) -> tuple[Counter[str], int, int, int]:
     """Count one task: (chunk counts in order of first occurrence, invalid bytes, NUL bytes,
-    bytes read). Runs in a worker process or on a Dask worker: arguments are plain data."""
+    bytes read). Runs in a worker process or on a Dask worker: arguments are plain data.
+    ``progress(bytes read, distinct chunks)`` after each block of a range (in this process)."""
     pretokenizer = PreTokenizer.from_dict(pre)
     p = Path(task.path)
     try:
         if task.kind == "range":
-            return _count_range(p, task.start, task.end, pretokenizer, base, BLOCK, task.limit)
+            return _count_range(p, task.start, task.end, pretokenizer, base, BLOCK, task.limit, None, progress)
         with open_input(task.path) as handle:
             if task.kind == "stream":
                 return _count_range(p, 0, None, pretokenizer, base, BLOCK, None, handle)
@@ -227,7 +228,11 @@ def run_local(plan: Plan, pretokenizer: PreTokenizer, base: str, processes: int,
     pre = pretokenizer.to_dict()
     if processes <= 1 or len(plan.tasks) <= 1 or plan.total < PARALLEL_MIN or not hasattr(os, "fork"):
         for i, task in enumerate(plan.tasks):
-            combiner.add(i, count_task(task, pre, base), progress)
+            within = None
+            if progress is not None:
+                done, seen = combiner.done_bytes, len(combiner.chunks)
+                within = lambda read, distinct, done=done, seen=seen: progress(done + read, plan.total, seen + distinct)  # noqa: E731
+            combiner.add(i, count_task(task, pre, base, within), progress)
         return combiner
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed

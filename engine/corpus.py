@@ -271,7 +271,7 @@ def count_corpus(
         mid = _middle_cut(p, size) if processes > 1 and size >= PARALLEL_MIN and hasattr(os, "fork") else None
         if mid is None:
             report = (lambda done, distinct: progress(done, size, distinct)) if progress else None
-            counts, invalid, nul, read = _count_range(p, 0, None, pretokenizer, base, block, size, progress=report)
+            counts, invalid, nul, read = _count_range(p, 0, None, pretokenizer, base, block, size, None, report)
         else:
             report = (lambda done, distinct: progress(min(size, done * size // mid), size, distinct)) if progress else None
             counts, invalid, nul = _count_in_two(p, mid, size, pretokenizer, base, block, report)
@@ -421,7 +421,7 @@ def _count_in_two(
         os._exit(0)
     os.close(write_end)
     try:
-        first, invalid, nul, _ = _count_range(p, 0, mid, pretokenizer, base, block, progress=progress)
+        first, invalid, nul, _ = _count_range(p, 0, mid, pretokenizer, base, block, None, None, progress)
     finally:
         with os.fdopen(read_end, "rb") as incoming:
             payload = incoming.read()
