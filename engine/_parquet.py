@@ -57,23 +57,42 @@ def read_table(path: str | os.PathLike[str]) -> ChunkTable:
         with reading_file(shown, CountsError, "a chunk-count table"):
             handle = pq.ParquetFile(path)
             meta = _meta(shown, handle.schema_arrow.metadata or {})
-            arrow = handle.read(columns=["chunk", "count", "order"])
+            table = _rows(shown, handle)
     except BpeLabError:
         raise
     except Exception:  # noqa: BLE001 - pyarrow's errors for truncated or corrupt files vary
         # pyarrow's own words vary by version and say little ("Couldn't deserialize thrift")
         raise CountsError(f"{shown}: not a readable Parquet file (corrupt or truncated)") from None
-    chunks = arrow.column("chunk").to_pylist()
-    counts = arrow.column("count").to_pylist()
-    order = arrow.column("order").to_pylist()
-    rows = sorted(range(len(chunks)), key=order.__getitem__) if order != sorted(order) else range(len(chunks))
-    table: Counter[str] = Counter()
-    for i in rows:
-        chunk, n = chunks[i], counts[i]
-        if chunk is None or n is None or n < 1:
-            raise CountsError(f"{shown}: row {i} has no chunk or a count below 1")
-        table[chunk.decode("utf-8", "surrogateescape")] += n
+    finally:
+        pa.default_memory_pool().release_unused()  # the rows are Python objects now: give Arrow's buffers back
     return _table(shown, meta, table)
+
+
+def _batches(shown: str, handle):
+    """(chunk, count, order) rows, a batch of them at a time."""
+    for batch in handle.iter_batches(batch_size=1 << 16, columns=["chunk", "count", "order"]):
+        chunks, counts, order = (batch.column(i).to_pylist() for i in range(3))
+        for row in zip(chunks, counts, order):
+            if None in row or row[1] < 1:
+                raise CountsError(f"{shown}: a row has no chunk, no order or a count below 1")
+            yield row
+
+
+def _rows(shown: str, handle) -> Counter[str]:
+    """The chunks and counts in the ``order`` column's order, a batch at a time (a table as large
+    as its corpus is never held twice): rows bpe-lab wrote are in that order already; rows
+    another writer shuffled are read again, all at once, and sorted."""
+    table: Counter[str] = Counter()
+    last = -1
+    for chunk, n, at in _batches(shown, handle):
+        if at <= last:
+            table = Counter()
+            for chunk, n, _ in sorted(_batches(shown, handle), key=lambda row: row[2]):
+                table[chunk.decode("utf-8", "surrogateescape")] += n
+            return table
+        last = at
+        table[chunk.decode("utf-8", "surrogateescape")] += n
+    return table
 
 
 def _meta(shown: str, raw: dict[bytes, bytes]) -> dict[str, Any]:

@@ -332,3 +332,12 @@ def test_progress_shows_on_a_terminal_only():
         with Bar(stream, quiet=quiet) as bar:
             bar.bytes(50, 100, 7)
         assert stream.getvalue() == ""
+
+
+def test_rows_another_writer_shuffled_are_read_in_their_order(tmp_path):
+    import pyarrow.parquet as pq
+
+    table = ChunkTable(Counter({"a": 3, "b": 2, "c": 1}), "bytes", PreTokenizer("gpt2"))
+    write_counts(table, tmp_path / "t.parquet")
+    pq.write_table(pq.read_table(tmp_path / "t.parquet").take([2, 0, 1]), tmp_path / "s.parquet")  # keeps the metadata
+    assert list(read_counts(tmp_path / "s.parquet").chunks.items()) == [("a", 3), ("b", 2), ("c", 1)]
