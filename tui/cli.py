@@ -336,11 +336,26 @@ def run_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elif args.heldout_fraction is not None:
         text, heldout = hold_back(text, args.heldout_fraction)
     trainer = Trainer(text, config)
-    trainer.train()
+    train_with_bar(trainer, err, args.quiet)
     rows = [measure(BpeSegmenter(trainer.tokenizer()), text, heldout, corpus_counts=trainer_counts(trainer))]
     rows += baseline_rows(build_baselines(text, trainer.vocab_size), text, heldout)
     print_compare(args, rows, heldout is not None, out, err)
     return 0
+
+
+def train_with_bar(trainer: Trainer, err: TextIO, quiet: bool) -> None:
+    """Train to the stop rule, showing merges made on a terminal (the collector paused, as
+    :meth:`engine.Trainer.train` does)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with Bar(err, quiet=quiet) as bar:
+            for event in trainer.run():
+                if not event.step & 63:
+                    bar.merges(event.step, trainer.target_merges)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def print_compare(args: argparse.Namespace, rows: Sequence[Row], heldout: bool, out: TextIO, err: TextIO) -> None:

@@ -214,10 +214,9 @@ def compare_counts(args: argparse.Namespace, config: TrainConfig, err: TextIO) -
         raise ConfigError("--heldout-fraction holds back part of a corpus; with --counts give --heldout FILE")
     _, config, chunks = load_for_training(args, config, err)
     trainer = Trainer("", config, chunks=chunks)
-    with Bar(err, quiet=args.quiet) as bar:
-        for event in trainer.run():
-            if not event.step & 63:
-                bar.merges(event.step, trainer.target_merges)
+    from .cli import train_with_bar
+
+    train_with_bar(trainer, err, args.quiet)
     chars = sum(len(c) * n for c, n in chunks.items())
     row = Row("bpe", trainer.vocab_size, chars, trainer.corpus_tokens, 0)
     if args.heldout is not None:
