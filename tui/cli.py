@@ -41,7 +41,7 @@ from engine import (
 )
 
 from .count_cli import add_count_parser, add_counts_options, check_counts_args, load_for_training
-from .progress import Bar
+from .progress import Bar, train_with_bar
 
 # engine.formats and engine.analysis are imported by the commands that use them: together they
 # are a third of ``bpe-lab train``'s start-up (more when no bytecode cache can be written).
@@ -341,21 +341,6 @@ def run_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rows += baseline_rows(build_baselines(text, trainer.vocab_size), text, heldout)
     print_compare(args, rows, heldout is not None, out, err)
     return 0
-
-
-def train_with_bar(trainer: Trainer, err: TextIO, quiet: bool) -> None:
-    """Train to the stop rule, showing merges made on a terminal (the collector paused, as
-    :meth:`engine.Trainer.train` does)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        with Bar(err, quiet=quiet) as bar:
-            for event in trainer.run():
-                if not event.step & 63:
-                    bar.merges(event.step, trainer.target_merges)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def print_compare(args: argparse.Namespace, rows: Sequence[Row], heldout: bool, out: TextIO, err: TextIO) -> None:

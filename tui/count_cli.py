@@ -30,7 +30,7 @@ from engine import (
     write_counts,
 )
 
-from .progress import Bar
+from .progress import Bar, train_with_bar
 
 PROG = "bpe-lab"
 
@@ -214,8 +214,6 @@ def compare_counts(args: argparse.Namespace, config: TrainConfig, err: TextIO) -
         raise ConfigError("--heldout-fraction holds back part of a corpus; with --counts give --heldout FILE")
     _, config, chunks = load_for_training(args, config, err)
     trainer = Trainer("", config, chunks=chunks)
-    from .cli import train_with_bar
-
     train_with_bar(trainer, err, args.quiet)
     chars = sum(len(c) * n for c, n in chunks.items())
     row = Row("bpe", trainer.vocab_size, chars, trainer.corpus_tokens, 0)

@@ -6,6 +6,7 @@ A rich ``Progress`` with the bytes read, the distinct chunks, the merges made an
 
 from __future__ import annotations
 
+import gc
 from typing import TextIO
 
 
@@ -58,3 +59,18 @@ class Bar:
                                           TextColumn("merges"), TimeRemainingColumn())
             task = self._task("merging", total)
             self._progress.update(task, completed=done, total=total)
+
+
+def train_with_bar(trainer, err: TextIO, quiet: bool) -> None:
+    """Train to the stop rule, showing merges made on a terminal (the collector paused, as
+    :meth:`engine.Trainer.train` does)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with Bar(err, quiet=quiet) as bar:
+            for event in trainer.run():
+                if not event.step & 63:
+                    bar.merges(event.step, trainer.target_merges)
+    finally:
+        if collecting:
+            gc.enable()
