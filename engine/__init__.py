@@ -32,7 +32,18 @@ from ._events import Candidate, Merge
 from ._version import VERSION
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
 from .corpus import MAX_STREAM_BYTES, Corpus, count_corpus, decode_corpus, is_stdin, read_corpus, read_corpus_bytes, streamable
-from .counts import ChunkTable, Pruned, check_usable, count_inputs, merge_tables, prune, read_counts, require_pyarrow, write_counts
+from .counts import (
+    ChunkTable,
+    Pruned,
+    check_usable,
+    count_inputs,
+    expand_inputs,
+    merge_tables,
+    prune,
+    read_counts,
+    require_pyarrow,
+    write_counts,
+)
 from .display import hex_bytes, token_display, visible_text
 from .errors import (
     MAX_FILE_BYTES,
@@ -102,6 +113,7 @@ __all__ = [
     "count_corpus",
     "count_inputs",
     "decode_corpus",
+    "expand_inputs",
     "export_tokenizer",
     "hex_bytes",
     "is_stdin",

@@ -23,8 +23,8 @@ from ._version import VERSION
 from .errors import CountsError, reading_file
 from .pretokenize import PreTokenizer
 
-__all__ = ["ChunkTable", "Pruned", "check_usable", "count_inputs", "merge_tables", "prune", "read_counts", "require_pyarrow",
-           "write_counts"]
+__all__ = ["ChunkTable", "Pruned", "check_usable", "count_inputs", "expand_inputs", "merge_tables", "prune", "read_counts",
+           "require_pyarrow", "write_counts"]
 
 def differences(a: ChunkTable, b: ChunkTable) -> list[str]:
     """What keeps two tables from adding up, or from training under one config, in words."""
@@ -98,6 +98,13 @@ def prune(chunks: Counter[str], *, min_count: int | None = None, max_chunks: int
 
 
 # -- reading and writing ----------------------------------------------------------------------
+
+
+def expand_inputs(specs: list[str]) -> list[str]:
+    """The files that files, folders and globs name, each once, in the order counted."""
+    from ._blocks import expand
+
+    return expand(specs)
 
 
 def require_pyarrow() -> None:

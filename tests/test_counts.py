@@ -341,3 +341,23 @@ def test_rows_another_writer_shuffled_are_read_in_their_order(tmp_path):
     write_counts(table, tmp_path / "t.parquet")
     pq.write_table(pq.read_table(tmp_path / "t.parquet").take([2, 0, 1]), tmp_path / "s.parquet")  # keeps the metadata
     assert list(read_counts(tmp_path / "s.parquet").chunks.items()) == [("a", 3), ("b", 2), ("c", 1)]
+
+
+def test_a_count_never_reads_the_table_it_writes_into_its_folder(tmp_path):
+    (tmp_path / "shards").mkdir()
+    (tmp_path / "shards" / "a.txt").write_text("the cat sat\n")
+    out = str(tmp_path / "shards" / "all.parquet")
+    assert run("count", str(tmp_path / "shards"), "-o", out)[0] == 0
+    before = (tmp_path / "shards" / "all.parquet").read_bytes()
+    code, err = run("count", str(tmp_path / "shards"), "-o", out)
+    assert code == 2 and "is the same file as the input" in err
+    assert (tmp_path / "shards" / "all.parquet").read_bytes() == before
+
+
+def test_engine_and_train_never_import_the_scale_libraries():
+    import subprocess
+    import sys
+
+    code = ("import sys, engine, tui.cli; tui.cli.build_parser(); "
+            "assert not {'pyarrow', 'dask', 'distributed', 'zstandard'} & set(sys.modules), sorted(sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0

@@ -22,6 +22,7 @@ from engine import (
     check_target,
     check_usable,
     count_inputs,
+    expand_inputs,
     merge_tables,
     prune,
     read_counts,
@@ -116,7 +117,10 @@ def _note(table: ChunkTable) -> str | None:
 
 
 def _check_output(output: str, inputs: list[str]) -> None:
+    """No input, nor a file a folder or glob names, may be the output (a second count of a
+    folder must not read, then replace, the table the first wrote into it)."""
     refuse_inputs([output], [(p, f"the input {p}") for p in inputs if os.path.exists(p)])
+    refuse_inputs([output], [(p, f"the input {p}") for p in expand_inputs(inputs)])
     check_target(output)
 
 
