@@ -627,6 +627,8 @@ SETUP_COUNTS: dict[str, Setup] = {
     "counts-word-file-bad-line": lambda tmp, mp: corpus(tmp, "dict.txt", "low 5\nlower two\n"),
     "counts-pruned-away": lambda tmp, mp: table_file(tmp),
     "counts-prune-without-table": lambda tmp, mp: corpus(tmp),
+    "counts-output-in-folder": lambda tmp, mp: ((tmp / "shards").mkdir(), corpus(tmp / "shards", "a.txt"),
+                                                table_file(tmp / "shards", "all.parquet")),
 }
 
 
@@ -778,6 +780,13 @@ VERIFY_FORMATS: dict[str, Callable[[Path], None]] = {
 }
 
 
+def read_counts_of(path: Path) -> None:
+    """The table is still the one the setup wrote, whole."""
+    from engine import read_counts
+
+    assert read_counts(path).chunks
+
+
 def _nothing_written(*names: str) -> Callable[[Path], None]:
     """No output, not even part of one (nor a temporary file beside it)."""
 
@@ -794,6 +803,7 @@ VERIFY_COUNTS: dict[str, Callable[[Path], None]] = {
                           else ("all.parquet" if "merge" in key else "tok.json"))
     for key in SETUP_COUNTS if key not in ("counts-table-corrupt", "counts-table-foreign")
 }
+VERIFY_COUNTS["counts-output-in-folder"] = lambda tmp: read_counts_of(tmp / "shards" / "all.parquet")
 VERIFY_COUNTS["counts-table-corrupt"] = _nothing_written("tok.json")
 VERIFY_COUNTS["counts-table-foreign"] = _nothing_written("tok.json")
 
