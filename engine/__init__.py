@@ -31,15 +31,29 @@ from typing import TYPE_CHECKING, Any
 from ._branches import Branch
 from ._branches import check_data as check_branch_data
 from ._events import Candidate, Merge
+from ._version import VERSION
 from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
 from .corpus import MAX_STREAM_BYTES, Corpus, count_corpus, decode_corpus, is_stdin, read_corpus, read_corpus_bytes, streamable
+from .counts import (
+    ChunkTable,
+    Pruned,
+    check_usable,
+    count_inputs,
+    expand_inputs,
+    merge_tables,
+    prune,
+    read_counts,
+    require_pyarrow,
+    write_counts,
+)
 from .display import hex_bytes, token_display, visible_text
 from .errors import (
     MAX_FILE_BYTES,
     BpeLabError,
     ConfigError,
     CorpusError,
+    CountsError,
     ExportError,
     FileTooLargeError,
     MergeError,
@@ -67,7 +81,9 @@ __all__ = [
     "BpeLabError",
     "Branch",
     "Candidate",
+    "ChunkTable",
     "ConfigError",
+    "CountsError",
     "Corpus",
     "CorpusError",
     "ExportError",
@@ -84,6 +100,7 @@ __all__ = [
     "PatternError",
     "PatternTimeoutError",
     "PreTokenizer",
+    "Pruned",
     "TIE_RULES",
     "TRACE_LIMIT",
     "TokenIdError",
@@ -98,20 +115,27 @@ __all__ = [
     "atomic_write_text",
     "check_branch_data",
     "check_target",
+    "check_usable",
     "compile_pattern",
     "count_corpus",
+    "count_inputs",
     "decode_corpus",
+    "expand_inputs",
     "export_tokenizer",
     "hex_bytes",
     "hf_byte_rank",
     "is_stdin",
     "load_any",
     "load_tokenizer",
+    "merge_tables",
     "one_line",
     "pretokenizer_for",
+    "prune",
+    "read_counts",
     "read_corpus",
     "read_corpus_bytes",
     "refuse_inputs",
+    "require_pyarrow",
     "size_text",
     "streamable",
     "token_display",
@@ -119,9 +143,10 @@ __all__ = [
     "tokenizer_from_dict",
     "tokenizer_to_dict",
     "visible_text",
+    "write_counts",
 ]
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 __bpe_lab__ = True  # tui.main checks it: this `engine` is bpe-lab's, not another distribution's
 

@@ -2,7 +2,7 @@
 
 Layout. Every distinct chunk is laid out once, left to right in order of first appearance in
 the text, each chunk followed by a separator (symbol ``SEP``). A node is four consecutive ints of
-one ``array('i')``: at address ``p`` (a multiple of 4) ``D[p]`` is the symbol, ``D[p+1]`` and
+one ``array('i')`` (``'q'`` when a weight needs 64 bits): at address ``p`` (a multiple of 4) ``D[p]`` is the symbol, ``D[p+1]`` and
 ``D[p+2]`` the addresses of the next and previous live nodes (a doubly linked list: the Re-Pair
 idea), ``D[p+3]`` the number of times the chunk occurs in the corpus. A merge touches only the
 nodes where its pair occurs, however long the chunk (pre-tokenizer ``none`` makes the whole text
@@ -43,6 +43,7 @@ from heapq import heapify, heappop, heappush, heapreplace
 from . import _pairviews as views
 from ._pairs import MASK, SHIFT
 from ._pairviews import DEAD, SEP, MergeRecord, StateCopy
+from .errors import CorpusError
 
 #: Node lists are arrays, not lists: compact, and invisible to the cyclic garbage collector
 #: (which would otherwise walk millions of them on every full collection).
@@ -50,7 +51,19 @@ _nodes = partial(array, "i")
 _EMPTY = _nodes()
 
 _M40 = (1 << 40) - 1
-_CMAX = 1 << 50  # counts are stored as _CMAX - count so the min-heap yields the max count
+#: Counts are stored as _CMAX - count so the min-heap yields the max count. Python ints never
+#: wrap, so any pair count below it is exact; a corpus (or a chunk-count table) whose tokens
+#: reach it is refused when the state is built (10^15 tokens: a petabyte of text).
+_CMAX = 1 << 50
+#: The widest weight a node array of 32-bit ints holds; a chunk counted more often than this
+#: (a chunk-count table of a large corpus) makes the node array 64-bit.
+INT32_MAX = (1 << 31) - 1
+
+
+def node_typecode(max_weight: int, max_address: int) -> str:
+    """The node array's typecode: ``"i"`` (32-bit, half the memory) while every weight and
+    address fits, else ``"q"`` (64-bit). Example: ``node_typecode(1 << 32, 40) -> 'q'``"""
+    return "i" if max_weight <= INT32_MAX and max_address <= INT32_MAX else "q"
 #: How many pairs of the top count choose reads ahead (lowest-ids): the next steps' tie sets.
 FRONT = 16
 
@@ -95,13 +108,16 @@ class PairState:
             sym.append(SEP)
             weights.extend([weight] * (len(seq) + 1))
             tokens += weight * len(seq)
+        if tokens >= _CMAX:
+            raise CorpusError(f"the corpus holds {tokens} tokens, more than the {_CMAX - 1} a pair count may reach")
         n = len(sym)
-        data = array("i", bytes(16 * n))
-        data[0::4] = array("i", sym)
-        after = array("i", range(4, 4 * n + 4, 4))  # node i links to 4i + 4 and back to 4i - 4
+        code = node_typecode(max(weights), 4 * n + 4)
+        data = array(code, bytes(4 * array(code).itemsize * n))
+        data[0::4] = array(code, sym)
+        after = array(code, range(4, 4 * n + 4, 4))  # node i links to 4i + 4 and back to 4i - 4
         data[1::4] = after
-        data[2::4] = (array("i", (-4, 0)) + after)[:n]  # the same run, two nodes later
-        data[3::4] = array("i", weights)
+        data[2::4] = (array(code, (-4, 0)) + after)[:n]  # the same run, two nodes later
+        data[3::4] = array(code, weights)
         self.data = data
         self.starts = array("q", starts)
         self.tokens = tokens

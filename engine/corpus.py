@@ -23,6 +23,7 @@ import re
 import stat
 import sys
 from collections import Counter
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,6 +238,7 @@ def count_corpus(
     block: int = BLOCK,
     processes: int = 1,
     max_bytes: int | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> CountedCorpus:
     """Pre-tokenize a file a block at a time and count its chunks, holding only one block.
 
@@ -247,6 +249,8 @@ def count_corpus(
     time (no threads may run: the command line only). A pipe, a device or standard input (``-``)
     is read once, without seeking, up to ``max_bytes`` (default :data:`MAX_STREAM_BYTES`), and
     held while it is counted: it has no size to check before the work starts.
+    ``progress(bytes read, bytes in all, distinct chunks)`` is called after each block of a
+    regular file (with two processes, from the first half's: an estimate of both).
     """
     if not streamable(pretokenizer):
         raise ValueError(f"the {pretokenizer.name} pre-tokenizer needs the whole text at once")
@@ -266,9 +270,11 @@ def count_corpus(
             raise _over_bound(shown, max_bytes, True, size)
         mid = _middle_cut(p, size) if processes > 1 and size >= PARALLEL_MIN and hasattr(os, "fork") else None
         if mid is None:
-            counts, invalid, nul, read = _count_range(p, 0, None, pretokenizer, base, block, size)
+            report = (lambda done, distinct: progress(done, size, distinct)) if progress else None
+            counts, invalid, nul, read = _count_range(p, 0, None, pretokenizer, base, block, size, None, report)
         else:
-            counts, invalid, nul = _count_in_two(p, mid, size, pretokenizer, base, block)
+            report = (lambda done, distinct: progress(min(size, done * size // mid), size, distinct)) if progress else None
+            counts, invalid, nul = _count_in_two(p, mid, size, pretokenizer, base, block, report)
             read = size
         _check_unchanged(p, before, read)
         size = read
@@ -308,7 +314,7 @@ PARALLEL_MIN = 512 << 10
 
 def _count_range(
     p: Path, start: int, end: int | None, pretokenizer: PreTokenizer, base: str, block: int,
-    limit: int | None = None, stream: _Blocks | None = None,
+    limit: int | None = None, stream: _Blocks | None = None, progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Counter[str], int, int, int]:
     """Count the chunks of bytes [start, end) of a file (``end`` None: to the end, which must be a
     safe cut otherwise); returns (counts, invalid bytes, NUL bytes, bytes read).
@@ -374,6 +380,8 @@ def _count_range(
                     if not raw[last]:
                         del raw[last]
                 counts.update(pretokenizer.split_counted(raw))
+                if progress is not None:
+                    progress(read, len(counts))
             if not data:
                 return counts, invalid, nul, read
 
@@ -392,7 +400,8 @@ def _middle_cut(p: Path, size: int) -> int | None:
 
 
 def _count_in_two(
-    p: Path, mid: int, size: int, pretokenizer: PreTokenizer, base: str, block: int
+    p: Path, mid: int, size: int, pretokenizer: PreTokenizer, base: str, block: int,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Counter[str], int, int]:
     """Count [0, mid) here and [mid, size) in a forked child at the same time; the child's
     counts come after ours, so the order of first appearance is kept."""
@@ -412,7 +421,7 @@ def _count_in_two(
         os._exit(0)
     os.close(write_end)
     try:
-        first, invalid, nul, _ = _count_range(p, 0, mid, pretokenizer, base, block)
+        first, invalid, nul, _ = _count_range(p, 0, mid, pretokenizer, base, block, None, None, progress)
     finally:
         with os.fdopen(read_end, "rb") as incoming:
             payload = incoming.read()

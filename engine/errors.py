@@ -59,6 +59,10 @@ class FileTooLargeError(TokenizerFileError):
     """A tokenizer file above :data:`MAX_FILE_BYTES`."""
 
 
+class CountsError(BpeLabError):
+    """A chunk-count table or word-count file that cannot be used, or counting that cannot run."""
+
+
 class ExportError(BpeLabError):
     """A tokenizer that the chosen file format cannot hold (the chars base in a byte-level format, say)."""
 

@@ -6,7 +6,7 @@ import gc
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
@@ -153,6 +153,31 @@ class Trainer:
             checkpoint_memory=checkpoint_memory,
         )
 
+    @classmethod
+    def from_counts(
+        cls,
+        counts: Iterable[tuple[bytes, int]],
+        config: TrainConfig | None = None,
+        *,
+        pretokenizer: PreTokenizer | None = None,
+        checkpoints: int = 0,
+        checkpoint_memory: int | None = None,
+    ) -> Trainer:
+        """A trainer on a chunk-count table: ``(chunk bytes, count)`` pairs in order of first
+        occurrence (repeated chunks add up). It makes exactly the merges of training on the text
+        the table was counted from with the same config, tie rules included; counts may exceed
+        2³¹ and 2³² (the node array widens to 64 bits). :meth:`spans` needs the text: there is none.
+
+        Example: ``Trainer.from_counts([(b"low", 5), (b" lower", 2)], TrainConfig(max_merges=1))``
+        """
+        chunks: Counter[str] = Counter()
+        for chunk, n in counts:
+            if not isinstance(n, int) or n < 1:
+                raise CorpusError(f"chunk {chunk!r} has count {n!r}; counts are whole numbers of 1 or more")
+            chunks[bytes(chunk).decode("utf-8", "surrogateescape")] += n
+        return cls("", config, pretokenizer=pretokenizer, chunks=chunks, checkpoints=checkpoints,
+                   checkpoint_memory=checkpoint_memory)
+
     @property
     def is_replay(self) -> bool:
         """Whether steps follow a given tokenizer's merges instead of choosing (see
@@ -294,6 +319,28 @@ class Trainer:
                     self.text, self.pretokenizer, self._chunks, self._chunk_lengths, self.config.base
                 )
         return self._layout
+
+    def listing(self, limit: int = 2000) -> str:
+        """A text of the ``limit`` most frequent distinct chunks, one a line after its count
+        (``      1,234 chunk``), which :meth:`spans` then reads instead of the corpus: how the
+        app shows a trainer made from a chunk-count table (:meth:`from_counts`), which has no
+        text. The counts and the newlines are text no chunk covers (no span)."""
+        counts = list(self._chunks.values())
+        chunks = list(self._chunks)
+        order = sorted(range(len(chunks)), key=lambda uid: -counts[uid])[:limit]
+        parts: list[str] = []
+        offsets, uids = array("q"), array("i")
+        unit = 0
+        for uid in order:
+            prefix = f"{counts[uid]:>12,} "
+            own_line = chunks[uid].endswith("\n")  # the chunk ends its row itself
+            parts += (prefix, chunks[uid], "" if own_line else "\n")
+            offsets.append(unit + len(prefix))
+            uids.append(uid)
+            unit += len(prefix) + self._chunk_lengths[uid] + (0 if own_line else 1)
+        self.text = "".join(parts)
+        self._layout = CorpusLayout(offsets, uids, unit)
+        return self.text
 
     def spans(self, start: int, end: int) -> list[tuple[int, int, int]]:
         """The current tokens overlapping corpus units [start, end), as (token id, start, end).

@@ -115,3 +115,35 @@ def reference_train(text, *, base="bytes", pretokenizer="none", pattern=None, sp
             seqs = [merge(s, pair, new_id) for s in seqs]
             sizes.append(sum(len(s) for s in seqs))
     return learned, sizes
+
+
+def reference_train_counts(chunks, *, base="bytes", tie_rule="lowest-ids", max_merges=None, min_frequency=2):
+    """The same naive loop on a chunk-count table: ``chunks`` is (chunk text, count) in order of
+    first occurrence, and every pair counts its chunk's count (Python ints: any size). Ties:
+    lowest-ids as above; first-seen takes the pair met first walking the chunks in order (their
+    first occurrences are in that order, so this is the text's first occurrence)."""
+    if base == "chars":
+        vocab = ["\ufffd"] + sorted(set().union(*(c for c, _ in chunks)) - {"\ufffd"})
+        index = {c: i for i, c in enumerate(vocab)}
+        seqs = [([index[ch] for ch in c], n) for c, n in chunks]
+        size = len(vocab)
+    else:
+        seqs = [(list(c.encode("utf-8", "surrogateescape")), n) for c, n in chunks]
+        size = 256
+    learned = []
+    while max_merges is None or len(learned) < max_merges:
+        pairs = Counter()
+        for s, n in seqs:
+            for pair in zip(s, s[1:]):
+                pairs[pair] += n
+        if not pairs:
+            break
+        if tie_rule == "lowest-ids":
+            pair, count = max(pairs.items(), key=lambda item: (item[1], -item[0][0], -item[0][1]))
+        else:
+            pair, count = pairs.most_common(1)[0]
+        if count < min_frequency:
+            break
+        learned.append((pair, count))
+        seqs = [(merge(s, pair, size + len(learned) - 1), n) for s, n in seqs]
+    return learned

@@ -627,7 +627,100 @@ SETUP_SERVE: dict[str, Setup] = {
 }
 
 
-for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES, SETUP_LESSONS, SETUP_SERVE):
+def without_module(monkeypatch, name: str) -> None:
+    """An optional extra not installed: importing ``name`` (or its submodules) fails."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def guarded(module, *args, **kwargs):
+        if module == name or module.startswith(name + "."):
+            raise ImportError(f"No module named {module!r}")
+        return real_import(module, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", guarded)
+
+
+def table_file(tmp: Path, name: str = "c.parquet", pretokenizer: str = "gpt2", version: str | None = None) -> Path:
+    from engine import count_inputs, write_counts
+    from engine.pretokenize import PreTokenizer
+
+    table = count_inputs([str(corpus(tmp))], PreTokenizer(pretokenizer), processes=1)
+    if version is not None:
+        table.version = version
+    write_counts(table, tmp / name)
+    return tmp / name
+
+
+def refusing_server(monkeypatch) -> None:
+    """Something listens on 127.0.0.1:47631 that is no Dask scheduler: it accepts and hangs up."""
+    import socket
+
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        server.bind(("127.0.0.1", 47631))
+    except OSError:
+        pytest.skip("port 47631 is taken")
+    server.listen()
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    monkeypatch.setattr("engine._dask_count.CONNECT_SECONDS", 2)
+
+
+def vanish_while_counting(monkeypatch, tmp: Path) -> None:
+    """b.txt is deleted while a.txt is counted (another program cleans up the shard)."""
+    import engine._blocks as blocks
+
+    corpus(tmp, "a.txt")
+    corpus(tmp, "b.txt")
+    real = blocks.count_task
+
+    def counting(task, *args):
+        if task.path.endswith("a.txt") and (tmp / "b.txt").exists():
+            (tmp / "b.txt").unlink()
+        return real(task, *args)
+
+    monkeypatch.setattr(blocks, "count_task", counting)
+
+
+#: Chunk-count tables: counting, Parquet files, --counts, the Dask scheduler, the scale extra.
+SETUP_COUNTS: dict[str, Setup] = {
+    "counts-no-pyarrow": lambda tmp, mp: (corpus(tmp), without_module(mp, "pyarrow")),
+    "counts-no-dask": lambda tmp, mp: (corpus(tmp), without_module(mp, "distributed")),
+    "counts-no-zstandard": lambda tmp, mp: (corpus(tmp, "c.txt.zst", b"(\xb5/\xfd"), without_module(mp, "zstandard")),
+    "counts-scheduler-unreachable": lambda tmp, mp: (corpus(tmp), mp.setattr("engine._dask_count.CONNECT_SECONDS", 2)),
+    "counts-scheduler-refusing": lambda tmp, mp: (corpus(tmp), refusing_server(mp)),
+    "counts-input-vanishes": lambda tmp, mp: vanish_while_counting(mp, tmp),
+    "counts-glob-empty": lambda tmp, mp: None,
+    "counts-table-missing": lambda tmp, mp: None,
+    "counts-table-corrupt": lambda tmp, mp: corpus(tmp, "c.parquet", b"PAR1" + bytes(range(256)) * 4 + b"PAR1"),
+    "counts-table-truncated": lambda tmp, mp: (tmp / "t.parquet").write_bytes(table_file(tmp).read_bytes()[:300]),
+    "counts-table-foreign": lambda tmp, mp: __import__("pyarrow.parquet").parquet.write_table(
+        __import__("pyarrow").table({"chunk": [b"a"], "count": [1]}), tmp / "c.parquet"),
+    "counts-table-other-version": lambda tmp, mp: table_file(tmp, version="0.0.1"),
+    "counts-table-other-pretokenizer": lambda tmp, mp: table_file(tmp),
+    "counts-table-hf-rule": lambda tmp, mp: table_file(tmp),
+    "counts-merge-different": lambda tmp, mp: (table_file(tmp, "a.parquet"), table_file(tmp, "b.parquet", "gpt4")),
+    "counts-merge-word-file": lambda tmp, mp: (table_file(tmp, "a.parquet"), corpus(tmp, "dict.txt", "low 5\n")),
+    "counts-not-a-table": lambda tmp, mp: corpus(tmp, "model.bin", bytes(range(256))),
+    "counts-word-file-bad-line": lambda tmp, mp: corpus(tmp, "dict.txt", "low 5\nlower two\n"),
+    "counts-pruned-away": lambda tmp, mp: table_file(tmp),
+    "counts-prune-without-table": lambda tmp, mp: corpus(tmp),
+    "counts-output-in-folder": lambda tmp, mp: ((tmp / "shards").mkdir(), corpus(tmp / "shards", "a.txt"),
+                                                table_file(tmp / "shards", "all.parquet")),
+}
+
+
+for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES, SETUP_LESSONS, SETUP_SERVE, SETUP_COUNTS):
     assert not set(_area) & set(SETUP), set(_area) & set(SETUP)
     SETUP.update(_area)
 
@@ -787,7 +880,35 @@ VERIFY_SERVE: dict[str, Callable[[Path], None]] = {
 }
 
 
-for _area in (VERIFY_BOUNDS, VERIFY_STREAMS, VERIFY_SESSIONS, VERIFY_FORMATS, VERIFY_FIGURES, VERIFY_SERVE):
+def read_counts_of(path: Path) -> None:
+    """The table is still the one the setup wrote, whole."""
+    from engine import read_counts
+
+    assert read_counts(path).chunks
+
+
+def _nothing_written(*names: str) -> Callable[[Path], None]:
+    """No output, not even part of one (nor a temporary file beside it)."""
+
+    def check(tmp: Path) -> None:
+        for name in names:
+            assert not (tmp / name).exists(), f"{name} was written"
+        assert not [p.name for p in tmp.iterdir() if p.name.startswith(".")], "a temporary file is left"
+
+    return check
+
+
+VERIFY_COUNTS: dict[str, Callable[[Path], None]] = {
+    key: _nothing_written("c.parquet" if key.startswith("counts-no") or "scheduler" in key or "vanish" in key or "glob" in key
+                          else ("all.parquet" if "merge" in key else "tok.json"))
+    for key in SETUP_COUNTS if key not in ("counts-table-corrupt", "counts-table-foreign")
+}
+VERIFY_COUNTS["counts-output-in-folder"] = lambda tmp: read_counts_of(tmp / "shards" / "all.parquet")
+VERIFY_COUNTS["counts-table-corrupt"] = _nothing_written("tok.json")
+VERIFY_COUNTS["counts-table-foreign"] = _nothing_written("tok.json")
+
+
+for _area in (VERIFY_BOUNDS, VERIFY_STREAMS, VERIFY_SESSIONS, VERIFY_FORMATS, VERIFY_FIGURES, VERIFY_SERVE, VERIFY_COUNTS):
     VERIFY.update(_area)
 
 

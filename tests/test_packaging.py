@@ -27,7 +27,7 @@ def test_quick_start_has_exactly_two_commands():
     blocks = re.findall(r"```bash\n(.+?)\n```", quick, flags=re.S)
     assert len(blocks) == 2 and all("\n" not in b for b in blocks)
     assert "bpe-lab" in readme_command("main-command")
-    assert "pytest" in readme_command("test-command") and "'.[test,compare,plots,serve]'" in readme_command("test-command")
+    assert "pytest" in readme_command("test-command") and "'.[test,compare,plots,serve,scale]'" in readme_command("test-command")
     assert "'.[compare]'" in readme_command("main-command")
 
 
@@ -54,6 +54,14 @@ def test_serve_is_an_optional_extra_the_tests_install():
     assert not any(d.startswith("textual-serve") for d in project["dependencies"])
     command = readme_command("test-command")
     assert "apt-get install -y -qq chromium" in command and "|| echo" in command
+def test_scale_is_an_optional_extra_the_tests_install():
+    """Issue 16: pyarrow, Dask and zstandard are the `scale` extra; CI's test command installs it."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    scale = project["optional-dependencies"]["scale"]
+    assert {d.split(">")[0].split("[")[0] for d in scale} == {"pyarrow", "dask", "zstandard"}
+    assert not any(d.startswith(("pyarrow", "dask", "zstandard")) for d in project["dependencies"])
 
 
 def test_ci_runs_the_readme_test_command():

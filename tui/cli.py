@@ -40,6 +40,9 @@ from engine import (
     token_display,
 )
 
+from .count_cli import add_count_parser, add_counts_options, check_counts_args, load_for_training
+from .progress import Bar, train_with_bar
+
 # engine.formats and engine.analysis are imported by the commands that use them: together they
 # are a third of ``bpe-lab train``'s start-up (more when no bytecode cache can be written).
 if TYPE_CHECKING:
@@ -47,7 +50,7 @@ if TYPE_CHECKING:
     from engine.formats import Imported
 
 PROG = "bpe-lab"
-HEADLESS = ("train", "encode", "decode", "export", "compare", "plot", "lesson")
+HEADLESS = ("train", "encode", "decode", "export", "compare", "plot", "lesson", "count")
 PATTERN_NAMES = ("none", *NAMED_PATTERNS)
 #: engine.formats.FORMATS, spelled out so that building the parser does not import the formats
 #: (tests/test_cli_startup.py checks that they agree).
@@ -73,7 +76,7 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--vocab-size", type=int, metavar="N", help="stop at N tokens (bases + merges + specials)")
     limit.add_argument("--merges", type=int, metavar="N", dest="max_merges", help="stop after N merges")
-    parser.add_argument("--base", choices=("bytes", "chars"), default="bytes", help="start from bytes (default) or characters")
+    parser.add_argument("--base", choices=("bytes", "chars"), default=None, help="start from bytes (default) or characters")
     parser.add_argument("--pretokenizer", choices=PRETOKENIZERS, default=None, help="how text is split before merging (default gpt2)")
     parser.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex (implies the custom pre-tokenizer)")
     parser.add_argument("--split-digits", action="store_true", help="make every digit a chunk of its own")
@@ -105,7 +108,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         raise ConfigError("give either --pretokenizer or --pattern, not both")
     pretokenizer = "custom" if args.pattern is not None else (args.pretokenizer or "gpt2")
     return TrainConfig(
-        base=args.base,
+        base=args.base or "bytes",
         pretokenizer=pretokenizer,
         pattern=args.pattern,
         split_digits=args.split_digits,
@@ -152,9 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=PROG, description="Train and use BPE tokenizers one merge at a time.")
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train", help="train a tokenizer on a corpus file")
-    train.add_argument("corpus", metavar="CORPUS")
+    train.add_argument("corpus", metavar="CORPUS", nargs="?", help="the corpus file (or --counts TABLE)")
     train.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to write the tokenizer")
     add_training_options(train)
+    add_counts_options(train)
     train.add_argument("--log", action="store_true", help="print the merge log as training goes (seed 002 style)")
     train.add_argument("--curve", action="store_true", help="print the corpus token count after every merge (step 0 first)")
     train.add_argument("--force-merge", action="append", default=[], metavar="'A B'",
@@ -187,12 +191,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the file to write; for gpt2 a directory (vocab.json + merges.txt go inside); "
                              "for tiktoken the rank file, with its pattern and specials in PATH.json")
     compare = sub.add_parser("compare", help="bpe against char, word, WordPiece and Unigram tokenizers on a corpus")
-    compare.add_argument("corpus", metavar="CORPUS")
+    compare.add_argument("corpus", metavar="CORPUS", nargs="?", help="the corpus file (or --counts TABLE)")
     held = compare.add_mutually_exclusive_group()
     held.add_argument("--heldout", metavar="FILE", help="a held-out text to measure on (training uses all of CORPUS)")
     held.add_argument("--heldout-fraction", type=float, metavar="F",
                       help="hold back the last F of CORPUS (0 < F < 1, cut at a line start) and measure on it")
     add_training_options(compare)
+    add_counts_options(compare)
     compare.add_argument("--json", action="store_true", help="print a JSON list of rows")
     plot = sub.add_parser("plot", help="draw a curve or composition table (from train --export or the app) as a figure")
     plot.add_argument("table", metavar="TABLE", help="curve.csv, curve.json, composition.csv or composition.json")
@@ -201,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .lessons.cli import add_lesson_parser  # lessons (issue 14): the app starts only for NAME|PATH
 
     add_lesson_parser(sub)
+    add_count_parser(sub)
     return parser
 
 
@@ -236,22 +242,49 @@ def corpus_input(path: str) -> tuple[str, str]:
 def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from engine import check_target, refuse_inputs
 
+    check_counts_args(args)
     config = config_from_args(args)
-    pretokenizer = pretokenizer_for(config)
     if args.curve_out is not None and not args.curve_out.lower().endswith((".csv", ".json")):
         raise UsageError(f"--curve-out {args.curve_out}: name a .csv or .json file")
     if args.heldout is not None and args.export is None:
         raise UsageError("--heldout goes with --export DIR (where its numbers are written)")
+    if args.heldout is not None and args.counts is not None:
+        raise UsageError("--heldout compares with the training text, and a counts table has none: train on the corpus")
     outputs = [args.output, *([args.curve_out] if args.curve_out else []), *export_paths(args.export, args.heldout)]
-    refuse_inputs(outputs, [corpus_input(args.corpus), *([(args.heldout, f"the held-out text {args.heldout}")] if args.heldout else [])])
-    check_target(args.output)  # refused now, not after the training it would throw away
-    heldout = read_corpus(args.heldout, base=config.base, max_bytes=args.max_corpus_bytes).text if args.heldout else None
-    started = time.perf_counter()
+    held = [(args.heldout, f"the held-out text {args.heldout}")] if args.heldout else []
+    if args.counts is not None:
+        refuse_inputs(outputs, [(args.counts, f"the table {args.counts}")])
+        check_target(args.output)
+        started = time.perf_counter()
+        _, config, chunks = load_for_training(args, config, err)
+        corpus, heldout = None, None
+        text, pretokenizer = "", pretokenizer_for(config)
+    else:
+        pretokenizer = pretokenizer_for(config)
+        refuse_inputs(outputs, [corpus_input(args.corpus), *held])
+        check_target(args.output)  # refused now, not after the training it would throw away
+        heldout = read_corpus(args.heldout, base=config.base, max_bytes=args.max_corpus_bytes).text if args.heldout else None
+        started = time.perf_counter()
+        # the held-out report compares with the training text, so it needs it whole
+        corpus, text, chunks = read_for_training(args, config, pretokenizer, err, whole=heldout is not None)
+    trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks)
+    # --curve's bytes per token; the corpus itself is freed here (a table: its chunks' bytes)
+    corpus_bytes = corpus.size if corpus is not None else sum(len(c.encode("utf-8", "surrogateescape")) * n
+                                                               for c, n in chunks.items())
+    del chunks, corpus
+    return train_and_save(args, trainer, config, corpus_bytes, started, out, err, text, heldout)
+
+
+def read_for_training(args: argparse.Namespace, config: TrainConfig, pretokenizer: PreTokenizer, err: TextIO,
+                      whole: bool = False):
+    """(corpus, text, chunks) of the corpus file: counted block by block when the pre-tokenizer
+    allows it and ``whole`` is false (text empty), else read whole (chunks None); its note, if
+    any, goes to ``err``."""
     bound = args.max_corpus_bytes
-    # Pre-tokenize block by block, never holding the text (the held-out report needs it whole).
-    if streamable(pretokenizer) and heldout is None:
-        corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=min(os.cpu_count() or 1, 2),
-                              max_bytes=bound)
+    if streamable(pretokenizer) and not whole:  # pre-tokenize block by block: the text is never held whole
+        with Bar(err, quiet=args.quiet or args.log) as bar:  # bytes read, on a terminal
+            corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=min(os.cpu_count() or 1, 2),
+                                  max_bytes=bound, progress=bar.bytes if bar.live else None)
         text, chunks = "", corpus.chunks
     else:
         corpus = read_corpus(args.corpus, base=config.base, max_bytes=bound)
@@ -259,9 +292,14 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     note = corpus.note(config.base)
     if note:
         print(f"{PROG}: note: {note}", file=err)
-    trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks)
-    corpus_bytes = corpus.size  # --curve's bytes per token; the corpus itself is freed here
-    del chunks, corpus
+    return corpus, text, chunks
+
+
+def train_and_save(args: argparse.Namespace, trainer: Trainer, config: TrainConfig, corpus_bytes: int, started: float,
+                   out: TextIO, err: TextIO, text: str = "", heldout: str | None = None) -> int:
+    """Make the forced merges, run ``trainer`` to its stop rule (a progress bar on a terminal),
+    save, write ``--curve-out``/``--export`` (``heldout``: the held-out text, measured against the
+    training ``text``), and say so."""
     show = lambda i: token_display(trainer.token_bytes(i), space="·", seed=True)  # noqa: E731  seed 002 logs
     forced = force_merges(trainer, args)
     count = len(forced)
@@ -271,10 +309,14 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     collecting = gc.isenabled()
     gc.disable()  # as Trainer.train does: each step would otherwise pause and resume it
     try:
-        for event in trainer.run():
-            count += 1
-            if args.log:
-                print(format_merge(event, show), file=out)
+        with Bar(err, quiet=args.quiet or args.log, what="train") as bar:
+            target = trainer.target_merges
+            for event in trainer.run():
+                count += 1
+                if args.log:
+                    print(format_merge(event, show), file=out)
+                elif not count & 63:
+                    bar.merges(count, target)
         elapsed = time.perf_counter() - started
         if args.curve:
             print_curve(trainer, out, corpus_bytes)
@@ -419,7 +461,15 @@ def run_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if args.vocab_size is None and args.max_merges is None:
         args.max_merges = COMPARE_MERGES
+    check_counts_args(args)
     config = config_from_args(args)
+    if args.counts is not None:
+        from .count_cli import compare_counts
+
+        rows = compare_counts(args, config, err)
+        heldout = args.heldout
+        print_compare(args, rows, heldout is not None, out, err)
+        return 0
     text = read_corpus(args.corpus, base=config.base, max_bytes=args.max_corpus_bytes).text
     heldout = None
     if args.heldout is not None:
@@ -427,16 +477,20 @@ def run_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elif args.heldout_fraction is not None:
         text, heldout = hold_back(text, args.heldout_fraction)
     trainer = Trainer(text, config)
-    trainer.train()
+    train_with_bar(trainer, err, args.quiet)
     rows = [measure(BpeSegmenter(trainer.tokenizer()), text, heldout, corpus_counts=trainer_counts(trainer))]
     rows += baseline_rows(build_baselines(text, trainer.vocab_size), text, heldout)
+    print_compare(args, rows, heldout is not None, out, err)
+    return 0
+
+
+def print_compare(args: argparse.Namespace, rows: Sequence[Row], heldout: bool, out: TextIO, err: TextIO) -> None:
     if args.json:
         print(json.dumps([row.to_dict() for row in rows], ensure_ascii=False), file=out)
     else:
         print_rows(rows, out)
-    where = "the held-out text" if heldout is not None else "the corpus (no held-out text given)"
+    where = "the held-out text" if heldout else "the corpus (no held-out text given)"
     print(f"{PROG}: note: unknown and chars/token are measured on {where}", file=err)
-    return 0
 
 
 def print_rows(rows: Sequence[Row], out: TextIO) -> None:
@@ -693,6 +747,10 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         from .lessons.cli import run_lesson
 
         return run_lesson(args, out, err)
+    if args.command == "count":
+        from .count_cli import run_count
+
+        return run_count(args, out, err)
     return run_decode(args, out, err)
 
 

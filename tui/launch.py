@@ -35,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--speed", choices=tuple(SPEED_NAMES), default="max", metavar="N",
                         help="run speed in merges a second: 1, 2, 5, 20 or max (default; + and - change it in the app)")
     add_theme_option(parser)
+    parser.add_argument("--counts", metavar="TABLE",
+                        help="train on a chunk-count table (bpe-lab count) or a word-count file instead of a corpus")
     parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # tests: no terminal
     # bpe-lab serve starts each browser tab's app with these (tui/serve.py): files only inside
     # the served folder, and a session file of the tab's own in the server's session folder.
@@ -134,6 +136,24 @@ def resume_file(args: argparse.Namespace, explicit: Path | None) -> Path:
     raise ValueError(f"no session on {args.corpus} to resume")
 
 
+def table_corpus(args: argparse.Namespace, config):
+    """``--counts TABLE``: the table as the app's corpus, and the config it trains with (the
+    table's pre-tokenizer and base; contradicting options are refused, as by train --counts)."""
+    from engine import check_usable, read_counts
+
+    from .count_cli import counts_config
+    from .session import fingerprint
+    from .workbench import LoadedCorpus, refuse_standard_input
+
+    if args.corpus is not None or args.tokenizer is not None:
+        raise ValueError("give a CORPUS, --tokenizer or --counts TABLE, not two of them")
+    refuse_standard_input(args.counts, "the table")
+    table = read_counts(args.counts, pretokenizer=pretokenizer_for(config), base=config.base)
+    check_usable(args.counts, table)
+    config = counts_config(args, table, config)
+    return LoadedCorpus.from_table(Path(args.counts), table, fingerprint(Path(args.counts).read_bytes())), config
+
+
 def launch(argv: Sequence[str], *, err: TextIO | None = None) -> int:
     """Parse the app's options, read the corpus, run the app. Every failure the user can cause
     is one line and exit code 2, exactly as in the headless commands (:func:`tui.cli.guarded`)."""
@@ -168,7 +188,10 @@ def _launch(argv: Sequence[str]) -> int:
     config = config_from_args(args)
     pretokenizer_for(config)  # a bad pattern is refused here, before the app starts
     base = replay.base if replay is not None else config.base
-    corpus = LoadedCorpus.open(args.corpus or f"sample:{DEFAULT_SAMPLE}", base, max_bytes=args.max_corpus_bytes)
+    if args.counts is not None:
+        corpus, config = table_corpus(args, config)
+    else:
+        corpus = LoadedCorpus.open(args.corpus or f"sample:{DEFAULT_SAMPLE}", base, max_bytes=args.max_corpus_bytes)
     inputs = [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else []
     if imported is not None:  # the autosave must not replace the tokenizer being replayed either
         from engine.formats import read_paths

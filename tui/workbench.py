@@ -14,19 +14,22 @@ import time
 from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine import (
+    ChunkTable,
     Corpus,
     CorpusError,
     Merge,
     Tokenizer,
     TrainConfig,
     Trainer,
+    check_usable,
     decode_corpus,
     is_stdin,
     read_corpus_bytes,
+    read_counts,
     refuse_inputs,
 )
 
@@ -64,6 +67,9 @@ class LoadedCorpus:
     invalid_bytes: int
     sha256: str = ""  # of the exact bytes read (sessions check it on resume)
     note: str | None = None  # one line for the user: invalid UTF-8, NUL bytes, blank text
+    #: A chunk-count table (``bpe-lab --counts``): the trainer trains on its chunks, and ``text``
+    #: is the listing of the most frequent ones that the corpus pane shows (see :meth:`from_table`).
+    table: ChunkTable | None = None
 
     @classmethod
     def from_corpus(cls, corpus: Corpus, base: str, path: Path | None, sha256: str = "") -> LoadedCorpus:
@@ -74,6 +80,19 @@ class LoadedCorpus:
         if starts[-1] != len(units):
             starts.append(len(units))
         return cls(corpus.name, path, corpus.text, units, starts, corpus.size, corpus.invalid_bytes, sha256, corpus.note(base))
+
+    @classmethod
+    def from_table(cls, path: Path, table: ChunkTable, sha256: str = "") -> LoadedCorpus:
+        """A chunk-count table, until the workbench lists its chunks (:meth:`listed`)."""
+        size = sum(len(c.encode("utf-8", "surrogateescape")) * n for c, n in table.chunks.items())
+        return cls(path.name, path, "", b"" if table.base == "bytes" else "", array("q", [0, 0]), size,
+                   table.invalid_bytes, sha256, None, table)
+
+    def listed(self, text: str) -> LoadedCorpus:
+        """This table corpus showing ``text`` (:meth:`engine.Trainer.listing`) in the corpus pane."""
+        shown = decode_corpus(text.encode("utf-8", "surrogateescape"), base=self.table.base, name=self.name)
+        made = LoadedCorpus.from_corpus(shown, self.table.base, self.path, self.sha256)
+        return replace(made, size=self.size, invalid_bytes=self.invalid_bytes, note=None, table=self.table)
 
     @classmethod
     def open(cls, source: str | Path, base: str, *, max_bytes: int | None = None) -> LoadedCorpus:
@@ -89,6 +108,10 @@ class LoadedCorpus:
             return cls.from_corpus(corpus, base, None, fingerprint(data))
         refuse_standard_input(text)
         path = Path(source)
+        if _is_parquet(path):  # a chunk-count table (bpe-lab count): opened as one, by content
+            table = read_counts(path)
+            check_usable(str(path), table)
+            return cls.from_table(path, table, fingerprint(path.read_bytes()))
         data = read_corpus_bytes(path, max_bytes=max_bytes)  # read once: the hash is of exactly the bytes trained on
         return cls.from_corpus(decode_corpus(data, base=base, name=path.name), base, path, fingerprint(data))
 
@@ -109,6 +132,25 @@ class LoadedCorpus:
         return starts[line], starts[line + 1]
 
 
+def _is_parquet(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4) == b"PAR1"
+    except OSError:
+        return False  # reading it as a corpus says what is wrong
+
+
+def table_config(config: TrainConfig, table: ChunkTable) -> TrainConfig:
+    """``config`` with the table's base and pre-tokenizer: its chunks were cut by them."""
+    pre = table.pretokenizer
+    if table.source != "bpe-lab":
+        return config
+    return replace(config, base=table.base, pretokenizer=pre.name, pattern=pre.pattern if pre.name == "custom" else None,
+                   split_digits=pre.split_digits, no_merge_newline=pre.split_newlines,
+                   tie_rule=config.tie_rule if (config.tie_rule == "hf") == pre.per_line else
+                   ("hf" if pre.per_line else "lowest-ids"))
+
+
 #: How long the UI waits for the trainer while a run is live: a batch is ~20 ms, and a key
 #: must still be handled within 100 ms.
 READ_WAIT = 0.04
@@ -120,6 +162,8 @@ CHECKPOINTS = 12
 #: ... and all of them hold at most this many bytes: on big corpora, fewer copies (tang_all
 #: keeps step 0's and 3 more; on corpora far larger, none: jumps then walk, in the worker).
 CHECKPOINT_MEMORY = 384 << 20
+#: A chunk-count table's corpus pane lists this many of its most frequent chunks.
+TABLE_ROWS = 2000
 
 
 class Busy(Exception):
@@ -193,6 +237,11 @@ class Workbench:
                 corpus.text, script, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY
             )
             config = self.trainer.config
+        elif corpus.table is not None:
+            config = table_config(config, corpus.table)
+            self.trainer = Trainer("", config, chunks=corpus.table.chunks, checkpoints=CHECKPOINTS,
+                                   checkpoint_memory=CHECKPOINT_MEMORY)
+            self.corpus = corpus = corpus.listed(self.trainer.listing(TABLE_ROWS))
         else:
             self.trainer = Trainer(corpus.text, config, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY)
         self.config = config

@@ -346,8 +346,8 @@ class CorpusView(ScrollView, can_focus=True):
         cursor = lo
         for index, (tid, start, end) in enumerate(spans):
             s, e = max(start, lo), min(end, hi)
-            if s > cursor:  # text no chunk covers (a custom pattern skipped it)
-                text = _show(units[cursor:s])
+            if s > cursor:  # text no chunk covers (a custom pattern skipped it; a table's counts)
+                text = self._uncovered(units[cursor:s])
                 append(([Segment(text, uncovered)], cell_len(text)))
             lit = tid == highlight
             style = highlight_style if lit else token_styles[index % colours]
@@ -363,9 +363,17 @@ class CorpusView(ScrollView, can_focus=True):
                     append(([Segment(text, style)], cell_len(text)))
             cursor = e
         if cursor < hi:
-            text = _show(units[cursor:hi])
+            text = self._uncovered(units[cursor:hi])
             append(([Segment(text, uncovered)], cell_len(text)))
         return groups
+
+    def _uncovered(self, piece: bytes | str) -> str:
+        """Text no chunk covers, as drawn: a chunk-count table's listing ends each row with a
+        newline of its own, which is no part of the chunk and is not shown."""
+        text = _show(piece)
+        if self.workbench.corpus.table is not None and text.endswith("↵"):
+            return text[:-1]
+        return text
 
 
 def wrap_groups(groups: list[Group], width: int) -> list[Strip]:

@@ -1,0 +1,256 @@
+"""Counting inputs in blocks: which files, where each is cut, and the counts put back in order.
+
+A plain file is cut just after a newline followed by printable ASCII, where no named
+pre-tokenizer can end a chunk otherwise (:func:`engine.corpus._last_cut`); each block is counted
+by the corpus counter (:func:`engine.corpus._count_range`, which keeps the character after its
+end as lookahead), so the blocks' counts, added in file order, are exactly the file's. A
+compressed file, or a pre-tokenizer that needs the whole text (``none``, a custom pattern), is
+one task. The same tasks run in local processes (:func:`run_local`) or on Dask
+(:mod:`engine._dask_count`); :class:`Combiner` adds results in task order as they arrive.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .corpus import BLOCK, PARALLEL_MIN, _count_range, decode_corpus, is_stdin, streamable
+from .errors import BpeLabError, CorpusError, CountsError, one_line, reading_file
+from .pretokenize import PreTokenizer
+
+#: Suffixes read through a decompressor (``.zst`` needs the ``zstandard`` package).
+COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+#: Plain files are cut into blocks of about this size (fewer, larger ones for small files).
+TASK_BYTES = 8 << 20
+
+
+@dataclass(frozen=True)
+class Task:
+    """One piece of counting: bytes [start, end) of a plain file (``range``), a compressed
+    file read as a stream (``stream``), or a whole file at once (``whole``)."""
+
+    path: str
+    kind: str
+    start: int = 0
+    end: int | None = None
+    limit: int | None = None  # a range reads at most this much (more: the file grew)
+    weight: int = 0  # bytes on disk it stands for (progress)
+
+
+@dataclass(frozen=True)
+class Input:
+    path: str
+    size: int
+    sha256: str
+    stamp: tuple[int, int, int]  # size, modification time, inode when planned
+
+
+@dataclass
+class Plan:
+    files: list[Input]
+    tasks: list[Task]
+    total: int = 0
+
+    def inputs(self) -> list[dict[str, Any]]:
+        return [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in self.files]
+
+
+def expand(specs: list[str]) -> list[str]:
+    """Files named, found in folders (recursively, sorted, hidden ones skipped) or matched by
+    globs (sorted), each once, in the order given."""
+    out: list[str] = []
+    for spec in specs:
+        if is_stdin(spec):
+            raise CountsError("count reads files, folders or globs, not standard input (save it to a file first)")
+        if any(ch in spec for ch in "*?[") and not os.path.exists(spec):
+            found = [m for m in sorted(glob.glob(spec, recursive=True)) if os.path.isfile(m)]
+            if not found:
+                raise CountsError(f"{spec}: matches no file")
+            out += found
+        elif os.path.isdir(spec):
+            root = Path(spec)
+            found = sorted(str(p) for p in root.rglob("*")
+                           if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
+            if not found:
+                raise CountsError(f"{spec}: the folder holds no file")
+            out += found
+        else:
+            out.append(spec)
+    return list(dict.fromkeys(out))
+
+
+def _hash(path: str) -> tuple[str, os.stat_result]:
+    digest = hashlib.sha256()
+    with reading_file(path, CorpusError, "a text file"), open(path, "rb") as handle:
+        before = os.fstat(handle.fileno())
+        while block := handle.read(BLOCK):
+            digest.update(block)
+    return digest.hexdigest(), before
+
+
+def _cuts(path: str, size: int, step: int) -> list[int]:
+    """Safe cuts about ``step`` bytes apart (one found in the window after each multiple)."""
+    cuts = []
+    with open(path, "rb") as handle:
+        at = step
+        while at < size - step // 2:
+            handle.seek(at)
+            window = handle.read(BLOCK)
+            i = window.find(b"\n")
+            while i >= 0 and not (i + 1 < len(window) and 0x21 <= window[i + 1] <= 0x7E):
+                i = window.find(b"\n", i + 1)
+            if i >= 0 and (not cuts or at + i + 1 > cuts[-1]):
+                cuts.append(at + i + 1)
+            at += step
+    return cuts
+
+
+def plan(specs: list[str], pretokenizer: PreTokenizer, step: int = TASK_BYTES) -> Plan:
+    """The inputs (sizes, hashes) and the tasks that count them."""
+    files, tasks = [], []
+    whole = not streamable(pretokenizer)
+    for path in expand(specs):
+        digest, st = _hash(path)
+        files.append(Input(path, st.st_size, digest, (st.st_size, st.st_mtime_ns, st.st_ino)))
+        if path.endswith(COMPRESSED):
+            tasks.append(Task(path, "whole" if whole else "stream", weight=st.st_size))
+        elif whole or st.st_size < 2 * step:
+            tasks.append(Task(path, "whole" if whole else "range", 0, None, st.st_size, st.st_size))
+        else:
+            bounds = [0, *_cuts(path, st.st_size, step), st.st_size]
+            for start, end in zip(bounds, bounds[1:]):
+                last = end == st.st_size
+                tasks.append(Task(path, "range", start, None if last else end, end - start, end - start))
+    return Plan(files, tasks, sum(f.size for f in files))
+
+
+def open_input(path: str):
+    """A binary file object of the input's bytes, decompressed by its suffix."""
+    if path.endswith(".gz"):
+        import gzip
+
+        return gzip.open(path, "rb")
+    if path.endswith(".bz2"):
+        import bz2
+
+        return bz2.open(path, "rb")
+    if path.endswith(".xz"):
+        import lzma
+
+        return lzma.open(path, "rb")
+    if path.endswith(".zst"):
+        try:
+            import zstandard
+        except ImportError:
+            raise CountsError(f"{path}: reading .zst needs zstandard: {_hint()}") from None
+        return zstandard.open(path, "rb")
+    return open(path, "rb")
+
+
+def _hint() -> str:
+    from ._chunktable import SCALE_HINT
+
+    return SCALE_HINT
+
+
+def count_task(task: Task, pre: dict[str, Any], base: str, progress=None) -> tuple[Counter[str], int, int, int]:
+    """Count one task: (chunk counts in order of first occurrence, invalid bytes, NUL bytes,
+    bytes read). Runs in a worker process or on a Dask worker: arguments are plain data.
+    ``progress(bytes read, distinct chunks)`` after each block of a range (in this process)."""
+    pretokenizer = PreTokenizer.from_dict(pre)
+    p = Path(task.path)
+    try:
+        if task.kind == "range":
+            return _count_range(p, task.start, task.end, pretokenizer, base, BLOCK, task.limit, None, progress)
+        with open_input(task.path) as handle:
+            if task.kind == "stream":
+                return _count_range(p, 0, None, pretokenizer, base, BLOCK, None, handle)
+            data = handle.read()
+        corpus = decode_corpus(data, base=base, name=p.name)
+        return pretokenizer.count(corpus.text), corpus.invalid_bytes, corpus.nul_bytes, len(data)
+    except FileNotFoundError:
+        raise CorpusError(f"{task.path}: disappeared while it was being counted") from None
+    except BpeLabError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a corrupt archive raises its library's own errors
+        raise CorpusError(f"{task.path}: cannot read ({one_line(str(exc)) or type(exc).__name__})") from None
+
+
+@dataclass
+class Combiner:
+    """Adds task results in task order as they arrive (a result waits for the ones before)."""
+
+    plan: Plan
+    chunks: Counter[str] = field(default_factory=Counter)
+    invalid: int = 0
+    nul: int = 0
+    read: dict[str, int] = field(default_factory=dict)
+    done_bytes: int = 0
+    _waiting: dict[int, tuple] = field(default_factory=dict)
+    _next: int = 0
+
+    def add(self, index: int, result: tuple[Counter[str], int, int, int], progress=None) -> None:
+        self._waiting[index] = result
+        tasks = self.plan.tasks
+        while self._next in self._waiting:
+            counts, invalid, nul, read = self._waiting.pop(self._next)
+            task = tasks[self._next]
+            self.chunks.update(counts)
+            self.invalid += invalid
+            self.nul += nul
+            self.read[task.path] = self.read.get(task.path, 0) + read
+            self.done_bytes += task.weight
+            self._next += 1
+        if progress is not None:
+            progress(self.done_bytes, self.plan.total, len(self.chunks))
+
+    def finish(self) -> tuple[Counter[str], int, int]:
+        """The counts, once every input is checked to be as it was when planned."""
+        for f in self.plan.files:
+            try:
+                st = os.stat(f.path)
+            except FileNotFoundError:
+                raise CorpusError(f"{f.path}: disappeared while it was being counted") from None
+            changed = (st.st_size, st.st_mtime_ns, st.st_ino) != f.stamp
+            if changed or (not f.path.endswith(COMPRESSED) and self.read.get(f.path, f.size) != f.size):
+                raise CorpusError(f"{f.path}: the file changed while it was being read; try again once it is complete")
+        return self.chunks, self.invalid, self.nul
+
+
+def run_local(plan: Plan, pretokenizer: PreTokenizer, base: str, processes: int, progress=None) -> Combiner:
+    """Run the plan's tasks here, or in up to ``processes`` forked processes when it is worth it."""
+    combiner = Combiner(plan)
+    pre = pretokenizer.to_dict()
+    if processes <= 1 or len(plan.tasks) <= 1 or plan.total < PARALLEL_MIN or not hasattr(os, "fork"):
+        for i, task in enumerate(plan.tasks):
+            within = None
+            if progress is not None:
+                done, seen = combiner.done_bytes, len(combiner.chunks)
+                within = lambda read, distinct, done=done, seen=seen: progress(done + read, plan.total, seen + distinct)  # noqa: E731
+            combiner.add(i, count_task(task, pre, base, within), progress)
+        return combiner
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(min(processes, len(plan.tasks)), mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = {pool.submit(count_task, task, pre, base): i for i, task in enumerate(plan.tasks)}
+        try:
+            for future in as_completed(futures):
+                combiner.add(futures[future], future.result(), progress)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return combiner
+
+
+def combine(plan: Plan, combiner: Combiner) -> tuple[Counter[str], int, int]:
+    """The counts of a finished run (see :meth:`Combiner.finish`)."""
+    if combiner._next != len(plan.tasks):
+        raise CountsError("counting stopped before every block was counted")
+    return combiner.finish()

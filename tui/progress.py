@@ -1,0 +1,76 @@
+"""Progress bars for long commands (count, train, compare) on stderr, only when it is a terminal.
+
+A rich ``Progress`` with the bytes read, the distinct chunks, the merges made and an ETA; silent
+(and rich never imported) when stderr is not a terminal, or with ``--quiet``.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import TextIO
+
+
+class Bar:
+    """``with Bar(err, quiet=..., what="count") as bar: ...`` then ``bar.bytes(done, total, chunks)``
+    while counting and ``bar.merges(done, total)`` while training; both do nothing when silent."""
+
+    def __init__(self, err: TextIO, *, quiet: bool = False, what: str = "") -> None:
+        isatty = getattr(err, "isatty", None)
+        self.live = not quiet and bool(isatty and isatty())
+        self.err = err
+        self.what = what
+        self._progress = None
+        self._tasks: dict[str, int] = {}
+
+    def __enter__(self) -> Bar:
+        if self.live:
+            from rich.console import Console
+            from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._progress = Progress(
+                TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[extra]}"),
+                TimeRemainingColumn(), console=Console(file=self.err), transient=True,
+            )
+            self._progress.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def _task(self, name: str, total: int | None) -> int:
+        if name not in self._tasks:
+            self._tasks[name] = self._progress.add_task(name, total=total, extra="")
+        return self._tasks[name]
+
+    def bytes(self, done: int, total: int, chunks: int) -> None:
+        """Counting: ``done`` of ``total`` bytes read, ``chunks`` distinct so far."""
+        if self._progress is not None:
+            task = self._task("reading", total)
+            self._progress.update(task, completed=done, total=total, extra=f"{chunks:,} chunks")
+
+    def merges(self, done: int, total: int | None) -> None:
+        """Training: ``done`` merges made of ``total`` (None: until a pair is too rare)."""
+        if self._progress is not None:
+            if "merging" not in self._tasks:
+                from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+
+                self._progress.columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                          TextColumn("merges"), TimeRemainingColumn())
+            task = self._task("merging", total)
+            self._progress.update(task, completed=done, total=total)
+
+
+def train_with_bar(trainer, err: TextIO, quiet: bool) -> None:
+    """Train to the stop rule, showing merges made on a terminal (the collector paused, as
+    :meth:`engine.Trainer.train` does)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with Bar(err, quiet=quiet) as bar:
+            for event in trainer.run():
+                if not event.step & 63:
+                    bar.merges(event.step, trainer.target_merges)
+    finally:
+        if collecting:
+            gc.enable()
