@@ -11,6 +11,7 @@ from typing import TextIO
 from engine import pretokenizer_for, refuse_inputs
 
 from .cli import PROG, Parser, add_training_options, config_from_args, guarded
+from .i18n import LANGUAGES, set_language
 from .pacing import SPEED_NAMES
 from .samples import DEFAULT_SAMPLE
 
@@ -33,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--run", action="store_true", help="start training as soon as the corpus is loaded")
     parser.add_argument("--speed", choices=tuple(SPEED_NAMES), default="max", metavar="N",
                         help="run speed in merges a second: 1, 2, 5, 20 or max (default; + and - change it in the app)")
+    parser.add_argument("--lang", choices=LANGUAGES, metavar="LANG",
+                        help="the app's language: en, de or zh (default: the locale's, LC_ALL/LC_MESSAGES/LANG, else English)")
     parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # tests: no terminal
     return parser
 
@@ -110,6 +113,7 @@ def launch(argv: Sequence[str], *, err: TextIO | None = None) -> int:
 
 def _launch(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
+    set_language(args.lang)  # the app's UI; the headless commands never set one
     from .session import explicit_session_path
     from .workbench import LoadedCorpus
 
