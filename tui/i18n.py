@@ -85,6 +85,10 @@ def set_language(lang: str | None = None) -> str:
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 
 
+HEADER = ("# The strings of bpe-lab's UI (tui/). Edit the translations with any gettext tool (Poedit,\n"
+          "# Lokalize, a text editor); python -m tui.i18n update merges new strings in and compiles the .mo.\n#")
+
+
 def template_path() -> Path:
     return LOCALE_DIR / f"{DOMAIN}.pot"
 
@@ -99,7 +103,9 @@ def extract():
     from babel.messages.extract import extract_from_dir
 
     root = Path(__file__).resolve().parent
-    catalog = Catalog(project="bpe-lab", version="0.1.0", charset="utf-8", fuzzy=False)
+    catalog = Catalog(project="bpe-lab", version="0.1.0", copyright_holder="the bpe-lab authors",
+                      charset="utf-8", fuzzy=False)
+    catalog.header_comment = HEADER
     method_map = [("**.py", "python")]
     for filename, lineno, message, comments, context in extract_from_dir(
         root, method_map, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",), strip_comment_tags=True
@@ -153,7 +159,9 @@ def update() -> list[str]:
         else:
             from babel.messages.catalog import Catalog
 
-            catalog = Catalog(locale=lang, domain=DOMAIN, project="bpe-lab", version="0.1.0", fuzzy=False)
+            catalog = Catalog(locale=lang, domain=DOMAIN, project="bpe-lab", version="0.1.0", fuzzy=False,
+                              copyright_holder="the bpe-lab authors")
+            catalog.header_comment = HEADER
             catalog.update(template)
         _write(path, catalog)
         _write(catalog_path(lang, "mo"), catalog, mo=True)
