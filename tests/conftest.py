@@ -41,3 +41,14 @@ def sample_text(name: str) -> str:
 def private_session_file(tmp_path, monkeypatch):
     """Apps made by tests save their sessions in the test's folder, not in ~/.local/state."""
     monkeypatch.setenv("BPE_LAB_SESSION", str(tmp_path / "session.json"))
+
+
+@pytest.fixture(autouse=True)
+def english_ui():
+    """Every test starts with the UI in English (the source strings), whatever the machine's locale
+    and whatever an earlier test chose (``tui.i18n.set_language`` is process-wide)."""
+    from tui.i18n import set_language
+
+    set_language("en")
+    yield
+    set_language("en")

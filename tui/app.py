@@ -534,7 +534,7 @@ class BpeApp(App):
             then()
             return
         self.push_screen(
-            ConfirmScreen(f"{question}\n{fate or _('The merges since your last save will be lost.')}"),
+            ConfirmScreen(question + "\n" + (fate or _("The merges since your last save will be lost."))),
             lambda yes: then() if yes else None,
         )
 
@@ -576,7 +576,7 @@ class BpeApp(App):
             if yes:
                 self._quit()
 
-        self.push_screen(ConfirmScreen(f"{_('Quit bpe-lab?')}\n{self._merges_fate()}"), answered)
+        self.push_screen(ConfirmScreen(_("Quit bpe-lab?") + "\n" + self._merges_fate()), answered)
 
     def _quit(self) -> None:
         self.autosave(now=True)

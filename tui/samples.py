@@ -84,7 +84,7 @@ def samples() -> list[Sample]:
 def sample(name: str) -> Sample:
     """A sample by file name; ValueError for an unknown one."""
     if name not in SAMPLES:
-        raise ValueError(f"no bundled sample named {name!r} (have: {', '.join(SAMPLES)})")
+        raise ValueError(_("no bundled sample named {name!r} (have: {names})").format(name=name, names=", ".join(SAMPLES)))
     return Sample(name, SAMPLES[name])
 
 

@@ -27,8 +27,8 @@ def milestone_table(curve: Curve) -> Text:
     """Seed 001's table (merges 0/6/12/24/48 → tokens), doubling on to the end, with the tokens
     each merge saved on average since the row before: the returns diminish (seed 003 §13.6)."""
     out = Text()
-    out.append(f"{right(_('merges'), 7)} {right(_('tokens'), 10)} {right(_('B/token'), 8)} {right(_('saved/merge'), 12)}\n",
-               style="bold")
+    titles = (_("merges"), _("tokens"), _("B/token"), _("saved/merge"))
+    out.append(" ".join(right(title, width) for title, width in zip(titles, (7, 10, 8, 12))) + "\n", style="bold")
     previous = None
     for step in curve.milestones():
         saved = f"{curve.saved_per_merge(previous, step):.1f}" if previous is not None and step > previous else ""
