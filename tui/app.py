@@ -446,6 +446,13 @@ class BpeApp(App):
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
+    def action_command_palette(self) -> None:
+        """Textual's palette, its search line in the app's language."""
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(CommandPalette(placeholder=_("Search for commands…"), id="--command-palette"))
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's commands but its Quit (ours asks first), then one per action of ours."""
         for command in super().get_system_commands(screen):

@@ -43,8 +43,9 @@ class FittingFooter(Footer):
         widgets = list(super().compose())
         for widget in widgets:  # bindings hold English (N_): shown in the app's language, measured as shown
             if isinstance(widget, FooterKey):
-                widget.description = _(widget.description)
-                if isinstance(widget.tooltip, str):
+                if _(widget.description) != widget.description:
+                    widget.description = _(widget.description)
+                if isinstance(widget.tooltip, str) and _(widget.tooltip) != widget.tooltip:
                     widget.tooltip = _(widget.tooltip)
         width = self.app.size.width
         self._fitted_for = width
