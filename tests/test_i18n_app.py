@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 from rich.cells import cell_len
+from textual.widgets import Label
 
 from tui.i18n import set_language
 from tui.keys import key_rows, palette_entries
 from tui.screens.help import HelpScreen
 from tui.widgets.status_line import StatusLine
 
-from test_screen_fits import assert_footer_fits, make_app
+from test_screen_fits import assert_footer_fits, assert_placeholders_fit, make_app
 from test_snapshots import app_for
 
 WORDS = {
@@ -58,6 +59,48 @@ async def test_footer_palette_help_and_panes_speak_the_language(lang):
         await pilot.press("escape", "a")
         await pilot.pause()
         assert_footer_fits(app, 80)  # the analysis screen's footer, its Back in the language
+
+
+def assert_labels_fit(screen) -> int:
+    """Every line of every label lies inside the dialog or pane that holds it; how many were checked."""
+    checked = 0
+    for label in screen.query(Label):
+        if not label.region.width:
+            continue
+        holder = label.parent
+        while holder is not None and not (holder.has_class("dialog") or holder.id in ("heldout-pane", "tiediff-pane")):
+            holder = holder.parent
+        right = holder.content_region.right if holder is not None else screen.size.width
+        for line in str(label.render()).splitlines():
+            assert label.content_region.x + cell_len(line) <= right, (line, label.content_region, right)
+        checked += 1
+    return checked
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["de", "zh"])
+async def test_dialogs_labels_and_placeholders_fit_80x24(lang):
+    set_language(lang)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert assert_placeholders_fit(app.screen) == 1  # the tokenize input
+        for key in ("g", "slash", "o", "comma"):  # go to, find, open, settings
+            await pilot.press(key)
+            await pilot.pause()
+            assert assert_placeholders_fit(app.screen) >= 1, key
+            assert assert_labels_fit(app.screen) >= 1, key
+            await pilot.press("escape")
+            await pilot.pause()
+        await pilot.press("n", "q")  # a merge to lose: the quit question
+        await pilot.pause()
+        assert assert_labels_fit(app.screen) == 1
+        await pilot.press("escape", "a", "3")
+        await pilot.pause()
+        assert assert_placeholders_fit(app.screen) >= 1 and assert_labels_fit(app.screen) >= 1  # the held-out setting
+        await pilot.press("5")
+        await pilot.pause()
+        assert assert_placeholders_fit(app.screen) >= 2  # the compare text and tokenizer
 
 
 @pytest.mark.slow
