@@ -49,3 +49,14 @@ def private_session_file(tmp_path, monkeypatch):
     monkeypatch.setenv("BPE_LAB_SESSION", str(tmp_path / "session.json"))
     # ... and keep their merge caches there too, not in ~/.cache (engine/formats/merge_cache.py)
     monkeypatch.setenv("BPE_LAB_CACHE", str(tmp_path / "merge-cache"))
+
+
+@pytest.fixture(autouse=True)
+def english_ui():
+    """Every test starts with the UI in English (the source strings), whatever the machine's locale
+    and whatever an earlier test chose (``tui.i18n.set_language`` is process-wide)."""
+    from tui.i18n import set_language
+
+    set_language("en")
+    yield
+    set_language("en")

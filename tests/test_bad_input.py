@@ -424,6 +424,7 @@ SETUP_STREAMS: dict[str, Setup] = {
     "app-stream": lambda tmp, mp: None,
     "app-session-stream": lambda tmp, mp: stream_session(tmp),
     "app-session-is-corpus": lambda tmp, mp: corpus(tmp),
+    "app-lang-unknown": lambda tmp, mp: None,
     "app-session-is-tokenizer": lambda tmp, mp: (corpus(tmp), trained_tok(tmp)),
 }
 

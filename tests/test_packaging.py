@@ -102,6 +102,14 @@ def test_wheel_ships_the_samples(wheel):
     assert "engine/trainer.py" in names and "tui/cli.py" in names
 
 
+def test_wheel_ships_the_compiled_catalogs(wheel):
+    """The app finds its German and Chinese strings installed, with nothing compiled at install."""
+    names = wheel.namelist()
+    for lang in ("de", "zh"):
+        assert f"tui/locale/{lang}/LC_MESSAGES/bpe_lab.mo" in names
+        assert f"tui/locale/{lang}/LC_MESSAGES/bpe_lab.po" in names
+
+
 def test_wheel_top_level_is_engine_tui_and_its_metadata(wheel):
     """Issue 12: the generic names stay, so the wheel must put nothing else into site-packages."""
     top = {name.split("/", 1)[0] for name in wheel.namelist()}

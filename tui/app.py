@@ -24,8 +24,9 @@ from textual.worker import Worker, WorkerState
 
 from engine import Tokenizer, TrainConfig
 
-from .commands import system_commands
+from .commands import system_commands, translated_system
 from .confine import Confinement, deliver, output_path
+from .i18n import _, ngettext
 from .keys import app_bindings, typed_actions
 from .messages import Loaded, LoadFailed, Trained
 from .pacing import Pacer, faster, slower
@@ -247,7 +248,7 @@ class BpeApp(App):
         does by ``file_ids``, if given); the panes follow when it is ready. If it fails, a
         message says why and the current one stays."""
         self.loading = True
-        self.main_screen.show_status(f"loading {corpus.name} …")
+        self.main_screen.show_status(_("loading {name} …").format(name=corpus.name))
         self._build(corpus, config, script, file_ids)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -277,7 +278,7 @@ class BpeApp(App):
             trainer = message.workbench.trainer
             if isinstance(selected, int) and 0 <= selected < trainer.vocab_size - len(self.config.specials):
                 self.main_screen.select(selected)
-            self.say(message.note or f"session resumed at step {message.workbench.steps}", timeout=6)
+            self.say(message.note or _("session resumed at step {step}").format(step=message.workbench.steps), timeout=6)
         if self._run_on_load:
             self._run_on_load = False
             self.action_toggle_run()
@@ -286,7 +287,7 @@ class BpeApp(App):
     def _load_failed(self, message: LoadFailed) -> None:
         self.loading = False
         self._open_note = None
-        self.say(message.reason, title="cannot train on this corpus", severity="error", timeout=8)
+        self.say(message.reason, title=_("cannot train on this corpus"), severity="error", timeout=8)
         self.main_screen.refresh_views()
 
     @property
@@ -314,21 +315,22 @@ class BpeApp(App):
             return
         if session.source == workbench.corpus.source and session.sha256 == workbench.corpus.sha256:
             self.found = (path, session)
-            self.say(f"a session on this corpus at step {session.step} exists: R resumes it", timeout=10)
+            self.say(_("a session on this corpus at step {step} exists: R resumes it").format(step=session.step), timeout=10)
         else:
             name = session.source.split(":", 1)[-1] if session.source.startswith("sample:") else Path(session.source).name
-            self.say(f"{path} holds a session on {name} at step {session.step}: it is kept aside "
-                     "(not written over) once you make a merge here", timeout=10)
+            self.say(_("{path} holds a session on {name} at step {step}: it is kept aside "
+                       "(not written over) once you make a merge here").format(path=path, name=name, step=session.step),
+                     timeout=10)
 
     def action_resume_found(self) -> None:
         """``R``: resume the session found on this corpus at launch or open."""
         if self.found is None or self.workbench is None:
-            self.say("no earlier session on this corpus to resume", timeout=3)
+            self.say(_("no earlier session on this corpus to resume"), timeout=3)
             return
         path, session = self.found
         if peek(path) is None:
             self.found = None
-            self.say(f"the session in {path} is gone", timeout=4)
+            self.say(_("the session in {path} is gone").format(path=path), timeout=4)
             return
         self.found = None
         self.clear_notifications()  # the offer, answered
@@ -361,14 +363,14 @@ class BpeApp(App):
     def _trained(self, message: Trained) -> None:
         self.main_screen.follow(message.done, message.final, message.each)
         if message.done:
-            self.say(f"training is done: {self._stop_reason()}", timeout=4)
+            self.say(_("training is done: {reason}").format(reason=self._stop_reason()), timeout=4)
 
     def _stop_reason(self) -> str:
         """Why no step can be made now (the status line says it too)."""
         try:
-            return self.workbench.stop_reason() or "a stop rule holds"
+            return self.workbench.stop_reason() or _("a stop rule holds")
         except Busy:
-            return "a stop rule holds"
+            return _("a stop rule holds")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         focused = self.focused
@@ -393,7 +395,7 @@ class BpeApp(App):
             self.training.stop()
         elif self.workbench is not None and not self.loading:
             if self.workbench.done:
-                self.say(f"training is done: {self._stop_reason()}")
+                self.say(_("training is done: {reason}").format(reason=self._stop_reason()))
                 return
             self.running = True
             self.training.start(self.workbench)
@@ -413,7 +415,7 @@ class BpeApp(App):
             self.go(step)
             return
         if self.workbench.done:
-            self.say(f"training is done: {self._stop_reason()}")
+            self.say(_("training is done: {reason}").format(reason=self._stop_reason()))
             return
         self.main_screen.selected = None
         self.running = True
@@ -421,8 +423,8 @@ class BpeApp(App):
 
     def action_run_to(self) -> None:
         target = self.workbench.trainer.target_merges
-        hint = f"up to {target}" if target is not None else "a step ahead"
-        self._ask_step("Run to step (at the run speed; +/- change it)", hint, self.run_to)
+        hint = _("up to {target}").format(target=target) if target is not None else _("a step ahead")
+        self._ask_step(_("Run to step (at the run speed; +/- change it)"), hint, self.run_to)
 
     def _ask_step(self, title: str, hint: str, then: Callable[[int], None]) -> None:
         """Ask for a step number; ``then(step)`` runs before the dialog closes (the screen beneath
@@ -434,29 +436,30 @@ class BpeApp(App):
             try:
                 step = int(answer.strip())
             except ValueError:
-                return f"not a step number: {answer.strip()!r}"
+                return _("not a step number: {answer!r}").format(answer=answer.strip())
             if step < 0:
-                return "a step is 0 or more"
+                return _("a step is 0 or more")
             then(step)
             return None
 
         self.push_screen(PromptScreen(title, placeholder=hint, accept=accept))
 
-    def _moved(self, what: str, event) -> None:
+    def _moved(self, nothing: str, event) -> None:
+        """``nothing``: what to say when ``event`` is None (nothing moved)."""
         if event is None:
-            self.say(f"nothing to {what}", timeout=2)
+            self.say(nothing, timeout=2)
         self.main_screen.moved()
 
     # ``via`` is "arrow" for the arrow keys: check_action lets a non-wrapping corpus pane keep them.
     def action_step(self, via: str = "") -> None:
         event = self.workbench.step()
-        self._moved(f"step: {self._stop_reason()}" if event is None else "step", event)
+        self._moved(_("nothing to step: {reason}").format(reason=self._stop_reason()) if event is None else "", event)
 
     def action_undo(self, via: str = "") -> None:
-        self._moved("undo", self.workbench.undo())
+        self._moved(_("nothing to undo"), self.workbench.undo())
 
     def action_redo(self, via: str = "") -> None:
-        self._moved("redo", self.workbench.redo())
+        self._moved(_("nothing to redo"), self.workbench.redo())
 
     def action_jump(self, delta: int) -> None:
         self.go(self.workbench.steps + delta)
@@ -471,7 +474,7 @@ class BpeApp(App):
         if self.training.at_once(self.workbench, step):
             reached = self.workbench.goto(step)
             if reached < step:
-                self.say(f"stopped at step {reached}: a stop rule holds", timeout=3)
+                self.say(_("stopped at step {step}: a stop rule holds").format(step=reached), timeout=3)
             self.main_screen.moved()
             return
         self.main_screen.selected = None
@@ -480,14 +483,14 @@ class BpeApp(App):
 
     def action_goto(self) -> None:
         target = self.workbench.trainer.target_merges
-        self._ask_step("Go to step", f"0 … {target}" if target is not None else "0 or more", self.go)
+        self._ask_step(_("Go to step"), f"0 … {target}" if target is not None else _("0 or more"), self.go)
 
     # -- screens ----------------------------------------------------------------------------
 
     def action_analysis(self, tab: str = "curve") -> None:
         """Open the analysis screen (curve, vocabulary, held-out, baselines, compare, tie rules)."""
         if self.workbench is None or self.loading:
-            self.say("no corpus loaded yet", timeout=2)
+            self.say(_("no corpus loaded yet"), timeout=2)
         elif isinstance(self.screen, AnalysisScreen):
             self.screen.show_tab(tab)
         else:
@@ -505,10 +508,10 @@ class BpeApp(App):
                 folder = str(self.confinement.writable(folder))
             saved = Path(self.save_screenshot(filename, folder, time_format)).resolve()
         except (OSError, ValueError) as exc:
-            self.say(f"screenshot not saved: {folder}: {getattr(exc, 'strerror', None) or exc}", title="Screenshot",
-                     severity="error", timeout=8)
+            self.say(_("screenshot not saved: {folder}: {reason}").format(folder=folder, reason=getattr(exc, "strerror", None) or exc),
+                     title=_("Screenshot"), severity="error", timeout=8)
             return None
-        self.say(f"saved {saved}", title="Screenshot", timeout=6)
+        self.say(_("saved {path}").format(path=saved), title=_("Screenshot"), timeout=6)
         deliver(self, saved)
         return None
 
@@ -582,12 +585,19 @@ class BpeApp(App):
             self.main_screen.show_lesson(visible=True)
             self.lesson.restart()
 
+    def action_command_palette(self) -> None:
+        """Textual's palette, its search line in the app's language."""
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(CommandPalette(placeholder=_("Search for commands…"), id="--command-palette"))
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's commands but its Quit (ours asks first) and Screenshot (ours has its key,
         X), then one per action of ours."""
         for command in super().get_system_commands(screen):
             if command.title not in ("Quit", "Screenshot"):
-                yield command
+                yield translated_system(command)
         yield from system_commands(self, screen)
 
     # -- files ------------------------------------------------------------------------------
@@ -605,12 +615,12 @@ class BpeApp(App):
                 workbench.save(target)
             except (OSError, ValueError) as exc:
                 reason = getattr(exc, "strerror", None) or str(exc)
-                self.say(f"not saved: {answer}: {reason}", severity="error", timeout=8)
+                self.say(_("not saved: {path}: {reason}").format(path=answer, reason=reason), severity="error", timeout=8)
                 return
-            self.say(f"saved {answer} (vocabulary {workbench.trainer.vocab_size})", timeout=4)
+            self.say(_("saved {path} (vocabulary {size})").format(path=answer, size=workbench.trainer.vocab_size), timeout=4)
             deliver(self, target)
 
-        self.push_screen(PromptScreen("Save tokenizer (native JSON)", value=default), done)
+        self.push_screen(PromptScreen(_("Save tokenizer (native JSON)"), value=default), done)
 
     def action_open(self) -> None:
         dialog = OpenScreen()
@@ -618,8 +628,9 @@ class BpeApp(App):
         def chosen(source: str | None) -> None:
             if source:
                 keep = dialog.keep_settings
-                shown = f"the bundled sample {source[7:]}" if source.startswith("sample:") else source
-                self._confirm_then(f"Open {shown}?", lambda: self._open(source, keep), self._merges_fate(leaving=True))
+                question = (_("Open the bundled sample {name}?").format(name=source[7:]) if source.startswith("sample:")
+                            else _("Open {path}?").format(path=source))
+                self._confirm_then(question, lambda: self._open(source, keep), self._merges_fate(leaving=True))
 
         self.push_screen(dialog, chosen)
 
@@ -641,7 +652,7 @@ class BpeApp(App):
                 source = str(self.confinement.readable(source))
             corpus = LoadedCorpus.open(source, script.base if script else config.base)
         except ValueError as exc:
-            self.say(str(exc), title="cannot open", severity="error", timeout=8)
+            self.say(str(exc), title=_("cannot open"), severity="error", timeout=8)
             return False
         self.autosave(now=True)  # this corpus's merges stay in its session
         if self.explicit_session is not None:
@@ -653,7 +664,7 @@ class BpeApp(App):
         def chosen(config: TrainConfig | None) -> None:
             if config is None or config == self.config:
                 return
-            self._confirm_then("Restart training with the new settings?", lambda: self._restart(config))
+            self._confirm_then(_("Restart training with the new settings?"), lambda: self._restart(config))
 
         self.push_screen(SettingsScreen(self.config, self.training.speed, self.set_speed), chosen)
 
@@ -671,7 +682,7 @@ class BpeApp(App):
                 self.say(str(exc), severity="error")
                 return
         if self.script is not None:
-            self.say("training with your settings now, no longer replaying the imported tokenizer", timeout=6)
+            self.say(_("training with your settings now, no longer replaying the imported tokenizer"), timeout=6)
         self.load(corpus, config)  # the config and mode change only if the new trainer builds
 
     def _confirm_then(self, question: str, then: Callable[[], None], fate: str | None = None) -> None:
@@ -681,7 +692,7 @@ class BpeApp(App):
             then()
             return
         self.push_screen(
-            ConfirmScreen(f"{question}\n{fate or 'The merges since your last save will be lost.'}"),
+            ConfirmScreen(question + "\n" + (fate or _("The merges since your last save will be lost."))),
             lambda yes: then() if yes else None,
         )
 
@@ -689,18 +700,22 @@ class BpeApp(App):
         """What happens to the current merges when the app quits (or, ``leaving``, opens
         another corpus), truthfully: kept in a session file (and how to resume it), or lost."""
         steps = self.workbench.steps if self.workbench is not None else 0
-        plural = steps != 1
         if not self._autosave_on or self._write_failed:
-            return f"Your {steps} merge{'s' if plural else ''} will be lost:\nno session is saved (s saves the tokenizer)."
-        merges = f"{steps} merges are" if plural else f"{steps} merge is"
+            return ngettext("Your {n} merge will be lost:\nno session is saved (s saves the tokenizer).",
+                            "Your {n} merges will be lost:\nno session is saved (s saves the tokenizer).", steps).format(n=steps)
         path = self.session_file
         if not leaving:
-            return f"Your {merges} kept in the session:\n`{resume_command(path)}` brings them back."
+            return ngettext("Your {n} merge is kept in the session:\n`{command}` brings it back.",
+                            "Your {n} merges are kept in the session:\n`{command}` brings them back.",
+                            steps).format(n=steps, command=resume_command(path))
         if self.explicit_session is not None:
-            return (f"Your {merges} kept in the session:\nit is set aside beside {path} "
-                    "when the new corpus first saves.")
+            return ngettext("Your {n} merge is kept in the session:\nit is set aside beside {path} when the new corpus first saves.",
+                            "Your {n} merges are kept in the session:\nit is set aside beside {path} when the new corpus first saves.",
+                            steps).format(n=steps, path=path)
         source = self.workbench.corpus.source
-        return f"Your {merges} kept in this corpus's session:\n`bpe-lab --resume {shlex.quote(source)}` brings them back."
+        return ngettext("Your {n} merge is kept in this corpus's session:\n`{command}` brings it back.",
+                        "Your {n} merges are kept in this corpus's session:\n`{command}` brings them back.",
+                        steps).format(n=steps, command=f"bpe-lab --resume {shlex.quote(source)}")
 
     async def action_quit(self) -> None:
         """Quit (`q`, ctrl+q, the palette): ask first when there are unsaved merges; the
@@ -719,7 +734,7 @@ class BpeApp(App):
             if yes:
                 self._quit()
 
-        self.push_screen(ConfirmScreen(f"Quit bpe-lab?\n{self._merges_fate()}"), answered)
+        self.push_screen(ConfirmScreen(_("Quit bpe-lab?") + "\n" + self._merges_fate()), answered)
 
     def _quit(self) -> None:
         self.autosave(now=True)
@@ -764,7 +779,7 @@ class BpeApp(App):
         """Let go of the session files (a crash lets go too: the locks are the kernel's)."""
         if self.confinement is not None:  # a closed browser tab ends the app without `q`: save now
             self.autosave(now=True)
-        for lock, _ in self._claims.values():
+        for lock, _file in self._claims.values():
             if lock is not None:
                 lock.release()
 
@@ -794,8 +809,8 @@ class BpeApp(App):
                     return None  # nothing worth saving over someone's merges
                 kept = keep_aside(path)
                 self.found = None
-                self._kept_note = (f"the earlier session in {path.name} is kept as {kept}: "
-                                   f"`{resume_command(kept)}` resumes it")
+                self._kept_note = _("the earlier session in {name} is kept as {kept}: `{command}` resumes it").format(
+                    name=path.name, kept=kept, command=resume_command(kept))
             session.save(path)
             self._owned = path
             self._write_failed = False
@@ -803,7 +818,7 @@ class BpeApp(App):
         except OSError as exc:
             self._saved_key = None
             self._write_failed = True
-            return f"session not saved: {path}: {exc.strerror or exc}"
+            return _("session not saved: {path}: {reason}").format(path=path, reason=exc.strerror or exc)
 
     @work(thread=True, exclusive=True, group="session", exit_on_error=False)
     def _write_session_later(self, session: Session, path: Path) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .i18n import _
+
 
 def system_copy(text: str) -> None:
     """Copy with pyperclip; raises when this machine has no clipboard it can reach."""
@@ -20,10 +22,10 @@ def copy_text(text: str, system: Callable[[str], None] | None, terminal: Callabl
     """
     try:
         (system or system_copy)(text)
-        return "system clipboard"
+        return _("system clipboard")
     except Exception:  # pyperclip raises its own PyperclipException, or OSError
         terminal(text)
-        return "terminal clipboard (OSC 52)"
+        return _("terminal clipboard (OSC 52)")
 
 
 def server_clipboard(text: str) -> None:

@@ -8,10 +8,28 @@ from typing import TYPE_CHECKING
 from textual.app import SystemCommand
 from textual.screen import Screen
 
+from .i18n import N_, _
 from .keys import palette_entries
 
 if TYPE_CHECKING:
     from .app import BpeApp
+
+
+#: Textual's own strings the app shows (its footer's palette key, its palette commands), marked so
+#: the catalogs hold them and translated where shown (the footer; :func:`translated_system`).
+TEXTUAL_STRINGS = [
+    N_("palette"), N_("Open the command palette"),
+    N_("Theme"), N_("Change the current theme"),
+    N_("Keys"), N_("Hide the keys and widget help panel"), N_("Show help for the focused widget and a summary of available keys"),
+    N_("Minimize"), N_("Minimize the widget and restore to normal size"),
+    N_("Maximize"), N_("Maximize the focused widget"),
+    N_("Screenshot"), N_("Save an SVG 'screenshot' of the current screen"),
+]
+
+
+def translated_system(command: SystemCommand) -> SystemCommand:
+    """One of Textual's palette commands, its title and help in the app's language."""
+    return SystemCommand(_(command.title), _(command.help), command.callback, command.discover)
 
 
 def system_commands(app: BpeApp, screen: Screen) -> Iterable[SystemCommand]:

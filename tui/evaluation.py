@@ -25,6 +25,7 @@ from engine.analysis import (
     trainer_counts,
 )
 
+from .i18n import _
 from .workbench import Busy, LoadedCorpus, Workbench, refuse_standard_input
 
 #: What the held-out field starts with: seed 002 held back a fifth (500 of 2500 poems); 10% keeps
@@ -59,7 +60,7 @@ def parse_setting(setting: str) -> float | None:
     except ValueError:
         return None
     if not 0 < value < 1:
-        raise ValueError(f"hold back between 0% and 100% of the corpus, not {text}")
+        raise ValueError(_("hold back between 0% and 100% of the corpus, not {text}").format(text=text))
     return value
 
 
@@ -78,10 +79,10 @@ def make_split(corpus: LoadedCorpus, setting: str) -> Split:
     fraction = parse_setting(setting)
     if fraction is not None:
         train, heldout = hold_back(corpus.text, fraction)
-        return Split(train, heldout, f"last {fraction:.0%} of {corpus.name}", fraction)
+        return Split(train, heldout, _("last {share} of {name}").format(share=f"{fraction:.0%}", name=corpus.name), fraction)
     source = setting.strip()
     if not source:
-        raise ValueError("give a held-out file, or a share of the corpus like 10%")
+        raise ValueError(_("give a held-out file, or a share of the corpus like 10%"))
     if source.startswith("sample:"):
         text = LoadedCorpus.open(source, "chars").text
     else:

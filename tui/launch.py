@@ -11,6 +11,7 @@ from typing import TextIO
 from engine import pretokenizer_for, refuse_inputs
 
 from .cli import PROG, Parser, add_training_options, config_from_args, guarded
+from .i18n import LANGUAGES, set_language
 from .pacing import SPEED_NAMES
 from .samples import DEFAULT_SAMPLE
 
@@ -37,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_theme_option(parser)
     parser.add_argument("--counts", metavar="TABLE",
                         help="train on a chunk-count table (bpe-lab count) or a word-count file instead of a corpus")
+    parser.add_argument("--lang", choices=LANGUAGES, metavar="LANG",
+                        help="the app's language: en, de or zh (default: the locale's, LC_ALL/LC_MESSAGES/LANG, else English)")
     parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # tests: no terminal
     # bpe-lab serve starts each browser tab's app with these (tui/serve.py): files only inside
     # the served folder, and a session file of the tab's own in the server's session folder.
@@ -163,6 +166,7 @@ def launch(argv: Sequence[str], *, err: TextIO | None = None) -> int:
 def _launch(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     themed = theme_options(args)  # an unknown --theme is refused before anything is read
+    set_language(args.lang)  # the app's UI; the headless commands never set one
     from .session import explicit_session_path
     from .workbench import LoadedCorpus
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from .i18n import _, ngettext
+
 #: The speeds `+` and `-` step through, slowest first; None is full speed.
 SPEEDS: tuple[int | None, ...] = (1, 2, 5, 20, None)
 #: What the command line's ``--speed`` accepts, by name.
@@ -19,8 +21,8 @@ SPEED_NAMES = {"1": 1, "2": 2, "5": 5, "20": 20, "max": None}
 def speed_label(speed: int | None) -> str:
     """Example: ``speed_label(1) -> '1 merge/s'``; ``speed_label(None) -> 'full speed'``"""
     if speed is None:
-        return "full speed"
-    return f"{speed} merge/s" if speed == 1 else f"{speed} merges/s"
+        return _("full speed")
+    return ngettext("{n} merge/s", "{n} merges/s", speed).format(n=speed)
 
 
 def faster(speed: int | None) -> int | None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 
+from .i18n import _
 from .theme import current
 
 #: Bit of each dot in a braille cell, by (column, row) inside the cell (Unicode's dot numbering).
@@ -120,11 +122,13 @@ def framed_plot(
     if mark is not None and values:
         axis[mark_cell(mark, last, plot_width, log_x)] = "┴"  # where the current step is
     out.append(f"{'':>{pad}} └" + "".join(axis) + "\n", style="dim")
-    scale = "merges (log scale)" if log_x else "merges"
+    scale = _("merges (log scale)") if log_x else _("merges")
     left, right = "0", str(last)
     middle = plot_width - len(left) - len(right)
-    for words in (scale, "log" if log_x else "", ""):  # the longest that fits between the ends
-        if len(words) + 2 <= middle or not words:
+    for words in (scale, _("log") if log_x else "", ""):  # the longest that fits between the ends
+        if cell_len(words) + 2 <= middle or not words:
             break
-    out.append(f"{'':>{pad}}  {left}{words:^{max(middle, 0)}}{right}", style="dim")
+    room = max(middle - cell_len(words), 0)  # centred in cells: a CJK character takes two
+    words = " " * (room // 2) + words + " " * (room - room // 2)
+    out.append(f"{'':>{pad}}  {left}{words}{right}", style="dim")
     return out

@@ -7,18 +7,20 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from .i18n import N_, _, ngettext
+
 #: The samples, in the order the "open sample" dialog lists them, with what each is for.
 SAMPLES = {
-    "workshop.txt": "multilingual workshop corpus: English, German, Chinese, code, numbers, emoji",
-    "low-lower-lowest.txt": "seed 001's trace: low lower lowest",
-    "the-cat-in-the-hat.txt": "seed 003's walkthrough: the cat in the hat",
-    "die-katze.txt": "seed 000's example: die katze und die kanne und die katze",
-    "mueller.txt": "seed 003's worked example: Müller Müller Müller",
-    "qa.txt": "seed 001's experiment: Q/A lines (merges 0/6/12/24/48 → tokens)",
-    "parallel.txt": "parallel sentences for the token tax: English, German, Chinese, Russian",
-    "chinese.txt": "Chinese sentences and short poems, seed 002's way",
-    "tang.txt": "28 Tang poems (public domain), one a line: seed 002's half characters",
-    "emoji.txt": "emoji, flags, skin tones, combining accents, Devanagari",
+    "workshop.txt": N_("multilingual workshop corpus: English, German, Chinese, code, numbers, emoji"),
+    "low-lower-lowest.txt": N_("seed 001's trace: low lower lowest"),
+    "the-cat-in-the-hat.txt": N_("seed 003's walkthrough: the cat in the hat"),
+    "die-katze.txt": N_("seed 000's example: die katze und die kanne und die katze"),
+    "mueller.txt": N_("seed 003's worked example: Müller Müller Müller"),
+    "qa.txt": N_("seed 001's experiment: Q/A lines (merges 0/6/12/24/48 → tokens)"),
+    "parallel.txt": N_("parallel sentences for the token tax: English, German, Chinese, Russian"),
+    "chinese.txt": N_("Chinese sentences and short poems, seed 002's way"),
+    "tang.txt": N_("28 Tang poems (public domain), one a line: seed 002's half characters"),
+    "emoji.txt": N_("emoji, flags, skin tones, combining accents, Devanagari"),
 }
 DEFAULT_SAMPLE = "workshop.txt"
 
@@ -85,7 +87,7 @@ def samples() -> list[Sample]:
 def sample(name: str) -> Sample:
     """A sample by file name; ValueError for an unknown one."""
     if name not in SAMPLES:
-        raise ValueError(f"no bundled sample named {name!r} (have: {', '.join(SAMPLES)})")
+        raise ValueError(_("no bundled sample named {name!r} (have: {names})").format(name=name, names=", ".join(SAMPLES)))
     return Sample(name, SAMPLES[name])
 
 
@@ -95,21 +97,21 @@ def describe(config) -> str:
 
     default = TrainConfig()
     data, plain = config.to_dict(), default.to_dict()
-    pre = data["pretokenizer"] if data["pretokenizer"] != "custom" else f"pattern {data['pattern']}"
+    pre = data["pretokenizer"] if data["pretokenizer"] != "custom" else _("pattern {pattern}").format(pattern=data["pattern"])
     words = [data["base"], pre, data["tie_rule"]]
     if data.get("max_merges") is not None:
-        words.append(f"{data['max_merges']} merges")
+        words.append(ngettext("{n} merge", "{n} merges", data["max_merges"]).format(n=data["max_merges"]))
     if data.get("vocab_size") is not None:
-        words.append(f"vocab {data['vocab_size']}")
+        words.append(_("vocab {size}").format(size=data["vocab_size"]))
     if data.get("min_frequency") != plain.get("min_frequency"):
-        words.append(f"min count {data['min_frequency']}")
+        words.append(_("min count {n}").format(n=data["min_frequency"]))
     if data.get("split_digits"):
-        words.append("split digits")
+        words.append(_("split digits"))
     if data.get("no_merge_newline"):
-        words.append("no merge across newline")
+        words.append(_("no merge across newline"))
     if data.get("specials"):
         count = len(data["specials"])
-        words.append(f"{count} special{'s' if count != 1 else ''}")
+        words.append(ngettext("{n} special", "{n} specials", count).format(n=count))
     return ", ".join(words)
 
 
@@ -124,9 +126,9 @@ def sample_settings(source: str, current, keep: bool = False):
     if name not in SAMPLES:
         return current, None
     if keep:
-        return current, f"{name}, with your settings kept: {describe(current)}"
+        return current, _("{name}, with your settings kept: {settings}").format(name=name, settings=describe(current))
     found = sample(name)
-    return found.config(), f"{name}, with its example's settings: {found.settings_summary()}"
+    return found.config(), _("{name}, with its example's settings: {settings}").format(name=name, settings=found.settings_summary())
 def markdown_table() -> str:
     """The README's samples table: each sample, what it is for, the settings it opens with
     (``python -m tui.samples`` prints it; tests/test_samples.py checks the README against it)."""

@@ -32,6 +32,8 @@ from engine import (
     tokenizer_to_dict,
 )
 
+from .i18n import _
+
 FORMAT = "bpe-lab session"
 VERSION = 1
 
@@ -322,7 +324,7 @@ class SessionLock:
         this one) holds it. OSError when the lock file cannot be made (a read-only folder) or
         locked (a file system without locks)."""
         path = lock_path(session_file)
-        for _ in range(10):  # a holder may remove the file between our open and our lock
+        for _attempt in range(10):  # a holder may remove the file between our open and our lock
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             try:
@@ -363,9 +365,9 @@ class SessionLock:
             if type(pid) is not int or not isinstance(host, str) or not isinstance(started, (int, float)):
                 raise ValueError
             since = time.strftime("%H:%M:%S", time.localtime(started))
-            return one_line(f"bpe-lab (pid {pid} on {host[:64]}, since {since})")
+            return one_line(_("bpe-lab (pid {pid} on {host}, since {time})").format(pid=pid, host=host[:64], time=since))
         except (OSError, ValueError, KeyError, TypeError, OverflowError, RecursionError):
-            return "another bpe-lab"
+            return _("another bpe-lab")
 
     @property
     def held(self) -> bool:
@@ -404,8 +406,8 @@ def claim_session_file(session_file: Path) -> tuple[SessionLock | None, Path, st
         own = SessionLock.acquire(sibling)
     except OSError:
         own = None
-    note = (f"{session_file} is in use by {SessionLock.owner(session_file)}: "
-            f"this session is saved to {sibling} (--resume --session {sibling})")
+    note = _("{path} is in use by {owner}: this session is saved to {sibling} (--resume --session {sibling})").format(
+        path=session_file, owner=SessionLock.owner(session_file), sibling=sibling)
     return own, sibling, note
 
 

@@ -33,6 +33,7 @@ from engine import (
     refuse_inputs,
 )
 
+from .i18n import _
 from .samples import sample
 from .session import Session, fingerprint
 
@@ -208,8 +209,8 @@ class Workbench:
                 same += 1
             note = None
             if same < len(session.merges):
-                note = (f"this version trains differently after merge {same}: restored the first {same} "
-                        f"of the session's {len(session.merges)} merges")
+                note = _("this version trains differently after merge {same}: restored the first {same} "
+                         "of the session's {n} merges").format(same=same, n=len(session.merges))
             trainer.goto(min(session.step, same))
             return note
 
@@ -337,17 +338,17 @@ class Workbench:
             if trainer.future:
                 return None
             if trainer.is_replay and trainer.steps >= len(self.script.merges):
-                return "replayed every merge"
+                return _("replayed every merge")
             target = trainer.target_merges
             if target is not None and trainer.steps >= target:
-                return "merge count reached" if self.config.max_merges == target else "vocabulary size reached"
+                return _("merge count reached") if self.config.max_merges == target else _("vocabulary size reached")
             if trainer.is_replay:
                 return None  # a replayed merge is made whatever its count here
             top = trainer.candidates(1)  # only pairs of at least min_frequency are candidates
             if top and top[0].count >= self.config.min_frequency:
                 return None
             floor = self.config.min_frequency
-            return "no pairs left" if floor <= 1 else f"no pair occurs {floor} times"  # as the CLI says
+            return _("no pairs left") if floor <= 1 else _("no pair occurs {n} times").format(n=floor)  # as the CLI says
 
     @property
     def unsaved(self) -> bool:

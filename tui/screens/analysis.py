@@ -29,7 +29,7 @@ from textual.widgets import Input
 from engine import Tokenizer
 
 from ..confine import confined_setting, deliver, output_path
-from ..i18n import _
+from ..i18n import N_, _
 from ..theme import current
 from ..widgets.footer import FittingFooter
 from ..workbench import Workbench
@@ -44,12 +44,12 @@ if TYPE_CHECKING:
 
 #: Tab ids and titles; keys 1-6 switch to them.
 TABS = (
-    ("curve", "Curve"),
-    ("vocabulary", "Vocabulary"),
-    ("heldout", "Held-out"),
-    ("baselines", "Baselines"),
-    ("compare", "Compare text"),
-    ("tierules", "Tie rules"),
+    ("curve", N_("Curve")),
+    ("vocabulary", N_("Vocabulary")),
+    ("heldout", N_("Held-out")),
+    ("baselines", N_("Baselines")),
+    ("compare", N_("Compare text")),
+    ("tierules", N_("Tie rules")),
 )
 POLL = 0.25  # seconds between looks at the trainer's step
 
@@ -58,13 +58,13 @@ class AnalysisScreen(Screen[None]):
     """Seeing why: the numbers and comparisons the seeds teach with, on this corpus, live."""
 
     BINDINGS = [
-        Binding("escape", "close", "Back"),
-        Binding("a", "close", "Back", show=False),
+        Binding("escape", "close", N_("Back")),
+        Binding("a", "close", N_("Back"), show=False),
         *(Binding(str(i + 1), f"tab('{tab}')", title, show=False) for i, (tab, title) in enumerate(TABS)),
-        Binding("l", "log_scale", "Log scale", show=False),
-        Binding("b", "retrain_baselines", "Retrain baselines", show=False),
-        Binding("p", "next_sentence", "Next sentence", show=False),
-        Binding("x", "export", "Export", show=False),
+        Binding("l", "log_scale", N_("Log scale"), show=False),
+        Binding("b", "retrain_baselines", N_("Retrain baselines"), show=False),
+        Binding("p", "next_sentence", N_("Next sentence"), show=False),
+        Binding("x", "export", N_("Export"), show=False),
     ]
 
     @dataclass
@@ -110,19 +110,19 @@ class AnalysisScreen(Screen[None]):
         from ..widgets.tiediff_pane import TieDiffPane
 
         with TabbedContent(initial=self.initial, id="analysis-tabs"):
-            with TabPane(f"1 {TABS[0][1]}", id="curve"):
+            with TabPane(f"1 {_(TABS[0][1])}", id="curve"):
                 yield CurvePane(id="curve-pane")
-            with TabPane(f"2 {TABS[1][1]}", id="vocabulary"):
+            with TabPane(f"2 {_(TABS[1][1])}", id="vocabulary"):
                 with VerticalScroll():
                     yield CompositionPane(id="composition-pane")
-            with TabPane(f"3 {TABS[2][1]}", id="heldout"):
+            with TabPane(f"3 {_(TABS[2][1])}", id="heldout"):
                 yield HeldOutPane(id="heldout-pane")
-            with TabPane(f"4 {TABS[3][1]}", id="baselines"):
+            with TabPane(f"4 {_(TABS[3][1])}", id="baselines"):
                 with VerticalScroll():
                     yield BaselinesPane(id="baselines-pane")
-            with TabPane(f"5 {TABS[4][1]}", id="compare"):
+            with TabPane(f"5 {_(TABS[4][1])}", id="compare"):
                 yield ComparePane(id="compare-pane")
-            with TabPane(f"6 {TABS[5][1]}", id="tierules"):
+            with TabPane(f"6 {_(TABS[5][1])}", id="tierules"):
                 yield TieDiffPane(self.workbench, id="tiediff-pane")
         yield FittingFooter()
 
@@ -261,7 +261,7 @@ class AnalysisScreen(Screen[None]):
         if self.evaluation_error is not None:
             pane.show(Text(self.evaluation_error, style=current().error))
         elif self.evaluated is None or self.evaluation is None:
-            pane.show(Text("measuring …", style="italic dim"))
+            pane.show(Text(_("measuring …"), style="italic dim"))
         else:
             pane.show(render_report(self.evaluated, self.evaluation.label, self.workbench.trainer.steps))
 
@@ -312,18 +312,18 @@ class AnalysisScreen(Screen[None]):
     def render_baselines(self) -> None:
         pane = self.query_one("#baselines-pane")
         if self.evaluation is None:
-            pane.show([], self.evaluation_error or "none", None)
+            pane.show([], self.evaluation_error or _("none"), None)
             return
         rows: list[Row] = []
         if self.evaluated is not None:
             bpe = self.evaluated.row
-            rows.append(replace(bpe, name=f"bpe (step {self.evaluated.step})"))
+            rows.append(replace(bpe, name=_("bpe (step {step})").format(step=self.evaluated.step)))
         have = self.baselines
         pending = None
         if have is not None and have[0] is self.evaluation:
             rows += have[2]
         if self._baselines_pending is not None:
-            pending = "training the baselines (WordPiece and Unigram use the tokenizers library's trainers) …"
+            pending = _("training the baselines (WordPiece and Unigram use the tokenizers library's trainers) …")
         pane.show(rows, self.evaluation.label, have[1] if have else None, pending)
 
     def action_retrain_baselines(self) -> None:
@@ -345,14 +345,16 @@ class AnalysisScreen(Screen[None]):
                 if not ok:
                     return None
                 self._bpe = (key, trainer.tokenizer())
-        return BpeSegmenter(self._bpe[1], f"bpe (step {key[1]})")
+        return BpeSegmenter(self._bpe[1], _("bpe (step {step})").format(step=key[1]))
 
     def render_compare(self) -> bool:
         bpe = self.bpe_segmenter()
         if bpe is None:
             return False
         if self.baselines is None:
-            segmenters, note = [], f"no baselines: {self.evaluation_error}" if self.evaluation_error else "training the baselines …"
+            segmenters = []
+            note = (_("no baselines: {reason}").format(reason=self.evaluation_error) if self.evaluation_error
+                    else _("training the baselines …"))
         else:
             segmenters = self.baselines[3]
             note = "\n".join(f"{row.name}: {row.note}" for row in self.baselines[2] if row.note)

@@ -11,11 +11,13 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label
 
+from ..i18n import N_, _
+
 
 class PromptScreen(ModalScreen[str | None]):
     """Ask for one line of text; Enter accepts, Escape cancels (returns None)."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
 
     def __init__(
         self,
@@ -64,15 +66,15 @@ class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question; y/Enter says yes, n/Escape says no."""
 
     BINDINGS = [
-        Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
+        Binding("y", "answer(True)", N_("Yes")),
+        Binding("n,escape", "answer(False)", N_("No")),
     ]
 
-    def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
+    def __init__(self, question: str, yes: str | None = None, no: str | None = None) -> None:
         super().__init__()
         self.question = question
-        self.yes = yes
-        self.no = no
+        self.yes = yes or _("Yes")
+        self.no = no or _("No")
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):

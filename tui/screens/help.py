@@ -10,22 +10,23 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..i18n import N_, _
 from ..keys import key_rows
 from ..theme import current
 
 PANES = [
-    ("corpus", "the text cut into the current tokens; the last merged token stands out"),
-    ("candidates", "the pairs that could merge next, with counts; = marks a tie (a replay: the file's next merge first)"),
-    ("merge log", "every merge: left + right → new, its count, corpus tokens after (* = tie, not in a replay)"),
-    ("inspector", "a token's bytes, their UTF-8 roles, how it was built, its frequency"),
-    ("tokenize", "e, then type text to see it encoded with the vocabulary of this step (ctrl+y copies the ids)"),
+    (N_("corpus"), N_("the text cut into the current tokens; the last merged token stands out")),
+    (N_("candidates"), N_("the pairs that could merge next, with counts; = marks a tie (a replay: the file's next merge first)")),
+    (N_("merge log"), N_("every merge: left + right → new, its count, corpus tokens after (* = tie, not in a replay)")),
+    (N_("inspector"), N_("a token's bytes, their UTF-8 roles, how it was built, its frequency")),
+    (N_("tokenize"), N_("e, then type text to see it encoded with the vocabulary of this step (ctrl+y copies the ids)")),
 ]
 
 
 class HelpScreen(ModalScreen[None]):
     """Keys and panes; any of escape, q or ? closes it."""
 
-    BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
+    BINDINGS = [Binding("escape,q,question_mark", "close", N_("Close"))]
 
     def compose(self) -> ComposeResult:
         keys = Table(box=None, show_header=False, padding=(0, 2))
@@ -37,15 +38,15 @@ class HelpScreen(ModalScreen[None]):
         panes.add_column(style="bold", no_wrap=True)
         panes.add_column()
         for name, what in PANES:
-            panes.add_row(Text(name), Text(what))
+            panes.add_row(Text(_(name)), Text(_(what)))
         with VerticalScroll(classes="dialog help"):
-            title = Text("bpe-lab — keys", style="bold")
-            title.append("   escape (or ?) closes this help", style="dim")
+            title = Text(_("bpe-lab — keys"), style="bold")
+            title.append("   " + _("escape (or ?) closes this help"), style="dim")
             yield Static(title, id="help-title")
             yield Static(keys)
-            yield Static(Text("\npanes", style="bold"))
+            yield Static(Text("\n" + _("panes"), style="bold"))
             yield Static(panes)
-            yield Static(Text("\nescape closes this help", style="dim"))
+            yield Static(Text("\n" + _("escape closes this help"), style="dim"))
 
     def action_close(self) -> None:
         self.dismiss(None)

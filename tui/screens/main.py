@@ -21,7 +21,7 @@ from engine import token_display, token_info
 
 from ..clipboard import copy_text
 from ..finder import find_token
-from ..i18n import _
+from ..i18n import _, ngettext
 from ..keys import KEYS, typed_actions
 from ..widgets.candidates import Candidates
 from ..widgets.corpus_view import CorpusView
@@ -89,11 +89,11 @@ class MainScreen(Screen[None]):
         yield FittingFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#corpus").border_title = "corpus"
-        self.query_one("#log").border_title = "merge log"
-        self.query_one("#candidates").border_title = "next merge"
-        self.query_one("#inspector").border_title = "inspector"
-        self.query_one("#tokenize").border_title = "tokenize"
+        self.query_one("#corpus").border_title = _("corpus")
+        self.query_one("#log").border_title = _("merge log")
+        self.query_one("#candidates").border_title = _("next merge")
+        self.query_one("#inspector").border_title = _("inspector")
+        self.query_one("#tokenize").border_title = _("tokenize")
         self.log_view.focus()
         self.bpe_app.panes_ready()
 
@@ -191,11 +191,11 @@ class MainScreen(Screen[None]):
             self.query_one(StatusLine).show(None, state)
             return
         app = self.bpe_app
-        state = "loading" if app.loading else "running" if app.running else "paused"
+        state = _("loading") if app.loading else _("running") if app.running else _("paused")
         try:
             reason = None if app.running or self.workbench is None else self.workbench.stop_reason()
             if reason is not None:
-                state = f"done: {reason}"  # why training stopped stays on screen, not in a toast
+                state = _("done: {reason}").format(reason=reason)  # why training stopped stays on screen, not in a toast
         except Busy:
             pass
         self.query_one(StatusLine).show(self.workbench, state, app.training.speed)
@@ -268,12 +268,12 @@ class MainScreen(Screen[None]):
             with workbench.reading():
                 found = find_token(workbench.trainer, answer, workbench.our_id)
             if found is None:
-                self.say(f"no token matches {answer!r}", severity="warning")
+                self.say(_("no token matches {answer!r}").format(answer=answer), severity="warning")
                 return
             self.corpus_view.highlight = found
             self.select(found)  # the log's cursor goes to the step that made it
 
-        self.app.push_screen(PromptScreen("Find a token", placeholder="text, [e4 b8] bytes, or #id"), done)
+        self.app.push_screen(PromptScreen(_("Find a token"), placeholder=_("text, [e4 b8] bytes, or #id")), done)
 
     # -- manual merges and what-if branches ---------------------------------------------------
 
@@ -357,37 +357,38 @@ class MainScreen(Screen[None]):
     def action_copy(self, ids: bool = False) -> None:
         pane = self.query_one(TokenizePane)
         if ids and not pane.text:
-            self.say("type some text first: ctrl+y copies its ids", timeout=2)
+            self.say(_("type some text first: ctrl+y copies its ids"), timeout=2)
             return
         if (ids or pane.has_focus_within) and pane.text and self.workbench is not None:
             ids = self.workbench.tokenizer().encode(pane.text)
-            payload, what = id_line(self.workbench.shown_ids(ids)), f"{len(ids)} token ids"
+            payload = id_line(self.workbench.shown_ids(ids))
+            what = ngettext("{n} token id", "{n} token ids", len(ids)).format(n=len(ids))
         elif self.workbench is not None and (self.selected is not None or self.workbench.trainer.last):
             token = self.selected if self.selected is not None else self.workbench.trainer.last.new_id
             data = self.workbench.trainer.token_bytes(token)
             shown = self.workbench.id_text(token)  # a replayed file's id
             payload = f"{shown}\t{data.hex(' ')}"
-            what = f"token {shown}"
+            what = _("token {id}").format(id=shown)
         else:
-            self.say("nothing to copy yet", timeout=2)
+            self.say(_("nothing to copy yet"), timeout=2)
             return
         how = copy_text(payload, self.bpe_app.clipboard_fn, self.app.copy_to_clipboard)
-        self.say(f"copied {what} ({how})", timeout=3)
+        self.say(_("copied {what} ({clipboard})").format(what=what, clipboard=how), timeout=3)
 
     def action_toggle_ids(self) -> None:
         self.corpus_view.show_ids = not self.corpus_view.show_ids
 
     def action_toggle_wrap(self) -> None:
         self.corpus_view.action_toggle_wrap()
-        self.bpe_app.say("corpus: lines wrap at the pane's width" if self.corpus_view.wrap
-                         else "corpus: one row per line (scroll sideways)", timeout=3)
+        self.bpe_app.say(_("corpus: lines wrap at the pane's width") if self.corpus_view.wrap
+                         else _("corpus: one row per line (scroll sideways)"), timeout=3)
 
     def action_toggle_follow(self) -> None:
         view = self.corpus_view
         view.follow = not view.follow
         view.show_last_merge()
-        self.bpe_app.say("corpus: follows the last merged token" if view.follow
-                         else "corpus: stays where you scroll it", timeout=3)
+        self.bpe_app.say(_("corpus: follows the last merged token") if view.follow
+                         else _("corpus: stays where you scroll it"), timeout=3)
 
     def action_toggle_trace(self) -> None:
         pane = self.query_one(TokenizePane)

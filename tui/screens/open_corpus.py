@@ -18,6 +18,7 @@ from textual.widgets import Checkbox, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from ..confine import confinement_of
+from ..i18n import N_, _
 from ..samples import Sample, samples
 
 
@@ -25,8 +26,8 @@ def sample_option(sample: Sample) -> Text:
     """A sample as the dialog lists it: its name and what it is for, then the settings it opens with."""
     text = Text()
     text.append(sample.name, style="bold")
-    text.append(f" — {sample.description}\n")
-    text.append(f"  opens with: {sample.settings_summary()}", style="dim")
+    text.append(f" — {_(sample.description)}\n")
+    text.append("  " + _("opens with: {settings}").format(settings=sample.settings_summary()), style="dim")
     return text
 
 
@@ -34,15 +35,15 @@ class OpenScreen(ModalScreen[str | None]):
     """Returns a path, ``sample:NAME``, or None when cancelled; :attr:`keep_settings` says
     whether a sample should keep the current settings instead of its own."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="open-dialog"):
-            yield Label("Open a corpus file", classes="dialog-title")
-            yield Input(placeholder="path to a text file, then Enter", id="open-path")
+            yield Label(_("Open a corpus file"), classes="dialog-title")
+            yield Input(placeholder=_("path to a text file, then Enter"), id="open-path")
             yield Label("", id="open-error", classes="dialog-error")
-            yield Label("…or a bundled sample (↑↓, Enter), with its example's settings:", classes="dialog-hint")
-            yield Checkbox("keep my current settings instead", id="open-keep", compact=True)
+            yield Label(_("…or a bundled sample (↑↓, Enter), with its example's settings:"), classes="dialog-hint")
+            yield Checkbox(_("keep my current settings instead"), id="open-keep", compact=True)
             yield OptionList(*[Option(sample_option(s), id=s.name) for s in samples()], id="open-samples")
 
     keep_settings = False
@@ -64,9 +65,9 @@ class OpenScreen(ModalScreen[str | None]):
             return
         path, problem = self._checked(typed)
         if problem is None and not path.exists():
-            problem = f"no such file: {typed}"
+            problem = _("no such file: {path}").format(path=typed)
         elif problem is None and path.is_dir():
-            problem = f"{typed} is a folder: name a text file in it"
+            problem = _("{path} is a folder: name a text file in it").format(path=typed)
         if problem:
             self.query_one("#open-error", Label).update(Text(problem))
             return

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from engine.analysis import Row
 
+from ..i18n import N_, _
 from ..theme import current
 
 
@@ -21,9 +22,9 @@ def _number(value: int | None) -> str:
 def rows_table(rows: Sequence[Row]) -> Table:
     """One row per tokenizer; a tokenizer that could not be built shows why instead."""
     table = Table(box=None, padding=(0, 1), header_style="bold")
-    for name, justify in (("tokenizer", "left"), ("vocab", "right"), ("training text", "right"),
-                          ("held-out", "right"), ("unknown", "right"), ("chars/token", "right")):
-        table.add_column(name, justify=justify, no_wrap=True)
+    for name, justify in ((N_("tokenizer"), "left"), (N_("vocab"), "right"), (N_("training text"), "right"),
+                          (N_("held-out"), "right"), (N_("unknown"), "right"), (N_("chars/token"), "right")):
+        table.add_column(_(name), justify=justify, no_wrap=True)
     for row in rows:
         if row.note is not None:
             table.add_row(Text(row.name), Text(row.note, style=current().accent), "", "", "", "")
@@ -50,15 +51,15 @@ class BaselinesPane(Static):
     def show(self, rows: Sequence[Row], label: str, vocab_size: int | None, pending: str | None = None) -> None:
         grid = Table.grid()
         head = Text()
-        head.append(f"held-out: {label}", style="bold")
+        head.append(_("held-out: {label}").format(label=label), style="bold")
         if vocab_size is not None:
-            head.append(f" · baselines trained on the training text at vocabulary {vocab_size:,} "
-                        "(b: retrain at the current one)", style="dim")
+            head.append(" · " + _("baselines trained on the training text at vocabulary {n} "
+                                  "(b: retrain at the current one)").format(n=f"{vocab_size:,}"), style="dim")
         grid.add_row(head)
         grid.add_row(Text(""))
         grid.add_row(rows_table(rows))
         if pending:
             grid.add_row(Text("\n" + pending, style=f"italic {current().accent}"))
-        grid.add_row(Text("\nunknown and chars/token are measured on the held-out text; the word tokenizer "
-                          "drops whitespace, WordPiece splits on it, Unigram and BPE keep it", style="dim"))
+        grid.add_row(Text("\n" + _("unknown and chars/token are measured on the held-out text; the word tokenizer "
+                                 "drops whitespace, WordPiece splits on it, Unigram and BPE keep it"), style="dim"))
         self.update(grid)

@@ -8,21 +8,22 @@ from textual.widgets import Static
 
 from engine import token_display
 
+from ..i18n import N_, _
 from ..theme import current
 from ..workbench import Busy, Workbench
 from .cells import fit
 
 RULES = {
-    "lowest-ids": "tie rule: lowest-ids",
-    "first-seen": "tie rule: first-seen",
-    "hf": "tie rule: hf",
+    "lowest-ids": N_("tie rule: lowest-ids"),
+    "first-seen": N_("tie rule: first-seen"),
+    "hf": N_("tie rule: hf"),
 }
 STOPS = {
-    "vocab-size": "vocabulary size reached",
-    "merges": "merge count reached",
-    "min-frequency": "no pair occurs often enough",
-    "no-pairs": "no pairs left",
-    "vocab-bytes": "the tokens reached the most bytes a tokenizer may hold",
+    "vocab-size": N_("vocabulary size reached"),
+    "merges": N_("merge count reached"),
+    "min-frequency": N_("no pair occurs often enough"),
+    "no-pairs": N_("no pairs left"),
+    "vocab-bytes": N_("the tokens reached the most bytes a tokenizer may hold"),
 }
 
 
@@ -61,14 +62,14 @@ class Candidates(Static):
         """The picture for ``width`` cells (default: the pane's content width)."""
         width = max(width or self.content_region.width, 24)
         text = Text()
-        text.append(RULES.get(rule, rule), style="italic dim")
+        text.append(_(RULES.get(rule, rule)), style="italic dim")
         text.append("\n")
         if at_target:
-            text.append("done: the merge target is reached\n", style="bold")
+            text.append(_("done: the merge target is reached") + "\n", style="bold")
             if not rows:
                 return text
         if not rows:
-            text.append(f"no pair occurs {floor} times or more: training is done", style="bold")
+            text.append(_("no pair occurs {n} times or more: training is done").format(n=floor), style="bold")
             return text
         best = rows[0][2]
         digits = len(str(best))
@@ -86,7 +87,7 @@ class Candidates(Static):
             text.append(f"{count:>{digits}} ", style=style)
             text.append(bar + "\n", style=current().accent if tied else current().bar)
         if ties > 1:
-            text.append(f"{ties} pairs tie at {best}", style=current().accent)
+            text.append(_("{n} pairs tie at {count}").format(n=ties, count=best), style=current().accent)
         return text
 
     # -- a replay: the next merge is the file's, not the top pair -------------------------------
@@ -114,19 +115,19 @@ class Candidates(Static):
         width = max(self.content_region.width, 24)
         text = Text()
         if scripted is None:
-            text.append(fit_cells(f"done: all {total} merges made", width) + "\n", style="bold")
+            text.append(fit_cells(_("done: all {n} merges made").format(n=total), width) + "\n", style="bold")
         else:
             a, b, count, rank, step = scripted
-            text.append(fit_cells(f"replay: merge {step} of {total}", width) + "\n", style="italic dim")
+            text.append(fit_cells(_("replay: merge {step} of {total}").format(step=step, total=total), width) + "\n", style="italic dim")
             text.append("▶ ", style=f"bold {current().accent}")
             text.append(fit_cells(f"{a} + {b}", width - 2) + "\n", style=f"bold {current().accent}")
             if count:
-                text.append(fit_cells(f"  {count}× here, #{rank} by count", width) + "\n")
+                text.append(fit_cells("  " + _("{count}× here, #{rank} by count").format(count=count, rank=rank), width) + "\n")
             else:
-                text.append(fit_cells("  not in this corpus (0×)", width) + "\n")
+                text.append(fit_cells("  " + _("not in this corpus (0×)"), width) + "\n")
         if not rows:
             return text
-        text.append("by count here:\n", style="dim")
+        text.append(_("by count here:") + "\n", style="dim")
         digits = len(str(rows[0][2]))
         label = min(max(cell_len(f"{a} + {b}") for a, b, _, _ in rows) + 1, width // 2)
         bar_room = max(width - 2 - label - digits - 2, 3)

@@ -48,9 +48,10 @@ def through_each(text: str, segmenters: Sequence[Segmenter]) -> RenderableType:
         tokens, unknown = seg.count(text)
         head = Text()
         head.append(f"{seg.name}", style="bold")
-        head.append(f"  {tokens} tokens · {len(text) / tokens if tokens else 0:.2f} chars/token", style="dim")
+        head.append("  " + _("{n} tokens · {per} chars/token").format(n=tokens, per=f"{len(text) / tokens if tokens else 0:.2f}"),
+                    style="dim")
         if unknown:
-            head.append(f" · {unknown} unknown", style=current().error)
+            head.append(" · " + _("{n} unknown").format(n=unknown), style=current().error)
         parts += [head, coloured(seg, text), Text("")]
     return Group(*parts)
 
@@ -59,7 +60,7 @@ def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]])
     """Tokens per language over all parallel sentences, and the ratio to English."""
     langs = languages(groups)
     table = Table(box=None, padding=(0, 1), header_style="bold")
-    table.add_column("tokenizer", no_wrap=True)
+    table.add_column(_("tokenizer"), no_wrap=True)
     for lang in langs:
         table.add_column(lang, justify="right", no_wrap=True)
     for seg in segmenters:
@@ -73,7 +74,7 @@ def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]])
             cells.append(cell)
         table.add_row(Text(seg.name), *cells)
         if any(tax[lang].unknown for lang in langs):  # its own row: a count with a word, no "?"
-            table.add_row(Text("  unknown", style=current().error),
+            table.add_row(Text("  " + _("unknown"), style=current().error),
                           *(Text(f"{tax[lang].unknown}", style=current().error) for lang in langs))
     return table
 
@@ -81,14 +82,15 @@ def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]])
 def parallel_view(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]], index: int) -> RenderableType:
     """The token tax table, then one group of sentences through the first tokenizer."""
     if not groups or not segmenters:
-        return Text("no parallel sentences", style="dim")
+        return Text(_("no parallel sentences"), style="dim")
     group = groups[index % len(groups)]
     first = segmenters[0]
     parts: list[RenderableType] = [
-        Text("the token tax on the bundled parallel sentences: tokens, × English; unknown: pieces outside its vocabulary", style="bold"),
+        Text(_("the token tax on the bundled parallel sentences: tokens, × English; unknown: pieces outside its vocabulary"),
+             style="bold"),
         tax_table(segmenters, groups),
-        Text(f"\nsentence {index % len(groups) + 1} of {len(groups)} through {first.name} "
-             "(Esc, then p: next; type above for your own text)",
+        Text("\n" + _("sentence {n} of {total} through {name} (Esc, then p: next; type above for your own text)").format(
+            n=index % len(groups) + 1, total=len(groups), name=first.name),
              style="bold"),
     ]
     for lang, sentence in group.items():
@@ -126,8 +128,8 @@ class ComparePane(Vertical):
         self._shown: tuple[list[Segmenter], str] = ([], "")
 
     def compose(self):
-        yield Input(placeholder="type text to compare (empty: the parallel sentences)", id="compare-text")
-        yield Input(placeholder="add a saved or imported tokenizer: a file in any format (Enter)", id="compare-tokenizer")
+        yield Input(placeholder=_("type text to compare (empty: the parallel sentences)"), id="compare-text")
+        yield Input(placeholder=_("add a saved or imported tokenizer: a file in any format (Enter)"), id="compare-tokenizer")
         with VerticalScroll():
             yield Static("", id="compare-output")
 
@@ -166,7 +168,7 @@ class ComparePane(Vertical):
     def _loaded(self, message: Loaded) -> None:
         message.stop()
         if message.tokenizer is None:
-            self.app.notify(message.error or "cannot load", title="cannot load tokenizer", severity="error", markup=False)
+            self.app.notify(message.error or _("cannot load"), title=_("cannot load tokenizer"), severity="error", markup=False)
             return
         self.extra.append(BpeSegmenter(message.tokenizer, Path(message.name).name))
         self.redraw()

@@ -11,9 +11,16 @@ from textual.widgets import Static
 from engine import token_display
 from engine.analysis import KINDS, LABELS, Composition
 
+from ..i18n import N_, _
 from ..theme import current
 
 BAR = 24
+#: The engine's labels (``engine.analysis.LABELS``), marked for the catalogs.
+KIND_LABELS = {
+    "char": N_("exactly one complete character"),
+    "multi": N_("two or more characters"),
+    "partial": N_("partial UTF-8 (part of a character, or across a boundary)"),
+}
 
 
 def token_row(text: Text, title: str, ids: Sequence[int], vocab: Sequence[bytes], width: int = 80) -> None:
@@ -21,7 +28,7 @@ def token_row(text: Text, title: str, ids: Sequence[int], vocab: Sequence[bytes]
     of ``width`` cells so that no token is broken across two lines (``[e4 b8]`` holds a space)."""
     text.append(f"\n{title}\n", style="bold")
     if not ids:
-        text.append("none yet\n", style="dim")
+        text.append(_("none yet") + "\n", style="dim")
         return
     used = 0
     for index, token in enumerate(ids):
@@ -56,19 +63,20 @@ class CompositionPane(Static):
         self._last = (comp, vocab, step)
         width = self.content_size.width or 80
         if comp is None:
-            self.update(Text("no corpus yet", style="dim"))
+            self.update(Text(_("no corpus yet"), style="dim"))
             return
         text = Text()
-        text.append(f"{comp.learned} learned tokens", style="bold")
-        text.append(f" (merges 1–{step})\n" if step else " — make some merges (n, or space to run)\n", style="dim")
+        text.append(_("{n} learned tokens").format(n=comp.learned), style="bold")
+        text.append(" " + (_("(merges 1–{step})").format(step=step) if step else _("— make some merges (n, or space to run)")) + "\n",
+                    style="dim")
         for kind in KINDS:
             count = comp.counts[kind]
             share = comp.share(kind)
             text.append(f"{count:>7} {share:>6.1%} ")
             text.append("█" * round(BAR * share), style=current().partial if kind == "partial" else current().bar)
-            text.append(" " * (BAR - round(BAR * share) + 1) + LABELS[kind] + "\n")
-        token_row(text, "earliest tokens of two or more characters", comp.earliest["multi"], vocab, width)
-        token_row(text, "earliest partial UTF-8 tokens (bytes in brackets)", comp.earliest["partial"], vocab, width)
-        token_row(text, "earliest single characters", comp.earliest["char"], vocab, width)
-        token_row(text, "longest tokens", comp.longest, vocab, width)
+            text.append(" " * (BAR - round(BAR * share) + 1) + _(KIND_LABELS.get(kind, LABELS[kind])) + "\n")
+        token_row(text, _("earliest tokens of two or more characters"), comp.earliest["multi"], vocab, width)
+        token_row(text, _("earliest partial UTF-8 tokens (bytes in brackets)"), comp.earliest["partial"], vocab, width)
+        token_row(text, _("earliest single characters"), comp.earliest["char"], vocab, width)
+        token_row(text, _("longest tokens"), comp.longest, vocab, width)
         self.update(text)

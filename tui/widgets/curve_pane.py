@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -10,6 +11,7 @@ from textual.widget import Widget
 
 from engine.analysis import Curve
 
+from ..i18n import _, ngettext
 from ..plot import axis_label, framed_plot
 from ..theme import current
 
@@ -17,11 +19,17 @@ from ..theme import current
 TABLE_WIDTH = 44
 
 
+def right(text: str, width: int) -> str:
+    """``text`` right-aligned in ``width`` terminal cells (a CJK character takes two)."""
+    return " " * max(width - cell_len(text), 0) + text
+
+
 def milestone_table(curve: Curve) -> Text:
     """Seed 001's table (merges 0/6/12/24/48 → tokens), doubling on to the end, with the tokens
     each merge saved on average since the row before: the returns diminish (seed 003 §13.6)."""
     out = Text()
-    out.append(f"{'merges':>7} {'tokens':>10} {'B/token':>8} {'saved/merge':>12}\n", style="bold")
+    titles = (_("merges"), _("tokens"), _("B/token"), _("saved/merge"))
+    out.append(" ".join(right(title, width) for title, width in zip(titles, (7, 10, 8, 12))) + "\n", style="bold")
     previous = None
     for step in curve.milestones():
         saved = f"{curve.saved_per_merge(previous, step):.1f}" if previous is not None and step > previous else ""
@@ -56,18 +64,19 @@ class CurvePane(Widget):
         step = curve.current
         tokens = curve.tokens[step]
         text = Text()
-        text.append(f"step {step}", style=f"bold {current().accent}")
-        text.append(f": {tokens:,} tokens, {curve.bytes_per_token(step):.2f} bytes/token, ")
-        text.append(f"{tokens / curve.tokens[0]:.0%} of the {curve.tokens[0]:,} at the start")
+        text.append(_("step {step}").format(step=step), style=f"bold {current().accent}")
+        text.append(": " + _("{tokens} tokens, {bpt} bytes/token, {share} of the {start} at the start").format(
+            tokens=f"{tokens:,}", bpt=f"{curve.bytes_per_token(step):.2f}", share=f"{tokens / curve.tokens[0]:.0%}",
+            start=f"{curve.tokens[0]:,}"))
         if curve.last > step:
             undone = curve.last - step
-            text.append(f" · {undone} undone merge{'s' if undone != 1 else ''} dimmed", style="dim")
+            text.append(" · " + ngettext("{n} undone merge dimmed", "{n} undone merges dimmed", undone).format(n=undone), style="dim")
         return text
 
     def render(self) -> RenderableType:
         curve = self.curve
         if curve is None:
-            return Text("no corpus yet", style="dim")
+            return Text(_("no corpus yet"), style="dim")
         width, height = self.content_size
         table_width = TABLE_WIDTH if width >= 2 * TABLE_WIDTH else 0
         plot_width = max(width - table_width - 2, 20)
@@ -76,9 +85,9 @@ class CurvePane(Widget):
         per_token = [curve.bytes_per_token(k) for k in range(len(values))]
         options = dict(mark=curve.current, log_x=self.log_x, label_width=len(axis_label(values[0])))
         plots = Text()
-        plots.append_text(framed_plot("corpus tokens", values, plot_width, plot_height, **options))
+        plots.append_text(framed_plot(_("corpus tokens"), values, plot_width, plot_height, **options))
         plots.append("\n\n")
-        plots.append_text(framed_plot("bytes per token", per_token, plot_width, plot_height, **options))
+        plots.append_text(framed_plot(_("bytes per token"), per_token, plot_width, plot_height, **options))
         grid = Table.grid(padding=(0, 2))
         grid.add_column(width=plot_width, no_wrap=True)
         if table_width:

@@ -1,5 +1,5 @@
 """The footer, fitted to the terminal: it shows as many of the shown keys as fit in one line
-beside ``^p palette``, dropping the least important first (``tui.keys.FOOTER_PRIORITY``), so no
+beside ``^p palette``, in the app's language, dropping the least important first (``tui.keys.FOOTER_PRIORITY``), so no
 label is ever cut. Every key stays in the palette (ctrl+p) and the help (?)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from textual import events
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+from ..i18n import _
 from ..keys import FOOTER_PRIORITY
 
 
@@ -40,6 +41,12 @@ class FittingFooter(Footer):
 
     def compose(self):
         widgets = list(super().compose())
+        for widget in widgets:  # bindings hold English (N_): shown in the app's language, measured as shown
+            if isinstance(widget, FooterKey):
+                if _(widget.description) != widget.description:
+                    widget.description = _(widget.description)
+                if isinstance(widget.tooltip, str) and _(widget.tooltip) != widget.tooltip:
+                    widget.tooltip = _(widget.tooltip)
         width = self.app.size.width
         self._fitted_for = width
         palette = [w for w in widgets if isinstance(w, FooterKey) and w.has_class("-command-palette")]

@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, Static
 
 from ..evaluation import DEFAULT_SETTING, Evaluated
+from ..i18n import _
 from ..theme import current as palette
 
 
@@ -17,32 +18,34 @@ def render_report(result: Evaluated, label: str, current: int) -> Text:
     """Seed 002's held-out report for one step."""
     report = result.report
     text = Text()
-    text.append(f"held-out: {label}", style="bold")
+    text.append(_("held-out: {label}").format(label=label), style="bold")
     if result.row.corpus_chars != report.characters:
-        text.append(f" · training text {result.row.corpus_chars:,} characters", style="dim")
+        text.append(" · " + _("training text {n} characters").format(n=f"{result.row.corpus_chars:,}"), style="dim")
     text.append("\n")
     if result.step != current:
-        text.append(f"bpe at step {result.step} (training on less text stops sooner than step {current})\n", style=palette().accent)
+        text.append(_("bpe at step {step} (training on less text stops sooner than step {current})").format(
+            step=result.step, current=current) + "\n", style=palette().accent)
     else:
-        text.append(f"bpe at step {result.step}\n", style="dim")
-    text.append(f"  {report.bytes:,} bytes, {report.characters:,} characters → ")
-    text.append(f"{report.tokens:,} tokens", style="bold")
-    text.append(f", {report.chars_per_token:.2f} characters per token\n")
-    text.append(f"  the training text has {report.training_distinct:,} distinct characters; ")
-    text.append(f"{report.unseen_share:.1%}", style="bold")
-    text.append(f" of the held-out characters never occur in it ({report.unseen_distinct} distinct)\n")
+        text.append(_("bpe at step {step}").format(step=result.step) + "\n", style="dim")
+    text.append("  " + _("{bytes} bytes, {chars} characters → {tokens} tokens, {per} characters per token").format(
+        bytes=f"{report.bytes:,}", chars=f"{report.characters:,}", tokens=f"{report.tokens:,}", per=f"{report.chars_per_token:.2f}")
+        + "\n")
+    text.append("  " + _("the training text has {n} distinct characters; {share} of the held-out characters never occur "
+                         "in it ({unseen} distinct)").format(n=f"{report.training_distinct:,}", share=f"{report.unseen_share:.1%}",
+                                                             unseen=report.unseen_distinct) + "\n")
     if report.unknown:
-        text.append(f"  {report.unknown:,} characters are outside the alphabet (id 0, U+FFFD)\n", style=palette().accent)
-    text.append("\nexample: ", style="bold")
+        text.append("  " + _("{n} characters are outside the alphabet (id 0, U+FFFD)").format(n=f"{report.unknown:,}") + "\n",
+                    style=palette().accent)
+    text.append("\n" + _("example:") + " ", style="bold")
     text.append(report.sample + "\n")
-    text.append("  cut into: ", style="bold")
+    text.append("  " + _("cut into:") + " ", style="bold")
     for index, piece in enumerate(report.sample_pieces):
         if index:
             text.append(" | ", style="dim")
         text.append(piece, style=palette().partial if piece.startswith("[") else palette().segment)
     text.append("\n\n")
-    text.append("decoding gives back the held-out text exactly\n" if report.roundtrip
-                else "decoding does not give back the held-out text exactly (unknown characters)\n", style="dim")
+    text.append((_("decoding gives back the held-out text exactly") if report.roundtrip
+                 else _("decoding does not give back the held-out text exactly (unknown characters)")) + "\n", style="dim")
     return text
 
 
@@ -65,10 +68,10 @@ class HeldOutPane(Vertical):
 
     def compose(self):
         with Horizontal():
-            yield Label("held out:", id="heldout-label")
-            yield Input(value=DEFAULT_SETTING, placeholder="a file, or a share like 10% (Enter)",
-                        id="heldout-setting", tooltip="a held-out text file, or the share of the corpus to hold back "
-                        "(its last lines, cut at a line start); Enter measures on it")
+            yield Label(_("held out:"), id="heldout-label")
+            yield Input(value=DEFAULT_SETTING, placeholder=_("a file, or a share like 10% (Enter)"),
+                        id="heldout-setting", tooltip=_("a held-out text file, or the share of the corpus to hold back "
+                                                        "(its last lines, cut at a line start); Enter measures on it"))
         yield Static("", id="heldout-report")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -8,8 +8,21 @@ from rich.text import Text
 
 from engine import MergeTree, TokenInfo, token_display
 
+from ..i18n import N_, _, ngettext
 from ..theme import current
 from .text_view import TextView
+
+#: The engine's words for a byte's role and a token's completeness, as the inspector shows them.
+ROLES = {
+    "ASCII": N_("ASCII"), "lead of 2": N_("lead of 2"), "lead of 3": N_("lead of 3"), "lead of 4": N_("lead of 4"),
+    "continuation": N_("continuation"), "invalid": N_("invalid"),
+}
+COMPLETENESS = {
+    "complete": N_("complete"), "starts and ends mid-character": N_("starts and ends mid-character"),
+    "starts mid-character": N_("starts mid-character"), "ends mid-character": N_("ends mid-character"),
+    "not valid UTF-8": N_("not valid UTF-8"),
+}
+
 
 #: How many leading bits of a byte are UTF-8's marker, by the byte's role (the rest is payload).
 MARKER_BITS = {"ASCII": 1, "continuation": 2, "lead of 2": 3, "lead of 3": 4, "lead of 4": 5}
@@ -38,34 +51,36 @@ def render_info(info: TokenInfo, id_text: Callable[[int], str] | None = None) ->
 
     ``id_text`` shows an id as the user sees it (a replayed tokenizer's file's ids)."""
     text = Text()
-    text.append(f"token {id_text(info.token_id) if id_text else info.token_id}  ", style="bold")
+    text.append(_("token {id}").format(id=id_text(info.token_id) if id_text else info.token_id) + "  ", style="bold")
     text.append(info.display, style=f"bold {current().accent}")
     text.append("\n")
     complete = info.completeness == "complete"
-    text.append(info.completeness if complete else f"partial: {info.completeness}", style=current().ok if complete else current().partial)
+    text.append(_(COMPLETENESS.get(info.completeness, info.completeness)) if complete
+                else _("partial: {what}").format(what=_(COMPLETENESS.get(info.completeness, info.completeness))),
+                style=current().ok if complete else current().partial)
     text.append("\n")
     if info.born_step is None:
-        text.append("base token")
+        text.append(_("base token"))
     else:
-        text.append(f"born at step {info.born_step}, count {info.count_then}")
-    text.append(f"\nnow {info.frequency}× in the corpus\n")
-    text.append(f"{len(info.data)} byte{'s' if len(info.data) != 1 else ''}: ", style="dim")
+        text.append(_("born at step {step}, count {count}").format(step=info.born_step, count=info.count_then))
+    text.append("\n" + _("now {n}× in the corpus").format(n=info.frequency) + "\n")
+    text.append(ngettext("{n} byte:", "{n} bytes:", len(info.data)).format(n=len(info.data)) + " ", style="dim")
     text.append(" ".join(f"{b:02x}" for b in info.data) + "\n")
     for role in info.roles[:16]:
         marker, payload = split_bits(role.value, role.role)
         text.append(f" {role.value:02x} {role.value:3d} ")
         text.append(marker, style="dim")
         text.append(" " + payload + " ")  # always 9 cells: marker, a space, payload
-        text.append(role.role + "\n", style=current().role(role.role))
+        text.append(_(ROLES.get(role.role, role.role)) + "\n", style=current().role(role.role))
     if len(info.roles) > 16:
-        text.append(f" … {len(info.roles) - 16} more bytes\n", style="dim")
+        text.append(" " + _("… {n} more bytes").format(n=len(info.roles) - 16) + "\n", style="dim")
     if info.tree.depth():
-        text.append("merge tree:\n", style="dim")
+        text.append(_("merge tree:") + "\n", style="dim")
         lines = tree_lines(info.tree, id_text) if id_text else info.tree.lines()
         for line in lines[:40]:
             text.append(" " + line + "\n")
         if len(lines) > 40:
-            text.append(f" … {len(lines) - 40} more nodes\n", style="dim")
+            text.append(" " + _("… {n} more nodes").format(n=len(lines) - 40) + "\n", style="dim")
     return text
 
 
@@ -78,10 +93,10 @@ class Inspector(TextView):
     """
 
     #: Two short lines: each fits the pane at 80×24 (tests/test_screen_fits.py).
-    HINT = "select a merge in the log,\nor press / to find a token"
+    HINT = N_("select a merge in the log,\nor press / to find a token")
 
     def on_mount(self) -> None:
-        self.set_text(self.HINT)
+        self.set_text(_(self.HINT))
 
     def show(self, info: TokenInfo | None, id_text: Callable[[int], str] | None = None) -> None:
-        self.set_text(self.HINT if info is None else render_info(info, id_text))
+        self.set_text(_(self.HINT) if info is None else render_info(info, id_text))

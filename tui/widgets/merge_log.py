@@ -20,12 +20,13 @@ from textual.strip import Strip
 
 from engine import Merge, token_display
 
+from ..i18n import N_, _
 from ..theme import current
 from ..workbench import Busy, Workbench
 from .cells import fit
 
 #: Column titles; numbers get fixed widths, the three token columns share the rest.
-TITLES = ("step", "left", "right", "new", "count", "tokens")
+TITLES = (N_("step"), N_("left"), N_("right"), N_("new"), N_("count"), N_("tokens"))
 NUMBER_WIDTHS = {0: 5, 4: 7, 5: 8}
 ROW_BLOCK = 64
 
@@ -51,13 +52,13 @@ class MergeLog(ScrollView, can_focus=True):
     """One row per applied merge. Moving the cursor inspects that row's token; Enter jumps there."""
 
     BINDINGS = [
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "edge(0)", "First", show=False),
-        Binding("end", "edge(1)", "Last", show=False),
-        Binding("enter", "jump", "Jump here", show=False),
+        Binding("up", "cursor(-1)", N_("Up"), show=False),
+        Binding("down", "cursor(1)", N_("Down"), show=False),
+        Binding("pageup", "page(-1)", N_("Page up"), show=False),
+        Binding("pagedown", "page(1)", N_("Page down"), show=False),
+        Binding("home", "edge(0)", N_("First"), show=False),
+        Binding("end", "edge(1)", N_("Last"), show=False),
+        Binding("enter", "jump", N_("Jump here"), show=False),
     ]
 
     DEFAULT_CSS = """
@@ -242,7 +243,7 @@ class MergeLog(ScrollView, can_focus=True):
         HEADER, CURSOR, ODD, TIE = current().log_styles  # noqa: N806  the theme's, read per line
         MANUAL = Style(color=current().segment, bold=True)  # noqa: N806  a manual merge's mark
         if y == 0:
-            cells = [Segment(fit(title, w) + " ", HEADER) for title, w in zip(TITLES, widths)]
+            cells = [Segment(fit(_(title), w) + " ", HEADER) for title, w in zip(TITLES, widths)]
             return Strip(cells).crop(0, width).extend_cell_length(width, HEADER)
         row = int(self.scroll_y) + y - 1
         if row >= self._rows:

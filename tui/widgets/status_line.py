@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ..i18n import _
 from ..pacing import speed_label
 from ..theme import current
 from ..workbench import Busy, Workbench
@@ -85,23 +86,24 @@ class StatusLine(Static):
         config = workbench.config
         pre = config.pretokenizer if config.pretokenizer != "custom" else "custom"
         fields: dict[str, Text] = {}
-        fields["state"] = Text(state, style=f"bold {current().accent}" if state == "running" else "bold")
-        if state == "running" and speed is not None:
-            fields["pace"] = Text(f"at {speed_label(speed)} (+/-)", style=current().accent)
-        elif state == "running" and workbench.rate:
-            fields["rate"] = Text(f"{workbench.rate:,.0f} merges/s")
+        running = state == _("running")  # the screen's state, in the app's language
+        fields["state"] = Text(state, style=f"bold {current().accent}" if running else "bold")
+        if running and speed is not None:
+            fields["pace"] = Text(_("at {speed} (+/-)").format(speed=speed_label(speed)), style=current().accent)
+        elif running and workbench.rate:
+            fields["rate"] = Text(_("{rate} merges/s").format(rate=f"{workbench.rate:,.0f}"))
         elif speed is not None:
-            fields["speed"] = Text(f"runs at {speed}/s")
-        fields["step"] = Text(f"step {steps}" + (f"/{target}" if target is not None else ""))
+            fields["speed"] = Text(_("runs at {speed}/s").format(speed=speed))
+        fields["step"] = Text(_("step {step}").format(step=f"{steps}" + (f"/{target}" if target is not None else "")))
         if redo:
-            fields["redo"] = Text(f"(+{redo} redo)", style="dim")
-        fields["vocab"] = Text(f"vocab {vocab}")
-        fields["tokens"] = Text(f"{tokens} tokens")
+            fields["redo"] = Text(_("(+{n} redo)").format(n=redo), style="dim")
+        fields["vocab"] = Text(_("vocab {size}").format(size=vocab))
+        fields["tokens"] = Text(_("{n} tokens").format(n=tokens))
         if tokens:
-            fields["bpt"] = Text(f"{corpus.size / tokens:.2f} B/token")
+            fields["bpt"] = Text(_("{value} B/token").format(value=f"{corpus.size / tokens:.2f}"))
         script = workbench.script
         fields["config"] = Text(f"{config.base} {pre}")
-        fields["rule"] = Text(f"replaying {len(script.merges)} merges" if script is not None else config.tie_rule)
+        fields["rule"] = Text(_("replaying {n} merges").format(n=len(script.merges)) if script is not None else config.tie_rule)
         fields["corpus"] = Text(corpus.name, style="bold")
         fields["size"] = Text(human_size(corpus.size), style="bold")
         width = max(self.size.width - 2, 10) if self.size.width else 10_000

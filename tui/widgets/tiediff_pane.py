@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 from engine import TIE_RULES, Merge, token_display
 from engine.analysis import TieDiff, tie_rule_diff
 
+from ..i18n import _, ngettext
 from ..theme import current
 from ..workbench import Workbench
 from .cells import seal
@@ -27,11 +28,12 @@ BEFORE = 3
 
 def _merge_cell(event: Merge | None, vocab: Sequence[bytes]) -> Text:
     if event is None:
-        return Text("(stopped)", style="dim")
+        return Text(_("(stopped)"), style="dim")
     show = lambda i: seal(token_display(vocab[i], space="·"))  # noqa: E731
     a, b = event.pair
     cell = Text(f"{show(a)} + {show(b)} → {show(event.new_id)} ")
-    cell.append(f"({event.count}" + (f", tie of {event.tie_total}" if event.tied else "") + ")", style="dim")
+    cell.append(_("({count}, tie of {n})").format(count=event.count, n=event.tie_total) if event.tied else f"({event.count})",
+                style="dim")
     return cell
 
 
@@ -39,15 +41,16 @@ def render_diff(diff: TieDiff, corpus: str) -> RenderableType:
     """The verdict, the logs side by side around the split, and the tie set at the split."""
     a_rule, b_rule = diff.rules
     head = Text()
-    head.append(f"{a_rule} vs {b_rule} on {corpus}: ", style="bold")
+    head.append(_("{a} vs {b} on {corpus}:").format(a=a_rule, b=b_rule, corpus=corpus) + " ", style="bold")
     if diff.parted:
-        head.append(f"the merge logs part at step {diff.first_step}", style=f"bold {current().accent}")
-        head.append(f" after {diff.common} merge{'' if diff.common == 1 else 's'} in common" if diff.common else ", at the first merge")
+        head.append(_("the merge logs part at step {step}").format(step=diff.first_step), style=f"bold {current().accent}")
+        head.append(" " + ngettext("after {n} merge in common", "after {n} merges in common", diff.common).format(n=diff.common)
+                    if diff.common else _(", at the first merge"))
     else:
-        head.append(f"the logs agree for all {diff.common} merges", style="bold")
-        head.append(f" (stopped: {diff.stops[0] or 'limit'})", style="dim")
+        head.append(_("the logs agree for all {n} merges").format(n=diff.common), style="bold")
+        head.append(" " + _("(stopped: {reason})").format(reason=diff.stops[0] or _("limit")), style="dim")
     table = Table(box=None, padding=(0, 1), header_style="bold")
-    table.add_column("step", justify="right")
+    table.add_column(_("step"), justify="right")
     table.add_column(a_rule, no_wrap=True)
     table.add_column(b_rule, no_wrap=True)
     for k in range(max(diff.common - BEFORE, 0), max(len(diff.logs[0]), len(diff.logs[1]))):
@@ -60,8 +63,9 @@ def render_diff(diff: TieDiff, corpus: str) -> RenderableType:
         if event is not None and event.tied:
             show = lambda i, vocab=vocab: seal(token_display(vocab[i], space="·"))  # noqa: E731
             ties = ", ".join(f"{show(x)} + {show(y)}" for x, y in event.ties)
-            more = f" (+{event.tie_total - len(event.ties)} more)" if event.tie_total > len(event.ties) else ""
-            parts.append(Text(f"\n{rule} chose the first of the {event.tie_total} pairs tied at {event.count}: {ties}{more}"))
+            more = " " + _("(+{n} more)").format(n=event.tie_total - len(event.ties)) if event.tie_total > len(event.ties) else ""
+            parts.append(Text("\n" + _("{rule} chose the first of the {n} pairs tied at {count}: {ties}").format(
+                rule=rule, n=event.tie_total, count=event.count, ties=ties) + more))
     return Group(*parts)
 
 
@@ -100,9 +104,9 @@ class TieDiffPane(Vertical):
         config = self.workbench.config
         rules = [(r, r) for r in TIE_RULES if r != "hf" or config.base == "bytes"]
         with Horizontal():
-            yield Label("train under")
+            yield Label(_("train under"))
             yield Select(rules, value=config.tie_rule, allow_blank=False, id="tie-a")
-            yield Label("and")
+            yield Label(_("and"))
             yield Select(rules, value=other_rule(config.tie_rule), allow_blank=False, id="tie-b")
         with VerticalScroll():
             yield Static("", id="tiediff-output")
@@ -150,7 +154,7 @@ class TieDiffPane(Vertical):
     def render_result(self) -> None:
         output = self.query_one("#tiediff-output", Static)
         if self.result is None or self.result[0] != self.key():
-            output.update(Text("training under both rules …", style="italic dim"))
+            output.update(Text(_("training under both rules …"), style="italic dim"))
         elif self.result[1] is None:
             output.update(Text(self.result[2] or "", style=current().error))
         else:

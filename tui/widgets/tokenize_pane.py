@@ -15,6 +15,7 @@ from textual.widgets import Input, Static
 
 from engine import TRACE_LIMIT, Tokenizer, token_display
 
+from ..i18n import N_, _
 from ..theme import current
 
 
@@ -43,7 +44,8 @@ def render_tokens(tok: Tokenizer, ids: list[int], text: str, shown: Sequence[int
     out.append(id_line(ids if shown is None else shown), style="dim")
     chars = len(text)
     per = chars / len(ids) if ids else 0.0
-    out.append(f"\n{len(ids)} tokens · {chars} characters · {per:.2f} characters/token", style="italic")
+    out.append("\n" + _("{tokens} tokens · {chars} characters · {per} characters/token").format(
+        tokens=len(ids), chars=chars, per=f"{per:.2f}"), style="italic")
     return out
 
 
@@ -51,20 +53,21 @@ def render_trace(tok: Tokenizer, text: str) -> Text:
     """Seed 003 §11.4: each rule that fired and the segmentation after it."""
     out = Text()
     if len(text) > TRACE_LIMIT:
-        out.append(f"the trace is for short texts (at most {TRACE_LIMIT} characters)", style="dim")
+        out.append(_("the trace is for short texts (at most {n} characters)").format(n=TRACE_LIMIT), style="dim")
         return out
     start, steps = tok.encode_trace(text)
     show = lambda ids: "|".join(token_display(tok.token_bytes(i), space="·") for i in ids)  # noqa: E731
-    out.append("start: ", style="dim")
+    out.append(_("start:") + " ", style="dim")
     out.append(show(start) + "\n")
     for step in steps:
         a, b = step.pair
-        rule = f"rule {step.rule}: {token_display(tok.token_bytes(a), space='·')} + {token_display(tok.token_bytes(b), space='·')}"
+        rule = _("rule {n}: {pair}").format(
+            n=step.rule, pair=f"{token_display(tok.token_bytes(a), space='·')} + {token_display(tok.token_bytes(b), space='·')}")
         out.append(rule, style=current().accent)
         out.append(f" ×{step.places} → ", style="dim")
         out.append(show(step.tokens) + "\n")
     if not steps:
-        out.append("no rule applies", style="dim")
+        out.append(_("no rule applies"), style="dim")
     return out
 
 
@@ -73,9 +76,9 @@ class TokenInput(Input):
     footer shows them; the letters of the main screen's keys type instead)."""
 
     BINDINGS = [
-        Binding("escape", "screen.focus_log", "Leave", tooltip="leave the input (back to the merge log)"),
-        Binding("ctrl+y", "screen.copy_ids", "Copy ids", tooltip="copy the ids of the text typed here"),
-        Binding("ctrl+q", "quit_app", "Quit", tooltip="quit (asks when there is unsaved work)"),
+        Binding("escape", "screen.focus_log", N_("Leave"), tooltip=N_("leave the input (back to the merge log)")),
+        Binding("ctrl+y", "screen.copy_ids", N_("Copy ids"), tooltip=N_("copy the ids of the text typed here")),
+        Binding("ctrl+q", "quit_app", N_("Quit"), tooltip=N_("quit (asks when there is unsaved work)")),
     ]
 
     handles_quit = True
@@ -114,7 +117,7 @@ class TokenizePane(Vertical):
     _shown_lines = -1
 
     def compose(self):
-        yield TokenInput(placeholder="e: type text to tokenize", id="tokenize-input")
+        yield TokenInput(placeholder=_("e: type text to tokenize"), id="tokenize-input")
         # The output's height is capped (app.tcss) and scrolls, so a long text never squeezes the
         # inspector above it.
         with VerticalScroll(id="tokenize-scroll"):
