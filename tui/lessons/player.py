@@ -61,6 +61,8 @@ class LessonPlayer:
         self.shown: dict[int, Shown] = {}
         self.busy = False
         self.settled = asyncio.Event()
+        #: A quiz the step being entered asks for, (mode, rounds): opened after its other actions.
+        self._pending_quiz: tuple[str, int] | None = None
 
     # -- where the lesson is --------------------------------------------------------------------
 
@@ -164,6 +166,12 @@ class LessonPlayer:
             mark = self.current()
             if mark is not None:
                 self.marks[index] = mark
+            if self._pending_quiz is not None:  # asked last, once the step's state is kept
+                mode, rounds = self._pending_quiz
+                self._pending_quiz = None
+                note = self.quiz(mode, rounds)
+                if note:
+                    shown.notes.append(note)
         finally:
             self._done()
 
@@ -291,8 +299,9 @@ class LessonPlayer:
             if "text" in options:
                 await self._compare_text(options["text"])
             return None
-        if kind == "quiz":
-            return self.quiz(options.get("mode", "shuffled"), int(options.get("rounds", "1")))
+        if kind == "quiz":  # opened when the step's other actions are done (see _enter)
+            self._pending_quiz = (options.get("mode", "shuffled"), int(options.get("rounds", "1")))
+            return None
         return None
 
     async def _compare_text(self, text: str) -> None:
@@ -308,10 +317,12 @@ class LessonPlayer:
             screen.query_one("#compare-text", Input).value = text
 
     def _leave_analysis(self) -> None:
-        """A step begins on the main screen (where the lesson pane is): close the analysis screen."""
+        """A step begins on the main screen (where the lesson pane is): close the analysis screen
+        and a quiz an earlier step opened."""
         from ..screens.analysis import AnalysisScreen
+        from ..screens.quiz import QuizScreen
 
-        while isinstance(self.app.screen, AnalysisScreen):
+        while isinstance(self.app.screen, (AnalysisScreen, QuizScreen)):
             self.app.pop_screen()
 
     def quiz(self, mode: str, rounds: int) -> str | None:
