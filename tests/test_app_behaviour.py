@@ -37,6 +37,7 @@ def record_step_threads(wb: Workbench) -> set[int]:
     pytest.param(lambda: random_text(20_000), id="medium"),  # 0.14 MB: as one sequence, ~140,000 merges to make
     pytest.param(lambda: big_text(), id="large", marks=pytest.mark.slow),
 ])
+@pytest.mark.slow
 async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread(text):
     """Space runs training in a worker; space again stops it within one batch."""
     corpus = LoadedCorpus.from_corpus(decode_corpus(text(), name="big.txt"), "bytes", None)
@@ -115,6 +116,7 @@ def test_launch_errors_are_one_line(capsys):
     assert "invalid pattern" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 async def test_an_imported_tokenizer_replays_on_the_corpus(tmp_path):
     """Issue 4: --tokenizer (any format) is inspected and replayed on your corpus."""
     from engine import Trainer

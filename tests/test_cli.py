@@ -88,6 +88,7 @@ def test_merge_log_shows_partial_utf8_in_brackets(tmp_path):
         (["decode", "-t", "{tok}", "99999"], "out of range"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragment):
     paths = {
         "missing": tmp_path / "missing.txt",

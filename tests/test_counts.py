@@ -267,6 +267,7 @@ def merges(path: Path) -> list:
     ("the-verdict.txt", ["--tie-break", "hf"]),
     ("tang_2000.txt", ["--pretokenizer", "gpt4"]),
 ])
+@pytest.mark.slow
 def test_count_then_train_gives_the_merges_of_train_on_a_real_corpus(tmp_path, name, options):
     corpus = shared_corpus(name)
     assert run("train", str(corpus), "-o", str(tmp_path / "raw.json"), "--merges", "500", *options)[0] == 0

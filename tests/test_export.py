@@ -94,6 +94,7 @@ def test_a_file_that_is_no_table_is_one_line(tmp_path):
         assert "\n" not in str(caught.value) and name in str(caught.value)
 
 
+@pytest.mark.slow
 def test_figures_are_svg_and_png_when_matplotlib_is_there(tmp_path):
     pytest.importorskip("matplotlib")
     trainer = qa_trainer()
@@ -134,6 +135,7 @@ def test_train_curve_out_matches_the_printed_curve(tmp_path):
                                                                                 "bytes_per_token": 1.7759, "undone": False}
 
 
+@pytest.mark.slow
 def test_train_export_writes_every_table_and_the_figures(tmp_path):
     pytest.importorskip("matplotlib")
     heldout = SAMPLES / "low-lower-lowest.txt"

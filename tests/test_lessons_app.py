@@ -161,6 +161,7 @@ async def test_a_lesson_file_that_does_not_parse_is_said_in_the_list(tmp_path, m
         assert f"{bad}:6: unknown directive 'stepp'" in str(screen.query_one("#lesson-error").render())
 
 
+@pytest.mark.slow
 def test_lesson_pane_at_80x24(snap_compare, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     app = BpeApp(autosave=False, lesson=parse(DATA / "001-low.en.md"))

@@ -104,6 +104,7 @@ SESSION_BOMBS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SESSION_BOMBS)
 def test_session_bombs_are_refused_in_one_line_within_a_memory_limit(name, tmp_path):
     make, message = SESSION_BOMBS[name]
@@ -112,6 +113,7 @@ def test_session_bombs_are_refused_in_one_line_within_a_memory_limit(name, tmp_p
     assert line.startswith(f"bpe-lab: error: {message}"), line
 
 
+@pytest.mark.slow
 def test_a_device_or_a_fifo_as_the_session_file_is_refused_at_once(tmp_path):
     line = refused(bpe_lab(["--resume", "--session", "/dev/zero"], tmp_path))
     assert line == "bpe-lab: error: /dev/zero: not a regular file (a session is a file bpe-lab writes)"
@@ -224,6 +226,7 @@ def test_decode_reads_an_endless_stream_only_up_to_its_bound(tmp_path, tok):
     assert line == "bpe-lab: error: standard input: more than 128 MB of token ids (decode them in parts)"
 
 
+@pytest.mark.slow
 def test_encode_reads_a_stream_only_up_to_its_bound_but_a_file_whole(tmp_path, tok):
     with open("/dev/zero", "rb") as zero:
         line = refused(bpe_lab(["encode", "-t", "tok.json"], tmp_path, stdin=zero))
@@ -397,6 +400,7 @@ def test_a_fifo_as_the_lock_file_is_not_read(tmp_path):
     assert SessionLock.owner(session_file) == "another bpe-lab"
 
 
+@pytest.mark.slow
 def test_processes_racing_for_the_lock_get_it_once(tmp_path):
     session_file = tmp_path / "session.json"
     procs = [subprocess.Popen([sys.executable, "-c", HOLDER, str(session_file)], env=ENV, stdin=subprocess.PIPE,

@@ -56,6 +56,7 @@ def test_the_bound_is_what_the_help_and_the_docs_say():
     assert "up to **512 MB**" in doc and STREAM_BOUND.strip() in doc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", [[], ["--pretokenizer", "none"]], ids=["streaming", "whole"])
 def test_an_endless_stream_stops_at_the_default_bound(tmp_path, extra):
     refused(bpe_lab(["train", "/dev/zero", "-o", "x.json", *extra], tmp_path), STREAM_BOUND)
@@ -68,6 +69,7 @@ def test_an_endless_stream_stops_at_the_default_bound(tmp_path, extra):
     ["compare", "/dev/zero", "--max-corpus-bytes", "1M"],
     ["/dev/zero", "--max-corpus-bytes", "1M", "--headless"],
 ], ids=["train", "whole", "compare", "app"])
+@pytest.mark.slow
 def test_a_given_bound_stops_an_endless_stream(tmp_path, args):
     refused(bpe_lab(args, tmp_path), GIVEN_BOUND)
 
@@ -89,11 +91,13 @@ def test_a_stream_past_its_bound_is_refused_before_any_pre_tokenizing(tmp_path, 
         count_corpus("-", PreTokenizer("gpt2"), max_bytes=1024)
 
 
+@pytest.mark.slow
 def test_the_app_on_an_endless_stream(tmp_path):
     """``bpe-lab /dev/zero`` used to end in a MemoryError traceback."""
     refused(bpe_lab(["/dev/zero", "--headless"], tmp_path), STREAM_BOUND)
 
 
+@pytest.mark.slow
 def test_a_session_whose_corpus_is_an_endless_stream(tmp_path):
     session = {"format": "bpe-lab session", "version": 1,
                "corpus": {"source": "/dev/zero", "sha256": "0" * 64, "size": 1000},
@@ -112,6 +116,7 @@ def _file_merges(tmp: Path, *extra: str) -> list[tuple[int, int]]:
     return merges
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["-", "/dev/stdin"])
 @pytest.mark.parametrize("extra", [[], ["--pretokenizer", "none"], ["--base", "chars"]], ids=["gpt2", "none", "chars"])
 def test_a_real_pipe_on_standard_input_trains_like_the_file(tmp_path, corpus, extra):

@@ -246,6 +246,7 @@ def highlighted(view: CorpusView) -> bool:
     return any(seg.style == current().highlight and seg.text for row in screen_rows(view) for seg in row)
 
 
+@pytest.mark.slow
 async def test_follow_brings_the_last_merged_token_into_view():
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -272,6 +273,7 @@ async def test_follow_brings_the_last_merged_token_into_view():
         assert view.scroll_y == place
 
 
+@pytest.mark.slow
 async def test_a_step_rewraps_only_the_rows_on_screen(tmp_path):
     path = tmp_path / "many.txt"
     path.write_text("".join(f"the quick brown fox {k} jumps over the lazy dog\n" for k in range(3000)), encoding="utf-8")
@@ -300,6 +302,7 @@ def test_snapshot_chinese_wrapped(snap_compare, tmp_path, size):
     assert snap_compare(app, press=["right_square_bracket"], terminal_size=size)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wrap", [True, False])
 async def test_a_line_longer_than_a_piece_wraps_and_reaches_its_end(tmp_path, wrap):
     path = tmp_path / "long.txt"
@@ -320,6 +323,7 @@ async def test_a_line_longer_than_a_piece_wraps_and_reaches_its_end(tmp_path, wr
         assert shown[-1] == "the last line↵"
 
 
+@pytest.mark.slow
 async def test_follow_scrolls_sideways_when_not_wrapping(tmp_path):
     path = tmp_path / "wide.txt"
     path.write_text("short\n" * 40 + "x " * 200 + "zq zq zq\n", encoding="utf-8")

@@ -110,6 +110,7 @@ def test_tokenized_output_never_breaks_a_token_across_lines():
         assert not any(line.endswith("[f0") or line.startswith("9f]") for line in token_lines)
 
 
+@pytest.mark.slow
 async def test_arrows_scroll_the_corpus_pane_when_it_does_not_wrap_and_step_elsewhere():
     from tui.widgets.corpus_view import CorpusView
 

@@ -54,6 +54,7 @@ async def test_a_screenshot_goes_to_the_working_folder_and_names_it(tmp_path, mo
         assert f"saved {svgs[0].resolve()}" in notes(app)
 
 
+@pytest.mark.slow
 async def test_a_screenshot_to_a_configured_folder_or_a_failure_says_where(tmp_path, monkeypatch):
     shots = tmp_path / "shots"
     shots.mkdir()
