@@ -129,7 +129,10 @@ class Tokenizer:
         specials: Sequence[str] = (),
         pretokenizer: PreTokenizer | None = None,
         config: TrainConfig | None = None,
+        _pieces: list[bytes] | None = None,
     ) -> None:
+        """``_pieces`` (internal: the file loaders) is every token's bytes, base tokens first, from
+        a caller that checked each merge's token is its two parts joined; it spares building them."""
         if base == "chars":
             if not alphabet:
                 raise ConfigError("the chars base needs an alphabet")
@@ -172,10 +175,14 @@ class Tokenizer:
                 if not (0 <= a < new_id and 0 <= b < new_id) or key in ranks:
                     self._refuse(k, a, b, new_id, last)
                 ranks[key] = new_id
-        lengths = [len(piece) for piece in pieces]
-        grow = lengths.append
-        for a, b in zip(lefts, rights):
-            grow(lengths[a] + lengths[b])
+        if _pieces is not None and len(_pieces) == len(pieces) + len(merges):
+            lengths = list(map(len, _pieces))  # the caller's tokens, every one already built
+        else:
+            _pieces = None
+            lengths = [len(piece) for piece in pieces]
+            grow = lengths.append
+            for a, b in zip(lefts, rights):
+                grow(lengths[a] + lengths[b])
         if sum(lengths) > MAX_VOCAB_BYTES:
             total = 0
             for k, size in enumerate(lengths):
@@ -183,8 +190,11 @@ class Tokenizer:
                 if total > MAX_VOCAB_BYTES:
                     raise too_many_bytes(k - first + 1, size)
         self.merges = list(zip(lefts, rights))
-        for a, b in self.merges:
-            pieces.append(pieces[a] + pieces[b])
+        if _pieces is not None:
+            pieces = list(_pieces)
+        else:
+            for a, b in self.merges:
+                pieces.append(pieces[a] + pieces[b])
         self.pieces = pieces
         self.specials: dict[str, int] = {}
         for token in specials:

@@ -171,9 +171,11 @@ def build(
     """
     quick = _build_quickly(alphabet, base_ids, vocab, merges)
     if quick is not None:
-        our_merges, file_ids = quick
+        our_merges, file_ids, products = quick
+        # byte-level tokens are their keys: the products are the tokens, already joined
+        pieces = [*alphabet, *products] if base == "bytes" else None
         try:
-            return _built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, [])
+            return _built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, [], pieces)
         except TokenizerFileError:
             pass  # e.g. a pair merged twice: the loop below names the merge, spelled as tokens
     made: dict[Any, int] = {key: i for i, key in enumerate(alphabet)}
@@ -221,8 +223,8 @@ def build(
 
 def _build_quickly(
     alphabet: Sequence[Any], base_ids: Sequence[int | None], vocab: dict[Any, int] | None, merges: Sequence[tuple[Any, Any]],
-) -> tuple[list[tuple[int, int]], list[int | None]] | None:
-    """:func:`build`'s merges and file ids for a file with nothing unusual in it (every part made
+) -> tuple[list[tuple[int, int]], list[int | None], list[Any]] | None:
+    """:func:`build`'s merges, file ids and merged keys for a file with nothing unusual in it (every part made
     earlier, no product made twice, every product in the vocabulary), worked out with C-level
     maps; None for anything else, which :func:`build`'s loop then reports."""
     first = len(alphabet)
@@ -247,12 +249,12 @@ def _build_quickly(
         if None in theirs:
             return None
         file_ids += theirs
-    return our_merges, file_ids  # type: ignore[return-value]
+    return our_merges, file_ids, products  # type: ignore[return-value]
 
 
 def _built(
     path: str | Path, base: str, alphabet: Sequence[Any], our_merges: list[tuple[int, int]], file_ids: list[int | None],
-    specials: Sequence[tuple[str, int]], pretokenizer: PreTokenizer, warnings: list[str],
+    specials: Sequence[tuple[str, int]], pretokenizer: PreTokenizer, warnings: list[str], pieces: list[bytes] | None = None,
 ) -> tuple[Tokenizer, list[int | None], list[str]]:
     tokenizer_specials = []
     for text, theirs in specials:
@@ -266,6 +268,7 @@ def _built(
             alphabet=list(alphabet) if base == "chars" else None,
             specials=tokenizer_specials,
             pretokenizer=pretokenizer,
+            _pieces=pieces,
         )
     except ValueError as exc:
         raise fail(path, str(exc)) from None

@@ -216,13 +216,19 @@ def _from_cache(
     if None in lefts or None in rights:
         return None
     file_ids: list[int | None] = list(base_ids) + products
+    token_of = {rank: token for token, rank in ranks.items()}
+    made = list(map(token_of.get, products))
+    if None in made:
+        return None
+    pieces = [bytes([b]) for b in range(first)] + made
+    part = pieces.__getitem__
+    if list(map(operator.add, map(part, lefts), map(part, rights))) != pieces[first:]:
+        return None  # a merge whose two parts do not join into the token of its rank
     try:  # the tokenizer refuses a part made later than the merge that uses it, and repeats
-        tok = Tokenizer(list(zip(lefts, rights)), specials=[text for text, _ in specials], pretokenizer=pretokenizer)
+        tok = Tokenizer(list(zip(lefts, rights)), specials=[text for text, _ in specials], pretokenizer=pretokenizer,
+                        _pieces=pieces)
     except ValueError:
         return None
-    if list(map(ranks.get, tok.pieces[first:])) != products:  # each merge makes the token of its rank
-        return None
-    token_of = {rank: token for token, rank in ranks.items()}
     unreachable = [token_of.get(rank) for rank in cached.unreachable]
     odd = [token_of.get(rank) for rank in cached.odd]
     longer = len(ranks) - sum(rank is not None for rank in base_ids)
