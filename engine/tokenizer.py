@@ -209,6 +209,10 @@ class Tokenizer:
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.config = config
         self._cache: dict[str, list[int]] = {}
+        #: For the first encoding of a chunk: token bytes -> id (built on first use), and per
+        #: token whether it encodes to itself (0 not known yet, 1 yes, 2 no).
+        self._whole: dict[bytes, int] | None = None
+        self._known = bytearray(len(pieces))
 
     def _refuse(self, k: int, a: int, b: int, new_id: int, last: int) -> None:
         """Raise the error for merge ``k`` (0-based), ``(a, b)``, which refers to an id it may not
@@ -255,11 +259,79 @@ class Tokenizer:
         get = self._char_ids.get
         return [get(c, 0) for c in chunk]
 
+    def _encode_new(self, chunk: str) -> list[int]:
+        """Encode one chunk, not from the cache: a chunk whose bytes are a token that encodes to
+        itself (:meth:`_self_encodes`) is that token, any other goes through the merges."""
+        whole = self._whole
+        if whole is None:
+            whole = self._whole = self._whole_table()
+        if whole:
+            token = whole.get(chunk.encode("utf-8", "surrogateescape"))
+            if token is not None and self._self_encodes(token):
+                return [token]
+        return apply_merges(self._base_ids(chunk), self._ranks)
+
+    def _whole_table(self) -> dict[bytes, int]:
+        """Token bytes -> a token id with those bytes (empty when a chars-base alphabet repeats a
+        character or holds more than one: then a chunk's base ids need not be its token's)."""
+        if self.alphabet is not None and (
+            len(self._char_ids) != len(self.alphabet) or any(len(c) != 1 for c in self.alphabet)
+        ):
+            return {}
+        return dict(zip(self.pieces, range(len(self.pieces))))
+
+    def _self_encodes(self, token: int) -> bool:
+        """Whether encoding the bytes of ``token`` gives ``[token]`` (memoized per token).
+
+        Token t, made by merge (a, b), encodes to itself when a and b do and no merge before t
+        joins the two halves across their border while they are built: merges fire in rank
+        order, so the halves grow independently until one does. The tokens next to the border
+        are a's right spine (a, a's right part, its right part, ...) and b's left spine; spine
+        token x exists from step x until its parent is made. A pair (L, R) of them whose merge
+        r comes before both are replaced would fire at step r (also when r makes R's parent: R
+        and its sibling are then copies of L, and the pair across the border, further left,
+        goes first); the walk visits every pair ever adjacent, replacing the later-made one.
+        """
+        known = self._known
+        base = self.base_size
+        if token < base or known[token] == 1:
+            return True
+        if known[token] == 2:
+            return False
+        merges, get = self.merges, self._ranks.get
+        stack = [token]
+        while stack:
+            t = stack[-1]
+            a, b = merges[t - base]
+            pending = [x for x in (a, b) if x >= base and not known[x]]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            if known[t]:
+                continue
+            ok = (a < base or known[a] == 1) and (b < base or known[b] == 1)
+            left, right, end_left, end_right = a, b, t, t
+            while ok:
+                r = get(left << SHIFT | right)
+                if r is not None and r < end_left and r <= end_right:
+                    ok = False
+                elif left >= right:
+                    if left < base:
+                        break  # both halves down to base tokens
+                    end_left, left = left, merges[left - base][1]
+                else:
+                    if right < base:
+                        break
+                    end_right, right = right, merges[right - base][0]
+            known[t] = 1 if ok else 2
+        return known[token] == 1
+
     def encode_chunk(self, chunk: str) -> list[int]:
         """Encode one pre-tokenized chunk (cached)."""
         ids = self._cache.get(chunk)
         if ids is None:
-            ids = apply_merges(self._base_ids(chunk), self._ranks)
+            ids = self._encode_new(chunk)
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
             self._cache[chunk] = ids
@@ -273,12 +345,17 @@ class Tokenizer:
             return list(chain.from_iterable(map(cache.__getitem__, chunks)))
         except KeyError:
             pass
-        out: list[int] = []
-        extend = out.extend
-        encode_chunk = self.encode_chunk
-        for chunk in chunks:
-            extend(encode_chunk(chunk))
-        return out
+        # First call on this text: each distinct chunk not cached yet is encoded once, then
+        # the ids are gathered by the same C-level loop (no Python work per occurrence).
+        new = set(chunks).difference(cache)
+        if len(cache) + len(new) > _CACHE_LIMIT:
+            cache.clear()
+            if len(new) > _CACHE_LIMIT:  # too many for the cache: a table for this call only
+                cache = {}
+        encode_new = self._encode_new
+        for chunk in new:
+            cache[chunk] = encode_new(chunk)
+        return list(chain.from_iterable(map(cache.__getitem__, chunks)))
 
     def encode(self, text: str, *, specials: bool = True) -> list[int]:
         """Encode ``text``; special-token strings in it become their ids unless ``specials=False``.
