@@ -22,7 +22,7 @@ from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
-from ._codec import apply_merges
+from ._codec import LONG_CHUNK, apply_merges
 from ._pairs import SHIFT, merge
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, special_text_problem
 from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
@@ -32,6 +32,8 @@ from .pretokenize import PreTokenizer
 #: encode_trace refuses longer texts: the walkthrough is for reading, not for corpora.
 TRACE_LIMIT = 2000
 _CACHE_LIMIT = 200_000
+#: Later than any merge (the end of :meth:`Tokenizer._apart` for tokens that stay side by side).
+_NEVER = 1 << 62
 
 FORMAT = "bpe-lab"
 VERSION = 1
@@ -260,15 +262,21 @@ class Tokenizer:
         return [get(c, 0) for c in chunk]
 
     def _encode_new(self, chunk: str) -> list[int]:
-        """Encode one chunk, not from the cache: a chunk whose bytes are a token that encodes to
-        itself (:meth:`_self_encodes`) is that token, any other goes through the merges."""
+        """Encode one chunk, not from the cache: first as tokens that encode to themselves read
+        off the chunk longest first (:meth:`_segment`), which is the answer when every two
+        neighbours stay apart (:meth:`_apart`); otherwise through the merges."""
         whole = self._whole
         if whole is None:
             whole = self._whole = self._whole_table()
         if whole:
-            token = whole.get(chunk.encode("utf-8", "surrogateescape"))
-            if token is not None and self._self_encodes(token):
-                return [token]
+            key = chunk.encode("utf-8", "surrogateescape")
+            token = whole.get(key)
+            if token is not None and (self._known[token] == 1 or self._self_encodes(token)):
+                return [token]  # the usual case, in short
+            if len(key) <= LONG_CHUNK:
+                found = self._segment(key, whole)
+                if found is not None:
+                    return found
         return apply_merges(self._base_ids(chunk), self._ranks)
 
     def _whole_table(self) -> dict[bytes, int]:
@@ -280,17 +288,63 @@ class Tokenizer:
             return {}
         return dict(zip(self.pieces, range(len(self.pieces))))
 
+    def _segment(self, key: bytes, whole: dict[bytes, int]) -> list[int] | None:
+        """The chunk ``key`` as its encoding, or None when this shortcut cannot tell.
+
+        Reads the longest token that encodes to itself off the front, again and again. Encoding
+        gives exactly these tokens when each encodes to itself and no two neighbours are ever
+        joined (:meth:`_apart` up to the end): merges never cross a border that no merge joins,
+        so each token is built on its own, and then no merge applies. Any other segmentation
+        (the encoding is not always the longest-first one) returns None.
+        """
+        out: list[int] = []
+        get, self_encodes, apart = whole.get, self._self_encodes, self._apart
+        i, n = 0, len(key)
+        while i < n:
+            for j in range(n, i, -1):
+                token = get(key[i:j])
+                if token is not None and self_encodes(token):
+                    break
+            else:
+                return None  # a character outside a chars-base alphabet
+            if out and not apart(out[-1], token, _NEVER):
+                return None
+            out.append(token)
+            i = j
+        return out
+
+    def _apart(self, left: int, right: int, end: int) -> bool:
+        """Whether tokens ``left`` and ``right``, side by side and each built on its own (each
+        encodes to itself), are never joined by a merge before step ``end``.
+
+        The tokens next to the border are left's right spine (left, its right part, that one's
+        right part, ...) and right's left spine; spine token x exists from step x until its
+        parent is made. A pair (L, R) of them whose merge r comes before both are replaced would
+        fire at step r (also when r makes R's parent: R and its sibling are then copies of L,
+        and the pair across the border, further left, goes first). The walk visits every pair
+        ever side by side, replacing the later-made one each time.
+        """
+        base, merges, get = self.base_size, self.merges, self._ranks.get
+        end_left = end_right = end
+        while True:
+            r = get(left << SHIFT | right)
+            if r is not None and r < end_left and r <= end_right:
+                return False
+            if left >= right:
+                if left < base:
+                    return True  # both down to base tokens
+                end_left, left = left, merges[left - base][1]
+            else:
+                if right < base:
+                    return True
+                end_right, right = right, merges[right - base][0]
+
     def _self_encodes(self, token: int) -> bool:
         """Whether encoding the bytes of ``token`` gives ``[token]`` (memoized per token).
 
-        Token t, made by merge (a, b), encodes to itself when a and b do and no merge before t
-        joins the two halves across their border while they are built: merges fire in rank
-        order, so the halves grow independently until one does. The tokens next to the border
-        are a's right spine (a, a's right part, its right part, ...) and b's left spine; spine
-        token x exists from step x until its parent is made. A pair (L, R) of them whose merge
-        r comes before both are replaced would fire at step r (also when r makes R's parent: R
-        and its sibling are then copies of L, and the pair across the border, further left,
-        goes first); the walk visits every pair ever adjacent, replacing the later-made one.
+        Token t, made by merge (a, b), encodes to itself when a and b do and stay apart until
+        step t (:meth:`_apart`): merges fire in rank order, so the halves grow independently
+        until one joins them, and then t joins the two.
         """
         known = self._known
         base = self.base_size
@@ -298,33 +352,22 @@ class Tokenizer:
             return True
         if known[token] == 2:
             return False
-        merges, get = self.merges, self._ranks.get
+        merges, apart = self.merges, self._apart
         stack = [token]
         while stack:
             t = stack[-1]
             a, b = merges[t - base]
-            pending = [x for x in (a, b) if x >= base and not known[x]]
-            if pending:
-                stack.extend(pending)
+            ka = 1 if a < base else known[a]
+            kb = 1 if b < base else known[b]
+            if not (ka and kb):  # a half not judged yet: judge it first
+                if not ka:
+                    stack.append(a)
+                if not kb:
+                    stack.append(b)
                 continue
             stack.pop()
-            if known[t]:
-                continue
-            ok = (a < base or known[a] == 1) and (b < base or known[b] == 1)
-            left, right, end_left, end_right = a, b, t, t
-            while ok:
-                r = get(left << SHIFT | right)
-                if r is not None and r < end_left and r <= end_right:
-                    ok = False
-                elif left >= right:
-                    if left < base:
-                        break  # both halves down to base tokens
-                    end_left, left = left, merges[left - base][1]
-                else:
-                    if right < base:
-                        break
-                    end_right, right = right, merges[right - base][0]
-            known[t] = 1 if ok else 2
+            if not known[t]:
+                known[t] = 1 if ka == 1 and kb == 1 and apart(a, b, t) else 2
         return known[token] == 1
 
     def encode_chunk(self, chunk: str) -> list[int]:

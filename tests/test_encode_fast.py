@@ -72,3 +72,11 @@ def test_a_token_that_does_not_encode_to_itself_is_not_taken_whole():
     tok = Tokenizer([(97, 98), (98, 99), (97, 257)])
     assert not tok._self_encodes(258)
     assert tok.encode("abc") == [256, 99]
+
+
+def test_a_longest_first_reading_that_is_not_the_encoding_is_refused():
+    # bc first, then ab: "abc" read longest first is ab + c, but b + c is joined first.
+    tok = Tokenizer([(98, 99), (97, 98)])
+    assert tok._segment(b"abc", tok._whole_table()) is None
+    assert tok.encode("abc") == [97, 256]
+    assert tok._segment(b"abab", tok._whole_table()) == [257, 257]
