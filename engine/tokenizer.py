@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import operator
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 from pathlib import Path
@@ -101,6 +101,21 @@ class _SpecialFinder:
                     break
             else:
                 pos = at + 1
+
+
+class _ChunkCache(dict):
+    """Chunk -> its ids; a chunk not in it yet is encoded (``encode``) and kept. Bounded: full,
+    it starts again empty (ids already handed out stay valid)."""
+
+    def __init__(self, encode: Callable[[str], list[int]]) -> None:
+        super().__init__()
+        self._encode = encode
+
+    def __missing__(self, chunk: str) -> list[int]:
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        ids = self[chunk] = self._encode(chunk)
+        return ids
 
 
 def too_many_bytes(merge_number: int, size: int) -> ConfigError:
@@ -210,7 +225,7 @@ class Tokenizer:
             self._special_re = re.compile("|".join(re.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.config = config
-        self._cache: dict[str, list[int]] = {}
+        self._cache = _ChunkCache(self._encode_new)
         #: For the first encoding of a chunk: token bytes -> id (built on first use), and per
         #: token whether it encodes to itself (0 not known yet, 1 yes, 2 no).
         self._whole: dict[bytes, int] | None = None
@@ -372,33 +387,13 @@ class Tokenizer:
 
     def encode_chunk(self, chunk: str) -> list[int]:
         """Encode one pre-tokenized chunk (cached)."""
-        ids = self._cache.get(chunk)
-        if ids is None:
-            ids = self._encode_new(chunk)
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[chunk] = ids
-        return ids
+        return self._cache[chunk]
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text."""
-        chunks = self.pretokenizer.split(text)
-        cache = self._cache
-        try:  # every chunk seen before: the whole loop runs in C
-            return list(chain.from_iterable(map(cache.__getitem__, chunks)))
-        except KeyError:
-            pass
-        # First call on this text: each distinct chunk not cached yet is encoded once, then
-        # the ids are gathered by the same C-level loop (no Python work per occurrence).
-        new = set(chunks).difference(cache)
-        if len(cache) + len(new) > _CACHE_LIMIT:
-            cache.clear()
-            if len(new) > _CACHE_LIMIT:  # too many for the cache: a table for this call only
-                cache = {}
-        encode_new = self._encode_new
-        for chunk in new:
-            cache[chunk] = encode_new(chunk)
-        return list(chain.from_iterable(map(cache.__getitem__, chunks)))
+        # One C-level loop over the chunks; only a chunk not seen before calls back into
+        # Python (the cache's __missing__), once per distinct chunk.
+        return list(chain.from_iterable(map(self._cache.__getitem__, self.pretokenizer.split(text))))
 
     def encode(self, text: str, *, specials: bool = True) -> list[int]:
         """Encode ``text``; special-token strings in it become their ids unless ``specials=False``.
