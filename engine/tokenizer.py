@@ -367,7 +367,7 @@ class Tokenizer:
             return True
         if known[token] == 2:
             return False
-        merges, apart = self.merges, self._apart
+        merges, get = self.merges, self._ranks.get
         stack = [token]
         while stack:
             t = stack[-1]
@@ -381,8 +381,24 @@ class Tokenizer:
                     stack.append(b)
                 continue
             stack.pop()
-            if not known[t]:
-                known[t] = 1 if ka == 1 and kb == 1 and apart(a, b, t) else 2
+            if known[t]:
+                continue
+            ok = ka == 1 and kb == 1
+            # apart(a, b, t), inlined (it runs for every token judged): (a, b) itself is merge t
+            left, right, end_left, end_right = a, b, t, t
+            while ok:
+                if left >= right:
+                    if left < base:
+                        break
+                    end_left, left = left, merges[left - base][1]
+                else:
+                    if right < base:
+                        break
+                    end_right, right = right, merges[right - base][0]
+                r = get(left << SHIFT | right)
+                if r is not None and r < end_left and r <= end_right:
+                    ok = False
+            known[t] = 1 if ok else 2
         return known[token] == 1
 
     def encode_chunk(self, chunk: str) -> list[int]:
