@@ -228,7 +228,7 @@ class Tokenizer:
         self._cache = _ChunkCache(self._encode_new)
         #: For the first encoding of a chunk: token bytes -> id (built on first use), and per
         #: token whether it encodes to itself (0 not known yet, 1 yes, 2 no).
-        self._whole: dict[bytes, int] | None = None
+        self._whole: dict[Any, int] | None = None
         self._known = bytearray(len(pieces))
 
     def _refuse(self, k: int, a: int, b: int, new_id: int, last: int) -> None:
@@ -284,7 +284,7 @@ class Tokenizer:
         if whole is None:
             whole = self._whole = self._whole_table()
         if whole:
-            key = chunk.encode("utf-8", "surrogateescape")
+            key = chunk if self.alphabet is not None else chunk.encode("utf-8", "surrogateescape")
             token = whole.get(key)
             if token is not None and (self._known[token] == 1 or self._self_encodes(token)):
                 return [token]  # the usual case, in short
@@ -294,17 +294,24 @@ class Tokenizer:
                     return found
         return apply_merges(self._base_ids(chunk), self._ranks)
 
-    def _whole_table(self) -> dict[bytes, int]:
-        """Token bytes -> a token id with those bytes (empty when a chars-base alphabet repeats a
-        character or holds more than one: then a chunk's base ids need not be its token's)."""
-        if self.alphabet is not None and (
-            len(self._char_ids) != len(self.alphabet) or any(len(c) != 1 for c in self.alphabet)
-        ):
-            return {}
-        return dict(zip(self.pieces, range(len(self.pieces))))
+    def _whole_table(self) -> dict[Any, int]:
+        """Each token's bytes (bytes base) or text (chars base) -> a token id with them.
 
-    def _segment(self, key: bytes, whole: dict[bytes, int]) -> list[int] | None:
-        """The chunk ``key`` as its encoding, or None when this shortcut cannot tell.
+        The chars base keys by text, not bytes: with surrogate escapes in the alphabet, two
+        texts can share their bytes. The table is empty when the alphabet repeats a character
+        or holds more than one in an entry: a chunk's base ids then need not be its token's."""
+        if self.alphabet is None:
+            return dict(zip(self.pieces, range(len(self.pieces))))
+        if len(self._char_ids) != len(self.alphabet) or any(len(c) != 1 for c in self.alphabet):
+            return {}
+        texts = list(self.alphabet)
+        for a, b in self.merges:
+            texts.append(texts[a] + texts[b])
+        return dict(zip(texts, range(len(texts))))
+
+    def _segment(self, key: Any, whole: dict[Any, int]) -> list[int] | None:
+        """The chunk ``key`` (its bytes, or its text for the chars base) as its encoding, or None
+        when this shortcut cannot tell.
 
         Reads the longest token that encodes to itself off the front, again and again. Encoding
         gives exactly these tokens when each encodes to itself and no two neighbours are ever

@@ -50,10 +50,11 @@ def test_first_encoding_matches_the_seed(merges, chunks):
     assert [i for c in fresh.pretokenizer.split(text) for i in fresh.encode_chunk(c)] == expected
 
 
-@settings(max_examples=100)
-@given(merge_lists(base_ids=(0, 1, 2), base_size=3), st.text(alphabet="abcz", max_size=40))
+@settings(max_examples=150)
+@given(merge_lists(base_ids=(0, 1, 2, 3), base_size=4), st.text(alphabet="ab\u00e9\udcc3\udca9z", max_size=40))
 def test_chars_base_first_encoding_matches_the_seed(merges, text):
-    tok = Tokenizer(merges, base="chars", alphabet=["a", "b", "c"])
+    # "\udcc3\udca9" (surrogate escapes) has the bytes of "\u00e9"; z is outside the alphabet.
+    tok = Tokenizer(merges, base="chars", alphabet=["a", "\u00e9", "\udcc3", "\udca9"])
     expected = seed_encode(tok, tok._base_ids(text)) if text else []
     assert tok.encode(text) == expected
 
@@ -80,3 +81,11 @@ def test_a_longest_first_reading_that_is_not_the_encoding_is_refused():
     assert tok._segment(b"abc", tok._whole_table()) is None
     assert tok.encode("abc") == [97, 256]
     assert tok._segment(b"abab", tok._whole_table()) == [257, 257]
+
+
+def test_chars_base_tokens_are_found_by_text_not_bytes():
+    # Surrogate escapes stand for raw bytes: "\udcc3\udca9" has the bytes of "é".
+    tok = Tokenizer([(1, 2)], base="chars", alphabet=["\ufffd", "\udcc3", "\udca9", "é"])
+    assert tok.encode("é") == [3]
+    assert tok.encode("\udcc3\udca9") == [4]
+    assert tok.encode("é\udcc3\udca9é") == [3, 4, 3]
