@@ -413,6 +413,7 @@ class BpeApp(App):
             if reached < step:
                 self.say(f"stopped at step {reached}: a stop rule holds", timeout=3)
             self.main_screen.moved()
+            self.call_after_refresh(self.workbench.settle)  # the rest of a restore, once shown
             return
         self.main_screen.selected = None
         self.running = True
