@@ -77,6 +77,9 @@ class PairState:
     counts only fall as training goes on, so such a pair can never be chosen.
     """
 
+    #: True after a restore until the pair dicts are copied (see :meth:`own`).
+    _borrowed = False
+
     def __init__(
         self,
         sequences: Iterable[tuple[list[int], int]],
@@ -364,6 +367,8 @@ class PairState:
         counts then change once per group (one dict update per distinct neighbour instead of
         four per occurrence). Chunks occurring more than once add their extra weight per group.
         """
+        if self._borrowed:
+            self.own()
         key = a << SHIFT | b
         plist = self.where.pop(key, _EMPTY)
         data = self.data
@@ -478,6 +483,8 @@ class PairState:
 
     def unmerge(self, rec: MergeRecord) -> None:
         """Undo ``rec`` (the latest merge still applied), restoring the exact previous state."""
+        if self._borrowed:
+            self.own()
         a, b, new_id = rec.a, rec.b, rec.new_id
         self._front = None  # entries of any count come back: choose reads the queue afresh
         data = self.data
@@ -643,14 +650,25 @@ class PairState:
         freq = self._freq[:] if self._freq is not None else None
         return StateCopy(data, self.count.copy(), self.where.copy(), self.heap[:], dict(self.hist), freq, self.tokens)
 
+    def own(self) -> None:
+        """Make the pair dicts this state's own after a :meth:`restore` borrowed a copy's (a
+        merge or an undo does it first; the app calls it once a jump is on screen)."""
+        if self._borrowed:
+            self.count = self.count.copy()
+            self.where = self.where.copy()  # the position arrays are never changed in place
+            self._borrowed = False
+
     def restore(self, copy: StateCopy) -> None:
         """Become the state ``copy`` was taken from (the copy stays usable for next time).
 
         The node array is copied into the one in use (nodes are never added, so lengths match):
         a fresh 60 MB array would cost more in page faults than the copy itself."""
         self.data[:] = copy.data
-        self.count = copy.count.copy()
-        self.where = copy.where.copy()
+        # The pair dicts are borrowed from the copy until the first merge or undo (or own())
+        # copies them: a jump shows its step without waiting for them (about half a restore).
+        self.count = copy.count
+        self.where = copy.where
+        self._borrowed = True
         self.heap = copy.heap[:]
         self.hist = defaultdict(int, copy.hist)
         self._freq = copy.freq[:] if copy.freq is not None else None

@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 import operator
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
-from ._codec import apply_merges
+from ._codec import LONG_CHUNK, apply_merges
 from ._pairs import SHIFT, merge
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, special_text_problem
 from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
@@ -32,6 +32,8 @@ from .pretokenize import PreTokenizer
 #: encode_trace refuses longer texts: the walkthrough is for reading, not for corpora.
 TRACE_LIMIT = 2000
 _CACHE_LIMIT = 200_000
+#: Later than any merge (the end of :meth:`Tokenizer._apart` for tokens that stay side by side).
+_NEVER = 1 << 62
 
 FORMAT = "bpe-lab"
 VERSION = 1
@@ -99,6 +101,21 @@ class _SpecialFinder:
                     break
             else:
                 pos = at + 1
+
+
+class _ChunkCache(dict):
+    """Chunk -> its ids; a chunk not in it yet is encoded (``encode``) and kept. Bounded: full,
+    it starts again empty (ids already handed out stay valid)."""
+
+    def __init__(self, encode: Callable[[str], list[int]]) -> None:
+        super().__init__()
+        self._encode = encode
+
+    def __missing__(self, chunk: str) -> list[int]:
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        ids = self[chunk] = self._encode(chunk)
+        return ids
 
 
 def too_many_bytes(merge_number: int, size: int) -> ConfigError:
@@ -218,7 +235,11 @@ class Tokenizer:
             self._special_re = re.compile("|".join(re.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.config = config
-        self._cache: dict[str, list[int]] = {}
+        self._cache = _ChunkCache(self._encode_new)
+        #: For the first encoding of a chunk: token bytes -> id (built on first use), and per
+        #: token whether it encodes to itself (0 not known yet, 1 yes, 2 no).
+        self._whole: dict[Any, int] | None = None
+        self._known = bytearray(len(pieces))
 
     def _refuse(self, k: int, a: int, b: int, new_id: int, last: int) -> None:
         """Raise the error for merge ``k`` (0-based), ``(a, b)``, which refers to an id it may not
@@ -265,30 +286,147 @@ class Tokenizer:
         get = self._char_ids.get
         return [get(c, 0) for c in chunk]
 
+    def _encode_new(self, chunk: str) -> list[int]:
+        """Encode one chunk, not from the cache: first as tokens that encode to themselves read
+        off the chunk longest first (:meth:`_segment`), which is the answer when every two
+        neighbours stay apart (:meth:`_apart`); otherwise through the merges."""
+        whole = self._whole
+        if whole is None:
+            whole = self._whole = self._whole_table()
+        if whole:
+            key = chunk if self.alphabet is not None else chunk.encode("utf-8", "surrogateescape")
+            token = whole.get(key)
+            if token is not None and (self._known[token] == 1 or self._self_encodes(token)):
+                return [token]  # the usual case, in short
+            if len(key) <= LONG_CHUNK:
+                found = self._segment(key, whole)
+                if found is not None:
+                    return found
+        return apply_merges(self._base_ids(chunk), self._ranks)
+
+    def _whole_table(self) -> dict[Any, int]:
+        """Each token's bytes (bytes base) or text (chars base) -> a token id with them.
+
+        The chars base keys by text, not bytes: with surrogate escapes in the alphabet, two
+        texts can share their bytes. The table is empty when the alphabet repeats a character
+        or holds more than one in an entry: a chunk's base ids then need not be its token's."""
+        if self.alphabet is None:
+            return dict(zip(self.pieces, range(len(self.pieces))))
+        if len(self._char_ids) != len(self.alphabet) or any(len(c) != 1 for c in self.alphabet):
+            return {}
+        texts = list(self.alphabet)
+        for a, b in self.merges:
+            texts.append(texts[a] + texts[b])
+        return dict(zip(texts, range(len(texts))))
+
+    def _segment(self, key: Any, whole: dict[Any, int]) -> list[int] | None:
+        """The chunk ``key`` (its bytes, or its text for the chars base) as its encoding, or None
+        when this shortcut cannot tell.
+
+        Reads the longest token that encodes to itself off the front, again and again. Encoding
+        gives exactly these tokens when each encodes to itself and no two neighbours are ever
+        joined (:meth:`_apart` up to the end): merges never cross a border that no merge joins,
+        so each token is built on its own, and then no merge applies. Any other segmentation
+        (the encoding is not always the longest-first one) returns None.
+        """
+        out: list[int] = []
+        get, self_encodes, apart = whole.get, self._self_encodes, self._apart
+        i, n = 0, len(key)
+        while i < n:
+            for j in range(n, i, -1):
+                token = get(key[i:j])
+                if token is not None and self_encodes(token):
+                    break
+            else:
+                return None  # a character outside a chars-base alphabet
+            if out and not apart(out[-1], token, _NEVER):
+                return None
+            out.append(token)
+            i = j
+        return out
+
+    def _apart(self, left: int, right: int, end: int) -> bool:
+        """Whether tokens ``left`` and ``right``, side by side and each built on its own (each
+        encodes to itself), are never joined by a merge before step ``end``.
+
+        The tokens next to the border are left's right spine (left, its right part, that one's
+        right part, ...) and right's left spine; spine token x exists from step x until its
+        parent is made. A pair (L, R) of them whose merge r comes before both are replaced would
+        fire at step r (also when r makes R's parent: R and its sibling are then copies of L,
+        and the pair across the border, further left, goes first). The walk visits every pair
+        ever side by side, replacing the later-made one each time.
+        """
+        base, merges, get = self.base_size, self.merges, self._ranks.get
+        end_left = end_right = end
+        while True:
+            r = get(left << SHIFT | right)
+            if r is not None and r < end_left and r <= end_right:
+                return False
+            if left >= right:
+                if left < base:
+                    return True  # both down to base tokens
+                end_left, left = left, merges[left - base][1]
+            else:
+                if right < base:
+                    return True
+                end_right, right = right, merges[right - base][0]
+
+    def _self_encodes(self, token: int) -> bool:
+        """Whether encoding the bytes of ``token`` gives ``[token]`` (memoized per token).
+
+        Token t, made by merge (a, b), encodes to itself when a and b do and stay apart until
+        step t (:meth:`_apart`): merges fire in rank order, so the halves grow independently
+        until one joins them, and then t joins the two.
+        """
+        known = self._known
+        base = self.base_size
+        if token < base or known[token] == 1:
+            return True
+        if known[token] == 2:
+            return False
+        merges, get = self.merges, self._ranks.get
+        stack = [token]
+        while stack:
+            t = stack[-1]
+            a, b = merges[t - base]
+            ka = 1 if a < base else known[a]
+            kb = 1 if b < base else known[b]
+            if not (ka and kb):  # a half not judged yet: judge it first
+                if not ka:
+                    stack.append(a)
+                if not kb:
+                    stack.append(b)
+                continue
+            stack.pop()
+            if known[t]:
+                continue
+            ok = ka == 1 and kb == 1
+            # apart(a, b, t), inlined (it runs for every token judged): (a, b) itself is merge t
+            left, right, end_left, end_right = a, b, t, t
+            while ok:
+                if left >= right:
+                    if left < base:
+                        break
+                    end_left, left = left, merges[left - base][1]
+                else:
+                    if right < base:
+                        break
+                    end_right, right = right, merges[right - base][0]
+                r = get(left << SHIFT | right)
+                if r is not None and r < end_left and r <= end_right:
+                    ok = False
+            known[t] = 1 if ok else 2
+        return known[token] == 1
+
     def encode_chunk(self, chunk: str) -> list[int]:
         """Encode one pre-tokenized chunk (cached)."""
-        ids = self._cache.get(chunk)
-        if ids is None:
-            ids = apply_merges(self._base_ids(chunk), self._ranks)
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[chunk] = ids
-        return ids
+        return self._cache[chunk]
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text."""
-        chunks = self.pretokenizer.split(text)
-        cache = self._cache
-        try:  # every chunk seen before: the whole loop runs in C
-            return list(chain.from_iterable(map(cache.__getitem__, chunks)))
-        except KeyError:
-            pass
-        out: list[int] = []
-        extend = out.extend
-        encode_chunk = self.encode_chunk
-        for chunk in chunks:
-            extend(encode_chunk(chunk))
-        return out
+        # One C-level loop over the chunks; only a chunk not seen before calls back into
+        # Python (the cache's __missing__), once per distinct chunk.
+        return list(chain.from_iterable(map(self._cache.__getitem__, self.pretokenizer.split(text))))
 
     def encode(self, text: str, *, specials: bool = True) -> list[int]:
         """Encode ``text``; special-token strings in it become their ids unless ``specials=False``.

@@ -745,6 +745,11 @@ class Trainer:
                 return False
         return True
 
+    def settle(self) -> None:
+        """Finish a jump's restore off the critical path: copy the pair counts it borrowed from
+        a checkpoint (the next merge or undo would, but that is the user's next key)."""
+        self._state.own()
+
     def jump_work(self, step: int) -> int | None:
         """Estimated work of jumping to ``step`` (units of
         :data:`engine._checkpoints.WORK_PER_MERGE`), or None when it cannot be told: no

@@ -17,7 +17,7 @@ from test_engine_differential import configs, corpora
 from test_engine_undo import fresh_at, snapshot
 
 moves = st.lists(
-    st.tuples(st.sampled_from(["goto", "goto", "goto", "step", "undo", "redo", "within"]), st.integers(0, 45)),
+    st.tuples(st.sampled_from(["goto", "goto", "goto", "step", "undo", "redo", "within", "settle"]), st.integers(0, 45)),
     max_size=30,
 )
 

@@ -476,6 +476,7 @@ class BpeApp(App):
             if reached < step:
                 self.say(_("stopped at step {step}: a stop rule holds").format(step=reached), timeout=3)
             self.main_screen.moved()
+            self.call_after_refresh(self.workbench.settle)  # the rest of a restore, once shown
             return
         self.main_screen.selected = None
         self.running = True

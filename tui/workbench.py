@@ -291,6 +291,15 @@ class Workbench:
         with self.lock:
             return self.trainer.goto(max(step, 0))
 
+    def settle(self) -> None:
+        """After a jump is on screen: let the trainer finish its restore (skipped while a run
+        holds the lock: its next merge does it)."""
+        if self.lock.acquire(blocking=False):
+            try:
+                self.trainer.settle()
+            finally:
+                self.lock.release()
+
     def jump_work(self, step: int) -> int | None:
         """Estimated work of a jump (see :meth:`engine.Trainer.jump_work`)."""
         with self.lock:
