@@ -14,6 +14,7 @@ tests). Example::
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 from collections.abc import Sequence
@@ -227,6 +228,18 @@ def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt:
     ``vocab.json`` + ``merges.txt``); elsewhere the file's own is used and giving one is an error.
     ``need_pattern=False`` (decoding) accepts a ``.tiktoken`` file with neither. Each file is read once.
     """
+    # A big file makes a few hundred thousand objects and no reference cycles: the cyclic
+    # collector would only walk them again and again (a tenth of a GPT-2 load), so it waits.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_any(path, pretokenizer, fmt, need_pattern)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _load_any(path: str | Path, pretokenizer: PreTokenizer | None, fmt: str | None, need_pattern: bool) -> Imported:
     path = Path(path)
     content = None
     if fmt is None:
