@@ -96,7 +96,13 @@ class QuizScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#quiz-panel").border_title = _("predict the next merge")
+        # The next-merge pane holds the answer: hidden while the quiz is open, wherever the
+        # layout puts it (a lesson pane moves it out from under this panel).
+        self.app.main_screen.add_class("quizzing")
         self.new_round()
+
+    def on_unmount(self) -> None:
+        self.app.main_screen.remove_class("quizzing")
 
     # -- rounds --------------------------------------------------------------------------
 
