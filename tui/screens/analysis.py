@@ -220,6 +220,7 @@ class AnalysisScreen(Screen[None]):
         try:
             setting = confined_setting(self.app, setting)
             self.evaluation, self.evaluation_error = Evaluation(self.workbench, setting), None
+            self.app.heldout_setting = setting  # the what-if branches compare on it too
         except ValueError as exc:
             self.evaluation, self.evaluation_error = None, str(exc)
         self.evaluated, self.baselines = None, None

@@ -84,8 +84,9 @@ class BranchesScreen(Screen[None]):
     #branch-hint { color: $text-muted; }
     """
 
-    def __init__(self, workbench: Workbench, heldout: tuple[str, str] | None = None) -> None:
-        """``heldout``: (text, label) that comparisons encode, as the analysis screen holds it back."""
+    def __init__(self, workbench: Workbench, heldout: tuple[str, str, bool] | None = None) -> None:
+        """``heldout``: (text, label, whether it is part of the training corpus) that comparisons
+        encode: the analysis screen's held-out setting (a file, a sample, or a share of the corpus)."""
         super().__init__()
         self.workbench = workbench
         self.heldout = heldout
@@ -190,15 +191,17 @@ def right(text: str, width: int) -> str:
     return " " * (width - cell_len(shown)) + shown
 
 
-def render_comparison(result, width: int, heldout: tuple[str, str] | None) -> Text:
+def render_comparison(result, width: int, heldout: tuple[str, ...] | None) -> Text:
     """The comparison for ``width`` cells: a legend, where they part, a table of steps (corpus
     and held-out tokens, bytes per token, for A and B) and the tokens each lacks."""
     text = Text()
     text.append(fit(_("A = {a}, B = {b}: they part after step {step}.").format(
         a=result.a, b=result.b, step=result.parts_at), width) + "\n", style="bold")
     if heldout:
-        text.append(fit(_("held-out: {label} (the branches trained on it too)").format(label=heldout[1]), width) + "\n",
-                    style="dim")
+        # a share of the corpus was trained on too; a file or sample set on the analysis screen was not
+        said = (_("held-out: {label} (the branches trained on it too)") if len(heldout) < 3 or heldout[2]
+                else _("held-out: {label}"))
+        text.append(fit(said.format(label=heldout[1]), width) + "\n", style="dim")
     groups = [_("corpus A"), _("corpus B")] + ([_("held-out A"), _("held-out B")] if heldout else [])
     cols = [right(_("step"), 5) + " "] + [f"{right(g, 10)} {right(_('b/tok'), 5)} " for g in groups]
     text.append(fit("│".join(cols), width) + "\n", style="bold")

@@ -335,8 +335,9 @@ class MainScreen(Screen[None]):
         try:
             from ..evaluation import DEFAULT_SETTING, make_split
 
-            split = make_split(self.workbench.corpus, DEFAULT_SETTING)
-            heldout = (split.heldout, split.label)
+            setting = getattr(self.app, "heldout_setting", None) or DEFAULT_SETTING  # as set on the analysis screen
+            split = make_split(self.workbench.corpus, setting)
+            heldout = (split.heldout, split.label, split.fraction is not None)
         except ValueError:
             pass  # a corpus too short to hold part of it back: the corpus alone is compared
         self.app.push_screen(BranchesScreen(self.workbench, heldout))
