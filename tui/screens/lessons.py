@@ -14,7 +14,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from ..confine import confinement_of
-from ..i18n import _
+from ..i18n import N_, _
 from ..lessons.catalog import bundled, locale_lang
 from ..lessons.format import LessonError, parse
 
@@ -30,7 +30,7 @@ def lesson_option(name: str, title: str, seed: str | None, languages: list[str])
 class LessonListScreen(ModalScreen):
     """Pick a bundled lesson (↑↓, Enter) or type a lesson file's path."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
 
     def __init__(self, lang: str | None = None) -> None:
         super().__init__()
