@@ -165,7 +165,7 @@ def classroom_server(command: str, *, host: str, port: int, max_clients: int, pu
 
     class ClassroomServer(Server):
         def __init__(self) -> None:
-            super().__init__(command, host=host, port=port, title="bpe-lab", public_url=public_url)
+            super().__init__(command, host=host, port=port, title=PROG, public_url=public_url)
             self.max_clients = max_clients
             self.clients = 0  # live app processes (websockets)
 

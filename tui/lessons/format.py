@@ -427,9 +427,9 @@ def _check_claim_args(where: str, quantity: str, args: tuple[str, ...], op: str,
                                    "{where}: expect {quantity} takes {wanted}, not {count} arguments", len(args)).format(
             where=where, quantity=quantity, wanted=shown, count=len(args)))
     if quantity in ("merge", "candidate"):
-        _positive(where, args[0], "merge number" if quantity == "merge" else "candidate number")
+        _positive(where, args[0], _("merge number") if quantity == "merge" else _("candidate number"))
     if quantity == "token":
-        _positive(where, args[0].lstrip("#"), "token id", 0)
+        _positive(where, args[0].lstrip("#"), _("token id"), 0)
     if quantity == "decode":
         try:
             ids = json.loads(args[0])
@@ -508,16 +508,16 @@ def _check_directive(where: str, number: int, source: str, split: list[tuple[str
         arity(0, 1, f"{kind} [N]")
         no_options()
         if args:
-            _positive(where, args[0], "step number")
+            _positive(where, args[0], _("step number"))
     elif kind == "run":
         arity(0, 1, "run [N]")
         no_options()
         if args:
-            _positive(where, args[0], "step number", 0)
+            _positive(where, args[0], _("step number"), 0)
     elif kind == "goto":
         arity(1, 1, "goto N")
         no_options()
-        _positive(where, args[0], "step number", 0)
+        _positive(where, args[0], _("step number"), 0)
     elif kind == "select":
         arity(1, 1, "select TOKEN (text, \"[e4 b8]\" bytes or #id)")
         no_options()
@@ -549,7 +549,7 @@ def _check_directive(where: str, number: int, source: str, split: list[tuple[str
             raise LessonError(_("{where}: unknown quiz mode {mode} (have: {choices})").format(
                 where=where, mode=repr(options['mode']), choices=', '.join(QUIZ_MODES)))
         if "rounds" in options:
-            _positive(where, options["rounds"], "number of rounds")
+            _positive(where, options["rounds"], _("number of rounds"))
     else:
         known = "open, step, run, goto, undo, select, tokenize, trace, analysis, replay, quiz, expect"
         raise LessonError(_("{where}: unknown directive {kind} (have: {known})").format(where=where, kind=repr(kind), known=known))

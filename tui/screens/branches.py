@@ -24,7 +24,7 @@ class ManualMergeScreen(ModalScreen[tuple[int, int] | None]):
     """The candidates to pick the next merge from; enter merges the highlighted pair, escape
     cancels. The rule's choice is first and marked; the runner-up is highlighted."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
 
     DEFAULT_CSS = """
     ManualMergeScreen .dialog-hint { width: 100%; }
@@ -203,7 +203,8 @@ def render_comparison(result, width: int, heldout: tuple[str, ...] | None) -> Te
                 else _("held-out: {label}"))
         text.append(fit(said.format(label=heldout[1]), width) + "\n", style="dim")
     groups = [_("corpus A"), _("corpus B")] + ([_("held-out A"), _("held-out B")] if heldout else [])
-    cols = [right(_("step"), 5) + " "] + [f"{right(g, 10)} {right(_('b/tok'), 5)} " for g in groups]
+    per_token = _("b/tok")  # TRANSLATORS: bytes per token, a column header of at most 5 cells
+    cols = [right(_("step"), 5) + " "] + [f"{right(g, 10)} {right(per_token, 5)} " for g in groups]
     text.append(fit("│".join(cols), width) + "\n", style="bold")
 
     def cell(size: int | None, tokens: int | None) -> str:

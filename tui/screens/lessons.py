@@ -14,8 +14,8 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from ..confine import confinement_of
-from ..i18n import _
-from ..lessons.catalog import bundled, locale_lang
+from ..i18n import N_, _, language
+from ..lessons.catalog import bundled
 from ..lessons.format import LessonError, parse
 
 
@@ -30,11 +30,16 @@ def lesson_option(name: str, title: str, seed: str | None, languages: list[str])
 class LessonListScreen(ModalScreen):
     """Pick a bundled lesson (↑↓, Enter) or type a lesson file's path."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
+
+    # The list scrolls so the file path input below it stays on screen at 80×24.
+    DEFAULT_CSS = """
+    LessonListScreen #lesson-list { height: auto; max-height: 38vh; }
+    """
 
     def __init__(self, lang: str | None = None) -> None:
         super().__init__()
-        self.lang = lang or locale_lang()
+        self.lang = lang or language()  # the lessons speak the UI's language (--lang, else the locale)
         self._files: dict[str, tuple[Path, str | None]] = {}
 
     def compose(self) -> ComposeResult:

@@ -27,7 +27,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..i18n import _
+from ..i18n import N_, _
 from ..quiz import CHOICES, MODE_NAMES, MODES, Outcome, PickError, read_pick, reveal_lines, tie_reason
 from ..quiz import show_pair as show_pair_of
 from ..widgets.cells import fit
@@ -49,10 +49,10 @@ class QuizScreen(ModalScreen[None]):
     """The quiz panel: a question, the pick, the reveal, the score."""
 
     BINDINGS = [
-        Binding("escape", "leave", "Leave"),
-        Binding("p", "toggle", "Leave", show=False),
-        Binding("ctrl+t", "next_mode", "Mode"),
-        Binding("enter", "next_round", "Next", show=False),
+        Binding("escape", "leave", N_("Leave")),
+        Binding("p", "toggle", N_("Leave"), show=False),
+        Binding("ctrl+t", "next_mode", N_("Mode")),
+        Binding("enter", "next_round", N_("Next"), show=False),
         *(Binding(str(n), f"choose({n})", str(n), show=False) for n in range(1, CHOICES + 1)),
     ]
 
