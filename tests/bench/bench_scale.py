@@ -3,8 +3,8 @@
     python tests/bench/bench_scale.py [--sizes 10,100,1000] [--runs 1] [--vocab 32000] [--no-dask]
 
 Issue 16's scale benchmark. The corpus of each size is built once (cached in the bench folder)
-from text files found on this machine: the Python installations' sources and the system's
-documentation, C headers and other text (``*.py *.txt *.rst *.md *.c *.h *.html *.js``), each
+from text files found on this machine: the Python installations' sources and packages, the
+system's documentation, C headers and other text under /usr, /opt, /var/lib and the home folder (``*.py *.txt *.rst *.md *.c *.h *.html *.js``), each
 file's content taken once (deduplicated by hash, so no file repeats and the chunk table cannot
 shrink a repeated file away), only UTF-8 text, in a fixed order, cut at a line end.
 
@@ -55,7 +55,7 @@ def roots() -> list[Path]:
     """Where text is looked for, most useful first (the interpreter's own sources lead)."""
     found = [Path(sysconfig.get_paths()["stdlib"]), Path(sysconfig.get_paths()["purelib"]),
              Path("/usr/lib/python3"), Path("/usr/share/doc"), Path("/usr/include"), Path("/usr/share"),
-             Path("/usr/lib"), Path(sys.base_prefix), Path("/opt"), Path.home()]
+             Path("/usr/lib"), Path(sys.base_prefix), Path("/opt"), Path.home(), Path("/usr"), Path("/var/lib"), Path("/srv")]
     return [r for r in found if r.is_dir()]
 
 
@@ -67,7 +67,8 @@ def distinct_text(size: int) -> Path:
         return path
     seen: set[bytes] = set()
     total = 0
-    skip = {CACHE.resolve(), Path(__file__).resolve().parents[2].parent}  # the bench folder, the checkouts
+    # the bench folder, the checkouts (and their copies of the same packages), the system's own
+    skip = {CACHE.resolve(), Path(__file__).resolve().parents[2].parent, Path("/proc"), Path("/sys"), Path("/tmp")}
     with open(path.with_suffix(".part"), "wb") as out:
         for root in roots():
             for folder, dirs, files in os.walk(root):
