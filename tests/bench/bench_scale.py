@@ -4,7 +4,7 @@
 
 Issue 16's scale benchmark. The corpus of each size is built once (cached in the bench folder)
 from text files found on this machine: the Python installations' sources and packages, the
-system's documentation, C headers and other text under /usr, /opt, /var/lib and the home folder (``*.py *.txt *.rst *.md *.c *.h *.html *.js``), each
+system's documentation, C headers and other text under /usr, /opt, /var/lib and the home folder (the suffixes in ``SUFFIXES``), each
 file's content taken once (deduplicated by hash, so no file repeats and the chunk table cannot
 shrink a repeated file away), only UTF-8 text, in a fixed order, cut at a line end.
 
@@ -48,7 +48,8 @@ tok.train([sys.argv[1]], trainer)
 tok.save(sys.argv[3])
 """
 
-SUFFIXES = {".py", ".txt", ".rst", ".md", ".c", ".h", ".html", ".js"}
+SUFFIXES = {".py", ".pyi", ".txt", ".rst", ".md", ".c", ".h", ".cc", ".cpp", ".hpp", ".html", ".js", ".ts", ".css", ".json",
+            ".xml", ".go", ".rs", ".java", ".sh", ".pl", ".pm", ".rb", ".tex", ".po", ".yaml", ".yml", ".toml", ".cfg"}
 
 
 def roots() -> list[Path]:
