@@ -146,10 +146,10 @@ async def test_page_websocket_first_frame_and_a_download(tmp_path):
                     assert "attachment; filename=c-257.json" in download.headers["Content-Disposition"]
                     delivered = await download.read()
                 tab.texts.clear()
-                await tab.keys("\x10")  # ctrl+p: the palette's Screenshot delivers the SVG too
+                await tab.keys("\x10")  # ctrl+p: the palette's Screenshot (the X key's) delivers the SVG too
                 await tab.until(lambda text: "Search for commands" in text)
                 await tab.keys(*"Screenshot")
-                await tab.until(lambda text: "Save an SVG" in text)
+                await tab.until(lambda text: "save the screen as an SVG" in text)
                 await tab.keys("\r")
                 await tab.until(lambda text: any(t[0] == "deliver_file_start" for t in tab.texts))
                 key = next(t[1] for t in tab.texts if t[0] == "deliver_file_start")
