@@ -35,18 +35,9 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from common import CACHE, INSTALLED, alternate, ours, record
+from bench_train import HF  # the same peer as the training benchmark
 
-HF = """
-import sys
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-tok = Tokenizer(models.BPE())
-tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-trainer = trainers.BpeTrainer(vocab_size=int(sys.argv[2]), min_frequency=2, show_progress=False,
-                              initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-tok.train([sys.argv[1]], trainer)
-tok.save(sys.argv[3])
-"""
+from common import CACHE, INSTALLED, alternate, ours, record
 
 SUFFIXES = {".py", ".pyi", ".txt", ".rst", ".md", ".c", ".h", ".cc", ".cpp", ".hpp", ".html", ".js", ".ts", ".css", ".json",
             ".xml", ".go", ".rs", ".java", ".sh", ".pl", ".pm", ".rb", ".tex", ".po", ".yaml", ".yml", ".toml", ".cfg"}
