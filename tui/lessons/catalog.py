@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..i18n import _
+from ..i18n import locale_language as locale_lang  # lessons come in the UI's languages
 from .format import LANGUAGES, Lesson, LessonError, parse
 
 DEFAULT_LANG = "en"
@@ -72,18 +73,6 @@ def find_bundled(name: str) -> Bundled | None:
         if each.matches(name):
             return each
     return None
-
-
-def locale_lang(environ: dict[str, str] | None = None) -> str:
-    """The language from the locale (LC_ALL, LC_MESSAGES, LANG, in that order), if bundled lessons
-    come in it; else English. Example: ``LANG=de_DE.UTF-8`` -> ``"de"``."""
-    env = os.environ if environ is None else environ
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = env.get(var, "")
-        if value:
-            code = value.split(".")[0].split("_")[0].split("-")[0].lower()
-            return code if code in LANGUAGES else DEFAULT_LANG
-    return DEFAULT_LANG
 
 
 def resolve(name_or_path: str, lang: str | None = None) -> tuple[Path, str | None]:
