@@ -27,7 +27,7 @@ SAMPLES = ROOT / "assets" / "samples"
 TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
 #: The CLI's modules: its messages stay English by design (README, "Languages"), so they are
 #: not marked; everything else in tui/ is the app.
-CLI_MODULES = {"cli.py", "count_cli.py", "launch.py", "main.py", "__main__.py", "i18n.py"}
+CLI_MODULES = {"cli.py", "count_cli.py", "report_cli.py", "launch.py", "main.py", "__main__.py", "i18n.py"}
 MARKERS = {"_": 1, "N_": 1, "ngettext": 2}
 
 
