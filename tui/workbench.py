@@ -154,7 +154,11 @@ def table_config(config: TrainConfig, table: ChunkTable) -> TrainConfig:
 
 #: How long the UI waits for the trainer while a run is live: a batch is ~20 ms, and a key
 #: must still be handled within 100 ms.
-READ_WAIT = 0.04
+#: Seconds of merging a training batch holds the trainer for (then the UI may read it).
+BATCH_SECONDS = 0.02
+#: How long a read waits for the trainer during a run: about two batches. A longer batch would
+#: starve the UI's reads (and the autosave, which skips a tick that finds the trainer busy).
+READ_WAIT = 2 * BATCH_SECONDS
 #: Copies of the training state kept for long jumps (besides step 0's): each costs about the
 #: corpus's node array and pair dicts in memory (~5-10 MB for 10 MB of code, ~100 MB for the
 #: 4.8 MB Chinese corpus) and makes a jump near where it was taken a copy, not a walk.
@@ -312,7 +316,7 @@ class Workbench:
         with self.lock:
             return self.trainer.goto_within(target, time.perf_counter() + budget)
 
-    def run_batch(self, budget: float = 0.04, limit: int | None = None) -> tuple[int, bool]:
+    def run_batch(self, budget: float = BATCH_SECONDS, limit: int | None = None) -> tuple[int, bool]:
         """Step for up to ``budget`` seconds and at most ``limit`` merges; return (merges made,
         whether training is done)."""
         made = 0
