@@ -113,6 +113,37 @@ async def test_a_failed_autosave_keeps_the_old_session_and_says_so(tmp_path, mon
         assert sorted(p.name for p in tmp_path.iterdir()) == ["session.json", "session.json.lock"]
 
 
+async def test_an_autosave_that_finds_a_batch_running_tries_again_soon(tmp_path):
+    """A tick during a batch is not lost until the next tick: it tries again once the batch is over."""
+    import threading
+
+    session_file = tmp_path / "session.json"
+    wb = Workbench(LoadedCorpus.open("sample:workshop.txt", "bytes"), TrainConfig(max_merges=50))
+    app = BpeApp(workbench=wb, session_file=session_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n")
+        held, release = threading.Event(), threading.Event()
+
+        def batch() -> None:  # what a training worker does: hold the trainer for a while
+            with wb.lock:
+                held.set()
+                release.wait()
+
+        holder = threading.Thread(target=batch)
+        wb.training = True
+        holder.start()
+        held.wait()
+        app.autosave()
+        assert not session_file.exists() and app._save_retry  # busy: nothing written, a retry set
+        release.set()
+        holder.join()
+        wb.training = False
+        while app._save_retry:  # the retry's timer fires
+            await pilot.pause()
+        await app.workers.wait_for_complete()
+    assert len(json.loads(session_file.read_text(encoding="utf-8"))["merges"]) == 2
+
+
 def big_corpus(path) -> None:
     import random
 
@@ -124,7 +155,8 @@ def big_corpus(path) -> None:
 
 #: ``bpe-lab`` as the command runs it, but each session save, once on disk, is reported as a line
 #: (the number of merges saved) on the file descriptor $SAVES_FD: the test waits on saves, not on
-#: the clock.
+#: the clock. The run is slowed to at most 500 merges a second: on a fast machine the whole run
+#: otherwise ended before the first autosave, and the test waited for a save that never came.
 REPORTING_SAVES = """
 import os
 from tui.session import Session
@@ -140,6 +172,21 @@ def reported(self, *args, **kwargs):
 
 
 Session.save = reported
+
+# A batch makes at most 5 merges and starts after 10 ms: the run lasts a minute or more on any
+# machine (30,000 merges), so two autosaves (3 s apart) come mid-training however fast it is.
+import time
+from tui.workbench import Workbench
+
+run_batch = Workbench.run_batch
+
+
+def slow_batch(self, budget=0.02, limit=None):
+    time.sleep(0.01)
+    return run_batch(self, budget, 5 if limit is None else min(limit, 5))
+
+
+Workbench.run_batch = slow_batch
 from tui.main import entry
 
 entry()

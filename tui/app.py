@@ -57,6 +57,8 @@ from .workbench import Busy, LoadedCorpus, Workbench
 
 #: Seconds between session saves while something changes.
 AUTOSAVE_SECONDS = 3.0
+#: A save that found the trainer mid-batch tries again this soon.
+AUTOSAVE_RETRY = 0.1
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
 STEPPING = {"step", "undo", "redo", "jump", "goto", "run_to", "settings", "open", "save", "resume_found"}
 #: Actions that move through an open lesson (hidden from the footer while none is).
@@ -134,6 +136,7 @@ class BpeApp(App):
         self._write_failed = False
         self._kept_note: str | None = None
         self._autosave_on = autosave
+        self._save_retry = False  # a save found the trainer busy and tries again soon
         self._saved_key: tuple | None = None
         #: The locks on the session files this app writes, taken at the first save to each (the
         #: lock is None when the file system has none), and the file it writes instead (itself, or
@@ -751,7 +754,12 @@ class BpeApp(App):
         try:
             session = self.workbench.session(self.selected)
         except Busy:
-            return  # mid-batch: the next tick saves
+            # Mid-batch: try again after the next batch or two rather than wait a whole tick
+            # (a run of slow merges could otherwise miss tick after tick).
+            if not self._save_retry:
+                self._save_retry = True
+                self.set_timer(AUTOSAVE_RETRY, self._retry_autosave)
+            return
         key = (session.source, tuple(session.merges[-1:]), len(session.merges), session.step, session.selected, session.config,
                repr(session.branches))
         if key == self._saved_key:
@@ -765,6 +773,10 @@ class BpeApp(App):
                 self.say(problem, severity="warning")
         else:
             self._write_session_later(session, path)
+
+    def _retry_autosave(self) -> None:
+        self._save_retry = False
+        self.autosave()
 
     def _claimed(self, path: Path) -> Path:
         """The file to write ``path``'s session to: ``path``, locked at the first save to it; or,
