@@ -15,6 +15,7 @@ import glob
 import hashlib
 import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,13 +85,23 @@ def expand(specs: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _hash(path: str) -> tuple[str, os.stat_result]:
+def _hash(path: str, read: Callable[[int], None] | None = None) -> tuple[str, os.stat_result]:
+    """The file's SHA-256 and its stat; ``read(n)`` after each block of ``n`` bytes."""
     digest = hashlib.sha256()
     with reading_file(path, CorpusError, "a text file"), open(path, "rb") as handle:
         before = os.fstat(handle.fileno())
         while block := handle.read(BLOCK):
             digest.update(block)
+            if read is not None:
+                read(len(block))
     return digest.hexdigest(), before
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # hashing it says what is wrong
 
 
 def _cuts(path: str, size: int, step: int) -> list[int]:
@@ -110,12 +121,24 @@ def _cuts(path: str, size: int, step: int) -> list[int]:
     return cuts
 
 
-def plan(specs: list[str], pretokenizer: PreTokenizer, step: int = TASK_BYTES) -> Plan:
-    """The inputs (sizes, hashes) and the tasks that count them."""
+def plan(specs: list[str], pretokenizer: PreTokenizer, step: int = TASK_BYTES,
+         hashing: Callable[[int, int], None] | None = None) -> Plan:
+    """The inputs (sizes, hashes) and the tasks that count them. Hashing reads every input
+    once before counting: ``hashing(bytes hashed, bytes in all)`` after each block."""
     files, tasks = [], []
     whole = not streamable(pretokenizer)
-    for path in expand(specs):
-        digest, st = _hash(path)
+    paths = expand(specs)
+    read = None
+    if hashing is not None:
+        total, done = sum(_size(path) for path in paths), 0
+
+        def read(n: int) -> None:
+            nonlocal done
+            done += n
+            hashing(done, max(total, done))
+
+    for path in paths:
+        digest, st = _hash(path, read)
         files.append(Input(path, st.st_size, digest, (st.st_size, st.st_mtime_ns, st.st_ino)))
         if path.endswith(COMPRESSED):
             tasks.append(Task(path, "whole" if whole else "stream", weight=st.st_size))

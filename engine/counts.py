@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ._chunktable import ChunkTable, Progress
@@ -148,6 +149,7 @@ def count_inputs(
     scheduler: str | None = None,
     progress: Progress | None = None,
     task_bytes: int | None = None,
+    hashing: Callable[[int, int], None] | None = None,
 ) -> ChunkTable:
     """Count the chunks of every input (files, folders, globs; compressed or not).
 
@@ -155,10 +157,11 @@ def count_inputs(
     runs the same blocks on a Dask cluster (``scheduler`` ``tcp://HOST:PORT``, or a
     ``LocalCluster`` when None). Either way the table equals counting the files one by one.
     ``task_bytes``: the size of a block (default :data:`engine._blocks.TASK_BYTES`).
+    ``hashing(bytes hashed, bytes in all)`` while the inputs are hashed, before counting.
     """
     from . import _blocks
 
-    plan = _blocks.plan(specs, pretokenizer, task_bytes or _blocks.TASK_BYTES)
+    plan = _blocks.plan(specs, pretokenizer, task_bytes or _blocks.TASK_BYTES, hashing)
     if engine == "dask":
         from ._dask_count import run_dask
 

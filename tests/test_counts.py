@@ -317,6 +317,23 @@ def test_compare_from_a_table(tmp_path):
     assert all(row["note"] for row in rows[1:])  # the baselines need the text itself
 
 
+def test_hashing_reports_its_progress_before_the_counting(tmp_path):
+    """Every input is read once for its hash before counting: that reading shows as progress."""
+    from engine.counts import count_inputs
+
+    for name, text in (("a.txt", "the cat sat\n" * 30_000), ("b.txt", "on the mat\n" * 20_000)):
+        (tmp_path / name).write_text(text)
+    total = sum(p.stat().st_size for p in tmp_path.iterdir())
+    seen: list[tuple[str, int, int]] = []
+    count_inputs([str(tmp_path)], PreTokenizer("gpt2"), processes=1,
+                 hashing=lambda done, all_: seen.append(("hash", done, all_)),
+                 progress=lambda done, all_, chunks: seen.append(("count", done, all_)))
+    hashed = [entry for entry in seen if entry[0] == "hash"]
+    assert len(hashed) >= 2 and hashed[-1][1:] == (total, total)  # block by block, to the end
+    assert [done for _, done, _ in hashed] == sorted(done for _, done, _ in hashed)
+    assert seen.index(hashed[-1]) < min(i for i, entry in enumerate(seen) if entry[0] == "count")
+
+
 def test_progress_shows_on_a_terminal_only():
     from tui.progress import Bar
 
@@ -326,6 +343,7 @@ def test_progress_shows_on_a_terminal_only():
 
     shown = Terminal()
     with Bar(shown) as bar:
+        bar.hashing(100, 100)
         bar.bytes(50, 100, 7)
         bar.merges(10, 20)
     assert shown.getvalue()

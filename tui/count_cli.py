@@ -86,7 +86,7 @@ def run_count(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     require_pyarrow()  # before the counting it would throw away
     with Bar(err, quiet=args.quiet, what="count") as bar:
         table = count_inputs(args.inputs, pretokenizer, base=args.base, engine=args.engine, processes=args.processes,
-                             scheduler=args.scheduler, progress=bar.bytes)
+                             scheduler=args.scheduler, progress=bar.bytes, hashing=bar.hashing)
     if not table.chunks:
         raise CountsError("no chunks to count: the inputs are empty or the pattern matches none of them")
     note = _note(table)

@@ -43,6 +43,13 @@ class Bar:
             self._tasks[name] = self._progress.add_task(name, total=total, extra="")
         return self._tasks[name]
 
+    def hashing(self, done: int, total: int) -> None:
+        """Before counting: ``done`` of ``total`` bytes hashed (each input is read once for its
+        SHA-256, which the table records)."""
+        if self._progress is not None:
+            task = self._task("hashing", total)
+            self._progress.update(task, completed=done, total=total)
+
     def bytes(self, done: int, total: int, chunks: int) -> None:
         """Counting: ``done`` of ``total`` bytes read, ``chunks`` distinct so far."""
         if self._progress is not None:
