@@ -78,3 +78,29 @@ async def test_the_app_on_a_table_steps_jumps_tokenizes_and_saves(table, tmp_pat
         await pilot.pause()
         assert load_tokenizer(tmp_path / "t.json").merges == raw.tokenizer().merges
         assert json.loads((tmp_path / "t.json").read_text())["pretokenizer"]["name"] == "gpt2"
+
+
+def test_a_word_count_file_comes_back_as_a_table_on_resume(tmp_path):
+    """A word-count file is plain text: only the session's word says to read it as counts again."""
+    from tui.launch import resumed
+
+    words = tmp_path / "vocab.txt"
+    words.write_text("lower 40\nlowest 12\nnewer 30\nwider 9\nlow 50\n", encoding="utf-8")
+    args = build_parser().parse_args(["--counts", str(words), "--vocab-size", "264"])
+    corpus, config = table_corpus(args, TrainConfig(vocab_size=264))
+    wb = Workbench(corpus, config)
+    for _ in range(6):
+        wb.step()
+    wb.undo()
+    saved = wb.session().save(tmp_path / "session.json")
+    assert json.loads(saved.read_text(encoding="utf-8"))["corpus"]["counts"] is True
+    session, again = resumed(None, saved)
+    assert again.table is not None and again.table.chunks == corpus.table.chunks
+    wb2 = Workbench(again, session.config)
+    assert wb2.restore(session) is None
+    merges = [e.pair for e in wb.trainer.events()]
+    assert [e.pair for e in wb2.trainer.events()] == merges and len(merges) == 5
+    assert [e.pair for e in wb2.trainer.future] == [e.pair for e in wb.trainer.future]
+    words.write_text("lower 41\nlowest 12\nnewer 30\nwider 9\nlow 50\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="changed since the session was saved"):
+        resumed(None, saved)

@@ -37,6 +37,8 @@ def test_session_round_trip(tmp_path):
     ('{"format": "other"}', "not a bpe-lab session file"),
     ('{"format": "bpe-lab session", "version": 1, "corpus": {"source": "x", "sha256": "' + "0" * 64 + '", "size": 1},'
      ' "config": {}, "merges": [[1, 2]], "step": 5}', '"step" must be a whole number from 0 to 1, not 5'),
+    ('{"format": "bpe-lab session", "version": 1, "corpus": {"source": "x", "sha256": "' + "0" * 64 + '", "size": 1,'
+     ' "counts": "yes"}, "config": {}, "merges": [], "step": 0}', '"corpus.counts" must be true or false'),
 ])
 def test_damaged_sessions_are_one_line(tmp_path, content, fragment):
     path = tmp_path / "session.json"

@@ -105,7 +105,10 @@ def resumed(args: argparse.Namespace | None, session_file: Path):
         except ValueError as exc:
             raise SessionError(f"{session_file}: \"config\": {exc}") from None
     base = session.replay.base if session.replay is not None else session.config.base
-    corpus = LoadedCorpus.open(session.source, base, max_bytes=getattr(args, "max_corpus_bytes", None))
+    if session.counts:
+        corpus = LoadedCorpus.open_counts(session.source, session.config)
+    else:
+        corpus = LoadedCorpus.open(session.source, base, max_bytes=getattr(args, "max_corpus_bytes", None))
     if corpus.sha256 != session.sha256:
         raise ValueError(f"{session.source} changed since the session was saved: cannot resume it")
     return session, corpus
@@ -142,19 +145,13 @@ def resume_file(args: argparse.Namespace, explicit: Path | None) -> Path:
 def table_corpus(args: argparse.Namespace, config):
     """``--counts TABLE``: the table as the app's corpus, and the config it trains with (the
     table's pre-tokenizer and base; contradicting options are refused, as by train --counts)."""
-    from engine import check_usable, read_counts
-
     from .count_cli import counts_config
-    from .session import fingerprint
-    from .workbench import LoadedCorpus, refuse_standard_input
+    from .workbench import LoadedCorpus
 
     if args.corpus is not None or args.tokenizer is not None:
         raise ValueError("give a CORPUS, --tokenizer or --counts TABLE, not two of them")
-    refuse_standard_input(args.counts, "the table")
-    table = read_counts(args.counts, pretokenizer=pretokenizer_for(config), base=config.base)
-    check_usable(args.counts, table)
-    config = counts_config(args, table, config)
-    return LoadedCorpus.from_table(Path(args.counts), table, fingerprint(Path(args.counts).read_bytes())), config
+    corpus = LoadedCorpus.open_counts(args.counts, config)
+    return corpus, counts_config(args, corpus.table, config)
 
 
 def launch(argv: Sequence[str], *, err: TextIO | None = None) -> int:

@@ -73,6 +73,9 @@ class Session:
     #: What-if branches and manual merges (Trainer.branch_data), when there are any: ``merges``
     #: and ``step`` are then the current branch's, for older readers.
     branches: dict[str, Any] | None = None
+    #: The corpus is a chunk-count table (``--counts``): a word-count file, being plain text,
+    #: is read as one again only because the session says so.
+    counts: bool = False
 
     def to_json(self) -> str:
         data = {
@@ -89,6 +92,8 @@ class Session:
             data["replay_ids"] = self.replay_ids
         if self.branches is not None:
             data["branches"] = self.branches
+        if self.counts:
+            data["corpus"]["counts"] = True
         return json.dumps(data, ensure_ascii=False)
 
     def save(self, path: Path | None = None) -> Path:
@@ -125,6 +130,8 @@ class Session:
         check.need(isinstance(sha256, str) and len(sha256) == 64 and all(c in HEX for c in sha256),
                    f"\"corpus.sha256\" must be 64 hexadecimal digits, not {shown(sha256)}")
         size = check.number("corpus.size", corpus.get("size"), 0, MAX_CORPUS_SIZE)
+        counts = corpus.get("counts", False)
+        check.need(type(counts) is bool, f"\"corpus.counts\" must be true or false, not {shown(counts)}")
         config_data = data.get("config")
         check.need(isinstance(config_data, dict), f"\"config\" must be an object of training options, not {shown(config_data)}")
         try:
@@ -156,7 +163,7 @@ class Session:
             except ValueError as exc:
                 raise SessionError(f"{where}: {one_line(str(exc))}") from None
         return cls(source=source, sha256=sha256, size=size, config=config, merges=merges, step=step,
-                   selected=selected, replay=replay, replay_ids=replay_ids, branches=branches)
+                   selected=selected, replay=replay, replay_ids=replay_ids, branches=branches, counts=counts)
 
 
 #: Session files above this are refused before they are read. The largest real one (a million

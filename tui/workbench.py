@@ -28,6 +28,7 @@ from engine import (
     check_usable,
     decode_corpus,
     is_stdin,
+    pretokenizer_for,
     read_corpus_bytes,
     read_counts,
     refuse_inputs,
@@ -116,6 +117,15 @@ class LoadedCorpus:
         data = read_corpus_bytes(path, max_bytes=max_bytes)  # read once: the hash is of exactly the bytes trained on
         return cls.from_corpus(decode_corpus(data, base=base, name=path.name), base, path, fingerprint(data))
 
+    @classmethod
+    def open_counts(cls, source: str | Path, config: TrainConfig) -> LoadedCorpus:
+        """A chunk-count table: bpe-lab's Parquet, or another tool's word counts, cut into chunks
+        by ``config``'s pre-tokenizer. Raises ValueError (one line)."""
+        refuse_standard_input(str(source), "the table")
+        table = read_counts(source, pretokenizer=pretokenizer_for(config), base=config.base)
+        check_usable(str(source), table)
+        return cls.from_table(Path(source), table, fingerprint(Path(source).read_bytes()))
+
     @property
     def source(self) -> str:
         """What :meth:`open` takes to read this corpus again (an absolute path, or sample:NAME)."""
@@ -195,7 +205,7 @@ class Workbench:
             data = trainer.branch_data() if branched else None
         corpus = self.corpus
         return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.script,
-                       replay_ids=self.file_ids, branches=data)
+                       replay_ids=self.file_ids, branches=data, counts=corpus.table is not None)
 
     def restore(self, session: Session) -> str | None:
         """Bring the trainer to a session's state: train (deterministically) through its merges,
