@@ -32,6 +32,9 @@ from .pretokenize import PreTokenizer
 #: encode_trace refuses longer texts: the walkthrough is for reading, not for corpora.
 TRACE_LIMIT = 2000
 _CACHE_LIMIT = 200_000
+#: The first (tokens >> _WHOLE_AFTER) distinct chunks a tokenizer encodes go through the merges:
+#: the table of whole tokens costs about as much as merging tokens / 40 short chunks.
+_WHOLE_AFTER = 6
 #: Later than any merge (the end of :meth:`Tokenizer._apart` for tokens that stay side by side).
 _NEVER = 1 << 62
 
@@ -118,6 +121,23 @@ class _ChunkCache(dict):
         return ids
 
 
+def _grow(items: list[Any], lefts: Sequence[int], rights: Sequence[int]) -> None:
+    """Append ``items[a] + items[b]`` for each merge ``(a, b)``, in order (each merge's parts are
+    made before it: checked by the caller). Example: ``_grow(x := [1, 2], [0, 2], [1, 1])`` makes
+    ``x == [1, 2, 3, 5]``.
+
+    One C-level ``extend``: it adds each sum as the map yields it, so a later merge reads the
+    sums before it (CPython's ``list.extend``). Where a list would not grow that way, a part is
+    missing when read, and the plain loop does the work."""
+    start = len(items)
+    try:
+        items.extend(map(operator.add, map(items.__getitem__, lefts), map(items.__getitem__, rights)))
+    except IndexError:
+        del items[start:]
+        for a, b in zip(lefts, rights):
+            items.append(items[a] + items[b])
+
+
 def too_many_bytes(merge_number: int, size: int) -> ConfigError:
     """The error for merge ``merge_number`` (1-based), whose token of ``size`` bytes takes the
     bytes of all tokens together past :data:`~engine.config.MAX_VOCAB_BYTES`."""
@@ -181,8 +201,9 @@ class Tokenizer:
         ranks = self._ranks
         # The usual case checked with C-level maps: ids that are ints, each made before the merge
         # that uses it, no pair twice. Anything else goes through the loop, which names the merge.
-        if (set(map(type, lefts + rights)) <= {int} and min(lefts + rights, default=0) >= 0
-                and all(map(operator.lt, lefts, made_by)) and all(map(operator.lt, rights, made_by))):
+        if (set(map(type, lefts)) | set(map(type, rights)) <= {int} and min(lefts, default=0) >= 0
+                and min(rights, default=0) >= 0 and all(map(operator.lt, lefts, made_by))
+                and all(map(operator.lt, rights, made_by))):
             ranks.update(zip(map(operator.or_, map(operator.lshift, lefts, repeat(SHIFT)), rights), made_by))
         if len(ranks) != len(merges):
             ranks.clear()
@@ -196,10 +217,8 @@ class Tokenizer:
             lengths = list(map(len, _pieces))  # the caller's tokens, every one already built
         else:
             _pieces = None
-            lengths = [len(piece) for piece in pieces]
-            grow = lengths.append
-            for a, b in zip(lefts, rights):
-                grow(lengths[a] + lengths[b])
+            lengths = list(map(len, pieces))
+            _grow(lengths, lefts, rights)
         if sum(lengths) > MAX_VOCAB_BYTES:
             total = 0
             for k, size in enumerate(lengths):
@@ -210,8 +229,7 @@ class Tokenizer:
         if _pieces is not None:
             pieces = list(_pieces)
         else:
-            for a, b in self.merges:
-                pieces.append(pieces[a] + pieces[b])
+            _grow(pieces, lefts, rights)
         self.pieces = pieces
         self.specials: dict[str, int] = {}
         for token in specials:
@@ -236,9 +254,11 @@ class Tokenizer:
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.config = config
         self._cache = _ChunkCache(self._encode_new)
-        #: For the first encoding of a chunk: token bytes -> id (built on first use), and per
-        #: token whether it encodes to itself (0 not known yet, 1 yes, 2 no).
+        #: For the first encoding of a chunk: token bytes -> id (built once enough chunks were
+        #: merged without it to pay for it), and per token whether it encodes to itself (0 not
+        #: known yet, 1 yes, 2 no).
         self._whole: dict[Any, int] | None = None
+        self._before_whole = len(pieces) >> _WHOLE_AFTER
         self._known = bytearray(len(pieces))
 
     def _refuse(self, k: int, a: int, b: int, new_id: int, last: int) -> None:
@@ -292,6 +312,9 @@ class Tokenizer:
         neighbours stay apart (:meth:`_apart`); otherwise through the merges."""
         whole = self._whole
         if whole is None:
+            if self._before_whole > 0:  # a few chunks (bpe-lab encode "hi") cost less than the table
+                self._before_whole -= 1
+                return apply_merges(self._base_ids(chunk), self._ranks)
             whole = self._whole = self._whole_table()
         if whole:
             key = chunk if self.alphabet is not None else chunk.encode("utf-8", "surrogateescape")

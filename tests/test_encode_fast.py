@@ -48,6 +48,9 @@ def test_first_encoding_matches_the_seed(merges, chunks):
     assert tok.encode(text) == expected  # warm: from the cache
     fresh = Tokenizer(merges, pretokenizer=PreTokenizer("simple"))
     assert [i for c in fresh.pretokenizer.split(text) for i in fresh.encode_chunk(c)] == expected
+    table_at_once = Tokenizer(merges, pretokenizer=PreTokenizer("simple"))
+    table_at_once._before_whole = 0  # the first chunks too go through the table of whole tokens
+    assert table_at_once.encode(text) == expected
 
 
 @settings(max_examples=150)
@@ -57,6 +60,9 @@ def test_chars_base_first_encoding_matches_the_seed(merges, text):
     tok = Tokenizer(merges, base="chars", alphabet=["a", "\u00e9", "\udcc3", "\udca9"])
     expected = seed_encode(tok, tok._base_ids(text)) if text else []
     assert tok.encode(text) == expected
+    table_at_once = Tokenizer(merges, base="chars", alphabet=["a", "\u00e9", "\udcc3", "\udca9"])
+    table_at_once._before_whole = 0
+    assert table_at_once.encode(text) == expected
 
 
 def test_trained_tokens_encode_to_themselves_as_the_seed_says():
