@@ -32,9 +32,9 @@ from .pretokenize import PreTokenizer
 #: encode_trace refuses longer texts: the walkthrough is for reading, not for corpora.
 TRACE_LIMIT = 2000
 _CACHE_LIMIT = 200_000
-#: The first (tokens >> _WHOLE_AFTER) distinct chunks a tokenizer encodes go through the merges:
-#: the table of whole tokens costs about as much as merging tokens / 40 short chunks.
-_WHOLE_AFTER = 6
+#: The first this many distinct chunks a tokenizer encodes go through the merges, before the
+#: table of whole tokens is built (for a few chunks, bpe-lab encode "hi", the table costs more).
+_BEFORE_WHOLE = 16
 #: Later than any merge (the end of :meth:`Tokenizer._apart` for tokens that stay side by side).
 _NEVER = 1 << 62
 
@@ -226,6 +226,10 @@ class Tokenizer:
                 if total > MAX_VOCAB_BYTES:
                     raise too_many_bytes(k - first + 1, size)
         self.merges = list(zip(lefts, rights))
+        #: Each token's two parts by id (-1 for a base token): the walks of :meth:`_apart` and
+        #: :meth:`_self_encodes` read them once a step.
+        self._left_of = [-1] * first + lefts
+        self._right_of = [-1] * first + rights
         if _pieces is not None:
             pieces = list(_pieces)
         else:
@@ -258,8 +262,8 @@ class Tokenizer:
         #: merged without it to pay for it), and per token whether it encodes to itself (0 not
         #: known yet, 1 yes, 2 no).
         self._whole: dict[Any, int] | None = None
-        self._before_whole = len(pieces) >> _WHOLE_AFTER
-        self._known = bytearray(len(pieces))
+        self._before_whole = _BEFORE_WHOLE
+        self._known = bytearray(b"\x01") * first + bytearray(len(pieces) - first)  # base tokens: yes
 
     def _refuse(self, k: int, a: int, b: int, new_id: int, last: int) -> None:
         """Raise the error for merge ``k`` (0-based), ``(a, b)``, which refers to an id it may not
@@ -353,12 +357,12 @@ class Tokenizer:
         (the encoding is not always the longest-first one) returns None.
         """
         out: list[int] = []
-        get, self_encodes, apart = whole.get, self._self_encodes, self._apart
+        get, self_encodes, apart, known = whole.get, self._self_encodes, self._apart, self._known
         i, n = 0, len(key)
         while i < n:
             for j in range(n, i, -1):
                 token = get(key[i:j])
-                if token is not None and self_encodes(token):
+                if token is not None and (known[token] == 1 or self_encodes(token)):
                     break
             else:
                 return None  # a character outside a chars-base alphabet
@@ -379,20 +383,22 @@ class Tokenizer:
         and the pair across the border, further left, goes first). The walk visits every pair
         ever side by side, replacing the later-made one each time.
         """
-        base, merges, get = self.base_size, self.merges, self._ranks.get
+        left_of, right_of, get = self._left_of, self._right_of, self._ranks.get
         end_left = end_right = end
         while True:
             r = get(left << SHIFT | right)
             if r is not None and r < end_left and r <= end_right:
                 return False
             if left >= right:
-                if left < base:
+                part = right_of[left]
+                if part < 0:
                     return True  # both down to base tokens
-                end_left, left = left, merges[left - base][1]
+                end_left, left = left, part
             else:
-                if right < base:
+                part = left_of[right]
+                if part < 0:
                     return True
-                end_right, right = right, merges[right - base][0]
+                end_right, right = right, part
 
     def _self_encodes(self, token: int) -> bool:
         """Whether encoding the bytes of ``token`` gives ``[token]`` (memoized per token).
@@ -402,18 +408,16 @@ class Tokenizer:
         until one joins them, and then t joins the two.
         """
         known = self._known
-        base = self.base_size
-        if token < base or known[token] == 1:
-            return True
-        if known[token] == 2:
-            return False
-        merges, get = self.merges, self._ranks.get
+        if known[token]:
+            return known[token] == 1
+        left_of, right_of, get = self._left_of, self._right_of, self._ranks.get
         stack = [token]
         while stack:
             t = stack[-1]
-            a, b = merges[t - base]
-            ka = 1 if a < base else known[a]
-            kb = 1 if b < base else known[b]
+            a = left_of[t]
+            b = right_of[t]
+            ka = known[a]
+            kb = known[b]
             if not (ka and kb):  # a half not judged yet: judge it first
                 if not ka:
                     stack.append(a)
@@ -423,22 +427,28 @@ class Tokenizer:
             stack.pop()
             if known[t]:
                 continue
-            ok = ka == 1 and kb == 1
+            if ka != 1 or kb != 1:
+                known[t] = 2
+                continue
             # apart(a, b, t), inlined (it runs for every token judged): (a, b) itself is merge t
             left, right, end_left, end_right = a, b, t, t
-            while ok:
+            ok = 1
+            while True:
                 if left >= right:
-                    if left < base:
+                    part = right_of[left]
+                    if part < 0:
                         break
-                    end_left, left = left, merges[left - base][1]
+                    end_left, left = left, part
                 else:
-                    if right < base:
+                    part = left_of[right]
+                    if part < 0:
                         break
-                    end_right, right = right, merges[right - base][0]
+                    end_right, right = right, part
                 r = get(left << SHIFT | right)
                 if r is not None and r < end_left and r <= end_right:
-                    ok = False
-            known[t] = 1 if ok else 2
+                    ok = 2
+                    break
+            known[t] = ok
         return known[token] == 1
 
     def encode_chunk(self, chunk: str) -> list[int]:
