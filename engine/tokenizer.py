@@ -167,9 +167,12 @@ class Tokenizer:
         pretokenizer: PreTokenizer | None = None,
         config: TrainConfig | None = None,
         _pieces: list[bytes] | None = None,
+        _parts: tuple[list[int], list[int]] | None = None,
     ) -> None:
         """``_pieces`` (internal: the file loaders) is every token's bytes, base tokens first, from
-        a caller that checked each merge's token is its two parts joined; it spares building them."""
+        a caller that checked each merge's token is its two parts joined; it spares building them.
+        ``_parts`` (internal too) is the merges as a list of left and a list of right ids, in
+        place of ``merges``."""
         if base == "chars":
             if not alphabet:
                 raise ConfigError("the chars base needs an alphabet")
@@ -188,16 +191,20 @@ class Tokenizer:
         self.base_size = len(pieces)
         self.merges: list[tuple[int, int]] = []
         self._ranks: dict[int, int] = {}
-        merges = list(merges)
-        last = len(pieces) + len(merges) - 1  # the id the last merge makes
+        if _parts is None:
+            merges = list(merges)
+            lefts = [a for a, _ in merges]
+            rights = [b for _, b in merges]
+        else:
+            lefts, rights = _parts
+        count = len(lefts)
+        last = len(pieces) + count - 1  # the id the last merge makes
         if last >= MAX_VOCAB:
             raise ConfigError(f"too many tokens: {last + 1} base tokens and merges (at most {MAX_VOCAB})")
         # First the merges are checked and their tokens' lengths added up (integers only), so
         # that a file whose tokens would take gigabytes is refused before any token is built.
         first = len(pieces)
-        made_by = range(first, first + len(merges))
-        lefts = [a for a, _ in merges]
-        rights = [b for _, b in merges]
+        made_by = range(first, first + count)
         ranks = self._ranks
         # The usual case checked with C-level maps: ids that are ints, each made before the merge
         # that uses it, no pair twice. Anything else goes through the loop, which names the merge.
@@ -205,15 +212,15 @@ class Tokenizer:
                 and min(rights, default=0) >= 0 and all(map(operator.lt, lefts, made_by))
                 and all(map(operator.lt, rights, made_by))):
             ranks.update(zip(map(operator.or_, map(operator.lshift, lefts, repeat(SHIFT)), rights), made_by))
-        if len(ranks) != len(merges):
+        if len(ranks) != count:
             ranks.clear()
-            for k, (a, b) in enumerate(merges):
+            for k, (a, b) in enumerate(zip(lefts, rights)):
                 new_id = first + k
                 key = a << SHIFT | b
                 if not (0 <= a < new_id and 0 <= b < new_id) or key in ranks:
                     self._refuse(k, a, b, new_id, last)
                 ranks[key] = new_id
-        if _pieces is not None and len(_pieces) == len(pieces) + len(merges):
+        if _pieces is not None and len(_pieces) == len(pieces) + count:
             lengths = list(map(len, _pieces))  # the caller's tokens, every one already built
         else:
             _pieces = None
