@@ -100,3 +100,18 @@ def test_grow_reads_the_sums_it_made():
     plain = [1, 1]
     _grow(plain, list(range(0, 30)), list(range(1, 31)))
     assert plain[:10] == [1, 1, 2, 3, 5, 8, 13, 21, 34, 55]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=6), min_size=1, max_size=30, unique=True),
+       st.sampled_from(["{t} {r}\n", "{t} {r}\r\n", "{t}\t{r}\n", " {t}  {r} \n", "{t} {r}\n\n"]), st.booleans())
+def test_rank_lines_read_in_bulk_as_line_by_line(tmp_path_factory, tokens, layout, cut_last_newline):
+    import base64
+
+    from engine.formats.tiktoken_bpe import read_ranks
+
+    text = "".join(layout.format(t=base64.b64encode(tok).decode(), r=rank * 3) for rank, tok in enumerate(tokens))
+    if cut_last_newline:
+        text = text.rstrip("\n")
+    path = tmp_path_factory.mktemp("ranks") / "t.tiktoken"
+    assert read_ranks(path, text) == {tok: rank * 3 for rank, tok in enumerate(tokens)}

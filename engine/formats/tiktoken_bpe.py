@@ -281,20 +281,23 @@ def _well_formed_ranks(text: str) -> dict[bytes, int] | None:
     """The ranks of a file with nothing unusual in it, read in bulk (as tiktoken's own loader
     does); None for anything else (an empty token, a bad line, a repeat), which the line-by-line
     reader then reports exactly."""
+    parts = text.split()
+    encoded, digits = parts[0::2], parts[1::2]
     try:
-        rows = [line.split() for line in text.splitlines() if line]
-        tokens = [binascii.a2b_base64(token, strict_mode=True) for token, _ in rows]
-        digits = [rank for _, rank in rows]
+        if "\n".join(map(" ".join, zip(encoded, digits))) + "\n" != text:  # not plain "token rank" lines
+            rows = [line.split() for line in text.splitlines() if line]
+            encoded, digits = [token for token, _ in rows], [rank for _, rank in rows]
+        tokens = [binascii.a2b_base64(token, strict_mode=True) for token in encoded]
     except (ValueError, binascii.Error):
         return None
-    if not rows or not all(tokens) or max(map(len, digits)) > 10:
+    if not tokens or not all(tokens) or max(map(len, digits)) > 10:
         return None
     joined = "".join(digits)
     if not (joined.isascii() and joined.isdigit()):
         return None
     numbers = list(map(int, digits))
     ranks = dict(zip(tokens, numbers))
-    if len(ranks) != len(rows) or len(set(numbers)) != len(rows) or max(numbers) > MAX_ID:
+    if len(ranks) != len(tokens) or len(set(numbers)) != len(tokens) or max(numbers) > MAX_ID:
         return None
     return ranks
 
