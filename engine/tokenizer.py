@@ -33,6 +33,9 @@ from .pretokenize import PreTokenizer
 #: encode_trace refuses longer texts: the walkthrough is for reading, not for corpora.
 TRACE_LIMIT = 2000
 _CACHE_LIMIT = 200_000
+#: encode_ordinary judges every token's self-encoding at once (Tokenizer._judge_all) for a text
+#: of at least this many chunks a token.
+_JUDGE_ALL_CHUNKS = 8
 #: encode_ordinary pauses the cyclic garbage collector for texts of at least this many chunks.
 _PAUSE_GC_CHUNKS = 1 << 14
 #: The first this many distinct chunks a tokenizer encodes go through the merges, before the
@@ -273,6 +276,7 @@ class Tokenizer:
         #: known yet, 1 yes, 2 no).
         self._whole: dict[Any, int] | None = None
         self._before_whole = _BEFORE_WHOLE
+        self._judged = False  # every token's self-encoding known (_judge_all)
         self._known = bytearray(b"\x01") * first + bytearray(len(pieces) - first)  # base tokens: yes
 
     def _refuse(self, k: int, a: int, b: int, new_id: int, last: int) -> None:
@@ -461,6 +465,40 @@ class Tokenizer:
             known[t] = ok
         return known[token] == 1
 
+    def _judge_all(self) -> None:
+        """:meth:`_self_encodes` for every token at once, in id order: each token's parts are
+        judged before it (they are made before it), so no stack is needed (a third of the cost
+        per token; for a text that meets most of the vocabulary)."""
+        known, left_of, right_of, get = self._known, self._left_of, self._right_of, self._ranks.get
+        for t in range(self.base_size, len(self.pieces)):
+            if known[t]:
+                continue
+            a = left_of[t]
+            b = right_of[t]
+            if known[a] != 1 or known[b] != 1:
+                known[t] = 2
+                continue
+            # apart(a, b, t), inlined as in _self_encodes
+            left, right, end_left, end_right = a, b, t, t
+            ok = 1
+            while True:
+                if left >= right:
+                    part = right_of[left]
+                    if part < 0:
+                        break
+                    end_left, left = left, part
+                else:
+                    part = left_of[right]
+                    if part < 0:
+                        break
+                    end_right, right = right, part
+                r = get(left << SHIFT | right)
+                if r is not None and r < end_left and r <= end_right:
+                    ok = 2
+                    break
+            known[t] = ok
+        self._judged = True
+
     def encode_chunk(self, chunk: str) -> list[int]:
         """Encode one pre-tokenized chunk (cached)."""
         return self._cache[chunk]
@@ -470,6 +508,8 @@ class Tokenizer:
         # One C-level loop over the chunks; only a chunk not seen before calls back into
         # Python (the cache's __missing__), once per distinct chunk.
         chunks = self.pretokenizer.split(text)
+        if not self._judged and len(chunks) >= _JUDGE_ALL_CHUNKS * len(self.pieces):
+            self._judge_all()  # a long text meets most tokens: judging them all in order is cheaper
         if len(chunks) < _PAUSE_GC_CHUNKS or not gc.isenabled():
             return list(chain.from_iterable(map(self._cache.__getitem__, chunks)))
         # A long text's new chunks make thousands of id lists and no reference cycles: the cyclic
