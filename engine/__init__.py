@@ -28,28 +28,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._branches import Branch
-from ._branches import check_data as check_branch_data
 from ._events import Candidate, Merge
 from ._version import VERSION
 from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
-from .corpus import MAX_STREAM_BYTES, Corpus, count_corpus, decode_corpus, is_stdin, read_corpus, read_corpus_bytes, streamable
-from .counts import (
-    ChunkTable,
-    Pruned,
-    check_usable,
-    count_inputs,
-    expand_inputs,
-    merge_tables,
-    prune,
-    read_counts,
-    require_pyarrow,
-    write_counts,
-)
 from .display import hex_bytes, token_display, visible_text
 from .errors import (
     MAX_FILE_BYTES,
+    MAX_STREAM_BYTES,
     BpeLabError,
     ConfigError,
     CorpusError,
@@ -65,17 +51,45 @@ from .errors import (
     one_line,
     size_text,
 )
-from .inspect import MergeTree, TokenInfo, token_info
 from .io import atomic_write_bytes, atomic_write_text, check_target, refuse_inputs
 from .pretokenize import NAMED_PATTERNS, PreTokenizer, compile_pattern, pretokenizer_for
 from .tokenizer import TRACE_LIMIT, Tokenizer, TraceStep, load_tokenizer, tokenizer_from_dict, tokenizer_to_dict
-from .trainer import Trainer
 
 if TYPE_CHECKING:
+    from ._branches import Branch
+    from ._branches import check_data as check_branch_data
+    from .corpus import Corpus, count_corpus, decode_corpus, is_stdin, read_corpus, read_corpus_bytes, streamable
+    from .counts import (
+        ChunkTable,
+        Pruned,
+        check_usable,
+        count_inputs,
+        expand_inputs,
+        merge_tables,
+        prune,
+        read_counts,
+        require_pyarrow,
+        write_counts,
+    )
     from .formats import export_tokenizer, load_any
+    from .inspect import MergeTree, TokenInfo, token_info
+    from .trainer import Trainer
 
-#: Names served by a subpackage that is imported on first use (see :func:`__getattr__`).
-_LAZY = {"load_any": "engine.formats", "export_tokenizer": "engine.formats"}
+#: Names served by a module that is imported on first use (see :func:`__getattr__`): what
+#: ``bpe-lab encode`` never needs (training, counting, corpora, the inspector, branches, the
+#: file formats) stays unloaded until something asks for it (tests/test_cli_startup.py).
+_LAZY = {
+    **dict.fromkeys(("load_any", "export_tokenizer"), "engine.formats"),
+    **dict.fromkeys(("Branch", "check_branch_data"), "engine._branches"),
+    **dict.fromkeys(("Corpus", "count_corpus", "decode_corpus", "is_stdin", "read_corpus",
+                     "read_corpus_bytes", "streamable"), "engine.corpus"),
+    **dict.fromkeys(("ChunkTable", "Pruned", "check_usable", "count_inputs", "expand_inputs", "merge_tables", "prune",
+                     "read_counts", "require_pyarrow", "write_counts"), "engine.counts"),
+    **dict.fromkeys(("MergeTree", "TokenInfo", "token_info"), "engine.inspect"),
+    "Trainer": "engine.trainer",
+}
+#: A lazy name whose module spells it otherwise.
+_RENAMED = {"check_branch_data": "check_data"}
 
 __all__ = [
     "BpeLabError",
@@ -152,13 +166,17 @@ __bpe_lab__ = True  # tui.main checks it: this `engine` is bpe-lab's, not anothe
 
 
 def __getattr__(name: str) -> Any:
-    """``engine.load_any`` and ``engine.export_tokenizer`` import ``engine.formats`` only when
-    first asked for: ``bpe-lab train`` never loads the file formats (tests/test_cli_startup.py)."""
+    """A name of :data:`_LAZY` imports its module only when first asked for: ``bpe-lab encode``
+    loads neither the trainer nor the corpus readers, ``bpe-lab train`` never the file formats."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'engine' has no attribute {name!r}")
     from importlib import import_module
 
-    value = getattr(import_module(module), name)
+    value = getattr(import_module(module), _RENAMED.get(name, name))
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -7,6 +7,7 @@ DEL, NBSP, soft hyphen) are moved to U+0100 onwards, in byte order.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import accumulate
@@ -45,6 +46,20 @@ def hf_byte_rank() -> tuple[int, ...]:
     for position, b in enumerate(order):
         rank[b] = position
     return tuple(rank)
+
+
+@lru_cache(maxsize=1)
+def byte_level_names() -> tuple[str, ...]:
+    """Each byte's character, in byte order. Example: ``byte_level_names()[32] -> 'Ġ'``"""
+    mapping = bytes_to_unicode()
+    return tuple(mapping[b] for b in range(256))
+
+
+@lru_cache(maxsize=1)
+def not_byte_level() -> re.Pattern[str]:
+    """A pattern that finds the first character that is not a byte-level character
+    (``not_byte_level().search(text) is None``: every character of ``text`` is one)."""
+    return re.compile("[^" + "".join(map(re.escape, byte_level_names())) + "]")
 
 
 def token_to_unicode(data: bytes) -> str:

@@ -29,17 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import CorpusError, reading_file, size_text
+from .errors import MAX_STREAM_BYTES, CorpusError, reading_file, size_text
 from .pretokenize import NAMED_PATTERNS, PreTokenizer
 
 __all__ = ["MAX_STREAM_BYTES", "STDIN", "Corpus", "CorpusError", "CountedCorpus", "count_corpus", "decode_corpus",
            "read_corpus", "streamable"]
 
-#: A corpus that is not a regular file (a pipe, a device, standard input) is read up to this
-#: many bytes unless a bound is given: it has no size to check beforehand, and ``/dev/zero``
-#: never ends. Reading holds up to the bound before it can refuse, so it stays well inside
-#: 1 GB of memory; a larger stream needs ``--max-corpus-bytes``.
-MAX_STREAM_BYTES = 512 << 20
 #: The corpus name that means standard input.
 STDIN = "-"
 

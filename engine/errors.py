@@ -29,6 +29,11 @@ from contextlib import contextmanager
 #: Tokenizer files larger than this are refused before they are read (the largest real ones,
 #: 256k-token HuggingFace files, are around 35 MB).
 MAX_FILE_BYTES = 128 * 1024 * 1024
+#: A corpus that is not a regular file (a pipe, a device, standard input) is read up to this
+#: many bytes unless a bound is given: it has no size to check beforehand, and ``/dev/zero``
+#: never ends. Reading holds up to the bound before it can refuse, so it stays well inside
+#: 1 GB of memory; a larger stream needs ``--max-corpus-bytes``.
+MAX_STREAM_BYTES = 512 << 20
 
 
 class BpeLabError(ValueError):

@@ -10,7 +10,6 @@ import errno
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -69,6 +68,8 @@ def atomic_write_files(files: Sequence[tuple[str | os.PathLike[str], bytes]]) ->
     rename itself fail part way, the files already replaced are put back (from hard links made
     beforehand, where the file system allows them). Raises :class:`~engine.errors.WriteError`.
     """
+    import tempfile  # here: only writing needs it, and it imports shutil and random
+
     plan = []  # (shown path, real path, data, whether it exists)
     for shown, data in files:
         real, existed = check_target(shown)

@@ -13,6 +13,7 @@ Format (``"format": "bpe-lab"``, ``"version": 1``)::
 
 from __future__ import annotations
 
+import gc
 import json
 import operator
 import re
@@ -32,6 +33,14 @@ from .pretokenize import PreTokenizer
 #: encode_trace refuses longer texts: the walkthrough is for reading, not for corpora.
 TRACE_LIMIT = 2000
 _CACHE_LIMIT = 200_000
+#: encode_ordinary judges every token's self-encoding at once (Tokenizer._judge_all) for a text
+#: of at least this many chunks a token.
+_JUDGE_ALL_CHUNKS = 8
+#: encode_ordinary pauses the cyclic garbage collector for texts of at least this many chunks.
+_PAUSE_GC_CHUNKS = 1 << 14
+#: The first this many distinct chunks a tokenizer encodes go through the merges, before the
+#: table of whole tokens is built (for a few chunks, bpe-lab encode "hi", the table costs more).
+_BEFORE_WHOLE = 16
 #: Later than any merge (the end of :meth:`Tokenizer._apart` for tokens that stay side by side).
 _NEVER = 1 << 62
 
@@ -118,6 +127,23 @@ class _ChunkCache(dict):
         return ids
 
 
+def _grow(items: list[Any], lefts: Sequence[int], rights: Sequence[int]) -> None:
+    """Append ``items[a] + items[b]`` for each merge ``(a, b)``, in order (each merge's parts are
+    made before it: checked by the caller). Example: ``_grow(x := [1, 2], [0, 2], [1, 1])`` makes
+    ``x == [1, 2, 3, 5]``.
+
+    One C-level ``extend``: it adds each sum as the map yields it, so a later merge reads the
+    sums before it (CPython's ``list.extend``). Where a list would not grow that way, a part is
+    missing when read, and the plain loop does the work."""
+    start = len(items)
+    try:
+        items.extend(map(operator.add, map(items.__getitem__, lefts), map(items.__getitem__, rights)))
+    except IndexError:
+        del items[start:]
+        for a, b in zip(lefts, rights):
+            items.append(items[a] + items[b])
+
+
 def too_many_bytes(merge_number: int, size: int) -> ConfigError:
     """The error for merge ``merge_number`` (1-based), whose token of ``size`` bytes takes the
     bytes of all tokens together past :data:`~engine.config.MAX_VOCAB_BYTES`."""
@@ -147,9 +173,12 @@ class Tokenizer:
         pretokenizer: PreTokenizer | None = None,
         config: TrainConfig | None = None,
         _pieces: list[bytes] | None = None,
+        _parts: tuple[list[int], list[int]] | None = None,
     ) -> None:
         """``_pieces`` (internal: the file loaders) is every token's bytes, base tokens first, from
-        a caller that checked each merge's token is its two parts joined; it spares building them."""
+        a caller that checked each merge's token is its two parts joined; it spares building them.
+        ``_parts`` (internal too) is the merges as a list of left and a list of right ids, in
+        place of ``merges``."""
         if base == "chars":
             if not alphabet:
                 raise ConfigError("the chars base needs an alphabet")
@@ -168,38 +197,41 @@ class Tokenizer:
         self.base_size = len(pieces)
         self.merges: list[tuple[int, int]] = []
         self._ranks: dict[int, int] = {}
-        merges = list(merges)
-        last = len(pieces) + len(merges) - 1  # the id the last merge makes
+        if _parts is None:
+            merges = list(merges)
+            lefts = [a for a, _ in merges]
+            rights = [b for _, b in merges]
+        else:
+            lefts, rights = _parts
+        count = len(lefts)
+        last = len(pieces) + count - 1  # the id the last merge makes
         if last >= MAX_VOCAB:
             raise ConfigError(f"too many tokens: {last + 1} base tokens and merges (at most {MAX_VOCAB})")
         # First the merges are checked and their tokens' lengths added up (integers only), so
         # that a file whose tokens would take gigabytes is refused before any token is built.
         first = len(pieces)
-        made_by = range(first, first + len(merges))
-        lefts = [a for a, _ in merges]
-        rights = [b for _, b in merges]
+        made_by = range(first, first + count)
         ranks = self._ranks
         # The usual case checked with C-level maps: ids that are ints, each made before the merge
         # that uses it, no pair twice. Anything else goes through the loop, which names the merge.
-        if (set(map(type, lefts + rights)) <= {int} and min(lefts + rights, default=0) >= 0
-                and all(map(operator.lt, lefts, made_by)) and all(map(operator.lt, rights, made_by))):
+        if (set(map(type, lefts)) | set(map(type, rights)) <= {int} and min(lefts, default=0) >= 0
+                and min(rights, default=0) >= 0 and all(map(operator.lt, lefts, made_by))
+                and all(map(operator.lt, rights, made_by))):
             ranks.update(zip(map(operator.or_, map(operator.lshift, lefts, repeat(SHIFT)), rights), made_by))
-        if len(ranks) != len(merges):
+        if len(ranks) != count:
             ranks.clear()
-            for k, (a, b) in enumerate(merges):
+            for k, (a, b) in enumerate(zip(lefts, rights)):
                 new_id = first + k
                 key = a << SHIFT | b
                 if not (0 <= a < new_id and 0 <= b < new_id) or key in ranks:
                     self._refuse(k, a, b, new_id, last)
                 ranks[key] = new_id
-        if _pieces is not None and len(_pieces) == len(pieces) + len(merges):
+        if _pieces is not None and len(_pieces) == len(pieces) + count:
             lengths = list(map(len, _pieces))  # the caller's tokens, every one already built
         else:
             _pieces = None
-            lengths = [len(piece) for piece in pieces]
-            grow = lengths.append
-            for a, b in zip(lefts, rights):
-                grow(lengths[a] + lengths[b])
+            lengths = list(map(len, pieces))
+            _grow(lengths, lefts, rights)
         if sum(lengths) > MAX_VOCAB_BYTES:
             total = 0
             for k, size in enumerate(lengths):
@@ -207,11 +239,14 @@ class Tokenizer:
                 if total > MAX_VOCAB_BYTES:
                     raise too_many_bytes(k - first + 1, size)
         self.merges = list(zip(lefts, rights))
+        #: Each token's two parts by id (-1 for a base token): the walks of :meth:`_apart` and
+        #: :meth:`_self_encodes` read them once a step.
+        self._left_of = [-1] * first + lefts
+        self._right_of = [-1] * first + rights
         if _pieces is not None:
             pieces = list(_pieces)
         else:
-            for a, b in self.merges:
-                pieces.append(pieces[a] + pieces[b])
+            _grow(pieces, lefts, rights)
         self.pieces = pieces
         self.specials: dict[str, int] = {}
         for token in specials:
@@ -236,10 +271,13 @@ class Tokenizer:
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.config = config
         self._cache = _ChunkCache(self._encode_new)
-        #: For the first encoding of a chunk: token bytes -> id (built on first use), and per
-        #: token whether it encodes to itself (0 not known yet, 1 yes, 2 no).
+        #: For the first encoding of a chunk: token bytes -> id (built once enough chunks were
+        #: merged without it to pay for it), and per token whether it encodes to itself (0 not
+        #: known yet, 1 yes, 2 no).
         self._whole: dict[Any, int] | None = None
-        self._known = bytearray(len(pieces))
+        self._before_whole = _BEFORE_WHOLE
+        self._judged = False  # every token's self-encoding known (_judge_all)
+        self._known = bytearray(b"\x01") * first + bytearray(len(pieces) - first)  # base tokens: yes
 
     def _refuse(self, k: int, a: int, b: int, new_id: int, last: int) -> None:
         """Raise the error for merge ``k`` (0-based), ``(a, b)``, which refers to an id it may not
@@ -292,6 +330,9 @@ class Tokenizer:
         neighbours stay apart (:meth:`_apart`); otherwise through the merges."""
         whole = self._whole
         if whole is None:
+            if self._before_whole > 0:  # a few chunks (bpe-lab encode "hi") cost less than the table
+                self._before_whole -= 1
+                return apply_merges(self._base_ids(chunk), self._ranks)
             whole = self._whole = self._whole_table()
         if whole:
             key = chunk if self.alphabet is not None else chunk.encode("utf-8", "surrogateescape")
@@ -330,12 +371,12 @@ class Tokenizer:
         (the encoding is not always the longest-first one) returns None.
         """
         out: list[int] = []
-        get, self_encodes, apart = whole.get, self._self_encodes, self._apart
+        get, self_encodes, apart, known = whole.get, self._self_encodes, self._apart, self._known
         i, n = 0, len(key)
         while i < n:
             for j in range(n, i, -1):
                 token = get(key[i:j])
-                if token is not None and self_encodes(token):
+                if token is not None and (known[token] == 1 or self_encodes(token)):
                     break
             else:
                 return None  # a character outside a chars-base alphabet
@@ -356,20 +397,22 @@ class Tokenizer:
         and the pair across the border, further left, goes first). The walk visits every pair
         ever side by side, replacing the later-made one each time.
         """
-        base, merges, get = self.base_size, self.merges, self._ranks.get
+        left_of, right_of, get = self._left_of, self._right_of, self._ranks.get
         end_left = end_right = end
         while True:
             r = get(left << SHIFT | right)
             if r is not None and r < end_left and r <= end_right:
                 return False
             if left >= right:
-                if left < base:
+                part = right_of[left]
+                if part < 0:
                     return True  # both down to base tokens
-                end_left, left = left, merges[left - base][1]
+                end_left, left = left, part
             else:
-                if right < base:
+                part = left_of[right]
+                if part < 0:
                     return True
-                end_right, right = right, merges[right - base][0]
+                end_right, right = right, part
 
     def _self_encodes(self, token: int) -> bool:
         """Whether encoding the bytes of ``token`` gives ``[token]`` (memoized per token).
@@ -379,18 +422,16 @@ class Tokenizer:
         until one joins them, and then t joins the two.
         """
         known = self._known
-        base = self.base_size
-        if token < base or known[token] == 1:
-            return True
-        if known[token] == 2:
-            return False
-        merges, get = self.merges, self._ranks.get
+        if known[token]:
+            return known[token] == 1
+        left_of, right_of, get = self._left_of, self._right_of, self._ranks.get
         stack = [token]
         while stack:
             t = stack[-1]
-            a, b = merges[t - base]
-            ka = 1 if a < base else known[a]
-            kb = 1 if b < base else known[b]
+            a = left_of[t]
+            b = right_of[t]
+            ka = known[a]
+            kb = known[b]
             if not (ka and kb):  # a half not judged yet: judge it first
                 if not ka:
                     stack.append(a)
@@ -400,23 +441,63 @@ class Tokenizer:
             stack.pop()
             if known[t]:
                 continue
-            ok = ka == 1 and kb == 1
+            if ka != 1 or kb != 1:
+                known[t] = 2
+                continue
             # apart(a, b, t), inlined (it runs for every token judged): (a, b) itself is merge t
             left, right, end_left, end_right = a, b, t, t
-            while ok:
+            ok = 1
+            while True:
                 if left >= right:
-                    if left < base:
+                    part = right_of[left]
+                    if part < 0:
                         break
-                    end_left, left = left, merges[left - base][1]
+                    end_left, left = left, part
                 else:
-                    if right < base:
+                    part = left_of[right]
+                    if part < 0:
                         break
-                    end_right, right = right, merges[right - base][0]
+                    end_right, right = right, part
                 r = get(left << SHIFT | right)
                 if r is not None and r < end_left and r <= end_right:
-                    ok = False
-            known[t] = 1 if ok else 2
+                    ok = 2
+                    break
+            known[t] = ok
         return known[token] == 1
+
+    def _judge_all(self) -> None:
+        """:meth:`_self_encodes` for every token at once, in id order: each token's parts are
+        judged before it (they are made before it), so no stack is needed (a third of the cost
+        per token; for a text that meets most of the vocabulary)."""
+        known, left_of, right_of, get = self._known, self._left_of, self._right_of, self._ranks.get
+        for t in range(self.base_size, len(self.pieces)):
+            if known[t]:
+                continue
+            a = left_of[t]
+            b = right_of[t]
+            if known[a] != 1 or known[b] != 1:
+                known[t] = 2
+                continue
+            # apart(a, b, t), inlined as in _self_encodes
+            left, right, end_left, end_right = a, b, t, t
+            ok = 1
+            while True:
+                if left >= right:
+                    part = right_of[left]
+                    if part < 0:
+                        break
+                    end_left, left = left, part
+                else:
+                    part = left_of[right]
+                    if part < 0:
+                        break
+                    end_right, right = right, part
+                r = get(left << SHIFT | right)
+                if r is not None and r < end_left and r <= end_right:
+                    ok = 2
+                    break
+            known[t] = ok
+        self._judged = True
 
     def encode_chunk(self, chunk: str) -> list[int]:
         """Encode one pre-tokenized chunk (cached)."""
@@ -426,7 +507,19 @@ class Tokenizer:
         """Encode ``text`` treating special-token strings as plain text."""
         # One C-level loop over the chunks; only a chunk not seen before calls back into
         # Python (the cache's __missing__), once per distinct chunk.
-        return list(chain.from_iterable(map(self._cache.__getitem__, self.pretokenizer.split(text))))
+        chunks = self.pretokenizer.split(text)
+        if not self._judged and len(chunks) >= _JUDGE_ALL_CHUNKS * len(self.pieces):
+            self._judge_all()  # a long text meets most tokens: judging them all in order is cheaper
+        if len(chunks) < _PAUSE_GC_CHUNKS or not gc.isenabled():
+            return list(chain.from_iterable(map(self._cache.__getitem__, chunks)))
+        # A long text's new chunks make thousands of id lists and no reference cycles: the cyclic
+        # collector would only walk them, and the list of chunks, again and again (5% of a cold
+        # encode), so it waits, as it does while a file loads or a run trains.
+        gc.disable()
+        try:
+            return list(chain.from_iterable(map(self._cache.__getitem__, chunks)))
+        finally:
+            gc.enable()
 
     def encode(self, text: str, *, specials: bool = True) -> list[int]:
         """Encode ``text``; special-token strings in it become their ids unless ``specials=False``.

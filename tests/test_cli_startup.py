@@ -22,3 +22,33 @@ def test_train_loads_neither_formats_nor_analysis(tmp_path):
     mods = loaded_modules(code)
     assert (tmp_path / "t.json").exists()
     assert not {m for m in mods if m.startswith(("engine.formats", "engine.analysis"))}
+
+
+def test_lesson_languages_are_the_format_languages():
+    from tui.lessons.cli import LANGUAGES
+    from tui.lessons.format import LANGUAGES as FORMAT_LANGUAGES
+
+    assert LANGUAGES == FORMAT_LANGUAGES
+
+
+#: What ``bpe-lab encode`` with a rank file must not load: training, counting, corpora, the
+#: inspector, branches, the lesson format, the analysis, the regex module (ASCII text is split by
+#: ``re``), and the temporary files only writing needs.
+NOT_FOR_ENCODE = ("engine.trainer", "engine._pairstate", "engine.counts", "engine.corpus", "engine.inspect",
+                  "engine._branches", "engine.analysis", "tui.lessons.format", "tomllib", "regex", "tempfile")
+
+
+def test_encode_loads_only_what_it_needs(tmp_path):
+    ranks = tmp_path / "t.tiktoken"
+    ranks.write_text("".join(f"{__import__('base64').b64encode(bytes([b])).decode()} {b}\n" for b in range(256)), encoding="ascii")
+    code = (
+        "import io, os, sys; from tui.main import main\n"
+        "os.environ['BPE_LAB_CACHE'] = 'off'  # a first use writes the merge cache (atomically: tempfile)\n"
+        "out = sys.stdout; sys.stdout = io.StringIO()\n"
+        f"code = main(['encode', '-t', {str(ranks)!r}, '--pattern-name', 'gpt2', 'hi'])\n"
+        "assert code == 0 and sys.stdout.getvalue() == '104 105\\n', sys.stdout.getvalue()\n"
+        "sys.stdout = out"
+    )
+    mods = loaded_modules(code)
+    assert "engine.formats.tiktoken_bpe" in mods
+    assert not {m for m in mods if m.startswith(NOT_FOR_ENCODE)}

@@ -48,6 +48,9 @@ def test_first_encoding_matches_the_seed(merges, chunks):
     assert tok.encode(text) == expected  # warm: from the cache
     fresh = Tokenizer(merges, pretokenizer=PreTokenizer("simple"))
     assert [i for c in fresh.pretokenizer.split(text) for i in fresh.encode_chunk(c)] == expected
+    table_at_once = Tokenizer(merges, pretokenizer=PreTokenizer("simple"))
+    table_at_once._before_whole = 0  # the first chunks too go through the table of whole tokens
+    assert table_at_once.encode(text) == expected
 
 
 @settings(max_examples=150)
@@ -57,6 +60,9 @@ def test_chars_base_first_encoding_matches_the_seed(merges, text):
     tok = Tokenizer(merges, base="chars", alphabet=["a", "\u00e9", "\udcc3", "\udca9"])
     expected = seed_encode(tok, tok._base_ids(text)) if text else []
     assert tok.encode(text) == expected
+    table_at_once = Tokenizer(merges, base="chars", alphabet=["a", "\u00e9", "\udcc3", "\udca9"])
+    table_at_once._before_whole = 0
+    assert table_at_once.encode(text) == expected
 
 
 def test_trained_tokens_encode_to_themselves_as_the_seed_says():
@@ -89,3 +95,29 @@ def test_chars_base_tokens_are_found_by_text_not_bytes():
     assert tok.encode("é") == [3]
     assert tok.encode("\udcc3\udca9") == [4]
     assert tok.encode("é\udcc3\udca9é") == [3, 4, 3]
+
+
+@settings(max_examples=200)
+@given(merge_lists())
+def test_judging_all_tokens_at_once_agrees_with_one_at_a_time(merges):
+    one_by_one, all_at_once = Tokenizer(merges), Tokenizer(merges)
+    all_at_once._judge_all()
+    assert [all_at_once._known[t] for t in range(256, len(all_at_once.pieces))] == [
+        1 if one_by_one._self_encodes(t) else 2 for t in range(256, len(one_by_one.pieces))
+    ]
+    some_first = Tokenizer(merges)  # some judged one at a time first, the rest at once
+    for t in range(256, len(some_first.pieces), 3):
+        some_first._self_encodes(t)
+    some_first._judge_all()
+    assert some_first._known == all_at_once._known
+
+
+def test_a_long_text_judges_all_tokens_and_encodes_the_same():
+    trainer = Trainer(sample_text("workshop.txt"), TrainConfig(vocab_size=300))
+    trainer.train()
+    tok = trainer.tokenizer()
+    text = sample_text("workshop.txt") * 4
+    fresh = Tokenizer(tok.merges, pretokenizer=tok.pretokenizer)
+    assert len(fresh.pretokenizer.split(text)) >= 8 * len(fresh.pieces)  # long enough to judge all at once
+    assert fresh.encode(text) == tok.encode(text) == [i for c in tok.pretokenizer.split(text) for i in seed_encode(tok, list(c.encode()))]
+    assert fresh._judged

@@ -192,6 +192,7 @@ FAILURES = [
 def test_the_launcher_and_the_command_line_turn_the_same_failures_into_one_line(monkeypatch, tmp_path, exc, code, line):
     """Both go through tui.cli.guarded: a failure while the corpus loads (the app) or while it is
     read (train) gives the same line and exit code."""
+    import engine
     import tui.cli as cli
     import tui.workbench
     from tui.launch import launch
@@ -202,7 +203,7 @@ def test_the_launcher_and_the_command_line_turn_the_same_failures_into_one_line(
     (tmp_path / "c.txt").write_text(CORPUS, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(tui.workbench, "read_corpus_bytes", fail)
-    monkeypatch.setattr(cli, "count_corpus", fail)
+    monkeypatch.setattr(engine, "count_corpus", fail)  # train imports it from engine when it runs
     monkeypatch.setattr("tui.app.BpeApp.run", lambda *a, **k: pytest.fail("the app started"))
     for run in (lambda err: launch(["c.txt"], err=err), lambda err: cli.main(["train", "c.txt", "-o", "t.json"], err=err)):
         err = io.StringIO()

@@ -123,3 +123,13 @@ def test_an_unwritable_cache_costs_nothing_but_time(rank_file, monkeypatch, tmp_
     first = load_any(rank_file)
     monkeypatch.setenv("BPE_LAB_CACHE", "off")
     same(first, load_any(rank_file))
+
+
+def test_cache_ranks_become_our_ids_dense_or_sparse():
+    from engine.formats.tiktoken_bpe import _our_ids
+
+    base = [5, 3, None, 0]  # our ids 0..3 are the bytes; byte 2 has no rank
+    assert _our_ids(base, [4, 6, 7], [5, 4, 7, 2], [0, 6]) == [[0, 4, 6, None], [3, 5]]  # dense, with a gap
+    assert _our_ids([2, 3, 0, 1], [4, 5], [4, 0, 5]) == [[4, 2, 5]]  # ranks first.. in order: ids equal ranks
+    assert _our_ids(base, [10**9, 10**9 + 1], [10**9 + 1, 3]) == [[5, 1]]  # sparse: a dict, not a huge list
+    assert _our_ids(base, [4, 6], [8], [4]) == [[None], [4]]  # a rank past the last

@@ -26,17 +26,10 @@ from engine import (
     PRETOKENIZERS,
     TIE_RULES,
     ConfigError,
-    Merge,
     PreTokenizer,
     TrainConfig,
-    Trainer,
-    count_corpus,
-    is_stdin,
     one_line,
-    pretokenizer_for,
-    read_corpus,
     size_text,
-    streamable,
     token_display,
 )
 
@@ -44,9 +37,11 @@ from .count_cli import add_count_parser, add_counts_options, check_counts_args, 
 from .progress import Bar, train_with_bar
 from .report_cli import add_plot_parser, add_report_options, check_report_args, export_paths, run_plot, write_reports
 
-# engine.formats and engine.analysis are imported by the commands that use them: together they
-# are a third of ``bpe-lab train``'s start-up (more when no bytecode cache can be written).
+# engine.formats and engine.analysis, and the trainer and corpus readers (lazy names of engine),
+# are imported by the commands that use them: ``bpe-lab encode`` needs neither the trainer nor
+# the corpus readers, ``bpe-lab train`` never the file formats (tests/test_cli_startup.py).
 if TYPE_CHECKING:
+    from engine import Merge, Trainer
     from engine.analysis import Row
     from engine.formats import Imported
 
@@ -225,6 +220,8 @@ def format_merge(event: Merge, show: callable, width: int = 14) -> str:
 
 def corpus_input(path: str) -> tuple[str, str]:
     """A corpus as :func:`engine.io.refuse_inputs` compares it (``-``: the file behind standard input)."""
+    from engine import is_stdin
+
     if is_stdin(path):
         try:
             return f"/dev/fd/{sys.stdin.fileno()}", "the corpus (standard input)"
@@ -234,7 +231,7 @@ def corpus_input(path: str) -> tuple[str, str]:
 
 
 def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from engine import check_target, refuse_inputs
+    from engine import Trainer, check_target, pretokenizer_for, read_corpus, refuse_inputs
 
     check_counts_args(args)
     config = config_from_args(args)
@@ -269,6 +266,8 @@ def read_for_training(args: argparse.Namespace, config: TrainConfig, pretokenize
     """(corpus, text, chunks) of the corpus file: counted block by block when the pre-tokenizer
     allows it and ``whole`` is false (text empty), else read whole (chunks None); its note, if
     any, goes to ``err``."""
+    from engine import count_corpus, read_corpus, streamable
+
     bound = args.max_corpus_bytes
     if streamable(pretokenizer) and not whole:  # pre-tokenize block by block: the text is never held whole
         with Bar(err, quiet=args.quiet or args.log) as bar:  # bytes read, on a terminal
@@ -386,6 +385,7 @@ COMPARE_MERGES = 1000
 
 
 def run_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from engine import Trainer, read_corpus
     from engine.analysis import BpeSegmenter, baseline_rows, build_baselines, hold_back, measure, trainer_counts
 
     if args.vocab_size is None and args.max_merges is None:

@@ -9,27 +9,14 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from engine import (
-    PRETOKENIZERS,
-    TIE_RULES,
-    ChunkTable,
-    ConfigError,
-    CountsError,
-    PreTokenizer,
-    TrainConfig,
-    check_target,
-    check_usable,
-    count_inputs,
-    expand_inputs,
-    merge_tables,
-    prune,
-    read_counts,
-    refuse_inputs,
-    require_pyarrow,
-    write_counts,
-)
+from engine import PRETOKENIZERS, TIE_RULES, ConfigError, CountsError, PreTokenizer, TrainConfig, check_target, refuse_inputs
+
+# engine.counts (lazy names of engine) loads with the commands that count: building the parser
+# for ``bpe-lab encode`` must not (tests/test_cli_startup.py).
+if TYPE_CHECKING:
+    from engine import ChunkTable
 
 from .progress import Bar, train_with_bar
 
@@ -73,6 +60,8 @@ def _pretokenizer(args: argparse.Namespace) -> PreTokenizer:
 
 
 def run_count(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from engine import count_inputs, require_pyarrow, write_counts
+
     if args.merge:
         return _run_merge(args, err)
     if args.scheduler is not None and args.engine != "dask":
@@ -119,12 +108,16 @@ def _note(table: ChunkTable) -> str | None:
 def _check_output(output: str, inputs: list[str]) -> None:
     """No input, nor a file a folder or glob names, may be the output (a second count of a
     folder must not read, then replace, the table the first wrote into it)."""
+    from engine import expand_inputs
+
     refuse_inputs([output], [(p, f"the input {p}") for p in inputs if os.path.exists(p)])
     refuse_inputs([output], [(p, f"the input {p}") for p in expand_inputs(inputs)])
     check_target(output)
 
 
 def _run_merge(args: argparse.Namespace, err: TextIO) -> int:
+    from engine import check_usable, merge_tables, read_counts, write_counts
+
     _check_output(args.output, args.inputs)
     tables = []
     for path in args.inputs:
@@ -173,7 +166,7 @@ def counts_config(args: argparse.Namespace, table: ChunkTable, config: TrainConf
 
 def load_for_training(args: argparse.Namespace, config: TrainConfig, err: TextIO):
     """(table, config, pruned chunks) for ``--counts``, with the pruning reported on ``err``."""
-    from engine import pretokenizer_for
+    from engine import check_usable, pretokenizer_for, prune, read_counts
 
     if args.corpus is not None:
         raise ConfigError("give either CORPUS or --counts, not both")

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import ItemsView, Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -57,11 +58,15 @@ class Imported:
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._ours: dict[int, int] = {}
-        if self.file_ids is not None:
-            # theirs -> ours, the first of ours where two share a file id (built from the end)
-            self._ours = dict(zip(reversed(self.file_ids), range(len(self.file_ids) - 1, -1, -1)))
+        self._ours: dict[int, int] | None = None  # built by the first from_file_ids: encoding never needs it
+
+    def _file_to_ours(self) -> dict[int, int]:
+        """Theirs -> ours, the first of ours where two share a file id (built from the end)."""
+        if self._ours is None:
+            ids = self.file_ids or []
+            self._ours = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1)))
             self._ours.pop(None, None)  # type: ignore[call-overload]
+        return self._ours
 
     def to_file_ids(self, ids: Iterable[int]) -> list[int]:
         """Our ids as the file numbers them; a token the file lacks raises ValueError."""
@@ -80,8 +85,9 @@ class Imported:
         if self.file_ids is None:
             return list(ids)
         out = []
+        to_ours = self._file_to_ours()
         for i in ids:
-            ours = self._ours.get(i) if type(i) is int else None
+            ours = to_ours.get(i) if type(i) is int else None
             if ours is None:
                 raise TokenIdError(f"token id {show(i)} is not in {self.path}")
             out.append(ours)
@@ -175,7 +181,7 @@ def build(
         # byte-level tokens are their keys: the products are the tokens, already joined
         pieces = [*alphabet, *products] if base == "bytes" else None
         try:
-            return _built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, [], pieces)
+            return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, [], pieces)
         except TokenizerFileError:
             pass  # e.g. a pair merged twice: the loop below names the merge, spelled as tokens
     made: dict[Any, int] = {key: i for i, key in enumerate(alphabet)}
@@ -218,7 +224,7 @@ def build(
         our_merges.append(pair)
     if repeats:
         warnings.append(f"{repeats} merge(s) make a token an earlier merge already made; both map to the file's one id")
-    return _built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, warnings)
+    return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, warnings)
 
 
 def _build_quickly(
@@ -227,20 +233,27 @@ def _build_quickly(
     """:func:`build`'s merges, file ids and merged keys for a file with nothing unusual in it (every part made
     earlier, no product made twice, every product in the vocabulary), worked out with C-level
     maps; None for anything else, which :func:`build`'s loop then reports."""
+    return quick_merges(alphabet, base_ids, vocab, [left for left, _ in merges], [right for _, right in merges])
+
+
+def quick_merges(
+    alphabet: Sequence[Any], base_ids: Sequence[int | None], vocab: dict[Any, int] | None, lefts: list[Any], rights: list[Any],
+) -> tuple[list[tuple[int, int]], list[int | None], list[Any]] | None:
+    """:func:`_build_quickly` for merges given as their left and right parts."""
     first = len(alphabet)
     made: dict[Any, int] = {key: i for i, key in enumerate(alphabet)}
-    products = [left + right for left, right in merges]
+    products = list(map(operator.add, lefts, rights))
     made.update(zip(products, range(first, first + len(products))))
     if len(made) != first + len(products):
         return None  # a product made twice, or a product that is a base token
-    lefts = list(map(made.get, [left for left, _ in merges]))
-    rights = list(map(made.get, [right for _, right in merges]))
-    if None in lefts or None in rights:
+    left_ids = list(map(made.get, lefts))
+    right_ids = list(map(made.get, rights))
+    if None in left_ids or None in right_ids:
         return None
     made_by = range(first, first + len(products))
-    if not (all(map(operator.lt, lefts, made_by)) and all(map(operator.lt, rights, made_by))):
+    if not (all(map(operator.lt, left_ids, made_by)) and all(map(operator.lt, right_ids, made_by))):
         return None  # a part that only a later merge makes
-    our_merges = list(zip(lefts, rights))  # a pair given twice: the tokenizer refuses it
+    our_merges = list(zip(left_ids, right_ids))  # a pair given twice: the tokenizer refuses it
     file_ids: list[int | None] = list(base_ids)
     if vocab is None:
         file_ids += [None] * len(products)
@@ -252,7 +265,7 @@ def _build_quickly(
     return our_merges, file_ids, products  # type: ignore[return-value]
 
 
-def _built(
+def built(
     path: str | Path, base: str, alphabet: Sequence[Any], our_merges: list[tuple[int, int]], file_ids: list[int | None],
     specials: Sequence[tuple[str, int]], pretokenizer: PreTokenizer, warnings: list[str], pieces: list[bytes] | None = None,
 ) -> tuple[Tokenizer, list[int | None], list[str]]:
@@ -276,9 +289,10 @@ def _built(
 
 
 def check_unique_ids(path: str | Path, entries: Iterable[tuple[Any, int]], what: str = "vocabulary") -> None:
-    """Every id in ``entries`` (key, id) is a non-negative int used once."""
-    entries = list(entries)
-    ids = [value for _, value in entries]
+    """Every id in ``entries`` (key, id; a list or a dict's items) is a non-negative int used once."""
+    if not isinstance(entries, (list, tuple, ItemsView)):
+        entries = list(entries)  # read twice below when something is wrong
+    ids = list(map(itemgetter(1), entries))
     if set(map(type, ids)) <= {int} and min(ids, default=0) >= 0 and max(ids, default=0) <= MAX_ID and len(set(ids)) == len(ids):
         return  # the usual case, checked at C speed; the loop below names what is wrong
     seen: dict[int, Any] = {}

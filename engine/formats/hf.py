@@ -12,20 +12,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import chain, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from ..bytelevel import token_to_unicode, unicode_to_token, unicode_to_tokens
+from ..bytelevel import byte_level_names, not_byte_level, token_to_unicode, unicode_to_token, unicode_to_tokens
+from ..errors import TokenizerFileError
+from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from .common import (
     Imported,
     build,
+    built,
     check_unique_ids,
     fail,
     fold_note,
     identity,
     is_id,
     output_ids,
+    quick_merges,
     read_json,
     show,
     write_json,
@@ -155,6 +160,71 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     specials = sorted(((t["content"], t["id"]) for t in added), key=lambda s: s[1])
     check_unique_ids(path, [(c, i) for c, i in specials], "added token")
     special_texts = {c for c, _ in specials}
+    quick = _byte_level_quickly(path, model, vocab_raw, specials, pre) if byte_level else None
+    if quick is not None:
+        tok, file_ids, more = quick
+    else:
+        tok, file_ids, more = _load_model(path, model, vocab_raw, byte_level, specials, special_texts, pre)
+    warnings += more
+    dropped = len(set(vocab_raw.values()).difference(file_ids))
+    if dropped:
+        warnings.append(f"{dropped} vocabulary token(s) are neither a base token nor made by a merge; never produced, dropped")
+    return Imported(tok, "hf", str(path), None if identity(file_ids) else file_ids, warnings)
+
+
+def _merge_parts(model: dict[str, Any]) -> tuple[list[str], list[str]] | None:
+    """The merges' left and right parts, for the usual file (every merge a ``[left, right]`` list
+    of two non-empty strings, or every one a ``"left right"`` string); None for anything else."""
+    merges = model.get("merges", [])
+    if not isinstance(merges, list):
+        return None
+    kinds = set(map(type, merges))
+    if kinds <= {list}:
+        pairs = merges
+    elif kinds <= {str}:
+        pairs = list(map(str.split, merges, repeat(" ")))
+    else:
+        return None
+    if not set(map(len, pairs)) <= {2}:
+        return None
+    lefts, rights = list(map(itemgetter(0), pairs)), list(map(itemgetter(1), pairs))
+    if not (set(map(type, lefts)) | set(map(type, rights)) <= {str} and all(lefts) and all(rights)):
+        return None
+    return lefts, rights
+
+
+def _byte_level_quickly(
+    path: Path, model: dict[str, Any], vocab_raw: dict[str, int], specials: list[tuple[str, int]], pre: PreTokenizer,
+) -> tuple[Tokenizer, list[int | None], list[str]] | None:
+    """A byte-level file with nothing unusual in it, loaded without turning its tokens into bytes:
+    every vocabulary token is byte-level text, and each character is one byte, so the tokens'
+    texts match, join and repeat exactly as their bytes do (the tokenizer builds the bytes from
+    the merges). None for anything else: :func:`_load_model` then reads it (and names what is wrong)."""
+    parts = _merge_parts(model)
+    if parts is None or not_byte_level().search("".join(vocab_raw)):
+        return None
+    names = byte_level_names()
+    quick = quick_merges(names, list(map(vocab_raw.get, names)), vocab_raw, *parts)
+    if quick is None:
+        return None
+    our_merges, file_ids, _ = quick
+    try:
+        tok, file_ids, warnings = built(path, "bytes", [bytes([b]) for b in range(256)], our_merges, file_ids, specials, pre, [])
+    except TokenizerFileError:
+        return None
+    missing = sum(1 for name in names if name not in vocab_raw)
+    if missing:
+        warnings.append(f"the vocabulary lacks {missing} of the 256 bytes; text with them has no ids in the file")
+    return tok, file_ids, warnings
+
+
+def _load_model(
+    path: Path, model: dict[str, Any], vocab_raw: dict[str, int], byte_level: bool, specials: list[tuple[str, int]],
+    special_texts: set[str], pre: PreTokenizer,
+) -> tuple[Tokenizer, list[int | None], list[str]]:
+    """The tokenizer, file ids and warnings of the model, any file (the merges and vocabulary
+    checked one by one where something is unusual, and what is wrong named)."""
+    warnings: list[str] = []
     merges = _merge_list(model, path)
     if byte_level:
         try:
@@ -194,8 +264,4 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
         path, base=base, alphabet=alphabet, base_ids=base_ids, vocab=vocab, merges=pairs,
         specials=specials, pretokenizer=pre, spell=spell,
     )
-    warnings += more
-    dropped = len(set(vocab_raw.values()).difference(file_ids))
-    if dropped:
-        warnings.append(f"{dropped} vocabulary token(s) are neither a base token nor made by a merge; never produced, dropped")
-    return Imported(tok, "hf", str(path), None if identity(file_ids) else file_ids, warnings)
+    return tok, file_ids, warnings + more

@@ -16,8 +16,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import regex
-
 from ..pretokenize import GPT2_PATTERN, NAMED_PATTERNS, PreTokenizer, check_pattern
 from .common import SIMPLE_PORTABLE, fail, portable_pattern, pretokenizer_from_pattern
 
@@ -76,6 +74,8 @@ def _split_pattern(step: dict[str, Any], path: Path) -> str:
     if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
         return pattern["Regex"]
     if isinstance(pattern, dict) and isinstance(pattern.get("String"), str):
+        import regex  # here: loading a GPT-2 or tiktoken file never needs it
+
         return regex.escape(pattern["String"])
     raise fail(path, "a Split pre-tokenizer needs a pattern ({\"Regex\": ...} or {\"String\": ...})")
 

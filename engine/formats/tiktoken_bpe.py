@@ -210,9 +210,7 @@ def _from_cache(
     products = cached.product
     if len(set(products)) != len(products) or not all(map(operator.lt, products, products[1:])):
         return None
-    ours = {rank: i for i, rank in enumerate(base_ids) if rank is not None}
-    ours.update(zip(products, range(first, first + len(products))))
-    lefts, rights = list(map(ours.get, cached.left)), list(map(ours.get, cached.right))
+    lefts, rights = _our_ids(base_ids, products, cached.left, cached.right)
     if None in lefts or None in rights:
         return None
     file_ids: list[int | None] = list(base_ids) + products
@@ -225,8 +223,8 @@ def _from_cache(
     if list(map(operator.add, map(part, lefts), map(part, rights))) != pieces[first:]:
         return None  # a merge whose two parts do not join into the token of its rank
     try:  # the tokenizer refuses a part made later than the merge that uses it, and repeats
-        tok = Tokenizer(list(zip(lefts, rights)), specials=[text for text, _ in specials], pretokenizer=pretokenizer,
-                        _pieces=pieces)
+        tok = Tokenizer(specials=[text for text, _ in specials], pretokenizer=pretokenizer, _pieces=pieces,
+                        _parts=(lefts, rights))
     except ValueError:
         return None
     unreachable = [token_of.get(rank) for rank in cached.unreachable]
@@ -238,6 +236,35 @@ def _from_cache(
         return None
     file_ids += [theirs for _, theirs in specials]
     return tok, file_ids, unreachable, odd  # type: ignore[return-value]
+
+
+def _our_ids(base_ids: list[int | None], products: list[int], *wanted: list[int]) -> list[list[int | None]]:
+    """Our id of each rank in each of ``wanted`` (None where no token has that rank), for the
+    strictly growing ``products`` ranks of a cache entry. Dense ranks (every real file's) are
+    looked up in a list, where GPT-2's merges' ranks are their ids; sparse ones in a dict."""
+    first = len(base_ids)
+    known = [r for r in base_ids if r is not None]
+    top = max([-1, *products[-1:], *known])
+    if top >= 2 * (first + len(products)) + 1024 or any(r < 0 for r in known):
+        ours_of = {rank: i for i, rank in enumerate(base_ids) if rank is not None}
+        ours_of.update(zip(products, range(first, first + len(products))))
+        return [list(map(ours_of.get, ranks)) for ranks in wanted]
+    ours: list[int | None] = [None] * (top + 1)
+    for i, rank in enumerate(base_ids):
+        if rank is not None:
+            ours[rank] = i
+    if products[:1] == [first] and products[-1:] == [first + len(products) - 1]:
+        ours[first : first + len(products)] = range(first, first + len(products))  # growing: first, first + 1, ...
+    else:
+        for i, rank in enumerate(products, first):
+            ours[rank] = i
+    out = []
+    for ranks in wanted:
+        if ranks and not (0 <= min(ranks) and max(ranks) <= top):
+            out.append([None])  # a rank no token has
+        else:
+            out.append(list(map(ours.__getitem__, ranks)))
+    return out
 
 
 def _ambiguous(tok: Tokenizer) -> list[bytes]:
@@ -254,20 +281,23 @@ def _well_formed_ranks(text: str) -> dict[bytes, int] | None:
     """The ranks of a file with nothing unusual in it, read in bulk (as tiktoken's own loader
     does); None for anything else (an empty token, a bad line, a repeat), which the line-by-line
     reader then reports exactly."""
+    parts = text.split()
+    encoded, digits = parts[0::2], parts[1::2]
     try:
-        rows = [line.split() for line in text.splitlines() if line]
-        tokens = [binascii.a2b_base64(token, strict_mode=True) for token, _ in rows]
-        digits = [rank for _, rank in rows]
+        if "\n".join(map(" ".join, zip(encoded, digits))) + "\n" != text:  # not plain "token rank" lines
+            rows = [line.split() for line in text.splitlines() if line]
+            encoded, digits = [token for token, _ in rows], [rank for _, rank in rows]
+        tokens = [binascii.a2b_base64(token, strict_mode=True) for token in encoded]
     except (ValueError, binascii.Error):
         return None
-    if not rows or not all(tokens) or max(map(len, digits)) > 10:
+    if not tokens or not all(tokens) or max(map(len, digits)) > 10:
         return None
     joined = "".join(digits)
     if not (joined.isascii() and joined.isdigit()):
         return None
     numbers = list(map(int, digits))
     ranks = dict(zip(tokens, numbers))
-    if len(ranks) != len(rows) or len(set(numbers)) != len(rows) or max(numbers) > MAX_ID:
+    if len(ranks) != len(tokens) or len(set(numbers)) != len(tokens) or max(numbers) > MAX_ID:
         return None
     return ranks
 

@@ -17,7 +17,8 @@ cost is loading the file, not encoding.
   ``tokenizers.Tokenizer.from_file(...).encode("hi")``.
 
 Each contender is a whole process (interpreter start, imports, load, encode), timed with GNU
-time for the wall clock and peak RSS; runs alternate, medians reported, ratios ours / peer.
+time for the wall clock, CPU time (user + system: steadier on a shared machine) and peak RSS;
+runs alternate, medians reported, ratios ours / peer.
 Target (issue 16): ≤ 2× the peer's time. Nothing here asserts a time.
 """
 
@@ -31,7 +32,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from common import CACHE, INSTALLED, alternate, ours, record, report, stdlib_corpus
+from common import CACHE, INSTALLED, alternate, cpu_median, ours, record, report, stdlib_corpus
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
@@ -93,6 +94,7 @@ def main() -> None:
         results = alternate(contenders, args.runs)
     report("whole-process encode with the real gpt2.tiktoken (50,000 merges recovered from ranks)", results, "tiktoken")
     record("load_tiktoken_ratio", results["bpe-lab (merge cache warm)"][0] / results["tiktoken"][0])
+    record("load_tiktoken_cpu_ratio", cpu_median("bpe-lab (merge cache warm)") / max(cpu_median("tiktoken"), 1e-9))
 
     hf_file = hf_130k()
     contenders = {
@@ -103,6 +105,7 @@ def main() -> None:
     results = alternate(contenders, args.runs)
     report("whole-process encode with an HF tokenizer.json of 130,000 merges", results, "tokenizers")
     record("load_hf_ratio", results["bpe-lab"][0] / results["tokenizers"][0])
+    record("load_hf_cpu_ratio", cpu_median("bpe-lab") / max(cpu_median("tokenizers"), 1e-9))
 
 
 if __name__ == "__main__":

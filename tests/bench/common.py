@@ -53,13 +53,18 @@ def shared_corpus(name: str) -> Path | None:
     return path if path.exists() else None
 
 
-def run_child(argv: list[str], env: dict[str, str | None] | None = None) -> tuple[float, int]:
-    """Wall seconds and peak RSS (MB) of one child process.
+#: CPU seconds (user + system) of each contender's runs in the last :func:`alternate`, by name:
+#: steadier than wall time on a machine shared with other work (:func:`report` prints both).
+CPU: dict[str, list[float]] = {}
+
+
+def run_child(argv: list[str], env: dict[str, str | None] | None = None, cpu: list[float] | None = None) -> tuple[float, int]:
+    """Wall seconds and peak RSS (MB) of one child process (its CPU seconds appended to ``cpu``).
 
     GNU time (``/usr/bin/time``) reports the RSS: a child forked from this (large) process would
     count this process's pages as its own before it execs.
     """
-    timer = ["/usr/bin/time", "-f", "%e %M"] if Path("/usr/bin/time").exists() else []
+    timer = ["/usr/bin/time", "-f", "%e %M %U %S"] if Path("/usr/bin/time").exists() else []
     started = time.perf_counter()
     merged = {name: value for name, value in {**os.environ, **(env or {})}.items() if value is not None}
     proc = subprocess.run(timer + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=merged)
@@ -68,7 +73,9 @@ def run_child(argv: list[str], env: dict[str, str | None] | None = None) -> tupl
     if proc.returncode != 0:
         raise RuntimeError(f"{argv[:3]} failed: {err.strip()[-500:]}")
     if timer:
-        wall, kb = err.strip().splitlines()[-1].split()
+        wall, kb, user, system = err.strip().splitlines()[-1].split()
+        if cpu is not None:
+            cpu.append(float(user) + float(system))
         return float(wall), int(kb) // 1024
     return elapsed, 0
 
@@ -77,10 +84,12 @@ def alternate(contenders: dict[str, list[str] | tuple[list[str], dict]], runs: i
     """Run each contender ``runs`` times, interleaved; return (median seconds, max RSS MB)."""
     times: dict[str, list[float]] = {name: [] for name in contenders}
     rss: dict[str, int] = {name: 0 for name in contenders}
+    CPU.clear()
+    CPU.update({name: [] for name in contenders})
     for _ in range(runs):
         for name, spec in contenders.items():
             argv, env = spec if isinstance(spec, tuple) else (spec, {})
-            seconds, peak = run_child(argv, env)
+            seconds, peak = run_child(argv, env, CPU[name])
             times[name].append(seconds)
             rss[name] = max(rss[name], peak)
     return {name: (statistics.median(times[name]), rss[name]) for name in contenders}
@@ -109,5 +118,13 @@ def report(title: str, results: dict[str, tuple[float, int]], baseline: str) -> 
     """Print medians, peak memory and ratios against ``baseline``."""
     print(f"\n== {title}")
     base_time, base_rss = results[baseline]
+    base_cpu = cpu_median(baseline)
     for name, (seconds, peak) in results.items():
-        print(f"  {name:<34} {seconds:7.2f} s  {peak:6d} MB   time x{seconds / base_time:5.2f}   memory x{peak / max(base_rss, 1):5.2f}")
+        used = cpu_median(name)
+        cpu = f"   CPU {used:5.2f} s x{used / base_cpu:5.2f}" if used and base_cpu else ""
+        print(f"  {name:<34} {seconds:7.2f} s  {peak:6d} MB   time x{seconds / base_time:5.2f}   memory x{peak / max(base_rss, 1):5.2f}{cpu}")
+
+
+def cpu_median(name: str) -> float:
+    """Median CPU seconds of a contender of the last :func:`alternate` (0 when not measured)."""
+    return statistics.median(CPU[name]) if CPU.get(name) else 0.0

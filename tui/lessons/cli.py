@@ -7,7 +7,10 @@ import argparse
 import json
 from typing import TextIO
 
-from .format import LANGUAGES, LessonError, check
+#: tui.lessons.format.LANGUAGES, spelled out so that building the command line's parser does not
+#: import the lesson format (tomllib and the rest: a tenth of ``bpe-lab encode``'s start-up;
+#: tests/test_cli_startup.py checks that they agree).
+LANGUAGES = ("en", "de", "zh")
 
 
 def add_lesson_parser(sub) -> None:
@@ -48,6 +51,7 @@ def run_lesson(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def list_lessons(out: TextIO) -> int:
     from .catalog import bundled
+    from .format import LessonError, parse
 
     found = bundled()
     if not found:
@@ -57,8 +61,6 @@ def list_lessons(out: TextIO) -> int:
     for each in found:
         path, _ = each.file("en")
         try:
-            from .format import parse
-
             lesson = parse(path)
             title, seed = lesson.title, lesson.seed or "-"
         except LessonError as exc:
@@ -76,6 +78,7 @@ def check_files(names: list[str], lang: str | None, out: TextIO, err: TextIO) ->
     raised (one error line and exit 2, as every command's)."""
     from ..cli import PROG
     from .catalog import resolve
+    from .format import LessonError, check
 
     problems: list[str] = []
     checked = 0
