@@ -18,6 +18,8 @@ RULES = {
     "first-seen": N_("tie rule: first-seen"),
     "hf": N_("tie rule: hf"),
 }
+#: The shortest count bar: a narrow pane keeps the pair whole and shortens the bars.
+MIN_BAR = 3
 STOPS = {
     "vocab-size": N_("vocabulary size reached"),
     "merges": N_("merge count reached"),
@@ -60,7 +62,7 @@ class Candidates(Static):
         self, rows: list[tuple[str, str, int]], ties: int, rule: str, floor: int, at_target: bool, width: int | None = None
     ) -> Text:
         """The picture for ``width`` cells (default: the pane's content width)."""
-        width = max(width or self.content_region.width, 24)
+        width = width or self.content_region.width or 24  # never wider than the pane: a row would wrap
         text = Text()
         text.append(_(RULES.get(rule, rule)), style="italic dim")
         text.append("\n")
@@ -75,8 +77,10 @@ class Candidates(Static):
         digits = len(str(best))
         # Widths in terminal cells: 天 and emoji take two, a combining accent none.
         label = max(cell_len(a) + cell_len(b) for a, b, _ in rows) + 4  # " + " and a space
-        label = min(label, width // 2)
-        bar_room = max(width - 2 - label - digits - 4, 3)
+        # The pair gets what the mark, the count and a short bar leave (a narrow pane beside a
+        # lesson): cut only when a pair is longer than that.
+        label = min(label, max(width // 2, width - 3 - digits - MIN_BAR))
+        bar_room = max(width - 6 - label - digits, MIN_BAR)
         for index, (a, b, count) in enumerate(rows):
             tied = count == best
             mark = "▶ " if index == 0 and not at_target else ("= " if tied else "  ")

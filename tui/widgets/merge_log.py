@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
@@ -29,23 +30,65 @@ from .cells import fit
 TITLES = (N_("step"), N_("left"), N_("right"), N_("new"), N_("count"), N_("tokens"))
 NUMBER_WIDTHS = {0: 5, 4: 7, 5: 8}
 ROW_BLOCK = 64
+#: A narrow pane (beside a lesson at 80 columns) drops whole columns rather than cut a value:
+#: first the corpus length after the merge (the status line shows the current one), then the
+#: new token (left and right joined). Step, left, right and count always show.
+DROP_ORDER = (5, 3)
+#: The fewest cells a token column gets before a column is dropped to make room.
+MIN_TOKEN = 5
 
 
-def column_widths(width: int, numbers: dict[int, int] | None = None) -> list[int]:
+def column_widths(width: int, numbers: dict[int, int] | None = None,
+                  titles: tuple[int, ...] | None = None, tokens: dict[int, int] | None = None) -> list[int]:
     """Widths in cells of the six columns for a pane ``width`` cells wide (one space between
-    columns). ``numbers`` widens a number column whose values need more than its default
-    (a count of 1234567 and its tie mark): numbers are never cut, the token columns give way.
+    columns; 0: the column is not shown). ``numbers`` widens a number column whose values need
+    more than its default (a count of 1234567 and its tie mark): numbers are never cut, the
+    token columns give way. When they would get fewer than :data:`MIN_TOKEN` cells each, whole
+    columns drop (:data:`DROP_ORDER`) rather than cut a title (``titles``: the cells each takes),
+    and the token columns left share by what their values need (``tokens``: the widest seen).
 
-    Example: ``column_widths(46) -> [5, 6, 6, 8, 7, 8]``
+    Example: ``column_widths(46) -> [5, 6, 6, 8, 7, 8]``; ``column_widths(25) -> [4, 6, 6, 0, 5, 0]``
     """
-    fixed = {i: max(w, (numbers or {}).get(i, 0)) for i, w in NUMBER_WIDTHS.items()}
-    room = max(width - sum(fixed.values()) - len(TITLES), 15)
-    token = room // 3
-    widths = [fixed.get(i, token) for i in range(len(TITLES))]
-    widths[3] += room - 3 * token  # the new token gets what division leaves over
+    titles = titles or tuple(len(t) for t in TITLES)
+    needed = {i: max(titles[i], (numbers or {}).get(i, 0)) for i in NUMBER_WIDTHS}
+    roomy = {i: max(w, needed[i]) for i, w in NUMBER_WIDTHS.items()}
+    shown = list(range(len(TITLES)))
+    for drop in (None, *DROP_ORDER):
+        if drop is not None:
+            shown.remove(drop)
+        columns = [i for i in shown if i not in NUMBER_WIDTHS]
+        least = max([MIN_TOKEN] + [titles[i] for i in columns])
+        for fixed in (roomy, needed):  # the default widths while there is room, else the values'
+            widths = [fixed[i] if i in fixed and i in shown else 0 for i in range(len(TITLES))]
+            room = width - sum(widths) - len(shown)
+            needs = {i: max(titles[i], (tokens or {}).get(i, 0)) for i in columns}
+            # a narrow pane's numbers take only what they need when the tokens need the room
+            roomy_fits = drop is None or fixed is needed or room >= sum(needs.values())
+            if room // len(columns) >= least and roomy_fits or (drop, fixed) == (DROP_ORDER[-1], needed):
+                for i, w in share(room, needs if drop else dict.fromkeys(columns, 0)).items():
+                    widths[i] = w
+                return widths
+    raise AssertionError("unreachable")  # the last drop always returns
+
+
+def share(room: int, needs: dict[int, int]) -> dict[int, int]:
+    """``room`` cells for the token columns: equal shares while every value fits its share, else
+    each column what it needs, as far as the room goes, then the rest to the last column.
+
+    Example: ``share(12, {1: 4, 2: 7}) -> {1: 4, 2: 8}``; ``share(12, {1: 9, 2: 9}) -> {1: 6, 2: 6}``
+    """
+    columns = list(needs)
+    even = max(room // len(columns), 1)
+    widths = dict.fromkeys(columns, even)
+    if any(need > even for need in needs.values()):
+        widths = {i: min(need, even) for i, need in needs.items()}  # the short ones keep theirs...
+        spare = room - sum(widths.values())
+        for i in sorted(columns, key=lambda i: needs[i]):  # ...and the rest goes where it is missing
+            more = min(max(needs[i] - widths[i], 0), spare)
+            widths[i] += more
+            spare -= more
+    widths[columns[-1]] += max(room - sum(widths.values()), 0)
     return widths
-
-
 
 
 class MergeLog(ScrollView, can_focus=True):
@@ -87,6 +130,7 @@ class MergeLog(ScrollView, can_focus=True):
         self._events: dict[int, Merge] = {}  # row -> event, for the rows last drawn
         self._texts: dict[int, tuple[str, ...]] = {}  # row -> its cells, as shown
         self._first: Merge | None = None  # step 1: the largest count and corpus length shown
+        self._needs: dict[int, int] = {}  # token column -> the most cells a value drawn in it took
 
     @property
     def row_count(self) -> int:
@@ -125,6 +169,7 @@ class MergeLog(ScrollView, can_focus=True):
     def _forget(self, from_row: int = 0) -> None:
         if from_row == 0:
             self._first = None
+            self._needs = {}
         for cache in (self._events, self._texts):
             for row in [r for r in cache if r >= from_row]:
                 del cache[row]
@@ -219,6 +264,8 @@ class MergeLog(ScrollView, can_focus=True):
                         f"{event.count}" + ("✋" if event.manual else "*" if event.tied and tie_marks else ""),
                         str(event.tokens_after),
                     )
+                    for column in (1, 2, 3):  # what a narrow pane's token columns share by
+                        self._needs[column] = max(self._needs.get(column, 0), cell_len(self._texts[row][column]))
         except Busy:
             pass  # training holds the trainer: draw what we have; the next refresh fills in
         if len(self._texts) > 4096:  # keep the cache to a few screens
@@ -239,11 +286,12 @@ class MergeLog(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         # The columns fit beside the vertical scroll bar (it is drawn over the line's end).
-        widths = column_widths(self.scrollable_content_region.width, self._number_widths())
+        titles = tuple(cell_len(_(title)) for title in TITLES)
+        widths = column_widths(self.scrollable_content_region.width, self._number_widths(), titles, self._needs)
         HEADER, CURSOR, ODD, TIE = current().log_styles  # noqa: N806  the theme's, read per line
         MANUAL = Style(color=current().segment, bold=True)  # noqa: N806  a manual merge's mark
         if y == 0:
-            cells = [Segment(fit(_(title), w) + " ", HEADER) for title, w in zip(TITLES, widths)]
+            cells = [Segment(fit(_(title), w) + " ", HEADER) for title, w in zip(TITLES, widths) if w]
             return Strip(cells).crop(0, width).extend_cell_length(width, HEADER)
         row = int(self.scroll_y) + y - 1
         if row >= self._rows:
@@ -254,6 +302,8 @@ class MergeLog(ScrollView, can_focus=True):
         base = CURSOR if row == self.cursor_row else (ODD if row % 2 else self.rich_style)
         segments = []
         for index, (w, text) in enumerate(zip(widths, texts)):
+            if not w:
+                continue  # a column dropped in a narrow pane
             style = base
             if index == 3:  # the new token
                 style = base + Style(bold=True)
