@@ -39,7 +39,7 @@ class Candidates(Static):
     def show(self, workbench: Workbench | None, k: int = 8) -> None:
         """Read the top pairs from the trainer and draw them."""
         if workbench is None:
-            self.update("")
+            self._draw(Text)
             return
         if workbench.script is not None:
             self.show_replay(workbench, k)
@@ -55,8 +55,19 @@ class Candidates(Static):
                 rows = [(show(c.pair[0]), show(c.pair[1]), c.count) for c in top]
         except Busy:
             return  # the worker holds the trainer: keep the last picture
-        text = self.render_rows(rows, ties, workbench.config.tie_rule, workbench.config.min_frequency, at_target)
-        self.update(text, layout=False)  # fixed height (app.tcss): no layout pass per step
+        config = workbench.config
+        self._draw(lambda: self.render_rows(rows, ties, config.tie_rule, config.min_frequency, at_target))
+
+    def _draw(self, picture) -> None:
+        """Show ``picture()``, drawn for the pane's width when it is painted: a pane that was
+        not on screen when training moved (under the quiz, in a narrower layout) has no width
+        yet, and bars drawn for a guessed one would wrap."""
+        self._picture = picture
+        self.refresh()  # fixed height (app.tcss): no layout pass per step
+
+    def render(self):
+        picture = getattr(self, "_picture", None)
+        return picture() if picture is not None else super().render()
 
     def render_rows(
         self, rows: list[tuple[str, str, int]], ties: int, rule: str, floor: int, at_target: bool, width: int | None = None
@@ -110,7 +121,7 @@ class Candidates(Static):
                 rows = [(show(c.pair[0]), show(c.pair[1]), c.count, nxt is not None and c.pair == nxt[0]) for c in top]
         except Busy:
             return
-        self.update(self.render_replay(scripted, rows, total), layout=False)
+        self._draw(lambda: self.render_replay(scripted, rows, total))
 
     def render_replay(
         self, scripted: tuple[str, str, int, int, int] | None, rows: list[tuple[str, str, int, bool]], total: int

@@ -34,8 +34,11 @@ ROW_BLOCK = 64
 #: first the corpus length after the merge (the status line shows the current one), then the
 #: new token (left and right joined). Step, left, right and count always show.
 DROP_ORDER = (5, 3)
-#: The fewest cells a token column gets before a column is dropped to make room.
+#: The cells a token column is assumed to need before any row is drawn.
 MIN_TOKEN = 5
+#: Token values up to this many cells ([80 82], Müll) are never cut: a column drops first.
+#: Longer ones (a whole word learned late) may end in "…" rather than take the pane.
+WHOLE_TOKEN = 7
 
 
 def column_widths(width: int, numbers: dict[int, int] | None = None,
@@ -43,13 +46,14 @@ def column_widths(width: int, numbers: dict[int, int] | None = None,
     """Widths in cells of the six columns for a pane ``width`` cells wide (one space between
     columns; 0: the column is not shown). ``numbers`` widens a number column whose values need
     more than its default (a count of 1234567 and its tie mark): numbers are never cut, the
-    token columns give way. When they would get fewer than :data:`MIN_TOKEN` cells each, whole
-    columns drop (:data:`DROP_ORDER`) rather than cut a title (``titles``: the cells each takes),
-    and the token columns left share by what their values need (``tokens``: the widest seen).
+    token columns give way. ``tokens``: the cells the token columns' values need (the widest
+    drawn); the columns share by need, and when a value of up to :data:`WHOLE_TOKEN` cells or a
+    title (``titles``: the cells each takes) would be cut, whole columns drop (:data:`DROP_ORDER`).
 
     Example: ``column_widths(46) -> [5, 6, 6, 8, 7, 8]``; ``column_widths(25) -> [4, 6, 6, 0, 5, 0]``
     """
     titles = titles or tuple(len(t) for t in TITLES)
+    needs = {i: max(titles[i], (tokens or {}).get(i, MIN_TOKEN)) for i in (1, 2, 3)}
     needed = {i: max(titles[i], (numbers or {}).get(i, 0)) for i in NUMBER_WIDTHS}
     roomy = {i: max(w, needed[i]) for i, w in NUMBER_WIDTHS.items()}
     shown = list(range(len(TITLES)))
@@ -57,15 +61,12 @@ def column_widths(width: int, numbers: dict[int, int] | None = None,
         if drop is not None:
             shown.remove(drop)
         columns = [i for i in shown if i not in NUMBER_WIDTHS]
-        least = max([MIN_TOKEN] + [titles[i] for i in columns])
+        whole = sum(min(needs[i], max(WHOLE_TOKEN, titles[i])) for i in columns)
         for fixed in (roomy, needed):  # the default widths while there is room, else the values'
             widths = [fixed[i] if i in fixed and i in shown else 0 for i in range(len(TITLES))]
             room = width - sum(widths) - len(shown)
-            needs = {i: max(titles[i], (tokens or {}).get(i, 0)) for i in columns}
-            # a narrow pane's numbers take only what they need when the tokens need the room
-            roomy_fits = drop is None or fixed is needed or room >= sum(needs.values())
-            if room // len(columns) >= least and roomy_fits or (drop, fixed) == (DROP_ORDER[-1], needed):
-                for i, w in share(room, needs if drop else dict.fromkeys(columns, 0)).items():
+            if room >= whole or (drop, fixed) == (DROP_ORDER[-1], needed):
+                for i, w in share(room, {i: needs[i] for i in columns}).items():
                     widths[i] = w
                 return widths
     raise AssertionError("unreachable")  # the last drop always returns
