@@ -34,6 +34,9 @@ ROW_BLOCK = 64
 #: first the corpus length after the merge (the status line shows the current one), then the
 #: new token (left and right joined). Step, left, right and count always show.
 DROP_ORDER = (5, 3)
+#: From this width on (the log without a lesson pane, 80 columns and up) the columns depend on
+#: the width alone; a narrower log chooses them by the values on screen.
+STEADY_WIDTH = 44
 #: The cells a token column is assumed to need before any row is drawn.
 MIN_TOKEN = 5
 #: Token values up to this many cells ([80 82], Müll) are never cut: a column drops first.
@@ -50,7 +53,7 @@ def column_widths(width: int, numbers: dict[int, int] | None = None,
     drawn); the columns share by need, and when a value of up to :data:`WHOLE_TOKEN` cells or a
     title (``titles``: the cells each takes) would be cut, whole columns drop (:data:`DROP_ORDER`).
 
-    Example: ``column_widths(46) -> [5, 6, 6, 8, 7, 8]``; ``column_widths(25) -> [4, 6, 6, 0, 5, 0]``
+    Example: ``column_widths(46) -> [5, 6, 6, 8, 7, 8]``; ``column_widths(25) -> [5, 5, 5, 0, 7, 0]``
     """
     titles = titles or tuple(len(t) for t in TITLES)
     needs = {i: max(titles[i], (tokens or {}).get(i, MIN_TOKEN)) for i in (1, 2, 3)}
@@ -64,30 +67,42 @@ def column_widths(width: int, numbers: dict[int, int] | None = None,
         whole = sum(min(needs[i], max(WHOLE_TOKEN, titles[i])) for i in columns)
         for fixed in (roomy, needed):  # the default widths while there is room, else the values'
             widths = [fixed[i] if i in fixed and i in shown else 0 for i in range(len(TITLES))]
-            room = width - sum(widths) - len(shown)
-            if room >= whole or (drop, fixed) == (DROP_ORDER[-1], needed):
-                for i, w in share(room, {i: needs[i] for i in columns}).items():
+            # a space after each column; a pane that dropped columns uses its last cell too
+            room = width - sum(widths) - len(shown) + (drop is not None)
+            # A wide pane keeps all six columns while each gets MIN_TOKEN cells (a test of its width
+            # alone, so the columns stay put as the log scrolls); a narrow one (beside a lesson)
+            # takes the most columns whose values on screen fit whole.
+            steady = drop is None and width >= STEADY_WIDTH
+            fits = room // len(columns) >= MIN_TOKEN if steady else room >= whole
+            if fits or (drop, fixed) == (DROP_ORDER[-1], needed):
+                for i, w in share(room, {i: needs[i] for i in columns}, {i: titles[i] for i in columns}).items():
                     widths[i] = w
                 return widths
     raise AssertionError("unreachable")  # the last drop always returns
 
 
-def share(room: int, needs: dict[int, int]) -> dict[int, int]:
+def share(room: int, needs: dict[int, int], floors: dict[int, int] | None = None) -> dict[int, int]:
     """``room`` cells for the token columns: equal shares while every value fits its share, else
-    each column what it needs, as far as the room goes, then the rest to the last column.
+    each column what it needs, as far as the room goes, then the rest to the last column; never
+    less than a column's floor (its title) while the room holds the floors.
 
     Example: ``share(12, {1: 4, 2: 7}) -> {1: 4, 2: 8}``; ``share(12, {1: 9, 2: 9}) -> {1: 6, 2: 6}``
     """
     columns = list(needs)
+    floors = floors or dict.fromkeys(columns, 1)
     even = max(room // len(columns), 1)
     widths = dict.fromkeys(columns, even)
     if any(need > even for need in needs.values()):
-        widths = {i: min(need, even) for i, need in needs.items()}  # the short ones keep theirs...
+        widths = {i: max(min(need, even), floors[i]) for i, need in needs.items()}  # the short keep theirs...
         spare = room - sum(widths.values())
         for i in sorted(columns, key=lambda i: needs[i]):  # ...and the rest goes where it is missing
-            more = min(max(needs[i] - widths[i], 0), spare)
+            more = min(max(needs[i] - widths[i], 0), max(spare, 0))
             widths[i] += more
             spare -= more
+        while spare < 0 and any(widths[i] > 1 for i in columns):  # a pane too narrow for the titles
+            widest = max(columns, key=lambda i: widths[i] - floors[i])
+            widths[widest] -= 1
+            spare += 1
     widths[columns[-1]] += max(room - sum(widths.values()), 0)
     return widths
 
@@ -131,7 +146,7 @@ class MergeLog(ScrollView, can_focus=True):
         self._events: dict[int, Merge] = {}  # row -> event, for the rows last drawn
         self._texts: dict[int, tuple[str, ...]] = {}  # row -> its cells, as shown
         self._first: Merge | None = None  # step 1: the largest count and corpus length shown
-        self._needs: dict[int, int] = {}  # token column -> the most cells a value drawn in it took
+        self._needs: tuple[tuple, dict[int, int]] = ((), {})  # the shown rows' token widths, and for which rows
 
     @property
     def row_count(self) -> int:
@@ -170,7 +185,6 @@ class MergeLog(ScrollView, can_focus=True):
     def _forget(self, from_row: int = 0) -> None:
         if from_row == 0:
             self._first = None
-            self._needs = {}
         for cache in (self._events, self._texts):
             for row in [r for r in cache if r >= from_row]:
                 del cache[row]
@@ -265,8 +279,6 @@ class MergeLog(ScrollView, can_focus=True):
                         f"{event.count}" + ("✋" if event.manual else "*" if event.tied and tie_marks else ""),
                         str(event.tokens_after),
                     )
-                    for column in (1, 2, 3):  # what a narrow pane's token columns share by
-                        self._needs[column] = max(self._needs.get(column, 0), cell_len(self._texts[row][column]))
         except Busy:
             pass  # training holds the trainer: draw what we have; the next refresh fills in
         if len(self._texts) > 4096:  # keep the cache to a few screens
@@ -274,6 +286,17 @@ class MergeLog(ScrollView, can_focus=True):
             for cache in (self._events, self._texts):
                 for row in [r for r in cache if r not in keep]:
                     del cache[row]
+
+    def token_needs(self) -> dict[int, int]:
+        """The cells the widest value of each token column takes in the rows on screen: the
+        token columns share by them (a narrow pane keeps [e4 b8] whole where it can)."""
+        first = int(self.scroll_y)
+        rows = range(first, min(first + self.size.height, self._rows))
+        key = (first, rows.stop, self.workbench, sum(row in self._texts for row in rows))
+        if self._needs[0] != key:
+            texts = [self._texts[row] for row in rows if row in self._texts]
+            self._needs = (key, {i: max((cell_len(t[i]) for t in texts), default=0) for i in (1, 2, 3)})
+        return self._needs[1]
 
     def _number_widths(self) -> dict[int, int]:
         """Cells the number columns need: the last step, and step 1's count (with a tie mark)
@@ -288,7 +311,7 @@ class MergeLog(ScrollView, can_focus=True):
         width = self.size.width
         # The columns fit beside the vertical scroll bar (it is drawn over the line's end).
         titles = tuple(cell_len(_(title)) for title in TITLES)
-        widths = column_widths(self.scrollable_content_region.width, self._number_widths(), titles, self._needs)
+        widths = column_widths(self.scrollable_content_region.width, self._number_widths(), titles, self.token_needs())
         HEADER, CURSOR, ODD, TIE = current().log_styles  # noqa: N806  the theme's, read per line
         MANUAL = Style(color=current().segment, bold=True)  # noqa: N806  a manual merge's mark
         if y == 0:
