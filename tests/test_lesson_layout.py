@@ -226,3 +226,18 @@ async def test_the_quiz_beside_a_lesson_covers_whole_panes(tmp_path, monkeypatch
         assert app.screen is app.main_screen
         await pilot.pause()
         assert_panes_whole(app)  # the candidates drawn under the quiz were redrawn for their width
+
+
+@pytest.mark.slow
+def test_snapshot_chinese_lesson_80x24(snap_compare, tmp_path, monkeypatch):
+    """Lesson 002 in Chinese, the UI too, at its step on lead and continuation bytes: the prose
+    fills its lines, the merge log shows [e4 b8] whole, the claims wrap under their text."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    set_language("zh")
+    app = BpeApp(autosave=False, lesson=parse(LESSONS / "002-tang-poems.zh.md"))
+    app.animation_level = "none"
+
+    async def run_before(pilot) -> None:
+        await play(app, pilot, 3)
+
+    assert snap_compare(app, run_before=run_before, terminal_size=(80, 24))
