@@ -110,8 +110,8 @@ def test_log_columns_fill_the_pane_and_drop_rather_than_cut(width):
         assert all(w >= t for w, t in zip(widths, titles) if w), widths  # no title is cut
         if 25 <= width < STEADY_WIDTH:  # beside a lesson: values up to WHOLE_TOKEN cells are whole
             assert all(widths[i] >= min(needs.get(i, 0), WHOLE_TOKEN) for i in (1, 2, 3) if widths[i]), widths
-        if width >= 46:  # without a lesson at 80 columns and up: six columns, byte pairs whole
-            assert all(widths) and all(widths[i] >= needs.get(i, 0) for i in (1, 2, 3)), widths
+        if width >= STEADY_WIDTH:  # without a lesson, 80 columns and up: six columns, in even shares as before
+            assert all(widths) and widths == column_widths(width, {0: 2, 4: 3, 5: 4}, titles), widths
     assert column_widths(46) == [5, 6, 6, 8, 7, 8]  # a wide pane: every column, as before
 
 

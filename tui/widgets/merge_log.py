@@ -75,7 +75,8 @@ def column_widths(width: int, numbers: dict[int, int] | None = None,
             steady = drop is None and width >= STEADY_WIDTH
             fits = room // len(columns) >= MIN_TOKEN if steady else room >= whole
             if fits or (drop, fixed) == (DROP_ORDER[-1], needed):
-                for i, w in share(room, {i: needs[i] for i in columns}, {i: titles[i] for i in columns}).items():
+                by_need = {i: 0 if steady else needs[i] for i in columns}  # a wide log: even shares, columns that stay put
+                for i, w in share(room, by_need, {i: titles[i] for i in columns}).items():
                     widths[i] = w
                 return widths
     raise AssertionError("unreachable")  # the last drop always returns
