@@ -241,3 +241,19 @@ def test_snapshot_chinese_lesson_80x24(snap_compare, tmp_path, monkeypatch):
         await play(app, pilot, 3)
 
     assert snap_compare(app, run_before=run_before, terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize(("lang", "env", "expected"), [("zh", "C.UTF-8", "zh"), (None, "de_DE.UTF-8", "de"), ("en", "zh_CN.UTF-8", "en")])
+def test_bpe_lab_lesson_speaks_the_lessons_language(lang, env, expected, monkeypatch):
+    """`bpe-lab lesson 002 --lang zh` shows a Chinese UI around the Chinese lesson (it was
+    English: the lesson command never set a language); without --lang, the locale's."""
+    import io
+
+    from tui.i18n import language
+    from tui.lessons.cli import start_app
+
+    monkeypatch.setenv("LC_ALL", env)
+    started = []
+    monkeypatch.setattr(BpeApp, "run", lambda self: started.append((self.lesson_lang, language())))
+    assert start_app("002", lang, None, io.StringIO()) == 0
+    assert started == [(lang, expected)]
