@@ -290,7 +290,7 @@ def test_cli_starts_the_app_with_the_lesson_in_the_language_asked(monkeypatch):
     monkeypatch.delenv("LC_MESSAGES", raising=False)
     assert run("001")[0] == 0
     lesson, note = started[1]._start_lesson
-    assert lesson.path == DATA / "001-low.en.md" and note == "lesson 001-low has no zh version: showing it in en"
+    assert lesson.path == DATA / "001-low.en.md" and note == "课程 001-low 没有 zh 版本：改用 en 显示"  # the UI speaks the locale's
 
 
 def test_lesson_check_and_run_never_import_the_ui():

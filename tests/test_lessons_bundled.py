@@ -18,6 +18,7 @@ from tui.lessons.runner import HeadlessRun
 from tui.samples import sample
 
 from conftest import ROOT, sample_text
+from test_lesson_layout import assert_panes_whole
 
 LESSONS = ROOT / "assets" / "lessons"
 NAMES = ["000-die-katze", "001-low-lower-lowest", "002-tang-poems", "003-the-cat-in-the-hat", "004-words-vs-bpe"]
@@ -138,5 +139,8 @@ async def test_the_app_plays_the_lesson_to_the_end_with_every_claim_holding(path
             assert app.lesson.index == index
             shown = app.lesson.shown[index]
             assert [r.line() for r in shown.results if not r.ok] + shown.failures == [] and shown.ok
+            if app.screen is app.main_screen:
+                await pilot.pause()
+                assert_panes_whole(app)  # at 80x24 beside the lesson: every pane readable, no value cut
             assert shown.notes == []  # no stop rule ended a move early
             assert len(shown.results) == len(lesson.steps[index].claims)

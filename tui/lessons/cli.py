@@ -135,8 +135,13 @@ def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_js
 def start_app(name: str, lang: str | None, session: str | None, err: TextIO) -> int:
     from pathlib import Path
 
+    from ..i18n import set_language
     from .catalog import load
 
+    # The app speaks the lesson's language (--lang), else the locale's, like `bpe-lab` itself: a
+    # Chinese lesson in an English UI mixed two languages on one screen. (Before loading: the
+    # note on a missing translation is said in it too.)
+    set_language(lang)
     lesson, note = load(name, lang)
     from ..app import BpeApp
 

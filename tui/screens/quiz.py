@@ -45,6 +45,10 @@ class QuizAnswered(Message):
     outcome: Outcome
 
 
+#: The panel's least width (app.tcss's #quiz-panel min-width).
+QUIZ_MIN_WIDTH = 36
+
+
 class QuizScreen(ModalScreen[None]):
     """The quiz panel: a question, the pick, the reveal, the score."""
 
@@ -99,7 +103,24 @@ class QuizScreen(ModalScreen[None]):
         # The next-merge pane holds the answer: hidden while the quiz is open, wherever the
         # layout puts it (a lesson pane moves it out from under this panel).
         self.app.main_screen.add_class("quizzing")
+        self._fit_panel()
         self.new_round()
+
+    def on_resize(self) -> None:
+        self._fit_panel()
+
+    def _fit_panel(self) -> None:
+        """Beside a lesson pane the panel covers the right column and the lesson pane whole, from
+        the merge log's edge: a fixed share of the screen would leave a strip of either in view."""
+        main = self.app.main_screen
+        left = main.query_one("#left").region
+        panel = self.query_one("#quiz-panel")
+        if main.has_class("with-lesson") and left.width:
+            panel.styles.width = max(self.size.width - left.right, QUIZ_MIN_WIDTH)
+            panel.styles.max_width = None
+        else:
+            panel.styles.clear_rule("width")
+            panel.styles.clear_rule("max_width")
 
     def on_unmount(self) -> None:
         self.app.main_screen.remove_class("quizzing")

@@ -18,6 +18,8 @@ RULES = {
     "first-seen": N_("tie rule: first-seen"),
     "hf": N_("tie rule: hf"),
 }
+#: The shortest count bar: a narrow pane keeps the pair whole and shortens the bars.
+MIN_BAR = 3
 STOPS = {
     "vocab-size": N_("vocabulary size reached"),
     "merges": N_("merge count reached"),
@@ -37,7 +39,7 @@ class Candidates(Static):
     def show(self, workbench: Workbench | None, k: int = 8) -> None:
         """Read the top pairs from the trainer and draw them."""
         if workbench is None:
-            self.update("")
+            self._draw(Text)
             return
         if workbench.script is not None:
             self.show_replay(workbench, k)
@@ -53,14 +55,25 @@ class Candidates(Static):
                 rows = [(show(c.pair[0]), show(c.pair[1]), c.count) for c in top]
         except Busy:
             return  # the worker holds the trainer: keep the last picture
-        text = self.render_rows(rows, ties, workbench.config.tie_rule, workbench.config.min_frequency, at_target)
-        self.update(text, layout=False)  # fixed height (app.tcss): no layout pass per step
+        config = workbench.config
+        self._draw(lambda: self.render_rows(rows, ties, config.tie_rule, config.min_frequency, at_target))
+
+    def _draw(self, picture) -> None:
+        """Show ``picture()``, drawn for the pane's width when it is painted: a pane that was
+        not on screen when training moved (under the quiz, in a narrower layout) has no width
+        yet, and bars drawn for a guessed one would wrap."""
+        self._picture = picture
+        self.refresh()  # fixed height (app.tcss): no layout pass per step
+
+    def render(self):
+        picture = getattr(self, "_picture", None)
+        return picture() if picture is not None else super().render()
 
     def render_rows(
         self, rows: list[tuple[str, str, int]], ties: int, rule: str, floor: int, at_target: bool, width: int | None = None
     ) -> Text:
         """The picture for ``width`` cells (default: the pane's content width)."""
-        width = max(width or self.content_region.width, 24)
+        width = width or self.content_region.width or 24  # never wider than the pane: a row would wrap
         text = Text()
         text.append(_(RULES.get(rule, rule)), style="italic dim")
         text.append("\n")
@@ -75,8 +88,10 @@ class Candidates(Static):
         digits = len(str(best))
         # Widths in terminal cells: 天 and emoji take two, a combining accent none.
         label = max(cell_len(a) + cell_len(b) for a, b, _ in rows) + 4  # " + " and a space
-        label = min(label, width // 2)
-        bar_room = max(width - 2 - label - digits - 4, 3)
+        # The pair gets what the mark, the count and a short bar leave (a narrow pane beside a
+        # lesson): cut only when a pair is longer than that.
+        label = min(label, max(width // 2, width - 3 - digits - MIN_BAR))
+        bar_room = max(width - 6 - label - digits, MIN_BAR)
         for index, (a, b, count) in enumerate(rows):
             tied = count == best
             mark = "▶ " if index == 0 and not at_target else ("= " if tied else "  ")
@@ -106,7 +121,7 @@ class Candidates(Static):
                 rows = [(show(c.pair[0]), show(c.pair[1]), c.count, nxt is not None and c.pair == nxt[0]) for c in top]
         except Busy:
             return
-        self.update(self.render_replay(scripted, rows, total), layout=False)
+        self._draw(lambda: self.render_replay(scripted, rows, total))
 
     def render_replay(
         self, scripted: tuple[str, str, int, int, int] | None, rows: list[tuple[str, str, int, bool]], total: int

@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import Markdown, Static
 
 from ..i18n import _
+from .line_break import BrokenLines
 
 if TYPE_CHECKING:
     from ..lessons.player import LessonPlayer
@@ -37,6 +39,34 @@ def claims_text(player: LessonPlayer) -> Text:
     return text
 
 
+class _Breaking:
+    """A Markdown block whose text wraps between Chinese characters too (:mod:`.line_break`),
+    not only at spaces."""
+
+    def set_content(self, content: Content) -> None:
+        self._content = content
+        self.update(BrokenLines(content))
+
+
+# Textual's own block classes, reached through the public table of them.
+class LessonParagraph(_Breaking, Markdown.BLOCKS["paragraph_open"]):
+    pass
+
+
+class LessonH2(_Breaking, Markdown.BLOCKS["h2"]):
+    pass
+
+
+class LessonH3(_Breaking, Markdown.BLOCKS["h3"]):
+    pass
+
+
+class LessonMarkdown(Markdown):
+    """The lesson's prose: Textual's Markdown, with Chinese lines filled to the pane's width."""
+
+    BLOCKS = {**Markdown.BLOCKS, "paragraph_open": LessonParagraph, "h2": LessonH2, "h3": LessonH3}
+
+
 class LessonPane(Vertical):
     """Shown with a lesson open (``l`` hides and shows it)."""
 
@@ -48,7 +78,7 @@ class LessonPane(Vertical):
     def compose(self):
         yield Static("", id="lesson-banner")
         with VerticalScroll(id="lesson-scroll"):
-            yield Markdown("", id="lesson-text")
+            yield LessonMarkdown("", id="lesson-text")
             yield Static("", id="lesson-claims")
         yield Static(_("> next  < back  L again"), id="lesson-keys")
 
@@ -76,4 +106,5 @@ class LessonPane(Vertical):
             self._markdown = markdown
             view.update(markdown)
             self.query_one("#lesson-scroll", VerticalScroll).scroll_home(animate=False)
-        self.query_one("#lesson-claims", Static).update(claims_text(player))
+        claims = Content.from_rich_text(claims_text(player))
+        self.query_one("#lesson-claims", Static).update(BrokenLines(claims, hang=2))  # a claim's second line under its first's text

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
@@ -29,23 +30,82 @@ from .cells import fit
 TITLES = (N_("step"), N_("left"), N_("right"), N_("new"), N_("count"), N_("tokens"))
 NUMBER_WIDTHS = {0: 5, 4: 7, 5: 8}
 ROW_BLOCK = 64
+#: A narrow pane (beside a lesson at 80 columns) drops whole columns rather than cut a value:
+#: first the corpus length after the merge (the status line shows the current one), then the
+#: new token (left and right joined). Step, left, right and count always show.
+DROP_ORDER = (5, 3)
+#: From this width on (the log without a lesson pane, 80 columns and up) the columns depend on
+#: the width alone; a narrower log chooses them by the values on screen.
+STEADY_WIDTH = 44
+#: The cells a token column is assumed to need before any row is drawn.
+MIN_TOKEN = 5
+#: Token values up to this many cells ([80 82], Müll) are never cut: a column drops first.
+#: Longer ones (a whole word learned late) may end in "…" rather than take the pane.
+WHOLE_TOKEN = 7
 
 
-def column_widths(width: int, numbers: dict[int, int] | None = None) -> list[int]:
+def column_widths(width: int, numbers: dict[int, int] | None = None,
+                  titles: tuple[int, ...] | None = None, tokens: dict[int, int] | None = None) -> list[int]:
     """Widths in cells of the six columns for a pane ``width`` cells wide (one space between
-    columns). ``numbers`` widens a number column whose values need more than its default
-    (a count of 1234567 and its tie mark): numbers are never cut, the token columns give way.
+    columns; 0: the column is not shown). ``numbers`` widens a number column whose values need
+    more than its default (a count of 1234567 and its tie mark): numbers are never cut, the
+    token columns give way. ``tokens``: the cells the token columns' values need (the widest
+    drawn); the columns share by need, and when a value of up to :data:`WHOLE_TOKEN` cells or a
+    title (``titles``: the cells each takes) would be cut, whole columns drop (:data:`DROP_ORDER`).
 
-    Example: ``column_widths(46) -> [5, 6, 6, 8, 7, 8]``
+    Example: ``column_widths(46) -> [5, 6, 6, 8, 7, 8]``; ``column_widths(25) -> [5, 5, 5, 0, 7, 0]``
     """
-    fixed = {i: max(w, (numbers or {}).get(i, 0)) for i, w in NUMBER_WIDTHS.items()}
-    room = max(width - sum(fixed.values()) - len(TITLES), 15)
-    token = room // 3
-    widths = [fixed.get(i, token) for i in range(len(TITLES))]
-    widths[3] += room - 3 * token  # the new token gets what division leaves over
+    titles = titles or tuple(len(t) for t in TITLES)
+    needs = {i: max(titles[i], (tokens or {}).get(i, MIN_TOKEN)) for i in (1, 2, 3)}
+    needed = {i: max(titles[i], (numbers or {}).get(i, 0)) for i in NUMBER_WIDTHS}
+    roomy = {i: max(w, needed[i]) for i, w in NUMBER_WIDTHS.items()}
+    shown = list(range(len(TITLES)))
+    for drop in (None, *DROP_ORDER):
+        if drop is not None:
+            shown.remove(drop)
+        columns = [i for i in shown if i not in NUMBER_WIDTHS]
+        whole = sum(min(needs[i], max(WHOLE_TOKEN, titles[i])) for i in columns)
+        for fixed in (roomy, needed):  # the default widths while there is room, else the values'
+            widths = [fixed[i] if i in fixed and i in shown else 0 for i in range(len(TITLES))]
+            # a space after each column; a pane that dropped columns uses its last cell too
+            room = width - sum(widths) - len(shown) + (drop is not None)
+            # A wide pane keeps all six columns while each gets MIN_TOKEN cells (a test of its width
+            # alone, so the columns stay put as the log scrolls); a narrow one (beside a lesson)
+            # takes the most columns whose values on screen fit whole.
+            steady = drop is None and width >= STEADY_WIDTH
+            fits = room // len(columns) >= MIN_TOKEN if steady else room >= whole
+            if fits or (drop, fixed) == (DROP_ORDER[-1], needed):
+                by_need = {i: 0 if steady else needs[i] for i in columns}  # a wide log: even shares, columns that stay put
+                for i, w in share(room, by_need, {i: titles[i] for i in columns}).items():
+                    widths[i] = w
+                return widths
+    raise AssertionError("unreachable")  # the last drop always returns
+
+
+def share(room: int, needs: dict[int, int], floors: dict[int, int] | None = None) -> dict[int, int]:
+    """``room`` cells for the token columns: equal shares while every value fits its share, else
+    each column what it needs, as far as the room goes, then the rest to the last column; never
+    less than a column's floor (its title) while the room holds the floors.
+
+    Example: ``share(12, {1: 4, 2: 7}) -> {1: 4, 2: 8}``; ``share(12, {1: 9, 2: 9}) -> {1: 6, 2: 6}``
+    """
+    columns = list(needs)
+    floors = floors or dict.fromkeys(columns, 1)
+    even = max(room // len(columns), 1)
+    widths = dict.fromkeys(columns, even)
+    if any(need > even for need in needs.values()):
+        widths = {i: max(min(need, even), floors[i]) for i, need in needs.items()}  # the short keep theirs...
+        spare = room - sum(widths.values())
+        for i in sorted(columns, key=lambda i: needs[i]):  # ...and the rest goes where it is missing
+            more = min(max(needs[i] - widths[i], 0), max(spare, 0))
+            widths[i] += more
+            spare -= more
+        while spare < 0 and any(widths[i] > 1 for i in columns):  # a pane too narrow for the titles
+            widest = max(columns, key=lambda i: widths[i] - floors[i])
+            widths[widest] -= 1
+            spare += 1
+    widths[columns[-1]] += max(room - sum(widths.values()), 0)
     return widths
-
-
 
 
 class MergeLog(ScrollView, can_focus=True):
@@ -87,6 +147,7 @@ class MergeLog(ScrollView, can_focus=True):
         self._events: dict[int, Merge] = {}  # row -> event, for the rows last drawn
         self._texts: dict[int, tuple[str, ...]] = {}  # row -> its cells, as shown
         self._first: Merge | None = None  # step 1: the largest count and corpus length shown
+        self._needs: tuple[tuple, dict[int, int]] = ((), {})  # the shown rows' token widths, and for which rows
 
     @property
     def row_count(self) -> int:
@@ -227,6 +288,17 @@ class MergeLog(ScrollView, can_focus=True):
                 for row in [r for r in cache if r not in keep]:
                     del cache[row]
 
+    def token_needs(self) -> dict[int, int]:
+        """The cells the widest value of each token column takes in the rows on screen: the
+        token columns share by them (a narrow pane keeps [e4 b8] whole where it can)."""
+        first = int(self.scroll_y)
+        rows = range(first, min(first + self.size.height, self._rows))
+        key = (first, rows.stop, self.workbench, sum(row in self._texts for row in rows))
+        if self._needs[0] != key:
+            texts = [self._texts[row] for row in rows if row in self._texts]
+            self._needs = (key, {i: max((cell_len(t[i]) for t in texts), default=0) for i in (1, 2, 3)})
+        return self._needs[1]
+
     def _number_widths(self) -> dict[int, int]:
         """Cells the number columns need: the last step, and step 1's count (with a tie mark)
         and corpus length, the largest a log holds."""
@@ -239,11 +311,12 @@ class MergeLog(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         # The columns fit beside the vertical scroll bar (it is drawn over the line's end).
-        widths = column_widths(self.scrollable_content_region.width, self._number_widths())
+        titles = tuple(cell_len(_(title)) for title in TITLES)
+        widths = column_widths(self.scrollable_content_region.width, self._number_widths(), titles, self.token_needs())
         HEADER, CURSOR, ODD, TIE = current().log_styles  # noqa: N806  the theme's, read per line
         MANUAL = Style(color=current().segment, bold=True)  # noqa: N806  a manual merge's mark
         if y == 0:
-            cells = [Segment(fit(_(title), w) + " ", HEADER) for title, w in zip(TITLES, widths)]
+            cells = [Segment(fit(_(title), w) + " ", HEADER) for title, w in zip(TITLES, widths) if w]
             return Strip(cells).crop(0, width).extend_cell_length(width, HEADER)
         row = int(self.scroll_y) + y - 1
         if row >= self._rows:
@@ -254,6 +327,8 @@ class MergeLog(ScrollView, can_focus=True):
         base = CURSOR if row == self.cursor_row else (ODD if row % 2 else self.rich_style)
         segments = []
         for index, (w, text) in enumerate(zip(widths, texts)):
+            if not w:
+                continue  # a column dropped in a narrow pane
             style = base
             if index == 3:  # the new token
                 style = base + Style(bold=True)

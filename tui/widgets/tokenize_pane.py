@@ -71,6 +71,10 @@ def render_trace(tok: Tokenizer, text: str) -> Text:
     return out
 
 
+#: The input's placeholder, and a shorter one for a narrow pane.
+PLACEHOLDERS = (N_("e: type text to tokenize"), N_("e: type text"))
+
+
 class TokenInput(Input):
     """The tokenize pane's input line: its own keys are the ones that work while typing (the
     footer shows them; the letters of the main screen's keys type instead)."""
@@ -117,7 +121,7 @@ class TokenizePane(Vertical):
     _shown_lines = -1
 
     def compose(self):
-        yield TokenInput(placeholder=_("e: type text to tokenize"), id="tokenize-input")
+        yield TokenInput(placeholder=_(PLACEHOLDERS[0]), id="tokenize-input")
         # The output's height is capped (app.tcss) and scrolls, so a long text never squeezes the
         # inspector above it.
         with VerticalScroll(id="tokenize-scroll"):
@@ -126,6 +130,13 @@ class TokenizePane(Vertical):
     @property
     def text(self) -> str:
         return self.query_one(Input).value
+
+    def on_resize(self) -> None:
+        """The longest placeholder that fits the input whole (beside a lesson at 80 columns the
+        pane is 20 cells wide)."""
+        field = self.query_one(Input)
+        room = field.content_region.width or self.content_region.width - 2
+        field.placeholder = next((_(p) for p in PLACEHOLDERS if cell_len(_(p)) <= room), _(PLACEHOLDERS[-1]))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
