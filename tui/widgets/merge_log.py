@@ -73,7 +73,10 @@ def column_widths(width: int, numbers: dict[int, int] | None = None,
             # alone, so the columns stay put as the log scrolls); a narrow one (beside a lesson)
             # takes the most columns whose values on screen fit whole.
             steady = drop is None and width >= STEADY_WIDTH
-            fits = room // len(columns) >= MIN_TOKEN if steady else room >= whole
+            # (its even share must still hold a short value on screen whole: [80 82] in a
+            # Chinese log gets the number columns' spare cells rather than lose its end)
+            least = max(MIN_TOKEN, min(max(needs.values()), WHOLE_TOKEN))
+            fits = room // len(columns) >= least if steady else room >= whole
             if fits or (drop, fixed) == (DROP_ORDER[-1], needed):
                 by_need = {i: 0 if steady else needs[i] for i in columns}  # a wide log: even shares, columns that stay put
                 for i, w in share(room, by_need, {i: titles[i] for i in columns}).items():
