@@ -60,3 +60,42 @@ def english_ui():
     set_language("en")
     yield
     set_language("en")
+
+
+@pytest.fixture(autouse=True)
+def steady_text_cursor(monkeypatch):
+    """A focused input's cursor stays shown instead of blinking on its 0.5 s timer: a snapshot took
+    it on or off depending on how fast the machine reached the screenshot (seen on one core)."""
+    from textual.widgets import Input
+
+    mount = Input._on_mount
+
+    def on_mount(self, event):
+        self.cursor_blink = False  # before the blink timer is made: it starts paused, and stays so
+        mount(self, event)
+
+    monkeypatch.setattr(Input, "_on_mount", on_mount)
+
+
+#: How long :func:`settle_until` lets the app work before giving up: a hang guard, tens of times
+#: what a loaded one-core machine needs, never a clock the test waits on.
+HANG_GUARD = 60.0
+
+
+async def settle_until(pilot, ready, what: str, workers: bool = True) -> None:
+    """Let the app work until ``ready()`` holds (its messages handled, and with ``workers`` its
+    workers finished: leave it False while a training run goes on).
+
+    ``pilot.pause()`` returns once the process looks idle, which on a loaded machine it does while
+    work is still queued (a footer recomposing, a pane redrawn after a worker): one pause is not
+    always enough, so this waits on the state the test needs, not on a number of pauses."""
+    import time
+
+    deadline = time.monotonic() + HANG_GUARD
+    while True:
+        await pilot.pause()
+        if workers:
+            await pilot.app.workers.wait_for_complete()
+        if ready():
+            return
+        assert time.monotonic() < deadline, f"not {what} after {HANG_GUARD:.0f} s"
