@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 
 from engine import TrainConfig
 from tui.app import BpeApp
@@ -15,7 +15,7 @@ from tui.screens.dialogs import ConfirmScreen
 from tui.screens.main import MainScreen
 from tui.workbench import LoadedCorpus, Workbench
 
-from conftest import ROOT
+from conftest import ROOT, settle_until
 
 SIZE = (100, 30)
 
@@ -101,14 +101,14 @@ async def test_the_palettes_quit_asks_too(tmp_path):
         await pilot.press("n", "ctrl+p")
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"Quit (q)")
-        await app.workers.wait_for_complete()  # the palette's search
-        await pilot.pause()
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        palette = app.screen
+        await settle_until(pilot, lambda: palette.query_one(CommandList).option_count, "the palette's hits listed")
+        await pilot.press("enter")  # then the palette closes and the app runs the command, a few messages later
+        await settle_until(pilot, lambda: app.screen is not palette and not isinstance(app.screen, CommandPalette)
+                           and (isinstance(app.screen, ConfirmScreen) or not app.is_running), "the command run")
         assert isinstance(app.screen, ConfirmScreen) and app.is_running
         await pilot.press("y")
-        await pilot.pause()
+        await settle_until(pilot, lambda: not app.is_running or not isinstance(app.screen, ConfirmScreen), "answered")
         assert not app.is_running
 
 
