@@ -99,3 +99,20 @@ async def settle_until(pilot, ready, what: str, workers: bool = True) -> None:
         if ready():
             return
         assert time.monotonic() < deadline, f"not {what} after {HANG_GUARD:.0f} s"
+
+
+async def run_from_palette(pilot, title: str) -> None:
+    """Open the command palette, type ``title``, wait until its search lists that one command,
+    press Enter, and let the command run. The palette searches in a worker and, on Enter, closes
+    and queues the command on the app a few messages later: each step waits on its state."""
+    from textual.command import CommandList, CommandPalette
+
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    palette = app.screen
+    assert isinstance(palette, CommandPalette)
+    await pilot.press(*title)
+    await settle_until(pilot, lambda: palette.query_one(CommandList).option_count == 1, f"{title!r} the one hit")
+    await pilot.press("enter")
+    await settle_until(pilot, lambda: not app.is_running or palette not in app.screen_stack, "the palette closed")
+    await pilot.pause()  # the command was queued on the app as the palette closed: this lets it run

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from textual.command import CommandList, CommandPalette
 
 from engine import TrainConfig
 from tui.app import BpeApp
@@ -15,7 +14,7 @@ from tui.screens.dialogs import ConfirmScreen
 from tui.screens.main import MainScreen
 from tui.workbench import LoadedCorpus, Workbench
 
-from conftest import ROOT, settle_until
+from conftest import ROOT, run_from_palette, settle_until
 
 SIZE = (100, 30)
 
@@ -98,14 +97,8 @@ async def test_ctrl_q_with_nothing_unsaved_quits_at_once(tmp_path):
 async def test_the_palettes_quit_asks_too(tmp_path):
     app = make_app(tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n", "ctrl+p")
-        assert isinstance(app.screen, CommandPalette)
-        await pilot.press(*"Quit (q)")
-        palette = app.screen
-        await settle_until(pilot, lambda: palette.query_one(CommandList).option_count, "the palette's hits listed")
-        await pilot.press("enter")  # then the palette closes and the app runs the command, a few messages later
-        await settle_until(pilot, lambda: app.screen is not palette and not isinstance(app.screen, CommandPalette)
-                           and (isinstance(app.screen, ConfirmScreen) or not app.is_running), "the command run")
+        await pilot.press("n")
+        await run_from_palette(pilot, "Quit (q)")
         assert isinstance(app.screen, ConfirmScreen) and app.is_running
         await pilot.press("y")
         await settle_until(pilot, lambda: not app.is_running or not isinstance(app.screen, ConfirmScreen), "answered")
