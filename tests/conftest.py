@@ -116,3 +116,47 @@ async def run_from_palette(pilot, title: str) -> None:
     await pilot.press("enter")
     await settle_until(pilot, lambda: not app.is_running or palette not in app.screen_stack, "the palette closed")
     await pilot.pause()  # the command was queued on the app as the palette closed: this lets it run
+
+
+def screen_settled(app) -> bool:
+    """Nothing left to do on the current screen: no message waiting in the app or any widget of
+    the screen, nothing to lay out or repaint, and every footer composed and laid out (a footer
+    recomposes after the screen's bindings are known, a few refreshes after the screen shows).
+    Reads Textual's private state (pinned: textual < 9); a test helper, nothing the app relies on."""
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    screen = app.screen
+    nodes = [app, *screen.walk_children(with_self=True)]
+    if any(not node._message_queue.empty() or node._next_callbacks for node in nodes):
+        return False
+    if screen._layout_required or screen._repaint_required or screen._dirty_widgets or screen._callbacks:
+        return False
+    for footer in screen.query(Footer):
+        keys = list(footer.query(FooterKey))
+        if not any(key.has_class("-command-palette") for key in keys) or not all(key.region.width for key in keys):
+            return False
+    return True
+
+
+@pytest.fixture
+def snap_compare(snap_compare):
+    """pytest-textual-snapshot's ``snap_compare``, but the screenshot waits until the screen has
+    settled (see :func:`screen_settled`) after ``run_before`` and ``press``, instead of after a
+    fixed number of pauses: on a loaded machine the footer was sometimes not laid out yet."""
+    import inspect
+
+    def compare(app, press=(), run_before=None, **kwargs):
+        async def settled(pilot) -> None:
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+            await pilot.pause()
+            await pilot.press(*press)
+            await pilot.wait_for_scheduled_animations()
+            await settle_until(pilot, lambda: screen_settled(pilot.app), "the screen settled")
+
+        return snap_compare(app, run_before=settled, **kwargs)
+
+    return compare
