@@ -16,7 +16,7 @@ from tui.app import BpeApp
 from tui.widgets.merge_log import MergeLog
 from tui.workbench import LoadedCorpus, Workbench
 
-from conftest import CORPORA
+from conftest import CORPORA, run_from_palette
 from test_app import SIZE, make_app, workbench
 
 
@@ -157,13 +157,7 @@ async def test_command_palette_runs_actions():
         titles = [c.title for c in app.get_system_commands(app.screen)]
         for key in ("Step (n)", "Undo (u)", "Go to step (g)", "Find token (/)", "Save tokenizer (s)", "Help (?)"):
             assert key in titles
-        await pilot.press("ctrl+p")
-        await pilot.press(*"Step (n)")
-        await app.workers.wait_for_complete()  # the palette gathers its hits in a worker
-        await pilot.pause()
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await run_from_palette(pilot, "Step (n)")
         assert app.workbench.steps == 1
 
 

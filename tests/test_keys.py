@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from textual.command import CommandPalette
 
 from engine import TrainConfig
 from tui.app import BpeApp
@@ -15,7 +14,7 @@ from tui.screens.dialogs import ConfirmScreen
 from tui.screens.main import MainScreen
 from tui.workbench import LoadedCorpus, Workbench
 
-from conftest import ROOT
+from conftest import ROOT, run_from_palette, settle_until
 
 SIZE = (100, 30)
 
@@ -98,17 +97,11 @@ async def test_ctrl_q_with_nothing_unsaved_quits_at_once(tmp_path):
 async def test_the_palettes_quit_asks_too(tmp_path):
     app = make_app(tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n", "ctrl+p")
-        assert isinstance(app.screen, CommandPalette)
-        await pilot.press(*"Quit (q)")
-        await app.workers.wait_for_complete()  # the palette's search
-        await pilot.pause()
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await pilot.press("n")
+        await run_from_palette(pilot, "Quit (q)")
         assert isinstance(app.screen, ConfirmScreen) and app.is_running
         await pilot.press("y")
-        await pilot.pause()
+        await settle_until(pilot, lambda: not app.is_running or not isinstance(app.screen, ConfirmScreen), "answered")
         assert not app.is_running
 
 

@@ -12,9 +12,12 @@ from engine import TrainConfig
 from engine.corpus import decode_corpus
 from tui.app import BpeApp
 from tui.keys import FOOTER_PRIORITY, KEYS
+from tui.widgets.footer import FittingFooter
 from tui.widgets.inspector import Inspector
 from tui.widgets.tokenize_pane import TokenizePane
 from tui.workbench import LoadedCorpus, Workbench
+
+from conftest import settle_until
 
 SIZES = [(80, 24), (100, 30)]
 
@@ -31,6 +34,18 @@ def footer_keys(app: BpeApp) -> tuple[list[FooterKey], FooterKey]:
     palette = [key for key in keys if key.has_class("-command-palette")]
     assert len(palette) == 1
     return [key for key in keys if key not in palette], palette[0]
+
+
+def footer_shown(app: BpeApp) -> bool:
+    """The screen's footer is composed for the terminal's width and laid out: every key it shows
+    has its place (the footer recomposes after the screen's bindings are known, a few refreshes
+    after the screen appears)."""
+    keys = list(app.screen.query(FooterKey))
+    return any(key.has_class("-command-palette") for key in keys) and all(key.region.width for key in keys)
+
+
+async def settle_footer(pilot) -> None:
+    await settle_until(pilot, lambda: footer_shown(pilot.app), "the footer laid out")
 
 
 def assert_footer_fits(app: BpeApp, width: int) -> list[str]:
@@ -56,7 +71,7 @@ def test_every_shown_key_has_a_footer_priority():
 async def test_the_footer_fits_the_screen(size):
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        await pilot.pause()
+        await settle_footer(pilot)
         shown = assert_footer_fits(app, size[0])
         assert {"Run/Pause", "Step", "Undo", "Help", "Quit"} <= set(shown)
         # the most important keys are kept: what shows is a prefix of the priority list
@@ -64,7 +79,7 @@ async def test_the_footer_fits_the_screen(size):
         available = [a for a in FOOTER_PRIORITY if app.check_action(a.removeprefix("app."), ()) is not False]
         assert actions == set(available[: len(actions)])  # (the lesson's keys show only with a lesson open)
         await pilot.press("a")  # the analysis screen's footer too (its Back key first)
-        await pilot.pause()
+        await settle_footer(pilot)
         assert "Back" in assert_footer_fits(app, size[0])
 
 
@@ -72,11 +87,11 @@ async def test_the_footer_fits_the_screen(size):
 async def test_the_footer_refits_when_the_terminal_narrows():
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.pause()
+        await settle_footer(pilot)
         wide = assert_footer_fits(app, 120)
+        footer = app.screen.query_one(FittingFooter)
         await pilot.resize_terminal(80, 24)
-        await pilot.pause()
-        await pilot.pause()
+        await settle_until(pilot, lambda: footer._fitted_for == 80 and footer_shown(app), "the footer refitted")
         narrow = assert_footer_fits(app, 80)
         assert len(narrow) < len(wide)
 
