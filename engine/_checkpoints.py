@@ -78,6 +78,7 @@ class Checkpoints:
         the memory bound; a copy that cannot fit beside step 0's is not taken."""
         if step in self.copies:
             return
+        state.own()  # a copy lending the state its node array gets it back before any is dropped
         memory = self.memory
         if memory is not None:
             size = StateCopy.bytes_of(state.data, state.count, state.heap)
