@@ -654,6 +654,21 @@ class PairState:
         freq = self._freq[:] if self._freq is not None else None
         return StateCopy(data, self.count.copy(), self.where.copy(), self.heap[:], dict(self.hist), freq, self.tokens)
 
+    def hand_over(self, spare: array | None = None) -> StateCopy:
+        """This state as a copy, made of its own parts rather than copies of them, for a jump
+        that restores a copy next (:meth:`restore` must come before anything reads the state).
+        The state keeps ``spare`` (a dropped copy's node array, or a new one) for the restore
+        to lend to the copy it borrows from."""
+        data = self.data
+        copy = StateCopy(data, self.count, self.where, self.heap, self.hist, self._freq, self.tokens)
+        if spare is None or len(spare) != len(data):
+            spare = array(data.typecode, bytes(len(data) * data.itemsize))
+        self.data = spare
+        self._borrowed = True  # nothing here is the state's own until the restore
+        self._lender = None
+        self._front = None
+        return copy
+
     def own(self) -> None:
         """Make the state wholly its own after a :meth:`restore` borrowed a copy's parts (a
         merge or an undo does it first; the app calls it once a jump is on screen): the copy

@@ -112,6 +112,24 @@ def test_jumps_that_borrow_a_copy_give_it_back_whole():
     assert snapshot(trainer) == snapshot(fresh_at(text, config, trainer.steps))
 
 
+def test_a_jump_that_walks_from_where_it_keeps_a_copy():
+    """Leaving a place far from any copy keeps one of it, made of the state's own parts (no
+    copying); when walking from there is still the cheapest way, the walk starts on its loan."""
+    text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
+    config = TrainConfig(max_merges=300)
+    trainer = Trainer(text, config, checkpoints=3)
+    trainer.train()
+    marks = trainer._marks
+    marks.copies = {0: marks.copies[0]}
+    assert marks.plan(300, 250) is None  # walking back beats step 0's copy
+    trainer.goto(250)
+    assert 300 in marks.copies
+    assert snapshot(trainer) == snapshot(fresh_at(text, config, 250))
+    trainer.goto(300)
+    assert snapshot(trainer) == snapshot(fresh_at(text, config, 300))
+    assert_copies_hold_their_steps(trainer, text, config)
+
+
 def test_jump_work_is_the_walk_without_checkpoints_kept():
     trainer = Trainer("abab abab cdcd " * 50, TrainConfig(max_merges=5))
     trainer.train()
