@@ -73,23 +73,30 @@ class Checkpoints:
             work.append(work[-1] + n + WORK_PER_MERGE)
         self.work = work
 
-    def take(self, step: int, state: PairState) -> None:
+    def take(self, step: int, state: PairState, hand_over: bool = False) -> bool:
         """Copy the state (now at ``step``), dropping copies elsewhere while over the limit or
-        the memory bound; a copy that cannot fit beside step 0's is not taken."""
+        the memory bound; a copy that cannot fit beside step 0's is not taken.
+
+        ``hand_over``: the state is about to restore another copy (a jump), so the new copy
+        takes its parts instead of copying them (see :meth:`PairState.hand_over`). Returns
+        whether it did: the state must then be restored before anything reads it."""
         if step in self.copies:
-            return
+            return False
+        state.own()  # a copy lending the state its node array gets it back before any is dropped
         memory = self.memory
+        size = 0
         if memory is not None:
             size = StateCopy.bytes_of(state.data, state.count, state.heap)
             if size + (self.copies[0].size if step and 0 in self.copies else 0) > memory:
-                return
+                return False
         self.copies[step] = None  # type: ignore[assignment]  # a placeholder while thinning
         spare = None
-        while len(self.copies) > self.limit + (0 in self.copies):
+        while len(self.copies) > self.limit + (0 in self.copies) or (
+            memory is not None and size + sum(c.size for s, c in self.copies.items() if s != step) > memory
+        ):
             spare = self._thin(keep=step).data  # its node array takes the new copy
-        self.copies[step] = state.snapshot(into=spare)
-        while memory is not None and sum(c.size for c in self.copies.values()) > memory:
-            self._thin(keep=step)
+        self.copies[step] = state.hand_over(spare) if hand_over else state.snapshot(into=spare)
+        return hand_over
 
     def cost(self, state: PairState) -> int:
         """What a copy of ``state`` would cost to take or restore (in work units)."""
@@ -132,11 +139,12 @@ class Checkpoints:
         jump leaves it far behind, then restore into ``state`` the copy that makes the walk
         cheapest. Returns the step of the copy restored (the caller moves its merge lists to
         it), or None to walk from here."""
-        if self.worth_keeping(here, target, state):
-            self.take(here, state)
+        handed = self.worth_keeping(here, target, state) and self.take(here, state, hand_over=True)
         start = self.plan(here, target)
         if start is None or start == here:
-            return None
+            if not handed:
+                return None
+            start = here  # walking from here: on the loan of the copy that took the state's parts
         state.restore(self.copies[start])
         return start
 

@@ -17,7 +17,8 @@ from test_engine_differential import configs, corpora
 from test_engine_undo import fresh_at, snapshot
 
 moves = st.lists(
-    st.tuples(st.sampled_from(["goto", "goto", "goto", "step", "undo", "redo", "within", "settle"]), st.integers(0, 45)),
+    st.tuples(st.sampled_from(["goto", "goto", "goto", "step", "undo", "redo", "within", "settle", "candidates"]),
+              st.integers(0, 45)),
     max_size=30,
 )
 
@@ -31,6 +32,8 @@ def test_jumps_through_copies_equal_a_fresh_trainer(text, kw, limit, ops):
             trainer.goto(arg)
         elif op == "within":  # a jump cut short, as the app's worker does between batches
             trainer.goto_within(arg, time.perf_counter() - 1)
+        elif op == "candidates":  # a read: it may repair the queue a restore borrowed
+            trainer.candidates(arg % 12 + 1)
         else:
             getattr(trainer, op)()
         marks = trainer._marks
@@ -39,6 +42,22 @@ def test_jumps_through_copies_equal_a_fresh_trainer(text, kw, limit, ops):
     note(f"at step {trainer.steps}, copies at {sorted(trainer._marks.copies)}")
     assert snapshot(trainer) == snapshot(fresh_at(text, config, trainer.steps))
     assert trainer.future == [e for e in fresh_at(text, config, trainer.steps + len(trainer.future)).history[trainer.steps :]]
+    assert_copies_hold_their_steps(trainer, text, config)
+
+
+def assert_copies_hold_their_steps(trainer: Trainer, text: str, config: TrainConfig) -> None:
+    """Each copy, restored into a fresh state, is the state of its step: the loans of the
+    restores before (node array, dicts, queue) came back whole."""
+    trainer.settle()
+    for step, copy in trainer._marks.copies.items():
+        probe = Trainer(text, config)._state
+        probe.restore(copy)
+        fresh = fresh_at(text, config, step)._state
+        probe.verify()
+        assert probe.sequences() == fresh.sequences()
+        assert probe.tokens == fresh.tokens
+        assert probe.top(10) == fresh.top(10)
+        probe.own()  # the copy gets its node array back
 
 
 @given(corpora(), configs(), st.integers(0, 45))
@@ -70,6 +89,47 @@ def test_a_long_jump_back_and_forth_restores_copies():
     assert trainer.jump_work(301) is None  # a merge not made yet: cost unknown
 
 
+def test_jumps_that_borrow_a_copy_give_it_back_whole():
+    """A restore borrows the copy's node array, dicts and queue until own() (settle, or the next
+    merge or undo): jumps in a row, reads in between, and a merge after leave every copy whole."""
+    text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
+    config = TrainConfig(max_merges=300)
+    trainer = Trainer(text, config, checkpoints=3)
+    trainer.train()
+    marks = trainer._marks
+    marks.copies = {0: marks.copies[0]}
+    trainer.goto(0)  # restores step 0's copy, keeping one of 300
+    trainer.goto(300)  # restores that one: the loan of step 0's is given back unchanged
+    trainer.goto(150)  # restores a copy and walks: the walk owns the state first
+    trainer.goto(0)
+    trainer.candidates(8)  # repairs the borrowed queue of step 0's copy
+    trainer.goto(300)  # a second restore in a row: the first loan is given back unchanged
+    trainer.candidates(8)
+    trainer.step()  # nothing to merge at 300 (a stop rule): the loan stays
+    trainer.undo()  # an undo owns the state first
+    assert sorted(marks.copies)[0] == 0 and 300 in marks.copies
+    assert_copies_hold_their_steps(trainer, text, config)
+    assert snapshot(trainer) == snapshot(fresh_at(text, config, trainer.steps))
+
+
+def test_a_jump_that_walks_from_where_it_keeps_a_copy():
+    """Leaving a place far from any copy keeps one of it, made of the state's own parts (no
+    copying); when walking from there is still the cheapest way, the walk starts on its loan."""
+    text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
+    config = TrainConfig(max_merges=300)
+    trainer = Trainer(text, config, checkpoints=3)
+    trainer.train()
+    marks = trainer._marks
+    marks.copies = {0: marks.copies[0]}
+    assert marks.plan(300, 250) is None  # walking back beats step 0's copy
+    trainer.goto(250)
+    assert 300 in marks.copies
+    assert snapshot(trainer) == snapshot(fresh_at(text, config, 250))
+    trainer.goto(300)
+    assert snapshot(trainer) == snapshot(fresh_at(text, config, 300))
+    assert_copies_hold_their_steps(trainer, text, config)
+
+
 def test_jump_work_is_the_walk_without_checkpoints_kept():
     trainer = Trainer("abab abab cdcd " * 50, TrainConfig(max_merges=5))
     trainer.train()
@@ -81,6 +141,9 @@ def test_thinning_keeps_step_zero_and_spreads_the_rest():
     marks.work = [i * (WORK_PER_MERGE + 1) for i in range(101)]
 
     class State:  # what a copy needs from a pair state
+        def own(self):  # a restored state gives back what it borrowed (nothing here)
+            pass
+
         def snapshot(self, into=None):
             return SimpleNamespace(data=into)
 

@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState
 
 from engine import Tokenizer, TrainConfig
 
+from . import collector
 from .commands import system_commands, translated_system
 from .confine import Confinement, deliver, output_path
 from .i18n import _, ngettext
@@ -348,6 +349,7 @@ class BpeApp(App):
         self.script = workbench.script
         self.file_ids = workbench.file_ids
         self.main_screen.attach(workbench)
+        self.call_after_refresh(collector.freeze_loaded)  # its objects: out of the collector's walks
 
     # -- training and stepping --------------------------------------------------------------
 
@@ -789,7 +791,10 @@ class BpeApp(App):
         return self._claims[path][1]
 
     def on_unmount(self) -> None:
-        """Let go of the session files (a crash lets go too: the locks are the kernel's)."""
+        """Let go of the session files (a crash lets go too: the locks are the kernel's) and
+        give the collector back what the app froze or held."""
+        collector.release()
+        collector.thaw()
         if self.confinement is not None:  # a closed browser tab ends the app without `q`: save now
             self.autosave(now=True)
         for lock, _file in self._claims.values():

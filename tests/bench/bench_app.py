@@ -1,6 +1,6 @@
 """App responsiveness with Pilot (run by hand).
 
-    python tests/bench/bench_app.py [--presses 20]
+    python tests/bench/bench_app.py [--presses 20] [--only tang_all]
 
 For 1 MB and 5 MB corpora (standard library source; tang_all.txt too when present), after
 training to step 2000: the time from a key press to the first screen update showing its result
@@ -137,11 +137,14 @@ async def measure(path, presses: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--presses", type=int, default=20)
+    parser.add_argument("--only", help="only the corpora whose file name contains this (e.g. tang_all)")
     args = parser.parse_args()
     corpora = [stdlib_corpus(1_000_000), stdlib_corpus(5_000_000)]
     tang = shared_corpus("tang_all.txt")
     if tang is not None:
         corpora.append(tang)
+    if args.only:
+        corpora = [path for path in corpora if args.only in path.name]
     record_paints()
     for path in corpora:
         asyncio.run(measure(path, args.presses))

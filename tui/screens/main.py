@@ -20,6 +20,7 @@ from textual.widgets import Input
 from engine import token_display, token_info
 
 from ..clipboard import copy_text
+from ..collector import hold_until_drawn
 from ..finder import find_token
 from ..i18n import _, ngettext
 from ..keys import KEYS, typed_actions
@@ -126,7 +127,9 @@ class MainScreen(Screen[None]):
         self._show_selected()
 
     def moved(self) -> None:
-        """The trainer moved (a step, an undo, a jump): inspect its last merge again."""
+        """The trainer moved (a step, an undo, a jump): inspect its last merge again. The
+        collector waits until the panes are drawn (see tui.collector)."""
+        hold_until_drawn(self.app)
         self.selected = None
         self.refresh_views()
 
