@@ -54,6 +54,8 @@ async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread(text):
     past_twenty = threading.Event()  # set by the worker: enough steps made to pause
 
     def counting_batch(budget: float = 0.02):
+        if past_twenty.is_set():  # the run cannot end before the key is handled, however fast it is
+            assert pause_requested.wait(120)  # a hang guard, not a clock to wait on
         batches.append(pause_requested.is_set())
         result = original_batch(budget)
         if wb.steps > 20:
