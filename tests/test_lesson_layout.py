@@ -110,9 +110,11 @@ def test_log_columns_fill_the_pane_and_drop_rather_than_cut(width):
         assert all(w >= t for w, t in zip(widths, titles) if w), widths  # no title is cut
         if width >= 25:  # beside a lesson or not: values up to WHOLE_TOKEN cells are whole
             assert all(widths[i] >= min(needs.get(i, 0), WHOLE_TOKEN) for i in (1, 2, 3) if widths[i]), widths
-        if width >= STEADY_WIDTH:  # without a lesson, 80 columns and up: six columns, the tokens' in even shares
+        if width >= STEADY_WIDTH:  # without a lesson, 80 columns and up: six columns, the tokens' in even
+            # shares, whatever the values on screen (the columns stay put as the log scrolls)
             assert all(widths) and widths[1] == widths[2] and 0 <= widths[3] - widths[1] < 3, widths
-    assert column_widths(46) == [5, 6, 6, 8, 7, 8]  # a wide pane: every column, as before
+            assert widths == column_widths(width, {0: 2, 4: 3, 5: 4}, titles), widths
+    assert column_widths(46) == [4, 8, 8, 9, 5, 6]  # a wide pane: every column, each token column 7 cells or more
     # A Chinese log at 80 columns: [80 82] (7 cells) whole, the number columns giving way.
     chinese = column_widths(46, {0: 1, 4: 5, 5: 6}, (2, 2, 2, 2, 4, 6), {1: 4, 2: 7, 3: 7})
     assert all(chinese) and min(chinese[1:4]) >= 7 and chinese[4] >= 5 and chinese[5] >= 6, chinese

@@ -53,7 +53,7 @@ def column_widths(width: int, numbers: dict[int, int] | None = None,
     drawn); the columns share by need, and when a value of up to :data:`WHOLE_TOKEN` cells or a
     title (``titles``: the cells each takes) would be cut, whole columns drop (:data:`DROP_ORDER`).
 
-    Example: ``column_widths(46) -> [5, 6, 6, 8, 7, 8]``; ``column_widths(25) -> [5, 5, 5, 0, 7, 0]``
+    Example: ``column_widths(46) -> [4, 8, 8, 9, 5, 6]``; ``column_widths(25) -> [5, 5, 5, 0, 7, 0]``
     """
     titles = titles or tuple(len(t) for t in TITLES)
     needs = {i: max(titles[i], (tokens or {}).get(i, MIN_TOKEN)) for i in (1, 2, 3)}
@@ -73,9 +73,9 @@ def column_widths(width: int, numbers: dict[int, int] | None = None,
             # alone, so the columns stay put as the log scrolls); a narrow one (beside a lesson)
             # takes the most columns whose values on screen fit whole.
             steady = drop is None and width >= STEADY_WIDTH
-            # (its even share must still hold a short value on screen whole: [80 82] in a
-            # Chinese log gets the number columns' spare cells rather than lose its end)
-            least = max(MIN_TOKEN, min(max(needs.values()), WHOLE_TOKEN))
+            # (a share of WHOLE_TOKEN cells where the number columns' spare cells make one: [80 82]
+            # in a Chinese log stays whole, on every page alike)
+            least = WHOLE_TOKEN if fixed is roomy else MIN_TOKEN
             fits = room // len(columns) >= least if steady else room >= whole
             if fits or (drop, fixed) == (DROP_ORDER[-1], needed):
                 by_need = {i: 0 if steady else needs[i] for i in columns}  # a wide log: even shares, columns that stay put
