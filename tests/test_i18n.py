@@ -297,3 +297,30 @@ def test_the_unwrapped_check_catches_each_kind(tmp_path):
     assert problems == sorted(["Binding description 'Go there'", "tooltip='go there now'", "notify('hello there')",
                                "title='Greeting'", "say('saved  files')", "border title 'corpus'", "Label('base')",
                                "placeholder='type here'"])
+
+
+def test_the_engines_commonest_messages_are_said_in_the_uis_language(tmp_path):
+    """The engine speaks English; the app says its file messages in German or Chinese, made from
+    the real errors the engine raises, and leaves any other message as it is."""
+    from engine import CorpusError, WriteError, read_corpus_bytes
+
+    (tmp_path / "empty.txt").write_bytes(b"")
+    raised = []
+    for path in (tmp_path / "missing.txt", tmp_path, tmp_path / "empty.txt"):
+        with pytest.raises(CorpusError) as caught:
+            read_corpus_bytes(path)
+        raised.append(str(caught.value))
+    raised.append(str(WriteError(tmp_path / "out.json", "No space left on device")))
+    other = "a message the table does not know"
+    try:
+        assert [i18n.engine_message(m) for m in raised + [other]] == raised + [other]  # English: unchanged
+        set_language("de")
+        german = [i18n.engine_message(m) for m in raised]
+        assert german == [f"{tmp_path / 'missing.txt'}: keine solche Datei", f"{tmp_path}: ist ein Ordner, keine Datei",
+                          f"{tmp_path / 'empty.txt'}: die Datei ist leer",
+                          f"{tmp_path / 'out.json'}: nicht schreibbar (No space left on device); die alte Datei ist unverändert"]
+        assert i18n.engine_message(other) == other
+        set_language("zh")
+        assert i18n.engine_message(raised[0]) == f"{tmp_path / 'missing.txt'}：没有这个文件"
+    finally:
+        set_language("en")

@@ -27,7 +27,7 @@ from engine import Tokenizer, TrainConfig
 from . import collector
 from .commands import system_commands, translated_system
 from .confine import Confinement, deliver, output_path
-from .i18n import _, ngettext
+from .i18n import _, engine_message, ngettext
 from .keys import app_bindings, typed_actions
 from .messages import Loaded, LoadFailed, Trained
 from .pacing import Pacer, faster, slower
@@ -182,8 +182,9 @@ class BpeApp(App):
                 self._remembered_theme = theme.name
 
     def say(self, message: str, **kwargs) -> None:
-        """A notification; never markup, since messages quote user input like "[e4 b8]"."""
-        self.notify(message, markup=False, **kwargs)
+        """A notification; never markup, since messages quote user input like "[e4 b8]". The
+        engine's commonest messages (a file not found, not readable) are said in the UI's language."""
+        self.notify(engine_message(message), markup=False, **kwargs)
 
     def notify(
         self,

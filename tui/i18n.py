@@ -79,6 +79,42 @@ def set_language(lang: str | None = None) -> str:
     return chosen
 
 
+# -- the engine's messages -----------------------------------------------------------------------
+
+#: The engine's messages the app shows most (reading and writing files), each as the pattern of
+#: its English sentence and the translatable sentence it becomes. The engine speaks English (it
+#: never imports the UI); the app translates these where it says them, and others stay English.
+ENGINE_MESSAGES = (
+    (r"(?P<path>.+): no such file", N_("{path}: no such file")),
+    (r"(?P<path>.+): is a directory, not .+", N_("{path}: is a folder, not a file")),
+    (r"(?P<path>.+): permission denied", N_("{path}: permission denied")),
+    (r"(?P<path>.+): the file is empty", N_("{path}: the file is empty")),
+    (r"(?P<path>.+): cannot read \((?P<reason>[^()]*)\)", N_("{path}: cannot read it ({reason})")),
+    (r"(?P<path>.+): cannot write \((?P<reason>[^()]*)\); the old file is unchanged",
+     N_("{path}: cannot write it ({reason}); the old file is unchanged")),
+)
+_engine_patterns: list | None = None
+
+
+def engine_message(message: str) -> str:
+    """One of :data:`ENGINE_MESSAGES` in the app's language; any other message as it is.
+
+    Example (German): ``engine_message("/x/c.txt: no such file") -> '/x/c.txt: keine solche Datei'``
+    """
+    global _engine_patterns
+    if _language == "en":
+        return message
+    if _engine_patterns is None:
+        import re
+
+        _engine_patterns = [(re.compile(pattern, re.S), template) for pattern, template in ENGINE_MESSAGES]
+    for pattern, template in _engine_patterns:
+        found = pattern.fullmatch(message)
+        if found:
+            return _(template).format(**found.groupdict())
+    return message
+
+
 # -- the catalogs (python -m tui.i18n update) ---------------------------------------------------
 
 #: The marking functions the extraction looks for: ``_("…")``, ``N_("…")``, ``ngettext("…", "…", n)``.
