@@ -89,15 +89,21 @@ def test_a_long_jump_back_and_forth_restores_copies():
     assert trainer.jump_work(301) is None  # a merge not made yet: cost unknown
 
 
-def test_jumps_that_borrow_a_copy_give_it_back_whole():
-    """A restore borrows the copy's node array, dicts and queue until own() (settle, or the next
-    merge or undo): jumps in a row, reads in between, and a merge after leave every copy whole."""
+def trained_with_step_0s_copy_only():
+    """300 merges trained, keeping only step 0's copy: (text, config, trainer, its marks)."""
     text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
     config = TrainConfig(max_merges=300)
     trainer = Trainer(text, config, checkpoints=3)
     trainer.train()
     marks = trainer._marks
     marks.copies = {0: marks.copies[0]}
+    return text, config, trainer, marks
+
+
+def test_jumps_that_borrow_a_copy_give_it_back_whole():
+    """A restore borrows the copy's node array, dicts and queue until own() (settle, or the next
+    merge or undo): jumps in a row, reads in between, and a merge after leave every copy whole."""
+    text, config, trainer, marks = trained_with_step_0s_copy_only()
     trainer.goto(0)  # restores step 0's copy, keeping one of 300
     trainer.goto(300)  # restores that one: the loan of step 0's is given back unchanged
     trainer.goto(150)  # restores a copy and walks: the walk owns the state first
@@ -115,12 +121,7 @@ def test_jumps_that_borrow_a_copy_give_it_back_whole():
 def test_a_jump_that_walks_from_where_it_keeps_a_copy():
     """Leaving a place far from any copy keeps one of it, made of the state's own parts (no
     copying); when walking from there is still the cheapest way, the walk starts on its loan."""
-    text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
-    config = TrainConfig(max_merges=300)
-    trainer = Trainer(text, config, checkpoints=3)
-    trainer.train()
-    marks = trainer._marks
-    marks.copies = {0: marks.copies[0]}
+    text, config, trainer, marks = trained_with_step_0s_copy_only()
     assert marks.plan(300, 250) is None  # walking back beats step 0's copy
     trainer.goto(250)
     assert 300 in marks.copies
