@@ -64,7 +64,7 @@ class TraceStep:
 
 
 #: Up to this many special tokens are found with one regex alternation, longest first (the
-#: standard ``re`` module compiles it at about 90 µs a special: 100,000 took 9 s); more (files
+#: standard ``re`` module's compile time grows with each special: docs/benchmarks.md); more (files
 #: can hold as many as their size allows) are looked up in a set by :class:`_SpecialFinder`.
 _ALTERNATION_LIMIT = 1000
 
