@@ -308,10 +308,6 @@ class Tokenizer:
             return self._special_of[token_id].encode("utf-8")
         raise TokenIdError(f"token id {token_id} is out of range (vocabulary size {self.vocab_size})")
 
-    def is_special(self, token_id: int) -> bool:
-        """Whether the id is a special token."""
-        return token_id in self._special_of
-
     def rank(self, pair: tuple[int, int]) -> int | None:
         """The id a merge of ``pair`` makes, or None when no merge rule covers it."""
         return self._ranks.get(pair[0] << SHIFT | pair[1])
