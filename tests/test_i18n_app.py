@@ -13,6 +13,7 @@ from tui.app.screens.help import HelpScreen
 from tui.app.widgets.status_line import StatusLine
 from tui.i18n import set_language
 
+from conftest import settle_until
 from test_screen_fits import assert_footer_fits, assert_placeholders_fit, make_app
 from test_snapshots import app_for
 
@@ -125,3 +126,20 @@ def test_analysis_screen_in_language_80x24(snap_compare, lang):
     set_language(lang)
     app = app_for("workshop.txt")
     assert snap_compare(app, press=["n", "n", "a", "2"], terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize(("lang", "said"), [("de", "{path}: keine solche Datei"), ("zh", "{path}：没有这个文件")])
+async def test_the_main_screen_says_engine_messages_in_the_language(lang, said, monkeypatch, tmp_path):
+    """MainScreen.say goes through engine_message, as the app's own say does."""
+    from tui.app.screens.main import MainScreen
+
+    set_language(lang)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle_until(pilot, lambda: isinstance(app.screen, MainScreen), "the main screen")
+        heard = []
+        monkeypatch.setattr(app.screen, "notify", lambda message, **kwargs: heard.append(message))
+        missing = tmp_path / "gone.txt"
+        app.screen.say(f"{missing}: no such file")
+        app.screen.say("a message the app does not translate")
+        assert heard == [said.format(path=missing), "a message the app does not translate"]
