@@ -187,7 +187,7 @@ def test_compare_rows_have_one_width():
         assert lines and all(cell_len(line) == 90 for line in lines)
 
 
-_TOKEN_BYTES = [b"\xf0\x9f\x91", b"\xe4\xb8", b" ", b"a", "天".encode(), b"\x80", "👩\u200d".encode(), "M".encode() + b"\xc3"]
+_TOKEN_BYTES = [b"\xf0\x9f\x91", b"\xe4\xb8", b" ", b"a", "天".encode(), b"\x80", "👩\u200d".encode(), b"M" + b"\xc3"]
 
 
 @pytest.mark.parametrize("width", range(1, 14))

@@ -7,7 +7,7 @@ import re
 import pytest
 from rich.cells import cell_len
 
-from engine import Trainer, TrainConfig
+from engine import TrainConfig, Trainer
 from tui.app.widgets.tokenize_pane import _words, render_trace
 
 
