@@ -24,6 +24,7 @@ SIZE = (100, 30)
 
 @pytest.fixture
 def table(tmp_path) -> Path:
+    pytest.importorskip("pyarrow", reason="needs pyarrow, the scale extra: pip install -e '.[scale]'")
     (tmp_path / "w.txt").write_text(sample_text("workshop.txt"), encoding="utf-8")
     assert cli.main(["count", str(tmp_path / "w.txt"), "-o", str(tmp_path / "w.parquet")], out=io.StringIO(), err=io.StringIO()) == 0
     return tmp_path / "w.parquet"
