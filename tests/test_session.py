@@ -18,7 +18,7 @@ from tui.app.widgets.merge_log import MergeLog
 from tui.model.session import Session, SessionError
 from tui.model.workbench import LoadedCorpus, Workbench
 
-from conftest import ROOT
+from conftest import ROOT, settled
 
 SIZE = (100, 30)
 
@@ -108,7 +108,7 @@ async def test_a_failed_autosave_keeps_the_old_session_and_says_so(tmp_path, mon
         monkeypatch.setattr(os, "replace", full)
         await pilot.press("n")
         app.autosave(now=True)
-        await pilot.pause()
+        await settled(pilot)
         assert session_file.read_text(encoding="utf-8") == before
         assert any("session not saved" in str(n.message) for n in app._notifications)
         # no temp files left; the lock is the app's own, held while it runs
