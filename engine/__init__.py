@@ -49,9 +49,10 @@ from .errors import (
     TokenizerFileError,
     WriteError,
     one_line,
+    reading_file,
     size_text,
 )
-from .io import atomic_write_bytes, atomic_write_text, check_target, refuse_inputs
+from .io import atomic_write_bytes, atomic_write_text, check_target, parse_json, refuse_inputs
 from .pretokenize import NAMED_PATTERNS, PreTokenizer, compile_pattern, pretokenizer_for
 from .tokenizer import TRACE_LIMIT, Tokenizer, TraceStep, load_tokenizer, tokenizer_from_dict, tokenizer_to_dict
 
@@ -145,11 +146,13 @@ __all__ = [
     "mark_edges",
     "merge_tables",
     "one_line",
+    "parse_json",
     "pretokenizer_for",
     "prune",
     "read_counts",
     "read_corpus",
     "read_corpus_bytes",
+    "reading_file",
     "refuse_inputs",
     "require_pyarrow",
     "size_text",

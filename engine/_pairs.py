@@ -1,9 +1,8 @@
-"""Pairs of token ids: how the fast paths pack one into an int, and the seeds' two helpers, kept
+"""Pairs of token ids: how the fast paths pack one into an int, and the seeds' merge helper, kept
 naive on purpose: the reference the fast paths must agree with."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 #: A pair (a, b) is packed into one int as ``a << SHIFT | b`` (dict keys and queue entries of the
@@ -11,17 +10,6 @@ from collections.abc import Sequence
 SHIFT = 20
 #: ``key & MASK`` is the right id of a packed pair, ``key >> SHIFT`` the left one.
 MASK = (1 << SHIFT) - 1
-
-
-def count_pairs(ids: Sequence[int], counts: Counter[tuple[int, int]] | None = None) -> Counter[tuple[int, int]]:
-    """Count adjacent pairs, overlapping ones included.
-
-    Example: ``count_pairs([1, 1, 1]) -> Counter({(1, 1): 2})``
-    """
-    counts = Counter() if counts is None else counts
-    for pair in zip(ids, ids[1:]):
-        counts[pair] += 1
-    return counts
 
 
 def merge(ids: Sequence[int], pair: tuple[int, int], new_id: int) -> list[int]:

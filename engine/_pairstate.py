@@ -7,7 +7,7 @@ one ``array('i')`` (``'q'`` when a weight needs 64 bits): at address ``p`` (a mu
 idea), ``D[p+3]`` the number of times the chunk occurs in the corpus. A merge touches only the
 nodes where its pair occurs, however long the chunk (pre-tokenizer ``none`` makes the whole text
 one chunk). Interleaving matters: the four fields share a cache line, and the merge loop is bound
-by memory latency (separate lists of int objects made it 2-3x slower).
+by memory latency (separate lists of int objects are slower: figures in docs/benchmarks.md).
 
 Pairs are packed into one int, ``a << SHIFT | b``. ``where[key]`` lists the positions where the
 pair occurred, ascending and append-only: entries go stale when a neighbour merges and are
@@ -696,8 +696,8 @@ class PairState:
 
         Nothing is copied yet: the state borrows the copy's node array (lending it its own, of
         the same length: nodes are never added), pair dicts and queue, and :meth:`own` copies
-        them back before anything changes them, so a jump shows its step at once (a copy of
-        the 4.1 million nodes of 4.8 MB of Chinese takes ~10 ms, the dicts as long again). The
+        them back before anything changes them, so a jump shows its step at once (copying
+        millions of nodes and the dicts is felt: docs/benchmarks.md). The
         queue's readers may repair the borrowed queue in place: an entry repaired or dropped
         for this state is one for the copy's, which is the same."""
         lender = self._lender
@@ -705,7 +705,7 @@ class PairState:
             lender.data, self.data = self.data, lender.data
         elif not self._borrowed:
             # The state's own dicts and queue: freeing them now would touch every entry
-            # (~8 ms at 250,000 pairs); they go in own(), after the jump is shown.
+            # before the jump is shown; they go in own(), after it.
             self._retired = (self.count, self.where, self.heap)
         self.data, copy.data = copy.data, self.data
         self._lender = copy

@@ -64,9 +64,9 @@ class StateCopy:
     @staticmethod
     def estimate(data: array, count: dict[int, int], heap: list[int]) -> int:
         """What restoring it takes, in the units of ``engine._checkpoints.WORK_PER_MERGE``
-        (calibrated with ``tests/bench/bench_undo.py``: a node is copied back ~500x faster than
-        an undo moves one, since it goes into the array in use; a pair ~30x, a queue entry
-        ~100x). Taking a copy costs about twice as much (fresh memory)."""
+        (calibrated with ``tests/bench/bench_undo.py``, ratios in docs/benchmarks.md: a node is
+        copied back far faster than an undo moves one, since it goes into the array in use; a
+        pair and a queue entry less so). Taking a copy costs more (fresh memory)."""
         return len(data) // 2048 + len(count) // 30 + len(heap) // 100
 
 

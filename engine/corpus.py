@@ -302,8 +302,8 @@ class _Blocks:
         return piece
 
 
-#: Files at least this large are counted by two processes when asked: the fork and sending the
-#: child's counts back cost a few milliseconds, pre-tokenizing half of 512 KB about 17 ms.
+#: Files at least this large are counted by two processes when asked: from here, pre-tokenizing
+#: half the file costs more than the fork and sending the child's counts back (docs/benchmarks.md).
 PARALLEL_MIN = 512 << 10
 
 

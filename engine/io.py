@@ -14,7 +14,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import MAX_FILE_BYTES, FileTooLargeError, TokenizerFileError, WriteError, reading_file, size_text
+from .errors import (
+    MAX_FILE_BYTES,
+    BpeLabError,
+    FileTooLargeError,
+    TokenizerFileError,
+    WriteError,
+    reading_file,
+    size_text,
+)
 
 
 def read_file(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES) -> bytes:
@@ -33,17 +41,19 @@ def read_file(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES) -> b
     return data
 
 
-def parse_json(text: str, path: str | os.PathLike[str]) -> Any:
-    """``json.loads`` with every failure as one ``TokenizerFileError`` line naming the path and place."""
+def parse_json(text: str, path: str | os.PathLike[str], error: type[BpeLabError] = TokenizerFileError,
+               **options: Any) -> Any:
+    """``json.loads(text, **options)`` with every failure as one ``error`` line naming the path and
+    place (a ``TokenizerFileError`` unless told otherwise)."""
     try:
-        return json.loads(text)
+        return json.loads(text, **options)
     except json.JSONDecodeError as exc:
         cut = " (the file ends there: is it truncated?)" if text.strip() and exc.pos >= len(text.rstrip()) else ""
-        raise TokenizerFileError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}{cut}") from None
+        raise error(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}{cut}") from None
     except RecursionError:
-        raise TokenizerFileError(f"{path}: invalid JSON (nested too deeply)") from None
+        raise error(f"{path}: invalid JSON (nested too deeply)") from None
     except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits())
-        raise TokenizerFileError(f"{path}: invalid JSON (a number has too many digits)") from None
+        raise error(f"{path}: invalid JSON (a number has too many digits)") from None
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

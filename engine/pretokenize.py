@@ -59,14 +59,14 @@ PATTERN_SECONDS = 1.0
 PATTERN_RATE = 500_000
 
 
-#: A custom pattern may be at most this many characters long: compiling costs the ``regex``
-#: module up to 50 µs a character (10,000 characters: under half a second). The named patterns
+#: A custom pattern may be at most this many characters long: the ``regex`` module's compile
+#: time grows with its length (this many: under half a second, docs/benchmarks.md). The named patterns
 #: are under 200 characters, and so are tiktoken's o200k and the Llama 3 and Qwen 2 patterns.
 MAX_PATTERN_CHARS = 10_000
 #: ... and at most this long written out, every counted repeat (``{m}``, ``{m,n}``, ``{m,}``) as
 #: that many copies of what it repeats, nested repeats multiplied: the ``regex`` module expands
-#: counted repeats when it compiles (``a{1000000000}`` needs gigabytes; 100,000 takes about
-#: 0.2 s and 40 MB). ``*``, ``+`` and ``?`` count once. Real patterns repeat a few times at most
+#: counted repeats when it compiles (``a{1000000000}`` needs gigabytes; this many compiles in
+#: a fraction of a second, docs/benchmarks.md). ``*``, ``+`` and ``?`` count once. Real patterns repeat a few times at most
 #: (``\p{N}{1,3}``: 3).
 MAX_PATTERN_SIZE = 100_000
 

@@ -64,7 +64,7 @@ class TraceStep:
 
 
 #: Up to this many special tokens are found with one regex alternation, longest first (the
-#: standard ``re`` module compiles it at about 90 µs a special: 100,000 took 9 s); more (files
+#: standard ``re`` module's compile time grows with each special: docs/benchmarks.md); more (files
 #: can hold as many as their size allows) are looked up in a set by :class:`_SpecialFinder`.
 _ALTERNATION_LIMIT = 1000
 
@@ -307,10 +307,6 @@ class Tokenizer:
         if token_id in self._special_of:
             return self._special_of[token_id].encode("utf-8")
         raise TokenIdError(f"token id {token_id} is out of range (vocabulary size {self.vocab_size})")
-
-    def is_special(self, token_id: int) -> bool:
-        """Whether the id is a special token."""
-        return token_id in self._special_of
 
     def rank(self, pair: tuple[int, int]) -> int | None:
         """The id a merge of ``pair`` makes, or None when no merge rule covers it."""

@@ -104,8 +104,6 @@ class Trainer:
             #: The bytes of the base and of every merge made so far (undone ones too): a new merge
             #: that would take them past MAX_VOCAB_BYTES stops training ("vocab-bytes").
             self._known_bytes = sum(map(len, pieces))
-            self.chunk_count = sum(chunks.values())
-            self.distinct_chunks = len(chunks)
             self.initial_tokens = sum(len(s) * n for s, n in seqs)
             self._chunks = chunks  # distinct chunk -> count, in layout order
             self._chunk_lengths = array("i", [len(s) for s, _ in seqs])

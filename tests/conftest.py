@@ -139,6 +139,14 @@ def screen_settled(app) -> bool:
     return True
 
 
+async def settled(pilot, workers: bool = True) -> None:
+    """Wait until the app has handled what the test set off: nothing waiting on the screen (see
+    :func:`screen_settled`) and, with ``workers``, no worker left running (leave it False while a
+    training run goes on). For a test that asserts what a key did, or that it did nothing."""
+    app = pilot.app
+    await settle_until(pilot, lambda: not app.is_running or screen_settled(app), "the screen settled", workers)
+
+
 @pytest.fixture
 def snap_compare(snap_compare):
     """pytest-textual-snapshot's ``snap_compare``, but the screenshot waits until the screen has

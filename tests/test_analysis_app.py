@@ -24,6 +24,8 @@ from tui.app.widgets.merge_log import MergeLog
 from tui.app.widgets.tiediff_pane import TieDiffPane
 from tui.model.workbench import LoadedCorpus, Workbench
 
+from conftest import settled
+
 SIZE = (100, 30)
 
 
@@ -250,10 +252,10 @@ async def test_help_and_palette_list_the_analysis_screen():
         commands = {c.title: c for c in app.get_system_commands(app.screen)}
         assert "Analysis: compression curve (a)" in commands
         await app.run_action("analysis('tierules')")
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, AnalysisScreen) and app.screen.active_tab == "tierules"
         await app.run_action("analysis('compare')")  # from the screen itself: switches the tab
-        await pilot.pause()
+        await settled(pilot)
         assert app.screen.active_tab == "compare"
         await settle(pilot)
 

@@ -15,6 +15,8 @@ from tui.app.widgets.corpus_view import CorpusView
 from tui.app.widgets.merge_log import MergeLog
 from tui.model.workbench import LoadedCorpus, Workbench
 
+from conftest import settle_until, settled
+
 SIZE = (100, 30)
 
 
@@ -188,7 +190,7 @@ async def test_open_a_sample_and_a_bad_path():
         await pilot.press("o")
         assert isinstance(app.screen, OpenScreen)
         await pilot.press(*"/no/such/file.txt", "enter")
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.corpus.name == "workshop.txt"  # still the old corpus
         await pilot.press("o")
         options = app.screen.query_one(OptionList)
@@ -196,7 +198,7 @@ async def test_open_a_sample_and_a_bad_path():
         options.highlighted = [o.id for o in options._options].index("mueller.txt")
         await pilot.press("enter")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.corpus.name == "mueller.txt"
         assert app.workbench.steps == 0
 
@@ -210,7 +212,7 @@ async def test_quit_asks_when_there_is_unsaved_work():
         await pilot.press("n")
         assert not isinstance(app.screen, ConfirmScreen) and app.is_running
         await pilot.press("q", "y")
-        await pilot.pause()
+        await settle_until(pilot, lambda: not app.is_running, "the app quit")
         assert not app.is_running
 
 
@@ -218,7 +220,7 @@ async def test_quit_without_work_does_not_ask():
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("q")
-        await pilot.pause()
+        await settle_until(pilot, lambda: not app.is_running, "the app quit")
         assert not app.is_running
 
 
@@ -246,7 +248,7 @@ async def test_settings_restart_training_after_confirmation():
         assert isinstance(app.screen, ConfirmScreen)  # one merge would be lost
         await pilot.press("y")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.config.tie_rule == "first-seen" and app.workbench.config.base == "chars"
         assert app.workbench.steps == 0 and app.workbench.trainer.alphabet is not None
 

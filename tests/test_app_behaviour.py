@@ -16,7 +16,7 @@ from tui.app import BpeApp
 from tui.app.widgets.merge_log import MergeLog
 from tui.model.workbench import LoadedCorpus, Workbench
 
-from conftest import CORPORA, run_from_palette
+from conftest import CORPORA, run_from_palette, settled
 from test_app import SIZE, make_app, workbench
 
 
@@ -77,14 +77,14 @@ async def test_run_and_pause_on_a_large_corpus_stays_off_the_ui_thread(text):
         assert app.running
         await pilot.press("space")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert not app.running
         steps = wb.steps
         assert steps > 20
         assert pause_requested.is_set()
         assert batches.count(True) <= 1  # stopped within one batch of the request
         ran = len(batches)
-        await pilot.pause()
+        await settled(pilot, workers=False)
         assert not any(w.is_running for w in app.workers)  # really stopped: no worker left to train
         assert len(batches) == ran and wb.steps == steps
         assert threading.main_thread().ident not in threads  # the UI thread never trained
@@ -132,7 +132,7 @@ async def test_an_imported_tokenizer_replays_on_the_corpus(tmp_path):
     app = BpeApp(corpus, script=tok)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.script is tok
         await pilot.press("right_curly_bracket")  # runs out at the imported merges
         assert app.workbench.steps == 12
@@ -195,7 +195,7 @@ async def test_long_jumps_run_in_the_worker():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("g", *"300", "enter")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert wb.steps == 300 and app.query_one(MergeLog).row_count == 300
         assert threading.main_thread().ident not in threads
         threads.clear()
@@ -206,7 +206,7 @@ async def test_long_jumps_run_in_the_worker():
         assert not threads  # no merge was redone to get there, on any thread
         await pilot.press("g", *"150", "enter")  # between copies: walked from the nearest
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert wb.steps == 150 and app.query_one(MergeLog).row_count == 150
         wb.trainer._state.verify()
 
@@ -224,7 +224,7 @@ async def test_bad_input_in_the_app_is_a_message_and_nothing_is_lost(tmp_path):
         before = (app.workbench, app.workbench.steps)
         for bad in (tmp_path / "missing.txt", tmp_path, empty):
             app._open(str(bad))
-            await pilot.pause()
+            await settled(pilot)
             assert (app.workbench, app.workbench.steps) == before
         messages = [str(n.message) for n in app._notifications]
         assert any("no such file" in m for m in messages)
@@ -232,12 +232,12 @@ async def test_bad_input_in_the_app_is_a_message_and_nothing_is_lost(tmp_path):
         assert any("empty" in m for m in messages)
         app._restart(TrainConfig(vocab_size=100))  # below the 256 bytes: refused by the trainer
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert (app.workbench, app.workbench.steps) == before
         assert any("below the base" in str(n.message) for n in app._notifications)
         app._open(str(binary))  # binary is trained on, with a note about the bytes
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.corpus.name == "binary.bin"
         assert any("not valid UTF-8" in str(n.message) for n in app._notifications)
 
@@ -265,7 +265,7 @@ async def test_a_pattern_too_slow_for_the_typed_text_is_a_message(monkeypatch):
 
         monkeypatch.setattr(tok, "encode", too_slow)
         app.query_one("#tokenize-input", Input).value = "aaaa"
-        await pilot.pause()
+        await settled(pilot)
         assert "took too long" in str(app.query_one("#tokenize-output").render())
         assert app.query_one(TokenizePane).text == "aaaa"  # the app goes on
 
@@ -277,5 +277,5 @@ async def test_a_stale_inspect_message_after_an_undo_is_ignored():
         gone = app.workbench.trainer.last.new_id
         await pilot.press("left_square_bracket")
         app.post_message(MergeLog.Inspect(gone))  # as a cursor move queued before the undo would
-        await pilot.pause()
+        await settled(pilot)
         assert app.is_running and app.selected is None

@@ -721,6 +721,26 @@ SETUP_COUNTS: dict[str, Setup] = {
 }
 
 
+#: Rows whose line needs an optional extra installed (the scale extra: a Parquet table is read or
+#: written, or a Dask scheduler is reached): without it they skip, naming what is missing.
+_TABLES = ("counts-no-dask", "counts-no-zstandard", "counts-input-vanishes", "counts-table-corrupt",
+           "counts-table-truncated", "counts-table-foreign", "counts-table-other-version",
+           "counts-table-other-pretokenizer", "counts-table-hf-rule", "counts-merge-different",
+           "counts-merge-word-file", "counts-pruned-away", "counts-output-in-folder")
+NEEDS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(_TABLES, ("pyarrow",)),
+    **dict.fromkeys(("counts-scheduler-unreachable", "counts-scheduler-refusing"), ("pyarrow", "distributed")),
+}
+
+
+@pytest.fixture(autouse=True)
+def _skip_without_the_extra_a_row_needs(request):
+    params = getattr(request.node, "callspec", None)
+    row = params.params.get("row") if params is not None else None
+    for module in NEEDS.get(getattr(row, "id", None), ()):
+        pytest.importorskip(module, reason=f"row {row.id} needs {module} (the scale extra: pip install -e '.[scale]')")
+
+
 for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES, SETUP_LESSONS, SETUP_SERVE, SETUP_COUNTS):
     assert not set(_area) & set(SETUP), set(_area) & set(SETUP)
     SETUP.update(_area)

@@ -13,7 +13,7 @@ from tui.app.screens.branches import BranchesScreen, ManualMergeScreen
 from tui.app.widgets.merge_log import MergeLog
 from tui.model.workbench import LoadedCorpus, Workbench
 
-from conftest import ROOT
+from conftest import ROOT, settled
 
 SIZE = (80, 24)
 
@@ -26,7 +26,7 @@ def make_app(**kwargs) -> BpeApp:
 async def manual_merge(pilot, down: int = 0) -> None:
     """m, move the highlight ``down`` rows past the runner-up, enter."""
     await pilot.press("m")
-    await pilot.pause()
+    await settled(pilot)
     assert isinstance(pilot.app.screen, ManualMergeScreen)
     await pilot.press(*["down"] * down, "enter")
     await pilot.pause()
@@ -54,13 +54,13 @@ async def test_a_manual_merge_starts_a_branch_and_shows_in_the_log():
         assert [b.name for b in trainer.branches] == ["main", "b1"] and trainer.branch.name == "b1"
         assert trainer.branch_events("main") == main
         log = app.query_one(MergeLog)
-        await pilot.pause()
+        await settled(pilot)
         assert log._texts[3][4].endswith("✋") and not log._texts[4][4].endswith("✋")
         # escape leaves the picker without a merge
         await pilot.press("m")
         await pilot.pause()
         await pilot.press("escape")
-        await pilot.pause()
+        await settled(pilot)
         assert trainer.history == other
 
 
@@ -83,16 +83,16 @@ async def test_the_branches_screen_switches_and_compares():
         assert "A = b1, B = main: they part after step 3." in shown
         assert "only in A (" in shown and "only in B (" in shown
         await pilot.press("up", "enter")  # switch to main: back to where it was left (step 3)
-        await pilot.pause()
+        await settled(pilot)
         assert trainer.branch.name == "main" and trainer.history == main[:3] and trainer.future == main[3:]
         assert app.query_one(MergeLog).row_count == 3
         await pilot.press("escape")
-        await pilot.pause()
+        await settled(pilot)
         assert not isinstance(app.screen, BranchesScreen)
         await pilot.press("b")
         await pilot.pause()
         await pilot.press("down", "enter")
-        await pilot.pause()
+        await settled(pilot)
         assert trainer.branch.name == "b1" and trainer.history == other
 
 
@@ -120,7 +120,7 @@ async def test_save_and_resume_restores_the_branches(tmp_path):
         await pilot.press("b")
         await pilot.pause()
         await pilot.press("up", "enter")
-        await pilot.pause()
+        await settled(pilot)
         assert trainer.history == main[:3] and trainer.future == main[3:]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import importlib.util
 import io
 import json
 import lzma
@@ -40,6 +41,9 @@ from reference import reference_train_counts
 
 ALPHABETS = ["ab", "a b\n", "ab\n\n", "aä \n", "xy 12\n", "中文，。\n", "a1 b2\nc", "😀a \n", "Ab!? \n\r"]
 RAW = [b"", b"\xff", b"\xe4\xb8", b"\x00"]
+#: Writing or reading a Parquet table needs the scale extra: those tests skip without it.
+needs_pyarrow = pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None,
+                                   reason="needs pyarrow, the scale extra: pip install -e '.[scale]'")
 
 
 @st.composite
@@ -82,6 +86,7 @@ def table_of(data: list[bytes], config: TrainConfig, *, task_bytes: int = 16, en
 
 
 @given(corpora(), configs(), st.sampled_from([16, 40, 1 << 20]))
+@needs_pyarrow
 def test_a_table_trains_exactly_as_the_corpus(data, config, task_bytes):
     """Counted in blocks (a cut every 16 bytes where one is safe), through Parquet and back:
     the same merges, counts, tie sets and corpus sizes as training on the text."""
@@ -131,6 +136,7 @@ def test_small_counts_keep_the_32_bit_node_array():
     assert trainer.step().count == (1 << 31) - 1 + 10
 
 
+@needs_pyarrow
 def test_a_count_of_2_to_the_63_and_more_survives_parquet(tmp_path):
     table = ChunkTable(Counter({"ab": (1 << 63) + 5, "c": 1}), "bytes", PreTokenizer("gpt2"))
     write_counts(table, tmp_path / "t.parquet")
@@ -268,6 +274,7 @@ def merges(path: Path) -> list:
     ("tang_2000.txt", ["--pretokenizer", "gpt4"]),
 ])
 @pytest.mark.slow
+@needs_pyarrow
 def test_count_then_train_gives_the_merges_of_train_on_a_real_corpus(tmp_path, name, options):
     corpus = shared_corpus(name)
     assert run("train", str(corpus), "-o", str(tmp_path / "raw.json"), "--merges", "500", *options)[0] == 0
@@ -278,6 +285,7 @@ def test_count_then_train_gives_the_merges_of_train_on_a_real_corpus(tmp_path, n
     assert load_tokenizer(tmp_path / "t.json").pretokenizer == load_tokenizer(tmp_path / "raw.json").pretokenizer
 
 
+@needs_pyarrow
 def test_count_merge_and_train_from_shards(tmp_path):
     text = "the cat sat on the mat\nthe cat ate the rat\n" * 30
     (tmp_path / "a.txt").write_text(text[: len(text) // 2])
@@ -293,6 +301,7 @@ def test_count_merge_and_train_from_shards(tmp_path):
     assert code == 0 and "bpe-lab: note: pruned" in err
 
 
+@needs_pyarrow
 def test_train_counts_refuses_options_the_table_was_not_counted_with(tmp_path):
     (tmp_path / "c.txt").write_text("the cat sat\n")
     assert run("count", str(tmp_path / "c.txt"), "-o", str(tmp_path / "c.parquet"))[0] == 0
@@ -303,6 +312,7 @@ def test_train_counts_refuses_options_the_table_was_not_counted_with(tmp_path):
     assert not (tmp_path / "t.json").exists()
 
 
+@needs_pyarrow
 def test_compare_from_a_table(tmp_path):
     corpus = tmp_path / "c.txt"
     corpus.write_text("the cat sat on the mat\nthe cat ate the rat\n" * 20)
@@ -353,6 +363,7 @@ def test_progress_shows_on_a_terminal_only():
         assert stream.getvalue() == ""
 
 
+@needs_pyarrow
 def test_rows_another_writer_shuffled_are_read_in_their_order(tmp_path):
     import pyarrow.parquet as pq
 
@@ -362,6 +373,7 @@ def test_rows_another_writer_shuffled_are_read_in_their_order(tmp_path):
     assert list(read_counts(tmp_path / "s.parquet").chunks.items()) == [("a", 3), ("b", 2), ("c", 1)]
 
 
+@needs_pyarrow
 def test_a_count_never_reads_the_table_it_writes_into_its_folder(tmp_path):
     (tmp_path / "shards").mkdir()
     (tmp_path / "shards" / "a.txt").write_text("the cat sat\n")

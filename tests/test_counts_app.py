@@ -17,13 +17,14 @@ from tui.app import BpeApp
 from tui.app.launch import build_parser, table_corpus
 from tui.model.workbench import LoadedCorpus, Workbench
 
-from conftest import sample_text
+from conftest import sample_text, settled
 
 SIZE = (100, 30)
 
 
 @pytest.fixture
 def table(tmp_path) -> Path:
+    pytest.importorskip("pyarrow", reason="needs pyarrow, the scale extra: pip install -e '.[scale]'")
     (tmp_path / "w.txt").write_text(sample_text("workshop.txt"), encoding="utf-8")
     assert cli.main(["count", str(tmp_path / "w.txt"), "-o", str(tmp_path / "w.parquet")], out=io.StringIO(), err=io.StringIO()) == 0
     return tmp_path / "w.parquet"
@@ -61,21 +62,21 @@ async def test_the_app_on_a_table_steps_jumps_tokenizes_and_saves(table, tmp_pat
         assert app.workbench.trainer.steps == 1
         await pilot.press("right_curly_bracket")  # 100 forward
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.trainer.steps == 101
         raw = Trainer(sample_text("workshop.txt"), TrainConfig(vocab_size=400))
         raw.goto(101)
         assert app.workbench.trainer.tokenizer().merges == raw.tokenizer().merges
         await pilot.press("e")
         await pilot.press(*"the cat")
-        await pilot.pause()
+        await settled(pilot)
         assert app.focused is app.screen.query_one(Input)
         await pilot.press("escape", "s")
         await pilot.pause()
         prompt = app.screen.query_one(Input)
         prompt.value = str(tmp_path / "t.json")
         await pilot.press("enter")
-        await pilot.pause()
+        await settled(pilot)
         assert load_tokenizer(tmp_path / "t.json").merges == raw.tokenizer().merges
         assert json.loads((tmp_path / "t.json").read_text())["pretokenizer"]["name"] == "gpt2"
 

@@ -10,6 +10,8 @@ from tui.app import BpeApp
 from tui.app.widgets.merge_log import MergeLog
 from tui.model.workbench import LoadedCorpus
 
+from conftest import settled
+
 SIZE = (80, 24)
 
 
@@ -63,14 +65,14 @@ async def test_a_run_and_a_long_jump_end_with_the_log_on_the_last_step():
         await app.workers.wait_for_complete()
         await pilot.press("space")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.done and app.workbench.steps > 300
         assert on_current_step(app)
         await pilot.press("g", "0", "enter")
         assert app.workbench.steps == 0
         await pilot.press("g", *"300", "enter")  # more than 200 new steps: walked in the worker
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.steps == 300 and on_current_step(app)
 
 

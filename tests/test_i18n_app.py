@@ -13,6 +13,7 @@ from tui.app.screens.help import HelpScreen
 from tui.app.widgets.status_line import StatusLine
 from tui.i18n import set_language
 
+from conftest import settle_until, settled
 from test_screen_fits import assert_footer_fits, assert_placeholders_fit, make_app
 from test_snapshots import app_for
 
@@ -52,12 +53,12 @@ async def test_footer_palette_help_and_panes_speak_the_language(lang):
         assert any(title.startswith(words["palette"]) for title in commands), commands
         assert words["system"] in commands
         await pilot.press("question_mark")
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, HelpScreen)
         text = "".join(str(static.render()) for static in app.screen.query("Static"))
         assert words["help"] in text
         await pilot.press("escape", "a")
-        await pilot.pause()
+        await settled(pilot)
         assert_footer_fits(app, 80)  # the analysis screen's footer, its Back in the language
 
 
@@ -83,23 +84,23 @@ async def test_dialogs_labels_and_placeholders_fit_80x24(lang):
     set_language(lang)
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         assert assert_placeholders_fit(app.screen) == 1  # the tokenize input
         for key in ("g", "slash", "o", "comma"):  # go to, find, open, settings
             await pilot.press(key)
-            await pilot.pause()
+            await settled(pilot)
             assert assert_placeholders_fit(app.screen) >= 1, key
             assert assert_labels_fit(app.screen) >= 1, key
             await pilot.press("escape")
             await pilot.pause()
         await pilot.press("n", "q")  # a merge to lose: the quit question
-        await pilot.pause()
+        await settled(pilot)
         assert assert_labels_fit(app.screen) == 1
         await pilot.press("escape", "a", "3")
-        await pilot.pause()
+        await settled(pilot)
         assert assert_placeholders_fit(app.screen) >= 1 and assert_labels_fit(app.screen) >= 1  # the held-out setting
         await pilot.press("5")
-        await pilot.pause()
+        await settled(pilot)
         assert assert_placeholders_fit(app.screen) >= 2  # the compare text and tokenizer
 
 
@@ -125,3 +126,20 @@ def test_analysis_screen_in_language_80x24(snap_compare, lang):
     set_language(lang)
     app = app_for("workshop.txt")
     assert snap_compare(app, press=["n", "n", "a", "2"], terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize(("lang", "said"), [("de", "{path}: keine solche Datei"), ("zh", "{path}：没有这个文件")])
+async def test_the_main_screen_says_engine_messages_in_the_language(lang, said, monkeypatch, tmp_path):
+    """MainScreen.say goes through engine_message, as the app's own say does."""
+    from tui.app.screens.main import MainScreen
+
+    set_language(lang)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle_until(pilot, lambda: isinstance(app.screen, MainScreen), "the main screen")
+        heard = []
+        monkeypatch.setattr(app.screen, "notify", lambda message, **kwargs: heard.append(message))
+        missing = tmp_path / "gone.txt"
+        app.screen.say(f"{missing}: no such file")
+        app.screen.say("a message the app does not translate")
+        assert heard == [said.format(path=missing), "a message the app does not translate"]

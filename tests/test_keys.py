@@ -78,7 +78,7 @@ async def test_ctrl_q_with_unsaved_merges_asks_first(tmp_path):
         await pilot.press("n")
         assert not isinstance(app.screen, ConfirmScreen) and app.is_running
         await pilot.press("n", "ctrl+q", "y")  # a merge made just before: only the quit saves it
-        await pilot.pause()
+        await settle_until(pilot, lambda: not app.is_running, "the app quit")
         assert not app.is_running
     assert json.loads(session.read_text(encoding="utf-8"))["step"] == 2  # saved on the way out
 
@@ -88,7 +88,7 @@ async def test_ctrl_q_with_nothing_unsaved_quits_at_once(tmp_path):
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+q")
-        await pilot.pause()
+        await settle_until(pilot, lambda: not app.is_running, "the app quit")
         assert not app.is_running
     assert json.loads(session.read_text(encoding="utf-8"))["step"] == 0
 

@@ -22,7 +22,7 @@ from tui.app.widgets.merge_log import STEADY_WIDTH, TITLES, WHOLE_TOKEN, MergeLo
 from tui.i18n import _, set_language
 from tui.lessons.format import parse
 
-from conftest import ROOT
+from conftest import ROOT, settled
 
 LESSONS = ROOT / "assets" / "lessons"
 #: The fewest cells each pane's text gets beside a lesson (inside its border and padding).
@@ -227,9 +227,9 @@ async def test_the_quiz_beside_a_lesson_covers_whole_panes(tmp_path, monkeypatch
         await pilot.press("1")
         await pilot.pause()
         await pilot.press("escape")
-        await pilot.pause()
+        await settled(pilot)
         assert app.screen is app.main_screen
-        await pilot.pause()
+        await settled(pilot)
         assert_panes_whole(app)  # the candidates drawn under the quiz were redrawn for their width
 
 

@@ -13,7 +13,7 @@ from tui.app.widgets.lesson_pane import LessonPane
 from tui.lessons import catalog
 from tui.lessons.format import parse
 
-from conftest import ROOT
+from conftest import ROOT, settle_until
 
 DATA = ROOT / "tests" / "data" / "lessons"
 SIZE = (80, 24)
@@ -95,9 +95,7 @@ async def test_play_a_lesson_to_the_end_back_restart_and_explore(tmp_path, monke
 
         # explore far: another corpus with other settings; back brings the lesson's corpus again
         assert app.open_with("sample:qa.txt", app.workbench.config.with_changes(max_merges=48))
-        await pilot.pause()
-        while app.loading:
-            await pilot.pause()
+        await settle_until(pilot, lambda: not app.loading and app.workbench.corpus.source == "sample:qa.txt", "qa.txt loaded")
         assert app.workbench.corpus.source == "sample:qa.txt" and app.lesson.drifted()
         await pilot.press("less_than_sign")
         await settle(app, pilot)

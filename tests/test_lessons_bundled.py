@@ -17,7 +17,7 @@ from tui.lessons.format import Claim, check, parse
 from tui.lessons.runner import HeadlessRun
 from tui.model.samples import sample
 
-from conftest import ROOT, sample_text
+from conftest import ROOT, sample_text, settled
 from test_lesson_layout import assert_panes_whole
 
 LESSONS = ROOT / "assets" / "lessons"
@@ -132,7 +132,7 @@ async def test_the_app_plays_the_lesson_to_the_end_with_every_claim_holding(path
                 if app.screen is app.main_screen:
                     break
                 await pilot.press("escape")
-                await pilot.pause()
+                await settled(pilot)
             assert app.screen is app.main_screen
             await pilot.press("greater_than_sign")
             await _settle(app, pilot)
@@ -140,7 +140,7 @@ async def test_the_app_plays_the_lesson_to_the_end_with_every_claim_holding(path
             shown = app.lesson.shown[index]
             assert [r.line() for r in shown.results if not r.ok] + shown.failures == [] and shown.ok
             if app.screen is app.main_screen:
-                await pilot.pause()
+                await settled(pilot)
                 assert_panes_whole(app)  # at 80x24 beside the lesson: every pane readable, no value cut
             assert shown.notes == []  # no stop rule ended a move early
             assert len(shown.results) == len(lesson.steps[index].claims)

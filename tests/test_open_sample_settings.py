@@ -13,6 +13,8 @@ from tui.app.screens.open_corpus import OpenScreen
 from tui.model.samples import sample
 from tui.model.workbench import LoadedCorpus, Workbench
 
+from conftest import settled
+
 SIZE = (80, 24)
 
 
@@ -40,7 +42,7 @@ async def open_sample(app, pilot, name: str, keep: bool = False) -> None:
     if isinstance(app.screen, ConfirmScreen):  # unsaved merges: the question first
         await pilot.press("y")
     await app.workers.wait_for_complete()
-    await pilot.pause()
+    await settled(pilot)
     assert app.workbench.corpus.name == name
 
 
@@ -69,7 +71,7 @@ async def test_samples_open_with_their_examples_settings_unless_kept():
         assert "die-katze.txt, with its example's settings: bytes, simple, lowest-ids, vocab 270, 5 specials" in said(app)
         await pilot.press("right_curly_bracket")  # train to its end: seed 000's claim holds
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.tokenizer().encode("die katze") == [259, 264, 101]
 
         # after die-katze, the-cat-in-the-hat still learns seed 003's walkthrough: th, the, at
@@ -100,5 +102,5 @@ async def test_a_file_keeps_the_current_settings(tmp_path):
         assert low == sample("low-lower-lowest.txt").config()
         await pilot.press("o", *str(corpus), "enter")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.corpus.name == "mine.txt" and app.config == low

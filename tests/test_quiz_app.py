@@ -17,7 +17,7 @@ from tui.app.screens.quiz import QuizAnswered, QuizScreen
 from tui.model.quiz import show_pair
 from tui.model.workbench import LoadedCorpus, Workbench
 
-from conftest import sample_text
+from conftest import sample_text, settle_until, settled
 
 SIZE = (80, 24)
 #: Seed 001's trace: its first step is a tie (l + o and o + w, 3 each), decided by first-seen.
@@ -102,7 +102,7 @@ async def test_a_quiz_round_tied_then_wrong_then_right():
         # Round 2, typed with the candidates hidden: a bad pick first (said, no round used),
         # then a pair below the winner's count.
         await pilot.press("enter", "ctrl+t")
-        await pilot.pause()
+        await settled(pilot)
         assert screen.mode == "hidden" and not screen.query_one("#quiz-choices").display
         await type_pick(pilot, screen, "zz")
         assert "No two tokens side by side make zz now" in panel_text(screen, "#quiz-error")
@@ -132,21 +132,21 @@ async def test_a_quiz_round_tied_then_wrong_then_right():
         # The quiz's merges are ordinary steps: while it shows, n does nothing behind its back;
         # after escape, u undoes the last round's merge.
         await pilot.press("n")
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.trainer.steps == 3
         await pilot.press("escape")
-        await pilot.pause()
+        await settled(pilot)
         assert app.screen is app.main_screen
         await pilot.press("u")
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.trainer.steps == 2
 
         # The score is the session's: p opens the quiz again with it, and p leaves.
         await pilot.press("p")
-        await pilot.pause()
+        await settled(pilot)
         assert panel_text(app.screen, "#quiz-score") == "right 1 · tied 1 · wrong 1"
         await pilot.press("p")
-        await pilot.pause()
+        await settled(pilot)
         assert app.screen is app.main_screen
 
 
@@ -156,13 +156,13 @@ async def test_the_quiz_says_when_there_is_nothing_to_predict():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         app.go(4)  # the merge target
-        await pilot.pause()
+        await settled(pilot)
         assert app.start_quiz("typed")
-        await pilot.pause()
+        await settled(pilot)
         assert "Training is done (merge count reached)" in panel_text(app.screen, "#quiz-question")
         assert not app.screen.query_one("#quiz-input").display
         await pilot.press("escape")
-        await pilot.pause()
+        await settled(pilot)
         assert app.screen is app.main_screen
 
 
@@ -204,7 +204,7 @@ async def test_no_quiz_in_a_replay_or_while_a_run_is_live():
     async with replay.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("p")
-        await pilot.pause()
+        await settled(pilot)
         assert replay.screen is replay.main_screen
         assert any("a replay makes its file's merges" in str(n.message) for n in replay._notifications)
 
@@ -213,7 +213,7 @@ async def test_no_quiz_in_a_replay_or_while_a_run_is_live():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("space")  # one merge a second: the run stays live
-        await pilot.pause()
+        await settle_until(pilot, lambda: app.running, "the run started", workers=False)
         assert app.running
         assert not app.start_quiz()
         assert app.screen is app.main_screen

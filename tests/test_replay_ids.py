@@ -23,7 +23,7 @@ from tui.app.widgets.merge_log import MergeLog
 from tui.cli.commands import main as cli_main
 from tui.model.workbench import LoadedCorpus
 
-from conftest import sample_text
+from conftest import sample_text, settled
 
 SIZE = (80, 24)
 TEXT = " Hello world!"
@@ -92,7 +92,7 @@ async def test_replay_shows_and_copies_the_files_ids(tmp_path):
         await pilot.pause()
         await pilot.press("right_curly_bracket")  # every merge of the file
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.steps == len(imported.tokenizer.merges) == 40
         expected = enc.encode(TEXT)
         assert cli_ids(path, TEXT) == expected
@@ -104,7 +104,7 @@ async def test_replay_shows_and_copies_the_files_ids(tmp_path):
 
         # part way through, the ids are still the file's (its merges so far)
         await pilot.press("escape", "g", *"5", "enter")
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.steps == 5
         partial = [str(i) for i in imported.to_file_ids(app.workbench.tokenizer().encode(TEXT))]
         assert shown_ids(app) == partial and partial != [str(i) for i in expected]
@@ -146,7 +146,7 @@ async def test_replay_next_merge_is_the_files_and_ties_are_not_marked(tmp_path):
             assert (rank == 1) == (top.count == count)  # the file's merge need not be this corpus's top pair
             assert "tie rule" not in pane
             await pilot.press("n")
-            await pilot.pause()
+            await settled(pilot)
             assert trainer.history[-1].pair == pair  # n made the merge the pane showed
         assert any(e.tied for e in app.workbench.trainer.history)  # ties happen here, but the log does not mark them
         log = app.query_one(MergeLog)
@@ -156,7 +156,7 @@ async def test_replay_next_merge_is_the_files_and_ties_are_not_marked(tmp_path):
         assert "step" in drawn and "count" in drawn
         assert "*" not in drawn
         await pilot.press("g", *"40", "enter")
-        await pilot.pause()
+        await settled(pilot)
         assert str(app.query_one(Candidates).render()).startswith("done: all 40 merges made  ")
 
 
@@ -179,7 +179,7 @@ async def test_a_resumed_replay_keeps_the_files_ids(tmp_path):
                      autosave=False)
     async with resumed.run_test(size=SIZE) as pilot:
         await resumed.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert resumed.workbench.steps == 3
         await type_into_tokenize(resumed, pilot, TEXT)
         expected = imported.to_file_ids(resumed.workbench.tokenizer().encode(TEXT))

@@ -18,6 +18,8 @@ from tui.app.widgets.status_line import StatusLine
 from tui.model.pacing import SPEED_NAMES, SPEEDS, Pacer, faster, slower, speed_label
 from tui.model.workbench import LoadedCorpus, Workbench
 
+from conftest import settled
+
 SIZE = (80, 24)
 
 
@@ -132,11 +134,11 @@ async def test_at_one_merge_a_second_each_merge_is_shown_before_the_next():
             assert line.startswith("running at 1 merge/s") and f"step {step}" in line
         clock.now += 0.5  # half a beat: nothing is due
         app.training.nudge()
-        await pilot.pause()
+        await settled(pilot, workers=False)
         assert app.training.pacer.delay() == 0.5 and app.workbench.steps == 4
         await pilot.press("space")  # the pause ends the worker's wait at once
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert not app.running and app.workbench.steps == 4
         assert status(app).startswith("paused │ runs at 1/s")
 
@@ -160,7 +162,7 @@ async def test_plus_and_minus_change_the_speed_while_running():
         await pilot.press("plus", "plus", "plus")  # full speed: it runs to the end by itself
         assert app.training.speed is None
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.done
         assert status(app).startswith("done: no pair occurs 2 times")
 
@@ -173,7 +175,7 @@ async def test_run_to_a_step_stops_exactly_there():
         assert isinstance(app.screen, PromptScreen)
         await pilot.press(*"123", "enter")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.steps == 123 and not app.running
         assert status(app).startswith("paused │ step 123")
         await pilot.press("G", *"40", "enter")  # behind: a jump back, as `g` does
@@ -181,7 +183,7 @@ async def test_run_to_a_step_stops_exactly_there():
         assert app.workbench.steps == 40
         await pilot.press("G", *"9999", "enter")  # past the end: a stop rule ends it first
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.done and app.workbench.steps < 9999
         await pilot.press("G", *"x", "enter")
         assert "not a step number" in str(app.screen.query_one("#prompt-error").render())
@@ -201,7 +203,7 @@ async def test_run_to_a_step_at_a_speed_makes_one_merge_a_beat_and_stops_there()
         assert app.workbench.steps == 2
         await next_merge(app, pilot, clock)
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.steps == 3 and not app.running
         assert app.query_one(MergeLog).cursor_row == 2
 
@@ -219,7 +221,7 @@ async def test_the_settings_dialog_sets_the_speed_without_restarting_training():
         assert app.screen.query_one("#speed", Select).value == 0  # full speed
         app.screen.query_one("#speed", Select).value = 5
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settled(pilot)
         assert not isinstance(app.screen, SettingsScreen)  # no question: nothing restarts
         assert app.training.speed == 5 and app.workbench.steps == 1
         assert "runs at 5/s" in status(app)

@@ -40,12 +40,12 @@ def test_the_new_samples_are_listed_with_settings():
     assert {"chinese.txt", "emoji.txt"} <= set(SAMPLES) and set(SAMPLES) == set(SETTINGS)
 
 
-def test_readme_samples_table_is_the_code():
+def test_docs_samples_table_is_the_code():
     from tui.model.samples import markdown_table
 
     from conftest import ROOT
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "app.md").read_text(encoding="utf-8")
     after = text.split("<!-- samples:", 1)[1].split("\n", 1)[1]
     table = "\n".join(line for line in after.split("\n\n", 1)[0].splitlines() if line.startswith("|"))
     assert table == markdown_table()

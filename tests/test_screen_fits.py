@@ -17,7 +17,7 @@ from tui.app.widgets.inspector import Inspector
 from tui.app.widgets.tokenize_pane import TokenizePane
 from tui.model.workbench import LoadedCorpus, Workbench
 
-from conftest import settle_until
+from conftest import settle_until, settled
 
 SIZES = [(80, 24), (100, 30)]
 
@@ -120,15 +120,15 @@ async def test_placeholders_and_hints_fit_their_panes(size):
         assert assert_placeholders_fit(app.screen) == 1  # the tokenize input
         for key in ("g", "slash", "o", "comma"):  # go to, find, open, settings
             await pilot.press(key)
-            await pilot.pause()
+            await settled(pilot)
             assert assert_placeholders_fit(app.screen) >= 1, key
             await pilot.press("escape")
             await pilot.pause()
         await pilot.press("a", "3")
-        await pilot.pause()
+        await settled(pilot)
         assert assert_placeholders_fit(app.screen) >= 1  # the held-out setting
         await pilot.press("5")
-        await pilot.pause()
+        await settled(pilot)
         assert assert_placeholders_fit(app.screen) >= 2  # the compare text and tokenizer
 
 
@@ -152,7 +152,7 @@ async def test_a_long_tokenize_text_leaves_the_inspector_its_room():
         await pilot.press("tab")  # from the input, Tab reaches the output, and End scrolls it
         assert app.focused is scroll
         await pilot.press("end")
-        await pilot.pause()
+        await settled(pilot)
         assert scroll.scroll_y == scroll.max_scroll_y
         assert app.screen.query_one("#candidates").region.height >= 6
 
@@ -180,10 +180,10 @@ async def test_a_deep_merge_tree_can_be_read_to_its_last_line():
             await pilot.press("tab")
             await pilot.pause()
         await pilot.press("end")
-        await pilot.pause()
+        await settled(pilot)
         assert last in visible_lines(inspector)
         await pilot.press("home", "pagedown")
-        await pilot.pause()
+        await settled(pilot)
         assert inspector.scroll_y > 0
         # Lines wider than the pane (the deepest nodes, the 34 bytes in hex) are folded, not cut.
         width = inspector.scrollable_content_region.width
@@ -215,6 +215,6 @@ async def test_the_inspector_shows_no_scroll_bar_while_its_text_fits():
         assert not inspector.show_vertical_scrollbar  # a scroll bar only when there is more to see
         assert inspector.scrollable_content_region.width == inspector.size.width
         await pilot.press("right_curly_bracket")  # a longer token: more lines than rows
-        await pilot.pause()
+        await settled(pilot)
         assert len(inspector.plain.splitlines()) > inspector.size.height
         assert inspector.show_vertical_scrollbar

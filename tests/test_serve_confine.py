@@ -18,7 +18,7 @@ from tui.app.screens.open_corpus import OpenScreen
 from tui.model.confine import Confinement, OutsideRootError, confined_setting
 from tui.model.workbench import LoadedCorpus, Workbench
 
-from conftest import SAMPLES
+from conftest import SAMPLES, settled
 
 SIZE = (100, 30)
 
@@ -131,13 +131,13 @@ async def test_save_and_screenshot_only_inside_the_root(rooms, monkeypatch):
         assert len(load_tokenizer(root / "tok.json").merges) == 2
         monkeypatch.setenv("BPE_LAB_SCREENSHOTS", str(outside))
         app.action_screenshot()
-        await pilot.pause()
+        await settled(pilot)
         assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
         assert "screenshot not saved" in said(app) and "outside the folder" in said(app)
         monkeypatch.setenv("BPE_LAB_SCREENSHOTS", str(root / "shots"))
         (root / "shots").mkdir()
         app.action_screenshot()
-        await pilot.pause()
+        await settled(pilot)
         assert [p.suffix for p in (root / "shots").iterdir()] == [".svg"]
 
 
@@ -152,19 +152,19 @@ async def test_open_only_inside_the_root(rooms, monkeypatch):
             assert isinstance(app.screen, OpenScreen)
             app.screen.query_one("#open-path", Input).value = bad
             await pilot.press("enter")
-            await pilot.pause()
+            await settled(pilot)
             assert isinstance(app.screen, OpenScreen)  # the dialog stays, saying why
             said = str(app.screen.query_one("#open-error", Label).render())
             assert "outside the folder this server shares" in said
             await pilot.press("escape")
         app._open(str(outside / "secret.txt"))  # the app refuses it too, whoever asks
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.corpus.name == "c.txt"
         (root / "d.txt").write_text("die katze und die kanne\n", encoding="utf-8")
         await pilot.press("o", *"d.txt", "enter")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.corpus.name == "d.txt" and app.workbench.corpus.path == root.resolve() / "d.txt"
 
 

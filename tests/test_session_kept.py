@@ -16,6 +16,8 @@ from tui.app.screens.dialogs import ConfirmScreen
 from tui.model.session import Session, corpus_session_path, latest_session_path
 from tui.model.workbench import LoadedCorpus
 
+from conftest import settled
+
 SIZE = (80, 24)
 CONFIG = TrainConfig(vocab_size=400)
 
@@ -67,7 +69,7 @@ async def test_a_plain_launch_keeps_an_explicit_files_merges_aside(tmp_path):
     app = app_on("sample:workshop.txt", session_file=session_file)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert any("holds a session on the-cat-in-the-hat.txt at step 3" in n for n in notes(app))
         app.autosave(now=True)  # nothing made yet: the file is left alone
         assert json.loads(session_file.read_text(encoding="utf-8")) == cat
@@ -131,12 +133,12 @@ async def test_a_session_found_on_the_corpus_is_offered_and_R_resumes_it(per_cor
     app = app_on("sample:workshop.txt")
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.steps == 0
         assert any("a session on this corpus at step 3 exists: R resumes it" in n for n in notes(app))
         await pilot.press("R")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.steps == 3
         await pilot.press("r")  # the undone merge came back too
         assert app.workbench.steps == 4
@@ -160,7 +162,7 @@ async def test_a_fresh_start_beside_a_found_session_keeps_it(per_corpus):
         assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == before
         assert json.loads(path.read_text(encoding="utf-8"))["step"] == 3
         await pilot.press("R")  # no longer offered: the found session was kept aside
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.steps == 3
 
 
@@ -173,13 +175,13 @@ async def test_opening_another_corpus_says_the_merges_stay_in_its_session(per_co
         await pilot.press("n", "n", "o")
         await pilot.pause()
         await pilot.press(*"sample:mueller.txt", "enter")
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert "2 merges are kept in this corpus's session" in app.screen.question
         assert "bpe-lab --resume sample:workshop.txt" in app.screen.question
         await pilot.press("y")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.corpus.name == "mueller.txt"
         await pilot.press("n")
         app.autosave(now=True)

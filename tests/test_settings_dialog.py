@@ -15,6 +15,8 @@ from tui.app import BpeApp
 from tui.app.screens.settings import SettingsScreen
 from tui.model.workbench import LoadedCorpus, Workbench
 
+from conftest import settled
+
 FIELDS = ("base", "pretokenizer", "pattern", "tie_rule", "vocab_size", "merges", "min_frequency", "specials", "speed",
           "split_digits", "no_merge_newline")
 
@@ -96,7 +98,7 @@ async def test_an_error_is_shown_next_to_the_buttons():
         screen = app.screen
         screen.query_one("#merges", Input).value = "x"
         await pilot.click("#apply")
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, SettingsScreen)  # not applied
         error = screen.query_one("#settings-error")
         assert "whole number" in str(error.render())

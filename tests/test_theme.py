@@ -18,6 +18,8 @@ from tui.app.widgets.corpus_view import CorpusView
 from tui.model.prefs import config_path, load_prefs, save_prefs
 from tui.model.workbench import LoadedCorpus, Workbench
 
+from conftest import settled
+
 THEMES = sorted(BUILTIN_THEMES)
 
 
@@ -118,5 +120,5 @@ def test_an_unknown_theme_is_one_line_and_exit_2(monkeypatch):
 async def test_a_bad_config_file_shows_a_message_in_the_app(tmp_path):
     app = make_app(notes=["config.json: not valid JSON; using the defaults"])
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         assert any("not valid JSON" in str(n.message) for n in app._notifications)

@@ -11,6 +11,8 @@ from tui.app import BpeApp
 from tui.app.widgets.status_line import StatusLine
 from tui.model.workbench import LoadedCorpus, Workbench
 
+from conftest import settled
+
 SIZE = (80, 24)
 
 
@@ -31,7 +33,7 @@ async def test_repeated_messages_at_the_end_of_training_are_one_toast_each_with_
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("space")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert toasts(app) == ["training is done: vocabulary size reached"]
         app.clear_notifications()
         await pilot.press(*"nnnnnn", "c", "c")
@@ -40,7 +42,7 @@ async def test_repeated_messages_at_the_end_of_training_are_one_toast_each_with_
         said = toasts(app)
         assert len(said) == 2 and said[0] == "nothing to step: vocabulary size reached (×6)"
         assert said[1].startswith(f"copied token {token} (") and said[1].endswith(") (×2)")
-        await pilot.pause()
+        await settled(pilot)
         assert len(app.screen.query(Toast)) == 2  # drawn: two toasts, not eight
         line = str(app.query_one(StatusLine).render())
         assert line.startswith("done: vocabulary size reached │ step 44/44")
@@ -53,14 +55,14 @@ async def test_a_count_restarts_once_the_toast_is_gone_and_different_messages_st
         app.say("hello", severity="warning")  # another severity: another toast
         app.say("hello", title="greeting")  # another title: another toast
         app.say("hello")
-        await pilot.pause()
+        await settled(pilot)
         assert sorted(toasts(app)) == ["hello", "hello", "hello (×2)"]
         app.clear_notifications()
         app.say("hello")
         assert toasts(app) == ["hello"]  # the earlier toast is gone: counting starts again
         app.query_one(StatusLine).notify("from a widget")
         app.query_one(StatusLine).notify("from a widget")
-        await pilot.pause()
+        await settled(pilot)
         assert "from a widget (×2)" in toasts(app)
 
 

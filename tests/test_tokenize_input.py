@@ -17,6 +17,8 @@ from tui.app.widgets.merge_log import MergeLog
 from tui.app.widgets.tokenize_pane import TokenInput
 from tui.model.workbench import LoadedCorpus, Workbench
 
+from conftest import settle_until, settled
+
 SIZE = (80, 24)
 
 
@@ -37,7 +39,7 @@ async def test_a_key_reaches_the_input_and_only_its_keys_show_while_typing():
     app = make_app(copied)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", "n")  # two merges: unsaved work
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.focused, MergeLog)
         assert {"Step", "Undo", "Find", "Quit"} <= set(footer(app))
         assert "Copy ids" not in footer(app)
@@ -46,7 +48,7 @@ async def test_a_key_reaches_the_input_and_only_its_keys_show_while_typing():
         box = app.query_one("#tokenize-input", TokenInput)
         assert app.focused is box
         await pilot.press(*"cat", "space", "/", "n", "q", "question_mark")  # letters of the screen's keys type
-        await pilot.pause()
+        await settled(pilot)
         assert box.value == "cat /nq?"
         assert app.workbench.steps == 2 and app.screen is app.main_screen  # nothing stepped, found or quit
         # while typing, the footer shows the keys that work here, and no letter of the screen's
@@ -77,10 +79,10 @@ async def test_a_key_reaches_the_input_and_only_its_keys_show_while_typing():
         assert box.cursor_position == len(box.value)
 
         await pilot.press("ctrl+q")  # quits from the input too, asking first (unsaved merges)
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
-        await pilot.pause()
+        await settled(pilot)
         assert app.is_running
 
 
@@ -102,7 +104,7 @@ async def test_ctrl_q_still_quits_from_a_dialogs_input():
         await pilot.press("g")
         assert isinstance(app.screen, PromptScreen) and isinstance(app.focused, Input)
         await pilot.press("ctrl+q")  # nothing unsaved: it quits at once
-        await pilot.pause()
+        await settle_until(pilot, lambda: not app.is_running, "the app quit")
         assert not app.is_running
 
 

@@ -9,6 +9,8 @@ from engine import TrainConfig
 from tui.app import BpeApp
 from tui.model.workbench import LoadedCorpus, Workbench
 
+from conftest import settled
+
 
 def make_app(sample: str = "workshop.txt", **config) -> BpeApp:
     cfg = TrainConfig(**config)
@@ -125,10 +127,10 @@ async def test_arrows_scroll_the_corpus_pane_when_it_does_not_wrap_and_step_else
         await pilot.press("right")  # wrapping: nothing to scroll sideways, → still steps
         assert app.workbench.steps == 2
         await pilot.press("w")
-        await pilot.pause()
+        await settled(pilot)
         assert not view.wrap and view.max_scroll_x > 0
         await pilot.press("right", "right", "left", "shift+right")
-        await pilot.pause()
+        await settled(pilot)
         assert app.workbench.steps == 2  # not stepped, undone or redone
         assert view.scroll_x > 0  # scrolled sideways instead
         await pilot.press("n")  # n still steps there

@@ -21,6 +21,8 @@ from tui.app.widgets.tiediff_pane import render_diff
 from tui.model.samples import sample
 from tui.model.workbench import LoadedCorpus, Workbench
 
+from conftest import settled
+
 SIZE = (80, 24)
 
 
@@ -62,11 +64,11 @@ async def test_a_screenshot_to_a_configured_folder_or_a_failure_says_where(tmp_p
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         app.deliver_screenshot()
-        await pilot.pause()
+        await settled(pilot)
         assert len(list(shots.glob("*.svg"))) == 1
         monkeypatch.setenv("BPE_LAB_SCREENSHOTS", str(tmp_path / "missing"))
         app.deliver_screenshot()
-        await pilot.pause()
+        await settled(pilot)
         assert any(n.startswith(f"screenshot not saved: {tmp_path / 'missing'}") for n in notes(app))
 
 
@@ -78,19 +80,19 @@ async def test_open_checks_the_path_before_asking(tmp_path):
         await pilot.pause()
         missing = tmp_path / "nowhere.txt"
         await pilot.press(*str(missing), "enter")
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, OpenScreen)  # stays open, says why
         assert f"no such file: {missing}" in str(app.screen.query_one("#open-error", Label).render())
         box = app.screen.query_one("#open-path", Input)
         box.value = str(tmp_path)
         await pilot.press("enter")
-        await pilot.pause()
+        await settled(pilot)
         assert "is a folder" in str(app.screen.query_one("#open-error", Label).render())
         real = tmp_path / "real.txt"
         real.write_text("hello hello world\n", encoding="utf-8")
         box.value = str(real)
         await pilot.press("enter")
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.question.startswith(f"Open {real}?\n")
 
@@ -102,7 +104,7 @@ async def test_opening_a_sample_names_it_in_words(tmp_path):
         await pilot.press("n", "o")
         await pilot.pause()
         app.screen.dismiss("sample:die-katze.txt")
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.question.startswith("Open the bundled sample die-katze.txt?\n")
 
@@ -152,17 +154,17 @@ async def test_typing_on_tab_5_goes_to_its_input_and_escape_leaves_only_the_inpu
         screen = app.screen
         assert isinstance(screen, AnalysisScreen) and screen.active_tab == "compare"
         await pilot.press(*"one two")  # o and n would open a dialog and step
-        await pilot.pause()
+        await settled(pilot)
         assert screen.query_one("#compare-text", Input).value == "one two"
         assert app.screen is screen and app.workbench.steps == 0
         await pilot.press("escape")  # leaves the input, not the screen
-        await pilot.pause()
+        await settled(pilot)
         assert app.screen is screen and not isinstance(screen.focused, Input)
         await pilot.press("3")  # the screen's keys work again
-        await pilot.pause()
+        await settled(pilot)
         assert screen.active_tab == "heldout"
         await pilot.press("escape")
-        await pilot.pause()
+        await settled(pilot)
         assert app.screen is app.main_screen
 
 
@@ -176,5 +178,5 @@ async def test_escape_in_the_held_out_input_leaves_the_input(tmp_path):
         screen.query_one("#heldout-setting", Input).focus()
         await pilot.pause()
         await pilot.press("escape")
-        await pilot.pause()
+        await settled(pilot)
         assert app.screen is screen and screen.focused is None

@@ -352,7 +352,7 @@ def read_ranks(path: Path, text: str | None = None, notes: list[str] | None = No
     return ranks
 
 
-#: Merges are recovered from a token's bytes at about 3 µs and 100 bytes of memory a byte, so a
+#: Recovering merges costs time and memory for every byte of a token (docs/benchmarks.md), so a
 #: rank file's tokens may be at most 1 MB each (tiktoken's own are at most a few hundred bytes).
 MAX_RECOVERED_TOKEN = 1 << 20
 

@@ -2,7 +2,7 @@
 
 A trainer holds hundreds of thousands of long-lived objects the collector tracks (position
 arrays, merge records, the pair dicts and queues of its checkpoints); a full collection walks
-them all (80-300 ms on the 4.8 MB Chinese corpus), and the young collections that a jump's
+them all (a visible pause on a large corpus: docs/benchmarks.md), and the young collections that a jump's
 repaint sets off walk the queue the jump restored. Two things keep that off the screen:
 
 - :func:`freeze_loaded`: once a workbench is shown, what exists then (the corpus, the trainer,

@@ -21,8 +21,6 @@ from tui.model.finder import find_token
 
 #: Directives that change the training state (the app waits for its workers around them).
 TRAINING = ("open", "step", "run", "goto", "undo", "replay")
-#: Directives only the app shows (the headless run checks what it can of them and goes on).
-SHOWN = ("select", "tokenize", "trace", "analysis", "quiz")
 
 
 class ActionFailed(Exception):

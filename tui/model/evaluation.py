@@ -153,8 +153,3 @@ class Evaluation:
         with self.lock:
             self._baselines = (vocab_size, built)
         return built
-
-    def cached_baselines(self) -> tuple[int, list[Baseline]] | None:
-        """The baselines built last, with their vocabulary size, if any."""
-        with self.lock:
-            return self._baselines

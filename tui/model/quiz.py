@@ -29,7 +29,6 @@ MODE_NAMES = {
 }
 #: How many candidates a shuffled round offers.
 CHOICES = 6
-VERDICTS = ("right", "tied", "wrong")
 
 Pair = tuple[int, int]
 

@@ -27,6 +27,8 @@ from engine import (
     atomic_write_text,
     check_branch_data,
     one_line,
+    parse_json,
+    reading_file,
     size_text,
     tokenizer_from_dict,
     tokenizer_to_dict,
@@ -184,8 +186,11 @@ def _read(path: Path) -> bytes:
     """The session file's bytes, refusing (one line) a missing, unreadable or oversized file
     before reading it, and anything but a regular file (a session is a file bpe-lab wrote; a
     FIFO is opened without waiting for a writer, so it cannot hang the launch)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with reading_file(path, SessionError, "a session file"):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:  # not a reading error: there is nothing to resume
+            raise SessionError(f"no session to resume ({path} does not exist)") from None
         with os.fdopen(fd, "rb") as handle:
             mode = os.fstat(fd).st_mode
             if stat.S_ISDIR(mode):
@@ -197,14 +202,6 @@ def _read(path: Path) -> bytes:
                 raise SessionError(f"{path}: {size_text(size)} is too large for a session file "
                                    f"(the limit is {size_text(MAX_SESSION_BYTES)})")
             data = handle.read(MAX_SESSION_BYTES + 1)
-    except FileNotFoundError:
-        raise SessionError(f"no session to resume ({path} does not exist)") from None
-    except IsADirectoryError:
-        raise SessionError(f"{path}: is a directory, not a session file") from None
-    except PermissionError:
-        raise SessionError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise SessionError(f"{path}: cannot read the session ({exc.strerror or exc})") from None
     if len(data) > MAX_SESSION_BYTES:  # it grew while read
         raise SessionError(f"{path}: more than {size_text(MAX_SESSION_BYTES)}, too large for a session file")
     return data
@@ -226,15 +223,7 @@ def _parse(raw: bytes, path: Path) -> Any:
     if containers > MAX_SESSION_CONTAINERS or commas > MAX_SESSION_COMMAS:
         raise SessionError(f"{path}: holds more values than a session can ({containers:,} lists and objects, "
                            f"{commas:,} commas; at most {MAX_SESSION_CONTAINERS:,} and {MAX_SESSION_COMMAS:,})")
-    try:
-        return json.loads(text, parse_float=_Written, parse_constant=_Written)
-    except json.JSONDecodeError as exc:
-        cut = " (the file ends there: is it truncated?)" if text.strip() and exc.pos >= len(text.rstrip()) else ""
-        raise SessionError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}{cut}") from None
-    except RecursionError:
-        raise SessionError(f"{path}: invalid JSON (nested too deeply)") from None
-    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits())
-        raise SessionError(f"{path}: invalid JSON (a number has too many digits)") from None
+    return parse_json(text, path, SessionError, parse_float=_Written, parse_constant=_Written)
 
 
 def shown(value: Any) -> str:

@@ -169,9 +169,9 @@ BATCH_SECONDS = 0.02
 #: starve the UI's reads (and the autosave, which skips a tick that finds the trainer busy).
 READ_WAIT = 2 * BATCH_SECONDS
 #: Copies of the training state kept for long jumps (besides step 0's): each costs about the
-#: corpus's node array and pair dicts in memory (~5-10 MB for 10 MB of code, ~100 MB for the
-#: 4.8 MB Chinese corpus) and makes a jump near where it was taken a copy, not a walk.
-#: Training takes one per 40 copies' worth of work (about 8 on 10 MB of code)...
+#: corpus's node array and pair dicts in memory (far more on Chinese than on code; figures in
+#: docs/benchmarks.md) and makes a jump near where it was taken a copy, not a walk.
+#: Training takes one per 40 copies' worth of work...
 CHECKPOINTS = 12
 #: ... and all of them hold at most this many bytes: on big corpora, fewer copies (tang_all
 #: keeps step 0's and 3 more; on corpora far larger, none: jumps then walk, in the worker).

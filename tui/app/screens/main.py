@@ -30,7 +30,7 @@ from tui.app.widgets.lesson_pane import LessonPane
 from tui.app.widgets.merge_log import MergeLog
 from tui.app.widgets.status_line import StatusLine
 from tui.app.widgets.tokenize_pane import TokenizePane, id_line
-from tui.i18n import _, ngettext
+from tui.i18n import _, engine_message, ngettext
 from tui.model.clipboard import copy_text
 from tui.model.finder import find_token
 from tui.model.workbench import Busy, Workbench
@@ -70,8 +70,9 @@ class MainScreen(Screen[None]):
         return self.app  # type: ignore[return-value]
 
     def say(self, message: str, **kwargs) -> None:
-        """A notification; never markup, since messages quote user input like "[e4 b8]"."""
-        self.notify(message, markup=False, **kwargs)
+        """A notification; never markup, since messages quote user input like "[e4 b8]". The
+        engine's commonest messages (a file not found, not readable) are said in the UI's language."""
+        self.notify(engine_message(message), markup=False, **kwargs)
 
     # -- layout -----------------------------------------------------------------------------
 

@@ -174,7 +174,7 @@ class MergeLog(ScrollView, can_focus=True):
             self._forget(from_row=min(steps, self._rows))
         self._rows = steps
         # Grow the scroll extent in blocks: a new size means a layout pass of the whole screen,
-        # which would otherwise cost ~20 ms on every step. Rows past the last merge are blank.
+        # which would otherwise be paid on every step. Rows past the last merge are blank.
         visible = self.size.height
         rows = visible if steps + 1 <= visible else -(-(steps + 1) // ROW_BLOCK) * ROW_BLOCK
         if self.virtual_size.height != rows:

@@ -1,7 +1,7 @@
 """A scrollable block of styled lines that repaints without a layout pass.
 
-Static.update() re-lays out the whole screen whenever the text's height may change (~20 ms
-with these panes); here the scroll extent grows in blocks of lines, so a new text only
+Static.update() re-lays out the whole screen whenever the text's height may change (slow with
+these panes: docs/benchmarks.md); here the scroll extent grows in blocks of lines, so a new text only
 repaints. A line wider than the pane is folded, never cut: its next rows are indented two cells
 more than the line itself, so a folded node of a merge tree still reads as one node.
 """
