@@ -51,7 +51,7 @@ from .errors import (
     one_line,
     size_text,
 )
-from .io import atomic_write_bytes, atomic_write_text, check_target, refuse_inputs
+from .io import BoundedInput, atomic_write_bytes, atomic_write_text, check_target, open_bounded, read_bounded, refuse_inputs
 from .pretokenize import NAMED_PATTERNS, PreTokenizer, compile_pattern, pretokenizer_for
 from .tokenizer import TRACE_LIMIT, Tokenizer, TraceStep, load_tokenizer, tokenizer_from_dict, tokenizer_to_dict
 
@@ -92,6 +92,7 @@ _LAZY = {
 _RENAMED = {"check_branch_data": "check_data"}
 
 __all__ = [
+    "BoundedInput",
     "BpeLabError",
     "Branch",
     "Candidate",
@@ -143,9 +144,11 @@ __all__ = [
     "load_tokenizer",
     "merge_tables",
     "one_line",
+    "open_bounded",
     "pretokenizer_for",
     "prune",
     "read_counts",
+    "read_bounded",
     "read_corpus",
     "read_corpus_bytes",
     "refuse_inputs",
