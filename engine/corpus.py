@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import MAX_STREAM_BYTES, CorpusError, reading_file, size_text
+from .errors import MAX_STREAM_BYTES, CorpusError, CountsError, reading_file, size_text
 from .pretokenize import NAMED_PATTERNS, PreTokenizer
 
 __all__ = ["MAX_STREAM_BYTES", "STDIN", "Corpus", "CorpusError", "CountedCorpus", "count_corpus", "decode_corpus",
@@ -310,6 +310,7 @@ PARALLEL_MIN = 512 << 10
 def _count_range(
     p: Path, start: int, end: int | None, pretokenizer: PreTokenizer, base: str, block: int,
     limit: int | None = None, stream: _Blocks | None = None, progress: Callable[[int, int], None] | None = None,
+    max_piece: int | None = None,
 ) -> tuple[Counter[str], int, int, int]:
     """Count the chunks of bytes [start, end) of a file (``end`` None: to the end, which must be a
     safe cut otherwise); returns (counts, invalid bytes, NUL bytes, bytes read).
@@ -320,7 +321,8 @@ def _count_range(
 
     Linear in the file's size whatever its lines: each byte is searched for a cut once (a line
     of 50 MB is read on until its end and counted as one piece; the pre-tokenizer scans a long
-    piece a part at a time, see :meth:`PreTokenizer.batches`)."""
+    piece a part at a time, see :meth:`PreTokenizer.batches`). ``max_piece``: a piece with no
+    cut longer than this is refused (:class:`CountsError`) instead of held."""
     counts: Counter[str] = Counter()
     invalid = nul = read = 0
     pending = bytearray()
@@ -347,6 +349,8 @@ def _count_range(
                 cut = _last_cut(pending, max(scanned - 1, 0))
                 if cut is None:
                     scanned = len(pending)
+                    if max_piece is not None and scanned > max_piece:
+                        raise _piece_too_long(p, max_piece)
                     continue  # no safe cut yet (a very long line): read on
                 # The piece keeps the character after the cut: the patterns look one
                 # character ahead (a run of whitespace splits differently before a letter
@@ -379,6 +383,11 @@ def _count_range(
                     progress(read, len(counts))
             if not data:
                 return counts, invalid, nul, read
+
+
+def _piece_too_long(p: Path, bound: int) -> CountsError:
+    return CountsError(f"{p}: more than {size_text(bound)} of text with no place to cut it (a newline before "
+                       "printable text): a chunk that long is refused (raise the bound with --max-chunk-bytes N)")
 
 
 def _middle_cut(p: Path, size: int) -> int | None:

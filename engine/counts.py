@@ -19,12 +19,13 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ._chunktable import ChunkTable, Progress
+from ._chunktable import MAX_CHUNK_BYTES, MAX_TABLE_BYTES, Bounds, ChunkTable, Progress
 from ._version import VERSION
-from .errors import CountsError, reading_file
+from .errors import CountsError, one_line, size_text
 from .pretokenize import PreTokenizer
 
-__all__ = ["ChunkTable", "Pruned", "check_usable", "count_inputs", "expand_inputs", "merge_tables", "prune", "read_counts",
+__all__ = ["MAX_CHUNK_BYTES", "MAX_TABLE_BYTES",
+           "ChunkTable", "Pruned", "check_usable", "count_inputs", "expand_inputs", "merge_tables", "prune", "read_counts",
            "require_pyarrow", "write_counts"]
 
 def differences(a: ChunkTable, b: ChunkTable) -> list[str]:
@@ -122,21 +123,38 @@ def write_counts(table: ChunkTable, path: str | os.PathLike[str]) -> None:
     write_table(table, path)
 
 
-def read_counts(path: str | os.PathLike[str], *, pretokenizer: PreTokenizer | None = None, base: str = "bytes") -> ChunkTable:
+def read_counts(path: str | os.PathLike[str], *, pretokenizer: PreTokenizer | None = None, base: str = "bytes",
+                max_table_bytes: int | None = None, max_chunk_bytes: int | None = None) -> ChunkTable:
     """A chunk-count table (Parquet from ``bpe-lab count``) or a word-count file of another tool,
     told apart by content: subword-nmt's ``--dict-input`` (``word count`` a line) or
     SentencePiece's TSV (``word<TAB>count``). A word is one chunk, as it is (no pre-tokenizing);
-    ``pretokenizer`` and ``base`` are what the tokenizer trained from it will use."""
+    ``pretokenizer`` and ``base`` are what the tokenizer trained from it will use.
+
+    Read once, through :func:`engine.io.open_bounded`: a pipe (``<(cmd)``) keeps every byte
+    (the format is told by peeking at it), a FIFO without a writer or a device is refused, and
+    so is a table above its bounds (:data:`MAX_TABLE_BYTES`, :data:`MAX_CHUNK_BYTES`; the
+    flags ``--max-table-bytes`` and ``--max-chunk-bytes`` raise them). A table of no chunks is
+    refused too: there is nothing to train on."""
+    from .io import open_bounded
+
     shown = os.fspath(path)
-    with reading_file(shown, CountsError, "a chunk-count table"), open(path, "rb") as handle:
-        head = handle.read(4)
-    if head == b"PAR1":
+    bounds = Bounds(MAX_TABLE_BYTES if max_table_bytes is None else max_table_bytes,
+                    MAX_CHUNK_BYTES if max_chunk_bytes is None else max_chunk_bytes)
+    with open_bounded(path, kind="a chunk-count table", error=CountsError, limit=bounds.table,
+                      flag="--max-table-bytes") as opened:
+        parquet = opened.peek(4) == b"PAR1"
+        data = opened.read_all()
+    if parquet:
         from ._parquet import read_table
 
-        return read_table(path)
-    from ._wordcounts import read_word_counts
+        table = read_table(shown, data, bounds)
+    else:
+        from ._wordcounts import read_word_counts
 
-    return read_word_counts(path, pretokenizer=pretokenizer or PreTokenizer("gpt2"), base=base)
+        table = read_word_counts(shown, data, bounds, pretokenizer=pretokenizer or PreTokenizer("gpt2"), base=base)
+    if not table.chunks:
+        raise CountsError(f"{shown}: the table holds no chunks: there is nothing to train on")
+    return table
 
 
 def count_inputs(
@@ -150,6 +168,9 @@ def count_inputs(
     progress: Progress | None = None,
     task_bytes: int | None = None,
     hashing: Callable[[int, int], None] | None = None,
+    max_chunk_bytes: int | None = None,
+    max_decompressed_bytes: int | None = None,
+    max_stream_bytes: int | None = None,
 ) -> ChunkTable:
     """Count the chunks of every input (files, folders, globs; compressed or not).
 
@@ -158,10 +179,16 @@ def count_inputs(
     ``LocalCluster`` when None). Either way the table equals counting the files one by one.
     ``task_bytes``: the size of a block (default :data:`engine._blocks.TASK_BYTES`).
     ``hashing(bytes hashed, bytes in all)`` while the inputs are hashed, before counting.
+    Bounds (one-line :class:`CountsError` past them): a chunk's bytes (``max_chunk_bytes``,
+    default :data:`MAX_CHUNK_BYTES`), a compressed input's decompressed bytes
+    (``max_decompressed_bytes``, default 100 times its size), a pipe's bytes
+    (``max_stream_bytes``, default :data:`engine.errors.MAX_STREAM_BYTES`).
     """
     from . import _blocks
 
-    plan = _blocks.plan(specs, pretokenizer, task_bytes or _blocks.TASK_BYTES, hashing)
+    limits = _blocks.Limits(MAX_CHUNK_BYTES if max_chunk_bytes is None else max_chunk_bytes, max_decompressed_bytes,
+                            max_stream_bytes)
+    plan = _blocks.plan(specs, pretokenizer, task_bytes or _blocks.TASK_BYTES, hashing, limits)
     if engine == "dask":
         from ._dask_count import run_dask
 
@@ -171,7 +198,17 @@ def count_inputs(
     else:
         raise CountsError(f"unknown counting engine {engine!r} (local or dask)")
     chunks, invalid, nul = _blocks.combine(plan, results)
+    _check_chunks(chunks, limits.chunk)
     return ChunkTable(chunks, base, pretokenizer, plan.inputs(), invalid_bytes=invalid, nul_bytes=nul)
+
+
+def _check_chunks(chunks: Counter[str], bound: int) -> None:
+    """Refuse a count that made a chunk above ``bound`` bytes (a character is at most 4)."""
+    for chunk in chunks:
+        if len(chunk) * 4 > bound and len(chunk.encode("utf-8", "surrogateescape")) > bound:
+            raise CountsError(f"a chunk of {size_text(len(chunk.encode('utf-8', 'surrogateescape')))} (starting "
+                              f"{one_line(chunk[:20])!r}) is longer than {size_text(bound)}, the bound for one chunk "
+                              "(raise it with --max-chunk-bytes N)")
 
 
 def check_usable(name: str, table: ChunkTable) -> None:
