@@ -51,7 +51,17 @@ from .errors import (
     one_line,
     size_text,
 )
-from .io import BoundedInput, atomic_write_bytes, atomic_write_text, check_target, open_bounded, read_bounded, refuse_inputs
+from .io import (
+    BoundedInput,
+    atomic_write_bytes,
+    atomic_write_text,
+    check_folder,
+    check_target,
+    open_bounded,
+    read_bounded,
+    refuse_collisions,
+    refuse_inputs,
+)
 from .pretokenize import NAMED_PATTERNS, PreTokenizer, compile_pattern, pretokenizer_for
 from .tokenizer import TRACE_LIMIT, Tokenizer, TraceStep, load_tokenizer, tokenizer_from_dict, tokenizer_to_dict
 
@@ -129,6 +139,7 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "check_branch_data",
+    "check_folder",
     "check_target",
     "check_usable",
     "compile_pattern",
@@ -151,6 +162,7 @@ __all__ = [
     "read_bounded",
     "read_corpus",
     "read_corpus_bytes",
+    "refuse_collisions",
     "refuse_inputs",
     "require_pyarrow",
     "size_text",

@@ -19,14 +19,13 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ._chunktable import MAX_CHUNK_BYTES, MAX_TABLE_BYTES, Bounds, ChunkTable, Progress
+from ._chunktable import DEFAULT_BOUNDS, MAX_CHUNK_BYTES, MAX_TABLE_BYTES, Bounds, ChunkTable, Progress
 from ._version import VERSION
 from .errors import CountsError, one_line, size_text
 from .pretokenize import PreTokenizer
 
-__all__ = ["MAX_CHUNK_BYTES", "MAX_TABLE_BYTES",
-           "ChunkTable", "Pruned", "check_usable", "count_inputs", "expand_inputs", "merge_tables", "prune", "read_counts",
-           "require_pyarrow", "write_counts"]
+__all__ = ["MAX_CHUNK_BYTES", "MAX_TABLE_BYTES", "ChunkTable", "Pruned", "check_usable", "count_inputs", "counts_from_bytes",
+           "expand_inputs", "merge_tables", "prune", "read_counts", "require_pyarrow", "write_counts"]
 
 def differences(a: ChunkTable, b: ChunkTable) -> list[str]:
     """What keeps two tables from adding up, or from training under one config, in words."""
@@ -65,7 +64,7 @@ def merge_tables(tables: list[tuple[str, ChunkTable]]) -> ChunkTable:
         inputs += table.inputs
         invalid += table.invalid_bytes
         nul += table.nul_bytes
-    return replace(first, chunks=chunks, inputs=inputs, invalid_bytes=invalid, nul_bytes=nul)
+    return replace(first, chunks=chunks, inputs=inputs, invalid_bytes=invalid, nul_bytes=nul, file_sha256="")
 
 
 @dataclass(frozen=True)
@@ -144,6 +143,15 @@ def read_counts(path: str | os.PathLike[str], *, pretokenizer: PreTokenizer | No
                       flag="--max-table-bytes") as opened:
         parquet = opened.peek(4) == b"PAR1"
         data = opened.read_all()
+    return counts_from_bytes(shown, data, pretokenizer=pretokenizer, base=base, bounds=bounds, parquet=parquet)
+
+
+def counts_from_bytes(shown: str, data: bytes, *, pretokenizer: PreTokenizer | None = None, base: str = "bytes",
+                      bounds: Bounds = DEFAULT_BOUNDS, parquet: bool | None = None) -> ChunkTable:
+    """The table in ``data``, a file's bytes already read (named ``shown`` in messages), as
+    :func:`read_counts` reads it."""
+    if parquet is None:
+        parquet = data[:4] == b"PAR1"
     if parquet:
         from ._parquet import read_table
 

@@ -356,6 +356,65 @@ def refuse_inputs(outputs: Sequence[str | os.PathLike[str]], inputs: Sequence[tu
                 raise WriteError(out, f"it is the same file as {what}", after="nothing was written")
 
 
+def refuse_collisions(files: Sequence[tuple[str | os.PathLike[str], str]],
+                      folders: Sequence[tuple[str | os.PathLike[str], str]] = ()) -> None:
+    """Refuse (:class:`WriteError`, nothing written) the outputs of one command that would
+    overwrite one another: two ``files`` (``(path, what it is)``) that are the same file under
+    any name (a symlink, a hard link, ``./x`` and ``x``), or a file that lies in one of the
+    ``folders`` another option writes into, or is that folder. Call it before any work, with
+    :func:`refuse_inputs` for the inputs.
+
+    Example: ``refuse_collisions([("same.json", "the tokenizer (-o)"), ("same.json", "--curve-out")])``
+    raises ``same.json: cannot write (it is also the tokenizer (-o)); nothing was written``
+    """
+    seen: list[tuple[Path, tuple[int, int] | None, str]] = []
+    for path, what in files:
+        real, key = _identity(path)
+        for other, other_key, other_what in seen:
+            if real == other or (key is not None and key == other_key):
+                raise WriteError(path, f"it is also {other_what}", after="nothing was written")
+        seen.append((real, key, what))
+    for folder, what in folders:
+        inside, _ = _identity(folder)
+        for real, _, _ in seen:
+            if real == inside:
+                raise WriteError(folder, f"it is {_what_of(seen, real)} and {what} at once", after="nothing was written")
+            if real.is_relative_to(inside):
+                shown = next(p for p, _ in files if _identity(p)[0] == real)
+                raise WriteError(shown, f"it lies in {what}, which that option writes into", after="nothing was written")
+    for folder, _ in folders:
+        check_folder(folder)
+
+
+def _what_of(seen: list[tuple[Path, tuple[int, int] | None, str]], real: Path) -> str:
+    return next(what for other, _, what in seen if other == real)
+
+
+def _identity(path: str | os.PathLike[str]) -> tuple[Path, tuple[int, int] | None]:
+    """Where ``path`` leads (symlinks followed) and, when it exists, its device and inode."""
+    real = Path(os.path.realpath(os.fspath(path)))
+    try:
+        found = os.stat(real)
+    except (OSError, ValueError):
+        return real, None
+    return real, (found.st_dev, found.st_ino)
+
+
+def check_folder(folder: str | os.PathLike[str]) -> None:
+    """Refuse (:class:`WriteError`) a folder to write into that cannot be one: an existing file,
+    or a path with a file where a folder should be. A missing folder is fine (it is made)."""
+    path = Path(folder)
+    for part in (path, *path.parents):
+        try:
+            mode = os.stat(part).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISDIR(mode):
+            reason = "it is a file, not a folder" if part == path else f"{part} is a file, not a folder"
+            raise WriteError(folder, reason, after="nothing was written")
+        return
+
+
 def _restore(backups: list[tuple[str, Path]], done: list[Path], existed: dict[Path, bool]) -> bool:
     """Put back the files already replaced when a later rename failed; whether all are back."""
     saved = {real: backup for backup, real in backups}
