@@ -78,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--curve", action="store_true", help="print the corpus token count after every merge (step 0 first)")
     train.add_argument("--force-merge", action="append", default=[], metavar="'A B'",
                        help="make this pair the next merge instead of the rule's choice (repeatable, in order; tokens as the "
-                            "app shows them: · for a space, ↵ for a newline, [e4 b8] for bytes, #12 for a token id); training then goes on by the rule")
+                            "app shows them: · for a space, ↵ for a newline, [e4 b8] for bytes, #12 for a token id); "
+                            "training then goes on by the rule")
     train.add_argument("--merges-prefix", metavar="FILE",
                        help="a tokenizer or merges file (merges.txt, tokenizer.json, native, ...) whose merges are made first, "
                             "before any --force-merge")

@@ -12,7 +12,7 @@ import stat
 import threading
 import time
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -216,14 +216,15 @@ class Workbench:
         return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.script,
                        replay_ids=self.file_ids, branches=data, counts=corpus.table is not None)
 
-    def restore(self, session: Session) -> str | None:
+    def restore(self, session: Session, stop: Callable[[], bool] | None = None) -> str | None:
         """Bring the trainer to a session's state: train (deterministically) through its merges,
-        then undo to its step. Returns a note when this version makes different merges."""
+        then undo to its step. Returns a note when this version makes different merges.
+        ``stop()`` (branches only) ends a restore early when it says so (the app closing)."""
         trainer = self.trainer
         if session.branches is not None and not trainer.is_replay:
             with self.lock:
                 self.manual_seen = True
-                return trainer.restore_branches(session.branches)
+                return trainer.restore_branches(session.branches, stop)
         with self.lock:
             trainer.goto(len(session.merges))
             made = [event.pair for event in trainer.events()]
