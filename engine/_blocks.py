@@ -69,6 +69,7 @@ class Task:
     data: bytes | None = None  # a pipe's bytes, read once when planned (kind ``memory``)
     cap: int | None = None  # a compressed file decompresses to at most this many bytes
     piece: int | None = None  # the most text with no cut the counter may hold (None: no bound)
+    chunk: int | None = None  # the longest chunk, in bytes (None: no bound)
     cap_given: bool = False  # the cap is --max-decompressed-bytes (else EXPANSION times the size)
 
 
@@ -168,25 +169,27 @@ def plan(specs: list[str], pretokenizer: PreTokenizer, step: int = TASK_BYTES,
             done += n
             hashing(done, max(total, done))
 
-    piece = limits.piece()
+    piece, chunk = limits.piece(), limits.chunk
     for path in paths:
         if not _regular(path):
             data = _read_pipe(path, limits)
             files.append(Input(path, len(data), hashlib.sha256(data).hexdigest(), None))
-            tasks.append(Task(path, "whole" if whole else "memory", weight=len(data), data=data, piece=piece))
+            tasks.append(Task(path, "whole" if whole else "memory", weight=len(data), data=data, piece=piece,
+                              chunk=chunk))
             continue
         digest, st = _hash(path, read)
         files.append(Input(path, st.st_size, digest, (st.st_size, st.st_mtime_ns, st.st_ino)))
         if path.endswith(COMPRESSED):
             tasks.append(Task(path, "whole" if whole else "stream", weight=st.st_size, cap=limits.unpacked(st.st_size),
-                              piece=piece, cap_given=limits.decompressed is not None))
+                              piece=piece, chunk=chunk, cap_given=limits.decompressed is not None))
         elif whole or st.st_size < 2 * step:
-            tasks.append(Task(path, "whole" if whole else "range", 0, None, st.st_size, st.st_size, piece=piece))
+            tasks.append(Task(path, "whole" if whole else "range", 0, None, st.st_size, st.st_size, piece=piece, chunk=chunk))
         else:
             bounds = [0, *_cuts(path, st.st_size, step), st.st_size]
             for start, end in zip(bounds, bounds[1:]):
                 last = end == st.st_size
-                tasks.append(Task(path, "range", start, None if last else end, end - start, end - start, piece=piece))
+                tasks.append(Task(path, "range", start, None if last else end, end - start, end - start, piece=piece,
+                                  chunk=chunk))
     return Plan(files, tasks, sum(f.size for f in files))
 
 
@@ -242,6 +245,23 @@ def count_task(task: Task, pre: dict[str, Any], base: str, progress=None) -> tup
     """Count one task: (chunk counts in order of first occurrence, invalid bytes, NUL bytes,
     bytes read). Runs in a worker process or on a Dask worker: arguments are plain data.
     ``progress(bytes read, distinct chunks)`` after each block of a range (in this process)."""
+    result = _count_task(task, pre, base, progress)
+    if task.chunk is not None:
+        check_chunks(result[0], task.chunk, task.path)
+    return result
+
+
+def check_chunks(chunks: Counter[str], bound: int, where: str) -> None:
+    """Refuse counts holding a chunk above ``bound`` bytes (a character takes at most 4)."""
+    for chunk in chunks:
+        if len(chunk) * 4 > bound:
+            size = len(chunk.encode("utf-8", "surrogateescape"))
+            if size > bound:
+                raise CountsError(f"{where}: a chunk of {size_text(size)} (starting {one_line(chunk[:20])!r}) is longer "
+                                  f"than {size_text(bound)}, the bound for one chunk (raise it with --max-chunk-bytes N)")
+
+
+def _count_task(task: Task, pre: dict[str, Any], base: str, progress=None) -> tuple[Counter[str], int, int, int]:
     pretokenizer = PreTokenizer.from_dict(pre)
     p = Path(task.path)
     try:

@@ -168,7 +168,7 @@ def _strict(shown: str):
             return chunk.decode("utf-8")
         except UnicodeDecodeError:
             raise CountsError(f"{shown}: a chunk is not valid UTF-8 ({one_line(repr(chunk[:20]))}), which a "
-                              "chars-base table cannot hold (count it again with --base chars)") from None
+                              "chars-base table cannot hold (bpe-lab count --base chars writes U+FFFD for such bytes)") from None
     return decode
 
 

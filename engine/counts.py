@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from ._chunktable import DEFAULT_BOUNDS, MAX_CHUNK_BYTES, MAX_TABLE_BYTES, Bounds, ChunkTable, Progress
 from ._version import VERSION
-from .errors import CountsError, one_line, size_text
+from .errors import CountsError
 from .pretokenize import PreTokenizer
 
 __all__ = ["MAX_CHUNK_BYTES", "MAX_TABLE_BYTES", "ChunkTable", "Pruned", "check_usable", "count_inputs", "counts_from_bytes",
@@ -205,18 +205,8 @@ def count_inputs(
         results = _blocks.run_local(plan, pretokenizer, base, processes or os.cpu_count() or 1, progress)
     else:
         raise CountsError(f"unknown counting engine {engine!r} (local or dask)")
-    chunks, invalid, nul = _blocks.combine(plan, results)
-    _check_chunks(chunks, limits.chunk)
+    chunks, invalid, nul = _blocks.combine(plan, results)  # each task's chunks are checked against the bound
     return ChunkTable(chunks, base, pretokenizer, plan.inputs(), invalid_bytes=invalid, nul_bytes=nul)
-
-
-def _check_chunks(chunks: Counter[str], bound: int) -> None:
-    """Refuse a count that made a chunk above ``bound`` bytes (a character is at most 4)."""
-    for chunk in chunks:
-        if len(chunk) * 4 > bound and len(chunk.encode("utf-8", "surrogateescape")) > bound:
-            raise CountsError(f"a chunk of {size_text(len(chunk.encode('utf-8', 'surrogateescape')))} (starting "
-                              f"{one_line(chunk[:20])!r}) is longer than {size_text(bound)}, the bound for one chunk "
-                              "(raise it with --max-chunk-bytes N)")
 
 
 def check_usable(name: str, table: ChunkTable) -> None:

@@ -37,6 +37,7 @@ from engine.formats import export_tokenizer, load_any
 from engine.tokenizer import load_tokenizer
 from tui.app.launch import launch
 
+from bad_input_tables import SETUP_TABLES, VERIFY_TABLES
 from conftest import ROOT
 
 DOC = ROOT / "docs" / "bad-input.md"
@@ -721,7 +722,8 @@ SETUP_COUNTS: dict[str, Setup] = {
 }
 
 
-for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES, SETUP_LESSONS, SETUP_SERVE, SETUP_COUNTS):
+for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES, SETUP_LESSONS, SETUP_SERVE, SETUP_COUNTS,
+              SETUP_TABLES):
     assert not set(_area) & set(SETUP), set(_area) & set(SETUP)
     SETUP.update(_area)
 
@@ -909,7 +911,8 @@ VERIFY_COUNTS["counts-table-corrupt"] = _nothing_written("tok.json")
 VERIFY_COUNTS["counts-table-foreign"] = _nothing_written("tok.json")
 
 
-for _area in (VERIFY_BOUNDS, VERIFY_STREAMS, VERIFY_SESSIONS, VERIFY_FORMATS, VERIFY_FIGURES, VERIFY_SERVE, VERIFY_COUNTS):
+for _area in (VERIFY_BOUNDS, VERIFY_STREAMS, VERIFY_SESSIONS, VERIFY_FORMATS, VERIFY_FIGURES, VERIFY_SERVE, VERIFY_COUNTS,
+              VERIFY_TABLES):
     VERIFY.update(_area)
 
 
