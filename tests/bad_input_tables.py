@@ -6,6 +6,7 @@ the rows; the same bombs under a memory and CPU limit are in tests/test_limits_t
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -54,15 +55,33 @@ def parquet(tmp: Path, name: str = "c.parquet", chunks=(b"the", b" cat"), counts
 
 
 def huge_chunk(tmp: Path) -> Path:
-    """A 12 kB Parquet file holding one chunk of 300 MB (zstd squeezes a run of ``a`` to nothing):
-    written a row group of its own so the file says how large its chunk column is."""
+    """A 12 kB Parquet file holding one chunk of 300 MB (zstd squeezes a run of ``a`` to nothing).
+    Made once per test run (compressing 300 MB takes seconds), copied for each test."""
+    path = tmp / "bomb.parquet"
+    path.write_bytes(_huge_chunk_bytes())
+    return path
+
+
+@functools.cache
+def _huge_chunk_bytes() -> bytes:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as name:
+        return _make_huge_chunk(Path(name)).read_bytes()
+
+
+def _make_huge_chunk(tmp: Path) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    import struct
+
+    size = 300 << 20
     schema = pa.schema([("chunk", pa.binary()), ("count", pa.int64()), ("order", pa.int64())],
                        metadata={b"bpe-lab": json.dumps(meta()).encode()})
-    with pq.ParquetWriter(tmp / "bomb.parquet", schema, compression="zstd") as writer:
-        writer.write_table(pa.table([pa.array([b"a" * (300 << 20)], pa.binary()), pa.array([1]), pa.array([0])], schema=schema))
+    chunk = pa.Array.from_buffers(pa.binary(), 1, [None, pa.py_buffer(struct.pack("<ii", 0, size)), pa.py_buffer(b"a" * size)])
+    pq.write_table(pa.table([chunk, pa.array([1]), pa.array([0])], schema=schema), tmp / "bomb.parquet", compression="zstd",
+                   compression_level=1, use_dictionary=False, write_statistics=False)
     return tmp / "bomb.parquet"
 
 
