@@ -71,10 +71,10 @@ def _huge_chunk_bytes() -> bytes:
 
 
 def _make_huge_chunk(tmp: Path) -> Path:
+    import struct
+
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    import struct
 
     size = 300 << 20
     schema = pa.schema([("chunk", pa.binary()), ("count", pa.int64()), ("order", pa.int64())],
