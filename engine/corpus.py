@@ -149,7 +149,7 @@ def read_corpus_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = N
     p = Path(path)
     shown = shown_name(path)
     with reading_file(shown, CorpusError, "a text file"):
-        with _open_stdin() if stdin else p.open("rb") as handle:
+        with _open_stdin() if stdin else _open_corpus(p) as handle:
             before = os.fstat(handle.fileno())
             if stat.S_ISREG(before.st_mode) and not stdin:
                 if max_bytes is not None and before.st_size > max_bytes:
@@ -162,6 +162,15 @@ def read_corpus_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = N
     if not data:
         raise CorpusError(f"{shown}: the file is empty")
     return data
+
+
+def _open_corpus(p: Path):
+    """A corpus file opened without waiting (:func:`engine.io.open_bounded`): a FIFO gets a few
+    seconds for a writer, then is refused, instead of hanging the command or the app's loader;
+    the bounds are the corpus's own (see the module's docstring)."""
+    from .io import open_bounded
+
+    return open_bounded(p, kind="a text file", error=CorpusError, limit=sys.maxsize - 1, devices=True)
 
 
 def _read_stream(handle: BinaryIO, shown: str, max_bytes: int | None) -> bytearray:
@@ -284,7 +293,7 @@ def _count_stream(
     """Count a pipe, a device or standard input. It is read whole first, up to its bound, so an
     endless or oversized stream is refused in seconds, before any pre-tokenizing is spent on it
     (random bytes pre-tokenize at well under 1 MB/s); then counted from memory, block by block."""
-    with _open_stdin() if is_stdin(path) else Path(path).open("rb") as handle:
+    with _open_stdin() if is_stdin(path) else _open_corpus(Path(path)) as handle:
         data = _read_stream(handle, shown_name(path), max_bytes)
     return _count_range(Path(path), 0, None, pretokenizer, base, block, None, _Blocks(data))
 

@@ -90,13 +90,21 @@ class BoundedInput:
         return self._buffer[:n]
 
     def read(self, n: int = -1) -> bytes:
-        """Up to ``n`` bytes (all that is left for ``n < 0``), within the bound."""
+        """``n`` bytes (fewer only at the end; all that is left for ``n < 0``), within the bound."""
         if n < 0:
             return self.read_all()
+        parts = []
         if self._buffer:
-            out, self._buffer = self._buffer[:n], self._buffer[n:]
-            return out
-        return self._raw(min(n, READ_BLOCK * 8))
+            parts.append(self._buffer[:n])
+            self._buffer = self._buffer[n:]
+            n -= len(parts[0])
+        while n > 0 and (block := self._raw(min(n, READ_BLOCK * 8))):
+            parts.append(block)
+            n -= len(block)
+        return b"".join(parts)
+
+    def fileno(self) -> int:
+        return self.fd
 
     def read_all(self) -> bytes:
         """Everything left, within the bound (a regular file: its size, read at once)."""
@@ -135,14 +143,16 @@ class BoundedInput:
 
 def open_bounded(path: str | os.PathLike[str], *, kind: str, error: type[BpeLabError] = TokenizerFileError,
                  limit: int = MAX_FILE_BYTES, flag: str | None = None, pipes: bool = True,
-                 grace: float | None = None, large: type[BpeLabError] | None = None) -> BoundedInput:
+                 grace: float | None = None, large: type[BpeLabError] | None = None,
+                 devices: bool = False) -> BoundedInput:
     """Open ``path`` for a bounded read without ever waiting on it; every refusal is one
     ``error`` line naming the path (``kind`` says what it should be: ``"a lesson file"``).
 
     Opened with ``O_NONBLOCK``, so a named pipe with no writer cannot hang the caller: it is
     given :data:`WRITER_GRACE` seconds (``grace``) for one, then refused. Refused too: a
     missing or unreadable path, a directory, a device (``/dev/zero``), a socket; a pipe when
-    ``pipes`` is false (a file bpe-lab writes, such as its config); a regular file above
+    ``pipes`` is false (a file bpe-lab writes, such as its config), a device unless
+    ``devices`` (a corpus, read to its bound); a regular file above
     ``limit`` bytes before anything is read, a pipe once it goes past ``limit`` (as ``large``
     when given, a subclass of ``error``). ``flag`` names the option that raises the bound, for
     the message.
@@ -167,8 +177,12 @@ def open_bounded(path: str | os.PathLike[str], *, kind: str, error: type[BpeLabE
                     raise opened._over(found.st_size)
                 os.set_blocking(fd, True)
                 return opened
+            device = stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            if device and devices:  # a corpus: /dev/zero is read to its bound and refused there
+                os.set_blocking(fd, True)
+                return BoundedInput(fd, shown, kind, error, limit, flag, False, None, large)
             if not stat.S_ISFIFO(mode):
-                what = "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+                what = "a device" if device else "not a regular file"
                 raise error(f"{shown}: {'is ' if what == 'a device' else ''}{what}, not {kind}")
             if not pipes:
                 raise error(f"{shown}: is a pipe, not {kind} (save it to a file)")

@@ -165,6 +165,14 @@ def deny_reading(monkeypatch, name: str) -> None:
         return real_open(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "open", guarded)
+    real_os_open = os.open
+
+    def os_open(path, flags, *args, **kwargs):  # the bounded reader opens with os.open
+        if Path(os.fspath(path)).name == name and not flags & (os.O_WRONLY | os.O_RDWR):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_os_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", os_open)
 
 
 def grow_while_read(monkeypatch, path: Path) -> None:
