@@ -119,6 +119,9 @@ Setup = Callable[[Path, pytest.MonkeyPatch], None]
 
 
 SETUP_TABLES: dict[str, Setup] = {
+    "table-app-float-counts": lambda tmp, mp: parquet(tmp, counts=(9.5, 0.25), count_type="double"),
+    "table-app-fifo": lambda tmp, mp: (fifo(tmp, "t.fifo", None), mp.setattr("engine.io.WRITER_GRACE", 0.3)),
+    "corpus-fifo-no-writer": lambda tmp, mp: (fifo(tmp, "t.fifo", None), mp.setattr("engine.io.WRITER_GRACE", 0.3)),
     "table-from-fifo": lambda tmp, mp: fifo(tmp, "words.fifo", WORDS.encode()),
     "table-fifo-no-writer": lambda tmp, mp: (fifo(tmp, "t.fifo", None), mp.setattr("engine.io.WRITER_GRACE", 0.3)),
     "table-device": lambda tmp, mp: None,
@@ -212,7 +215,7 @@ def _export_left_nothing(tmp: Path) -> None:
 
 VERIFY_TABLES: dict[str, Callable[[Path], None]] = {
     **{key: _nothing_written("tok.json", "all.parquet", "z.parquet") for key in SETUP_TABLES
-       if key.startswith(("table-", "count-")) and key not in ("table-from-fifo", "count-from-fifo")},
+       if key.startswith(("table-", "count-", "corpus-")) and key not in ("table-from-fifo", "count-from-fifo")},
     **{key: _nothing_written("tok.json", "same.json", "ex", "curve.csv") for key in SETUP_TABLES if key.startswith("out-")
        and key != "out-export-disk-full"},
     "table-from-fifo": _same_as_the_file("tok.json", WORDS),
