@@ -123,3 +123,34 @@ def test_a_pipe_is_refused_where_only_a_file_will_do():
     with pipe_holding(b"{}") as path, pytest.raises(TokenizerFileError) as caught:
         read_bounded(path, kind="a config file", pipes=False)
     assert str(caught.value).endswith(": is a pipe, not a config file (save it to a file)")
+
+
+# -- outputs of one command against one another (engine.io.refuse_collisions) -----------------
+
+
+def test_outputs_that_are_one_file_under_two_names_are_refused(tmp_path):
+    from engine import WriteError, refuse_collisions
+
+    (tmp_path / "a.json").write_text("{}")
+    os.link(tmp_path / "a.json", tmp_path / "hard.json")
+    os.symlink(tmp_path / "a.json", tmp_path / "soft.json")
+    for other in ("hard.json", "soft.json", "./a.json", "sub/../a.json"):
+        (tmp_path / "sub").mkdir(exist_ok=True)
+        with pytest.raises(WriteError) as caught:
+            refuse_collisions([(tmp_path / "a.json", "the tokenizer (-o)"), (tmp_path / other, "the curve (--curve-out)")])
+        assert str(caught.value) == f"{tmp_path / other}: cannot write (it is also the tokenizer (-o)); nothing was written"
+    refuse_collisions([(tmp_path / "a.json", "-o"), (tmp_path / "b.json", "--curve-out")], [(tmp_path / "ex", "--export")])
+
+
+def test_an_export_into_a_file_is_one_write_error(tmp_path):
+    """make_folder gave WriteError the wrong arguments: a TypeError, and the app's x said nothing."""
+    from engine import WriteError
+    from engine.analysis import Table, write_tables
+
+    (tmp_path / "v.txt").write_text("a file")
+    table = Table("curve", ("merges", "tokens", "bytes_per_token"), [(0, 10, 1.0)])
+    for folder, reason in ((tmp_path / "v.txt", "it is a file, not a folder"),
+                           (tmp_path / "v.txt" / "out", "a part of the path is a file, not a folder")):
+        with pytest.raises(WriteError) as caught:
+            write_tables(folder, [table])
+        assert str(caught.value) == f"{folder}: cannot write ({reason}); nothing was written"
