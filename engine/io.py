@@ -108,13 +108,13 @@ class BoundedInput:
 
     def read_all(self) -> bytes:
         """Everything left, within the bound (a regular file: its size, read at once)."""
-        parts = [self._buffer]
+        parts = [self._buffer] if self._buffer else []
         self._buffer = b""
         step = READ_BLOCK if self.size is None else max(self.size - self._read + 1, 1)
         while block := self._raw(step):
             parts.append(block)
             step = READ_BLOCK
-        return b"".join(parts)
+        return parts[0] if len(parts) == 1 else b"".join(parts)  # a regular file: one read, no copy
 
     def seekable_file(self):
         """A seekable binary file of the whole input (for readers that seek, such as Parquet's):
