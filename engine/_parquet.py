@@ -50,14 +50,15 @@ def write_table(table: ChunkTable, path: str | os.PathLike[str]) -> None:
     atomic_write_bytes(path, sink.getvalue().to_pybytes())
 
 
-def read_table(shown: str, data: bytes, bounds: Bounds = DEFAULT_BOUNDS) -> ChunkTable:
-    """The table in ``data`` (a Parquet file's bytes, read by :func:`engine.counts.read_counts`);
+def read_table(shown: str, data, bounds: Bounds = DEFAULT_BOUNDS) -> ChunkTable:
+    """The table in ``data`` (a Parquet file's bytes, or a seekable binary file of them, opened by
+    :func:`engine.counts.read_counts`);
     one-line :class:`CountsError` for anything ``bpe-lab count`` would not have written, or a
     table above ``bounds`` (refused from the file's own description before its rows are
     decoded, and again as they are)."""
     pa, pq = _pyarrow()
     try:
-        handle = pq.ParquetFile(pa.BufferReader(data))
+        handle = pq.ParquetFile(pa.BufferReader(data) if isinstance(data, bytes) else data)
         meta = _meta(shown, handle.schema_arrow.metadata or {})
         _check_columns(shown, handle.schema_arrow, pa)
         _check_size(shown, handle.metadata, bounds)
@@ -70,7 +71,8 @@ def read_table(shown: str, data: bytes, bounds: Bounds = DEFAULT_BOUNDS) -> Chun
     finally:
         pa.default_memory_pool().release_unused()  # the rows are Python objects now: give Arrow's buffers back
     table = _table(shown, meta, chunks)
-    table.file_sha256 = hashlib.sha256(data).hexdigest()
+    if isinstance(data, bytes):
+        table.file_sha256 = hashlib.sha256(data).hexdigest()
     return table
 
 

@@ -142,6 +142,22 @@ def read_counts(path: str | os.PathLike[str], *, pretokenizer: PreTokenizer | No
     with open_bounded(path, kind="a chunk-count table", error=CountsError, limit=bounds.table,
                       flag="--max-table-bytes") as opened:
         parquet = opened.peek(4) == b"PAR1"
+        if parquet and opened.regular:  # read in place (seeking), never held whole beside its rows
+            import hashlib
+
+            from ._parquet import read_table
+
+            digest = hashlib.sha256()
+            at = 0
+            while block := os.pread(opened.fd, 1 << 20, at):
+                digest.update(block)
+                at += len(block)
+            with opened.seekable_file() as handle:
+                table = read_table(shown, handle, bounds)
+            table.file_sha256 = digest.hexdigest()
+            if not table.chunks:
+                raise CountsError(f"{shown}: the table holds no chunks: there is nothing to train on")
+            return table
         data = opened.read_all()
     return counts_from_bytes(shown, data, pretokenizer=pretokenizer, base=base, bounds=bounds, parquet=parquet)
 
