@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._chunktable import MAX_CHUNK_BYTES, MAX_TABLE_BYTES
 from ._events import Candidate, Merge
 from ._version import VERSION
 from .bytelevel import hf_byte_rank
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
         Pruned,
         check_usable,
         count_inputs,
+        counts_from_bytes,
         expand_inputs,
         merge_tables,
         prune,
@@ -93,7 +95,8 @@ _LAZY = {
     **dict.fromkeys(("Branch", "check_branch_data"), "engine._branches"),
     **dict.fromkeys(("Corpus", "count_corpus", "decode_corpus", "is_stdin", "read_corpus",
                      "read_corpus_bytes", "streamable"), "engine.corpus"),
-    **dict.fromkeys(("ChunkTable", "Pruned", "check_usable", "count_inputs", "expand_inputs", "merge_tables", "prune",
+    **dict.fromkeys(("ChunkTable", "Pruned", "check_usable", "count_inputs", "counts_from_bytes", "expand_inputs",
+                     "merge_tables", "prune",
                      "read_counts", "require_pyarrow", "write_counts"), "engine.counts"),
     **dict.fromkeys(("MergeTree", "TokenInfo", "token_info"), "engine.inspect"),
     "Trainer": "engine.trainer",
@@ -113,8 +116,10 @@ __all__ = [
     "CorpusError",
     "ExportError",
     "FileTooLargeError",
+    "MAX_CHUNK_BYTES",
     "MAX_FILE_BYTES",
     "MAX_STREAM_BYTES",
+    "MAX_TABLE_BYTES",
     "MAX_VOCAB",
     "MAX_VOCAB_BYTES",
     "Merge",
@@ -145,6 +150,7 @@ __all__ = [
     "compile_pattern",
     "count_corpus",
     "count_inputs",
+    "counts_from_bytes",
     "decode_corpus",
     "expand_inputs",
     "export_tokenizer",

@@ -12,6 +12,9 @@ import os
 from typing import TYPE_CHECKING, TextIO
 
 from engine import (
+    MAX_CHUNK_BYTES,
+    MAX_STREAM_BYTES,
+    MAX_TABLE_BYTES,
     PRETOKENIZERS,
     TIE_RULES,
     ConfigError,
@@ -22,8 +25,6 @@ from engine import (
     refuse_inputs,
     size_text,
 )
-from engine._chunktable import MAX_CHUNK_BYTES, MAX_TABLE_BYTES
-from engine.errors import MAX_STREAM_BYTES
 
 # engine.counts (lazy names of engine) loads with the commands that count: building the parser
 # for ``bpe-lab encode`` must not (tests/test_cli_startup.py).

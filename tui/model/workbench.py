@@ -115,7 +115,7 @@ class LoadedCorpus:
             return cls.from_table(path, table, table.file_sha256)
         data = read_corpus_bytes(path, max_bytes=max_bytes)  # read once: the hash is of exactly the bytes trained on
         if data[:4] == b"PAR1":  # a table from a pipe: told by the bytes read, not by reading it twice
-            from engine.counts import counts_from_bytes
+            from engine import counts_from_bytes
 
             table = counts_from_bytes(str(path), data, parquet=True)
             check_usable(str(path), table)
