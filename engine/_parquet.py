@@ -119,20 +119,17 @@ def _too_long(shown: str, bound: int) -> CountsError:
 
 def _batches(shown: str, handle, bounds: Bounds):
     """(chunk, count, order) rows, a batch of them at a time; a chunk above the bound is refused
-    before it becomes a Python object, and so is a table whose rows add up above its bound."""
-    import pyarrow.compute as pc
-
+    before it is decoded to text, and so is a table whose rows add up above its bound (a row
+    group's own size was checked before it was read: :func:`_check_size`)."""
     total = 0
     for batch in handle.iter_batches(batch_size=1 << 14, columns=["chunk", "count", "order"]):
-        column = batch.column(0)
-        lengths = pc.binary_length(column)
-        longest = pc.max(lengths).as_py()
-        if longest is not None and longest > bounds.chunk:
+        chunks, counts, order = (batch.column(i).to_pylist() for i in range(3))
+        sizes = [len(c) for c in chunks if c is not None]
+        if sizes and max(sizes) > bounds.chunk:
             raise _too_long(shown, bounds.chunk)
-        total += (pc.sum(lengths).as_py() or 0) + ROW_BYTES * batch.num_rows
+        total += sum(sizes) + ROW_BYTES * len(chunks)
         if total > bounds.table:
             raise _too_large(shown, total, bounds.table)
-        chunks, counts, order = (batch.column(i).to_pylist() for i in range(3))
         for row in zip(chunks, counts, order):
             if None in row or row[1] < 1 or row[1] > MAX_COUNT:
                 raise CountsError(f"{shown}: a row has no chunk, no order or a count below 1")
