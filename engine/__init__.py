@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._chunktable import MAX_CHUNK_BYTES, MAX_TABLE_BYTES
 from ._events import Candidate, Merge
 from ._version import VERSION
 from .bytelevel import hf_byte_rank
@@ -52,7 +53,18 @@ from .errors import (
     reading_file,
     size_text,
 )
-from .io import atomic_write_bytes, atomic_write_text, check_target, parse_json, refuse_inputs
+from .io import (
+    BoundedInput,
+    atomic_write_bytes,
+    atomic_write_text,
+    check_folder,
+    check_target,
+    open_bounded,
+    parse_json,
+    read_bounded,
+    refuse_collisions,
+    refuse_inputs,
+)
 from .pretokenize import NAMED_PATTERNS, PreTokenizer, compile_pattern, pretokenizer_for
 from .tokenizer import TRACE_LIMIT, Tokenizer, TraceStep, load_tokenizer, tokenizer_from_dict, tokenizer_to_dict
 
@@ -65,6 +77,7 @@ if TYPE_CHECKING:
         Pruned,
         check_usable,
         count_inputs,
+        counts_from_bytes,
         expand_inputs,
         merge_tables,
         prune,
@@ -84,7 +97,8 @@ _LAZY = {
     **dict.fromkeys(("Branch", "check_branch_data"), "engine._branches"),
     **dict.fromkeys(("Corpus", "count_corpus", "decode_corpus", "is_stdin", "read_corpus",
                      "read_corpus_bytes", "streamable"), "engine.corpus"),
-    **dict.fromkeys(("ChunkTable", "Pruned", "check_usable", "count_inputs", "expand_inputs", "merge_tables", "prune",
+    **dict.fromkeys(("ChunkTable", "Pruned", "check_usable", "count_inputs", "counts_from_bytes", "expand_inputs",
+                     "merge_tables", "prune",
                      "read_counts", "require_pyarrow", "write_counts"), "engine.counts"),
     **dict.fromkeys(("MergeTree", "TokenInfo", "token_info"), "engine.inspect"),
     "Trainer": "engine.trainer",
@@ -93,6 +107,7 @@ _LAZY = {
 _RENAMED = {"check_branch_data": "check_data"}
 
 __all__ = [
+    "BoundedInput",
     "BpeLabError",
     "Branch",
     "Candidate",
@@ -103,8 +118,10 @@ __all__ = [
     "CorpusError",
     "ExportError",
     "FileTooLargeError",
+    "MAX_CHUNK_BYTES",
     "MAX_FILE_BYTES",
     "MAX_STREAM_BYTES",
+    "MAX_TABLE_BYTES",
     "MAX_VOCAB",
     "MAX_VOCAB_BYTES",
     "Merge",
@@ -129,11 +146,13 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "check_branch_data",
+    "check_folder",
     "check_target",
     "check_usable",
     "compile_pattern",
     "count_corpus",
     "count_inputs",
+    "counts_from_bytes",
     "decode_corpus",
     "expand_inputs",
     "export_tokenizer",
@@ -147,12 +166,15 @@ __all__ = [
     "merge_tables",
     "one_line",
     "parse_json",
+    "open_bounded",
     "pretokenizer_for",
     "prune",
     "read_counts",
+    "read_bounded",
     "read_corpus",
     "read_corpus_bytes",
     "reading_file",
+    "refuse_collisions",
     "refuse_inputs",
     "require_pyarrow",
     "size_text",

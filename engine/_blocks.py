@@ -20,14 +20,39 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .corpus import BLOCK, PARALLEL_MIN, _count_range, decode_corpus, is_stdin, streamable
-from .errors import BpeLabError, CorpusError, CountsError, one_line, reading_file
+from ._chunktable import MAX_CHUNK_BYTES
+from .corpus import BLOCK, PARALLEL_MIN, _Blocks, _count_range, decode_corpus, is_stdin, streamable
+from .errors import MAX_STREAM_BYTES, BpeLabError, CorpusError, CountsError, one_line, reading_file, size_text
 from .pretokenize import PreTokenizer
 
 #: Suffixes read through a decompressor (``.zst`` needs the ``zstandard`` package).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 #: Plain files are cut into blocks of about this size (fewer, larger ones for small files).
 TASK_BYTES = 8 << 20
+#: A compressed input may decompress to this many times its size on disk (at least
+#: :data:`MIN_DECOMPRESSED` bytes); text compresses 3 to 10 times, a compression bomb a thousand:
+#: ``--max-decompressed-bytes`` sets the bound instead.
+EXPANSION = 100
+MIN_DECOMPRESSED = 256 << 20
+#: The counter holds at most this much text with no place to cut it (a newline before printable
+#: ASCII), or the chunk bound if that is larger: 400 MB of ``a`` is refused, not held 10 times over.
+MAX_PIECE_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds of one count: a chunk's bytes (``chunk``), a compressed input's decompressed bytes
+    (``decompressed``, None: :data:`EXPANSION` times its size), a pipe's bytes (``stream``)."""
+
+    chunk: int = MAX_CHUNK_BYTES
+    decompressed: int | None = None
+    stream: int | None = None
+
+    def piece(self) -> int:
+        return max(MAX_PIECE_BYTES, self.chunk)
+
+    def unpacked(self, size: int) -> int:
+        return self.decompressed if self.decompressed is not None else max(EXPANSION * size, MIN_DECOMPRESSED)
 
 
 @dataclass(frozen=True)
@@ -41,6 +66,11 @@ class Task:
     end: int | None = None
     limit: int | None = None  # a range reads at most this much (more: the file grew)
     weight: int = 0  # bytes on disk it stands for (progress)
+    data: bytes | None = None  # a pipe's bytes, read once when planned (kind ``memory``)
+    cap: int | None = None  # a compressed file decompresses to at most this many bytes
+    piece: int | None = None  # the most text with no cut the counter may hold (None: no bound)
+    chunk: int | None = None  # the longest chunk, in bytes (None: no bound)
+    cap_given: bool = False  # the cap is --max-decompressed-bytes (else EXPANSION times the size)
 
 
 @dataclass(frozen=True)
@@ -48,7 +78,7 @@ class Input:
     path: str
     size: int
     sha256: str
-    stamp: tuple[int, int, int]  # size, modification time, inode when planned
+    stamp: tuple[int, int, int] | None  # size, modification time, inode when planned (None: a pipe)
 
 
 @dataclass
@@ -122,9 +152,11 @@ def _cuts(path: str, size: int, step: int) -> list[int]:
 
 
 def plan(specs: list[str], pretokenizer: PreTokenizer, step: int = TASK_BYTES,
-         hashing: Callable[[int, int], None] | None = None) -> Plan:
+         hashing: Callable[[int, int], None] | None = None, limits: Limits = Limits()) -> Plan:
     """The inputs (sizes, hashes) and the tasks that count them. Hashing reads every input
-    once before counting: ``hashing(bytes hashed, bytes in all)`` after each block."""
+    once before counting: ``hashing(bytes hashed, bytes in all)`` after each block. A pipe
+    (``<(cmd)``, a FIFO with a writer) is read then, once, whole (up to ``limits.stream``,
+    default :data:`MAX_STREAM_BYTES`), and counted from memory; a device is refused."""
     files, tasks = [], []
     whole = not streamable(pretokenizer)
     paths = expand(specs)
@@ -137,19 +169,47 @@ def plan(specs: list[str], pretokenizer: PreTokenizer, step: int = TASK_BYTES,
             done += n
             hashing(done, max(total, done))
 
+    piece, chunk = limits.piece(), limits.chunk
     for path in paths:
+        if not _regular(path):
+            data = _read_pipe(path, limits)
+            files.append(Input(path, len(data), hashlib.sha256(data).hexdigest(), None))
+            tasks.append(Task(path, "whole" if whole else "memory", weight=len(data), data=data, piece=piece,
+                              chunk=chunk))
+            continue
         digest, st = _hash(path, read)
         files.append(Input(path, st.st_size, digest, (st.st_size, st.st_mtime_ns, st.st_ino)))
         if path.endswith(COMPRESSED):
-            tasks.append(Task(path, "whole" if whole else "stream", weight=st.st_size))
+            tasks.append(Task(path, "whole" if whole else "stream", weight=st.st_size, cap=limits.unpacked(st.st_size),
+                              piece=piece, chunk=chunk, cap_given=limits.decompressed is not None))
         elif whole or st.st_size < 2 * step:
-            tasks.append(Task(path, "whole" if whole else "range", 0, None, st.st_size, st.st_size))
+            tasks.append(Task(path, "whole" if whole else "range", 0, None, st.st_size, st.st_size, piece=piece, chunk=chunk))
         else:
             bounds = [0, *_cuts(path, st.st_size, step), st.st_size]
             for start, end in zip(bounds, bounds[1:]):
                 last = end == st.st_size
-                tasks.append(Task(path, "range", start, None if last else end, end - start, end - start))
+                tasks.append(Task(path, "range", start, None if last else end, end - start, end - start, piece=piece,
+                                  chunk=chunk))
     return Plan(files, tasks, sum(f.size for f in files))
+
+
+def _regular(path: str) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # hashing it says what is wrong
+
+
+def _read_pipe(path: str, limits: Limits) -> bytes:
+    """A pipe's bytes, read once through the bounded reader (a device or a FIFO with no writer
+    is refused in one line, a pipe past its bound too)."""
+    from .io import open_bounded
+
+    bound = MAX_STREAM_BYTES if limits.stream is None else limits.stream
+    flag = "--max-corpus-bytes"
+    return open_bounded(path, kind="a text file", error=CorpusError, limit=bound, flag=flag).read_all()
 
 
 def open_input(path: str):
@@ -185,23 +245,70 @@ def count_task(task: Task, pre: dict[str, Any], base: str, progress=None) -> tup
     """Count one task: (chunk counts in order of first occurrence, invalid bytes, NUL bytes,
     bytes read). Runs in a worker process or on a Dask worker: arguments are plain data.
     ``progress(bytes read, distinct chunks)`` after each block of a range (in this process)."""
+    result = _count_task(task, pre, base, progress)
+    if task.chunk is not None:
+        check_chunks(result[0], task.chunk, task.path)
+    return result
+
+
+def check_chunks(chunks: Counter[str], bound: int, where: str) -> None:
+    """Refuse counts holding a chunk above ``bound`` bytes (a character takes at most 4)."""
+    for chunk in chunks:
+        if len(chunk) * 4 > bound:
+            size = len(chunk.encode("utf-8", "surrogateescape"))
+            if size > bound:
+                raise CountsError(f"{where}: a chunk of {size_text(size)} (starting {one_line(chunk[:20])!r}) is longer "
+                                  f"than {size_text(bound)}, the bound for one chunk (raise it with --max-chunk-bytes N)")
+
+
+def _count_task(task: Task, pre: dict[str, Any], base: str, progress=None) -> tuple[Counter[str], int, int, int]:
     pretokenizer = PreTokenizer.from_dict(pre)
     p = Path(task.path)
     try:
         if task.kind == "range":
-            return _count_range(p, task.start, task.end, pretokenizer, base, BLOCK, task.limit, None, progress)
-        with open_input(task.path) as handle:
-            if task.kind == "stream":
-                return _count_range(p, 0, None, pretokenizer, base, BLOCK, None, handle)
-            data = handle.read()
+            return _count_range(p, task.start, task.end, pretokenizer, base, BLOCK, task.limit, None, progress,
+                                max_piece=task.piece)
+        if task.kind == "memory":
+            return _count_range(p, 0, None, pretokenizer, base, BLOCK, None, _Blocks(task.data), max_piece=task.piece)
+        if task.data is not None:  # a pipe, counted whole
+            data = task.data
+        else:
+            with open_input(task.path) as handle:
+                capped = _Capped(handle, task) if task.cap is not None else handle
+                if task.kind == "stream":
+                    return _count_range(p, 0, None, pretokenizer, base, BLOCK, None, capped, max_piece=task.piece)
+                data = capped.read()
         corpus = decode_corpus(data, base=base, name=p.name)
         return pretokenizer.count(corpus.text), corpus.invalid_bytes, corpus.nul_bytes, len(data)
     except FileNotFoundError:
         raise CorpusError(f"{task.path}: disappeared while it was being counted") from None
     except BpeLabError:
         raise
+    except MemoryError:
+        raise CountsError(f"{task.path}: ran out of memory while counting it") from None
     except Exception as exc:  # noqa: BLE001 - a corrupt archive raises its library's own errors
         raise CorpusError(f"{task.path}: cannot read ({one_line(str(exc)) or type(exc).__name__})") from None
+
+
+class _Capped:
+    """A decompressing reader that refuses to give more than the task's ``cap`` bytes."""
+
+    def __init__(self, handle, task: Task) -> None:
+        self.handle, self.task, self.left = handle, task, task.cap
+
+    def read(self, size: int = -1) -> bytes:
+        want = self.left + 1 if size < 0 else min(size, self.left + 1)
+        data = self.handle.read(want)
+        self.left -= len(data)
+        if self.left < 0:
+            task = self.task
+            if task.cap_given:
+                raise CountsError(f"{task.path}: decompresses to more than {size_text(task.cap)}, the bound set by "
+                                  "--max-decompressed-bytes")
+            raise CountsError(f"{task.path}: decompresses to more than {size_text(task.cap)}, the bound for a "
+                              f"{size_text(task.weight)} file (a compression bomb?); raise it with "
+                              "--max-decompressed-bytes N")
+        return data
 
 
 @dataclass
@@ -235,6 +342,8 @@ class Combiner:
     def finish(self) -> tuple[Counter[str], int, int]:
         """The counts, once every input is checked to be as it was when planned."""
         for f in self.plan.files:
+            if f.stamp is None:  # a pipe, read whole when planned
+                continue
             try:
                 st = os.stat(f.path)
             except FileNotFoundError:

@@ -20,6 +20,17 @@ from typing import Any, NamedTuple
 FIRST = "main"
 #: At most this many branches (a session holds each one's merges).
 MAX_BRANCHES = 64
+#: Restoring branches trains each one's own merges once and walks (undoes, redoes) between
+#: them; a session is refused when the walking would come to more than this many times the
+#: merges trained, plus :data:`RESTORE_SLACK` steps. Sessions the app writes stay well below
+#: (a walk goes back to where a branch parts and on to where the next one does); 64 branches
+#: crafted to part alternately at 0 and at the end walked 48 times what they trained.
+RESTORE_FACTOR = 8
+RESTORE_SLACK = 20_000
+
+
+class RestoreStopped(ValueError):
+    """A restore of branches that its caller stopped (the app closing while it loads)."""
 
 
 class Branch(NamedTuple):
@@ -160,3 +171,56 @@ def check_data(data: Any, where: str = "branches") -> list[dict[str, Any]]:
         seen[name] = length
     need(data.get("current") in seen, "\"current\" must name one of the branches")
     return items
+
+
+def restore_work(items: list[dict[str, Any]]) -> tuple[int, int]:
+    """(merges trained, steps walked) to restore ``items`` (checked by :func:`check_data`) the
+    way :meth:`engine.trainer.Trainer.restore_branches` does: each branch is reached by going
+    back along the current line to where it shares the parent's, then along the parent's to
+    where the branch parts; its own merges are then trained. Lines are taken to share no more
+    than their fork points say (an upper bound on the walk)."""
+    parent: dict[str, str | None] = {}
+    parts: dict[str, int] = {}
+    length: dict[str, int] = {}
+
+    def shares(a: str, b: str) -> int:
+        """How many merges the lines of branches ``a`` and ``b`` share (at most)."""
+        up: dict[str, int] = {}
+        limit, x = length[a], a
+        while x is not None:
+            up[x] = limit
+            if parent[x] is not None:
+                limit = min(limit, parts[x])
+            x = parent[x]
+        limit, y = length[b], b
+        while y not in up:
+            limit = min(limit, parts[y])
+            y = parent[y]
+        return min(limit, up[y])
+
+    trained = walked = 0
+    current, here = None, 0
+    for item in items:
+        name = item["name"]
+        parent[name], parts[name] = item["parent"], item["parts_at"]
+        if current is not None:
+            above = item["parent"]
+            back = min(here, shares(current, above))
+            walked += here - back + abs(back - item["parts_at"])
+            here = item["parts_at"]
+        length[name] = item["parts_at"] + len(item["merges"])
+        trained += len(item["merges"])
+        here += len(item["merges"])
+        current = name
+    return trained, walked
+
+
+def check_work(items: list[dict[str, Any]], where: str = "branches") -> None:
+    """Refuse (one line) branches whose restore would walk far more than it trains (see
+    :data:`RESTORE_FACTOR`): crafted data, not a session the app wrote."""
+    from .errors import ConfigError
+
+    trained, walked = restore_work(items)
+    if walked > RESTORE_FACTOR * trained + RESTORE_SLACK:
+        raise ConfigError(f"{where}: restoring them would walk {walked:,} merges back and forth, more than "
+                          f"{RESTORE_FACTOR} times the {trained:,} they train (plus {RESTORE_SLACK:,}): refused")

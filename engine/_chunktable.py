@@ -18,6 +18,31 @@ SCALE_HINT = "pip install 'bpe-lab[scale]' (pyarrow, dask[distributed], zstandar
 
 Progress = Callable[[int, int, int], None]  # (bytes done, bytes in all, distinct chunks so far)
 
+#: A table (Parquet or word counts) is refused when its file, or the chunks it holds, come to
+#: more than this (each chunk's bytes plus :data:`ROW_BYTES` for its row: about the memory it
+#: takes once read); ``--max-table-bytes`` raises it.
+MAX_TABLE_BYTES = 1 << 30
+#: What a row costs in memory besides its chunk's bytes (a str, a dict slot, an int), counted
+#: toward :data:`MAX_TABLE_BYTES`.
+ROW_BYTES = 100
+#: A chunk longer than this (in bytes) is refused in a table, and by ``bpe-lab count``;
+#: ``--max-chunk-bytes`` raises it. Real chunks are words: a chunk of megabytes is a file that
+#: was not pre-tokenized (training on it costs about 18 bytes of memory per byte).
+MAX_CHUNK_BYTES = 1 << 20
+#: The largest count a table may hold (it is stored in 64 bits).
+MAX_COUNT = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The bounds a table is read within: its total (``table``) and one chunk (``chunk``), bytes."""
+
+    table: int = MAX_TABLE_BYTES
+    chunk: int = MAX_CHUNK_BYTES
+
+
+DEFAULT_BOUNDS = Bounds()
+
 
 @dataclass
 class ChunkTable:
@@ -33,6 +58,9 @@ class ChunkTable:
     nul_bytes: int = 0
     #: ``bpe-lab`` for a table it counted; ``subword-nmt`` or ``sentencepiece`` for word counts.
     source: str = "bpe-lab"
+    #: The SHA-256 of the file's bytes as read (the one read: a pipe cannot be read again);
+    #: empty for a table made in memory.
+    file_sha256: str = ""
 
     @property
     def occurrences(self) -> int:

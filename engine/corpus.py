@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import MAX_STREAM_BYTES, CorpusError, reading_file, size_text
+from .errors import MAX_STREAM_BYTES, CorpusError, CountsError, reading_file, size_text
 from .pretokenize import NAMED_PATTERNS, PreTokenizer
 
 __all__ = ["MAX_STREAM_BYTES", "STDIN", "Corpus", "CorpusError", "CountedCorpus", "count_corpus", "decode_corpus",
@@ -149,7 +149,7 @@ def read_corpus_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = N
     p = Path(path)
     shown = shown_name(path)
     with reading_file(shown, CorpusError, "a text file"):
-        with _open_stdin() if stdin else p.open("rb") as handle:
+        with _open_stdin() if stdin else _open_corpus(p) as handle:
             before = os.fstat(handle.fileno())
             if stat.S_ISREG(before.st_mode) and not stdin:
                 if max_bytes is not None and before.st_size > max_bytes:
@@ -162,6 +162,15 @@ def read_corpus_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = N
     if not data:
         raise CorpusError(f"{shown}: the file is empty")
     return data
+
+
+def _open_corpus(p: Path):
+    """A corpus file opened without waiting (:func:`engine.io.open_bounded`): a FIFO gets a few
+    seconds for a writer, then is refused, instead of hanging the command or the app's loader;
+    the bounds are the corpus's own (see the module's docstring)."""
+    from .io import open_bounded
+
+    return open_bounded(p, kind="a text file", error=CorpusError, limit=sys.maxsize - 1, devices=True)
 
 
 def _read_stream(handle: BinaryIO, shown: str, max_bytes: int | None) -> bytearray:
@@ -284,7 +293,7 @@ def _count_stream(
     """Count a pipe, a device or standard input. It is read whole first, up to its bound, so an
     endless or oversized stream is refused in seconds, before any pre-tokenizing is spent on it
     (random bytes pre-tokenize at well under 1 MB/s); then counted from memory, block by block."""
-    with _open_stdin() if is_stdin(path) else Path(path).open("rb") as handle:
+    with _open_stdin() if is_stdin(path) else _open_corpus(Path(path)) as handle:
         data = _read_stream(handle, shown_name(path), max_bytes)
     return _count_range(Path(path), 0, None, pretokenizer, base, block, None, _Blocks(data))
 
@@ -310,6 +319,7 @@ PARALLEL_MIN = 512 << 10
 def _count_range(
     p: Path, start: int, end: int | None, pretokenizer: PreTokenizer, base: str, block: int,
     limit: int | None = None, stream: _Blocks | None = None, progress: Callable[[int, int], None] | None = None,
+    max_piece: int | None = None,
 ) -> tuple[Counter[str], int, int, int]:
     """Count the chunks of bytes [start, end) of a file (``end`` None: to the end, which must be a
     safe cut otherwise); returns (counts, invalid bytes, NUL bytes, bytes read).
@@ -320,7 +330,8 @@ def _count_range(
 
     Linear in the file's size whatever its lines: each byte is searched for a cut once (a line
     of 50 MB is read on until its end and counted as one piece; the pre-tokenizer scans a long
-    piece a part at a time, see :meth:`PreTokenizer.batches`)."""
+    piece a part at a time, see :meth:`PreTokenizer.batches`). ``max_piece``: a piece with no
+    cut longer than this is refused (:class:`CountsError`) instead of held."""
     counts: Counter[str] = Counter()
     invalid = nul = read = 0
     pending = bytearray()
@@ -347,6 +358,8 @@ def _count_range(
                 cut = _last_cut(pending, max(scanned - 1, 0))
                 if cut is None:
                     scanned = len(pending)
+                    if max_piece is not None and scanned > max_piece:
+                        raise _piece_too_long(p, max_piece)
                     continue  # no safe cut yet (a very long line): read on
                 # The piece keeps the character after the cut: the patterns look one
                 # character ahead (a run of whitespace splits differently before a letter
@@ -379,6 +392,11 @@ def _count_range(
                     progress(read, len(counts))
             if not data:
                 return counts, invalid, nul, read
+
+
+def _piece_too_long(p: Path, bound: int) -> CountsError:
+    return CountsError(f"{p}: more than {size_text(bound)} of text with no place to cut it (a newline before "
+                       "printable text): a chunk that long is refused (raise the bound with --max-chunk-bytes N)")
 
 
 def _middle_cut(p: Path, size: int) -> int | None:

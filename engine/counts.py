@@ -19,13 +19,13 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ._chunktable import ChunkTable, Progress
+from ._chunktable import DEFAULT_BOUNDS, MAX_CHUNK_BYTES, MAX_TABLE_BYTES, Bounds, ChunkTable, Progress
 from ._version import VERSION
-from .errors import CountsError, reading_file
+from .errors import CountsError
 from .pretokenize import PreTokenizer
 
-__all__ = ["ChunkTable", "Pruned", "check_usable", "count_inputs", "expand_inputs", "merge_tables", "prune", "read_counts",
-           "require_pyarrow", "write_counts"]
+__all__ = ["MAX_CHUNK_BYTES", "MAX_TABLE_BYTES", "ChunkTable", "Pruned", "check_usable", "count_inputs", "counts_from_bytes",
+           "expand_inputs", "merge_tables", "prune", "read_counts", "require_pyarrow", "write_counts"]
 
 def differences(a: ChunkTable, b: ChunkTable) -> list[str]:
     """What keeps two tables from adding up, or from training under one config, in words."""
@@ -64,7 +64,7 @@ def merge_tables(tables: list[tuple[str, ChunkTable]]) -> ChunkTable:
         inputs += table.inputs
         invalid += table.invalid_bytes
         nul += table.nul_bytes
-    return replace(first, chunks=chunks, inputs=inputs, invalid_bytes=invalid, nul_bytes=nul)
+    return replace(first, chunks=chunks, inputs=inputs, invalid_bytes=invalid, nul_bytes=nul, file_sha256="")
 
 
 @dataclass(frozen=True)
@@ -122,21 +122,63 @@ def write_counts(table: ChunkTable, path: str | os.PathLike[str]) -> None:
     write_table(table, path)
 
 
-def read_counts(path: str | os.PathLike[str], *, pretokenizer: PreTokenizer | None = None, base: str = "bytes") -> ChunkTable:
+def read_counts(path: str | os.PathLike[str], *, pretokenizer: PreTokenizer | None = None, base: str = "bytes",
+                max_table_bytes: int | None = None, max_chunk_bytes: int | None = None) -> ChunkTable:
     """A chunk-count table (Parquet from ``bpe-lab count``) or a word-count file of another tool,
     told apart by content: subword-nmt's ``--dict-input`` (``word count`` a line) or
     SentencePiece's TSV (``word<TAB>count``). A word is one chunk, as it is (no pre-tokenizing);
-    ``pretokenizer`` and ``base`` are what the tokenizer trained from it will use."""
+    ``pretokenizer`` and ``base`` are what the tokenizer trained from it will use.
+
+    Read once, through :func:`engine.io.open_bounded`: a pipe (``<(cmd)``) keeps every byte
+    (the format is told by peeking at it), a FIFO without a writer or a device is refused, and
+    so is a table above its bounds (:data:`MAX_TABLE_BYTES`, :data:`MAX_CHUNK_BYTES`; the
+    flags ``--max-table-bytes`` and ``--max-chunk-bytes`` raise them). A table of no chunks is
+    refused too: there is nothing to train on."""
+    from .io import open_bounded
+
     shown = os.fspath(path)
-    with reading_file(shown, CountsError, "a chunk-count table"), open(path, "rb") as handle:
-        head = handle.read(4)
-    if head == b"PAR1":
+    bounds = Bounds(MAX_TABLE_BYTES if max_table_bytes is None else max_table_bytes,
+                    MAX_CHUNK_BYTES if max_chunk_bytes is None else max_chunk_bytes)
+    with open_bounded(path, kind="a chunk-count table", error=CountsError, limit=bounds.table,
+                      flag="--max-table-bytes") as opened:
+        parquet = opened.peek(4) == b"PAR1"
+        if parquet and opened.regular:  # read in place (seeking), never held whole beside its rows
+            import hashlib
+
+            from ._parquet import read_table
+
+            digest = hashlib.sha256()
+            at = 0
+            while block := os.pread(opened.fd, 1 << 20, at):
+                digest.update(block)
+                at += len(block)
+            with opened.seekable_file() as handle:
+                table = read_table(shown, handle, bounds)
+            table.file_sha256 = digest.hexdigest()
+            if not table.chunks:
+                raise CountsError(f"{shown}: the table holds no chunks: there is nothing to train on")
+            return table
+        data = opened.read_all()
+    return counts_from_bytes(shown, data, pretokenizer=pretokenizer, base=base, bounds=bounds, parquet=parquet)
+
+
+def counts_from_bytes(shown: str, data: bytes, *, pretokenizer: PreTokenizer | None = None, base: str = "bytes",
+                      bounds: Bounds = DEFAULT_BOUNDS, parquet: bool | None = None) -> ChunkTable:
+    """The table in ``data``, a file's bytes already read (named ``shown`` in messages), as
+    :func:`read_counts` reads it."""
+    if parquet is None:
+        parquet = data[:4] == b"PAR1"
+    if parquet:
         from ._parquet import read_table
 
-        return read_table(path)
-    from ._wordcounts import read_word_counts
+        table = read_table(shown, data, bounds)
+    else:
+        from ._wordcounts import read_word_counts
 
-    return read_word_counts(path, pretokenizer=pretokenizer or PreTokenizer("gpt2"), base=base)
+        table = read_word_counts(shown, data, bounds, pretokenizer=pretokenizer or PreTokenizer("gpt2"), base=base)
+    if not table.chunks:
+        raise CountsError(f"{shown}: the table holds no chunks: there is nothing to train on")
+    return table
 
 
 def count_inputs(
@@ -150,6 +192,9 @@ def count_inputs(
     progress: Progress | None = None,
     task_bytes: int | None = None,
     hashing: Callable[[int, int], None] | None = None,
+    max_chunk_bytes: int | None = None,
+    max_decompressed_bytes: int | None = None,
+    max_stream_bytes: int | None = None,
 ) -> ChunkTable:
     """Count the chunks of every input (files, folders, globs; compressed or not).
 
@@ -158,10 +203,16 @@ def count_inputs(
     ``LocalCluster`` when None). Either way the table equals counting the files one by one.
     ``task_bytes``: the size of a block (default :data:`engine._blocks.TASK_BYTES`).
     ``hashing(bytes hashed, bytes in all)`` while the inputs are hashed, before counting.
+    Bounds (one-line :class:`CountsError` past them): a chunk's bytes (``max_chunk_bytes``,
+    default :data:`MAX_CHUNK_BYTES`), a compressed input's decompressed bytes
+    (``max_decompressed_bytes``, default 100 times its size), a pipe's bytes
+    (``max_stream_bytes``, default :data:`engine.errors.MAX_STREAM_BYTES`).
     """
     from . import _blocks
 
-    plan = _blocks.plan(specs, pretokenizer, task_bytes or _blocks.TASK_BYTES, hashing)
+    limits = _blocks.Limits(MAX_CHUNK_BYTES if max_chunk_bytes is None else max_chunk_bytes, max_decompressed_bytes,
+                            max_stream_bytes)
+    plan = _blocks.plan(specs, pretokenizer, task_bytes or _blocks.TASK_BYTES, hashing, limits)
     if engine == "dask":
         from ._dask_count import run_dask
 
@@ -170,7 +221,7 @@ def count_inputs(
         results = _blocks.run_local(plan, pretokenizer, base, processes or os.cpu_count() or 1, progress)
     else:
         raise CountsError(f"unknown counting engine {engine!r} (local or dask)")
-    chunks, invalid, nul = _blocks.combine(plan, results)
+    chunks, invalid, nul = _blocks.combine(plan, results)  # each task's chunks are checked against the bound
     return ChunkTable(chunks, base, pretokenizer, plan.inputs(), invalid_bytes=invalid, nul_bytes=nul)
 
 

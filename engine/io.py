@@ -9,7 +9,9 @@ from __future__ import annotations
 import errno
 import json
 import os
+import select
 import stat
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,21 +26,213 @@ from .errors import (
     size_text,
 )
 
+#: A named pipe opened with no writer yet is given this long for one to connect (``cmd > fifo &``
+#: is still opening it when the reader starts); then the reader refuses it instead of waiting.
+WRITER_GRACE = 2.0
+#: How much a read asks for at a time.
+READ_BLOCK = 1 << 20
+
+
+class BoundedInput:
+    """A file opened by :func:`open_bounded`: read at most its bound, peek without losing bytes.
+
+    ``peek(n)`` returns the first ``n`` bytes (fewer at the end) and keeps them for the reads
+    that follow, so a format can be told by its first bytes on a pipe too (the one stream is
+    then read). ``read(n)`` / ``read_all()`` raise the opener's error, naming the path and
+    the bound, once more than ``limit`` bytes come. ``regular``: a regular file (``size`` is its
+    size when opened; it is seekable, see :meth:`seekable_file`), else a pipe.
+    """
+
+    def __init__(self, fd: int, shown: str, kind: str, error: type[BpeLabError], limit: int, flag: str | None,
+                 regular: bool, size: int | None, large: type[BpeLabError] | None = None) -> None:
+        self.fd, self.path, self.kind, self.error, self.large = fd, shown, kind, error, large or error
+        self.limit, self.flag, self.regular, self.size = limit, flag, regular, size
+        self._buffer = b""
+        self._read = 0  # bytes taken from the descriptor
+        self._eof = False
+
+    # -- reading --------------------------------------------------------------------------
+
+    def _raw(self, n: int) -> bytes:
+        """Up to ``n`` bytes from the descriptor (b"" at its end), refusing past the bound."""
+        if self._eof or n <= 0:
+            return b""
+        want = min(n, self.limit + 1 - self._read)
+        while True:
+            try:
+                block = os.read(self.fd, max(want, 1))
+                break
+            except BlockingIOError:  # a pipe whose writer has written nothing yet
+                select.select([self.fd], [], [])
+            except InterruptedError:
+                continue
+            except OSError as exc:
+                raise self.error(f"{self.path}: cannot read ({exc.strerror or exc})") from None
+        self._read += len(block)
+        if not block:
+            self._eof = True
+        if self._read > self.limit:
+            raise self._over(None)
+        return block
+
+    def _over(self, size: int | None) -> BpeLabError:
+        hint = f"; raise it with {self.flag} N" if self.flag else ""
+        if size is not None:
+            return self.large(f"{self.path}: {size_text(size)} is too large for {self.kind} "
+                              f"(the limit is {size_text(self.limit)}{hint})")
+        return self.large(f"{self.path}: more than {size_text(self.limit)}, too large for {self.kind}"
+                          + (f" (raise the limit with {self.flag} N)" if self.flag else ""))
+
+    def peek(self, n: int) -> bytes:
+        """The next ``n`` bytes (fewer only at the end), left to be read again."""
+        while len(self._buffer) < n and not self._eof:
+            self._buffer += self._raw(max(n - len(self._buffer), READ_BLOCK if not self.regular else 1 << 16))
+        return self._buffer[:n]
+
+    def read(self, n: int = -1) -> bytes:
+        """``n`` bytes (fewer only at the end; all that is left for ``n < 0``), within the bound."""
+        if n < 0:
+            return self.read_all()
+        parts = []
+        if self._buffer:
+            parts.append(self._buffer[:n])
+            self._buffer = self._buffer[n:]
+            n -= len(parts[0])
+        while n > 0 and (block := self._raw(min(n, READ_BLOCK * 8))):
+            parts.append(block)
+            n -= len(block)
+        return b"".join(parts)
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def read_all(self) -> bytes:
+        """Everything left, within the bound (a regular file: its size, read at once)."""
+        parts = [self._buffer] if self._buffer else []
+        self._buffer = b""
+        step = READ_BLOCK if self.size is None else max(self.size - self._read + 1, 1)
+        while block := self._raw(step):
+            parts.append(block)
+            step = READ_BLOCK
+        return parts[0] if len(parts) == 1 else b"".join(parts)  # a regular file: one read, no copy
+
+    def seekable_file(self):
+        """A seekable binary file of the whole input (for readers that seek, such as Parquet's):
+        a regular file's own descriptor, a pipe's bytes read into memory (within the bound)."""
+        import io
+
+        if self.regular:
+            os.lseek(self.fd, 0, os.SEEK_SET)
+            self._buffer, self._read, self._eof = b"", 0, False
+            return os.fdopen(os.dup(self.fd), "rb")
+        return io.BytesIO(self.read_all())
+
+    # -- a context manager ---------------------------------------------------------------
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> BoundedInput:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_bounded(path: str | os.PathLike[str], *, kind: str, error: type[BpeLabError] = TokenizerFileError,
+                 limit: int = MAX_FILE_BYTES, flag: str | None = None, pipes: bool = True,
+                 grace: float | None = None, large: type[BpeLabError] | None = None,
+                 devices: bool = False) -> BoundedInput:
+    """Open ``path`` for a bounded read without ever waiting on it; every refusal is one
+    ``error`` line naming the path (``kind`` says what it should be: ``"a lesson file"``).
+
+    Opened with ``O_NONBLOCK``, so a named pipe with no writer cannot hang the caller: it is
+    given :data:`WRITER_GRACE` seconds (``grace``) for one, then refused. Refused too: a
+    missing or unreadable path, a directory, a device (``/dev/zero``), a socket; a pipe when
+    ``pipes`` is false (a file bpe-lab writes, such as its config), a device unless
+    ``devices`` (a corpus, read to its bound); a regular file above
+    ``limit`` bytes before anything is read, a pipe once it goes past ``limit`` (as ``large``
+    when given, a subclass of ``error``). ``flag`` names the option that raises the bound, for
+    the message.
+
+    Example::
+
+        with open_bounded("t.parquet", kind="a chunk-count table", error=CountsError) as f:
+            parquet = f.peek(4) == b"PAR1"
+            data = f.read_all()  # the 4 bytes peeked are still there
+    """
+    shown = os.fspath(path)
+    with reading_file(shown, error, kind):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            found = os.fstat(fd)
+            mode = found.st_mode
+            if stat.S_ISDIR(mode):
+                raise error(f"{shown}: is a directory, not {kind}")
+            if stat.S_ISREG(mode):
+                opened = BoundedInput(fd, shown, kind, error, limit, flag, True, found.st_size, large)
+                if found.st_size > limit:
+                    raise opened._over(found.st_size)
+                os.set_blocking(fd, True)
+                return opened
+            device = stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            if device and devices:  # a corpus: /dev/zero is read to its bound and refused there
+                os.set_blocking(fd, True)
+                return BoundedInput(fd, shown, kind, error, limit, flag, False, None, large)
+            if not stat.S_ISFIFO(mode):
+                what = "a device" if device else "not a regular file"
+                raise error(f"{shown}: {'is ' if what == 'a device' else ''}{what}, not {kind}")
+            if not pipes:
+                raise error(f"{shown}: is a pipe, not {kind} (save it to a file)")
+            opened = BoundedInput(fd, shown, kind, error, limit, flag, False, None, large)
+            _await_writer(opened, WRITER_GRACE if grace is None else grace)
+            return opened
+        except BaseException:
+            os.close(fd)
+            raise
+
+
+def _await_writer(opened: BoundedInput, grace: float) -> None:
+    """Wait (at most ``grace`` seconds) until the pipe has a writer; its first bytes are kept."""
+    deadline = time.monotonic() + grace
+    while True:
+        try:
+            first = os.read(opened.fd, READ_BLOCK)
+        except BlockingIOError:  # a writer is there and has written nothing yet: it will
+            os.set_blocking(opened.fd, True)
+            return
+        if first:
+            opened._buffer, opened._read = first, len(first)
+            os.set_blocking(opened.fd, True)
+            return
+        # no writer (yet): wait for one to connect and write (POLLIN) or close (POLLHUP)
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([opened.fd], [], [], left)[0]:
+            raise opened.error(f"{opened.path}: a named pipe with no writer (nothing to read); "
+                               "start what writes it first, or save it to a file")
+        try:
+            first = os.read(opened.fd, READ_BLOCK)
+        except BlockingIOError:
+            continue
+        opened._buffer, opened._read = first, len(first)
+        opened._eof = not first  # a writer came and went without writing: it is empty
+        os.set_blocking(opened.fd, True)
+        return
+
+
+def read_bounded(path: str | os.PathLike[str], **options: Any) -> bytes:
+    """The whole of ``path`` through :func:`open_bounded` (same options and refusals)."""
+    with open_bounded(path, **options) as opened:
+        return opened.read_all()
+
 
 def read_file(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES) -> bytes:
     """A tokenizer file's bytes; refuses (``TokenizerFileError``, one line naming the path) a missing,
-    unreadable or directory path, and a file above ``limit`` bytes before reading it (a device or
-    pipe that goes on past the limit too)."""
-    path = Path(path)
-    with reading_file(path, TokenizerFileError, "a tokenizer file"):
-        with path.open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > limit:
-                raise FileTooLargeError(f"{path}: {size_text(size)} is too large for a tokenizer file (the limit is {size_text(limit)})")
-            data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise FileTooLargeError(f"{path}: more than {size_text(limit)}, too large for a tokenizer file")
-    return data
+    unreadable or directory path, a device, a pipe with no writer, and a file above ``limit``
+    bytes before reading it (a pipe that goes on past the limit too: :func:`open_bounded`)."""
+    return read_bounded(path, kind="a tokenizer file", error=TokenizerFileError, limit=limit, large=FileTooLargeError)
 
 
 def parse_json(text: str, path: str | os.PathLike[str], error: type[BpeLabError] = TokenizerFileError,
@@ -176,6 +370,65 @@ def refuse_inputs(outputs: Sequence[str | os.PathLike[str]], inputs: Sequence[tu
         for key, what in known:
             if key == (found.st_dev, found.st_ino):
                 raise WriteError(out, f"it is the same file as {what}", after="nothing was written")
+
+
+def refuse_collisions(files: Sequence[tuple[str | os.PathLike[str], str]],
+                      folders: Sequence[tuple[str | os.PathLike[str], str]] = ()) -> None:
+    """Refuse (:class:`WriteError`, nothing written) the outputs of one command that would
+    overwrite one another: two ``files`` (``(path, what it is)``) that are the same file under
+    any name (a symlink, a hard link, ``./x`` and ``x``), or a file that lies in one of the
+    ``folders`` another option writes into, or is that folder. Call it before any work, with
+    :func:`refuse_inputs` for the inputs.
+
+    Example: ``refuse_collisions([("same.json", "the tokenizer (-o)"), ("same.json", "--curve-out")])``
+    raises ``same.json: cannot write (it is also the tokenizer (-o)); nothing was written``
+    """
+    seen: list[tuple[Path, tuple[int, int] | None, str]] = []
+    for path, what in files:
+        real, key = _identity(path)
+        for other, other_key, other_what in seen:
+            if real == other or (key is not None and key == other_key):
+                raise WriteError(path, f"it is also {other_what}", after="nothing was written")
+        seen.append((real, key, what))
+    for folder, what in folders:
+        inside, _ = _identity(folder)
+        for real, _, _ in seen:
+            if real == inside:
+                raise WriteError(folder, f"it is {_what_of(seen, real)} and {what} at once", after="nothing was written")
+            if real.is_relative_to(inside):
+                shown = next(p for p, _ in files if _identity(p)[0] == real)
+                raise WriteError(shown, f"it lies in {what}, which that option writes into", after="nothing was written")
+    for folder, _ in folders:
+        check_folder(folder)
+
+
+def _what_of(seen: list[tuple[Path, tuple[int, int] | None, str]], real: Path) -> str:
+    return next(what for other, _, what in seen if other == real)
+
+
+def _identity(path: str | os.PathLike[str]) -> tuple[Path, tuple[int, int] | None]:
+    """Where ``path`` leads (symlinks followed) and, when it exists, its device and inode."""
+    real = Path(os.path.realpath(os.fspath(path)))
+    try:
+        found = os.stat(real)
+    except (OSError, ValueError):
+        return real, None
+    return real, (found.st_dev, found.st_ino)
+
+
+def check_folder(folder: str | os.PathLike[str]) -> None:
+    """Refuse (:class:`WriteError`) a folder to write into that cannot be one: an existing file,
+    or a path with a file where a folder should be. A missing folder is fine (it is made)."""
+    path = Path(folder)
+    for part in (path, *path.parents):
+        try:
+            mode = os.stat(part).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISDIR(mode):
+            reason = "it is a file, not a folder" if part == path else f"{part} is a file, not a folder"
+            raise WriteError(folder, reason, after="nothing was written")
+        return
 
 
 def _restore(backups: list[tuple[str, Path]], done: list[Path], existed: dict[Path, bool]) -> bool:

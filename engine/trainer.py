@@ -6,13 +6,13 @@ import gc
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
 from time import perf_counter
 
-from ._branches import Branch, Branches, check_data
+from ._branches import Branch, Branches, RestoreStopped, check_data, check_work
 from ._checkpoints import Checkpoints
 from ._events import TIE_CAP, Candidate, Merge
 from ._layout import CorpusLayout
@@ -24,6 +24,10 @@ from .display import token_display
 from .errors import ConfigError, CorpusError, MergeError, TokenIdError
 from .pretokenize import PreTokenizer, pretokenizer_for
 from .tokenizer import Tokenizer
+
+
+def _never() -> bool:
+    return False
 
 
 @contextmanager
@@ -606,14 +610,20 @@ class Trainer:
         """Every branch as JSON-able data (sessions save it; :meth:`restore_branches` reads it)."""
         return self._book.to_data(self._lines())
 
-    def restore_branches(self, data: object) -> str | None:
+    def restore_branches(self, data: object, stop: Callable[[], bool] | None = None) -> str | None:
         """Rebuild the branches of :meth:`branch_data` on this fresh trainer (step 0, nothing
         trained) and go to the current one's step. Rule merges are trained again, so a
         version that trains differently keeps only what matches; returns a note saying what
-        was cut then (None when all of it was restored). ValueError for malformed data."""
+        was cut then (None when all of it was restored). ValueError for malformed data, and
+        for data whose restore would walk far more than it trains (see
+        :func:`engine._branches.check_work`). ``stop()`` is asked between merges and walks:
+        True ends the restore with :class:`RestoreStopped` (the trainer is then half restored)."""
         if self._history or self._future or len(self._book) > 1:
             raise ValueError("branches are restored into a fresh trainer")
         items = check_data(data)
+        check_work(items)
+        if stop is None:
+            stop = _never
         book = self._book
         notes: list[str] = []
         made: list[str] = []
@@ -626,13 +636,15 @@ class Trainer:
                     if item["parent"] not in made:
                         notes.append(f"branch {name} (its parent was not restored)")
                         continue
-                    self.switch(item["parent"])
-                    if self._walk(item["parts_at"], None) and self.steps != item["parts_at"]:
+                    self.switch(item["parent"], walk=False)  # to where the lines part, not on to its step
+                    if self._walk_until(item["parts_at"], stop) and self.steps != item["parts_at"]:
                         notes.append(f"branch {name} (its parent is shorter now)")
                         continue
                     self._fork(name)
                 made.append(name)
                 for m in item["merges"]:
+                    if stop():
+                        raise RestoreStopped("restoring the session's branches was stopped")
                     pair = (m[0], m[1])
                     try:
                         if len(m) == 3 and m[2]:
@@ -657,11 +669,18 @@ class Trainer:
                     kept.at = min(item["at"], len(kept.line))
             current = data["current"] if data["current"] in made else made[0]  # type: ignore[index]
             at = next(item["at"] for item in items if item["name"] == current)
-            self.switch(current)
-            self._walk(min(at, self.branch.length), None)  # never past what was restored
+            self.switch(current, walk=False)
+            self._walk_until(min(at, self.branch.length), stop)  # never past what was restored
         if not notes:
             return None
         return "this version trains differently: restored up to " + "; ".join(notes)
+
+    def _walk_until(self, step: int, stop: Callable[[], bool]) -> bool:
+        """:meth:`_walk` to ``step`` in slices of 50 ms, asking ``stop()`` between them."""
+        while not self._walk(step, perf_counter() + 0.05):
+            if stop():
+                raise RestoreStopped("restoring the session's branches was stopped")
+        return True
 
     def undo(self) -> Merge | None:
         """Take back the last merge from its record (never by replaying); None at step 0."""

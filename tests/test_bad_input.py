@@ -37,6 +37,7 @@ from engine.formats import export_tokenizer, load_any
 from engine.tokenizer import load_tokenizer
 from tui.app.launch import launch
 
+from bad_input_tables import SETUP_TABLES, VERIFY_TABLES
 from conftest import ROOT
 
 DOC = ROOT / "docs" / "bad-input.md"
@@ -164,6 +165,14 @@ def deny_reading(monkeypatch, name: str) -> None:
         return real_open(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "open", guarded)
+    real_os_open = os.open
+
+    def os_open(path, flags, *args, **kwargs):  # the bounded reader opens with os.open
+        if Path(os.fspath(path)).name == name and not flags & (os.O_WRONLY | os.O_RDWR):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_os_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", os_open)
 
 
 def grow_while_read(monkeypatch, path: Path) -> None:
@@ -741,7 +750,8 @@ def _skip_without_the_extra_a_row_needs(request):
         pytest.importorskip(module, reason=f"row {row.id} needs {module} (the scale extra: pip install -e '.[scale]')")
 
 
-for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES, SETUP_LESSONS, SETUP_SERVE, SETUP_COUNTS):
+for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES, SETUP_LESSONS, SETUP_SERVE, SETUP_COUNTS,
+              SETUP_TABLES):
     assert not set(_area) & set(SETUP), set(_area) & set(SETUP)
     SETUP.update(_area)
 
@@ -929,7 +939,8 @@ VERIFY_COUNTS["counts-table-corrupt"] = _nothing_written("tok.json")
 VERIFY_COUNTS["counts-table-foreign"] = _nothing_written("tok.json")
 
 
-for _area in (VERIFY_BOUNDS, VERIFY_STREAMS, VERIFY_SESSIONS, VERIFY_FORMATS, VERIFY_FIGURES, VERIFY_SERVE, VERIFY_COUNTS):
+for _area in (VERIFY_BOUNDS, VERIFY_STREAMS, VERIFY_SESSIONS, VERIFY_FORMATS, VERIFY_FIGURES, VERIFY_SERVE, VERIFY_COUNTS,
+              VERIFY_TABLES):
     VERIFY.update(_area)
 
 

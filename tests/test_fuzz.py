@@ -4,7 +4,9 @@ ValueErrors) with a one-line message; never another exception.
 
 Every loader is covered: native, HF ``tokenizer.json``, GPT-2's ``vocab.json`` + ``merges.txt``,
 ``.tiktoken`` (with and without its sidecar), seed 001's JSON, ``load_any``/``detect_format``;
-and the corpus readers ``read_corpus``, ``decode_corpus`` and ``count_corpus``; session files
+and the corpus readers ``read_corpus``, ``decode_corpus`` and ``count_corpus``; chunk-count tables
+(``read_counts`` on any bytes, damaged Parquet, hostile column types and metadata, word-count
+files: issue 21); session files
 (``Session.load``: only a one-line ``SessionError``) and decode's input (``parse_ids`` and
 ``bpe-lab decode`` on arguments and standard input: exit 0, or 2 with one line).
 
@@ -372,6 +374,108 @@ def test_corpus_readers_on_any_bytes(data, block):
                 Trainer(whole.text, TrainConfig(base=base, max_merges=5, min_frequency=1)).train()
             except ValueError as exc:  # nothing to train on is the only refusal
                 assert "no text to train on" in str(exc)
+
+
+# -- chunk-count tables (issue 21) -------------------------------------------------------------
+
+
+def check_table(path: Path) -> None:
+    """``read_counts`` gives a table of text chunks with whole counts of 1 or more, that trains;
+    or one one-line ValueError. Never another exception, nor a float, NaN or bool count."""
+    from engine import read_counts
+
+    try:
+        table = read_counts(path, max_table_bytes=1 << 20, max_chunk_bytes=4096)
+    except ValueError as exc:
+        message = str(exc)
+        assert message and "\n" not in message and "\r" not in message and len(message) < 1000, repr(message)
+        return
+    assert table.chunks and all(type(c) is str and c for c in table.chunks)
+    assert all(type(n) is int and 1 <= n < 2**64 for n in table.chunks.values())
+    assert table.base in ("bytes", "chars") and isinstance(table.inputs, list)
+    if table.base == "chars":
+        assert all(c.encode("utf-8") for c in table.chunks)  # no lone surrogates
+    config = TrainConfig(base=table.base, max_merges=5, min_frequency=1, pretokenizer=table.pretokenizer.name,
+                         pattern=table.pretokenizer.pattern if table.pretokenizer.name == "custom" else None)
+    try:
+        Trainer("", config, chunks=table.chunks).train()
+    except ValueError as exc:  # a table may still be unusable for training (a bad pattern): one line
+        assert "\n" not in str(exc)
+
+
+def _table_bytes() -> tuple[bytes, dict]:
+    """A table bpe-lab count wrote (bytes base, gpt2) and its metadata."""
+    from engine import count_inputs, write_counts
+
+    with folder() as tmp:
+        write(tmp / "c.txt", CORPUS)
+        table = count_inputs([str(tmp / "c.txt")], PreTokenizer("gpt2"), processes=1)
+        write_counts(table, tmp / "t.parquet")
+        return (tmp / "t.parquet").read_bytes(), table.meta()
+
+
+TABLE, TABLE_META = _table_bytes()
+#: Values a hostile writer puts in a count column.
+ODD_COUNTS = st.sampled_from(["int64", "uint64", "int8", "double", "bool", "string", "binary"])
+
+
+@fuzz
+@given(st.binary(max_size=400) | st.builds(lambda head, rest: head + rest, st.just(b"PAR1"), st.binary(max_size=400)))
+def test_any_bytes_as_a_table(data):
+    with folder() as tmp:
+        check_table(write(tmp / "t", data))
+
+
+@fuzz
+@given(st.data())
+def test_damaged_parquet_tables(data):
+    raw = bytearray(TABLE)
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(raw) - 1))
+        action = data.draw(st.sampled_from(["flip", "cut", "insert"]))
+        if action == "flip":
+            raw[at] ^= data.draw(st.integers(1, 255))
+        elif action == "cut":
+            del raw[at:at + data.draw(st.integers(1, 64))]
+        else:
+            raw[at:at] = data.draw(st.binary(min_size=1, max_size=16))
+    with folder() as tmp:
+        check_table(write(tmp / "t.parquet", bytes(raw)))
+
+
+@fuzz
+@given(st.data(), ODD_COUNTS)
+def test_hostile_parquet_writers(data, kind):
+    """Any column types and values, any damage to the metadata: what pyarrow can write."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    chunks = data.draw(st.lists(st.binary(min_size=0, max_size=6) | st.none(), max_size=6))
+    values = {"int64": st.integers(-2, 2**63 - 1), "uint64": st.integers(0, 2**64 - 1), "int8": st.integers(-128, 127),
+              "double": st.floats(allow_nan=True, allow_infinity=True), "bool": st.booleans(),
+              "string": st.text(max_size=4), "binary": st.binary(max_size=4)}[kind]
+    counts = data.draw(st.lists(values | st.none(), min_size=len(chunks), max_size=len(chunks)))
+    order = data.draw(st.lists(st.integers(-3, 10) | st.none(), min_size=len(chunks), max_size=len(chunks)))
+    meta = data.draw(damaged_json(TABLE_META)) if data.draw(st.booleans()) else TABLE_META
+    types = {"int64": pa.int64(), "uint64": pa.uint64(), "int8": pa.int8(), "double": pa.float64(), "bool": pa.bool_(),
+             "string": pa.string(), "binary": pa.binary()}
+    table = pa.table({"chunk": pa.array(chunks, pa.binary()), "count": pa.array(counts, types[kind]),
+                      "order": pa.array(order, pa.int64())})
+    table = table.replace_schema_metadata({b"bpe-lab": json.dumps(meta).encode("utf-8")})
+    with folder() as tmp:
+        pq.write_table(table, tmp / "t.parquet")
+        check_table(tmp / "t.parquet")
+
+
+WORD_LINES = st.sampled_from(["the 3", "cat\t2", "a 0", "b -1", "c ²", "d 1.5", "e 99999999999999999999999", " 4",
+                              "f " + "9" * 5000, "g\t", "", "  ", "h 1 2", "naïve 7", "x" * 5000 + " 1", "\udcff 1"])
+
+
+@fuzz
+@given(st.lists(WORD_LINES | st.text(max_size=12), max_size=12), st.sampled_from(["\n", "\r\n"]))
+def test_any_word_count_file(lines, end):
+    with folder() as tmp:
+        check_table(write(tmp / "dict.txt", end.join(lines)))
 
 
 # -- sessions and decode's input (issue 11) ----------------------------------------------------

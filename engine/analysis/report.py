@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..display import hex_bytes, token_display
-from ..errors import BpeLabError
-from ..io import atomic_write_text, read_file
+from ..errors import BpeLabError, one_line
+from ..io import read_file
 from .composition import KINDS, LABELS, Composition
 
 if TYPE_CHECKING:
@@ -125,28 +125,37 @@ def merge_log_table(trainer: Trainer) -> Table:
     return Table("merges", columns, rows, {"current_step": trainer.steps})
 
 
-def write_tables(folder: str | os.PathLike[str], tables: Sequence[Table]) -> list[Path]:
-    """Each table as ``NAME.csv`` and ``NAME.json`` in ``folder`` (made if missing), atomically;
-    returns the paths written. A failed write raises ``WriteError`` (one line)."""
+def write_tables(folder: str | os.PathLike[str], tables: Sequence[Table],
+                 extra: Sequence[tuple[str, bytes]] = ()) -> list[Path]:
+    """Each table as ``NAME.csv`` and ``NAME.json`` in ``folder`` (made if missing), and the
+    ``extra`` files (``(name, bytes)``: figures drawn with :func:`figure_bytes`), all written as
+    one (:func:`engine.io.atomic_write_files`); returns the paths written. A failed write raises
+    ``WriteError`` (one line) and leaves none of them."""
+    from ..io import atomic_write_files
+
     folder = Path(folder)
     make_folder(folder)
-    written = []
+    files = []
     for table in tables:
         for suffix, text in ((".csv", table.to_csv()), (".json", json.dumps(table.to_json(), ensure_ascii=False, indent=1) + "\n")):
-            path = folder / f"{table.name}{suffix}"
-            atomic_write_text(path, text)
-            written.append(path)
-    return written
+            files.append((folder / f"{table.name}{suffix}", text.encode("utf-8")))
+    files += [(folder / name, data) for name, data in extra]
+    atomic_write_files(files)  # as one: a full disk leaves none of them (nor half of the set)
+    return [path for path, _ in files]
 
 
 def make_folder(folder: Path) -> None:
     """``folder`` and its parents, or a one-line ``WriteError``."""
     from ..errors import WriteError
 
+    if folder.exists() and not folder.is_dir():
+        raise WriteError(folder, "it is a file, not a folder", after="nothing was written")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise WriteError(f"{folder}: cannot make the folder ({exc.strerror or exc})") from None
+        reason = "a part of the path is a file, not a folder" if isinstance(exc, (NotADirectoryError, FileExistsError)) \
+            else f"cannot make the folder: {exc.strerror or exc}"
+        raise WriteError(folder, reason, after="nothing was written", errno=exc.errno) from None
 
 
 # -- reading a table back (bpe-lab plot) --------------------------------------------------------
@@ -215,8 +224,18 @@ def write_figure(table: Table, path: str | os.PathLike[str], *, title: str | Non
     Raises :class:`PlotsUnavailable` without matplotlib, ``WriteError`` when the file cannot be
     written, ``ValueError`` for another suffix or table.
     """
-    from ..errors import WriteError
+
     from ..io import atomic_write_bytes
+
+    path = Path(path)
+    atomic_write_bytes(path, figure_bytes(table, path, title=title))
+    return path
+
+
+def figure_bytes(table: Table, path: str | os.PathLike[str], *, title: str | None = None) -> bytes:
+    """The figure :func:`write_figure` writes to ``path`` (its suffix picks the format), as bytes:
+    a caller writing several files as one draws them first."""
+    from ..errors import WriteError
 
     path = Path(path)
     suffix = path.suffix.lower()
@@ -240,9 +259,8 @@ def write_figure(table: Table, path: str | os.PathLike[str], *, title: str | Non
     try:
         figure.savefig(buffer, format=suffix[1:], metadata={"Date": None} if suffix == ".svg" else None)
     except (ValueError, RuntimeError) as exc:
-        raise WriteError(f"{path}: cannot draw the figure ({exc})") from None
-    atomic_write_bytes(path, buffer.getvalue())
-    return path
+        raise WriteError(path, f"cannot draw the figure: {one_line(str(exc))}", after="nothing was written") from None
+    return buffer.getvalue()
 
 
 def _draw_curve(figure, table: Table, title: str | None) -> None:

@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Input
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine import Tokenizer, TrainConfig
 from tui.app import collector
@@ -261,7 +261,8 @@ class BpeApp(App):
     ) -> None:
         try:
             workbench = Workbench(corpus, config, script=script, file_ids=file_ids)
-            note = workbench.restore(self._resume) if self._resume is not None else None
+            worker = get_current_worker()  # closing the app while it restores stops the restore
+            note = workbench.restore(self._resume, lambda: worker.is_cancelled) if self._resume is not None else None
         except ValueError as exc:
             self.post_message(LoadFailed(str(exc)))
             return

@@ -78,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--curve", action="store_true", help="print the corpus token count after every merge (step 0 first)")
     train.add_argument("--force-merge", action="append", default=[], metavar="'A B'",
                        help="make this pair the next merge instead of the rule's choice (repeatable, in order; tokens as the "
-                            "app shows them: · for a space, ↵ for a newline, [e4 b8] for bytes); training then goes on by the rule")
+                            "app shows them: · for a space, ↵ for a newline, [e4 b8] for bytes, #12 for a token id); "
+                            "training then goes on by the rule")
     train.add_argument("--merges-prefix", metavar="FILE",
                        help="a tokenizer or merges file (merges.txt, tokenizer.json, native, ...) whose merges are made first, "
                             "before any --force-merge")
@@ -150,12 +151,16 @@ def corpus_input(path: str) -> tuple[str, str]:
 
 
 def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from engine import Trainer, check_target, pretokenizer_for, read_corpus, refuse_inputs
+    from engine import Trainer, check_target, pretokenizer_for, read_corpus, refuse_collisions, refuse_inputs
 
     check_counts_args(args)
     config = config_from_args(args)
     check_report_args(args)
     outputs = [args.output, *([args.curve_out] if args.curve_out else []), *export_paths(args.export, args.heldout)]
+    # before any reading or training: no output may overwrite another (the inputs follow)
+    refuse_collisions([(args.output, f"the tokenizer {args.output} (-o)"),
+                       *([(args.curve_out, f"the curve {args.curve_out} (--curve-out)")] if args.curve_out else [])],
+                      [(args.export, f"the --export folder {args.export}")] if args.export else [])
     held = [(args.heldout, f"the held-out text {args.heldout}")] if args.heldout else []
     if args.counts is not None:
         refuse_inputs(outputs, [(args.counts, f"the table {args.counts}")])
@@ -273,7 +278,14 @@ def force_merges(trainer: Trainer, args: argparse.Namespace) -> list[Merge]:
     for where, left, right in wanted:
         pair = []
         for piece in (left, right):
-            token = ids.get(piece)
+            number = re.fullmatch(rb"#(\d{1,7})", piece) if not where.startswith(f"{args.merges_prefix}:") else None
+            if number:  # #12: a token id, as the app's finder and lessons write one
+                token = int(number[1])
+                size = trainer.base_size + trainer.steps
+                if token >= size:
+                    raise MergeError(f"{where}: no token #{token} at step {trainer.steps} (ids 0 to {size - 1})")
+            else:
+                token = ids.get(piece)
             if token is None:
                 raise MergeError(f"{where}: no token {token_display(piece)!r} at step {trainer.steps}")
             pair.append(token)

@@ -11,13 +11,27 @@ import argparse
 import os
 from typing import TYPE_CHECKING, TextIO
 
-from engine import PRETOKENIZERS, TIE_RULES, ConfigError, CountsError, PreTokenizer, TrainConfig, check_target, refuse_inputs
+from engine import (
+    MAX_CHUNK_BYTES,
+    MAX_STREAM_BYTES,
+    MAX_TABLE_BYTES,
+    PRETOKENIZERS,
+    TIE_RULES,
+    ConfigError,
+    CountsError,
+    PreTokenizer,
+    TrainConfig,
+    check_target,
+    refuse_inputs,
+    size_text,
+)
 
 # engine.counts (lazy names of engine) loads with the commands that count: building the parser
 # for ``bpe-lab encode`` must not (tests/test_cli_startup.py).
 if TYPE_CHECKING:
     from engine import ChunkTable
 
+from tui.cli.common import byte_size
 from tui.cli.progress import Bar, train_with_bar
 
 PROG = "bpe-lab"
@@ -40,6 +54,17 @@ def add_count_parser(sub) -> None:
     count.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="an existing Dask scheduler (default: a LocalCluster)")
     count.add_argument("--processes", type=int, default=None, metavar="N", help="local processes (default: every core)")
     count.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_chunk_bound(count)
+    count.add_argument("--max-decompressed-bytes", type=byte_size, default=None, metavar="N",
+                       help="refuse a compressed input that decompresses to more than N bytes (suffixes K, M, G; default "
+                            "100 times its size, at least 256M)")
+    count.add_argument("--max-corpus-bytes", type=byte_size, default=None, metavar="N",
+                       help=f"refuse a pipe that holds more than N bytes (default {size_text(MAX_STREAM_BYTES)})")
+
+
+def add_chunk_bound(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-chunk-bytes", type=byte_size, default=None, metavar="N",
+                        help=f"refuse a chunk longer than N bytes (default {size_text(MAX_CHUNK_BYTES)})")
 
 
 def add_counts_options(parser: argparse.ArgumentParser) -> None:
@@ -49,6 +74,9 @@ def add_counts_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-chunk-count", type=int, metavar="K", help="with --counts: drop chunks seen fewer than K times")
     parser.add_argument("--max-chunks", type=int, metavar="N", help="with --counts: keep only the N most frequent chunks")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_chunk_bound(parser)
+    parser.add_argument("--max-table-bytes", type=byte_size, default=None, metavar="N",
+                        help=f"with --counts: refuse a table that takes more than N bytes (default {size_text(MAX_TABLE_BYTES)})")
 
 
 def _pretokenizer(args: argparse.Namespace) -> PreTokenizer:
@@ -75,7 +103,9 @@ def run_count(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     require_pyarrow()  # before the counting it would throw away
     with Bar(err, quiet=args.quiet, what="count") as bar:
         table = count_inputs(args.inputs, pretokenizer, base=args.base, engine=args.engine, processes=args.processes,
-                             scheduler=args.scheduler, progress=bar.bytes, hashing=bar.hashing)
+                             scheduler=args.scheduler, progress=bar.bytes, hashing=bar.hashing,
+                             max_chunk_bytes=args.max_chunk_bytes, max_decompressed_bytes=args.max_decompressed_bytes,
+                             max_stream_bytes=args.max_corpus_bytes)
     if not table.chunks:
         raise CountsError("no chunks to count: the inputs are empty or the pattern matches none of them")
     note = _note(table)
@@ -121,7 +151,7 @@ def _run_merge(args: argparse.Namespace, err: TextIO) -> int:
     _check_output(args.output, args.inputs)
     tables = []
     for path in args.inputs:
-        table = read_counts(path)
+        table = read_counts(path, max_chunk_bytes=args.max_chunk_bytes)
         if table.source != "bpe-lab":
             raise CountsError(f"{path}: a {table.source} word-count file, not a table of bpe-lab count (merge adds tables)")
         check_usable(path, table)
@@ -170,7 +200,8 @@ def load_for_training(args: argparse.Namespace, config: TrainConfig, err: TextIO
 
     if args.corpus is not None:
         raise ConfigError("give either CORPUS or --counts, not both")
-    table = read_counts(args.counts, pretokenizer=pretokenizer_for(config), base=config.base)
+    table = read_counts(args.counts, pretokenizer=pretokenizer_for(config), base=config.base,
+                        max_table_bytes=args.max_table_bytes, max_chunk_bytes=args.max_chunk_bytes)
     check_usable(args.counts, table)
     config = counts_config(args, table, config)
     pruned = prune(table.chunks, min_count=args.min_chunk_count, max_chunks=args.max_chunks)

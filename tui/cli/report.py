@@ -65,9 +65,9 @@ def write_reports(args: argparse.Namespace, trainer: Trainer, corpus_bytes: int,
         compression_curve,
         curve_table,
         evaluate_heldout,
+        figure_bytes,
         heldout_table,
         merge_log_table,
-        write_figure,
         write_tables,
     )
 
@@ -83,11 +83,14 @@ def write_reports(args: argparse.Namespace, trainer: Trainer, corpus_bytes: int,
     if heldout is not None:
         report = evaluate_heldout(trainer.tokenizer(), heldout, text)
         tables.append(heldout_table(report, label=args.heldout, step=trainer.steps))
-    written = write_tables(args.export, tables)
-    try:
-        written += [write_figure(table, os.path.join(args.export, f"{table.name}.svg")) for table in (curve, comp)]
+    figures, missing = [], None
+    try:  # drawn first: the tables and the figures are written as one (a full disk leaves none)
+        figures = [(f"{table.name}.svg", figure_bytes(table, f"{table.name}.svg")) for table in (curve, comp)]
     except PlotsUnavailable as exc:
-        print(f"{PROG}: note: {exc}; the tables were written", file=err)
+        missing = exc
+    written = write_tables(args.export, tables, figures)
+    if missing is not None:
+        print(f"{PROG}: note: {missing}; the tables were written", file=err)
     print(f"{PROG}: wrote {len(written)} files to {args.export}: {', '.join(p.name for p in written)}", file=err)
 
 

@@ -30,15 +30,23 @@ def config_path() -> Path:
 def load_prefs(path: Path) -> tuple[dict, str | None]:
     """The preferences in ``path`` and None, or ``{}`` and a one-line message saying why the file
     was ignored. A missing file is no problem: ``({}, None)``."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
+    from engine import BpeLabError, read_bounded
+
+    class TooLarge(BpeLabError):
+        pass
+
+    if not os.path.lexists(path):
         return {}, None
-    except OSError as exc:
-        return {}, _("{path}: cannot read it ({reason}); using the defaults").format(path=path, reason=exc.strerror or exc)
-    if len(data) > MAX_CONFIG_BYTES:
+    try:  # never waits: a FIFO or a device there is refused, not read (the app would never draw)
+        data = read_bounded(path, kind="a bpe-lab config", error=BpeLabError, limit=MAX_CONFIG_BYTES, pipes=False,
+                            large=TooLarge)
+    except TooLarge:
         return {}, _("{path}: larger than a bpe-lab config; using the defaults").format(path=path)
+    except BpeLabError as exc:
+        if str(exc) == f"{path}: no such file":
+            return {}, None
+        reason = str(exc).removeprefix(f"{path}: ")
+        return {}, _("{path}: cannot read it ({reason}); using the defaults").format(path=path, reason=reason)
     try:
         value = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):

@@ -12,7 +12,7 @@ import stat
 import threading
 import time
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -112,8 +112,14 @@ class LoadedCorpus:
         if _is_parquet(path):  # a chunk-count table (bpe-lab count): opened as one, by content
             table = read_counts(path)
             check_usable(str(path), table)
-            return cls.from_table(path, table, fingerprint(path.read_bytes()))
+            return cls.from_table(path, table, table.file_sha256)
         data = read_corpus_bytes(path, max_bytes=max_bytes)  # read once: the hash is of exactly the bytes trained on
+        if data[:4] == b"PAR1":  # a table from a pipe: told by the bytes read, not by reading it twice
+            from engine import counts_from_bytes
+
+            table = counts_from_bytes(str(path), data, parquet=True)
+            check_usable(str(path), table)
+            return cls.from_table(path, table, table.file_sha256)
         return cls.from_corpus(decode_corpus(data, base=base, name=path.name), base, path, fingerprint(data))
 
     @classmethod
@@ -123,7 +129,7 @@ class LoadedCorpus:
         refuse_standard_input(str(source), "the table")
         table = read_counts(source, pretokenizer=pretokenizer_for(config), base=config.base)
         check_usable(str(source), table)
-        return cls.from_table(Path(source), table, fingerprint(Path(source).read_bytes()))
+        return cls.from_table(Path(source), table, table.file_sha256)  # the bytes read: a pipe cannot be read again
 
     @property
     def source(self) -> str:
@@ -143,7 +149,11 @@ class LoadedCorpus:
 
 
 def _is_parquet(path: Path) -> bool:
+    """Whether a regular file starts as Parquet does; a pipe is never read here (its first bytes
+    would be lost, and a FIFO with no writer would wait): its bytes are read once, then told."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with path.open("rb") as handle:
             return handle.read(4) == b"PAR1"
     except OSError:
@@ -206,14 +216,15 @@ class Workbench:
         return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.script,
                        replay_ids=self.file_ids, branches=data, counts=corpus.table is not None)
 
-    def restore(self, session: Session) -> str | None:
+    def restore(self, session: Session, stop: Callable[[], bool] | None = None) -> str | None:
         """Bring the trainer to a session's state: train (deterministically) through its merges,
-        then undo to its step. Returns a note when this version makes different merges."""
+        then undo to its step. Returns a note when this version makes different merges.
+        ``stop()`` (branches only) ends a restore early when it says so (the app closing)."""
         trainer = self.trainer
         if session.branches is not None and not trainer.is_replay:
             with self.lock:
                 self.manual_seen = True
-                return trainer.restore_branches(session.branches)
+                return trainer.restore_branches(session.branches, stop)
         with self.lock:
             trainer.goto(len(session.merges))
             made = [event.pair for event in trainer.events()]
