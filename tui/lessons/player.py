@@ -18,7 +18,7 @@ from ..finder import find_token
 from ..i18n import _
 from .claims import Result, evaluate
 from .format import Claim, Directive, Lesson
-from .runner import ActionFailed, open_source
+from .runner import ActionFailed, lesson_path, open_source
 
 if TYPE_CHECKING:
     from ..app import BpeApp
@@ -341,7 +341,7 @@ class LessonPlayer:
         workbench = app.workbench
         if workbench is None:
             raise ActionFailed(_("no corpus is open (an open directive comes first)"))
-        path = self.lesson.resolve(action.args[0])
+        path = lesson_path(self.lesson, action.args[0])
         try:
             imported = await asyncio.to_thread(load_any, path)
         except (ValueError, OSError) as exc:

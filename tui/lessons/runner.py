@@ -53,6 +53,15 @@ def text_file(text: str) -> Path:
     return path
 
 
+def lesson_path(lesson: Lesson, named: str) -> Path:
+    """The file a directive names (:meth:`Lesson.resolve`), or ActionFailed when the lesson may
+    not read it (outside its folder, or in serve mode outside the served folder)."""
+    try:
+        return lesson.resolve(named)
+    except (OSError, RuntimeError, ValueError) as exc:  # OutsideLessonError, a link loop, a NUL byte
+        raise ActionFailed(str(exc)) from None
+
+
 def open_source(lesson: Lesson, action: Directive, *, write_text: bool = True) -> Source:
     """The corpus and settings an ``open`` directive names. ActionFailed when it cannot be."""
     options = action.options
@@ -64,7 +73,7 @@ def open_source(lesson: Lesson, action: Directive, *, write_text: bool = True) -
         name = sample_name(options["sample"])
         return Source(f"sample:{name}", name, config)
     if "file" in options:
-        path = lesson.resolve(options["file"])
+        path = lesson_path(lesson, options["file"])
         if not path.is_file():
             raise ActionFailed(_("{file}: no such file").format(file=options['file']))
         return Source(str(path), path.name, config)
@@ -115,7 +124,7 @@ def replay(lesson: Lesson, action: Directive, text: str) -> Trainer:
     """A trainer replaying the tokenizer file ``replay PATH`` names on ``text``."""
     from engine import load_any
 
-    path = lesson.resolve(action.args[0])
+    path = lesson_path(lesson, action.args[0])
     try:
         imported = load_any(path)
     except ValueError as exc:
