@@ -280,8 +280,8 @@ def test_replay_outside_is_refused_when_checked_and_when_run(outside):
 
 
 def test_trust_lesson_lets_it_read_anywhere(outside):
-    path = lesson_file(outside / "class", "open file=../secret.txt merges=1", "step", "replay ../tok.json",
-                       "expect merges == 2")
+    path = lesson_file(outside / "class", "open file=../secret.txt merges=1", "step", "replay ../tok.json", "run",
+                       "expect step == 2")
     assert check(path, anywhere=True) == []
     run = subprocess.run([sys.executable, "-m", "tui", "lesson", "--run", "--trust-lesson", str(path)],
                          capture_output=True, text=True, cwd=outside, timeout=120)
