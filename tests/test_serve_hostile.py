@@ -201,3 +201,114 @@ async def test_max_clients_counts_live_processes_not_websockets(tmp_path):
                 await asyncio.sleep(0.05)
             async with http.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws:  # a new tab gets the place
                 await Tab(ws).until(lambda text: "step 0" in text)
+
+
+# -- a tab's files: saves never replace what the tab did not write; lessons stay in the root -------
+
+from textual.widgets import Input, Label  # noqa: E402
+
+from tui.model.confine import Confinement, NotThisTabsError, OutsideRootError, deliver  # noqa: E402
+
+from test_serve_confine import SIZE, rooms, said, save_as, served_app  # noqa: E402, F401
+
+
+def test_a_save_replaces_only_the_tabs_own_files(tmp_path):
+    (tmp_path / "c.txt").write_text("the class corpus\n", encoding="utf-8")
+    one, two = Confinement(tmp_path, tab="tab1"), Confinement(tmp_path, tab="tab2")
+    with pytest.raises(NotThisTabsError, match=r"^c.txt is in the shared folder and was not saved from this tab: "
+                       r"choose another name \(a tab replaces only its own files\)$"):
+        one.replaceable("c.txt")
+    assert one.own_name("c-300", ".json") == "c-300-tab1.json" != two.own_name("c-300", ".json")
+    mine = one.replaceable("c-300-tab1.json")
+    mine.write_text("one's copy", encoding="utf-8")
+    one.wrote(mine)
+    assert one.replaceable("c-300-tab1.json") == mine  # its own: saved again
+    with pytest.raises(NotThisTabsError):
+        two.replaceable("c-300-tab1.json")  # another tab's copy
+    (tmp_path / "c-300-tab2.json").write_text("a stranger's", encoding="utf-8")
+    assert two.own_name("c-300", ".json") == "c-300-tab2-2.json"  # the default steps around a taken name
+    with pytest.raises(OutsideRootError):
+        one.replaceable("../elsewhere.json")
+
+
+def test_the_download_is_the_bytes_just_written(tmp_path):
+    """What the browser gets is the copy as this tab wrote it, read at once: not whatever the
+    file holds when textual-serve gets round to streaming it."""
+    sent = []
+
+    class Web:
+        is_web = True
+        confinement = Confinement(tmp_path)
+
+        def deliver_binary(self, what, **options):
+            sent.append((what, options))
+
+    path = tmp_path / "tok.json"
+    path.write_bytes(b"mine")
+    assert deliver(Web(), path)
+    path.write_bytes(b"replaced later")
+    ((what, options),) = sent
+    assert what.read() == b"mine" and options == {"save_filename": "tok.json"}
+    assert path.resolve() in Web.confinement.written
+
+
+def test_a_lessons_inline_text_is_readable_in_serve_mode(tmp_path, monkeypatch):
+    from tui.lessons.runner import text_file
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    (tmp_path / "root").mkdir()
+    rules = Confinement(tmp_path / "root")
+    kept = text_file("a text a lesson holds")
+    assert rules.readable(kept) == kept.resolve()
+    with pytest.raises(OutsideRootError):
+        rules.readable(tmp_path / "state" / "bpe-lab" / "serve" / "session-x.json")
+    with pytest.raises(OutsideRootError):
+        rules.writable(kept)
+
+
+@pytest.mark.slow
+async def test_in_a_tab_saving_over_the_class_corpus_is_refused(rooms, monkeypatch):  # noqa: F811
+    root, _outside = rooms
+    monkeypatch.chdir(root)
+    app = served_app(root)
+    before = (root / "c.txt").read_bytes()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await pilot.press("s")
+        default = app.screen.query_one(Input).value
+        assert default == f"c-257-tab{os.getpid()}.json"
+        await pilot.press("escape")
+        await save_as(app, pilot, "c.txt")
+        assert said(app) == ("not saved: c.txt: c.txt is in the shared folder and was not saved from this tab: "
+                             "choose another name (a tab replaces only its own files)")
+        assert (root / "c.txt").read_bytes() == before
+        await save_as(app, pilot, default)
+        await save_as(app, pilot, default)  # its own copy: replaced
+        assert said(app).startswith(f"saved {default}")
+
+
+@pytest.mark.slow
+async def test_a_served_lesson_says_nothing_of_files_outside_the_root(rooms, monkeypatch):  # noqa: F811
+    root, outside = rooms
+    monkeypatch.chdir(root)
+    (root / "lessons").mkdir()
+    app = served_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        shown = []
+        for named in (str(outside / "secret.txt"), str(outside / "missing.json"), "../../outside", "../out.txt"):
+            lesson = root / "lessons" / "l.md"
+            lesson.write_text(f'+++\ntitle = "t"\n+++\n## one\n```bpe\nopen sample=qa.txt\nreplay {named}\n```\n',
+                              encoding="utf-8")
+            await pilot.press("l")
+            typed = app.screen.query_one("#lesson-path", Input)
+            typed.value = "lessons/l.md"
+            typed.focus()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert not app.lesson, (named, said(app) if app._notifications else "")
+            shown.append(str(app.screen.query_one("#lesson-error", Label).render()))
+            await pilot.press("escape")
+        # the same line whether the file exists, is missing or a folder, or a link inside leads out
+        assert shown == [f"{lesson}:7: {named} is outside the folder this server shares: a lesson opens only files in it"
+                         for named in (str(outside / "secret.txt"), str(outside / "missing.json"), "../../outside",
+                                       "../out.txt")]

@@ -38,7 +38,7 @@ from tui.app.theme import activate as activate_theme
 from tui.app.training import GROUP, Training
 from tui.app.widgets.corpus_view import CorpusView
 from tui.i18n import _, engine_message, ngettext
-from tui.model.confine import Confinement, deliver, output_path
+from tui.model.confine import Confinement, default_name, deliver, output_path
 from tui.model.pacing import Pacer, faster, slower
 from tui.model.quiz import Score
 from tui.model.samples import sample_settings
@@ -611,7 +611,7 @@ class BpeApp(App):
     def action_save(self) -> None:
         workbench = self.workbench
         stem = Path(workbench.corpus.name).stem or "tokenizer"
-        default = f"{stem}-{workbench.trainer.vocab_size}.json"
+        default = default_name(self, f"{stem}-{workbench.trainer.vocab_size}", ".json")  # in a browser: this tab's own
 
         def done(answer: str | None) -> None:
             if not answer:

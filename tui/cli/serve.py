@@ -151,12 +151,17 @@ def check_app_args(app_args: Sequence[str], root: Path) -> None:
     from tui.cli.common import config_from_args
 
     args = app_parser().parse_args([*app_args, "--serve-root", str(root)])
-    typed = args.corpus
+    typed, typed_counts = args.corpus, args.counts
     confine_args(args)
     if typed and not typed.startswith("sample:") and not os.path.isfile(args.corpus):
         raise ServeError(f"{typed}: no such file")
     if not args.tokenizer:
         pretokenizer_for(config_from_args(args))
+    if args.counts is not None:  # read now: a bad table would leave every tab at "loading" in the browser
+        from tui.app.launch import table_corpus
+
+        args.counts = typed_counts  # inside the root (checked), and named as typed
+        table_corpus(args, config_from_args(args))
 
 
 def check_port(host: str, port: int) -> None:

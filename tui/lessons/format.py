@@ -18,7 +18,6 @@ from pathlib import Path
 
 from engine.display import inert
 from engine.errors import size_text
-
 from tui.i18n import _, ngettext
 
 #: Comparison operators of a claim.

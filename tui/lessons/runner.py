@@ -9,7 +9,6 @@ here: where an ``open`` reads its corpus and with which settings (:func:`open_so
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,10 +41,10 @@ class Source:
 def text_file(text: str) -> Path:
     """The file an inline ``open text="..."`` corpus is kept in (by its hash, in the state folder)."""
     from engine import atomic_write_bytes
+    from tui.model.confine import lesson_text_folder
 
     data = text.encode("utf-8")
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    path = Path(state) / "bpe-lab" / "lessons" / f"text-{hashlib.sha256(data).hexdigest()[:12]}.txt"
+    path = lesson_text_folder() / f"text-{hashlib.sha256(data).hexdigest()[:12]}.txt"
     if not path.is_file() or path.read_bytes() != data:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(path, data)
