@@ -9,6 +9,7 @@ tests/test_bad_input.py in a subprocess under a CPU-time and a memory limit.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shlex
@@ -298,3 +299,62 @@ def test_a_served_lesson_stays_in_the_served_folder(outside):
     with pytest.raises(LessonError, match="^secret.txt is outside the folder this server shares"):
         lesson.resolve("secret.txt")
     assert check(path) == [f"{path}:6: secret.txt: no such file"]  # inside: the usual word on it
+
+
+# -- in the app: plain text, escapes shown -------------------------------------------------------
+
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+@pytest.mark.slow
+async def test_the_lesson_pane_shows_file_text_as_plain_text(tmp_path, monkeypatch):
+    """A title that is markup ("[/x]" raised MarkupError when the border was drawn; "[@click=...]"
+    stayed live) and prose, headings and claims holding escapes: shown as written, escaped."""
+    from textual.widgets import Static
+
+    from tui.app import BpeApp
+    from tui.app.widgets.lesson_pane import LessonPane
+
+    from test_lessons_app import settle as settled
+
+    async def settle(app, pilot):  # bounded: a MarkupError ends the app, which then never settles
+        await asyncio.wait_for(settled(app, pilot), 120)
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    title = "[/x] [@click=app.quit]quit[/] [link=https://example.com]x[/link]"
+    path = lesson_file(tmp_path, "open sample=qa.txt", 'expect encode "\x1b[2J" == [1]',
+                       front=f'+++\ntitle = "{title}"\n+++\n', prose=f"see {OSC52} here\n")
+    path.write_text(path.read_text(encoding="utf-8").replace("## one", "## one \x1b]0;t\x07"), encoding="utf-8")
+    app = BpeApp(autosave=False, lesson=parse(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        pane = app.main_screen.query_one(LessonPane)
+        assert pane._border_title.plain == f"lesson: {title}"  # drawn, and not markup
+        await pilot.press("greater_than_sign")
+        await settle(app, pilot)
+        markdown = pane._markdown
+        assert "␛]52;c;aGVsbG8=␛\\" in markdown and "## one ␛]0;t␇" in markdown and not RAW.search(markdown)
+        claims = str(pane.query_one("#lesson-claims", Static).render())
+        assert "\\u001b[2J" in claims and not RAW.search(claims)
+        assert app.is_running
+
+
+@pytest.mark.slow
+async def test_a_corpus_file_name_with_escapes_is_shown_escaped(tmp_path):
+    from engine import TrainConfig
+    from tui.app import BpeApp
+    from tui.app.widgets.status_line import StatusLine
+    from tui.model.workbench import LoadedCorpus, Workbench
+
+    named = tmp_path / "a\x1b]0;owned\x07b.txt"
+    named.write_text("the cat in the hat\n", encoding="utf-8")
+    app = BpeApp(workbench=Workbench(LoadedCorpus.open(named, "bytes"), TrainConfig(vocab_size=260)), autosave=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        app.main_screen.show_status(None)
+        shown = str(app.main_screen.query_one(StatusLine).render())
+        assert "a␛]0;owned␇b.txt" in shown and not RAW.search(shown)
+        app.load(LoadedCorpus.open(named, "bytes"), TrainConfig(vocab_size=260))
+        loading = str(app.main_screen.query_one(StatusLine).render())
+        assert "loading a␛]0;owned␇b.txt" in loading and not RAW.search(loading)
+        await app.workers.wait_for_complete()

@@ -23,6 +23,7 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from engine import Tokenizer, TrainConfig
+from engine.display import inert
 from tui.app import collector
 from tui.app.commands import system_commands, translated_system
 from tui.app.keys import app_bindings, typed_actions
@@ -252,7 +253,7 @@ class BpeApp(App):
         does by ``file_ids``, if given); the panes follow when it is ready. If it fails, a
         message says why and the current one stays."""
         self.loading = True
-        self.main_screen.show_status(_("loading {name} …").format(name=corpus.name))
+        self.main_screen.show_status(_("loading {name} …").format(name=inert(corpus.name)))  # a file name: never raw
         self._build(corpus, config, script, file_ids)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
