@@ -277,7 +277,7 @@ def split_words(line: str) -> list[tuple[str, int]]:
             if ch == "'":
                 close = line.find("'", i + 1)
                 if close < 0:
-                    raise ValueError("No closing quotation")
+                    raise ValueError(_("No closing quotation"))
                 parts.append(line[i + 1:close])
                 i = close + 1
             elif ch == '"':
@@ -285,20 +285,20 @@ def split_words(line: str) -> list[tuple[str, int]]:
                 while True:
                     stop = _DOUBLE_STOP.search(line, i)
                     if stop is None:
-                        raise ValueError("No closing quotation")
+                        raise ValueError(_("No closing quotation"))
                     at = stop.start()
                     parts.append(line[i:at])
                     if line[at] == '"':
                         i = at + 1
                         break
                     if at + 1 >= n:
-                        raise ValueError("No escaped character")
+                        raise ValueError(_("No escaped character"))
                     escaped = line[at + 1]
                     parts.append(escaped if escaped in '"\\' else "\\" + escaped)
                     i = at + 2
             elif ch == "\\":
                 if i + 1 >= n:
-                    raise ValueError("No escaped character")
+                    raise ValueError(_("No escaped character"))
                 parts.append(line[i + 1])
                 i += 2
             else:
