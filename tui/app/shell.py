@@ -22,8 +22,7 @@ from textual.theme import Theme
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
-from engine import Tokenizer, TrainConfig
-from engine.display import inert
+from engine import Tokenizer, TrainConfig, inert
 from tui.app import collector
 from tui.app.commands import system_commands, translated_system
 from tui.app.keys import app_bindings, typed_actions

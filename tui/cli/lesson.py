@@ -53,7 +53,7 @@ def run_lesson(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def list_lessons(out: TextIO) -> int:
-    from engine.display import inert
+    from engine import inert
     from tui.lessons.catalog import bundled
     from tui.lessons.format import LessonError, parse
 
@@ -80,7 +80,7 @@ def list_lessons(out: TextIO) -> int:
 def check_files(names: list[str], lang: str | None, out: TextIO, err: TextIO, *, anywhere: bool = False) -> int:
     """Every problem of every file as ``bpe-lab: error: FILE:LINE: message``; the last one is
     raised (one error line and exit 2, as every command's)."""
-    from engine.display import inert
+    from engine import inert
     from tui.cli.common import PROG
     from tui.lessons.catalog import resolve
     from tui.lessons.format import LessonError, check
@@ -107,7 +107,7 @@ def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_js
                  anywhere: bool = False) -> int:
     """Play the lesson headless. Everything printed comes from files (the lesson, its corpora):
     control characters are shown escaped (:func:`engine.display.inert`; in JSON as escapes)."""
-    from engine.display import inert
+    from engine import inert
     from tui.cli.common import PROG
     from tui.lessons.catalog import load
     from tui.lessons.runner import HeadlessRun

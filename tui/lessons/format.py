@@ -16,8 +16,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.display import inert
-from engine.errors import size_text
+from engine import inert, size_text
 from tui.i18n import _, ngettext
 
 #: Comparison operators of a claim.

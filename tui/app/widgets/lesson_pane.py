@@ -11,7 +11,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Markdown, Static
 
-from engine.display import inert
+from engine import inert
 from tui.app.widgets.line_break import BrokenLines
 from tui.i18n import _
 
