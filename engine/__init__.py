@@ -33,7 +33,7 @@ from ._events import Candidate, Merge
 from ._version import VERSION
 from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
-from .display import hex_bytes, invisible_name, mark_edges, token_display, visible_text
+from .display import hex_bytes, inert, invisible_name, mark_edges, token_display, visible_text
 from .errors import (
     MAX_FILE_BYTES,
     MAX_STREAM_BYTES,
@@ -158,6 +158,7 @@ __all__ = [
     "export_tokenizer",
     "hex_bytes",
     "hf_byte_rank",
+    "inert",
     "invisible_name",
     "is_stdin",
     "load_any",

@@ -15,6 +15,7 @@ the characters around them.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 #: Whitespace and control characters made visible.
@@ -124,6 +125,25 @@ def visible_text(text: str, *, space: str = " ") -> str:
     if text.isprintable() and " " not in text:
         return text
     return "".join(_visible_char(ch, space) for ch in text)
+
+
+#: Control characters (C0 but tab and newline, DEL, C1) and lone surrogates: what :func:`inert`
+#: replaces. One search over the text, so clean text costs one scan.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def inert(text: str) -> str:
+    """``text`` safe to print on a terminal or show in a browser's terminal: every control
+    character but tab and newline shown as the corpus pane shows it (``ESC`` -> ``␛``, ``\\r`` ->
+    ``␍``, C1 ``\\x9b`` -> ``\\x9b``, a lone surrogate -> ``\\udcff``), so an escape sequence from a
+    file (a window title, OSC 52's clipboard write, clearing the screen) stays text. Unchanged
+    when there is none (the same object).
+
+    Example: ``inert("a\\x1b]0;pwned\\x07 b\\n")`` -> ``'a␛]0;pwned␇ b\\n'``
+    """
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(lambda m: _visible_char(m.group(), " "), text)
 
 
 def token_display(data: bytes, *, space: str = " ", seed: bool = False) -> str:

@@ -602,7 +602,43 @@ SETUP_LESSONS: dict[str, Setup] = {
     "lesson-unknown-name": lambda tmp, mp: None,
     "lesson-start-bad-file": lambda tmp, mp: lesson(tmp, "stepp 3"),
     "lesson-fine": lambda tmp, mp: lesson(tmp, "open sample=qa.txt", "step 2", "expect step == 2", name="fine.md"),
+    # issue 21: bombs (run under a CPU-time and a memory limit: BOMB_ROWS), escapes, paths out
+    "lesson-heading-blanks": lambda tmp, mp: corpus(tmp, "head.md", '+++\ntitle = "t"\n+++\n## a' + " " * 100_000
+                                                     + "b\n```bpe\nopen sample=qa.txt\n```\n"),
+    "lesson-long-quoted-word": lambda tmp, mp: lesson(tmp, "open sample=qa.txt", 'tokenize "' + "a" * 760_000 + '"',
+                                                       name="quote.md"),
+    "lesson-many-comments": lambda tmp, mp: lesson(tmp, "#1 " * 300_000, name="comments.md"),
+    "lesson-too-large": lambda tmp, mp: corpus(tmp, "big.md", '+++\ntitle = "t"\n+++\n## one\n' + "x" * (2 << 20)),
+    "lesson-device": lambda tmp, mp: None,
+    "lesson-deep-front-matter": lambda tmp, mp: lesson(tmp, "step", front="+++\ntitle = " + "[" * 100_000 + "\n+++\n"),
+    "lesson-deep-claim": lambda tmp, mp: lesson(tmp, 'expect encode "a" == ' + "[" * 100_000),
+    "lesson-control-character": lambda tmp, mp: corpus(tmp, "bad.md", '+++\ntitle = "t"\n+++\n## one\n'
+                                                        "copy \x1b]52;c;aGVsbG8=\x1b\\ this\n```bpe\nopen sample=qa.txt\n```\n"),
+    "lesson-file-outside": lambda tmp, mp: lesson(tmp, "open file=/etc/passwd"),
+    "lesson-replay-outside": lambda tmp, mp: (trained_tok(tmp), (tmp / "class").mkdir(),
+                                              lesson(tmp / "class", "open sample=qa.txt", "replay ../tok.json")),
+    "lesson-trusted": lambda tmp, mp: (trained_tok(tmp), (tmp / "class").mkdir(),
+                                       lesson(tmp / "class", "open sample=qa.txt", "replay ../tok.json")),
 }
+
+#: Rows that are time or memory bombs: run in a subprocess (``python -m tui``) under RLIMIT_CPU and
+#: RLIMIT_AS, so that a regression fails the row instead of hanging the run or the machine.
+BOMB_ROWS = {"lesson-heading-blanks", "lesson-long-quoted-word", "lesson-many-comments", "lesson-too-large",
+             "lesson-device", "lesson-deep-front-matter", "lesson-deep-claim"}
+BOMB_CPU_SECONDS, BOMB_MEMORY = 30, 1 << 30
+
+
+def run_limited(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m tui ARGV`` under the bombs' limits (SIGXCPU past the CPU time)."""
+    import resource
+
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (BOMB_CPU_SECONDS, BOMB_CPU_SECONDS))
+        resource.setrlimit(resource.RLIMIT_AS, (BOMB_MEMORY, BOMB_MEMORY))
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "tui", *argv], capture_output=True, text=True, cwd=cwd, env=env,
+                          preexec_fn=limits, timeout=600, stdin=subprocess.DEVNULL)
 
 #: Sockets a row's setup listens on (another server), closed by the row's check.
 HELD: list[socket.socket] = []
@@ -634,6 +670,8 @@ SETUP_SERVE: dict[str, Setup] = {
     "serve-corpus-missing": lambda tmp, mp: (tmp / "class").mkdir(),
     "serve-resume": lambda tmp, mp: None,
     "serve-app-option": lambda tmp, mp: None,
+    "serve-counts-outside": lambda tmp, mp: (tmp / "class").mkdir(),
+    "serve-counts-missing": lambda tmp, mp: (tmp / "class").mkdir(),
 }
 
 
@@ -986,6 +1024,16 @@ def cpu_seconds() -> float:
 @pytest.mark.parametrize("row", [pytest.param(row, id=row.id, marks=[pytest.mark.slow] * (row.id in SLOW_ROWS)) for row in ROWS])
 def test_documented_bad_input(row: Row, sandbox, monkeypatch):
     SETUP[row.id](sandbox, monkeypatch)
+    if row.id in BOMB_ROWS:
+        run = run_limited(row.argv, sandbox)
+        assert run.returncode == row.exit, run.stderr[-2000:]
+        if row.exit == 2:
+            assert run.stderr == row.message + "\n" and run.stdout == ""
+        else:
+            assert [line for line in run.stderr.splitlines() if line.startswith("bpe-lab: note:")] == (
+                [] if row.message == "—" else [row.message])
+            assert run.stderr.splitlines()[-1].startswith("bpe-lab: ")
+        return
     raised: list[BaseException | str] = []
     real_error = common.error
     monkeypatch.setattr(common, "error", lambda exc, err: raised.append(exc) or real_error(exc, err))

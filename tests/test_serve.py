@@ -143,7 +143,8 @@ async def test_page_websocket_first_frame_and_a_download(tmp_path):
                 key = next(t[1] for t in tab.texts if t[0] == "deliver_file_start")
                 async with http.get(f"http://127.0.0.1:{port}/download/{key}") as download:
                     assert download.status == 200
-                    assert "attachment; filename=c-257.json" in download.headers["Content-Disposition"]
+                    named = re.search(r"attachment; filename=(c-257-tab\d+\.json)", download.headers["Content-Disposition"])
+                    assert named, download.headers["Content-Disposition"]  # the default name is this tab's own
                     delivered = await download.read()
                 tab.texts.clear()
                 await tab.keys("\x10")  # ctrl+p: the palette's Screenshot (the X key's) delivers the SVG too
@@ -156,7 +157,7 @@ async def test_page_websocket_first_frame_and_a_download(tmp_path):
                 async with http.get(f"http://127.0.0.1:{port}/download/{key}") as download:
                     assert download.status == 200 and download.headers["Content-Type"].startswith("image/svg+xml")
                     picture = await download.read()
-        saved = root / "c-257.json"  # written under --root too
+        saved = root / named.group(1)  # written under --root too
         assert saved.read_bytes() == delivered and len(load_tokenizer(saved).merges) == 1
         (shot,) = root.glob("*.svg")
         assert shot.read_bytes() == picture and b"<svg" in picture

@@ -247,7 +247,7 @@ def confine_args(args: argparse.Namespace):
     rules = Confinement(Path(args.serve_root))
     if not rules.root.is_dir():
         raise ValueError(f"{args.serve_root}: no such folder to serve")
-    for name in ("corpus", "tokenizer"):
+    for name in ("corpus", "tokenizer", "counts"):
         given = getattr(args, name)
         if given and not given.startswith("sample:"):
             given = os.path.abspath(os.path.expanduser(given))  # named from where serve started

@@ -22,7 +22,7 @@ from textual.theme import Theme
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine import Tokenizer, TrainConfig
+from engine import Tokenizer, TrainConfig, inert
 from tui.app import collector
 from tui.app.commands import system_commands, translated_system
 from tui.app.keys import app_bindings, typed_actions
@@ -38,7 +38,7 @@ from tui.app.theme import activate as activate_theme
 from tui.app.training import GROUP, Training
 from tui.app.widgets.corpus_view import CorpusView
 from tui.i18n import _, engine_message, ngettext
-from tui.model.confine import Confinement, deliver, output_path
+from tui.model.confine import Confinement, default_name, deliver, output_path
 from tui.model.pacing import Pacer, faster, slower
 from tui.model.quiz import Score
 from tui.model.samples import sample_settings
@@ -252,7 +252,7 @@ class BpeApp(App):
         does by ``file_ids``, if given); the panes follow when it is ready. If it fails, a
         message says why and the current one stays."""
         self.loading = True
-        self.main_screen.show_status(_("loading {name} …").format(name=corpus.name))
+        self.main_screen.show_status(_("loading {name} …").format(name=inert(corpus.name)))  # a file name: never raw
         self._build(corpus, config, script, file_ids)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -612,7 +612,7 @@ class BpeApp(App):
     def action_save(self) -> None:
         workbench = self.workbench
         stem = Path(workbench.corpus.name).stem or "tokenizer"
-        default = f"{stem}-{workbench.trainer.vocab_size}.json"
+        default = default_name(self, f"{stem}-{workbench.trainer.vocab_size}", ".json")  # in a browser: this tab's own
 
         def done(answer: str | None) -> None:
             if not answer:

@@ -27,6 +27,9 @@ def add_lesson_parser(sub) -> None:
     mode.add_argument("--run", action="store_true", help="play the lesson headless: every claim checked, exit 1 if one fails")
     lesson.add_argument("--json", action="store_true", help="with --run: print the verdicts as JSON")
     lesson.add_argument("--session", metavar="PATH", help="when starting the app: one session file for every corpus")
+    lesson.add_argument("--trust-lesson", action="store_true",
+                        help="let the lesson open files outside its own folder (by default a lesson opens only the "
+                             "files beside it and the bundled samples)")
 
 
 def run_lesson(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -37,19 +40,20 @@ def run_lesson(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.check:
         if not args.lessons:
             raise UsageError("lesson --check needs one or more lesson files")
-        return check_files(args.lessons, args.lang, out, err)
+        return check_files(args.lessons, args.lang, out, err, anywhere=args.trust_lesson)
     if args.run:
         if len(args.lessons) != 1:
             raise UsageError("lesson --run takes one lesson (a name or a file)")
-        return run_headless(args.lessons[0], args.lang, out, err, as_json=args.json)
+        return run_headless(args.lessons[0], args.lang, out, err, as_json=args.json, anywhere=args.trust_lesson)
     if not args.lessons:
         return list_lessons(out)
     if len(args.lessons) != 1:
         raise UsageError("give one lesson to start (a name or a file)")
-    return start_app(args.lessons[0], args.lang, args.session, err)
+    return start_app(args.lessons[0], args.lang, args.session, err, anywhere=args.trust_lesson)
 
 
 def list_lessons(out: TextIO) -> int:
+    from engine import inert
     from tui.lessons.catalog import bundled
     from tui.lessons.format import LessonError, parse
 
@@ -69,13 +73,14 @@ def list_lessons(out: TextIO) -> int:
     width = max(len(r[0]) for r in rows)
     print(f"{'lesson':<{width}}  seed  languages  title", file=out)
     for name, seed, langs, title in rows:
-        print(f"{name:<{width}}  {seed:<4}  {langs:<9}  {title}", file=out)
+        print(f"{name:<{width}}  {seed:<4}  {langs:<9}  {inert(title)}", file=out)
     return 0
 
 
-def check_files(names: list[str], lang: str | None, out: TextIO, err: TextIO) -> int:
+def check_files(names: list[str], lang: str | None, out: TextIO, err: TextIO, *, anywhere: bool = False) -> int:
     """Every problem of every file as ``bpe-lab: error: FILE:LINE: message``; the last one is
     raised (one error line and exit 2, as every command's)."""
+    from engine import inert
     from tui.cli.common import PROG
     from tui.lessons.catalog import resolve
     from tui.lessons.format import LessonError, check
@@ -86,9 +91,9 @@ def check_files(names: list[str], lang: str | None, out: TextIO, err: TextIO) ->
         try:
             path, _ = resolve(name, lang)
         except LessonError as exc:
-            problems.append(str(exc))
+            problems.append(inert(str(exc)))
             continue
-        problems.extend(check(path))
+        problems.extend(check(path, anywhere=anywhere))
         checked += 1
     if problems:
         for line in problems[:-1]:
@@ -98,14 +103,18 @@ def check_files(names: list[str], lang: str | None, out: TextIO, err: TextIO) ->
     return 0
 
 
-def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_json: bool = False) -> int:
+def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_json: bool = False,
+                 anywhere: bool = False) -> int:
+    """Play the lesson headless. Everything printed comes from files (the lesson, its corpora):
+    control characters are shown escaped (:func:`engine.display.inert`; in JSON as escapes)."""
+    from engine import inert
     from tui.cli.common import PROG
     from tui.lessons.catalog import load
     from tui.lessons.runner import HeadlessRun
 
-    lesson, note = load(name, lang)
+    lesson, note = load(name, lang, anywhere=anywhere)
     if note:
-        print(f"{PROG}: note: {note}", file=err)
+        print(f"{PROG}: note: {inert(note)}", file=err)
     reports = HeadlessRun(lesson).run()
     claims = [r for rep in reports for r in rep.results]
     failed = [r for r in claims if not r.ok]
@@ -116,23 +125,31 @@ def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_js
                 "steps": [{"step": rep.index, "title": rep.step.title, "line": rep.step.line,
                            "claims": [r.to_dict() for r in rep.results],
                            "notes": [{"line": line, "message": msg} for line, msg in rep.notes]} for rep in reports]}
-        print(json.dumps(data, ensure_ascii=False), file=out)
+        print(json_inert(json.dumps(data, ensure_ascii=False)), file=out)
     else:
         total = len(lesson.steps) - 1
         for rep in reports:
             if not rep.results and not rep.notes:
                 continue
-            print(f"step {rep.index}/{total}: {rep.step.title}", file=out)
+            print(inert(f"step {rep.index}/{total}: {rep.step.title}"), file=out)
             lines = [(line, f"  ! {lesson.path}:{line}: {message}") for line, message in rep.notes]
             lines += [(r.claim.line, f"  {r.line()}  [{lesson.path}:{r.claim.line}]") for r in rep.results]
             for _, text in sorted(lines, key=lambda item: item[0]):
-                print(text, file=out)
+                print(inert(text), file=out)
         print(f"{len(claims) - len(failed)} of {len(claims)} claims hold"
               + (f"; {failed_actions} action{'s' if failed_actions != 1 else ''} failed" if failed_actions else ""), file=out)
     return 1 if failed or failed_actions else 0
 
 
-def start_app(name: str, lang: str | None, session: str | None, err: TextIO) -> int:
+def json_inert(text: str) -> str:
+    """JSON text with C1 controls and DEL escaped too (``json.dumps`` escapes only C0 when it
+    keeps non-ASCII text): the same JSON, safe on a terminal."""
+    import re
+
+    return re.sub("[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def start_app(name: str, lang: str | None, session: str | None, err: TextIO, *, anywhere: bool = False) -> int:
     from pathlib import Path
 
     from tui.i18n import set_language
@@ -142,7 +159,7 @@ def start_app(name: str, lang: str | None, session: str | None, err: TextIO) -> 
     # Chinese lesson in an English UI mixed two languages on one screen. (Before loading: the
     # note on a missing translation is said in it too.)
     set_language(lang)
-    lesson, note = load(name, lang)
+    lesson, note = load(name, lang, anywhere=anywhere)
     from tui.app import BpeApp
 
     app = BpeApp(None, session_file=Path(session) if session else None, lesson=lesson, lesson_note=note)

@@ -1,9 +1,13 @@
 """``bpe-lab serve``: the app in a browser, one app process for each tab (textual-serve).
 
 textual-serve does the serving: its page, its websocket, one process per connection, file
-downloads. This module only configures it: the command each tab runs (the app in serve mode,
+downloads. This module configures it: the command each tab runs (the app in serve mode,
 confined to ``--root``, with a session file of its own), a bound on the number of processes
-(textual-serve has none), and page URLs that follow the address a participant typed.
+(textual-serve has none), and page URLs that follow the address a participant typed. And it
+clamps what a client sends: a terminal at most :data:`MAX_WIDTH` × :data:`MAX_HEIGHT` cells
+(in the websocket's query and in resize messages), and a tab's app process that outlives its
+client is ended (asked to quit, then SIGTERM, then SIGKILL); a place is free only once its
+process has exited.
 """
 
 from __future__ import annotations
@@ -28,6 +32,47 @@ from tui.i18n import _
 INSTALL = "pip install 'bpe-lab[serve]'"
 #: At most this many app processes (browser tabs) at once, unless --max-clients says otherwise.
 DEFAULT_MAX_CLIENTS = 20
+#: The largest terminal a browser tab gets, in cells (a client asking for more gets this): the
+#: app's memory grows with the screen (5000 × 3000 held about 240 MB a tab).
+MAX_WIDTH, MAX_HEIGHT = 500, 200
+#: Once its client is gone, a tab's app has this long to quit (and save its session), then
+#: SIGTERM; this long again, then SIGKILL.
+QUIT_SECONDS, TERM_SECONDS = 3.0, 2.0
+#: A write to an app's input that waits longer than this (the app reads nothing) is dropped.
+SEND_SECONDS = 5.0
+
+
+def clamp_size(width: object, height: object) -> tuple[int, int]:
+    """A terminal size a client asked for (query text or JSON), within 1..MAX_WIDTH ×
+    1..MAX_HEIGHT; anything that is not a whole number gives the default 80 × 24.
+
+    Example: ``clamp_size("30000", 0)`` -> ``(500, 1)``; ``clamp_size("x", None)`` -> ``(80, 24)``
+    """
+    def one(value: object, default: int, most: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            return default
+        if isinstance(value, str) and not (value.isascii() and value.strip().isdigit() and len(value.strip()) <= 9):
+            return default
+        return max(1, min(int(value), most))
+
+    return one(width, 80, MAX_WIDTH), one(height, 24, MAX_HEIGHT)
+
+
+async def end_process(process: asyncio.subprocess.Process, quit_seconds: float = QUIT_SECONDS,
+                      term_seconds: float = TERM_SECONDS) -> None:
+    """Wait for ``process`` to exit: ``quit_seconds`` (it was asked to quit), then SIGTERM and
+    ``term_seconds``, then SIGKILL until it is gone."""
+    for sig, seconds in ((None, quit_seconds), (signal.SIGTERM, term_seconds), (signal.SIGKILL, None)):
+        if sig is not None and process.returncode is None:
+            try:
+                process.send_signal(sig)
+            except ProcessLookupError:
+                pass
+        try:
+            await asyncio.wait_for(process.wait(), seconds)
+            return
+        except TimeoutError:
+            continue
 
 
 class ServeError(ValueError):
@@ -106,12 +151,17 @@ def check_app_args(app_args: Sequence[str], root: Path) -> None:
     from tui.cli.common import config_from_args
 
     args = app_parser().parse_args([*app_args, "--serve-root", str(root)])
-    typed = args.corpus
+    typed, typed_counts = args.corpus, args.counts
     confine_args(args)
     if typed and not typed.startswith("sample:") and not os.path.isfile(args.corpus):
         raise ServeError(f"{typed}: no such file")
     if not args.tokenizer:
         pretokenizer_for(config_from_args(args))
+    if args.counts is not None:  # read now: a bad table would leave every tab at "loading" in the browser
+        from tui.app.launch import table_corpus
+
+        args.counts = typed_counts  # inside the root (checked), and named as typed
+        table_corpus(args, config_from_args(args))
 
 
 def check_port(host: str, port: int) -> None:
@@ -159,8 +209,58 @@ def classroom_server(command: str, *, host: str, port: int, max_clients: int, pu
                      root: Path, out: TextIO):
     """A textual-serve ``Server`` that starts at most ``max_clients`` app processes and builds its
     page's URLs from the address the browser used (localhost, an IP or a host name alike)."""
-    from aiohttp import web
-    from textual_serve.server import Server
+    from aiohttp import WSMsgType, web
+    from textual_serve.app_service import AppService
+    from textual_serve.server import Server, log
+
+    class TabService(AppService):
+        """One tab's app process: sizes clamped, never blocked on a gone client, always ended."""
+
+        async def set_terminal_size(self, width: int, height: int) -> None:
+            await super().set_terminal_size(*clamp_size(width, height))
+
+        async def send_bytes(self, data: bytes) -> bool:
+            try:
+                return await asyncio.wait_for(super().send_bytes(data), SEND_SECONDS)
+            except TimeoutError:
+                return False
+
+        async def send_meta(self, data: dict) -> bool:
+            try:
+                return await asyncio.wait_for(super().send_meta(data), SEND_SECONDS)
+            except TimeoutError:
+                return False
+
+        async def on_data(self, payload: bytes) -> None:
+            # A client gone mid-frame: textual-serve's reader died here (ConnectionError), the app
+            # then blocked writing its next frame and never quit. Read on, drop what no one gets.
+            try:
+                await self.remote_write_bytes(payload)
+            except Exception:
+                pass
+
+        async def on_meta(self, data: bytes) -> None:
+            try:
+                await super().on_meta(data)
+            except Exception:  # a gone client (or a packet textual-serve cannot read): read on
+                pass
+
+        async def stop(self) -> None:
+            """Ask the app to quit, then end its process (SIGTERM, SIGKILL) and wait for it."""
+            task, self._task = self._task, None
+            process = self._process
+            try:
+                await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
+            finally:
+                if process is not None:
+                    if process.returncode is None:
+                        await self.send_meta({"type": "quit"})
+                    await end_process(process)
+                if task is not None:
+                    try:  # the reader ends at the output's end (a child of the app may hold it open)
+                        await asyncio.wait_for(task, TERM_SECONDS)
+                    except (TimeoutError, asyncio.CancelledError):
+                        pass
 
     from tui.cli.serve_page import offline_templates
 
@@ -170,7 +270,7 @@ def classroom_server(command: str, *, host: str, port: int, max_clients: int, pu
             super().__init__(command, host=host, port=port, title=PROG, public_url=public_url,
                              templates_path=offline_templates())
             self.max_clients = max_clients
-            self.clients = 0  # live app processes (websockets)
+            self.clients = 0  # tabs whose app process has not exited yet
 
         def full(self) -> web.Response:
             return web.Response(status=503, text=full_page(self.max_clients), content_type="text/html")
@@ -186,13 +286,56 @@ def classroom_server(command: str, *, host: str, port: int, max_clients: int, pu
             return await super().handle_index(request)
 
         async def handle_websocket(self, request: web.Request):
+            """textual-serve's, with the size clamped and the place held until the process exited."""
             if self.clients >= self.max_clients:
                 return self.full()
             self.clients += 1  # no await since the check: no other connection came in between
+            websocket = web.WebSocketResponse(heartbeat=15)
+            width, height = clamp_size(request.query.get("width", "80"), request.query.get("height", "24"))
+            service: TabService | None = None
             try:
-                return await super().handle_websocket(request)
+                await websocket.prepare(request)
+                service = TabService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                                     close=websocket.close, download_manager=self.download_manager, debug=self.debug)
+                await service.start(width, height)
+                await self._process_messages(websocket, service)
+            except asyncio.CancelledError:
+                await websocket.close()
+            except Exception as error:
+                log.exception(error)
+            finally:
+                # shielded: a cancelled handler must not leave the process running or the place taken
+                await asyncio.shield(asyncio.ensure_future(self._ended(service)))
+            return websocket
+
+        async def _ended(self, service: TabService | None) -> None:
+            try:
+                if service is not None:
+                    await service.stop()
             finally:
                 self.clients -= 1
+
+        async def _process_messages(self, websocket: web.WebSocketResponse, app_service: TabService) -> None:
+            """textual-serve's loop, but a message that is not what the page sends is ignored."""
+            async for message in websocket:
+                if message.type != WSMsgType.TEXT:
+                    continue
+                try:
+                    envelope = message.json()
+                    kind, data = (envelope[0], envelope[1] if len(envelope) > 1 else None) if isinstance(
+                        envelope, list) and envelope else (None, None)
+                except (ValueError, RecursionError):
+                    continue
+                if kind == "stdin" and isinstance(data, str):
+                    await app_service.send_bytes(data.encode("utf-8", "replace"))
+                elif kind == "resize" and isinstance(data, dict):
+                    await app_service.set_terminal_size(data.get("width"), data.get("height"))
+                elif kind == "ping":
+                    await websocket.send_json(["pong", data])
+                elif kind == "blur":
+                    await app_service.blur()
+                elif kind == "focus":
+                    await app_service.focus()
 
         async def on_startup(self, app: web.Application) -> None:
             """Nothing: textual-serve prints its logo here, before the port is even open."""

@@ -93,7 +93,8 @@ def resolve(name_or_path: str, lang: str | None = None) -> tuple[Path, str | Non
     return found.file(lang)
 
 
-def load(name_or_path: str, lang: str | None = None) -> tuple[Lesson, str | None]:
-    """Parse the lesson a name or path means (LessonError on the first problem), and its note."""
+def load(name_or_path: str, lang: str | None = None, *, anywhere: bool = False) -> tuple[Lesson, str | None]:
+    """Parse the lesson a name or path means (LessonError on the first problem), and its note.
+    ``anywhere``: its files may lie outside its folder (``bpe-lab lesson --trust-lesson``)."""
     path, note = resolve(name_or_path, lang)
-    return parse(path), note
+    return parse(path, anywhere=anywhere), note

@@ -9,12 +9,14 @@ the format; this module is its reference.
 from __future__ import annotations
 
 import json
+import os
 import re
-import shlex
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine import inert, size_text
 from tui.i18n import _, ngettext
 
 #: Comparison operators of a claim.
@@ -27,6 +29,9 @@ QUIZ_MODES = ("shuffled", "hidden", "typed")
 LANGUAGES = ("en", "de", "zh")
 #: Front matter keys.
 FRONT_KEYS = {"title", "seed", "lang"}
+#: Lesson files above this many bytes are refused before they are read (the bundled ones are
+#: under 5 kB): parsing is linear, but a lesson is prose for people, not data.
+MAX_LESSON_BYTES = 1 << 20
 
 #: ``open`` settings: the setting -> the TrainConfig field it sets and the kind of value.
 SETTINGS = {
@@ -77,6 +82,10 @@ BASELINE_MEASURES = ("vocab", "tokens", "unknown")
 
 class LessonError(ValueError):
     """A lesson file that cannot be read or used: one line, ``FILE:LINE: message``."""
+
+
+class OutsideLessonError(LessonError):
+    """A path a lesson names outside the folders it may read (:attr:`Lesson.reach`)."""
 
 
 @dataclass(frozen=True)
@@ -142,14 +151,35 @@ class Lesson:
     lang: str
     steps: tuple[Step, ...]
     front: dict = field(default_factory=dict)
+    #: The folders the files a lesson names must be in (resolved): its own folder and the bundled
+    #: samples and lessons, as :func:`parse` sets it; None (``parse(..., anywhere=True)``): any.
+    reach: tuple[Path, ...] | None = None
+    #: In serve mode, the served folder and the bundled ones: a file must be in these as well.
+    served: tuple[Path, ...] | None = None
 
     @property
     def folder(self) -> Path:
         return self.path.parent
 
     def resolve(self, relative: str) -> Path:
-        """A path a directive names, relative to the lesson file."""
-        return (self.folder / Path(relative).expanduser()).resolve() if not Path(relative).is_absolute() else Path(relative)
+        """A path a directive names, relative to the lesson file, with every link followed;
+        OutsideLessonError (one line) when it leaves the lesson's reach."""
+        path = (self.folder / Path(relative).expanduser()).resolve()
+        if self.served is not None and not any(path.is_relative_to(folder) for folder in self.served):
+            raise OutsideLessonError(_("{named} is outside the folder this server shares: a lesson opens only "
+                                       "files in it").format(named=relative))
+        if self.reach is not None and not any(path.is_relative_to(folder) for folder in self.reach):
+            raise OutsideLessonError(_("{named} is outside the lesson's folder: a lesson opens files beside it "
+                                       "and the bundled samples (bpe-lab lesson --trust-lesson lets it open any "
+                                       "file)").format(named=relative))
+        return path
+
+
+def lesson_reach(path: Path) -> tuple[Path, ...]:
+    """The folders a lesson at ``path`` may read files from: its own and the bundled ones."""
+    from tui.model.confine import bundled_folders
+
+    return (path.parent.resolve(), *bundled_folders())
 
 
 def show_value(value: object) -> str:
@@ -163,48 +193,121 @@ def show_value(value: object) -> str:
 
 # -- splitting a directive line ------------------------------------------------------------------
 
+_TOKEN_ID = re.compile(r"#\d+(\s|$)")
+#: What the lexer reads as shlex's whitespace (posix mode: space, tab, CR, LF).
+_SPACE = " \t\r\n"
+_PLAIN = re.compile(r"[^ \t\r\n'\"\\]+")
+_DOUBLE_STOP = re.compile(r'["\\]')
+_COMMENT_STOP = re.compile(r"""[\\'"#]""")
+_QUOTING = re.compile(r"""[\\'"]""")
+_WORD = re.compile(r"[^ \t\r\n]+")
+
+
 def strip_comment(line: str) -> str:
     """The line up to a ``#`` comment: a ``#`` outside quotes that starts a word, unless the word
-    is a token id (``#12``, the find syntax)."""
-    quote = None
+    is a token id (``#12``, the find syntax). Linear: it jumps from one quote, backslash or
+    ``#`` to the next."""
+    if "#" not in line:
+        return line
     i = 0
-    while i < len(line):
-        ch = line[i]
-        if quote:
-            if ch == "\\" and quote == '"':
-                i += 2
-                continue
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
+    while True:
+        stop = _COMMENT_STOP.search(line, i)
+        if stop is None:
+            return line
+        at = stop.start()
+        ch = line[at]
+        if ch == "#":
+            if (at == 0 or line[at - 1].isspace()) and not _TOKEN_ID.match(line, at):
+                return line[:at]
+            i = at + 1
         elif ch == "\\":
-            i += 2
-            continue
-        elif ch == "#" and (i == 0 or line[i - 1].isspace()) and not re.match(r"#\d+(\s|$)", line[i:]):
-            return line[:i]
-        i += 1
-    return line
+            i = at + 2
+        elif ch == "'":
+            close = line.find("'", at + 1)
+            if close < 0:
+                return line
+            i = close + 1
+        else:  # a double quote: a backslash in it escapes the next character
+            i = at + 1
+            while True:
+                inner = _DOUBLE_STOP.search(line, i)
+                if inner is None:
+                    return line
+                if line[inner.start()] == '"':
+                    i = inner.end()
+                    break
+                i = inner.start() + 2
 
 
 def words(line: str) -> list[tuple[str, str, int]]:
     """The line's words as shlex reads them, each with its raw text and where it ends.
 
-    Example: ``words('tokenize "a b"')`` -> ``[('tokenize', 'tokenize', 9), ('a b', '"a b"', 15)]``
+    Example: ``words('tokenize "a b"')`` -> ``[('tokenize', 'tokenize', 9), ('a b', '"a b"', 14)]``
     """
-    lexer = shlex.shlex(line, posix=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
     out = []
     start = 0
-    while True:
-        word = lexer.get_token()
-        if word is None:
-            break
-        end = lexer.instream.tell()
+    for word, end in split_words(line):
         out.append((word, line[start:end].strip(), end))
         start = end
     return out
+
+
+def split_words(line: str) -> list[tuple[str, int]]:
+    """The words ``shlex`` (posix, whitespace_split, no comments) reads from ``line``, each with
+    the offset just past it and the blank that ends it, as ``shlex``'s stream would tell; the same
+    ValueError on an open quote or a trailing backslash. Linear: ``shlex`` adds one character at
+    a time to its token, which is quadratic on a long word.
+
+    Example: ``split_words('a "b c"d')`` -> ``[('a', 2), ('b cd', 8)]``
+    """
+    n = len(line)
+    if _QUOTING.search(line) is None:  # no quotes, no backslashes: the words between blanks
+        return [(word.group(), min(word.end() + 1, n)) for word in _WORD.finditer(line)]
+    out: list[tuple[str, int]] = []
+    i = 0
+    while True:
+        while i < n and line[i] in _SPACE:
+            i += 1
+        if i >= n:
+            return out
+        parts: list[str] = []
+        while i < n and line[i] not in _SPACE:
+            ch = line[i]
+            if ch == "'":
+                close = line.find("'", i + 1)
+                if close < 0:
+                    raise ValueError(_("No closing quotation"))
+                parts.append(line[i + 1:close])
+                i = close + 1
+            elif ch == '"':
+                i += 1
+                while True:
+                    stop = _DOUBLE_STOP.search(line, i)
+                    if stop is None:
+                        raise ValueError(_("No closing quotation"))
+                    at = stop.start()
+                    parts.append(line[i:at])
+                    if line[at] == '"':
+                        i = at + 1
+                        break
+                    if at + 1 >= n:
+                        raise ValueError(_("No escaped character"))
+                    escaped = line[at + 1]
+                    parts.append(escaped if escaped in '"\\' else "\\" + escaped)
+                    i = at + 2
+            elif ch == "\\":
+                if i + 1 >= n:
+                    raise ValueError(_("No escaped character"))
+                parts.append(line[i + 1])
+                i += 2
+            else:
+                plain = _PLAIN.match(line, i)
+                assert plain is not None
+                parts.append(plain.group())
+                i = plain.end()
+        end = min(i + 1, n)  # shlex has read the blank that ends the word
+        out.append(("".join(parts), end))
+        i = end
 
 
 def parse_value(raw: str, where: str) -> object:
@@ -217,12 +320,16 @@ def parse_value(raw: str, where: str) -> object:
             value = json.loads(raw)
         except json.JSONDecodeError:
             raise LessonError(_("{where}: not a JSON list: {raw}").format(where=where, raw=raw)) from None
+        except RecursionError:
+            raise LessonError(_("{where}: a list nested too deeply").format(where=where)) from None
+        except ValueError:  # a number longer than Python converts
+            raise LessonError(_("{where}: a number with too many digits").format(where=where)) from None
         if not isinstance(value, list):
             raise LessonError(_("{where}: not a JSON list: {raw}").format(where=where, raw=raw))
         return value
     if raw[0] in "'\"":
         try:
-            parts = shlex.split(raw)
+            parts = [word for word, _end in split_words(raw)]
         except ValueError:
             raise LessonError(_("{where}: unbalanced quotes in {raw}").format(where=where, raw=raw)) from None
         if len(parts) != 1:
@@ -240,36 +347,108 @@ def parse_value(raw: str, where: str) -> object:
 # -- parsing a file ------------------------------------------------------------------------------
 
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([^`\s]*)")
-_HEADING = re.compile(r"^##\s+(.*?)\s*#*\s*$")
+#: Control characters a lesson may not hold (all but tab; newlines split its lines).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-def parse(path: str | Path, text: str | None = None) -> Lesson:
-    """Read a lesson (the first problem raises :class:`LessonError`)."""
-    lesson, problems = _read(Path(path), text)
+def heading(line: str) -> str | None:
+    """A ``##`` heading's text (closing ``#``s and blanks stripped), else None: what
+    ``^##\\s+(.*?)\\s*#*\\s*$`` matches, in linear time (that regex is cubic on blanks)."""
+    if len(line) < 3 or not line.startswith("##") or not line[2].isspace():
+        return None
+    return line[2:].strip().rstrip("#").rstrip()
+
+
+def parse(path: str | Path, text: str | None = None, *, anywhere: bool = False,
+          within: tuple[Path, ...] | None = None) -> Lesson:
+    """Read a lesson (the first problem raises :class:`LessonError`). Its files must lie in its
+    folder or the bundled ones unless ``anywhere``, and inside ``within`` when given (serve
+    mode). Control characters are not a problem here (they are shown escaped): :func:`check`
+    reports them."""
+    lesson, problems, _controls = _read(Path(path), text, anywhere, within)
     if problems:
-        raise LessonError(problems[0])
+        raise LessonError(inert(problems[0]))
     assert lesson is not None
     return lesson
 
 
-def _read(path: Path, text: str | None) -> tuple[Lesson | None, list[str]]:
-    name = str(path)
+def read_lesson_text(path: Path, name: str) -> tuple[str | None, str | None]:
+    """The text of a lesson file, or a problem: bounded (:data:`MAX_LESSON_BYTES`), never
+    waiting (a pipe or device is refused), newlines as ``read_text`` gives them."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None, _("{name}: no such lesson file").format(name=name)
+    except IsADirectoryError:
+        return None, _("{name}: is a directory, not a lesson file").format(name=name)
+    except OSError as exc:
+        return None, _("{name}: cannot read it ({reason})").format(name=name, reason=exc.strerror or exc)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            return None, _("{name}: is a directory, not a lesson file").format(name=name)
+        if not stat.S_ISREG(mode):
+            what = _("is a device") if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else _("is a pipe") if stat.S_ISFIFO(
+                mode) else _("is not a regular file")
+            return None, _("{name}: {what}, not a lesson file (save it to a file)").format(name=name, what=what)
+        size = os.fstat(fd).st_size
+        chunks, read = [], 0
+        while read <= MAX_LESSON_BYTES and size <= MAX_LESSON_BYTES:
+            chunk = os.read(fd, MAX_LESSON_BYTES + 1 - read)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            read += len(chunk)
+        if size > MAX_LESSON_BYTES or read > MAX_LESSON_BYTES:
+            return None, _("{name}: more than {limit}, too large for a lesson file").format(
+                name=name, limit=size_text(MAX_LESSON_BYTES))
+    except OSError as exc:
+        return None, _("{name}: cannot read it ({reason})").format(name=name, reason=exc.strerror or exc)
+    finally:
+        os.close(fd)
+    try:
+        text = b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        return None, _("{name}:1: the lesson is not UTF-8 text").format(name=name)
+    return text.replace("\r\n", "\n").replace("\r", "\n"), None
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text`` split at newlines only (``splitlines`` also splits at form feeds,
+    U+001C–U+001E, U+0085, U+2028 and U+2029, which would shift every line number after one)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _controls(name: str, lines: list[str], text: str) -> list[str]:
+    """One problem per line holding a control character (one search when there is none)."""
+    if _CONTROL.search(text) is None:
+        return []
+    found = []
+    for index, line in enumerate(lines):
+        match = _CONTROL.search(line)
+        if match:
+            found.append(_("{name}:{line}: a control character, U+{code:04X}, that a terminal would act on: "
+                           "remove it (a lesson holds text, tabs and newlines)").format(
+                name=name, line=index + 1, code=ord(match.group())))
+    return found
+
+
+def _read(path: Path, text: str | None, anywhere: bool = False, within: tuple[Path, ...] | None = None
+          ) -> tuple[Lesson | None, list[str], list[str]]:
+    name = inert(str(path))
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None, [_("{name}: no such lesson file").format(name=name)]
-        except IsADirectoryError:
-            return None, [_("{name}: is a directory, not a lesson file").format(name=name)]
-        except UnicodeDecodeError:
-            return None, [_("{name}:1: the lesson is not UTF-8 text").format(name=name)]
-        except OSError as exc:
-            return None, [_("{name}: cannot read it ({reason})").format(name=name, reason=exc.strerror or exc)]
-    lines = text.splitlines()
+        text, problem = read_lesson_text(path, name)
+        if text is None:
+            return None, [problem or name], []
+    lines = _lines(text)
+    controls = _controls(name, lines, text)
     problems: list[str] = []
-    front, body_start = _front_matter(name, lines, problems)
+    front, body_start = _front_matter(name, lines, problems, controls)
     if front is None:
-        return None, problems
+        return None, problems, controls
     title = front.get("title")
     lang = front.get("lang", _lang_from_name(path) or "en")
     seed = front.get("seed")
@@ -310,10 +489,10 @@ def _read(path: Path, text: str | None) -> tuple[Lesson | None, list[str]]:
             if not in_bpe:
                 prose.append(line)
             continue
-        heading = _HEADING.match(line)
-        if heading:
+        title_text = heading(line)
+        if title_text is not None:
             close_step()
-            current_title, current_line = heading.group(1) or f"step {len(steps)}", number
+            current_title, current_line = title_text or f"step {len(steps)}", number
             prose, actions = [], []
             continue
         prose.append(line)
@@ -322,12 +501,14 @@ def _read(path: Path, text: str | None) -> tuple[Lesson | None, list[str]]:
     close_step()
     if len(steps) < 2:
         problems.append(_("{name}:{line}: the lesson has no steps (a step starts at a ## heading)").format(name=name, line=len(lines) or 1))
-    lesson = Lesson(path, str(title or path.stem), None if seed is None else str(seed), str(lang), tuple(steps), front)
+    lesson = Lesson(path, str(title or path.stem), None if seed is None else str(seed), str(lang), tuple(steps), front,
+                    None if anywhere else lesson_reach(path),
+                    None if within is None else tuple(Path(folder).resolve() for folder in within))
     for step in lesson.steps:
         for action in step.actions:
             if isinstance(action, Directive):
                 _check_files(lesson, action, problems)
-    return lesson, sorted(problems, key=_line_of)
+    return lesson, sorted(problems, key=_line_of), controls
 
 
 def _line_of(problem: str) -> int:
@@ -340,7 +521,7 @@ def _lang_from_name(path: Path) -> str | None:
     return parts[-2] if len(parts) >= 3 and parts[-2] in LANGUAGES else None
 
 
-def _front_matter(name: str, lines: list[str], problems: list[str]) -> tuple[dict | None, int]:
+def _front_matter(name: str, lines: list[str], problems: list[str], controls: list[str]) -> tuple[dict | None, int]:
     """The TOML between the first two ``+++`` lines, and the index of the first body line."""
     first = 0
     while first < len(lines) and not lines[first].strip():
@@ -362,6 +543,19 @@ def _front_matter(name: str, lines: list[str], problems: list[str]) -> tuple[dic
         at = first + 1 + int(match.group(1)) if match else first + 1
         problems.append(_("{name}:{at}: bad front matter: {reason}").format(name=name, at=at, reason=str(exc).split(' (at')[0]))
         return None, 0
+    except RecursionError:
+        problems.append(_("{name}:{at}: bad front matter: nested too deeply").format(name=name, at=first + 2))
+        return None, 0
+    except ValueError:  # a number longer than Python converts
+        problems.append(_("{name}:{at}: bad front matter: a number with too many digits").format(name=name, at=first + 2))
+        return None, 0
+    for key in ("title", "seed", "lang"):  # a TOML escape ("\u001b") is a control character the file does not show
+        value = front.get(key)
+        if isinstance(value, str) and _CONTROL.search(value):
+            at = next((i + 1 for i in range(first + 1, end) if lines[i].lstrip().startswith(key)), first + 2)
+            controls.append(_("{name}:{line}: a control character, U+{code:04X}, that a terminal would act on: "
+                              "remove it (a lesson holds text, tabs and newlines)").format(
+                name=name, line=at, code=ord(_CONTROL.search(value).group())))
     unknown = sorted(set(front) - FRONT_KEYS)
     if unknown:
         problems.append(_("{name}:{line}: unknown front matter key {key} (have: {choices})").format(
@@ -433,7 +627,7 @@ def _check_claim_args(where: str, quantity: str, args: tuple[str, ...], op: str,
     if quantity == "decode":
         try:
             ids = json.loads(args[0])
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, nested too deeply, a number too long
             ids = None
         if not isinstance(ids, list) or not all(type(i) is int for i in ids):
             raise LessonError(_("{where}: decode takes a JSON list of ids, like \"[259, 264]\"").format(where=where))
@@ -557,11 +751,19 @@ def _check_directive(where: str, number: int, source: str, split: list[tuple[str
 
 
 def _check_files(lesson: Lesson, action: Directive, problems: list[str]) -> None:
-    """A file a directive names must exist (relative to the lesson)."""
+    """A file a directive names must be within the lesson's reach (said first: whether a file
+    out of reach exists is not said) and exist (relative to the lesson)."""
     named = action.options.get("file") if action.kind == "open" else action.args[0] if action.kind == "replay" else None
     if named is None:
         return
-    path = lesson.resolve(named)
+    try:
+        path = lesson.resolve(named)
+    except OutsideLessonError as exc:
+        problems.append(f"{inert(str(lesson.path))}:{action.line}: {exc}")
+        return
+    except (OSError, RuntimeError, ValueError) as exc:  # a link loop, a NUL byte, a name too long
+        problems.append(f"{inert(str(lesson.path))}:{action.line}: {named}: {getattr(exc, 'strerror', None) or exc}")
+        return
     if not path.is_file():
         what = _("no such file") if not path.exists() else _("not a file")
         problems.append(_("{file}:{line}: {named}: {what}").format(file=lesson.path, line=action.line, named=named, what=what))
@@ -631,6 +833,8 @@ def config_for(options: dict[str, str]):
 
 # -- checking ------------------------------------------------------------------------------------
 
-def check(path: str | Path) -> list[str]:
-    """Every problem of a lesson file, one ``FILE:LINE: message`` line each (empty: fine)."""
-    return _read(Path(path), None)[1]
+def check(path: str | Path, *, anywhere: bool = False) -> list[str]:
+    """Every problem of a lesson file, one ``FILE:LINE: message`` line each (empty: fine),
+    control characters included."""
+    _lesson, problems, controls = _read(Path(path), None, anywhere)
+    return [inert(problem) for problem in sorted(problems + controls, key=_line_of)]

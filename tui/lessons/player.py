@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from tui.i18n import _
 from tui.lessons.claims import Result, evaluate
 from tui.lessons.format import Claim, Directive, Lesson
-from tui.lessons.runner import ActionFailed, open_source
+from tui.lessons.runner import ActionFailed, lesson_path, open_source
 from tui.model.finder import find_token
 
 if TYPE_CHECKING:
@@ -341,7 +341,7 @@ class LessonPlayer:
         workbench = app.workbench
         if workbench is None:
             raise ActionFailed(_("no corpus is open (an open directive comes first)"))
-        path = self.lesson.resolve(action.args[0])
+        path = lesson_path(self.lesson, action.args[0])
         try:
             imported = await asyncio.to_thread(load_any, path)
         except (ValueError, OSError) as exc:

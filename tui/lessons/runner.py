@@ -9,7 +9,6 @@ here: where an ``open`` reads its corpus and with which settings (:func:`open_so
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,14 +39,23 @@ class Source:
 def text_file(text: str) -> Path:
     """The file an inline ``open text="..."`` corpus is kept in (by its hash, in the state folder)."""
     from engine import atomic_write_bytes
+    from tui.model.confine import lesson_text_folder
 
     data = text.encode("utf-8")
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    path = Path(state) / "bpe-lab" / "lessons" / f"text-{hashlib.sha256(data).hexdigest()[:12]}.txt"
+    path = lesson_text_folder() / f"text-{hashlib.sha256(data).hexdigest()[:12]}.txt"
     if not path.is_file() or path.read_bytes() != data:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(path, data)
     return path
+
+
+def lesson_path(lesson: Lesson, named: str) -> Path:
+    """The file a directive names (:meth:`Lesson.resolve`), or ActionFailed when the lesson may
+    not read it (outside its folder, or in serve mode outside the served folder)."""
+    try:
+        return lesson.resolve(named)
+    except (OSError, RuntimeError, ValueError) as exc:  # OutsideLessonError, a link loop, a NUL byte
+        raise ActionFailed(str(exc)) from None
 
 
 def open_source(lesson: Lesson, action: Directive, *, write_text: bool = True) -> Source:
@@ -61,7 +69,7 @@ def open_source(lesson: Lesson, action: Directive, *, write_text: bool = True) -
         name = sample_name(options["sample"])
         return Source(f"sample:{name}", name, config)
     if "file" in options:
-        path = lesson.resolve(options["file"])
+        path = lesson_path(lesson, options["file"])
         if not path.is_file():
             raise ActionFailed(_("{file}: no such file").format(file=options['file']))
         return Source(str(path), path.name, config)
@@ -112,7 +120,7 @@ def replay(lesson: Lesson, action: Directive, text: str) -> Trainer:
     """A trainer replaying the tokenizer file ``replay PATH`` names on ``text``."""
     from engine import load_any
 
-    path = lesson.resolve(action.args[0])
+    path = lesson_path(lesson, action.args[0])
     try:
         imported = load_any(path)
     except ValueError as exc:

@@ -15,6 +15,7 @@ Example::
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,22 @@ from tui.i18n import _
 
 class OutsideRootError(ValueError):
     """A path outside the served folder; the message is one line for the participant."""
+
+
+class NotThisTabsError(ValueError):
+    """A file in the served folder that this tab did not write: a save never replaces it."""
+
+
+def lesson_text_folder() -> Path:
+    """Where a lesson's ``open text="..."`` corpus is kept (``$XDG_STATE_HOME/bpe-lab/lessons``):
+    files bpe-lab writes itself, so a served app may read them although they are outside the root."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "bpe-lab" / "lessons"
+
+
+def kept_folders() -> tuple[Path, ...]:
+    """Folders outside the root that hold only what bpe-lab wrote itself, readable in serve mode."""
+    return (lesson_text_folder().resolve(),)
 
 
 def bundled_folders() -> tuple[Path, ...]:
@@ -40,8 +57,14 @@ class Confinement:
 
     root: Path
     bundled: tuple[Path, ...] = field(default_factory=bundled_folders)
+    kept: tuple[Path, ...] = field(default_factory=kept_folders)
+    """Readable too: the lesson texts bpe-lab keeps (:func:`lesson_text_folder`)."""
     label: str = ""
     """How messages name the root (default: as given, before it is resolved)."""
+    tab: str = field(default_factory=lambda: f"tab{os.getpid()}")
+    """This tab's mark in default file names (each tab is one app process)."""
+    written: set[Path] = field(default_factory=set, compare=False)
+    """What this tab wrote (resolved; and their folders): the only files a save may replace."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "label", self.label or str(self.root))
@@ -55,7 +78,7 @@ class Confinement:
     def readable(self, typed: str | Path) -> Path:
         """The resolved path to read, if inside the root or a bundled folder; else OutsideRootError."""
         resolved = self.resolve(typed)
-        if any(resolved.is_relative_to(folder) for folder in (self.root, *self.bundled)):
+        if any(resolved.is_relative_to(folder) for folder in (self.root, *self.bundled, *self.kept)):
             return resolved
         raise OutsideRootError(self._refusal(typed, resolved))
 
@@ -65,6 +88,33 @@ class Confinement:
         if resolved.is_relative_to(self.root):
             return resolved
         raise OutsideRootError(self._refusal(typed, resolved))
+
+    def replaceable(self, typed: str | Path) -> Path:
+        """The resolved path to write, if inside the root and either new or written by this tab
+        before (:meth:`wrote`); else OutsideRootError or NotThisTabsError: one participant must
+        not replace the class corpus, the lesson, or another participant's copy."""
+        resolved = self.writable(typed)
+        if (resolved.exists() or resolved.is_symlink()) and resolved not in self.written:
+            raise NotThisTabsError(_("{path} is in the shared folder and was not saved from this tab: choose another "
+                                     "name (a tab replaces only its own files)").format(path=typed))
+        return resolved
+
+    def wrote(self, path: str | Path) -> None:
+        """Record a file this tab has just written (and its folders up to the root) as its own."""
+        resolved = self.resolve(path)
+        while resolved.is_relative_to(self.root) and resolved != self.root:
+            self.written.add(resolved)
+            resolved = resolved.parent
+
+    def own_name(self, stem: str, suffix: str = "") -> str:
+        """A default name for a file this tab writes in the root: ``STEM-TAB[-N]SUFFIX``, the first
+        that is free or this tab's own (so two tabs on one corpus and step never share one)."""
+        for number in range(1, 10_000):
+            name = f"{stem}-{self.tab}{'' if number == 1 else f'-{number}'}{suffix}"
+            target = self.resolve(name)
+            if not (target.exists() or target.is_symlink()) or target in self.written:
+                return name
+        return f"{stem}-{self.tab}-{os.urandom(4).hex()}{suffix}"
 
     def _refusal(self, typed: str | Path, resolved: Path) -> str:
         plain = Path(typed).expanduser()
@@ -94,11 +144,18 @@ def confinement_of(app: object) -> Confinement | None:
 
 
 def deliver(app, path: Path) -> bool:
-    """In serve mode, also send a file just written under the root to the participant's browser,
-    as a download (textual-serve streams it); in a terminal nothing more happens. True if sent."""
-    if confinement_of(app) is None or not getattr(app, "is_web", False):
+    """In serve mode, record a file just written under the root as this tab's, and send it to
+    the participant's browser as a download: the bytes as written now, whatever the file holds
+    when textual-serve streams it. In a terminal nothing more happens. True if sent."""
+    import io
+
+    rules = confinement_of(app)
+    if rules is None:
         return False
-    app.deliver_binary(path)
+    rules.wrote(path)
+    if not getattr(app, "is_web", False):
+        return False
+    app.deliver_binary(io.BytesIO(Path(path).read_bytes()), save_filename=Path(path).name)
     return True
 
 
@@ -115,8 +172,15 @@ def confined_setting(app, setting: str) -> str:
 
 
 def output_path(app, typed: str | Path) -> Path:
-    """Where to write a file the user named: inside the root in serve mode (else
-    OutsideRootError), as typed otherwise. Saving, exporting and screenshots use it, then
-    :func:`deliver`."""
+    """Where to write a file the user named: in serve mode inside the root (else
+    OutsideRootError) and new or this tab's own (else NotThisTabsError); as typed otherwise.
+    Saving and exporting use it, then :func:`deliver`."""
     rules = confinement_of(app)
-    return rules.writable(typed) if rules is not None else Path(typed).expanduser()
+    return rules.replaceable(typed) if rules is not None else Path(typed).expanduser()
+
+
+def default_name(app, stem: str, suffix: str = "") -> str:
+    """A default file name: ``STEM SUFFIX``; in serve mode one of this tab's own
+    (:meth:`Confinement.own_name`), so tabs on one corpus at one step do not share it."""
+    rules = confinement_of(app)
+    return rules.own_name(stem, suffix) if rules is not None else f"{stem}{suffix}"

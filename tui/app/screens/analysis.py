@@ -30,7 +30,7 @@ from engine import Tokenizer
 from tui.app.theme import current
 from tui.app.widgets.footer import FittingFooter
 from tui.i18n import N_, _
-from tui.model.confine import confined_setting, deliver, output_path
+from tui.model.confine import confined_setting, default_name, deliver, output_path
 from tui.model.workbench import Workbench
 
 if TYPE_CHECKING:
@@ -401,7 +401,8 @@ class AnalysisScreen(Screen[None]):
         stem = Path(self.workbench.corpus.name).stem or "corpus"
         root = Path(os.environ.get("BPE_LAB_EXPORTS") or "bpe-lab-exports")
         try:  # in a browser (bpe-lab serve): only inside the served folder
-            folder = output_path(self.app, root / f"{stem}-step{self.workbench.trainer.steps}").resolve()
+            named = default_name(self.app, str(root / f"{stem}-step{self.workbench.trainer.steps}"))
+            folder = output_path(self.app, named).resolve()
         except ValueError as exc:
             self.app.say(_("not exported: {reason}").format(reason=exc), title=_("Export"), severity="error", timeout=8)
             return

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from engine import inert
 from tui.i18n import N_, _, language
 from tui.lessons.catalog import bundled
 from tui.lessons.format import LessonError, parse
@@ -21,7 +22,7 @@ from tui.model.confine import confinement_of
 
 def lesson_option(name: str, title: str, seed: str | None, languages: list[str]) -> Text:
     text = Text()
-    text.append(title, style="bold")
+    text.append(inert(title), style="bold")  # from a file: never an escape sequence
     text.append("\n  " + _("{name}: seed {seed}, in {languages}").format(
         name=name, seed=seed or "-", languages=", ".join(languages)), style="dim")
     return text
@@ -82,8 +83,9 @@ class LessonListScreen(ModalScreen):
             self._open(path, None)
 
     def _open(self, path: Path, note: str | None) -> None:
-        try:
-            lesson = parse(path)
+        rules = confinement_of(self.app)
+        try:  # in a browser: the lesson's files must be in the served folder too (said before whether they exist)
+            lesson = parse(path, within=None if rules is None else (rules.root, *rules.bundled))
         except LessonError as exc:
             self.query_one("#lesson-error", Label).update(Text(str(exc)))
             return

@@ -11,6 +11,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Markdown, Static
 
+from engine import inert
 from tui.app.widgets.line_break import BrokenLines
 from tui.i18n import _
 
@@ -27,15 +28,15 @@ def claims_text(player: LessonPlayer) -> Text:
     for result in shown.results:
         if result.ok:
             text.append("✓ ", style="bold green")
-            text.append(f"{result.claim.subject} {result.claim.expected}\n")
+            text.append(inert(f"{result.claim.subject} {result.claim.expected}") + "\n")
         else:
             text.append("✗ ", style="bold red")
-            text.append(f"{result.claim.subject} {result.claim.expected}\n", style="red")
-            text.append("  " + _("actual: {actual}").format(actual=result.shown_actual) + "\n", style="red")
+            text.append(inert(f"{result.claim.subject} {result.claim.expected}") + "\n", style="red")
+            text.append("  " + inert(_("actual: {actual}").format(actual=result.shown_actual)) + "\n", style="red")
     for failure in shown.failures:
-        text.append(failure + "\n", style="bold red")
+        text.append(inert(failure) + "\n", style="bold red")
     for note in shown.notes:
-        text.append(note + "\n", style="yellow")
+        text.append(inert(note) + "\n", style="yellow")
     return text
 
 
@@ -85,26 +86,27 @@ class LessonPane(Vertical):
     def show(self, player: LessonPlayer) -> None:
         lesson, index = player.lesson, player.index
         step = lesson.steps[index]
+        # Text, not a str: a str border title is markup ("[/x]" raised MarkupError, "[@click=...]" acted)
         if index == 0:
-            self.border_title = _("lesson: {title}").format(title=lesson.title)
+            self.border_title = Text(inert(_("lesson: {title}").format(title=lesson.title)))
         else:
-            self.border_title = _("step {k}/{n}").format(k=index, n=player.count)
+            self.border_title = Text(_("step {k}/{n}").format(k=index, n=player.count))
         banner = self.query_one("#lesson-banner", Static)
         if player.busy:
             banner.update(Text(_("running the step…"), style="italic"))
         elif player.drifted():
             banner.update(Text(_("you explored: press > to return to the lesson"), style="bold yellow"))
         elif player.note and index == 0:
-            banner.update(Text(player.note, style="italic"))
+            banner.update(Text(inert(player.note), style="italic"))
         else:
             banner.update("")
         banner.display = bool(player.busy or player.drifted() or (player.note and index == 0))
         heading = f"## {lesson.title}" if index == 0 else f"## {step.title}"
-        markdown = f"{heading}\n\n{step.markdown}"
+        markdown = inert(f"{heading}\n\n{step.markdown}")  # the prose's escapes shown, never sent to the terminal
         view = self.query_one("#lesson-text", Markdown)
         if getattr(self, "_markdown", None) != markdown:
             self._markdown = markdown
             view.update(markdown)
             self.query_one("#lesson-scroll", VerticalScroll).scroll_home(animate=False)
-        claims = Content.from_rich_text(claims_text(player))
+        claims = Content.from_rich_text(claims_text(player))  # made inert in claims_text
         self.query_one("#lesson-claims", Static).update(BrokenLines(claims, hang=2))  # a claim's second line under its first's text

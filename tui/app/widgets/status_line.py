@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from engine import inert
 from tui.app.theme import current
 from tui.i18n import _
 from tui.model.pacing import speed_label
@@ -104,7 +105,7 @@ class StatusLine(Static):
         script = workbench.script
         fields["config"] = Text(f"{config.base} {pre}")
         fields["rule"] = Text(_("replaying {n} merges").format(n=len(script.merges)) if script is not None else config.tie_rule)
-        fields["corpus"] = Text(corpus.name, style="bold")
+        fields["corpus"] = Text(inert(corpus.name), style="bold")  # a file name may hold escapes
         fields["size"] = Text(human_size(corpus.size), style="bold")
         width = max(self.size.width - 2, 10) if self.size.width else 10_000
         self.update(fit_fields(fields, width), layout=False)
