@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bytelevel import token_to_unicode, unicode_to_token
 from ..errors import ExportError, WriteError
 from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
+from . import sniff as sniffed
 from .common import (
     Imported,
     build,
@@ -33,6 +34,9 @@ from .common import (
     read_text,
     show,
 )
+
+if TYPE_CHECKING:
+    from .sniff import Probe
 
 VOCAB = "vocab.json"
 MERGES = "merges.txt"
@@ -177,3 +181,47 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
     )
     return Imported(tok, "gpt2", str(vocab_path.parent if Path(path).is_dir() else path),
                     None if identity(file_ids) else file_ids, warnings + more)
+
+
+# -- the format's hooks (engine.formats.REGISTRY) --------------------------------------------
+
+
+def sniff(probe: Probe) -> int:
+    path = probe.path
+    if probe.kind == "dir":
+        return sniffed.VOCAB_OBJECT if (path / VOCAB).exists() or (path / MERGES).exists() else 0
+    if probe.kind == "json":
+        data = probe.data
+        if not isinstance(data, dict):
+            return 0
+        if data and all(type(v) is int for v in data.values()):
+            return sniffed.VOCAB_OBJECT
+        return sniffed.NAMED if path.name.endswith(VOCAB) else 0
+    lines = probe.lines
+    if lines and lines[0].startswith("#version"):
+        return sniffed.VOCAB_OBJECT
+    pairs = bool(lines) and all(len(parts) == 2 and all(parts) for parts in (line.rstrip("\r").split(" ") for line in lines))
+    if pairs and path.name.endswith(MERGES):
+        return sniffed.MERGES_NAMED
+    if pairs and (path.parent / VOCAB).exists():
+        return sniffed.PAIR_BESIDE
+    return sniffed.NAMED if path.name.endswith(MERGES) else 0
+
+
+def load(path: Path, content: Any, pretokenizer: PreTokenizer | None, need_pattern: bool) -> Imported:
+    return load_gpt2(path, pretokenizer, content)
+
+
+def save(tok: Tokenizer, path: Path, ids: Sequence[int | None] | None, source: str) -> list[str]:
+    return save_gpt2(tok, path, ids)
+
+
+def reads(path: Path) -> list[Path]:
+    try:
+        return list(pair_paths(path))
+    except ValueError:
+        return [path]
+
+
+def writes(path: Path) -> list[Path]:
+    return [path / VOCAB, path / MERGES]

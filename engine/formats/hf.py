@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from itertools import chain, repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bytelevel import byte_level_names, not_byte_level, token_to_unicode, unicode_to_token, unicode_to_tokens
 from ..errors import TokenizerFileError
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
+from . import sniff as sniffed
 from .common import (
     Imported,
     build,
@@ -36,6 +37,9 @@ from .common import (
     write_json,
 )
 from .hfpre import pretokenizer_json, read_pretokenizer
+
+if TYPE_CHECKING:
+    from .sniff import Probe
 
 
 def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> dict[str, Any]:
@@ -265,3 +269,25 @@ def _load_model(
         specials=specials, pretokenizer=pre, spell=spell,
     )
     return tok, file_ids, warnings + more
+
+
+# -- the format's hooks (engine.formats.REGISTRY) --------------------------------------------
+
+
+def sniff(probe: Probe) -> int:
+    return sniffed.HF if probe.kind == "json" and isinstance(probe.data, dict) and "model" in probe.data else 0
+
+
+def load(path: Path, content: Any, pretokenizer: PreTokenizer | None, need_pattern: bool) -> Imported:
+    return load_hf(path, content)
+
+
+def save(tok: Tokenizer, path: Path, ids: Sequence[int | None] | None, source: str) -> list[str]:
+    return save_hf(tok, path, ids)
+
+
+def reads(path: Path) -> list[Path]:
+    return [path]
+
+
+writes = reads

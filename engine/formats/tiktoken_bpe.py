@@ -22,7 +22,7 @@ import heapq
 import operator
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._codec import apply_merges
 from .._pairs import SHIFT
@@ -32,6 +32,7 @@ from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from . import merge_cache
+from . import sniff as sniffed
 from .common import (
     MAX_ID,
     Imported,
@@ -49,6 +50,9 @@ from .common import (
     read_text,
     show,
 )
+
+if TYPE_CHECKING:
+    from .sniff import Probe
 
 #: The pattern that makes the whole text one piece (pre-tokenizer ``none``).
 WHOLE_TEXT = r"[\s\S]+"
@@ -452,3 +456,37 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     warnings += _unreachable_notes(unreachable)
     warnings += _odd_warning(odd)
     return Imported(tok, "tiktoken", str(path), None if identity(file_ids) else file_ids, warnings + more)
+
+
+# -- the format's hooks (engine.formats.REGISTRY) --------------------------------------------
+
+
+def sniff(probe: Probe) -> int:
+    if probe.kind == "json":
+        if not isinstance(probe.data, dict):
+            return 0
+        if "pat_str" in probe.data:
+            return sniffed.TIKTOKEN
+        return sniffed.NAMED if probe.path.name.endswith(".tiktoken.json") else 0
+    if probe.kind == "text":
+        if probe.lines and all(sniffed.RANK_LINE.match(line) for line in probe.lines):
+            return sniffed.TIKTOKEN
+        return sniffed.NAMED if probe.path.name.endswith(".tiktoken") else 0
+    return 0
+
+
+def load(path: Path, content: Any, pretokenizer: PreTokenizer | None, need_pattern: bool) -> Imported:
+    return load_tiktoken(path, pretokenizer, content, need_pattern=need_pattern)
+
+
+def save(tok: Tokenizer, path: Path, ids: Sequence[int | None] | None, source: str) -> list[str]:
+    return save_tiktoken(tok, path, ids)
+
+
+def reads(path: Path) -> list[Path]:
+    ranks = path.with_name(path.name[: -len(".json")]) if path.name.endswith(".json") else path
+    return [ranks, sidecar_path(ranks)]
+
+
+def writes(path: Path) -> list[Path]:
+    return [path, sidecar_path(path)]
