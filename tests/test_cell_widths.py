@@ -18,12 +18,12 @@ from engine import TrainConfig, token_display
 from engine.analysis import BpeSegmenter, parse_parallel, tie_rule_diff
 from engine.trainer import Trainer
 from tui.app import BpeApp
-from tui.samples import sample
-from tui.widgets.candidates import Candidates
-from tui.widgets.compare_pane import parallel_view, through_each
-from tui.widgets.merge_log import MergeLog, column_widths, fit
-from tui.widgets.tiediff_pane import render_diff
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.widgets.candidates import Candidates
+from tui.app.widgets.compare_pane import parallel_view, through_each
+from tui.app.widgets.merge_log import MergeLog, column_widths, fit
+from tui.app.widgets.tiediff_pane import render_diff
+from tui.model.samples import sample
+from tui.model.workbench import LoadedCorpus, Workbench
 
 ZWJ_FAMILY = "👩\u200d👩\u200d👧"
 ACCENT = "e\u0301"

@@ -4,7 +4,7 @@ the analysis modules."""
 from __future__ import annotations
 
 from engine.formats import FORMATS
-from tui.cli import EXPORT_FORMATS
+from tui.cli.common import EXPORT_FORMATS
 
 from test_import_hygiene import loaded_modules
 
@@ -30,7 +30,7 @@ TRAIN_FORMATS = {"engine.formats"}
 
 
 def test_lesson_languages_are_the_format_languages():
-    from tui.lessons.cli import LANGUAGES
+    from tui.cli.lesson import LANGUAGES
     from tui.lessons.format import LANGUAGES as FORMAT_LANGUAGES
 
     assert LANGUAGES == FORMAT_LANGUAGES
