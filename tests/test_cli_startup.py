@@ -3,14 +3,7 @@ the analysis modules."""
 
 from __future__ import annotations
 
-from engine.formats import FORMATS
-from tui.cli.common import EXPORT_FORMATS
-
 from test_import_hygiene import loaded_modules
-
-
-def test_export_choices_are_the_formats():
-    assert EXPORT_FORMATS == FORMATS
 
 
 def test_train_loads_neither_formats_nor_analysis(tmp_path):
