@@ -202,9 +202,12 @@ def whisper_asset() -> Path | None:
     """Whisper's ``multilingual.tiktoken``, when it is on this machine: from an installed
     ``openai-whisper`` (it needs torch, so it is no test dependency; ``pip install --no-deps
     openai-whisper`` is enough), or in ``$BPE_LAB_WHISPER_ASSETS`` (a folder holding it, such as
-    ``whisper/assets`` of the sdist ``pip download --no-deps openai-whisper`` fetches)."""
+    ``whisper/assets`` of the sdist ``pip download --no-deps openai-whisper`` fetches), or as
+    tests/fetch_tokenizers.py fetches it."""
     import importlib.metadata
     import os
+
+    from fetch_tokenizers import real_file
 
     folder = os.environ.get("BPE_LAB_WHISPER_ASSETS")
     if folder and (Path(folder) / "multilingual.tiktoken").is_file():
@@ -212,7 +215,7 @@ def whisper_asset() -> Path | None:
     try:
         path = Path(str(importlib.metadata.distribution("openai-whisper").locate_file("whisper/assets/multilingual.tiktoken")))
     except importlib.metadata.PackageNotFoundError:
-        return None
+        return real_file("whisper-multilingual.tiktoken")  # fetched from the sdist (tests/fetch_tokenizers.py)
     return path if path.is_file() else None
 
 

@@ -34,6 +34,7 @@ from .common import (
     read_text,
     show,
 )
+from .hf import rank_merge_note
 
 if TYPE_CHECKING:
     from .sniff import Probe
@@ -64,6 +65,12 @@ def save_gpt2(tok: Tokenizer, folder: str | Path, ids: Sequence[int | None] | No
             f"uses {pre.name}{' with extra splits' if pre.split_digits or pre.split_newlines else ''} "
             "(export to hf to keep it)"
         )
+    if tok.whole_pieces:
+        warnings.append(
+            f"vocab.json + merges.txt cannot say that chunks are looked up whole first: the {len(tok.whole_pieces)} "
+            f"whole-piece token(s) (first: {show(tok.whole_pieces[0])}) are left out (hf and tiktoken keep them)"
+        )
+    warnings += rank_merge_note(tok, "the pair's readers")
     out = output_ids(tok, ids)
     names = [token_to_unicode(piece) for piece in tok.pieces]
     vocab: dict[str, int] = {}

@@ -51,6 +51,8 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
     vocab: dict[str, int] = {}
     for i, name in enumerate(names):
         vocab.setdefault(name, out[i])
+    for k, piece in enumerate(tok.whole_pieces):  # made by no merge: only ignore_merges' lookup gives them
+        vocab.setdefault(spell(piece), out[len(tok.pieces) + k])
     merges: list[Any] = []
     for a, b in dict.fromkeys((names[a], names[b]) for a, b in tok.merges):  # folded repeats once
         merges.append(f"{a} {b}" if byte_level else [a, b])
@@ -75,15 +77,25 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
         "model": {
             "type": "BPE", "dropout": None, "unk_token": None if byte_level else names[0],
             "continuing_subword_prefix": None, "end_of_word_suffix": None, "fuse_unk": False,
-            "byte_fallback": False, "ignore_merges": False, "vocab": vocab, "merges": merges,
+            "byte_fallback": False, "ignore_merges": tok.whole_first, "vocab": vocab, "merges": merges,
         },
     }
+
+
+def rank_merge_note(tok: Tokenizer, where: str) -> list[str]:
+    """A warning when ``tok`` merges by rank as tiktoken does (``whole_ranks``), which pair
+    merges (``where``: the format's readers) cannot."""
+    if tok.whole_ranks is None:
+        return []
+    return [f"{where} merge by pair: tiktoken's merging by rank, which this tokenizer does, builds some whole-piece "
+            "tokens inside longer pieces too (Llama 3's ' nghiệ' in ' nghiệx'), so such rare texts encode differently "
+            "(tiktoken and native keep it)"]
 
 
 def save_hf(tok: Tokenizer, path: str | Path, ids: Sequence[int | None] | None = None) -> list[str]:
     """Write ``tokenizer.json`` atomically; returns warnings."""
     write_json(path, tokenizer_json(tok, ids))
-    return fold_note(tok)
+    return fold_note(tok) + rank_merge_note(tok, "tokenizers' BPE models")
 
 
 def _merge_list(model: dict[str, Any], path: Path) -> list[tuple[str, str]]:
@@ -154,8 +166,6 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
         warnings.append(f"the file's {post.get('type')} post-processor is ignored (bpe-lab adds no tokens)")
     if model.get("dropout"):
         warnings.append("the file's BPE dropout is ignored (bpe-lab always merges)")
-    if model.get("ignore_merges"):
-        warnings.append("ignore_merges is ignored: bpe-lab always applies the merges")
     added = data.get("added_tokens", [])
     if not isinstance(added, list) or not all(
         isinstance(t, dict) and isinstance(t.get("content"), str) and t["content"] and is_id(t.get("id")) for t in added
@@ -170,10 +180,36 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     else:
         tok, file_ids, more = _load_model(path, model, vocab_raw, byte_level, specials, special_texts, pre)
     warnings += more
+    if model.get("ignore_merges"):
+        if byte_level:
+            tok, file_ids = _whole_first(tok, file_ids, vocab_raw, special_texts)
+        else:
+            warnings.append("ignore_merges is ignored: bpe-lab looks chunks up whole only for byte-level models")
     dropped = len(set(vocab_raw.values()).difference(file_ids))
     if dropped:
         warnings.append(f"{dropped} vocabulary token(s) are neither a base token nor made by a merge; never produced, dropped")
     return Imported(tok, "hf", str(path), None if identity(file_ids) else file_ids, warnings)
+
+
+def _whole_first(
+    tok: Tokenizer, file_ids: list[int | None], vocab_raw: dict[str, int], special_texts: set[str],
+) -> tuple[Tokenizer, list[int | None]]:
+    """``tok`` looking chunks up whole first (``ignore_merges``), with the vocabulary's tokens
+    that no merge makes as its whole pieces (ids after the merges, their file ids kept)."""
+    made = set(file_ids)
+    left = sorted(((name, i) for name, i in vocab_raw.items() if i not in made and name not in special_texts),
+                  key=itemgetter(1))
+    pieces = []
+    for name, i in left:
+        try:
+            pieces.append((unicode_to_token(name), i))
+        except ValueError:
+            continue  # not byte-level text: no chunk is ever it
+    pieces = [(piece, i) for piece, i in pieces if len(piece) > 1]
+    merged = len(tok.pieces)
+    whole = Tokenizer(tok.merges, specials=list(tok.specials), pretokenizer=tok.pretokenizer, whole_first=True,
+                      whole_pieces=[piece for piece, _ in pieces], _pieces=tok.pieces)
+    return whole, file_ids[:merged] + [i for _, i in pieces] + file_ids[merged:]
 
 
 def _merge_parts(model: dict[str, Any]) -> tuple[list[str], list[str]] | None:

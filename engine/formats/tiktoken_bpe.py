@@ -9,15 +9,18 @@ mergeable_ranks=tiktoken.load.load_tiktoken_bpe(PATH))`` is the tokenizer. Ranks
 A rank file has no merge pairs: they are recovered as minbpe's ``recover_merges`` does (run
 tiktoken's merging on each token's bytes with only the lower-ranked tokens; the two parts left
 are its merge). tiktoken merges the adjacent pair whose *bytes* rank lowest, bpe-lab the
-lowest-ranked *pair*; when every token is recovered this way the two encode alike. A token that
-route never reaches (more than two parts left) is ambiguous: tiktoken still emits it for a whole
-matching piece, bpe-lab cannot, and the import says so.
+lowest-ranked *pair*; when every token is recovered this way the two encode alike. tiktoken
+first looks each piece up whole, and so does a tokenizer read from a rank file
+(``whole_first``): a token that route never reaches (more than two parts left; Llama 3 has 695,
+such as " Belediyesi") is a whole-piece token, which only a whole matching piece gives. Its id
+follows the merges, and it keeps its rank in the file's ids.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import heapq
 import operator
 from collections.abc import Sequence
@@ -86,11 +89,17 @@ def save_tiktoken(tok: Tokenizer, path: str | Path, ids: Sequence[int | None] | 
             seen.add(piece)
             lines.append(f"{base64.b64encode(piece).decode('ascii')} {out[i]}")
     ranks = {piece: out[i] for i, piece in reversed(list(enumerate(tok.pieces)))}
-    recovered, notes = recover_merges(ranks)
+    for k, piece in enumerate(tok.whole_pieces):  # tokens only a whole piece gives, as tiktoken's lookup does
+        if piece not in ranks:
+            ranks[piece] = out[len(tok.pieces) + k]
+            lines.append(f"{base64.b64encode(piece).decode('ascii')} {ranks[piece]}")
+    recovered, unreachable = _recover(ranks)
     ours = [(tok.pieces[a], tok.pieces[b]) for a, b in tok.merges]
     odd = _ambiguous(tok)
-    if notes or recovered != ours or odd:
-        differ = sum(1 for x, y in zip(recovered, ours) if x != y) + abs(len(recovered) - len(ours)) + len(odd)
+    whole = set(unreachable) == set(tok.whole_pieces)
+    if not whole or recovered != ours or odd:
+        differ = (sum(1 for x, y in zip(recovered, ours) if x != y) + abs(len(recovered) - len(ours)) + len(odd)
+                  + len(set(unreachable) ^ set(tok.whole_pieces)))
         warnings.append(
             f"tiktoken merges by token bytes, not by pair: for {differ} merge(s) the ranks imply other pairs, "
             "so some texts may encode differently"
@@ -188,10 +197,28 @@ def _unreachable_notes(unreachable: Sequence[bytes]) -> list[str]:
     if not unreachable:
         return []
     return [
-        f"recovering merges from the ranks is ambiguous for {len(unreachable)} token(s) (first: "
-        f"{show(unreachable[0])}): tiktoken's merging never builds them from two lower-ranked tokens "
-        "(it emits them only when a whole piece matches); bpe-lab leaves them out"
+        f"{len(unreachable)} token(s) (first: {show(unreachable[0])}) are whole-piece tokens: recovering merges from "
+        "the ranks is ambiguous for them, as tiktoken's merging never builds them from two lower-ranked tokens; "
+        "tiktoken gives them only when a whole piece matches, and so does bpe-lab"
     ]
+
+
+def _whole_ranks(ranks: dict[bytes, int], products: Sequence[int], unreachable: Sequence[bytes],
+                 odd: Sequence[bytes] | None) -> list[int] | None:
+    """For each whole piece, how many merges rank below it, when the tokenizer must merge by
+    rank as tiktoken does (:mod:`engine._rankmerge`); None when its merge rules give the same.
+
+    Rules fall short where tiktoken's merging of a whole piece's own bytes ends in that token (it
+    then builds it inside longer pieces too: Llama 3's " nghiệ" in " nghiệx"), or where a token
+    is not what the rules make of its bytes (``odd``; None: not known yet)."""
+    formable = any(_limited_bpe(ranks, token, _NO_LIMIT) == [token] for token in unreachable)
+    if not formable and not odd:
+        return None
+    return [bisect.bisect_left(products, ranks[token]) for token in unreachable]
+
+
+#: A rank above every rank: :func:`_limited_bpe` with every token.
+_NO_LIMIT = 1 << 62
 
 
 def _odd_warning(odd: Sequence[bytes]) -> list[str]:
@@ -226,11 +253,6 @@ def _from_cache(
     part = pieces.__getitem__
     if list(map(operator.add, map(part, lefts), map(part, rights))) != pieces[first:]:
         return None  # a merge whose two parts do not join into the token of its rank
-    try:  # the tokenizer refuses a part made later than the merge that uses it, and repeats
-        tok = Tokenizer(specials=[text for text, _ in specials], pretokenizer=pretokenizer, _pieces=pieces,
-                        _parts=(lefts, rights))
-    except ValueError:
-        return None
     unreachable = [token_of.get(rank) for rank in cached.unreachable]
     odd = [token_of.get(rank) for rank in cached.odd]
     longer = len(ranks) - sum(rank is not None for rank in base_ids)
@@ -238,6 +260,13 @@ def _from_cache(
     if (None in odd or any(token is None or len(token) < 2 for token in unreachable) or len(left_out) != len(unreachable)
             or not left_out.isdisjoint(file_ids) or len(products) + len(left_out) != longer):
         return None
+    try:  # the tokenizer refuses a part made later than the merge that uses it, and repeats
+        tok = Tokenizer(specials=[text for text, _ in specials], pretokenizer=pretokenizer, _pieces=pieces,
+                        _parts=(lefts, rights), whole_first=True, whole_pieces=unreachable,  # type: ignore[arg-type]
+                        whole_ranks=_whole_ranks(ranks, products, unreachable, odd))  # type: ignore[arg-type]
+    except ValueError:
+        return None
+    file_ids += cached.unreachable
     file_ids += [theirs for _, theirs in specials]
     return tok, file_ids, unreachable, odd  # type: ignore[return-value]
 
@@ -448,13 +477,23 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
         tok, file_ids, more = build(
             path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=ranks,
             merges=merges, specials=specials, pretokenizer=pretokenizer,
+            whole=(True, [(token, ranks[token]) for token in unreachable],
+                   _whole_ranks(ranks, [ranks[a + b] for a, b in merges], unreachable, None)),
         )
         odd = _ambiguous(tok)
+        if odd and tok.whole_ranks is None:  # tiktoken's merging by rank, for the odd tokens too
+            tok, file_ids, more = build(
+                path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=ranks,
+                merges=merges, specials=specials, pretokenizer=pretokenizer,
+                whole=(True, [(token, ranks[token]) for token in unreachable],
+                       _whole_ranks(ranks, [ranks[a + b] for a, b in merges], unreachable, odd)),
+            )
         merge_cache.store(key, merge_cache.Recovered(
             [ranks[a] for a, _ in merges], [ranks[b] for _, b in merges], [ranks[a + b] for a, b in merges],
             [ranks[t] for t in unreachable], [ranks[t] for t in odd]))
     warnings += _unreachable_notes(unreachable)
-    warnings += _odd_warning(odd)
+    if tok.whole_ranks is None:
+        warnings += _odd_warning(odd)
     return Imported(tok, "tiktoken", str(path), None if identity(file_ids) else file_ids, warnings + more)
 
 
