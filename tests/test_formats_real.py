@@ -185,3 +185,28 @@ def test_llama3_merges_by_rank_as_tiktoken():
     assert nghie in imported.encode(" nghiệx")
     start, steps = imported.tokenizer.encode_trace(" nghiệx ok")
     assert list(steps[-1].tokens if steps else start) == imported.tokenizer.encode(" nghiệx ok")
+
+
+@pytest.mark.parametrize("name", ["tekken-240718.json", "tekken-240911.json"])
+def test_tekken_reads_with_mistral_commons_ids(name):
+    """Ids as mistral-common's Tekkenizer gives them (its tiktoken Encoding, ids offset by the
+    special tokens); no mistral-common needed: the Encoding is built as it builds it."""
+    import base64
+    import json
+
+    path = needed(name)
+    imported = load_real(path)
+    assert imported.format == "tekken"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    config = data["config"]
+    specials = config["default_num_special_tokens"]
+    inner = config["default_vocab_size"] - specials
+    ranks = {base64.b64decode(e["token_bytes"]): e["rank"] for e in data["vocab"][:inner]}
+    enc = tiktoken.Encoding(name=name, pat_str=config["pattern"], mergeable_ranks=ranks, special_tokens={})
+    assert imported.tokenizer.vocab_size == inner
+    for text in TEXTS:
+        assert imported.encode(text) == [t + specials for t in enc.encode(text)], text
+        assert imported.decode(imported.encode(text)) == text
+    wrong = [(t, r) for t, r in ranks.items() if imported.to_file_ids(imported.tokenizer.encode_chunk(
+        t.decode("utf-8", "surrogateescape"))) != [r + specials]]
+    assert not wrong, wrong[:3]

@@ -83,3 +83,24 @@ def test_a_new_record_is_all_a_new_format_needs(tmp_path, monkeypatch):
     export_tokenizer(small(), "toy", tmp_path / "t.toy")
     assert detect_format(tmp_path / "t.toy") == "toy"
     assert load_any(tmp_path / "t.toy").tokenizer.merges == small().merges
+
+
+def test_a_read_only_format_is_refused_on_export(tmp_path):
+    assert "tekken" in BY_NAME and "tekken" not in FORMATS
+    with pytest.raises(ExportError, match="reads tekken files but does not write them"):
+        export_tokenizer(small(), "tekken", tmp_path / "t.json")
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_a_small_tekken_file_reads_with_offset_ids(tmp_path):
+    import base64
+    import json
+
+    vocab = [{"rank": i, "token_bytes": base64.b64encode(bytes([i])).decode(), "token_str": None} for i in range(256)]
+    vocab += [{"rank": 256, "token_bytes": base64.b64encode(b"hi").decode(), "token_str": "hi"}]
+    config = {"pattern": r"\S+|\s+", "default_vocab_size": 257 + 3, "default_num_special_tokens": 3, "version": "v3"}
+    (tmp_path / "tekken.json").write_text(json.dumps({"config": config, "vocab": vocab}), encoding="utf-8")
+    imported = load_any(tmp_path / "tekken.json")
+    assert imported.format == "tekken" and detect_format(tmp_path / "tekken.json") == "tekken"
+    assert imported.encode("hi hx") == [259, 35, 107, 123]  # ranks + 3
+    assert "3 special token ids (0-2) are not read" in imported.warnings[0]

@@ -1,6 +1,6 @@
 """Tokenizer files from and for the ecosystem: HuggingFace ``tokenizer.json``, GPT-2's
-``vocab.json`` + ``merges.txt``, tiktoken's ``.tiktoken`` ranks, seed 001's JSON, and the native
-format (:mod:`engine.formats.native`).
+``vocab.json`` + ``merges.txt``, tiktoken's ``.tiktoken`` ranks, seed 001's JSON, the native
+format (:mod:`engine.formats.native`), and (read only) Mistral's ``tekken.json``.
 
 Each format is one :class:`Format` record in :data:`REGISTRY`: its name, the module that reads
 and writes it, and what it needs. That module has the format's five hooks, all with the same
@@ -86,6 +86,8 @@ REGISTRY: tuple[Format, ...] = (
            ".tiktoken", takes_pattern=True),
     Format("seed001", "engine.formats.seed001", "seed 001's JSON (vocab list and merges)", "seed 001"),
     Format("native", "engine.formats.native", "bpe-lab's own JSON", "native"),
+    Format("tekken", "engine.formats.tekken", "Mistral's tekken.json (tiktoken ranks and a config)", "tekken.json",
+           writable=False),
 )
 BY_NAME: dict[str, Format] = {f.name: f for f in REGISTRY}
 #: The names of the formats bpe-lab writes (``--format`` choices).

@@ -31,17 +31,19 @@ SNIFF_LINES = 5
 #: tiktoken's loader accepts), one space, the rank.
 RANK_LINE = re.compile(r"^(?:(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2}==)|={1,2}) \d+$")
 
-UNKNOWN = "not a tokenizer file bpe-lab knows (native, HF tokenizer.json, seed 001, vocab.json + merges.txt, .tiktoken)"
+UNKNOWN = ("not a tokenizer file bpe-lab knows (native, HF tokenizer.json, seed 001, vocab.json + merges.txt, .tiktoken, "
+           "tekken.json)")
 
 #: The scores the hooks give, surest first (a JSON object may have the keys of several formats,
 #: and text may be both rank lines and merge lines): the gpt2 hook's for an object of token ->
 #: integer (GPT-2's vocab.json has tokens such as "format" and "model") and for a merges.txt by
-#: its header or name; the native hook's for ``"format": "bpe-lab"``; hf's for ``"model"``; seed
+#: its header or name; the native hook's for ``"format": "bpe-lab"``; tekken's for a
+#: ``"config"`` with a pattern and a ``"vocab"`` list; hf's for ``"model"``; seed
 #: 001's for a ``"vocab"`` list and ``"merges"``; tiktoken's for ``"pat_str"`` or rank lines;
 #: gpt2's for merge lines beside a vocab.json; native's for another ``"format"`` (its reader says
 #: it is not bpe-lab's); and any hook's for a name alone.
-VOCAB_OBJECT, MERGES_NAMED, NATIVE, HF, SEED001, TIKTOKEN, PAIR_BESIDE, OTHER_FORMAT, NAMED = (
-    60, 55, 50, 40, 35, 30, 20, 5, 1)
+VOCAB_OBJECT, MERGES_NAMED, NATIVE, TEKKEN, HF, SEED001, TIKTOKEN, PAIR_BESIDE, OTHER_FORMAT, NAMED = (
+    60, 55, 50, 45, 40, 35, 30, 20, 5, 1)
 
 
 @dataclass

@@ -463,9 +463,18 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     clash = [t for t, i in specials if i in set(ranks.values())]
     if clash:
         raise fail(sidecar_path(path), f"special token {show(clash[0])} has an id the rank file already uses")
+    tok, file_ids, warnings = ranked_tokenizer(path, ranks, merge_cache.key_of(text), specials, pretokenizer, warnings)
+    return Imported(tok, "tiktoken", str(path), None if identity(file_ids) else file_ids, warnings)
+
+
+def ranked_tokenizer(
+    path: Path, ranks: dict[bytes, int], key: str, specials: list[tuple[str, int]], pretokenizer: PreTokenizer,
+    warnings: list[str],
+) -> tuple[Tokenizer, list[int | None], list[str]]:
+    """The tokenizer for tiktoken ``ranks`` (token bytes -> rank), with its file ids and
+    ``warnings`` plus its own; ``key`` names the ranks in the merge cache (the file's hash)."""
     # Recovering the merges (and finding the tokens they don't rebuild) depends on the ranks
     # alone and is the costly part of a load: the merge cache keeps it per file content.
-    key = merge_cache.key_of(text)
     alphabet, base_ids = byte_alphabet(ranks, "the ranks lack", warnings)
     cached = merge_cache.load(key, ranks)
     built = _from_cache(cached, ranks, base_ids, specials, pretokenizer) if cached is not None else None
@@ -494,7 +503,7 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     warnings += _unreachable_notes(unreachable)
     if tok.whole_ranks is None:
         warnings += _odd_warning(odd)
-    return Imported(tok, "tiktoken", str(path), None if identity(file_ids) else file_ids, warnings + more)
+    return tok, file_ids, warnings + more
 
 
 # -- the format's hooks (engine.formats.REGISTRY) --------------------------------------------
