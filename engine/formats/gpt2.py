@@ -116,6 +116,41 @@ def pair_paths(path: str | Path, half: str | None = None) -> tuple[Path, Path]:
     raise fail(path, f"a GPT-2 pair is a directory with {VOCAB} and {MERGES}, or one of those files")
 
 
+ADDED = "added_tokens.json"
+
+
+def added_path(vocab_path: Path) -> Path:
+    """Where transformers keeps a pair's added tokens: ``added_tokens.json`` beside
+    ``vocab.json`` (with the same prefix as ``x-vocab.json``)."""
+    name = vocab_path.name
+    prefix = name[: -len(VOCAB)] if name.endswith(VOCAB) else ""
+    return vocab_path.with_name(prefix + ADDED)
+
+
+def _added_tokens(path: Path, vocab: dict[str, Any], specials: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The added tokens (text -> id) of ``path`` when it exists, less those ``vocab`` already
+    holds with the same id: special tokens, found in text as transformers finds them (Whisper's
+    ``<|endoftext|>`` is 50257 there)."""
+    if not path.is_file():
+        return []
+    data = read_json(path)
+    if not isinstance(data, dict) or not all(isinstance(k, str) and k for k in data):
+        raise fail(path, "expected a JSON object mapping added token text to ids")
+    check_unique_ids(path, data.items(), "added token")
+    taken = {i: name for name, i in vocab.items()}
+    known = dict(specials)
+    out = []
+    for name, i in data.items():
+        if vocab.get(name) == i:
+            continue  # the vocabulary's own entry
+        if i in taken:
+            raise fail(path, f"added token {show(name)} has id {i}, which vocab.json gives to {show(taken[i])}")
+        if name in known:
+            raise fail(path, f"added token {show(name)} has id {i}, and vocab.json gives it {known[name]}")
+        out.append((name, i))
+    return out
+
+
 def _read_merges(path: Path, text: str | None = None) -> list[tuple[str, str]]:
     out = []
     lines = (read_text(path) if text is None else text).split("\n")
@@ -169,10 +204,11 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
             specials.append((name, i))
         else:
             vocab[key] = i
+    warnings = []
+    specials += _added_tokens(added_path(vocab_path), raw, specials)
     specials.sort(key=lambda s: s[1])
     for name, _ in specials:
         check_special(vocab_path, name)
-    warnings = []
     if len(specials) > MAX_SPECIALS:
         raise fail(merges_path, f"{len(specials)} vocabulary entries (first: {show(specials[0][0])}) are made by no merge: "
                                 f"is {merges_path.name} truncated? (at most {MAX_SPECIALS} are taken as special tokens)")
@@ -225,9 +261,10 @@ def save(tok: Tokenizer, path: Path, ids: Sequence[int | None] | None, source: s
 
 def reads(path: Path) -> list[Path]:
     try:
-        return list(pair_paths(path))
+        vocab, merges = pair_paths(path)
     except ValueError:
         return [path]
+    return [vocab, merges, added_path(vocab)]
 
 
 def writes(path: Path) -> list[Path]:
