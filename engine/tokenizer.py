@@ -12,7 +12,8 @@ Format (``"format": "bpe-lab"``, ``"version": 1``)::
 
 A tokenizer that looks chunks up whole first (a tiktoken rank file's) is version 2, with
 ``"whole_first": true`` and ``"whole_pieces": [hex, ...]`` (the bytes of tokens no merge makes,
-whose ids follow the merges; the specials follow them).
+whose ids follow the merges; the specials follow them), and so is one with a ``"normalizer"``
+(HuggingFace's JSON of it, :mod:`engine.normalize`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ._rankmerge import rank_merge
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, special_text_problem
 from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
 from .io import atomic_write_text, parse_json, read_file
+from .normalize import Normalizer
 from .pretokenize import PreTokenizer
 
 #: encode_trace refuses longer texts: the walkthrough is for reading, not for corpora.
@@ -51,7 +53,8 @@ _NEVER = 1 << 62
 
 FORMAT = "bpe-lab"
 VERSION = 1
-#: The version of a file with ``whole_first`` (and ``whole_pieces``), which version 1 lacks.
+#: The version of a file with ``whole_first`` (and ``whole_pieces``) or a ``normalizer``, which
+#: version 1 lacks.
 WHOLE_VERSION = 2
 
 
@@ -175,7 +178,8 @@ class Tokenizer:
     has 695); their ids follow the merges, and the specials follow them. ``whole_ranks`` (one per
     whole piece: how many merges rank below it) switches a chunk that is not a token to
     tiktoken's merging by rank (:mod:`engine._rankmerge`), for rank files whose whole pieces
-    tiktoken also builds inside longer pieces, which merge rules cannot.
+    tiktoken also builds inside longer pieces, which merge rules cannot. ``normalizer``
+    (:mod:`engine.normalize`) changes the text between special tokens before it is split.
     """
 
     def __init__(
@@ -190,6 +194,7 @@ class Tokenizer:
         whole_first: bool = False,
         whole_pieces: Sequence[bytes] = (),
         whole_ranks: Sequence[int] | None = None,
+        normalizer: Normalizer | None = None,
         _pieces: list[bytes] | None = None,
         _parts: tuple[list[int], list[int]] | None = None,
     ) -> None:
@@ -291,6 +296,7 @@ class Tokenizer:
         elif self.specials:
             self._special_re = re.compile("|".join(re.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
         self.pretokenizer = pretokenizer or PreTokenizer("none")
+        self.normalizer = normalizer
         self.config = config
         self._cache = _ChunkCache(self._encode_whole_first if self.whole_first else self._encode_new)
         self._by_bytes: dict[bytes, int] | None = None  # whole_first: every token's bytes -> its first id
@@ -369,6 +375,11 @@ class Tokenizer:
                 if found is not None:
                     return found
         return apply_merges(self._base_ids(chunk), self._ranks)
+
+    def normalize(self, text: str) -> str:
+        """``text`` as the normalizer makes it (unchanged without one): what is split and merged.
+        Special tokens are found before it, so call it on the text between them."""
+        return self.normalizer(text) if self.normalizer is not None else text
 
     def whole_piece(self, chunk: bytes) -> int | None:
         """With ``whole_first``: the token whose bytes are all of ``chunk`` (the first id of
@@ -553,6 +564,8 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text."""
+        if self.normalizer is not None:
+            text = self.normalizer(text)
         # One C-level loop over the chunks; only a chunk not seen before calls back into
         # Python (the cache's __missing__), once per distinct chunk.
         chunks = self.pretokenizer.split(text)
@@ -602,6 +615,7 @@ class Tokenizer:
             if special:
                 out.append((self.specials[part],))
             else:
+                part = self.normalize(part)
                 out.extend(tuple(self._base_ids(c)) for c in self.pretokenizer.split(part))
         return out
 
@@ -719,7 +733,8 @@ def _whole_pieces(base: str, whole_first: bool, whole_pieces: Sequence[bytes], f
 
 def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
     """The native JSON structure of a tokenizer."""
-    data: dict[str, Any] = {"format": FORMAT, "version": WHOLE_VERSION if tok.whole_first else VERSION, "base": tok.base}
+    later = tok.whole_first or tok.normalizer is not None
+    data: dict[str, Any] = {"format": FORMAT, "version": WHOLE_VERSION if later else VERSION, "base": tok.base}
     if tok.alphabet is not None:
         data["alphabet"] = tok.alphabet
     data["merges"] = [list(pair) for pair in tok.merges]
@@ -728,6 +743,8 @@ def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
         data["whole_pieces"] = [piece.hex() for piece in tok.whole_pieces]
         if tok.whole_ranks is not None:
             data["whole_ranks"] = tok.whole_ranks
+    if tok.normalizer is not None:
+        data["normalizer"] = tok.normalizer.spec
     data["specials"] = [{"token": t, "id": i} for t, i in tok.specials.items()]
     data["pretokenizer"] = tok.pretokenizer.to_dict()
     if tok.config is not None:
@@ -800,11 +817,13 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
     try:
         pretokenizer = PreTokenizer.from_dict(pre)
         train_config = TrainConfig.from_dict(config) if isinstance(config, dict) else None
+        spec = data.get("normalizer") if version == WHOLE_VERSION else None
+        normalizer = Normalizer(spec) if spec is not None else None
     except TypeError as exc:
         raise TokenizerFileError(f"malformed tokenizer settings: {exc}") from None
     return Tokenizer(
         merges, base=base, alphabet=alphabet, specials=tokens, pretokenizer=pretokenizer, config=train_config,
-        whole_first=whole_first, whole_pieces=whole_pieces, whole_ranks=whole_ranks,
+        whole_first=whole_first, whole_pieces=whole_pieces, whole_ranks=whole_ranks, normalizer=normalizer,
     )
 
 

@@ -210,3 +210,24 @@ def test_tekken_reads_with_mistral_commons_ids(name):
     wrong = [(t, r) for t, r in ranks.items() if imported.to_file_ids(imported.tokenizer.encode_chunk(
         t.decode("utf-8", "surrogateescape"))) != [r + specials]]
     assert not wrong, wrong[:3]
+
+
+#: Texts Anthropic's NFKC normalizer changes (full-width comma, ellipsis, no-break spaces, a
+#: ligature, a math digit) and ones it leaves.
+NFKC_TEXTS = ["Hello，world", "Wait…", "a\xa0b\u202fc", "ﬁnance ﬂow", "𝟙𝟚𝟛", "①②", "Ｔｏｋｙｏ",
+              "cafe\u0301", "x² + y³", "ｶﾀｶﾅ", "plain text", "", " spaced  out ", "\u3000ideographic",
+              "Ωmega Å"]
+
+
+def test_anthropics_normalizer_gives_tokenizers_ids():
+    tokenizers = pytest.importorskip("tokenizers")
+    path = needed("anthropic.json")
+    imported = load_real(path)
+    assert imported.tokenizer.normalizer is not None and imported.tokenizer.normalizer.summary == "NFKC"
+    assert not any("normalizer" in w for w in imported.warnings)
+    theirs = tokenizers.Tokenizer.from_file(str(path))
+    changed = 0
+    for text in NFKC_TEXTS + TEXTS:
+        assert imported.encode(text) == theirs.encode(text, add_special_tokens=False).ids, text
+        changed += imported.tokenizer.normalize(text) != text
+    assert changed >= 10

@@ -44,13 +44,15 @@ class Format:
     hooks (see the module doc), a one-line ``summary``, whether a pattern may be given for it
     (``takes_pattern``: the formats that hold none) and whether it writes a folder
     (``writes_folder``: the path names a directory, created as needed); ``label`` names its
-    files in a message. ``writable`` is false for a format bpe-lab reads only."""
+    files in a message. ``keeps_normalizer``: the format can hold a normalizer. ``writable`` is
+    false for a format bpe-lab reads only."""
 
     name: str
     module: str
     summary: str
     label: str = ""
     takes_pattern: bool = False
+    keeps_normalizer: bool = False
     writes_folder: bool = False
     writable: bool = True
 
@@ -79,13 +81,13 @@ class Format:
 
 #: Every format bpe-lab knows, in the order ``--format`` lists them.
 REGISTRY: tuple[Format, ...] = (
-    Format("hf", "engine.formats.hf", "HuggingFace tokenizer.json (a BPE model)", "tokenizer.json"),
+    Format("hf", "engine.formats.hf", "HuggingFace tokenizer.json (a BPE model)", "tokenizer.json", keeps_normalizer=True),
     Format("gpt2", "engine.formats.gpt2", "GPT-2's vocab.json + merges.txt pair, in a folder",
            "vocab.json + merges.txt", takes_pattern=True, writes_folder=True),
     Format("tiktoken", "engine.formats.tiktoken_bpe", "tiktoken's .tiktoken ranks, with a PATH.json sidecar",
            ".tiktoken", takes_pattern=True),
     Format("seed001", "engine.formats.seed001", "seed 001's JSON (vocab list and merges)", "seed 001"),
-    Format("native", "engine.formats.native", "bpe-lab's own JSON", "native"),
+    Format("native", "engine.formats.native", "bpe-lab's own JSON", "native", keeps_normalizer=True),
     Format("tekken", "engine.formats.tekken", "Mistral's tekken.json (tiktoken ranks and a config)", "tekken.json",
            writable=False),
 )
@@ -118,7 +120,7 @@ def get_format(name: str) -> Format:
 
 
 def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequence[int | None] | None = None,
-                     source: str = "the file") -> list[str]:
+                     source: str = "the file", drop_normalizer: bool = False) -> list[str]:
     """Write ``tok`` in ``fmt`` at ``path`` (every file atomically); returns one-line warnings.
 
     ``gpt2`` writes ``path/vocab.json`` and ``path/merges.txt``; ``tiktoken`` writes ``path`` and
@@ -126,7 +128,7 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
     ``file_ids``) keeps another numbering where the format allows any (hf, gpt2, tiktoken);
     ``native`` cannot (its ids are structural), so a warning says when they differ from ``ids``
     (``source`` names where those came from). Raises ValueError when the format cannot hold the
-    tokenizer.
+    tokenizer, and for a normalizer the format cannot hold unless ``drop_normalizer``.
     """
     from ..errors import ExportError, WriteError
 
@@ -136,12 +138,18 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
     if not record.writes_folder and str(path).endswith(("/", os.sep)):
         raise WriteError(path, f"a name ending in / is a folder, and {fmt} writes a file", after="nothing was written")
     path = Path(path)
+    dropped = []
+    if tok.normalizer is not None and not record.keeps_normalizer:
+        if not drop_normalizer:
+            raise ExportError(f"{record.label} files hold no normalizer, and this tokenizer has one "
+                              f"({tok.normalizer.summary}): export to hf or native to keep it, or give --drop-normalizer")
+        dropped = [f"the normalizer ({tok.normalizer.summary}) is left out: text it would change encodes differently"]
     try:
         if not record.writes_folder:
-            return record.save(tok, path, ids, source)
+            return record.save(tok, path, ids, source) + dropped
         made = _missing_folders(path)
         try:
-            return record.save(tok, path, ids, source)
+            return record.save(tok, path, ids, source) + dropped
         except BaseException:
             _remove_folders(made)  # a failed export leaves no empty folder behind
             raise

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bytelevel import byte_level_names, not_byte_level, token_to_unicode, unicode_to_token, unicode_to_tokens
 from ..errors import TokenizerFileError
+from ..normalize import Normalizer
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from . import sniff as sniffed
@@ -70,7 +71,7 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
         "truncation": None,
         "padding": None,
         "added_tokens": added,
-        "normalizer": None,
+        "normalizer": tok.normalizer.spec if tok.normalizer is not None else None,
         "pre_tokenizer": pretokenizer_json(tok.pretokenizer, byte_level=byte_level),
         "post_processor": None,
         "decoder": decoder,
@@ -159,8 +160,7 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     check_unique_ids(path, vocab_raw.items())
     pre, byte_level, notes = read_pretokenizer(data.get("pre_tokenizer"), path)
     warnings += notes
-    if data.get("normalizer") is not None:
-        warnings.append("the file's normalizer is ignored: text that it would change encodes differently")
+    normalizer = _normalizer(data.get("normalizer"), path, warnings)
     post = data.get("post_processor")
     if isinstance(post, dict) and post.get("type") not in (None, "ByteLevel"):
         warnings.append(f"the file's {post.get('type')} post-processor is ignored (bpe-lab adds no tokens)")
@@ -185,10 +185,22 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
             tok, file_ids = _whole_first(tok, file_ids, vocab_raw, special_texts)
         else:
             warnings.append("ignore_merges is ignored: bpe-lab looks chunks up whole only for byte-level models")
+    tok.normalizer = normalizer  # nothing is encoded yet: the chunk cache is empty
     dropped = len(set(vocab_raw.values()).difference(file_ids))
     if dropped:
         warnings.append(f"{dropped} vocabulary token(s) are neither a base token nor made by a merge; never produced, dropped")
     return Imported(tok, "hf", str(path), None if identity(file_ids) else file_ids, warnings)
+
+
+def _normalizer(spec: Any, path: Path, warnings: list[str]) -> Normalizer | None:
+    """The file's normalizer; one bpe-lab does not apply is ignored with a warning naming it."""
+    if spec is None:
+        return None
+    try:
+        return Normalizer(spec)
+    except ValueError as exc:
+        warnings.append(f"the file's normalizer is ignored ({exc}): text that it would change encodes differently")
+        return None
 
 
 def _whole_first(
