@@ -231,3 +231,15 @@ def test_anthropics_normalizer_gives_tokenizers_ids():
         assert imported.encode(text) == theirs.encode(text, add_special_tokens=False).ids, text
         changed += imported.tokenizer.normalize(text) != text
     assert changed >= 10
+
+
+@pytest.mark.parametrize("name,kind", [("mistral-v1.model", "BPE"), ("mistral-v3.model", "BPE"),
+                                       ("mistral-v7.model", "BPE"), ("spm-unigram.model", "Unigram")])
+def test_sentencepiece_models_are_refused_naming_their_type(name, kind):
+    from engine.errors import TokenizerFileError
+    from engine.formats import detect_format, load_any
+
+    path = needed(name)
+    assert detect_format(path) == "sentencepiece"
+    with pytest.raises(TokenizerFileError, match=f"a SentencePiece {kind} model"):
+        load_any(path)

@@ -104,3 +104,19 @@ def test_a_small_tekken_file_reads_with_offset_ids(tmp_path):
     assert imported.format == "tekken" and detect_format(tmp_path / "tekken.json") == "tekken"
     assert imported.encode("hi hx") == [259, 35, 107, 123]  # ranks + 3
     assert "3 special token ids (0-2) are not read" in imported.warnings[0]
+
+
+def test_a_binary_file_that_is_no_sentencepiece_model_is_not_text(tmp_path):
+    from engine.formats.sentencepiece import model_type
+
+    (tmp_path / "m.bin").write_bytes(bytes(range(256)))
+    with pytest.raises(TokenizerFileError, match="not a text file"):
+        load_any(tmp_path / "m.bin")
+    # a ModelProto: one piece (field 1) and a trainer spec (field 2) with model_type (field 3) = 2
+    piece = b"\x0a\x01a"
+    spec = b"\x18\x02"
+    model = b"\x0a" + bytes([len(piece)]) + piece + b"\x12" + bytes([len(spec)]) + spec
+    assert model_type(model) == "BPE" and model_type(model[:-1]) is None
+    (tmp_path / "m.model").write_bytes(model + b"\xff")  # not UTF-8... and no longer protobuf
+    with pytest.raises(TokenizerFileError, match="not a text file"):
+        load_any(tmp_path / "m.model")

@@ -115,6 +115,11 @@ def check_special(path: str | Path, token: str) -> None:
         raise fail(path, problem)
 
 
+def read_raw(path: str | Path) -> bytes:
+    """A file's bytes (bounded as :func:`read_text`), for a reader that decides itself whether it is text."""
+    return read_file(path)
+
+
 def read_text(path: str | Path) -> str:
     """A UTF-8 file's text; unreadable files (or files above the size limit) raise
     ``TokenizerFileError`` naming the path."""

@@ -134,12 +134,18 @@ def _model(data: Any, path: Path) -> dict[str, Any]:
     kind = model.get("type")
     if kind is None and "merges" in model:
         kind = "BPE"  # older files leave the type out
+    if kind in ("WordPiece", "Unigram", "WordLevel"):
+        raise fail(path, f"a {kind} model is not supported (bpe-lab trains and replays BPE models only; "
+                         f"bpe-lab compare CORPUS trains {'Unigram and WordPiece' if kind != 'WordLevel' else 'them'} beside BPE)")
     if kind != "BPE":
         raise fail(path, f"a {kind or 'untyped'} model is not supported (bpe-lab reads BPE models only)")
-    if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
-        raise fail(path, "BPE with a subword prefix or end-of-word suffix is not supported")
+    suffix, prefix = model.get("end_of_word_suffix"), model.get("continuing_subword_prefix")
+    if suffix or prefix:
+        marker = f"end-of-word suffix {suffix!r}" if suffix else f"subword prefix {prefix!r}"
+        raise fail(path, f"BPE with a subword prefix or end-of-word suffix is not supported (this one has the {marker}, "
+                         "as CLIP's and subword-nmt's)")
     if model.get("byte_fallback"):
-        raise fail(path, "BPE with byte_fallback is not supported")
+        raise fail(path, "BPE with byte_fallback is not supported (a SentencePiece-style model, as Llama 2's and Mistral's)")
     return model
 
 

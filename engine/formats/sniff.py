@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..io import parse_json
-from .common import fail, read_text
+from .common import fail, read_raw
 
 
 class Sniffer(Protocol):
@@ -49,18 +49,20 @@ VOCAB_OBJECT, MERGES_NAMED, NATIVE, TEKKEN, HF, SEED001, TIKTOKEN, PAIR_BESIDE, 
 @dataclass
 class Probe:
     """A path's content as the sniff hooks see it: ``kind`` is ``"dir"``, ``"json"`` (``data``
-    the parsed value) or ``"text"`` (``text``, and its first non-blank ``lines``)."""
+    the parsed value), ``"text"`` (``text``, and its first non-blank ``lines``) or ``"binary"``
+    (``raw``: not UTF-8)."""
 
     path: Path
     kind: str
     data: Any = None
     text: str | None = None
     lines: list[str] = field(default_factory=list)
+    raw: bytes | None = None
 
     @property
     def content(self) -> Any:
         """What was read, for the format's load hook (so no file is read twice)."""
-        return self.data if self.kind == "json" else self.text
+        return self.data if self.kind == "json" else self.raw if self.kind == "binary" else self.text
 
 
 def probe(path: Path) -> Probe:
@@ -68,7 +70,11 @@ def probe(path: Path) -> Probe:
     ``TokenizerFileError`` naming the path."""
     if path.is_dir():
         return Probe(path, "dir")
-    text = read_text(path)
+    raw = read_raw(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Probe(path, "binary", raw=raw)
     if not text.strip():
         raise fail(path, "the file is empty" if not text else "holds only whitespace, no tokenizer")
     if text.lstrip().startswith(("{", "[")):
@@ -92,6 +98,8 @@ def sniff(path: Path, registry: Sequence[Sniffer]) -> tuple[Any, Any]:
             best, score = record, got
     if best is not None:
         return best, seen.content
+    if seen.kind == "binary":
+        raise fail(path, "not a text file (invalid UTF-8)")
     if seen.kind == "dir":
         names = " + ".join(f.label for f in registry if f.writes_folder)
         raise fail(path, f"is a directory without {names}")
