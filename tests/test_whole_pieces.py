@@ -76,3 +76,28 @@ def test_random_rank_files_encode_as_tiktoken_does(tmp_path_factory, tokens, tex
     enc = tiktoken.Encoding(name="r", pat_str=pat, mergeable_ranks=dict(zip(ranked, range(len(ranked)))), special_tokens={})
     for text in texts + tokens:
         assert imported.encode(text) == enc.encode_ordinary(text), (tokens, text)
+
+
+def test_a_replay_shows_the_files_ids_for_specials_after_whole_pieces(tmp_path):
+    """The app's replay makes merges only: a whole-piece token is made by no step, and the
+    file's specials (after the whole pieces) still show their own ids."""
+    import json
+
+    from engine import Trainer
+    from tui.model.workbench import LoadedCorpus, Workbench
+
+    ranked = [bytes([b]) for b in range(256)] + [b"ab", b"xyz"]
+    path = tmp_path / "r.tiktoken"
+    path.write_text("".join(f"{base64.b64encode(t).decode()} {i}\n" for i, t in enumerate(ranked)), encoding="ascii")
+    (tmp_path / "r.tiktoken.json").write_text(json.dumps({"pat_str": r"[\s\S]+", "special_tokens": {"<eos>": 300}}))
+    imported = load_any(path)
+    tok = imported.tokenizer
+    assert tok.whole_pieces == [b"xyz"] and tok.specials == {"<eos>": 258}
+    (tmp_path / "c.txt").write_text("ab ab xyz<eos>", encoding="utf-8")
+    corpus = LoadedCorpus.open(tmp_path / "c.txt", tok.base)
+    config = Trainer.replaying(corpus.text, tok).config
+    bench = Workbench(corpus, config, script=tok, file_ids=imported.file_ids)
+    special = bench.trainer.vocab_size - 1  # the trainer's <eos>, after the merges made so far
+    assert bench.shown_id(special) == 300
+    assert bench.our_id(300) == special
+    assert bench.our_id(257) is None  # xyz: a whole-piece token, made by no replayed merge
