@@ -74,8 +74,8 @@ def load_tekken(path: str | Path, data: Any = None, pretokenizer: PreTokenizer |
             pretokenizer = pattern_pretokenizer(pattern)
         except ValueError as exc:
             raise fail(path, str(exc)) from None
-    warnings = [f"its {specials} special token ids (0-{specials - 1}) are not read: mistral-common never finds them "
-                "in text, and bpe-lab's ids of the other tokens are theirs less that offset"] if specials else []
+    warnings = [f"its {specials} special tokens (ids 0-{specials - 1}) are not read: mistral-common never finds them "
+                f"in text; the other ids are mistral-common's (the ranks + {specials})"] if specials else []
     key = merge_cache.key_of(f"tekken {len(vocab)} {inner}\n" + "\n".join(e["token_bytes"] for e in vocab[:inner]))
     tok, file_ids, warnings = ranked_tokenizer(path, ranks, key, [], pretokenizer, warnings)
     return Imported(tok, "tekken", str(path), [None if i is None else i + specials for i in file_ids], warnings)
