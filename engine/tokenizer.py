@@ -9,6 +9,11 @@ Format (``"format": "bpe-lab"``, ``"version": 1``)::
      "specials": [{"token": "<eos>", "id": 270}, ...],   # ids follow the last merge
      "pretokenizer": {"name": ..., "pattern": ..., "split_digits": ..., "split_newlines": ...},
      "config": {...}}                   # the training options, when known
+
+A tokenizer that looks chunks up whole first (a tiktoken rank file's) is version 2, with
+``"whole_first": true`` and ``"whole_pieces": [hex, ...]`` (the bytes of tokens no merge makes,
+whose ids follow the merges; the specials follow them), and so is one with a ``"normalizer"``
+(HuggingFace's JSON of it, :mod:`engine.normalize`).
 """
 
 from __future__ import annotations
@@ -25,9 +30,11 @@ from typing import Any
 
 from ._codec import LONG_CHUNK, apply_merges
 from ._pairs import SHIFT, merge
+from ._rankmerge import rank_merge
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, special_text_problem
 from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
 from .io import atomic_write_text, parse_json, read_file
+from .normalize import Normalizer
 from .pretokenize import PreTokenizer
 
 #: encode_trace refuses longer texts: the walkthrough is for reading, not for corpora.
@@ -46,6 +53,9 @@ _NEVER = 1 << 62
 
 FORMAT = "bpe-lab"
 VERSION = 1
+#: The version of a file with ``whole_first`` (and ``whole_pieces``) or a ``normalizer``, which
+#: version 1 lacks.
+WHOLE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -161,6 +171,15 @@ class Tokenizer:
     ``base`` is ``bytes`` (ids 0-255 are bytes) or ``chars`` (``alphabet`` gives the base ids;
     id 0 stands for any character not in it). Merge k makes id ``base size + k``; specials come
     after the last merge, in the order given.
+
+    ``whole_first`` (bytes base) looks each chunk up as a whole token before merging, as tiktoken
+    does and HuggingFace's ``ignore_merges``: a chunk whose bytes are a token is that token.
+    ``whole_pieces`` are tokens no merge makes, which only that lookup gives (Llama 3's rank file
+    has 695); their ids follow the merges, and the specials follow them. ``whole_ranks`` (one per
+    whole piece: how many merges rank below it) switches a chunk that is not a token to
+    tiktoken's merging by rank (:mod:`engine._rankmerge`), for rank files whose whole pieces
+    tiktoken also builds inside longer pieces, which merge rules cannot. ``normalizer``
+    (:mod:`engine.normalize`) changes the text between special tokens before it is split.
     """
 
     def __init__(
@@ -172,6 +191,10 @@ class Tokenizer:
         specials: Sequence[str] = (),
         pretokenizer: PreTokenizer | None = None,
         config: TrainConfig | None = None,
+        whole_first: bool = False,
+        whole_pieces: Sequence[bytes] = (),
+        whole_ranks: Sequence[int] | None = None,
+        normalizer: Normalizer | None = None,
         _pieces: list[bytes] | None = None,
         _parts: tuple[list[int], list[int]] | None = None,
     ) -> None:
@@ -248,6 +271,10 @@ class Tokenizer:
         else:
             _grow(pieces, lefts, rights)
         self.pieces = pieces
+        self.whole_first, self.whole_pieces = _whole_pieces(base, whole_first, whole_pieces, len(pieces))
+        self.whole_ranks = _whole_ranks(whole_ranks, self.whole_pieces, count)
+        self._order: dict[bytes, int] | None = None  # whole_ranks: each token's bytes -> its rank
+        first_special = len(pieces) + len(self.whole_pieces)
         self.specials: dict[str, int] = {}
         for token in specials:
             if not isinstance(token, str) or not token:
@@ -257,8 +284,8 @@ class Tokenizer:
             problem = special_text_problem(token)  # decode and every file write it as UTF-8
             if problem:
                 raise ConfigError(problem)
-            self.specials[token] = len(pieces) + len(self.specials)
-        if len(pieces) + len(self.specials) > MAX_VOCAB:
+            self.specials[token] = first_special + len(self.specials)
+        if first_special + len(self.specials) > MAX_VOCAB:
             raise ConfigError(
                 f"too many tokens: {len(pieces)} base tokens and merges and {len(self.specials)} specials (at most {MAX_VOCAB})"
             )
@@ -269,8 +296,10 @@ class Tokenizer:
         elif self.specials:
             self._special_re = re.compile("|".join(re.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
         self.pretokenizer = pretokenizer or PreTokenizer("none")
+        self.normalizer = normalizer
         self.config = config
-        self._cache = _ChunkCache(self._encode_new)
+        self._cache = _ChunkCache(self._encode_whole_first if self.whole_first else self._encode_new)
+        self._by_bytes: dict[bytes, int] | None = None  # whole_first: every token's bytes -> its first id
         #: For the first encoding of a chunk: token bytes -> id (built once enough chunks were
         #: merged without it to pay for it), and per token whether it encodes to itself (0 not
         #: known yet, 1 yes, 2 no).
@@ -297,13 +326,15 @@ class Tokenizer:
 
     @property
     def vocab_size(self) -> int:
-        """Bases + merges + specials."""
-        return len(self.pieces) + len(self.specials)
+        """Bases + merges + whole pieces + specials."""
+        return len(self.pieces) + len(self.whole_pieces) + len(self.specials)
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of a token (a special's text as UTF-8)."""
         if 0 <= token_id < len(self.pieces):
             return self.pieces[token_id]
+        if 0 <= token_id - len(self.pieces) < len(self.whole_pieces):
+            return self.whole_pieces[token_id - len(self.pieces)]
         if token_id in self._special_of:
             return self._special_of[token_id].encode("utf-8")
         raise TokenIdError(f"token id {token_id} is out of range (vocabulary size {self.vocab_size})")
@@ -340,6 +371,51 @@ class Tokenizer:
                 if found is not None:
                     return found
         return apply_merges(self._base_ids(chunk), self._ranks)
+
+    def normalize(self, text: str) -> str:
+        """``text`` as the normalizer makes it (unchanged without one): what is split and merged.
+        Special tokens are found before it, so call it on the text between them."""
+        return self.normalizer(text) if self.normalizer is not None else text
+
+    def whole_piece(self, chunk: bytes) -> int | None:
+        """With ``whole_first``: the token whose bytes are all of ``chunk`` (the first id of
+        those bytes), which the chunk encodes to without merging; else None."""
+        if not self.whole_first:
+            return None
+        table = self._by_bytes
+        if table is None:
+            table = self._by_bytes = dict(zip(self.whole_pieces, range(len(self.pieces), len(self.pieces) + len(self.whole_pieces))))
+            table.update(zip(reversed(self.pieces), range(len(self.pieces) - 1, -1, -1)))
+        return table.get(chunk)
+
+    def _encode_whole_first(self, chunk: str) -> list[int]:
+        """A chunk that is a whole token is that token (``whole_first``); any other is merged."""
+        key = chunk.encode("utf-8", "surrogateescape")
+        token = self.whole_piece(key)
+        if token is not None:
+            return [token]
+        if self.whole_ranks is None:
+            return self._encode_new(chunk)
+        ids = self._by_bytes
+        assert ids is not None  # built by whole_piece
+        return [ids[part] for part in rank_merge(key, self._rank_order())]
+
+    def _rank_order(self) -> dict[bytes, int]:
+        """Every token of two bytes or more -> its rank, the whole pieces among the merges as
+        ``whole_ranks`` places them (for tiktoken's merging)."""
+        if self._order is None:
+            order: dict[bytes, int] = {}
+            ranks = self.whole_ranks or []
+            places = sorted(range(len(ranks)), key=lambda k: (ranks[k], k))
+            at = 0
+            for j in range(len(self.merges) + 1):
+                while at < len(places) and ranks[places[at]] <= j:
+                    order.setdefault(self.whole_pieces[places[at]], len(order))
+                    at += 1
+                if j < len(self.merges):
+                    order.setdefault(self.pieces[self.base_size + j], len(order))
+            self._order = order
+        return self._order
 
     def _whole_table(self) -> dict[Any, int]:
         """Each token's bytes (bytes base) or text (chars base) -> a token id with them.
@@ -484,6 +560,8 @@ class Tokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` treating special-token strings as plain text."""
+        if self.normalizer is not None:
+            text = self.normalizer(text)
         # One C-level loop over the chunks; only a chunk not seen before calls back into
         # Python (the cache's __missing__), once per distinct chunk.
         chunks = self.pretokenizer.split(text)
@@ -533,6 +611,7 @@ class Tokenizer:
             if special:
                 out.append((self.specials[part],))
             else:
+                part = self.normalize(part)
                 out.extend(tuple(self._base_ids(c)) for c in self.pretokenizer.split(part))
         return out
 
@@ -546,6 +625,17 @@ class Tokenizer:
         if len(text) > TRACE_LIMIT:
             raise ValueError(f"encode_trace is for short texts (at most {TRACE_LIMIT} characters)")
         chunks = [list(c) for c in self.pieces_of(text)]
+        if self.whole_first:  # a chunk that is a whole token starts as it (no rule fires in it)
+            for i, c in enumerate(chunks):
+                if max(c, default=256) >= 256:
+                    continue  # a special
+                token = self.whole_piece(bytes(c))
+                if token is not None:
+                    chunks[i] = [token]
+                elif self.whole_ranks is not None:  # merged by rank: where rules would differ, its result
+                    ids = self._encode_whole_first(bytes(c).decode("utf-8", "surrogateescape"))
+                    if ids != apply_merges(list(c), self._ranks):
+                        chunks[i] = ids
         start = tuple(i for c in chunks for i in c)
         steps: list[TraceStep] = []
         while True:
@@ -605,15 +695,52 @@ class Tokenizer:
         return load_tokenizer(path)
 
 
+def _whole_ranks(ranks: Sequence[int] | None, whole_pieces: list[bytes], merges: int) -> list[int] | None:
+    """The checked ``whole_ranks``: one count of merges (0 to ``merges``) a whole piece."""
+    if ranks is None:
+        return None
+    ranks = list(ranks)
+    if len(ranks) != len(whole_pieces) or not all(type(r) is int and 0 <= r <= merges for r in ranks):
+        raise ConfigError("whole_ranks gives each whole piece how many merges rank below it")
+    return ranks
+
+
+def _whole_pieces(base: str, whole_first: bool, whole_pieces: Sequence[bytes], first: int) -> tuple[bool, list[bytes]]:
+    """The checked ``whole_first`` and ``whole_pieces`` of a tokenizer whose merges end before
+    id ``first``."""
+    pieces = list(whole_pieces)
+    if not (whole_first or pieces):
+        return False, []
+    if base != "bytes":
+        raise ConfigError("whole-piece lookup is for the bytes base")
+    if not whole_first:
+        raise ConfigError("whole pieces are tokens only the whole-piece lookup gives: they need whole_first")
+    if not all(isinstance(p, bytes) and len(p) > 1 for p in pieces):
+        raise ConfigError("a whole piece is the bytes of a token of at least two bytes")
+    if len(set(pieces)) != len(pieces):
+        raise ConfigError("a whole piece is given twice")
+    if first + len(pieces) > MAX_VOCAB:
+        raise ConfigError(f"too many tokens: {first} base tokens and merges and {len(pieces)} whole pieces (at most {MAX_VOCAB})")
+    return True, pieces
+
+
 # -- the native file format ------------------------------------------------------------------
 
 
 def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
     """The native JSON structure of a tokenizer."""
-    data: dict[str, Any] = {"format": FORMAT, "version": VERSION, "base": tok.base}
+    later = tok.whole_first or tok.normalizer is not None
+    data: dict[str, Any] = {"format": FORMAT, "version": WHOLE_VERSION if later else VERSION, "base": tok.base}
     if tok.alphabet is not None:
         data["alphabet"] = tok.alphabet
     data["merges"] = [list(pair) for pair in tok.merges]
+    if tok.whole_first:
+        data["whole_first"] = True
+        data["whole_pieces"] = [piece.hex() for piece in tok.whole_pieces]
+        if tok.whole_ranks is not None:
+            data["whole_ranks"] = tok.whole_ranks
+    if tok.normalizer is not None:
+        data["normalizer"] = tok.normalizer.spec
     data["specials"] = [{"token": t, "id": i} for t, i in tok.specials.items()]
     data["pretokenizer"] = tok.pretokenizer.to_dict()
     if tok.config is not None:
@@ -641,7 +768,8 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
     """Build a tokenizer from the native structure; anything malformed raises ``ValueError``."""
     _need(isinstance(data, dict), "not a bpe-lab tokenizer (expected a JSON object)")
     _need(data.get("format") == FORMAT, "not a bpe-lab tokenizer (no \"format\": \"bpe-lab\")")
-    _need(data.get("version") == VERSION, f"unsupported bpe-lab file version {data.get('version')!r}")
+    version = data.get("version")
+    _need(version in (VERSION, WHOLE_VERSION) and type(version) is int, f"unsupported bpe-lab file version {version!r}")
     base = data.get("base")
     _need(base in ("bytes", "chars"), f"unknown base {base!r}")
     alphabet = data.get("alphabet")
@@ -658,10 +786,20 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
             isinstance(pair, list) and len(pair) == 2 and all(type(x) is int for x in pair),
             f"merge {i + 1} is not a [left, right] pair of integers",
         )
+    whole_first = data.get("whole_first", False) if version == WHOLE_VERSION else False
+    _need(type(whole_first) is bool, "\"whole_first\" must be true or false")
+    whole_hex = data.get("whole_pieces", []) if version == WHOLE_VERSION else []
+    _need(isinstance(whole_hex, list) and all(isinstance(h, str) for h in whole_hex), "\"whole_pieces\" must be a list of hex strings")
+    try:
+        whole_pieces = [bytes.fromhex(h) for h in whole_hex]
+    except ValueError:
+        raise TokenizerFileError("\"whole_pieces\" must be a list of hex strings") from None
+    whole_ranks = data.get("whole_ranks") if version == WHOLE_VERSION else None
+    _need(whole_ranks is None or isinstance(whole_ranks, list), "\"whole_ranks\" must be a list of integers")
     specials = data.get("specials", [])
     _need(isinstance(specials, list), "\"specials\" must be a list")
     tokens = []
-    first_special = (len(alphabet) if base == "chars" else 256) + len(merges)
+    first_special = (len(alphabet) if base == "chars" else 256) + len(merges) + len(whole_pieces)
     for i, entry in enumerate(specials):
         _need(isinstance(entry, dict) and isinstance(entry.get("token"), str), f"special {i + 1} is malformed")
         _need(type(entry.get("id")) is int and entry["id"] == first_special + i,
@@ -675,10 +813,13 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
     try:
         pretokenizer = PreTokenizer.from_dict(pre)
         train_config = TrainConfig.from_dict(config) if isinstance(config, dict) else None
+        spec = data.get("normalizer") if version == WHOLE_VERSION else None
+        normalizer = Normalizer(spec) if spec is not None else None
     except TypeError as exc:
         raise TokenizerFileError(f"malformed tokenizer settings: {exc}") from None
     return Tokenizer(
-        merges, base=base, alphabet=alphabet, specials=tokens, pretokenizer=pretokenizer, config=train_config
+        merges, base=base, alphabet=alphabet, specials=tokens, pretokenizer=pretokenizer, config=train_config,
+        whole_first=whole_first, whole_pieces=whole_pieces, whole_ranks=whole_ranks, normalizer=normalizer,
     )
 
 

@@ -145,6 +145,19 @@ def ranks(tmp: Path, lines: list[str], sidecar: dict | None = None, name: str = 
     return path
 
 
+#: A SentencePiece ModelProto in small: one piece (field 1), a trainer spec (field 2) of model_type 2 (BPE).
+#: The piece is "a" with score -1.0 (field 2, a float: bytes that are not UTF-8, as in every real model).
+SPM_BPE = b"\x0a\x08\x0a\x01a\x15\x00\x00\x80\xbf\x12\x02\x18\x02"
+
+
+def with_normalizer(tmp: Path) -> None:
+    """tokenizer.json: tok.json's tokenizer as hf, with an NFKC normalizer."""
+    export_tokenizer(load_tokenizer(trained_tok(tmp)), "hf", tmp / "tokenizer.json")
+    data = json.loads((tmp / "tokenizer.json").read_text(encoding="utf-8"))
+    data["normalizer"] = {"type": "NFKC"}
+    (tmp / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+
+
 def b64(token: bytes) -> str:
     return base64.b64encode(token).decode("ascii")
 
@@ -291,6 +304,12 @@ SETUP: dict[str, Setup] = {
     "hf-duplicate": lambda tmp, mp: hf(tmp, merges=["a b", "a b"]),
     "hf-contradiction": lambda tmp, mp: hf(tmp, merges=["a b", "b c"]),
     "hf-wordpiece": lambda tmp, mp: corpus(tmp, "tokenizer.json", json.dumps({"model": {"type": "WordPiece", "vocab": {"a": 0}}})),
+    "hf-unigram": lambda tmp, mp: corpus(tmp, "tokenizer.json", json.dumps({"model": {"type": "Unigram", "vocab": [["a", -1.0]]}})),
+    "hf-byte-fallback": lambda tmp, mp: hf(tmp, byte_fallback=True),
+    "hf-suffix": lambda tmp, mp: hf(tmp, end_of_word_suffix="</w>"),
+    "hf-normalizer-export": lambda tmp, mp: with_normalizer(tmp),
+    "spm-bpe-model": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_BPE),
+    "gpt2-added-clash": lambda tmp, mp: (gpt2_pair(tmp, ["a b"]), (tmp / "pair" / "added_tokens.json").write_text('{"<x>": 97}')),
     "seed001-wrong-type": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", 7], []),
     "seed001-out-of-range": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", "b", "ab"], [[[1, 9], 3]]),
     "seed001-later": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", "b", "aab", "ab"], [[[1, 4], 3], [[1, 2], 4]]),

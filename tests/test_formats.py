@@ -288,13 +288,17 @@ def test_recovery_follows_tiktokens_route_and_says_when_it_is_ambiguous(tmp_path
     # form... here ab comes first: ab|cd, and abcd = ab + cd is recovered.
     merges, warnings = recovered(tmp_path / "c.tiktoken", [b"ab", b"cd", b"bcd", b"abcd"])
     assert merges[-1] == (b"ab", b"cd") and warnings == []
-    # 'xyz' cannot be built from two lower-ranked tokens at all: ambiguous, left out.
+    # 'xyz' cannot be built from two lower-ranked tokens at all: ambiguous, so a whole-piece
+    # token, which only a whole matching piece gives (as in tiktoken).
     merges, warnings = recovered(tmp_path / "d.tiktoken", [b"ab", b"xyz", b"abc"])
     assert merges == [(b"a", b"b"), (b"ab", b"c")]
-    assert len(warnings) == 1 and "ambiguous for 1 token" in warnings[0] and "xyz" in warnings[0]
+    assert len(warnings) == 1 and "1 token(s) (first: b'xyz') are whole-piece tokens" in warnings[0]
     imported = load_any(tmp_path / "d.tiktoken", pretokenizer=PreTokenizer("none"))
-    assert imported.file_ids[256:] == [256, 258]  # the ranks, with xyz's 257 unused
+    assert imported.tokenizer.whole_pieces == [b"xyz"]
+    assert imported.file_ids[256:] == [256, 258, 257]  # the ranks: merges, then the whole piece
     assert imported.encode("abc") == [258]
+    assert imported.encode("xyz") == [257]
+    assert imported.encode("xyzxyz") == [ord("x"), ord("y"), ord("z")] * 2  # not a whole piece: merged
 
 
 # -- malformed files: one clear line, exit code 2 ---------------------------------------------

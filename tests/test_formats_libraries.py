@@ -202,9 +202,12 @@ def whisper_asset() -> Path | None:
     """Whisper's ``multilingual.tiktoken``, when it is on this machine: from an installed
     ``openai-whisper`` (it needs torch, so it is no test dependency; ``pip install --no-deps
     openai-whisper`` is enough), or in ``$BPE_LAB_WHISPER_ASSETS`` (a folder holding it, such as
-    ``whisper/assets`` of the sdist ``pip download --no-deps openai-whisper`` fetches)."""
+    ``whisper/assets`` of the sdist ``pip download --no-deps openai-whisper`` fetches), or as
+    tests/fetch_tokenizers.py fetches it."""
     import importlib.metadata
     import os
+
+    from fetch_tokenizers import real_file
 
     folder = os.environ.get("BPE_LAB_WHISPER_ASSETS")
     if folder and (Path(folder) / "multilingual.tiktoken").is_file():
@@ -212,7 +215,7 @@ def whisper_asset() -> Path | None:
     try:
         path = Path(str(importlib.metadata.distribution("openai-whisper").locate_file("whisper/assets/multilingual.tiktoken")))
     except importlib.metadata.PackageNotFoundError:
-        return None
+        return real_file("whisper-multilingual.tiktoken")  # fetched from the sdist (tests/fetch_tokenizers.py)
     return path if path.is_file() else None
 
 
@@ -258,3 +261,34 @@ def test_whispers_real_file_encodes_as_tiktoken_does():
     imported = load_any(path, pretokenizer=PreTokenizer("gpt2"))
     assert imported.warnings == ["line 50257 is an empty token (rank 50256); skipped"]
     check_against_tiktoken(path, imported, TEXTS + [sample_text("workshop.txt")], GPT2_PATTERN)
+
+
+def test_added_tokens_json_beside_a_pair_is_read_as_transformers_does(tmp_path):
+    """added_tokens.json (transformers' file beside vocab.json + merges.txt, as in Whisper's
+    multilingual pair) holds tokens found whole in text: ids as tokenizers gives them with the
+    same tokens added."""
+    from engine.formats import load_any, read_paths
+    from engine.pretokenize import PreTokenizer
+
+    tok = trained(pretokenizer="gpt2", vocab_size=600)
+    export_tokenizer(tok, "gpt2", tmp_path / "pair")
+    added = {"<|endoftext|>": tok.vocab_size, "<|startoftranscript|>": tok.vocab_size + 1}
+    (tmp_path / "pair" / "added_tokens.json").write_text(json.dumps(added), encoding="utf-8")
+    imported = load_any(tmp_path / "pair", pretokenizer=PreTokenizer("gpt2"))
+    assert tmp_path / "pair" / "added_tokens.json" in read_paths("gpt2", tmp_path / "pair")
+    theirs = tokenizers.ByteLevelBPETokenizer(str(tmp_path / "pair" / "vocab.json"), str(tmp_path / "pair" / "merges.txt"))
+    theirs.add_special_tokens(list(added))
+    for text in TEXTS + ["a<|endoftext|>b <|startoftranscript|><|endoftext|>"]:
+        assert imported.encode(text) == theirs.encode(text).ids, text
+    assert imported.encode("<|endoftext|>") == [tok.vocab_size]
+
+
+def test_added_tokens_json_that_contradicts_the_vocabulary_is_refused(tmp_path):
+    from engine.errors import TokenizerFileError
+    from engine.formats import load_any
+
+    tok = trained(pretokenizer="gpt2", vocab_size=300)
+    export_tokenizer(tok, "gpt2", tmp_path / "pair")
+    (tmp_path / "pair" / "added_tokens.json").write_text(json.dumps({"<x>": 5}), encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match="added_tokens.json: added token '<x>' has id 5, which vocab.json gives to"):
+        load_any(tmp_path / "pair")

@@ -1,6 +1,14 @@
 """Tokenizer files from and for the ecosystem: HuggingFace ``tokenizer.json``, GPT-2's
-``vocab.json`` + ``merges.txt``, tiktoken's ``.tiktoken`` ranks, seed 001's JSON, and the native
-format (:mod:`engine.tokenizer`).
+``vocab.json`` + ``merges.txt``, tiktoken's ``.tiktoken`` ranks, seed 001's JSON, the native
+format (:mod:`engine.formats.native`), and (read only) Mistral's ``tekken.json``.
+
+Each format is one :class:`Format` record in :data:`REGISTRY`: its name, the module that reads
+and writes it, and what it needs. That module has the format's five hooks, all with the same
+signatures: ``sniff(probe) -> int`` (how surely a file's content is this format, 0 for not),
+``load(path, content, pretokenizer, need_pattern) -> Imported``, ``save(tok, path, ids, source)
+-> warnings``, ``reads(path)`` and ``writes(path)`` (the files each touches). A new format is a
+module and one record. This module imports no format module until one is used (``bpe-lab
+train`` loads none of them: tests/test_cli_startup.py).
 
 Pure Python: never imports ``tokenizers`` or ``tiktoken`` (they only check these files in the
 tests). Example::
@@ -15,30 +23,106 @@ tests). Example::
 from __future__ import annotations
 
 import gc
+import importlib
 import os
-import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from ..errors import ExportError, WriteError
-from ..io import parse_json
-from ..pretokenize import PreTokenizer
-from ..tokenizer import Tokenizer, load_tokenizer, save_tokenizer, tokenizer_from_dict
-from .common import Imported, fail, read_text, show
-from .gpt2 import MERGES, VOCAB, load_gpt2, pair_paths, save_gpt2
-from .hf import load_hf, save_hf
-from .seed001 import load_seed001, save_seed001
-from .tiktoken_bpe import load_tiktoken, recover_merges, save_tiktoken, sidecar_path
+if TYPE_CHECKING:
+    from ..pretokenize import PreTokenizer
+    from ..tokenizer import Tokenizer
+    from .common import Imported
+    from .sniff import Probe
 
-FORMATS = ("hf", "gpt2", "tiktoken", "seed001", "native")
 
-__all__ = ["FORMATS", "Imported", "detect_format", "export_tokenizer", "load_any", "read_paths", "recover_merges", "sidecar_path",
-           "written_paths"]
+@dataclass(frozen=True)
+class Format:
+    """One tokenizer file format: ``name`` (what ``--format`` says), the ``module`` with its
+    hooks (see the module doc), a one-line ``summary``, whether a pattern may be given for it
+    (``takes_pattern``: the formats that hold none) and whether it writes a folder
+    (``writes_folder``: the path names a directory, created as needed); ``label`` names its
+    files in a message. ``keeps_normalizer``: the format can hold a normalizer. ``writable`` is
+    false for a format bpe-lab reads only."""
+
+    name: str
+    module: str
+    summary: str
+    label: str = ""
+    takes_pattern: bool = False
+    keeps_normalizer: bool = False
+    writes_folder: bool = False
+    writable: bool = True
+
+    @property
+    def hooks(self) -> ModuleType:
+        return importlib.import_module(self.module)
+
+    def sniff(self, probe: Probe) -> int:
+        """How surely ``probe`` (a file's content, read once) is this format: 0 not, higher surer."""
+        return self.hooks.sniff(probe)
+
+    def load(self, path: Path, content: Any, pretokenizer: PreTokenizer | None, need_pattern: bool) -> Imported:
+        return self.hooks.load(path, content, pretokenizer, need_pattern)
+
+    def save(self, tok: Tokenizer, path: Path, ids: Sequence[int | None] | None, source: str) -> list[str]:
+        return self.hooks.save(tok, path, ids, source)
+
+    def reads(self, path: Path) -> list[Path]:
+        """The files :meth:`load` reads at ``path`` (that exist or not)."""
+        return self.hooks.reads(path)
+
+    def writes(self, path: Path) -> list[Path]:
+        """The files :meth:`save` writes at ``path``."""
+        return self.hooks.writes(path)
+
+
+#: Every format bpe-lab knows, in the order ``--format`` lists them.
+REGISTRY: tuple[Format, ...] = (
+    Format("hf", "engine.formats.hf", "HuggingFace tokenizer.json (a BPE model)", "tokenizer.json", keeps_normalizer=True),
+    Format("gpt2", "engine.formats.gpt2", "GPT-2's vocab.json + merges.txt pair, in a folder",
+           "vocab.json + merges.txt", takes_pattern=True, writes_folder=True),
+    Format("tiktoken", "engine.formats.tiktoken_bpe", "tiktoken's .tiktoken ranks, with a PATH.json sidecar",
+           ".tiktoken", takes_pattern=True),
+    Format("seed001", "engine.formats.seed001", "seed 001's JSON (vocab list and merges)", "seed 001"),
+    Format("native", "engine.formats.native", "bpe-lab's own JSON", "native", keeps_normalizer=True),
+    Format("tekken", "engine.formats.tekken", "Mistral's tekken.json (tiktoken ranks and a config)", "tekken.json",
+           writable=False),
+    Format("sentencepiece", "engine.formats.sentencepiece", "SentencePiece .model (recognised and refused by model type)",
+           ".model", writable=False),
+)
+BY_NAME: dict[str, Format] = {f.name: f for f in REGISTRY}
+#: The names of the formats bpe-lab writes (``--format`` choices).
+FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY if f.writable)
+
+__all__ = ["BY_NAME", "FORMATS", "REGISTRY", "Format", "Imported", "detect_format", "export_tokenizer", "load_any",
+           "read_paths", "recover_merges", "renumbered_note", "sidecar_path", "written_paths"]
+
+#: Names kept importable from here, from the modules that hold them (imported when first used).
+_LAZY = {"Imported": "engine.formats.common", "recover_merges": "engine.formats.tiktoken_bpe",
+         "sidecar_path": "engine.formats.tiktoken_bpe", "renumbered_note": "engine.formats.native"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def get_format(name: str) -> Format:
+    """The record of format ``name``; an unknown name raises ExportError listing the choices."""
+    found = BY_NAME.get(name)
+    if found is None:
+        from ..errors import ExportError
+
+        raise ExportError(f"unknown format {name!r} (choose {', '.join(FORMATS)})")
+    return found
 
 
 def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequence[int | None] | None = None,
-                     source: str = "the file") -> list[str]:
+                     source: str = "the file", drop_normalizer: bool = False) -> list[str]:
     """Write ``tok`` in ``fmt`` at ``path`` (every file atomically); returns one-line warnings.
 
     ``gpt2`` writes ``path/vocab.json`` and ``path/merges.txt``; ``tiktoken`` writes ``path`` and
@@ -46,46 +130,35 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
     ``file_ids``) keeps another numbering where the format allows any (hf, gpt2, tiktoken);
     ``native`` cannot (its ids are structural), so a warning says when they differ from ``ids``
     (``source`` names where those came from). Raises ValueError when the format cannot hold the
-    tokenizer.
+    tokenizer, and for a normalizer the format cannot hold unless ``drop_normalizer``.
     """
-    if fmt != "gpt2" and str(path).endswith(("/", os.sep)):
+    from ..errors import ExportError, WriteError
+
+    record = get_format(fmt)
+    if not record.writable:
+        raise ExportError(f"bpe-lab reads {fmt} files but does not write them (choose {', '.join(FORMATS)})")
+    if not record.writes_folder and str(path).endswith(("/", os.sep)):
         raise WriteError(path, f"a name ending in / is a folder, and {fmt} writes a file", after="nothing was written")
+    path = Path(path)
+    dropped = []
+    if tok.normalizer is not None and not record.keeps_normalizer:
+        if not drop_normalizer:
+            raise ExportError(f"{record.label} files hold no normalizer, and this tokenizer has one "
+                              f"({tok.normalizer.summary}): export to hf or native to keep it, or give --drop-normalizer")
+        dropped = [f"the normalizer ({tok.normalizer.summary}) is left out: text it would change encodes differently"]
     try:
-        if fmt == "hf":
-            return save_hf(tok, path, ids)
-        if fmt == "gpt2":
-            made = _missing_folders(Path(path))
-            try:
-                return save_gpt2(tok, path, ids)
-            except BaseException:
-                _remove_folders(made)  # a failed export leaves no empty folder behind
-                raise
-        if fmt == "tiktoken":
-            return save_tiktoken(tok, path, ids)
-        if fmt == "seed001":
-            return save_seed001(tok, path)
-        if fmt == "native":
-            save_tokenizer(tok, path)
-            return renumbered_note(tok, ids, source)
+        if not record.writes_folder:
+            return record.save(tok, path, ids, source) + dropped
+        made = _missing_folders(path)
+        try:
+            return record.save(tok, path, ids, source) + dropped
+        except BaseException:
+            _remove_folders(made)  # a failed export leaves no empty folder behind
+            raise
     except WriteError:
         raise
     except OSError as exc:  # pragma: no cover - every write goes through atomic_write_*, which raise WriteError
         raise WriteError(path, exc.strerror or str(exc), errno=exc.errno) from None
-    raise ExportError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")
-
-
-def renumbered_note(tok: Tokenizer, ids: Sequence[int | None] | None, source: str = "the file") -> list[str]:
-    """A warning when ``ids`` (an import's ``file_ids``) differ from the native ids of ``tok``
-    (bases, then merges, then specials), with the first token that moves; else none."""
-    if ids is None:
-        return []
-    moved = [(ours, theirs) for ours, theirs in enumerate(ids) if theirs != ours]
-    if not moved:
-        return []
-    ours, theirs = moved[0]
-    where = "has no id there" if theirs is None else f"is {theirs} there"
-    return [f"native ids differ from {source}'s for {len(moved)} of {tok.vocab_size} tokens (first: "
-            f"{show(tok.token_bytes(ours))} {where}, {ours} here); ids are renumbered: bases, then merges, then specials"]
 
 
 def _missing_folders(folder: Path) -> list[Path]:
@@ -109,115 +182,20 @@ def _remove_folders(folders: list[Path]) -> None:
 def read_paths(fmt: str, path: str | Path) -> list[Path]:
     """The files :func:`load_any` reads for ``fmt`` at ``path`` (that exist or not): what an
     export must not overwrite. Example: ``read_paths("tiktoken", "t.tiktoken") -> [t.tiktoken, t.tiktoken.json]``"""
-    path = Path(path)
-    if fmt == "gpt2":
-        try:
-            return list(pair_paths(path))
-        except ValueError:
-            return [path]
-    if fmt == "tiktoken":
-        ranks = path.with_name(path.name[: -len(".json")]) if path.name.endswith(".json") else path
-        return [ranks, sidecar_path(ranks)]
-    return [path]
+    return get_format(fmt).reads(Path(path))
 
 
 def written_paths(fmt: str, path: str | Path) -> list[Path]:
     """The files :func:`export_tokenizer` writes for ``fmt`` at ``path``."""
-    path = Path(path)
-    if fmt == "gpt2":
-        return [path / VOCAB, path / MERGES]
-    if fmt == "tiktoken":
-        return [path, sidecar_path(path)]
-    return [path]
+    return get_format(fmt).writes(Path(path))
 
 
 def detect_format(path: str | Path) -> str:
-    """Which format a path holds (one of :data:`FORMATS`), from its content (the name only
-    chooses between formats the content allows)."""
-    return _sniff(Path(path))[0]
+    """Which format a path holds (one of the :data:`REGISTRY` names), from its content (the name
+    only chooses between formats the content allows)."""
+    from .sniff import sniff
 
-
-#: Lines a .tiktoken rank file is made of: base64 token bytes (``=`` alone: an empty token, which
-#: tiktoken's loader accepts), one space, the rank.
-_RANK_LINE = re.compile(r"^(?:(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2}==)|={1,2}) \d+$")
-#: How many lines decide whether a text file is a rank file or a merges.txt.
-_SNIFF_LINES = 5
-
-
-def _sniff(path: Path) -> tuple[str, Any]:
-    """(format, what was read) for ``path``: the parsed JSON, the text, or None for a directory.
-
-    The content decides: a JSON object with ``"format"`` is native, with ``"model"`` HuggingFace,
-    with a ``"vocab"`` list and ``"merges"`` seed 001, with ``"pat_str"`` a tiktoken sidecar, and
-    one of token -> integer is the ``vocab.json`` half of a GPT-2 pair; text with ``#version``
-    first (or lines of two tokens) is the ``merges.txt`` half, lines of ``base64 rank`` a
-    ``.tiktoken`` file. The name only chooses where the content allows two (lines that are both
-    ranks and merges). The file is read once (bounded by ``MAX_FILE_BYTES``).
-    """
-    if path.is_dir():
-        if (path / VOCAB).exists() or (path / MERGES).exists():
-            return "gpt2", None
-        raise fail(path, f"is a directory without {VOCAB} + {MERGES}")
-    text = read_text(path)
-    if not text.strip():
-        raise fail(path, "the file is empty" if not text else "holds only whitespace, no tokenizer")
-    if text.lstrip().startswith(("{", "[")):
-        data = parse_json(text, path)
-        return _json_format(path, data), data
-    lines = []
-    for line in text.splitlines():
-        if line.strip():
-            lines.append(line)
-            if len(lines) == _SNIFF_LINES:
-                break
-    if lines and lines[0].startswith("#version"):
-        return "gpt2", text
-    if lines:
-        ranks = all(_RANK_LINE.match(line) for line in lines)
-        pairs = all(len(parts) == 2 and all(parts) for parts in (line.rstrip("\r").split(" ") for line in lines))
-        if pairs and path.name.endswith(MERGES):
-            return "gpt2", text
-        if ranks:
-            return "tiktoken", text
-        if pairs and (path.parent / VOCAB).exists():
-            return "gpt2", text
-    # Text in no format: a name that says which lets that format's reader say what is wrong.
-    if path.name.endswith(".tiktoken"):
-        return "tiktoken", text
-    if path.name.endswith(MERGES):
-        return "gpt2", text
-    try:
-        parse_json(text, path)
-    except ValueError as exc:
-        where = str(exc)[len(f"{path}: "):]
-        raise fail(path, f"not a tokenizer file bpe-lab knows ({where}; nor a merges.txt or .tiktoken file)") from None
-    raise fail(path, _UNKNOWN)  # JSON, but not an object: a number, a string
-
-
-_UNKNOWN = "not a tokenizer file bpe-lab knows (native, HF tokenizer.json, seed 001, vocab.json + merges.txt, .tiktoken)"
-
-
-def _json_format(path: Path, data: Any) -> str:
-    """The format a JSON value is, from its keys (see :func:`_sniff`)."""
-    if isinstance(data, dict):
-        if data and all(type(v) is int for v in data.values()):
-            return "gpt2"  # vocab.json (GPT-2's has tokens such as "format" and "model": test it first)
-        if data.get("format") == "bpe-lab":
-            return "native"
-        if "model" in data:
-            return "hf"
-        if isinstance(data.get("vocab"), list) and "merges" in data:
-            return "seed001"
-        if "pat_str" in data:
-            return "tiktoken"
-        if "format" in data:
-            return "native"  # another "format": the native reader says it is not bpe-lab's
-        # An object in no format: a name that says which lets that format's reader say what is wrong.
-        if path.name.endswith(VOCAB):
-            return "gpt2"
-        if path.name.endswith(".tiktoken.json"):
-            return "tiktoken"
-    raise fail(path, _UNKNOWN)
+    return sniff(Path(path), REGISTRY)[0].name
 
 
 def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt: str | None = None,
@@ -233,32 +211,22 @@ def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _load_any(path, pretokenizer, fmt, need_pattern)
+        return _load_any(Path(path), pretokenizer, fmt, need_pattern)
     finally:
         if collecting:
             gc.enable()
 
 
-def _load_any(path: str | Path, pretokenizer: PreTokenizer | None, fmt: str | None, need_pattern: bool) -> Imported:
-    path = Path(path)
+def _load_any(path: Path, pretokenizer: PreTokenizer | None, fmt: str | None, need_pattern: bool) -> Imported:
+    from .common import fail
+    from .sniff import sniff
+
     content = None
     if fmt is None:
-        fmt, content = _sniff(path)
-    if pretokenizer is not None and fmt not in ("tiktoken", "gpt2"):
-        raise fail(path, f"a pattern name is for .tiktoken and vocab.json + merges.txt files; this is {fmt}, which has its own")
-    if fmt == "native":
-        if content is None:
-            return Imported(load_tokenizer(path), "native", str(path))
-        try:
-            return Imported(tokenizer_from_dict(content), "native", str(path))
-        except ValueError as exc:  # as load_tokenizer says it
-            raise fail(path, str(exc)) from None
-    if fmt == "hf":
-        return load_hf(path, content)
-    if fmt == "seed001":
-        return load_seed001(path, content)
-    if fmt == "gpt2":
-        return load_gpt2(path, pretokenizer, content)
-    if fmt == "tiktoken":
-        return load_tiktoken(path, pretokenizer, content, need_pattern=need_pattern)
-    raise ExportError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")
+        record, content = sniff(path, REGISTRY)
+    else:
+        record = get_format(fmt)
+    if pretokenizer is not None and not record.takes_pattern:
+        takes = " and ".join(f.label for f in REGISTRY if f.takes_pattern)
+        raise fail(path, f"a pattern name is for {takes} files; this is {record.name}, which has its own")
+    return record.load(path, content, pretokenizer, need_pattern)

@@ -115,6 +115,11 @@ def check_special(path: str | Path, token: str) -> None:
         raise fail(path, problem)
 
 
+def read_raw(path: str | Path) -> bytes:
+    """A file's bytes (bounded as :func:`read_text`), for a reader that decides itself whether it is text."""
+    return read_file(path)
+
+
 def read_text(path: str | Path) -> str:
     """A UTF-8 file's text; unreadable files (or files above the size limit) raise
     ``TokenizerFileError`` naming the path."""
@@ -166,6 +171,7 @@ def build(
     specials: Sequence[tuple[str, int]],
     pretokenizer: PreTokenizer,
     spell: Any = show,
+    whole: tuple[bool, Sequence[tuple[bytes, int]], Sequence[int] | None] = (False, (), None),
 ) -> tuple[Tokenizer, list[int | None], list[str]]:
     """The engine tokenizer for a vocabulary plus ordered merges, with ``file_ids`` and warnings.
 
@@ -174,6 +180,8 @@ def build(
     (None: the merge products' ids are their ranks, as in tiktoken). A merge must use tokens made
     before it and make a token the vocabulary holds; a pair may not repeat. A product made twice
     (two pairs, the same token) keeps both merges and maps both to the file's one id.
+    ``whole`` is whether chunks are looked up as whole tokens first, the tokens (bytes, file id)
+    only that lookup gives, and their ``whole_ranks`` (see :class:`~engine.tokenizer.Tokenizer`).
     """
     quick = _build_quickly(alphabet, base_ids, vocab, merges)
     if quick is not None:
@@ -181,7 +189,7 @@ def build(
         # byte-level tokens are their keys: the products are the tokens, already joined
         pieces = [*alphabet, *products] if base == "bytes" else None
         try:
-            return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, [], pieces)
+            return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, [], pieces, whole)
         except TokenizerFileError:
             pass  # e.g. a pair merged twice: the loop below names the merge, spelled as tokens
     made: dict[Any, int] = {key: i for i, key in enumerate(alphabet)}
@@ -224,7 +232,7 @@ def build(
         our_merges.append(pair)
     if repeats:
         warnings.append(f"{repeats} merge(s) make a token an earlier merge already made; both map to the file's one id")
-    return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, warnings)
+    return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, warnings, whole=whole)
 
 
 def _build_quickly(
@@ -268,7 +276,10 @@ def quick_merges(
 def built(
     path: str | Path, base: str, alphabet: Sequence[Any], our_merges: list[tuple[int, int]], file_ids: list[int | None],
     specials: Sequence[tuple[str, int]], pretokenizer: PreTokenizer, warnings: list[str], pieces: list[bytes] | None = None,
+    whole: tuple[bool, Sequence[tuple[bytes, int]], Sequence[int] | None] = (False, (), None),
 ) -> tuple[Tokenizer, list[int | None], list[str]]:
+    whole_first, whole_pieces, whole_ranks = whole
+    file_ids.extend(theirs for _, theirs in whole_pieces)
     tokenizer_specials = []
     for text, theirs in specials:
         check_special(path, text)
@@ -281,6 +292,9 @@ def built(
             alphabet=list(alphabet) if base == "chars" else None,
             specials=tokenizer_specials,
             pretokenizer=pretokenizer,
+            whole_first=whole_first,
+            whole_pieces=[piece for piece, _ in whole_pieces],
+            whole_ranks=whole_ranks,
             _pieces=pieces,
         )
     except ValueError as exc:
@@ -321,7 +335,7 @@ def output_ids(tok: Tokenizer, ids: Sequence[int | None] | None) -> list[int]:
     out = []
     for i, piece in enumerate(tok.pieces):
         out.append(first.setdefault(piece, i))
-    out.extend(range(len(tok.pieces), tok.vocab_size))
+    out.extend(range(len(tok.pieces), tok.vocab_size))  # whole pieces and specials
     return out
 
 

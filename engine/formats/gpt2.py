@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bytelevel import token_to_unicode, unicode_to_token
 from ..errors import ExportError, WriteError
 from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
+from . import sniff as sniffed
 from .common import (
     Imported,
     build,
@@ -33,6 +34,10 @@ from .common import (
     read_text,
     show,
 )
+from .hf import rank_merge_note
+
+if TYPE_CHECKING:
+    from .sniff import Probe
 
 VOCAB = "vocab.json"
 MERGES = "merges.txt"
@@ -60,6 +65,12 @@ def save_gpt2(tok: Tokenizer, folder: str | Path, ids: Sequence[int | None] | No
             f"uses {pre.name}{' with extra splits' if pre.split_digits or pre.split_newlines else ''} "
             "(export to hf to keep it)"
         )
+    if tok.whole_pieces:
+        warnings.append(
+            f"vocab.json + merges.txt cannot say that chunks are looked up whole first: the {len(tok.whole_pieces)} "
+            f"whole-piece token(s) (first: {show(tok.whole_pieces[0])}) are left out (hf and tiktoken keep them)"
+        )
+    warnings += rank_merge_note(tok, "the pair's readers")
     out = output_ids(tok, ids)
     names = [token_to_unicode(piece) for piece in tok.pieces]
     vocab: dict[str, int] = {}
@@ -103,6 +114,41 @@ def pair_paths(path: str | Path, half: str | None = None) -> tuple[Path, Path]:
     if half == MERGES:
         return path.with_name(VOCAB), path
     raise fail(path, f"a GPT-2 pair is a directory with {VOCAB} and {MERGES}, or one of those files")
+
+
+ADDED = "added_tokens.json"
+
+
+def added_path(vocab_path: Path) -> Path:
+    """Where transformers keeps a pair's added tokens: ``added_tokens.json`` beside
+    ``vocab.json`` (with the same prefix as ``x-vocab.json``)."""
+    name = vocab_path.name
+    prefix = name[: -len(VOCAB)] if name.endswith(VOCAB) else ""
+    return vocab_path.with_name(prefix + ADDED)
+
+
+def _added_tokens(path: Path, vocab: dict[str, Any], specials: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The added tokens (text -> id) of ``path`` when it exists, less those ``vocab`` already
+    holds with the same id: special tokens, found in text as transformers finds them (Whisper's
+    ``<|endoftext|>`` is 50257 there)."""
+    if not path.is_file():
+        return []
+    data = read_json(path)
+    if not isinstance(data, dict) or not all(isinstance(k, str) and k for k in data):
+        raise fail(path, "expected a JSON object mapping added token text to ids")
+    check_unique_ids(path, data.items(), "added token")
+    taken = {i: name for name, i in vocab.items()}
+    known = dict(specials)
+    out = []
+    for name, i in data.items():
+        if vocab.get(name) == i:
+            continue  # the vocabulary's own entry
+        if i in taken:
+            raise fail(path, f"added token {show(name)} has id {i}, which vocab.json gives to {show(taken[i])}")
+        if name in known:
+            raise fail(path, f"added token {show(name)} has id {i}, and vocab.json gives it {known[name]}")
+        out.append((name, i))
+    return out
 
 
 def _read_merges(path: Path, text: str | None = None) -> list[tuple[str, str]]:
@@ -158,10 +204,11 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
             specials.append((name, i))
         else:
             vocab[key] = i
+    warnings = []
+    specials += _added_tokens(added_path(vocab_path), raw, specials)
     specials.sort(key=lambda s: s[1])
     for name, _ in specials:
         check_special(vocab_path, name)
-    warnings = []
     if len(specials) > MAX_SPECIALS:
         raise fail(merges_path, f"{len(specials)} vocabulary entries (first: {show(specials[0][0])}) are made by no merge: "
                                 f"is {merges_path.name} truncated? (at most {MAX_SPECIALS} are taken as special tokens)")
@@ -177,3 +224,48 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
     )
     return Imported(tok, "gpt2", str(vocab_path.parent if Path(path).is_dir() else path),
                     None if identity(file_ids) else file_ids, warnings + more)
+
+
+# -- the format's hooks (engine.formats.REGISTRY) --------------------------------------------
+
+
+def sniff(probe: Probe) -> int:
+    path = probe.path
+    if probe.kind == "dir":
+        return sniffed.VOCAB_OBJECT if (path / VOCAB).exists() or (path / MERGES).exists() else 0
+    if probe.kind == "json":
+        data = probe.data
+        if not isinstance(data, dict):
+            return 0
+        if data and all(type(v) is int for v in data.values()):
+            return sniffed.VOCAB_OBJECT
+        return sniffed.NAMED if path.name.endswith(VOCAB) else 0
+    lines = probe.lines
+    if lines and lines[0].startswith("#version"):
+        return sniffed.VOCAB_OBJECT
+    pairs = bool(lines) and all(len(parts) == 2 and all(parts) for parts in (line.rstrip("\r").split(" ") for line in lines))
+    if pairs and path.name.endswith(MERGES):
+        return sniffed.MERGES_NAMED
+    if pairs and (path.parent / VOCAB).exists():
+        return sniffed.PAIR_BESIDE
+    return sniffed.NAMED if path.name.endswith(MERGES) else 0
+
+
+def load(path: Path, content: Any, pretokenizer: PreTokenizer | None, need_pattern: bool) -> Imported:
+    return load_gpt2(path, pretokenizer, content)
+
+
+def save(tok: Tokenizer, path: Path, ids: Sequence[int | None] | None, source: str) -> list[str]:
+    return save_gpt2(tok, path, ids)
+
+
+def reads(path: Path) -> list[Path]:
+    try:
+        vocab, merges = pair_paths(path)
+    except ValueError:
+        return [path]
+    return [vocab, merges, added_path(vocab)]
+
+
+def writes(path: Path) -> list[Path]:
+    return [path / VOCAB, path / MERGES]

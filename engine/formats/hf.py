@@ -14,12 +14,14 @@ from collections.abc import Sequence
 from itertools import chain, repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bytelevel import byte_level_names, not_byte_level, token_to_unicode, unicode_to_token, unicode_to_tokens
 from ..errors import TokenizerFileError
+from ..normalize import Normalizer
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
+from . import sniff as sniffed
 from .common import (
     Imported,
     build,
@@ -37,6 +39,9 @@ from .common import (
 )
 from .hfpre import pretokenizer_json, read_pretokenizer
 
+if TYPE_CHECKING:
+    from .sniff import Probe
+
 
 def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> dict[str, Any]:
     """The ``tokenizer.json`` structure for ``tok`` (ids from ``ids`` when complete, else ours)."""
@@ -47,6 +52,8 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
     vocab: dict[str, int] = {}
     for i, name in enumerate(names):
         vocab.setdefault(name, out[i])
+    for k, piece in enumerate(tok.whole_pieces):  # made by no merge: only ignore_merges' lookup gives them
+        vocab.setdefault(spell(piece), out[len(tok.pieces) + k])
     merges: list[Any] = []
     for a, b in dict.fromkeys((names[a], names[b]) for a, b in tok.merges):  # folded repeats once
         merges.append(f"{a} {b}" if byte_level else [a, b])
@@ -64,22 +71,32 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
         "truncation": None,
         "padding": None,
         "added_tokens": added,
-        "normalizer": None,
+        "normalizer": tok.normalizer.spec if tok.normalizer is not None else None,
         "pre_tokenizer": pretokenizer_json(tok.pretokenizer, byte_level=byte_level),
         "post_processor": None,
         "decoder": decoder,
         "model": {
             "type": "BPE", "dropout": None, "unk_token": None if byte_level else names[0],
             "continuing_subword_prefix": None, "end_of_word_suffix": None, "fuse_unk": False,
-            "byte_fallback": False, "ignore_merges": False, "vocab": vocab, "merges": merges,
+            "byte_fallback": False, "ignore_merges": tok.whole_first, "vocab": vocab, "merges": merges,
         },
     }
+
+
+def rank_merge_note(tok: Tokenizer, where: str) -> list[str]:
+    """A warning when ``tok`` merges by rank as tiktoken does (``whole_ranks``), which pair
+    merges (``where``: the format's readers) cannot."""
+    if tok.whole_ranks is None:
+        return []
+    return [f"{where} merge by pair: tiktoken's merging by rank, which this tokenizer does, builds some whole-piece "
+            "tokens inside longer pieces too (Llama 3's ' nghiệ' in ' nghiệx'), so such rare texts encode differently "
+            "(tiktoken and native keep it)"]
 
 
 def save_hf(tok: Tokenizer, path: str | Path, ids: Sequence[int | None] | None = None) -> list[str]:
     """Write ``tokenizer.json`` atomically; returns warnings."""
     write_json(path, tokenizer_json(tok, ids))
-    return fold_note(tok)
+    return fold_note(tok) + rank_merge_note(tok, "tokenizers' BPE models")
 
 
 def _merge_list(model: dict[str, Any], path: Path) -> list[tuple[str, str]]:
@@ -117,12 +134,18 @@ def _model(data: Any, path: Path) -> dict[str, Any]:
     kind = model.get("type")
     if kind is None and "merges" in model:
         kind = "BPE"  # older files leave the type out
+    if kind in ("WordPiece", "Unigram", "WordLevel"):
+        raise fail(path, f"a {kind} model is not supported (bpe-lab trains and replays BPE models only; "
+                         f"bpe-lab compare CORPUS trains {'Unigram and WordPiece' if kind != 'WordLevel' else 'them'} beside BPE)")
     if kind != "BPE":
         raise fail(path, f"a {kind or 'untyped'} model is not supported (bpe-lab reads BPE models only)")
-    if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
-        raise fail(path, "BPE with a subword prefix or end-of-word suffix is not supported")
+    suffix, prefix = model.get("end_of_word_suffix"), model.get("continuing_subword_prefix")
+    if suffix or prefix:
+        marker = f"end-of-word suffix {suffix!r}" if suffix else f"subword prefix {prefix!r}"
+        raise fail(path, f"BPE with a subword prefix or end-of-word suffix is not supported (this one has the {marker}, "
+                         "as CLIP's and subword-nmt's)")
     if model.get("byte_fallback"):
-        raise fail(path, "BPE with byte_fallback is not supported")
+        raise fail(path, "BPE with byte_fallback is not supported (a SentencePiece-style model, as Llama 2's and Mistral's)")
     return model
 
 
@@ -143,15 +166,12 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     check_unique_ids(path, vocab_raw.items())
     pre, byte_level, notes = read_pretokenizer(data.get("pre_tokenizer"), path)
     warnings += notes
-    if data.get("normalizer") is not None:
-        warnings.append("the file's normalizer is ignored: text that it would change encodes differently")
+    normalizer = _normalizer(data.get("normalizer"), path, warnings)
     post = data.get("post_processor")
     if isinstance(post, dict) and post.get("type") not in (None, "ByteLevel"):
         warnings.append(f"the file's {post.get('type')} post-processor is ignored (bpe-lab adds no tokens)")
     if model.get("dropout"):
         warnings.append("the file's BPE dropout is ignored (bpe-lab always merges)")
-    if model.get("ignore_merges"):
-        warnings.append("ignore_merges is ignored: bpe-lab always applies the merges")
     added = data.get("added_tokens", [])
     if not isinstance(added, list) or not all(
         isinstance(t, dict) and isinstance(t.get("content"), str) and t["content"] and is_id(t.get("id")) for t in added
@@ -166,10 +186,48 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     else:
         tok, file_ids, more = _load_model(path, model, vocab_raw, byte_level, specials, special_texts, pre)
     warnings += more
+    if model.get("ignore_merges"):
+        if byte_level:
+            tok, file_ids = _whole_first(tok, file_ids, vocab_raw, special_texts)
+        else:
+            warnings.append("ignore_merges is ignored: bpe-lab looks chunks up whole only for byte-level models")
+    tok.normalizer = normalizer  # nothing is encoded yet: the chunk cache is empty
     dropped = len(set(vocab_raw.values()).difference(file_ids))
     if dropped:
         warnings.append(f"{dropped} vocabulary token(s) are neither a base token nor made by a merge; never produced, dropped")
     return Imported(tok, "hf", str(path), None if identity(file_ids) else file_ids, warnings)
+
+
+def _normalizer(spec: Any, path: Path, warnings: list[str]) -> Normalizer | None:
+    """The file's normalizer; one bpe-lab does not apply is ignored with a warning naming it."""
+    if spec is None:
+        return None
+    try:
+        return Normalizer(spec)
+    except ValueError as exc:
+        warnings.append(f"the file's normalizer is ignored ({exc}): text that it would change encodes differently")
+        return None
+
+
+def _whole_first(
+    tok: Tokenizer, file_ids: list[int | None], vocab_raw: dict[str, int], special_texts: set[str],
+) -> tuple[Tokenizer, list[int | None]]:
+    """``tok`` looking chunks up whole first (``ignore_merges``), with the vocabulary's tokens
+    that no merge makes as its whole pieces (ids after the merges, their file ids kept)."""
+    made = set(file_ids)
+    left = sorted(((name, i) for name, i in vocab_raw.items() if i not in made and name not in special_texts),
+                  key=itemgetter(1))
+    pieces = []
+    for name, i in left:
+        try:
+            pieces.append((unicode_to_token(name), i))
+        except ValueError:
+            continue  # not byte-level text: no chunk is ever it
+    pieces = [(piece, i) for piece, i in pieces if len(piece) > 1]
+    merged = len(tok.pieces)
+    whole = Tokenizer(tok.merges, specials=list(tok.specials), pretokenizer=tok.pretokenizer, whole_first=True,
+                      whole_pieces=[piece for piece, _ in pieces], _pieces=tok.pieces)
+    return whole, file_ids[:merged] + [i for _, i in pieces] + file_ids[merged:]
 
 
 def _merge_parts(model: dict[str, Any]) -> tuple[list[str], list[str]] | None:
@@ -265,3 +323,25 @@ def _load_model(
         specials=specials, pretokenizer=pre, spell=spell,
     )
     return tok, file_ids, warnings + more
+
+
+# -- the format's hooks (engine.formats.REGISTRY) --------------------------------------------
+
+
+def sniff(probe: Probe) -> int:
+    return sniffed.HF if probe.kind == "json" and isinstance(probe.data, dict) and "model" in probe.data else 0
+
+
+def load(path: Path, content: Any, pretokenizer: PreTokenizer | None, need_pattern: bool) -> Imported:
+    return load_hf(path, content)
+
+
+def save(tok: Tokenizer, path: Path, ids: Sequence[int | None] | None, source: str) -> list[str]:
+    return save_hf(tok, path, ids)
+
+
+def reads(path: Path) -> list[Path]:
+    return [path]
+
+
+writes = reads

@@ -9,13 +9,18 @@ written after the merges (the seed's code decodes them but encodes their text as
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ExportError
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
+from . import sniff as sniffed
 from .common import Imported, check_special, fail, read_json, show, write_json
+
+if TYPE_CHECKING:
+    from .sniff import Probe
 
 
 def _plain_enough(tok: Tokenizer) -> str | None:
@@ -126,3 +131,28 @@ def _leading_chars(vocab: list[str]):
         if len(token) != 1:
             return
         yield token
+
+
+# -- the format's hooks (engine.formats.REGISTRY) --------------------------------------------
+
+
+def sniff(probe: Probe) -> int:
+    data = probe.data
+    if probe.kind == "json" and isinstance(data, dict) and isinstance(data.get("vocab"), list) and "merges" in data:
+        return sniffed.SEED001
+    return 0
+
+
+def load(path: Path, content: Any, pretokenizer: PreTokenizer | None, need_pattern: bool) -> Imported:
+    return load_seed001(path, content)
+
+
+def save(tok: Tokenizer, path: Path, ids: Sequence[int | None] | None, source: str) -> list[str]:
+    return save_seed001(tok, path)
+
+
+def reads(path: Path) -> list[Path]:
+    return [path]
+
+
+writes = reads

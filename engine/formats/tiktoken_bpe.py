@@ -9,20 +9,23 @@ mergeable_ranks=tiktoken.load.load_tiktoken_bpe(PATH))`` is the tokenizer. Ranks
 A rank file has no merge pairs: they are recovered as minbpe's ``recover_merges`` does (run
 tiktoken's merging on each token's bytes with only the lower-ranked tokens; the two parts left
 are its merge). tiktoken merges the adjacent pair whose *bytes* rank lowest, bpe-lab the
-lowest-ranked *pair*; when every token is recovered this way the two encode alike. A token that
-route never reaches (more than two parts left) is ambiguous: tiktoken still emits it for a whole
-matching piece, bpe-lab cannot, and the import says so.
+lowest-ranked *pair*; when every token is recovered this way the two encode alike. tiktoken
+first looks each piece up whole, and so does a tokenizer read from a rank file
+(``whole_first``): a token that route never reaches (more than two parts left; Llama 3 has 695,
+such as " Belediyesi") is a whole-piece token, which only a whole matching piece gives. Its id
+follows the merges, and it keeps its rank in the file's ids.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import heapq
 import operator
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._codec import apply_merges
 from .._pairs import SHIFT
@@ -32,6 +35,7 @@ from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
 from . import merge_cache
+from . import sniff as sniffed
 from .common import (
     MAX_ID,
     Imported,
@@ -49,6 +53,9 @@ from .common import (
     read_text,
     show,
 )
+
+if TYPE_CHECKING:
+    from .sniff import Probe
 
 #: The pattern that makes the whole text one piece (pre-tokenizer ``none``).
 WHOLE_TEXT = r"[\s\S]+"
@@ -82,11 +89,17 @@ def save_tiktoken(tok: Tokenizer, path: str | Path, ids: Sequence[int | None] | 
             seen.add(piece)
             lines.append(f"{base64.b64encode(piece).decode('ascii')} {out[i]}")
     ranks = {piece: out[i] for i, piece in reversed(list(enumerate(tok.pieces)))}
-    recovered, notes = recover_merges(ranks)
+    for k, piece in enumerate(tok.whole_pieces):  # tokens only a whole piece gives, as tiktoken's lookup does
+        if piece not in ranks:
+            ranks[piece] = out[len(tok.pieces) + k]
+            lines.append(f"{base64.b64encode(piece).decode('ascii')} {ranks[piece]}")
+    recovered, unreachable = _recover(ranks)
     ours = [(tok.pieces[a], tok.pieces[b]) for a, b in tok.merges]
     odd = _ambiguous(tok)
-    if notes or recovered != ours or odd:
-        differ = sum(1 for x, y in zip(recovered, ours) if x != y) + abs(len(recovered) - len(ours)) + len(odd)
+    whole = set(unreachable) == set(tok.whole_pieces)
+    if not whole or recovered != ours or odd:
+        differ = (sum(1 for x, y in zip(recovered, ours) if x != y) + abs(len(recovered) - len(ours)) + len(odd)
+                  + len(set(unreachable) ^ set(tok.whole_pieces)))
         warnings.append(
             f"tiktoken merges by token bytes, not by pair: for {differ} merge(s) the ranks imply other pairs, "
             "so some texts may encode differently"
@@ -184,10 +197,28 @@ def _unreachable_notes(unreachable: Sequence[bytes]) -> list[str]:
     if not unreachable:
         return []
     return [
-        f"recovering merges from the ranks is ambiguous for {len(unreachable)} token(s) (first: "
-        f"{show(unreachable[0])}): tiktoken's merging never builds them from two lower-ranked tokens "
-        "(it emits them only when a whole piece matches); bpe-lab leaves them out"
+        f"{len(unreachable)} token(s) (first: {show(unreachable[0])}) are whole-piece tokens: recovering merges from "
+        "the ranks is ambiguous for them, as tiktoken's merging never builds them from two lower-ranked tokens; "
+        "tiktoken gives them only when a whole piece matches, and so does bpe-lab"
     ]
+
+
+def _whole_ranks(ranks: dict[bytes, int], products: Sequence[int], unreachable: Sequence[bytes],
+                 odd: Sequence[bytes] | None) -> list[int] | None:
+    """For each whole piece, how many merges rank below it, when the tokenizer must merge by
+    rank as tiktoken does (:mod:`engine._rankmerge`); None when its merge rules give the same.
+
+    Rules fall short where tiktoken's merging of a whole piece's own bytes ends in that token (it
+    then builds it inside longer pieces too: Llama 3's " nghiệ" in " nghiệx"), or where a token
+    is not what the rules make of its bytes (``odd``; None: not known yet)."""
+    formable = any(_limited_bpe(ranks, token, _NO_LIMIT) == [token] for token in unreachable)
+    if not formable and not odd:
+        return None
+    return [bisect.bisect_left(products, ranks[token]) for token in unreachable]
+
+
+#: A rank above every rank: :func:`_limited_bpe` with every token.
+_NO_LIMIT = 1 << 62
 
 
 def _odd_warning(odd: Sequence[bytes]) -> list[str]:
@@ -222,11 +253,6 @@ def _from_cache(
     part = pieces.__getitem__
     if list(map(operator.add, map(part, lefts), map(part, rights))) != pieces[first:]:
         return None  # a merge whose two parts do not join into the token of its rank
-    try:  # the tokenizer refuses a part made later than the merge that uses it, and repeats
-        tok = Tokenizer(specials=[text for text, _ in specials], pretokenizer=pretokenizer, _pieces=pieces,
-                        _parts=(lefts, rights))
-    except ValueError:
-        return None
     unreachable = [token_of.get(rank) for rank in cached.unreachable]
     odd = [token_of.get(rank) for rank in cached.odd]
     longer = len(ranks) - sum(rank is not None for rank in base_ids)
@@ -234,6 +260,13 @@ def _from_cache(
     if (None in odd or any(token is None or len(token) < 2 for token in unreachable) or len(left_out) != len(unreachable)
             or not left_out.isdisjoint(file_ids) or len(products) + len(left_out) != longer):
         return None
+    try:  # the tokenizer refuses a part made later than the merge that uses it, and repeats
+        tok = Tokenizer(specials=[text for text, _ in specials], pretokenizer=pretokenizer, _pieces=pieces,
+                        _parts=(lefts, rights), whole_first=True, whole_pieces=unreachable,  # type: ignore[arg-type]
+                        whole_ranks=_whole_ranks(ranks, products, unreachable, odd))  # type: ignore[arg-type]
+    except ValueError:
+        return None
+    file_ids += cached.unreachable
     file_ids += [theirs for _, theirs in specials]
     return tok, file_ids, unreachable, odd  # type: ignore[return-value]
 
@@ -430,9 +463,18 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     clash = [t for t, i in specials if i in set(ranks.values())]
     if clash:
         raise fail(sidecar_path(path), f"special token {show(clash[0])} has an id the rank file already uses")
+    tok, file_ids, warnings = ranked_tokenizer(path, ranks, merge_cache.key_of(text), specials, pretokenizer, warnings)
+    return Imported(tok, "tiktoken", str(path), None if identity(file_ids) else file_ids, warnings)
+
+
+def ranked_tokenizer(
+    path: Path, ranks: dict[bytes, int], key: str, specials: list[tuple[str, int]], pretokenizer: PreTokenizer,
+    warnings: list[str],
+) -> tuple[Tokenizer, list[int | None], list[str]]:
+    """The tokenizer for tiktoken ``ranks`` (token bytes -> rank), with its file ids and
+    ``warnings`` plus its own; ``key`` names the ranks in the merge cache (the file's hash)."""
     # Recovering the merges (and finding the tokens they don't rebuild) depends on the ranks
     # alone and is the costly part of a load: the merge cache keeps it per file content.
-    key = merge_cache.key_of(text)
     alphabet, base_ids = byte_alphabet(ranks, "the ranks lack", warnings)
     cached = merge_cache.load(key, ranks)
     built = _from_cache(cached, ranks, base_ids, specials, pretokenizer) if cached is not None else None
@@ -444,11 +486,55 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
         tok, file_ids, more = build(
             path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=ranks,
             merges=merges, specials=specials, pretokenizer=pretokenizer,
+            whole=(True, [(token, ranks[token]) for token in unreachable],
+                   _whole_ranks(ranks, [ranks[a + b] for a, b in merges], unreachable, None)),
         )
         odd = _ambiguous(tok)
+        if odd and tok.whole_ranks is None:  # tiktoken's merging by rank, for the odd tokens too
+            tok, file_ids, more = build(
+                path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=ranks,
+                merges=merges, specials=specials, pretokenizer=pretokenizer,
+                whole=(True, [(token, ranks[token]) for token in unreachable],
+                       _whole_ranks(ranks, [ranks[a + b] for a, b in merges], unreachable, odd)),
+            )
         merge_cache.store(key, merge_cache.Recovered(
             [ranks[a] for a, _ in merges], [ranks[b] for _, b in merges], [ranks[a + b] for a, b in merges],
             [ranks[t] for t in unreachable], [ranks[t] for t in odd]))
     warnings += _unreachable_notes(unreachable)
-    warnings += _odd_warning(odd)
-    return Imported(tok, "tiktoken", str(path), None if identity(file_ids) else file_ids, warnings + more)
+    if tok.whole_ranks is None:
+        warnings += _odd_warning(odd)
+    return tok, file_ids, warnings + more
+
+
+# -- the format's hooks (engine.formats.REGISTRY) --------------------------------------------
+
+
+def sniff(probe: Probe) -> int:
+    if probe.kind == "json":
+        if not isinstance(probe.data, dict):
+            return 0
+        if "pat_str" in probe.data:
+            return sniffed.TIKTOKEN
+        return sniffed.NAMED if probe.path.name.endswith(".tiktoken.json") else 0
+    if probe.kind == "text":
+        if probe.lines and all(sniffed.RANK_LINE.match(line) for line in probe.lines):
+            return sniffed.TIKTOKEN
+        return sniffed.NAMED if probe.path.name.endswith(".tiktoken") else 0
+    return 0
+
+
+def load(path: Path, content: Any, pretokenizer: PreTokenizer | None, need_pattern: bool) -> Imported:
+    return load_tiktoken(path, pretokenizer, content, need_pattern=need_pattern)
+
+
+def save(tok: Tokenizer, path: Path, ids: Sequence[int | None] | None, source: str) -> list[str]:
+    return save_tiktoken(tok, path, ids)
+
+
+def reads(path: Path) -> list[Path]:
+    ranks = path.with_name(path.name[: -len(".json")]) if path.name.endswith(".json") else path
+    return [ranks, sidecar_path(ranks)]
+
+
+def writes(path: Path) -> list[Path]:
+    return [path, sidecar_path(path)]

@@ -99,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="write a tokenizer in another format")
     add_tokenizer_option(export)
     export.add_argument("--format", required=True, choices=EXPORT_FORMATS, help="the format to write")
+    export.add_argument("--drop-normalizer", action="store_true",
+                        help="write a tokenizer with a normalizer to a format without one (tiktoken, gpt2, seed001)")
     export.add_argument("-o", "--output", required=True, metavar="PATH",
                         help="the file to write; for gpt2 a directory (vocab.json + merges.txt go inside); "
                              "for tiktoken the rank file, with its pattern and specials in PATH.json")
@@ -538,7 +540,8 @@ def run_export(args: argparse.Namespace, err: TextIO) -> int:
     imported = load_tokenizer_arg(args, err)
     read = [(path, f"the tokenizer {path}") for path in read_paths(imported.format, args.tokenizer)]
     refuse_inputs(written_paths(args.format, args.output), read)
-    notes = export_tokenizer(imported.tokenizer, args.format, args.output, ids=imported.file_ids, source=args.tokenizer)
+    notes = export_tokenizer(imported.tokenizer, args.format, args.output, ids=imported.file_ids, source=args.tokenizer,
+                             drop_normalizer=args.drop_normalizer)
     for note in notes:
         print(f"{PROG}: note: {note}", file=err)
     paths = ", ".join(str(p) for p in written_paths(args.format, args.output))

@@ -27,10 +27,12 @@ from engine import (
     one_line,
     size_text,
 )
+from engine.formats import FORMATS
 
-# engine.formats and engine.analysis, and the trainer and corpus readers (lazy names of engine),
-# are imported by the commands that use them: ``bpe-lab encode`` needs neither the trainer nor
-# the corpus readers, ``bpe-lab train`` never the file formats (tests/test_cli_startup.py).
+# engine.formats' readers and engine.analysis, and the trainer and corpus readers (lazy names of
+# engine), are imported by the commands that use them: ``bpe-lab encode`` needs neither the
+# trainer nor the corpus readers, ``bpe-lab train`` never the file formats, only their registry
+# (tests/test_cli_startup.py).
 if TYPE_CHECKING:
     from engine.formats import Imported
 
@@ -45,9 +47,8 @@ HEADLESS = ("train", "encode", "decode", "export", "compare", "plot", "lesson", 
 PATTERN_NAMES = ("none", *NAMED_PATTERNS)
 
 
-#: engine.formats.FORMATS, spelled out so that building the parser does not import the formats
-#: (tests/test_cli_startup.py checks that they agree).
-EXPORT_FORMATS = ("hf", "gpt2", "tiktoken", "seed001", "native")
+#: The formats ``export --format`` writes, from the registry (which imports no format module).
+EXPORT_FORMATS = FORMATS
 
 
 class UsageError(Exception):

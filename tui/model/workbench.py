@@ -441,8 +441,8 @@ class Workbench:
         if script is None:
             return token
         made = self.trainer.vocab_size - len(self.config.specials)
-        if token >= made:  # a special
-            token += len(script.pieces) - made
+        if token >= made:  # a special (the file's follow its whole-piece tokens, which no step makes)
+            token += len(script.pieces) + len(script.whole_pieces) - made
         ids = self.file_ids
         if ids is None:
             return token
@@ -478,6 +478,9 @@ class Workbench:
             return None
         made = self.trainer.vocab_size - len(self.config.specials)
         pieces = len(script.pieces)
+        if pieces <= ours < pieces + len(script.whole_pieces):
+            return None  # a whole-piece token: no replayed merge makes it
+        pieces += len(script.whole_pieces)
         if ours >= pieces:  # a special of the file: after the merges made here
             ours -= pieces - made
             return ours if ours < self.trainer.vocab_size else None

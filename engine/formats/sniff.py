@@ -1,0 +1,112 @@
+"""Which format a path holds: the path is read once into a :class:`Probe`, each format's
+``sniff`` hook scores it, and the surest wins (a tie goes to the earlier format in the
+registry). The content decides; a name only scores 1, which lets a file in no format reach the
+reader its name suggests, so that this reader says what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..io import parse_json
+from .common import fail, read_raw
+
+
+class Sniffer(Protocol):
+    """What :func:`sniff` needs of a format (``engine.formats.Format`` is one)."""
+
+    label: str
+    writes_folder: bool
+
+    def sniff(self, probe: Probe) -> int: ...
+
+#: How many lines decide whether a text file is a rank file or a merges.txt.
+SNIFF_LINES = 5
+
+#: Lines a .tiktoken rank file is made of: base64 token bytes (``=`` alone: an empty token, which
+#: tiktoken's loader accepts), one space, the rank.
+RANK_LINE = re.compile(r"^(?:(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2}==)|={1,2}) \d+$")
+
+UNKNOWN = ("not a tokenizer file bpe-lab knows (native, HF tokenizer.json, seed 001, vocab.json + merges.txt, .tiktoken, "
+           "tekken.json)")
+
+#: The scores the hooks give, surest first (a JSON object may have the keys of several formats,
+#: and text may be both rank lines and merge lines): the gpt2 hook's for an object of token ->
+#: integer (GPT-2's vocab.json has tokens such as "format" and "model") and for a merges.txt by
+#: its header or name; the native hook's for ``"format": "bpe-lab"``; tekken's for a
+#: ``"config"`` with a pattern and a ``"vocab"`` list; hf's for ``"model"``; seed
+#: 001's for a ``"vocab"`` list and ``"merges"``; tiktoken's for ``"pat_str"`` or rank lines;
+#: gpt2's for merge lines beside a vocab.json; native's for another ``"format"`` (its reader says
+#: it is not bpe-lab's); and any hook's for a name alone.
+VOCAB_OBJECT, MERGES_NAMED, NATIVE, TEKKEN, HF, SEED001, TIKTOKEN, PAIR_BESIDE, OTHER_FORMAT, NAMED = (
+    60, 55, 50, 45, 40, 35, 30, 20, 5, 1)
+
+
+@dataclass
+class Probe:
+    """A path's content as the sniff hooks see it: ``kind`` is ``"dir"``, ``"json"`` (``data``
+    the parsed value), ``"text"`` (``text``, and its first non-blank ``lines``) or ``"binary"``
+    (``raw``: not UTF-8)."""
+
+    path: Path
+    kind: str
+    data: Any = None
+    text: str | None = None
+    lines: list[str] = field(default_factory=list)
+    raw: bytes | None = None
+
+    @property
+    def content(self) -> Any:
+        """What was read, for the format's load hook (so no file is read twice)."""
+        return self.data if self.kind == "json" else self.raw if self.kind == "binary" else self.text
+
+
+def probe(path: Path) -> Probe:
+    """Read ``path`` once (bounded by ``MAX_FILE_BYTES``); an empty file or bad JSON raises
+    ``TokenizerFileError`` naming the path."""
+    if path.is_dir():
+        return Probe(path, "dir")
+    raw = read_raw(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Probe(path, "binary", raw=raw)
+    if not text.strip():
+        raise fail(path, "the file is empty" if not text else "holds only whitespace, no tokenizer")
+    if text.lstrip().startswith(("{", "[")):
+        return Probe(path, "json", data=parse_json(text, path), text=text)
+    lines = []
+    for line in text.splitlines():
+        if line.strip():
+            lines.append(line)
+            if len(lines) == SNIFF_LINES:
+                break
+    return Probe(path, "text", text=text, lines=lines)
+
+
+def sniff(path: Path, registry: Sequence[Sniffer]) -> tuple[Any, Any]:
+    """(the format, what was read of the path) for ``path``."""
+    seen = probe(path)
+    best, score = None, 0
+    for record in registry:
+        got = record.sniff(seen)
+        if got > score:
+            best, score = record, got
+    if best is not None:
+        return best, seen.content
+    if seen.kind == "binary":
+        raise fail(path, "not a text file (invalid UTF-8)")
+    if seen.kind == "dir":
+        names = " + ".join(f.label for f in registry if f.writes_folder)
+        raise fail(path, f"is a directory without {names}")
+    if seen.kind == "text":
+        try:
+            parse_json(seen.text or "", path)
+        except ValueError as exc:
+            where = str(exc)[len(f"{path}: "):]
+            raise fail(path, f"not a tokenizer file bpe-lab knows ({where}; nor a merges.txt or .tiktoken file)") from None
+    raise fail(path, UNKNOWN)  # JSON in no format, or not an object: a number, a string

