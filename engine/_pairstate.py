@@ -40,9 +40,10 @@ from collections.abc import Iterable, Sequence
 from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
 
+from . import _core
 from . import _pairviews as views
 from ._pairs import MASK, SHIFT
-from ._pairviews import DEAD, SEP, MergeRecord, StateCopy
+from ._pairviews import SEP, MergeRecord, StateCopy
 from .errors import CorpusError
 
 #: Node lists are arrays, not lists: compact, and invisible to the cyclic garbage collector
@@ -138,24 +139,17 @@ class PairState:
     # -- building ---------------------------------------------------------------------------
 
     def _index(self, sym: list[int], weights: list[int]) -> None:
-        count: defaultdict[int, int] = defaultdict(int)
-        where: defaultdict[int, array[int]] = defaultdict(_nodes)
-        prev = SEP
-        address = -4
-        for s, wt in zip(sym, weights):
-            if prev >= 0 and s >= 0:
-                key = prev << SHIFT | s
-                count[key] += wt
-                where[key].append(address)
-            prev = s
-            address += 4
+        count, where = _core.index_pairs(sym, weights)
         floor = self.min_count
-        self.count = {k: c for k, c in count.items() if c >= floor}
-        self.where = {k: where[k] for k in self.count}
+        if floor > 1:
+            count = {k: c for k, c in count.items() if c >= floor}
+            where = {k: where[k] for k in count}
+        self.count = count
+        self.where = where
         hist = self.hist
-        for c in self.count.values():
+        for c in count.values():
             hist[c] += 1
-        self.heap = [self._entry(k, c, where[k][0]) for k, c in self.count.items()]
+        self.heap = [self._entry(k, c, where[k][0]) for k, c in count.items()]
         heapify(self.heap)
 
     def _tie(self, key: int, first: int) -> int:
@@ -376,39 +370,7 @@ class PairState:
         key = a << SHIFT | b
         plist = self.where.pop(key, _EMPTY)
         data = self.data
-        left: defaultdict[int, array[int]] = defaultdict(_nodes)  # left symbol -> its nodes
-        right: defaultdict[int, array[int]] = defaultdict(_nodes)  # right symbol -> merged nodes
-        lx: dict[int, int] = {}  # left symbol -> extra weight
-        rx: dict[int, int] = {}
-        extra = 0
-        absorbed = _nodes()
-        push = absorbed.append
-        for p in plist:
-            if data[p] != a:
-                continue
-            q = data[p + 1]
-            if data[q] != b:
-                continue
-            o = data[p + 2]
-            r = data[q + 1]
-            so = data[o]
-            sr = data[r]
-            data[p] = new_id
-            data[q] = DEAD
-            data[p + 1] = r
-            data[r + 2] = p
-            if so >= 0:
-                left[so].append(o)
-            if sr >= 0:
-                right[sr].append(p)
-            if data[p + 3] != 1:  # a chunk that occurs more than once
-                more = data[p + 3] - 1
-                extra += more
-                if so >= 0:
-                    lx[so] = lx.get(so, 0) + more
-                if sr >= 0:
-                    rx[sr] = rx.get(sr, 0) + more
-            push(q)  # q keeps its back link to p: undo finds p there
+        left, right, lx, rx, extra, absorbed = _core.relink(data, plist, a, b, new_id)
         removed = len(absorbed) + extra
         count, hist = self.count, self.hist
         old = count.pop(key, 0)
@@ -717,3 +679,4 @@ class PairState:
         self.hist = defaultdict(int, copy.hist)
         self._freq = copy.freq[:] if copy.freq is not None else None
         self.tokens = copy.tokens
+

@@ -23,7 +23,7 @@ from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
-from ._codec import LONG_CHUNK, apply_merges
+from . import _core
 from ._pairs import SHIFT, merge
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, special_text_problem
 from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
@@ -41,8 +41,6 @@ _PAUSE_GC_CHUNKS = 1 << 14
 #: The first this many distinct chunks a tokenizer encodes go through the merges, before the
 #: table of whole tokens is built (for a few chunks, bpe-lab encode "hi", the table costs more).
 _BEFORE_WHOLE = 16
-#: Later than any merge (the end of :meth:`Tokenizer._apart` for tokens that stay side by side).
-_NEVER = 1 << 62
 
 FORMAT = "bpe-lab"
 VERSION = 1
@@ -113,17 +111,26 @@ class _SpecialFinder:
 
 
 class _ChunkCache(dict):
-    """Chunk -> its ids; a chunk not in it yet is encoded (``encode``) and kept. Bounded: full,
-    it starts again empty (ids already handed out stay valid)."""
+    """Chunk -> its ids; a chunk not in it yet is encoded (``encode``) and kept. Bounded, in two
+    generations: when the current one holds :data:`_CACHE_LIMIT` chunks it becomes the old one
+    (the one before is dropped) and a new one starts; a chunk found in the old generation moves
+    to the current one without being encoded again. So the chunks met since the last turn-over
+    are always kept, and the cache never holds more than twice the limit (ids already handed
+    out stay valid). The dict itself is the current generation: a hit is one C-level lookup."""
 
     def __init__(self, encode: Callable[[str], list[int]]) -> None:
         super().__init__()
         self._encode = encode
+        self._old: dict[str, list[int]] = {}
 
     def __missing__(self, chunk: str) -> list[int]:
         if len(self) >= _CACHE_LIMIT:
+            self._old = dict(self)
             self.clear()
-        ids = self[chunk] = self._encode(chunk)
+        ids = self._old.get(chunk)
+        if ids is None:
+            ids = self._encode(chunk)
+        self[chunk] = ids
         return ids
 
 
@@ -270,6 +277,8 @@ class Tokenizer:
             self._special_re = re.compile("|".join(re.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.config = config
+        #: One chunk's base ids -> its ids (pure Python or the compiled core, see engine._core).
+        self._merge_chunk: Callable[[list[int]], list[int]] = _core.chunk_encoder(ranks)
         self._cache = _ChunkCache(self._encode_new)
         #: For the first encoding of a chunk: token bytes -> id (built once enough chunks were
         #: merged without it to pay for it), and per token whether it encodes to itself (0 not
@@ -325,25 +334,21 @@ class Tokenizer:
         return [get(c, 0) for c in chunk]
 
     def _encode_new(self, chunk: str) -> list[int]:
-        """Encode one chunk, not from the cache: first as tokens that encode to themselves read
-        off the chunk longest first (:meth:`_segment`), which is the answer when every two
-        neighbours stay apart (:meth:`_apart`); otherwise through the merges."""
+        """Encode one chunk, not from the cache: a chunk whose bytes are a token that encodes to
+        itself is that token (one lookup: the usual case for a trained tokenizer's corpus);
+        anything else goes through the merges (:func:`engine._core.chunk_encoder`)."""
         whole = self._whole
         if whole is None:
             if self._before_whole > 0:  # a few chunks (bpe-lab encode "hi") cost less than the table
                 self._before_whole -= 1
-                return apply_merges(self._base_ids(chunk), self._ranks)
+                return self._merge_chunk(self._base_ids(chunk))
             whole = self._whole = self._whole_table()
         if whole:
             key = chunk if self.alphabet is not None else chunk.encode("utf-8", "surrogateescape")
             token = whole.get(key)
             if token is not None and (self._known[token] == 1 or self._self_encodes(token)):
                 return [token]  # the usual case, in short
-            if len(key) <= LONG_CHUNK:
-                found = self._segment(key, whole)
-                if found is not None:
-                    return found
-        return apply_merges(self._base_ids(chunk), self._ranks)
+        return self._merge_chunk(self._base_ids(chunk))
 
     def _whole_table(self) -> dict[Any, int]:
         """Each token's bytes (bytes base) or text (chars base) -> a token id with them.
@@ -359,32 +364,6 @@ class Tokenizer:
         for a, b in self.merges:
             texts.append(texts[a] + texts[b])
         return dict(zip(texts, range(len(texts))))
-
-    def _segment(self, key: Any, whole: dict[Any, int]) -> list[int] | None:
-        """The chunk ``key`` (its bytes, or its text for the chars base) as its encoding, or None
-        when this shortcut cannot tell.
-
-        Reads the longest token that encodes to itself off the front, again and again. Encoding
-        gives exactly these tokens when each encodes to itself and no two neighbours are ever
-        joined (:meth:`_apart` up to the end): merges never cross a border that no merge joins,
-        so each token is built on its own, and then no merge applies. Any other segmentation
-        (the encoding is not always the longest-first one) returns None.
-        """
-        out: list[int] = []
-        get, self_encodes, apart, known = whole.get, self._self_encodes, self._apart, self._known
-        i, n = 0, len(key)
-        while i < n:
-            for j in range(n, i, -1):
-                token = get(key[i:j])
-                if token is not None and (known[token] == 1 or self_encodes(token)):
-                    break
-            else:
-                return None  # a character outside a chars-base alphabet
-            if out and not apart(out[-1], token, _NEVER):
-                return None
-            out.append(token)
-            i = j
-        return out
 
     def _apart(self, left: int, right: int, end: int) -> bool:
         """Whether tokens ``left`` and ``right``, side by side and each built on its own (each
