@@ -133,6 +133,29 @@ cdef class ChunkEncoder:
         finally:
             PyMem_Free(sym)
 
+    def encode_text(self, str chunk):
+        """One chunk's text -> its ids under the bytes base (its UTF-8 bytes, lone surrogates as
+        the bytes they escape): ``encode(list(chunk.encode("utf-8", "surrogateescape")))``."""
+        cdef bytes raw = chunk.encode("utf-8", "surrogateescape")
+        cdef Py_ssize_t n = len(raw)
+        if n < 2:
+            return list(raw)
+        cdef const unsigned char *data = raw
+        cdef int64_t *sym = <int64_t *>PyMem_Malloc(n * sizeof(int64_t))
+        if sym == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t i
+        try:
+            for i in range(n):
+                sym[i] = data[i]
+            if n <= SCAN_LIMIT:
+                n = self._scan(sym, n)
+            else:
+                n = self._heap(sym, n)
+            return [sym[i] for i in range(n)]
+        finally:
+            PyMem_Free(sym)
+
     cdef Py_ssize_t _scan(self, int64_t *sym, Py_ssize_t n) except -1:
         """The leftmost lowest-ranked pair merged, again and again; returns the new length."""
         cdef int64_t *rs = <int64_t *>PyMem_Malloc(n * sizeof(int64_t))

@@ -63,13 +63,16 @@ def implementation() -> str:
     return "compiled" if COMPILED else f"pure ({WHY_PURE})"
 
 
-def chunk_encoder(ranks: dict[int, int]) -> Callable[[list[int]], list[int]]:
-    """A function from one chunk's base ids to its ids (the earliest-learned merge first), for
-    ``ranks`` (``a << SHIFT | b`` -> the id the merge makes), which must not change afterwards.
-    The ids given are not changed."""
+def chunk_encoders(ranks: dict[int, int]) -> tuple[Callable[[list[int]], list[int]], Callable[[str], list[int]] | None]:
+    """For ``ranks`` (``a << SHIFT | b`` -> the id the merge makes; it must not change
+    afterwards): a function from one chunk's base ids to its ids (the earliest-learned merge
+    first; the ids given are not changed), and, with the compiled core, one from a chunk's
+    text to its ids under the bytes base (None on the pure path, where the tokenizer reads
+    whole tokens off first)."""
     if _compiled is not None:
-        return _compiled.ChunkEncoder(ranks).encode
-    return partial(_codec.apply_merges, ranks=ranks)
+        encoder = _compiled.ChunkEncoder(ranks)
+        return encoder.encode, encoder.encode_text
+    return partial(_codec.apply_merges, ranks=ranks), None
 
 
 def select(compiled: bool) -> bool:

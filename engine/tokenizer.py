@@ -277,9 +277,13 @@ class Tokenizer:
             self._special_re = re.compile("|".join(re.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.config = config
-        #: One chunk's base ids -> its ids (pure Python or the compiled core, see engine._core).
-        self._merge_chunk: Callable[[list[int]], list[int]] = _core.chunk_encoder(ranks)
-        self._cache = _ChunkCache(self._encode_new)
+        #: One chunk's base ids -> its ids (pure Python or the compiled core, see engine._core);
+        #: with the compiled core, a bytes-base chunk's text goes to it whole (no table of
+        #: whole tokens first: the compiled merges cost less than the lookups).
+        self._merge_chunk: Callable[[list[int]], list[int]]
+        self._merge_chunk, by_text = _core.chunk_encoders(ranks)
+        self._by_text = by_text is not None and base == "bytes"
+        self._cache = _ChunkCache(by_text if self._by_text else self._encode_new)
         #: For the first encoding of a chunk: token bytes -> id (built once enough chunks were
         #: merged without it to pay for it), and per token whether it encodes to itself (0 not
         #: known yet, 1 yes, 2 no).
@@ -470,7 +474,7 @@ class Tokenizer:
         # One C-level loop over the chunks; only a chunk not seen before calls back into
         # Python (the cache's __missing__), once per distinct chunk.
         chunks = self.pretokenizer.split(text)
-        if not self._judged and len(chunks) >= _JUDGE_ALL_CHUNKS * len(self.pieces):
+        if not self._judged and not self._by_text and len(chunks) >= _JUDGE_ALL_CHUNKS * len(self.pieces):
             self._judge_all()  # a long text meets most tokens: judging them all in order is cheaper
         if len(chunks) < _PAUSE_GC_CHUNKS or not gc.isenabled():
             return list(chain.from_iterable(map(self._cache.__getitem__, chunks)))

@@ -75,6 +75,17 @@ def test_the_pure_paths_agree_with_the_seed(merges, ids):
 
 
 @needs_compiled
+@given(merge_lists(base_ids=(97, 98, 0xC3, 0xA9)), st.text(alphabet="ab\u00e9\udcc3\udca9z", max_size=300))
+def test_the_compiled_encoder_reads_a_chunks_text_as_its_bytes(merges, text):
+    """encode_text (the bytes base's cache misses) is encode of the UTF-8 bytes, lone
+    surrogates as the bytes they escape."""
+    tok = Tokenizer(merges)
+    raw = list(text.encode("utf-8", "surrogateescape"))
+    encoder = compiled.ChunkEncoder(tok._ranks)
+    assert encoder.encode_text(text) == encoder.encode(raw) == seed_encode(tok, raw)
+
+
+@needs_compiled
 def test_the_compiled_encoder_refuses_ids_no_tokenizer_has():
     encode = compiled.ChunkEncoder({}).encode
     assert encode([]) == [] and encode([5]) == [5]
@@ -96,6 +107,7 @@ def test_a_tokenizer_encodes_with_the_core_in_use(both_paths):
         both_paths(use)
         tok = Tokenizer(merges, pretokenizer=PreTokenizer("gpt2"))
         assert isinstance(tok._merge_chunk, partial) != use  # the pure encoder is apply_merges bound to the ranks
+        assert tok._by_text == use
         out[use] = tok.encode(text + "\n" + sample_text("chinese.txt"))
     assert out[True] == out[False]
 
