@@ -39,6 +39,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
+from itertools import accumulate, chain, repeat
+from operator import add, mul
 
 from . import _core
 from . import _pairviews as views
@@ -104,18 +106,19 @@ class PairState:
         self.wide = self.first_seen or self.byte_rank is not None
         #: Pairs counted fewer times can never be merged: they are counted but not queued.
         self.min_count = max(1, min_count)
+        # The layout in bulk (C-level maps and chains, no Python loop per chunk): SEP, then
+        # each non-empty chunk's symbols and a SEP; each node weighs its chunk's count.
+        pairs = [(seq, weight) for seq, weight in sequences if seq]
+        seqs = [seq for seq, _ in pairs]
+        counts = [weight for _, weight in pairs]
+        lengths = list(map(len, seqs))
         sym: list[int] = [SEP]
+        sym.extend(chain.from_iterable(chain.from_iterable(zip(seqs, repeat((SEP,))))))
         weights: list[int] = [0]
-        starts: list[int] = []  # address of each chunk's first node
-        tokens = 0
-        for seq, weight in sequences:
-            if not seq:
-                continue
-            starts.append(4 * len(sym))
-            sym.extend(seq)
-            sym.append(SEP)
-            weights.extend([weight] * (len(seq) + 1))
-            tokens += weight * len(seq)
+        weights.extend(chain.from_iterable(map(repeat, counts, map(add, lengths, repeat(1)))))
+        # address of each chunk's first node: 4 (after the first SEP), then 4 * (length + 1) on
+        starts = list(accumulate(map(mul, map(add, lengths[:-1], repeat(1)), repeat(4)), initial=4)) if seqs else []
+        tokens = sum(map(mul, counts, lengths))
         if tokens >= _CMAX:
             raise CorpusError(f"the corpus holds {tokens} tokens, more than the {_CMAX - 1} a pair count may reach")
         n = len(sym)
