@@ -428,3 +428,82 @@ def index_pairs(list sym, list weights):
         PyMem_Free(size)
         PyMem_Free(total)
         PyMem_Free(into)
+
+
+from bisect import bisect_left
+from heapq import heappush
+
+cdef object CMAX = 1 << 50  # engine._trainloops.CMAX
+cdef int64_t MASK = (1 << 20) - 1
+
+
+cdef inline void _lose(dict count, object hist, int64_t k, int64_t wt) except *:
+    """A pair of existing tokens loses ``wt`` (when its count is kept at all)."""
+    found = count.get(k)
+    if found is None:  # born below the floor, never kept
+        return
+    cdef int64_t c0 = found
+    if c0:
+        hist[c0] -= 1
+    c0 -= wt
+    count[k] = c0
+    if c0:
+        hist[c0] += 1
+
+
+def account(dict count, hist, dict where, list heap, dict left, dict right, dict lx, dict rx,
+            int64_t a, int64_t b, int64_t new_id, int64_t floor, front, entry):
+    """The counting half of the merge: see ``account`` in engine/_trainloops.py, which does
+    exactly what this does."""
+    cdef int64_t key = (a << SHIFT) | b
+    cdef int64_t k, wt, c, so, sr
+    found = count.pop(key, 0)
+    old = found
+    if found:
+        hist[found] -= 1
+    cdef dict new = {}
+    cdef bint weighted_left = bool(lx), weighted_right = bool(rx)
+    for so_obj, nodes in left.items():
+        so = so_obj
+        wt = len(nodes)
+        if weighted_left:
+            wt += <int64_t>lx.get(so_obj, 0)
+        k = (so << SHIFT) | a
+        if so == new_id:
+            new[k] = <int64_t>new.get(k, 0) - wt
+        elif k != key:
+            _lose(count, hist, k, wt)
+        k = (so << SHIFT) | new_id
+        new[k] = <int64_t>new.get(k, 0) + wt
+    cdef int64_t b_left = b << SHIFT, x_left = new_id << SHIFT
+    for sr_obj, nodes in right.items():
+        sr = sr_obj
+        wt = len(nodes)
+        if weighted_right:
+            wt += <int64_t>rx.get(sr_obj, 0)
+        k = b_left | sr
+        if k != key:
+            _lose(count, hist, k, wt)
+        k = x_left | sr
+        new[k] = <int64_t>new.get(k, 0) + wt
+    bound = front[3] if front is not None else -1
+    for k_obj, c_obj in new.items():
+        c = c_obj
+        if c < floor:
+            continue
+        count[k_obj] = c_obj
+        hist[c_obj] += 1
+        k = k_obj
+        nodes = left[k >> SHIFT] if (k & MASK) == new_id else right[k & MASK]
+        where[k_obj] = nodes
+        if entry is not None:
+            heappush(heap, entry(k_obj, c_obj, nodes[0]))
+        else:
+            e = ((CMAX - c_obj) << 40) | k_obj
+            heappush(heap, e)
+            if e <= bound:
+                ahead = front[2]
+                i = bisect_left(ahead, e)
+                if i == len(ahead) or ahead[i] != e:
+                    ahead.insert(i, e)
+    return old

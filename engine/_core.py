@@ -3,8 +3,8 @@ reference, and the default wherever no compiler was found at install) and the co
 ``engine._ccore`` (Cython, built by ``pip install`` when it can be: see ``hatch_build.py``).
 
 - :func:`chunk_encoder`: one chunk's base ids -> its ids under a tokenizer's merge ranks.
-- :func:`relink`: the trainer's merge loop over the pair state's node array
-  (:meth:`engine._pairstate.PairState.merge`).
+- :func:`relink` and :func:`account`: the trainer's merge loop over the pair state's node
+  array, and the count changes it makes (:meth:`engine._pairstate.PairState.merge`).
 - :func:`index_pairs`: the pair state's first count and occurrence index, in one pass.
 
 The pure twins are :func:`engine._codec.apply_merges` and :mod:`engine._trainloops`.
@@ -79,16 +79,18 @@ def select(compiled: bool) -> bool:
     """Use the compiled core (when it is here) or the pure path from now on, for tokenizers and
     pair states made after this (for tests and benchmarks that run both in one process);
     returns whether the compiled core is now in use."""
-    global COMPILED, relink, index_pairs
+    global COMPILED, relink, index_pairs, account
     use = _ccore_module if compiled else None
     globals()["_compiled"] = use
     COMPILED = use is not None
     relink = use.relink if use is not None else _trainloops.relink
     index_pairs = use.index_pairs if use is not None else _trainloops.index_pairs
+    account = use.account if use is not None else _trainloops.account
     return COMPILED
 
 
 _ccore_module = _compiled
 relink: Callable = _trainloops.relink
 index_pairs: Callable = _trainloops.index_pairs
+account: Callable = _trainloops.account
 select(_compiled is not None)

@@ -34,7 +34,6 @@ Sections: building, the queue, merging, undo, views and copies.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import partial
@@ -42,7 +41,7 @@ from heapq import heapify, heappop, heappush, heapreplace
 from itertools import accumulate, chain, repeat
 from operator import add, mul
 
-from . import _core
+from . import _core, _trainloops
 from . import _pairviews as views
 from ._pairs import MASK, SHIFT
 from ._pairviews import SEP, MergeRecord, StateCopy
@@ -57,7 +56,7 @@ _M40 = (1 << 40) - 1
 #: Counts are stored as _CMAX - count so the min-heap yields the max count. Python ints never
 #: wrap, so any pair count below it is exact; a corpus (or a chunk-count table) whose tokens
 #: reach it is refused when the state is built (10^15 tokens: a petabyte of text).
-_CMAX = 1 << 50
+_CMAX = _trainloops.CMAX
 #: The widest weight a node array of 32-bit ints holds; a chunk counted more often than this
 #: (a chunk-count table of a large corpus) makes the node array 64-bit.
 INT32_MAX = (1 << 31) - 1
@@ -375,74 +374,11 @@ class PairState:
         data = self.data
         left, right, lx, rx, extra, absorbed = _core.relink(data, plist, a, b, new_id)
         removed = len(absorbed) + extra
-        count, hist = self.count, self.hist
-        old = count.pop(key, 0)
-        if old:
-            hist[old] -= 1
-        # What _recount and _apply do for an undo, inlined (most merges late in training touch
-        # a handful of nodes, so the calls and dicts between them cost more than the work).
-        # Pairs of existing tokens lose weight group by group (a key met twice, once on each
-        # side, ends as _apply would leave it); pairs with new_id are summed first.
-        cget = count.get
-        new: dict[int, int] = {}
-        nget = new.get
-        for so, nodes in left.items():
-            wt = len(nodes) + lx.get(so, 0) if lx else len(nodes)
-            k = so << SHIFT | a
-            if so == new_id:  # an adjacent earlier occurrence: (new, a) becomes (new, new)
-                new[k] = nget(k, 0) - wt
-            elif k != key:
-                c0 = cget(k)
-                if c0 is not None:  # None: born below the floor, never kept
-                    if c0:
-                        hist[c0] -= 1
-                    c0 -= wt
-                    count[k] = c0
-                    if c0:
-                        hist[c0] += 1
-            k = so << SHIFT | new_id
-            new[k] = nget(k, 0) + wt
-        b_left = b << SHIFT
-        x_left = new_id << SHIFT
-        for sr, nodes in right.items():
-            wt = len(nodes) + rx.get(sr, 0) if rx else len(nodes)
-            k = b_left | sr
-            if k != key:
-                c0 = cget(k)
-                if c0 is not None:
-                    if c0:
-                        hist[c0] -= 1
-                    c0 -= wt
-                    count[k] = c0
-                    if c0:
-                        hist[c0] += 1
-            k = x_left | sr
-            new[k] = nget(k, 0) + wt
-        # Register the pairs with new_id: counts, and (if they can ever win) index and queue.
-        # A pair's nodes are its neighbour group: left group so holds (so, new) and right group
-        # sr holds (new, sr); both lists are ascending.
-        where, heap, floor, wide = self.where, self.heap, self.min_count, self.wide
         front = self._front  # choose's read-ahead: new entries at or below its bound join it
-        if front is not None and front[0] is not heap:
+        if front is not None and front[0] is not self.heap:
             front = self._front = None
-        bound = front[3] if front is not None else -1
-        for k, c in new.items():
-            if c < floor:  # counts never grow: a pair born below the floor (or gone) can never be merged
-                continue
-            count[k] = c
-            hist[c] += 1
-            nodes = left[k >> SHIFT] if k & MASK == new_id else right[k & MASK]
-            where[k] = nodes
-            if wide:
-                heappush(heap, self._entry(k, c, nodes[0]))
-            else:
-                e = (_CMAX - c) << 40 | k
-                heappush(heap, e)
-                if e <= bound:
-                    ahead = front[2]
-                    i = bisect_left(ahead, e)
-                    if i == len(ahead) or ahead[i] != e:
-                        ahead.insert(i, e)
+        old = _core.account(self.count, self.hist, self.where, self.heap, left, right, lx, rx, a, b, new_id,
+                            self.min_count, front, self._entry if self.wide else None)
         self.tokens -= removed
         if self._freq is not None:
             self._count_tokens(a, b, new_id, removed)

@@ -55,6 +55,7 @@ def main() -> None:
     parser.add_argument("--big", action="store_true", help="also 50 MB of distinct code")
     parser.add_argument("--only", help="only the corpora whose title contains this")
     parser.add_argument("--before", type=Path, help="another checkout whose bpe-lab train is timed too")
+    parser.add_argument("--skip", nargs="*", default=[], help="contenders to leave out, by the start of their name")
     args = parser.parse_args()
     corpora = {"code 1 MB": stdlib_corpus(1_000_000), "code 10 MB": stdlib_corpus(10_000_000)}
     if not args.quick:
@@ -82,12 +83,14 @@ def main() -> None:
         contenders["tokenizers (PARALLELISM=false)"] = (hf, {"TOKENIZERS_PARALLELISM": "false"})
         if has_spm:
             contenders["sentencepiece (bpe)"] = [sys.executable, "-c", SPM, str(path), vocab, str(out / "spm")]
+        keep = ("bpe-lab train", "tokenizers (default)", "tokenizers (PARALLELISM=false)")
+        contenders = {n: c for n, c in contenders.items() if n in keep or not any(n.startswith(x) for x in args.skip)}
         results = alternate(contenders, runs=args.runs)
         report(f"{title}, vocabulary {vocab}", results, "tokenizers (default)")
         fastest = min(results["tokenizers (default)"][0], results["tokenizers (PARALLELISM=false)"][0])
         for name in [n for n in results if n.startswith("bpe-lab")]:
             line = f"  {name} / fastest tokenizers setting: x{results[name][0] / fastest:.2f}"
-            if has_spm:
+            if "sentencepiece (bpe)" in results:
                 line += f"   / sentencepiece: x{results[name][0] / results['sentencepiece (bpe)'][0]:.2f}"
             print(line)
         (seconds, peak), (default, default_peak) = results["bpe-lab train"], results["tokenizers (default)"]
