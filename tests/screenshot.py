@@ -10,8 +10,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine import TrainConfig  # noqa: E402
-from tui.app import BpeApp  # noqa: E402
-from tui.workbench import LoadedCorpus, Workbench  # noqa: E402
+from tui.app.shell import BpeApp  # noqa: E402
+from tui.model.workbench import LoadedCorpus, Workbench  # noqa: E402
 
 
 async def main() -> None:

@@ -14,15 +14,15 @@ from textual.widgets import Input, Select, TabbedContent
 from engine import TrainConfig
 from engine.analysis import INSTALL_HINT, composition, evaluate_heldout, hold_back, tie_rule_diff
 from tui.app import BpeApp
-from tui.keys import ANALYSIS_COMMANDS, key_rows
-from tui.screens.analysis import TABS, AnalysisScreen
-from tui.widgets.baselines_pane import BaselinesPane
-from tui.widgets.compare_pane import ComparePane
-from tui.widgets.composition_pane import CompositionPane
-from tui.widgets.curve_pane import CurvePane
-from tui.widgets.merge_log import MergeLog
-from tui.widgets.tiediff_pane import TieDiffPane
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.keys import ANALYSIS_COMMANDS, key_rows
+from tui.app.screens.analysis import TABS, AnalysisScreen
+from tui.app.widgets.baselines_pane import BaselinesPane
+from tui.app.widgets.compare_pane import ComparePane
+from tui.app.widgets.composition_pane import CompositionPane
+from tui.app.widgets.curve_pane import CurvePane
+from tui.app.widgets.merge_log import MergeLog
+from tui.app.widgets.tiediff_pane import TieDiffPane
+from tui.model.workbench import LoadedCorpus, Workbench
 
 SIZE = (100, 30)
 

@@ -7,13 +7,13 @@ from textual.widgets import Input, Label, OptionList
 
 from engine import Tokenizer, TrainConfig
 from tui.app import BpeApp
-from tui.screens.dialogs import ConfirmScreen, PromptScreen
-from tui.screens.help import HelpScreen
-from tui.screens.open_corpus import OpenScreen
-from tui.screens.settings import SettingsScreen
-from tui.widgets.corpus_view import CorpusView
-from tui.widgets.merge_log import MergeLog
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.screens.dialogs import ConfirmScreen, PromptScreen
+from tui.app.screens.help import HelpScreen
+from tui.app.screens.open_corpus import OpenScreen
+from tui.app.screens.settings import SettingsScreen
+from tui.app.widgets.corpus_view import CorpusView
+from tui.app.widgets.merge_log import MergeLog
+from tui.model.workbench import LoadedCorpus, Workbench
 
 SIZE = (100, 30)
 
@@ -270,7 +270,7 @@ async def test_ids_toggle_and_trace_toggle():
         await pilot.press("right_square_bracket", "i")
         assert app.query_one(CorpusView).show_ids is True
         await pilot.press("t")
-        from tui.widgets.tokenize_pane import TokenizePane
+        from tui.app.widgets.tokenize_pane import TokenizePane
 
         pane = app.query_one(TokenizePane)
         assert pane.trace is True

@@ -13,8 +13,8 @@ from textual.widgets import Input
 from engine import TrainConfig
 from engine.corpus import decode_corpus
 from tui.app import BpeApp
-from tui.widgets.merge_log import MergeLog
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.widgets.merge_log import MergeLog
+from tui.model.workbench import LoadedCorpus, Workbench
 
 from conftest import CORPORA, run_from_palette
 from test_app import SIZE, make_app, workbench
@@ -110,7 +110,7 @@ def random_text(count: int) -> bytes:
 
 
 def test_launch_errors_are_one_line(capsys):
-    from tui.launch import launch
+    from tui.app.launch import launch
 
     assert launch(["/no/such/corpus.txt"]) == 2
     assert capsys.readouterr().err == "bpe-lab: error: /no/such/corpus.txt: no such file\n"
@@ -143,7 +143,7 @@ async def test_an_imported_tokenizer_replays_on_the_corpus(tmp_path):
 
 
 def test_launch_reads_any_tokenizer_format_or_says_why(tmp_path, capsys):
-    from tui.launch import launch
+    from tui.app.launch import launch
 
     bad = tmp_path / "tokenizer.json"
     bad.write_text('{"model": {"type": "WordPiece", "vocab": {}}}', encoding="utf-8")
@@ -243,7 +243,7 @@ async def test_bad_input_in_the_app_is_a_message_and_nothing_is_lost(tmp_path):
 
 
 def test_launch_usage_errors_are_one_line(capsys):
-    from tui.launch import launch
+    from tui.app.launch import launch
 
     assert launch(["--vocab-size", "abc"]) == 2
     err = capsys.readouterr().err
@@ -253,7 +253,7 @@ def test_launch_usage_errors_are_one_line(capsys):
 @pytest.mark.slow
 async def test_a_pattern_too_slow_for_the_typed_text_is_a_message(monkeypatch):
     from engine.errors import PatternTimeoutError
-    from tui.widgets.tokenize_pane import TokenizePane
+    from tui.app.widgets.tokenize_pane import TokenizePane
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

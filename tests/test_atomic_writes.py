@@ -21,7 +21,7 @@ from engine import Tokenizer, TrainConfig, Trainer
 from engine.errors import WriteError
 from engine.formats import export_tokenizer, written_paths
 from engine.io import atomic_write_bytes, atomic_write_files, atomic_write_text
-from tui.cli import main
+from tui.cli.commands import main
 
 
 @pytest.fixture

@@ -29,12 +29,13 @@ from pathlib import Path
 import pytest
 
 import engine.corpus
-import tui.cli as cli
+import tui.cli.commands as cli
+import tui.cli.common as common
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import token_to_unicode
 from engine.formats import export_tokenizer, load_any
 from engine.tokenizer import load_tokenizer
-from tui.launch import launch
+from tui.app.launch import launch
 
 from conftest import ROOT
 
@@ -432,7 +433,7 @@ def session_file(tmp: Path, text: str | bytes | None = None, **changes) -> Path:
     """s.json: a session on c.txt (three merges, at step 2) with ``changes``, or ``text`` itself."""
     if text is None:
         corpus(tmp)
-        from tui.session import fingerprint
+        from tui.model.session import fingerprint
 
         data = {"format": "bpe-lab session", "version": 1,
                 "corpus": {"source": "c.txt", "sha256": fingerprint(CORPUS.encode("utf-8")), "size": len(CORPUS)},
@@ -955,16 +956,16 @@ def cpu_seconds() -> float:
 def test_documented_bad_input(row: Row, sandbox, monkeypatch):
     SETUP[row.id](sandbox, monkeypatch)
     raised: list[BaseException | str] = []
-    real_error = cli.error
-    monkeypatch.setattr(cli, "error", lambda exc, err: raised.append(exc) or real_error(exc, err))
+    real_error = common.error
+    monkeypatch.setattr(common, "error", lambda exc, err: raised.append(exc) or real_error(exc, err))
     out, err = io.StringIO(), io.StringIO()
     started = cpu_seconds()
     if row.argv[0] == "serve":  # bpe-lab serve: its rows must fail before it listens
-        from tui import serve
+        from tui.cli import serve
 
         monkeypatch.setattr(serve, "run_server", lambda *a: pytest.fail("the server started"))
         code = serve.main(row.argv[1:], out=out, err=err)
-    elif row.argv[0] not in cli.HEADLESS:  # the app's launcher: its rows must fail before the app starts
+    elif row.argv[0] not in common.HEADLESS:  # the app's launcher: its rows must fail before the app starts
         monkeypatch.setattr("tui.app.BpeApp.run", lambda *a, **k: pytest.fail("the app started"))
         code = launch(row.argv, err=err)
     else:

@@ -8,10 +8,10 @@ from textual.widgets import DataTable, OptionList, Static
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.launch import resumed
-from tui.screens.branches import BranchesScreen, ManualMergeScreen
-from tui.widgets.merge_log import MergeLog
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.launch import resumed
+from tui.app.screens.branches import BranchesScreen, ManualMergeScreen
+from tui.app.widgets.merge_log import MergeLog
+from tui.model.workbench import LoadedCorpus, Workbench
 
 from conftest import ROOT
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-import tui.cli as cli
+import tui.cli.commands as cli
 from engine import Tokenizer, TrainConfig, Trainer
-from tui.finder import parse_tokens
+from tui.model.finder import parse_tokens
 
 CORPUS = "the cat in the hat sat on the mat\nthe cat ate the rat\n"
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from engine import TrainConfig
-from tui.session import Session, SessionError
-from tui.workbench import LoadedCorpus, Workbench
+from tui.model.session import Session, SessionError
+from tui.model.workbench import LoadedCorpus, Workbench
 
 CONFIG = TrainConfig(pretokenizer="gpt2", max_merges=8)
 

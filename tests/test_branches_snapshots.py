@@ -9,7 +9,7 @@ import pytest
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.workbench import LoadedCorpus, Workbench
+from tui.model.workbench import LoadedCorpus, Workbench
 
 
 def make_app() -> BpeApp:

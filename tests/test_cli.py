@@ -121,7 +121,7 @@ def test_unreadable_corpus_via_mocked_read(tmp_path, monkeypatch, capsys):
     """The permission path, exercised in-process (CI runs as root, where chmod 0 still reads)."""
     from pathlib import Path
 
-    from tui.cli import main
+    from tui.cli.commands import main
 
     corpus = tmp_path / "secret.txt"
     corpus.write_text("abc", encoding="utf-8")

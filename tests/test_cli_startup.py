@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.formats import FORMATS
-from tui.cli import EXPORT_FORMATS
+from tui.cli.common import EXPORT_FORMATS
 
 from test_import_hygiene import loaded_modules
 
@@ -25,7 +25,7 @@ def test_train_loads_neither_formats_nor_analysis(tmp_path):
 
 
 def test_lesson_languages_are_the_format_languages():
-    from tui.lessons.cli import LANGUAGES
+    from tui.cli.lesson import LANGUAGES
     from tui.lessons.format import LANGUAGES as FORMAT_LANGUAGES
 
     assert LANGUAGES == FORMAT_LANGUAGES

@@ -21,7 +21,7 @@ from engine.analysis import (
     train_wordpiece,
     trainer_counts,
 )
-from tui.cli import main
+from tui.cli.commands import main
 
 from conftest import SAMPLES, sample_text, shared_corpus
 

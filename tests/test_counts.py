@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import tui.cli as cli
+import tui.cli.commands as cli
 from engine import (
     ChunkTable,
     CorpusError,
@@ -335,7 +335,7 @@ def test_hashing_reports_its_progress_before_the_counting(tmp_path):
 
 
 def test_progress_shows_on_a_terminal_only():
-    from tui.progress import Bar
+    from tui.cli.progress import Bar
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -377,6 +377,6 @@ def test_engine_and_train_never_import_the_scale_libraries():
     import subprocess
     import sys
 
-    code = ("import sys, engine, tui.cli; tui.cli.build_parser(); "
+    code = ("import sys, engine, tui.cli.commands; tui.cli.commands.build_parser(); "
             "assert not {'pyarrow', 'dask', 'distributed', 'zstandard'} & set(sys.modules), sorted(sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0

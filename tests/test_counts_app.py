@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-import tui.cli as cli
+import tui.cli.commands as cli
 from engine import TrainConfig, Trainer, load_tokenizer
 from tui.app import BpeApp
-from tui.launch import build_parser, table_corpus
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.launch import build_parser, table_corpus
+from tui.model.workbench import LoadedCorpus, Workbench
 
 from conftest import sample_text
 
@@ -82,7 +82,7 @@ async def test_the_app_on_a_table_steps_jumps_tokenizes_and_saves(table, tmp_pat
 
 def test_a_word_count_file_comes_back_as_a_table_on_resume(tmp_path):
     """A word-count file is plain text: only the session's word says to read it as counts again."""
-    from tui.launch import resumed
+    from tui.app.launch import resumed
 
     words = tmp_path / "vocab.txt"
     words.write_text("lower 40\nlowest 12\nnewer 30\nwider 9\nlow 50\n", encoding="utf-8")

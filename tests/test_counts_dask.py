@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import tui.cli as cli
+import tui.cli.commands as cli
 from engine import PreTokenizer, count_inputs, read_counts
 
 pytest.importorskip("distributed")

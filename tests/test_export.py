@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-import tui.cli as cli
+import tui.cli.commands as cli
 from engine import TrainConfig, Trainer
 from engine.analysis import (
     PLOTS_HINT,
@@ -25,10 +25,10 @@ from engine.analysis import (
     write_figure,
     write_tables,
 )
-from tui.screens.analysis import AnalysisScreen
-from tui.widgets.composition_pane import CompositionPane
-from tui.widgets.curve_pane import CurvePane, milestone_table
-from tui.widgets.merge_log import MergeLog
+from tui.app.screens.analysis import AnalysisScreen
+from tui.app.widgets.composition_pane import CompositionPane
+from tui.app.widgets.curve_pane import CurvePane, milestone_table
+from tui.app.widgets.merge_log import MergeLog
 
 from conftest import SAMPLES
 from test_analysis_app import make_app, settle

@@ -7,8 +7,8 @@ import pytest
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.widgets.merge_log import MergeLog
-from tui.workbench import LoadedCorpus
+from tui.app.widgets.merge_log import MergeLog
+from tui.model.workbench import LoadedCorpus
 
 SIZE = (80, 24)
 

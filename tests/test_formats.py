@@ -15,7 +15,7 @@ from engine.bytelevel import hf_byte_rank, token_to_unicode
 from engine.formats import FORMATS, detect_format, export_tokenizer, load_any, recover_merges, written_paths
 from engine.formats.hf import tokenizer_json
 from engine.pretokenize import PreTokenizer
-from tui.cli import main
+from tui.cli.commands import main
 
 from conftest import sample_text
 

@@ -376,8 +376,9 @@ def test_corpus_readers_on_any_bytes(data, block):
 
 # -- sessions and decode's input (issue 11) ----------------------------------------------------
 
-from tui import cli  # noqa: E402
-from tui.session import Session, SessionError, fingerprint  # noqa: E402
+import tui.cli.commands as cli  # noqa: E402
+from tui.cli.common import UsageError  # noqa: E402
+from tui.model.session import Session, SessionError, fingerprint  # noqa: E402
 
 
 def _session_doc(replay: bool) -> dict:
@@ -471,7 +472,7 @@ def test_decode_any_input(text, raw):
     try:
         ids = cli.parse_ids([text], "arguments")
         assert all(type(i) is int for i in ids)
-    except cli.UsageError as exc:
+    except UsageError as exc:
         assert "\n" not in str(exc)
     with folder() as tmp:
         write(tmp / "t.json", VALID["native"]["t.json"])

@@ -8,10 +8,10 @@ import pytest
 from rich.cells import cell_len
 from textual.widgets import Label
 
+from tui.app.keys import key_rows, palette_entries
+from tui.app.screens.help import HelpScreen
+from tui.app.widgets.status_line import StatusLine
 from tui.i18n import set_language
-from tui.keys import key_rows, palette_entries
-from tui.screens.help import HelpScreen
-from tui.widgets.status_line import StatusLine
 
 from test_screen_fits import assert_footer_fits, assert_placeholders_fit, make_app
 from test_snapshots import app_for

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine import TrainConfig, Trainer
 from engine.inspect import token_info
-from tui.widgets.inspector import render_info, split_bits
+from tui.app.widgets.inspector import render_info, split_bits
 
 
 def test_bits_split_the_utf8_marker_from_the_payload():
@@ -40,7 +40,7 @@ def test_a_partial_token_shows_the_character_it_holds():
 def test_the_status_line_drops_its_least_important_fields_first():
     from rich.text import Text
 
-    from tui.widgets.status_line import fit_fields
+    from tui.app.widgets.status_line import fit_fields
 
     fields = {name: Text(value) for name, value in (
         ("state", "paused"), ("step", "step 61/376"), ("redo", "(+356 redo)"), ("vocab", "vocab 317"),

@@ -1,4 +1,4 @@
-"""One key table (tui/keys.py): the README, the help, the palette and the bindings all come from
+"""One key table (tui/app/keys.py): the README, the help, the palette and the bindings all come from
 it, and every way to quit asks about unsaved merges and saves the session last."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import pytest
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.keys import KEYS, app_bindings, key_rows, markdown_table, palette_entries, same_action
-from tui.screens.dialogs import ConfirmScreen
-from tui.screens.main import MainScreen
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.keys import KEYS, app_bindings, key_rows, markdown_table, palette_entries, same_action
+from tui.app.screens.dialogs import ConfirmScreen
+from tui.app.screens.main import MainScreen
+from tui.model.workbench import LoadedCorpus, Workbench
 
 from conftest import ROOT, run_from_palette, settle_until
 
@@ -108,7 +108,7 @@ async def test_the_palettes_quit_asks_too(tmp_path):
 async def test_the_help_screen_shows_every_row(tmp_path):
     from textual.widgets import Static
 
-    from tui.screens.help import HelpScreen
+    from tui.app.screens.help import HelpScreen
 
     app = make_app(tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:

@@ -15,12 +15,12 @@ from textual.content import Content
 from textual.widgets import Input
 
 from tui.app import BpeApp
+from tui.app.widgets.candidates import Candidates
+from tui.app.widgets.lesson_pane import LessonPane, LessonParagraph
+from tui.app.widgets.line_break import BrokenLines, break_lines, break_offsets, opportunities
+from tui.app.widgets.merge_log import STEADY_WIDTH, TITLES, WHOLE_TOKEN, MergeLog, column_widths
 from tui.i18n import _, set_language
 from tui.lessons.format import parse
-from tui.widgets.candidates import Candidates
-from tui.widgets.lesson_pane import LessonPane, LessonParagraph
-from tui.widgets.line_break import BrokenLines, break_lines, break_offsets, opportunities
-from tui.widgets.merge_log import STEADY_WIDTH, TITLES, WHOLE_TOKEN, MergeLog, column_widths
 
 from conftest import ROOT
 
@@ -254,8 +254,8 @@ def test_bpe_lab_lesson_speaks_the_lessons_language(lang, env, expected, monkeyp
     English: the lesson command never set a language); without --lang, the locale's."""
     import io
 
+    from tui.cli.lesson import start_app
     from tui.i18n import language
-    from tui.lessons.cli import start_app
 
     monkeypatch.setenv("LC_ALL", env)
     started = []

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import tui.cli.commands as cli  # noqa: E402
 from engine import TrainConfig, Trainer
-from tui import cli
 from tui.lessons import catalog
 from tui.lessons.claims import compare, evaluate
 from tui.lessons.format import Claim, LessonError, check, config_for, parse, strip_comment
@@ -297,7 +297,7 @@ def test_lesson_check_and_run_never_import_the_ui():
     import subprocess
     import sys
 
-    code = ("import io, sys; from tui import cli; "
+    code = ("import io, sys; import tui.cli.commands as cli; "
             f"cli.main(['lesson', '--run', {str(LOW)!r}], out=io.StringIO(), err=io.StringIO()); "
             f"cli.main(['lesson', '--check', {str(LOW)!r}], out=io.StringIO(), err=io.StringIO()); "
             "print(sorted(m for m in ('textual', 'rich') if m in sys.modules))")

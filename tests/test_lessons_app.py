@@ -8,10 +8,10 @@ import pytest
 from textual.widgets import Input, OptionList, Static
 
 from tui.app import BpeApp
+from tui.app.screens.lessons import LessonListScreen
+from tui.app.widgets.lesson_pane import LessonPane
 from tui.lessons import catalog
 from tui.lessons.format import parse
-from tui.screens.lessons import LessonListScreen
-from tui.widgets.lesson_pane import LessonPane
 
 from conftest import ROOT
 
@@ -209,8 +209,8 @@ expect step == 2
 expect merges == ["aa", "ab"]
 ```
 """, encoding="utf-8")
-    from tui.screens.analysis import AnalysisScreen
-    from tui.widgets.tokenize_pane import TokenizePane
+    from tui.app.screens.analysis import AnalysisScreen
+    from tui.app.widgets.tokenize_pane import TokenizePane
 
     app = BpeApp(autosave=False, lesson=parse(path))
     async with app.run_test(size=SIZE) as pilot:
@@ -224,7 +224,7 @@ expect merges == ["aa", "ab"]
         await pilot.press("greater_than_sign")  # works on the analysis screen, and closes it
         await settle(app, pilot)
         # the step asks the quiz last, once its other actions are done: hidden mode, at step 2
-        from tui.screens.quiz import QuizScreen
+        from tui.app.screens.quiz import QuizScreen
 
         assert isinstance(app.screen, QuizScreen) and app.screen.mode == "hidden"
         shown = app.lesson.shown[2]

@@ -15,7 +15,7 @@ from engine import Trainer
 from tui.lessons.catalog import bundled, lesson_folder
 from tui.lessons.format import Claim, check, parse
 from tui.lessons.runner import HeadlessRun
-from tui.samples import sample
+from tui.model.samples import sample
 
 from conftest import ROOT, sample_text
 from test_lesson_layout import assert_panes_whole

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import re
 
-from tui import cli
+import tui.cli.commands as cli  # noqa: E402
 from tui.lessons.format import QUANTITIES
 
 from conftest import ROOT

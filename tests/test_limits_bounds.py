@@ -23,7 +23,7 @@ import pytest
 import regex
 
 import engine.tokenizer
-import tui.cli as cli
+import tui.cli.commands as cli
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import token_to_unicode
 from engine.config import MAX_VOCAB_BYTES
@@ -249,7 +249,7 @@ def test_every_path_a_pattern_arrives_by_refuses_it(tmp_path, no_bombs):
 
 
 def test_a_session_with_a_bomb_in_its_config_is_refused(tmp_path, no_bombs):
-    from tui.session import FORMAT, VERSION, Session
+    from tui.model.session import FORMAT, VERSION, Session
 
     config = TrainConfig(max_merges=3).to_dict() | {"pretokenizer": "custom", "pattern": "a{1000000000}"}
     data = {"format": FORMAT, "version": VERSION, "corpus": {"source": "c.txt", "sha256": "0" * 64, "size": 1},
@@ -265,8 +265,8 @@ async def test_the_settings_dialog_refuses_a_bomb(no_bombs):
     from textual.widgets import Input, Label, Select
 
     from tui.app import BpeApp
-    from tui.screens.settings import SettingsScreen
-    from tui.workbench import LoadedCorpus, Workbench
+    from tui.app.screens.settings import SettingsScreen
+    from tui.model.workbench import LoadedCorpus, Workbench
 
     config = TrainConfig(vocab_size=300)
     app = BpeApp(workbench=Workbench(LoadedCorpus.open("sample:workshop.txt", config.base), config))

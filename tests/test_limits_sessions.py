@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-import tui.cli as cli
+import tui.cli.commands as cli
 from engine import TrainConfig, Trainer
 from engine.formats import export_tokenizer
-from tui.session import (
+from tui.model.session import (
     MAX_SESSION_BYTES,
     MAX_SESSION_CONTAINERS,
     Session,
@@ -233,7 +233,7 @@ def test_encode_reads_a_stream_only_up_to_its_bound_but_a_file_whole(tmp_path, t
     assert line == "bpe-lab: error: standard input: more than 128 MB from a pipe or device (redirect a file instead: < FILE)"
     big = tmp_path / "big.txt"
     big.write_bytes(b"\xe6\x97 ab" * 10)  # a regular file past a (lowered) stream bound: read whole
-    script = "import sys, tui.cli as c; c.MAX_TEXT_BYTES = 10; sys.stdout.write(ascii(c.read_stdin()))"
+    script = "import sys, tui.cli.common as c; c.MAX_TEXT_BYTES = 10; sys.stdout.write(ascii(c.read_stdin()))"
     with open(big, "rb") as handle:
         run = subprocess.run([sys.executable, "-c", script], stdin=handle, env=ENV, capture_output=True, timeout=120)
     assert run.stdout.decode() == ascii(big.read_bytes().decode("utf-8", "surrogateescape")), run.stderr
@@ -331,7 +331,7 @@ def test_the_pattern_name_help_claims_no_default_for_tiktoken(capsys):
 HOLDER = """
 import sys
 from pathlib import Path
-from tui.session import SessionLock
+from tui.model.session import SessionLock
 lock = SessionLock.acquire(Path(sys.argv[1]))
 print("locked" if lock is not None else "busy", flush=True)
 sys.stdin.read()  # hold it until the test closes our standard input
@@ -453,7 +453,7 @@ def test_claiming_a_taken_session_file_gives_a_sibling(tmp_path):
 
 async def test_an_app_does_not_write_a_session_file_another_holds(tmp_path):
     from tui.app import BpeApp
-    from tui.workbench import LoadedCorpus, Workbench
+    from tui.model.workbench import LoadedCorpus, Workbench
 
     session_file = tmp_path / "session.json"
     proc, state = holder(session_file)

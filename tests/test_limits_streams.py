@@ -168,8 +168,8 @@ def test_the_app_refuses_standard_input_as_its_corpus(tmp_path, corpus):
 
 
 def test_the_app_refuses_standard_input_as_its_held_out_text():
-    from tui.evaluation import make_split
-    from tui.workbench import LoadedCorpus
+    from tui.model.evaluation import make_split
+    from tui.model.workbench import LoadedCorpus
 
     corpus = LoadedCorpus.open("sample:workshop.txt", "bytes")
     with pytest.raises(ValueError, match=r"^-: the app reads its keys from standard input, so the held-out text cannot"):
@@ -190,19 +190,19 @@ FAILURES = [
 
 @pytest.mark.parametrize("exc, code, line", FAILURES, ids=[type(f[0]).__name__ for f in FAILURES])
 def test_the_launcher_and_the_command_line_turn_the_same_failures_into_one_line(monkeypatch, tmp_path, exc, code, line):
-    """Both go through tui.cli.guarded: a failure while the corpus loads (the app) or while it is
+    """Both go through tui.cli.common.guarded: a failure while the corpus loads (the app) or while it is
     read (train) gives the same line and exit code."""
     import engine
-    import tui.cli as cli
-    import tui.workbench
-    from tui.launch import launch
+    import tui.cli.commands as cli
+    import tui.model.workbench
+    from tui.app.launch import launch
 
     def fail(*args, **kwargs):
         raise exc
 
     (tmp_path / "c.txt").write_text(CORPUS, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(tui.workbench, "read_corpus_bytes", fail)
+    monkeypatch.setattr(tui.model.workbench, "read_corpus_bytes", fail)
     monkeypatch.setattr(engine, "count_corpus", fail)  # train imports it from engine when it runs
     monkeypatch.setattr("tui.app.BpeApp.run", lambda *a, **k: pytest.fail("the app started"))
     for run in (lambda err: launch(["c.txt"], err=err), lambda err: cli.main(["train", "c.txt", "-o", "t.json"], err=err)):
@@ -212,7 +212,7 @@ def test_the_launcher_and_the_command_line_turn_the_same_failures_into_one_line(
 
 
 def test_the_launcher_refuses_a_bad_option_in_one_line(capsys):
-    from tui.launch import launch
+    from tui.app.launch import launch
 
     assert launch(["--max-corpus-bytes", "lots"]) == 2
     assert capsys.readouterr().err == ("bpe-lab: error: argument --max-corpus-bytes: 'lots' is not a size of 1 byte or "
@@ -226,7 +226,7 @@ def test_the_launcher_refuses_a_bad_option_in_one_line(capsys):
 def test_the_app_never_saves_its_tokenizer_over_its_corpus(tmp_path, name):
     """``s`` in the app with the corpus's name, a hard link or a symlink to it: refused, kept."""
     from engine.errors import WriteError
-    from tui.workbench import LoadedCorpus, Workbench
+    from tui.model.workbench import LoadedCorpus, Workbench
 
     (tmp_path / "c.txt").write_text(CORPUS, encoding="utf-8")
     os.link(tmp_path / "c.txt", tmp_path / "link.txt")

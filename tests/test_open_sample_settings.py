@@ -8,10 +8,10 @@ from textual.widgets import Checkbox, OptionList
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.samples import sample
-from tui.screens.dialogs import ConfirmScreen
-from tui.screens.open_corpus import OpenScreen
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.screens.dialogs import ConfirmScreen
+from tui.app.screens.open_corpus import OpenScreen
+from tui.model.samples import sample
+from tui.model.workbench import LoadedCorpus, Workbench
 
 SIZE = (80, 24)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from tui.plot import framed_plot
+from tui.app.plot import framed_plot
 
 
 def test_step_zero_draws_one_axis_and_marks_the_step_on_the_x_axis():
@@ -30,7 +30,7 @@ def test_every_line_of_a_plot_keeps_within_its_width():
 def test_token_rows_never_break_a_token_across_lines():
     from rich.text import Text
 
-    from tui.widgets.composition_pane import token_row
+    from tui.app.widgets.composition_pane import token_row
 
     vocab = [bytes([b]) for b in range(256)] + ["天".encode() + b"\xe5", b"\xe4\xb8", b" the", "长安".encode()] * 5
     ids = list(range(256, len(vocab)))

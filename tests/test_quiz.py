@@ -1,4 +1,4 @@
-"""The quiz's rules (tui/quiz.py), without the app: reading a typed pick, judging, the score, and
+"""The quiz's rules (tui/model/quiz.py), without the app: reading a typed pick, judging, the score, and
 the tie explanation checked against the engine's choices and a naive scan of the text."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import TrainConfig, Trainer
-from tui.quiz import (
+from tui.model.quiz import (
     Outcome,
     PickError,
     Score,
@@ -25,7 +25,7 @@ from tui.quiz import (
     split_parts,
     tie_reason,
 )
-from tui.samples import sample
+from tui.model.samples import sample
 
 from conftest import ROOT
 from reference import merge, split

@@ -10,12 +10,12 @@ import pytest
 from textual import on
 from textual.widgets import Input, OptionList, Static
 
-import tui.app
+import tui.app.shell
 from engine import TrainConfig, Trainer
 from tui.app import BpeApp
-from tui.quiz import show_pair
-from tui.screens.quiz import QuizAnswered, QuizScreen
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.screens.quiz import QuizAnswered, QuizScreen
+from tui.model.quiz import show_pair
+from tui.model.workbench import LoadedCorpus, Workbench
 
 from conftest import sample_text
 

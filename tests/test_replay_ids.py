@@ -17,11 +17,11 @@ from engine import TrainConfig, Trainer, token_display
 from engine.formats import load_any
 from engine.pretokenize import GPT2_PATTERN, PreTokenizer
 from tui.app import BpeApp
-from tui.cli import main as cli_main
-from tui.widgets.candidates import Candidates
-from tui.widgets.inspector import Inspector
-from tui.widgets.merge_log import MergeLog
-from tui.workbench import LoadedCorpus
+from tui.app.widgets.candidates import Candidates
+from tui.app.widgets.inspector import Inspector
+from tui.app.widgets.merge_log import MergeLog
+from tui.cli.commands import main as cli_main
+from tui.model.workbench import LoadedCorpus
 
 from conftest import sample_text
 
@@ -162,7 +162,7 @@ async def test_replay_next_merge_is_the_files_and_ties_are_not_marked(tmp_path):
 
 @pytest.mark.slow
 async def test_a_resumed_replay_keeps_the_files_ids(tmp_path):
-    from tui.session import Session
+    from tui.model.session import Session
 
     app, _, _, imported = replay_app(tmp_path)
     session_file = tmp_path / "session.json"

@@ -10,13 +10,13 @@ import pytest
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.launch import build_parser
-from tui.pacing import SPEED_NAMES, SPEEDS, Pacer, faster, slower, speed_label
-from tui.screens.dialogs import PromptScreen
-from tui.widgets.corpus_view import CorpusView
-from tui.widgets.merge_log import MergeLog
-from tui.widgets.status_line import StatusLine
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.launch import build_parser
+from tui.app.screens.dialogs import PromptScreen
+from tui.app.widgets.corpus_view import CorpusView
+from tui.app.widgets.merge_log import MergeLog
+from tui.app.widgets.status_line import StatusLine
+from tui.model.pacing import SPEED_NAMES, SPEEDS, Pacer, faster, slower, speed_label
+from tui.model.workbench import LoadedCorpus, Workbench
 
 SIZE = (80, 24)
 
@@ -210,7 +210,7 @@ async def test_run_to_a_step_at_a_speed_makes_one_merge_a_beat_and_stops_there()
 async def test_the_settings_dialog_sets_the_speed_without_restarting_training():
     from textual.widgets import Select
 
-    from tui.screens.settings import SettingsScreen
+    from tui.app.screens.settings import SettingsScreen
 
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -7,7 +7,7 @@ import unicodedata
 from rich.cells import cell_len
 
 from engine import Trainer
-from tui.samples import SAMPLES, SETTINGS, sample
+from tui.model.samples import SAMPLES, SETTINGS, sample
 
 from conftest import sample_text
 
@@ -41,7 +41,7 @@ def test_the_new_samples_are_listed_with_settings():
 
 
 def test_readme_samples_table_is_the_code():
-    from tui.samples import markdown_table
+    from tui.model.samples import markdown_table
 
     from conftest import ROOT
 

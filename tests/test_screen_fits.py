@@ -11,11 +11,11 @@ from textual.widgets._footer import FooterKey
 from engine import TrainConfig
 from engine.corpus import decode_corpus
 from tui.app import BpeApp
-from tui.keys import FOOTER_PRIORITY, KEYS
-from tui.widgets.footer import FittingFooter
-from tui.widgets.inspector import Inspector
-from tui.widgets.tokenize_pane import TokenizePane
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.keys import FOOTER_PRIORITY, KEYS
+from tui.app.widgets.footer import FittingFooter
+from tui.app.widgets.inspector import Inspector
+from tui.app.widgets.tokenize_pane import TokenizePane
+from tui.model.workbench import LoadedCorpus, Workbench
 
 from conftest import settle_until
 
@@ -195,7 +195,7 @@ async def test_a_deep_merge_tree_can_be_read_to_its_last_line():
 def test_folding_keeps_a_tree_node_under_its_parent():
     from rich.text import Text
 
-    from tui.widgets.text_view import fold
+    from tui.app.widgets.text_view import fold
 
     rows = [row.plain for row in fold(Text("  12 abcdefghijkl"), 8)]
     assert rows == ["  12 abc", "    defg", "    hijk", "    l"]

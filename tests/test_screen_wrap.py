@@ -15,9 +15,9 @@ from textual.strip import Strip
 from engine import TrainConfig
 from engine.display import visible_text
 from tui.app import BpeApp
-from tui.theme import current
-from tui.widgets.corpus_view import CorpusView, wrap_groups
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.theme import current
+from tui.app.widgets.corpus_view import CorpusView, wrap_groups
+from tui.model.workbench import LoadedCorpus, Workbench
 
 SIZES = [(80, 24), (100, 30)]
 LAST_LINE = "Emoji are several bytes each"

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("textual_serve")
 
-from tui import serve  # noqa: E402
+from tui.cli import serve  # noqa: E402
 
 
 @pytest.fixture

@@ -12,11 +12,11 @@ from textual.widgets import Input, Label
 
 from engine import TrainConfig, load_tokenizer
 from tui.app import BpeApp
-from tui.confine import Confinement, OutsideRootError, confined_setting
-from tui.launch import build_parser, serve_mode
-from tui.screens.dialogs import PromptScreen
-from tui.screens.open_corpus import OpenScreen
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.launch import build_parser, serve_mode
+from tui.app.screens.dialogs import PromptScreen
+from tui.app.screens.open_corpus import OpenScreen
+from tui.model.confine import Confinement, OutsideRootError, confined_setting
+from tui.model.workbench import LoadedCorpus, Workbench
 
 from conftest import SAMPLES
 
@@ -170,7 +170,7 @@ async def test_open_only_inside_the_root(rooms, monkeypatch):
 
 @pytest.mark.slow
 async def test_held_out_file_and_compare_tokenizer_only_inside_the_root(rooms, monkeypatch):
-    from tui.widgets.compare_pane import ComparePane
+    from tui.app.widgets.compare_pane import ComparePane
 
     from test_analysis_app import settle, text_of
 
@@ -214,8 +214,8 @@ async def test_held_out_file_and_compare_tokenizer_only_inside_the_root(rooms, m
 
 @pytest.mark.slow
 async def test_a_copy_goes_to_the_browser_not_the_servers_clipboard(rooms, monkeypatch):
-    from tui import clipboard
-    from tui.launch import served
+    from tui.app.launch import served
+    from tui.model import clipboard
 
     root, _outside = rooms
     monkeypatch.setattr(clipboard, "system_copy", lambda text: pytest.fail("the server's clipboard was used"))

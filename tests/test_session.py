@@ -13,10 +13,10 @@ import pytest
 
 from engine import TrainConfig, Trainer
 from tui.app import BpeApp
-from tui.launch import launch, resumed
-from tui.session import Session, SessionError
-from tui.widgets.merge_log import MergeLog
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.launch import launch, resumed
+from tui.app.widgets.merge_log import MergeLog
+from tui.model.session import Session, SessionError
+from tui.model.workbench import LoadedCorpus, Workbench
 
 from conftest import ROOT
 
@@ -161,7 +161,7 @@ def big_corpus(path) -> None:
 #: otherwise ended before the first autosave, and the test waited for a save that never came.
 REPORTING_SAVES = """
 import os
-from tui.session import Session
+from tui.model.session import Session
 
 saves = int(os.environ["SAVES_FD"])
 save = Session.save
@@ -178,7 +178,7 @@ Session.save = reported
 # A batch makes at most 5 merges and starts after 10 ms: the run lasts a minute or more on any
 # machine (30,000 merges), so two autosaves (3 s apart) come mid-training however fast it is.
 import time
-from tui.workbench import Workbench
+from tui.model.workbench import Workbench
 
 run_batch = Workbench.run_batch
 

@@ -11,10 +11,10 @@ import pytest
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.launch import resume_file, resumed
-from tui.screens.dialogs import ConfirmScreen
-from tui.session import Session, corpus_session_path, latest_session_path
-from tui.workbench import LoadedCorpus
+from tui.app.launch import resume_file, resumed
+from tui.app.screens.dialogs import ConfirmScreen
+from tui.model.session import Session, corpus_session_path, latest_session_path
+from tui.model.workbench import LoadedCorpus
 
 SIZE = (80, 24)
 CONFIG = TrainConfig(vocab_size=400)
@@ -196,7 +196,7 @@ async def test_without_a_session_the_quit_question_says_lost(tmp_path):
 
 
 def test_resume_without_a_session_is_one_line(per_corpus, capsys):
-    from tui.launch import launch
+    from tui.app.launch import launch
 
     assert launch(["--resume", "--headless"]) == 2
     assert launch(["--resume", "sample:workshop.txt", "--headless"]) == 2

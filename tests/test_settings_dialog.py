@@ -12,8 +12,8 @@ from textual.widgets import Button, Checkbox, Input, Select
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.screens.settings import SettingsScreen
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.screens.settings import SettingsScreen
+from tui.model.workbench import LoadedCorpus, Workbench
 
 FIELDS = ("base", "pretokenizer", "pattern", "tie_rule", "vocab_size", "merges", "min_frequency", "specials", "speed",
           "split_digits", "no_merge_newline")

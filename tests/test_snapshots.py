@@ -13,7 +13,7 @@ import pytest
 from engine import TrainConfig
 from engine.corpus import decode_corpus
 from tui.app import BpeApp
-from tui.workbench import LoadedCorpus, Workbench
+from tui.model.workbench import LoadedCorpus, Workbench
 
 
 def still(app: BpeApp) -> BpeApp:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from tui.app import BpeApp
-from tui.samples import sample
-from tui.workbench import LoadedCorpus, Workbench
+from tui.model.samples import sample
+from tui.model.workbench import LoadedCorpus, Workbench
 
 from test_snapshots_workshop import settle, trained_with_text
 

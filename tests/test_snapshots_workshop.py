@@ -1,6 +1,6 @@
 """Issue 13's acceptance snapshots: the main screen, the settings dialog and the analysis screen
 at 80×24 and at 100×30, on the workshop sample, a Chinese sample and an emoji/combining-mark
-sample, each opened with its own settings (tui/samples.py).
+sample, each opened with its own settings (tui/model/samples.py).
 
 What to look for when one changes: nothing cut at the right edge (footer, placeholders, table
 rows), wide characters (CJK, emoji, flags, ZWJ families) keeping every column aligned, the
@@ -14,8 +14,8 @@ import pytest
 from textual.widgets import Input
 
 from tui.app import BpeApp
-from tui.samples import sample
-from tui.workbench import LoadedCorpus, Workbench
+from tui.model.samples import sample
+from tui.model.workbench import LoadedCorpus, Workbench
 
 SIZES = {"80x24": (80, 24), "100x30": (100, 30)}
 

@@ -15,8 +15,8 @@ from textual.widgets import Input
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.widgets.merge_log import MergeLog
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.widgets.merge_log import MergeLog
+from tui.model.workbench import LoadedCorpus, Workbench
 
 KEYS = [
     "space", "n", "u", "r", "right", "left", "shift+right", "right_square_bracket", "left_square_bracket",

@@ -12,11 +12,11 @@ from textual.theme import BUILTIN_THEMES
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.launch import build_parser, launch, theme_options
-from tui.prefs import config_path, load_prefs, save_prefs
-from tui.theme import MARK_CONTRAST, MIN_TOKEN_DISTANCE, TEXT_CONTRAST, contrast, current, distance, palette_for
-from tui.widgets.corpus_view import CorpusView
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.launch import build_parser, launch, theme_options
+from tui.app.theme import MARK_CONTRAST, MIN_TOKEN_DISTANCE, TEXT_CONTRAST, contrast, current, distance, palette_for
+from tui.app.widgets.corpus_view import CorpusView
+from tui.model.prefs import config_path, load_prefs, save_prefs
+from tui.model.workbench import LoadedCorpus, Workbench
 
 THEMES = sorted(BUILTIN_THEMES)
 

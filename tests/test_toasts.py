@@ -8,8 +8,8 @@ from textual.widgets._toast import Toast
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.widgets.status_line import StatusLine
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.widgets.status_line import StatusLine
+from tui.model.workbench import LoadedCorpus, Workbench
 
 SIZE = (80, 24)
 

@@ -9,13 +9,13 @@ from textual.widgets._footer import FooterKey
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.keys import key_rows
-from tui.screens.dialogs import ConfirmScreen, PromptScreen
-from tui.screens.help import HelpScreen
-from tui.widgets.inspector import Inspector
-from tui.widgets.merge_log import MergeLog
-from tui.widgets.tokenize_pane import TokenInput
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.keys import key_rows
+from tui.app.screens.dialogs import ConfirmScreen, PromptScreen
+from tui.app.screens.help import HelpScreen
+from tui.app.widgets.inspector import Inspector
+from tui.app.widgets.merge_log import MergeLog
+from tui.app.widgets.tokenize_pane import TokenInput
+from tui.model.workbench import LoadedCorpus, Workbench
 
 SIZE = (80, 24)
 

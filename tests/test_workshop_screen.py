@@ -7,7 +7,7 @@ from textual.widgets import Input, Label
 
 from engine import TrainConfig
 from tui.app import BpeApp
-from tui.workbench import LoadedCorpus, Workbench
+from tui.model.workbench import LoadedCorpus, Workbench
 
 
 def make_app(sample: str = "workshop.txt", **config) -> BpeApp:
@@ -36,7 +36,7 @@ async def test_the_heldout_setting_is_labelled():
 
 def test_each_sample_carries_its_examples_settings():
     from engine import Trainer
-    from tui.samples import SETTINGS, sample, samples
+    from tui.model.samples import SETTINGS, sample, samples
 
     assert set(SETTINGS) == {s.name for s in samples()}
     katze = sample("die-katze.txt")
@@ -57,7 +57,7 @@ def test_each_sample_carries_its_examples_settings():
 
 @pytest.mark.slow
 async def test_w_toggles_wrapping_and_f_follows_the_last_merge():
-    from tui.widgets.corpus_view import CorpusView
+    from tui.app.widgets.corpus_view import CorpusView
 
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -81,7 +81,7 @@ async def test_w_toggles_wrapping_and_f_follows_the_last_merge():
 def test_corpus_rows_break_before_a_word_when_one_is_near_the_end():
     from rich.segment import Segment
 
-    from tui.widgets.corpus_view import wrap_groups
+    from tui.app.widgets.corpus_view import wrap_groups
 
     def rows(tokens: list[str], width: int) -> list[str]:
         groups = [([Segment(t)], len(t)) for t in tokens]
@@ -98,7 +98,7 @@ def test_corpus_rows_break_before_a_word_when_one_is_near_the_end():
 
 def test_tokenized_output_never_breaks_a_token_across_lines():
     from engine import Tokenizer
-    from tui.widgets.tokenize_pane import render_tokens
+    from tui.app.widgets.tokenize_pane import render_tokens
 
     tok = Tokenizer()  # bytes alone: every byte of an emoji or a Chinese character is its own token
     text = "Hello 你好 👩‍👩‍👧 Welt"
@@ -112,7 +112,7 @@ def test_tokenized_output_never_breaks_a_token_across_lines():
 
 @pytest.mark.slow
 async def test_arrows_scroll_the_corpus_pane_when_it_does_not_wrap_and_step_elsewhere():
-    from tui.widgets.corpus_view import CorpusView
+    from tui.app.widgets.corpus_view import CorpusView
 
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:

@@ -12,14 +12,14 @@ from textual.widgets import Input, Label, Static
 from engine import TrainConfig
 from engine.analysis import parse_parallel, tie_rule_diff
 from tui.app import BpeApp
-from tui.samples import sample
-from tui.screens.analysis import AnalysisScreen
-from tui.screens.dialogs import ConfirmScreen
-from tui.screens.help import HelpScreen
-from tui.screens.open_corpus import OpenScreen
-from tui.widgets.compare_pane import tax_table
-from tui.widgets.tiediff_pane import render_diff
-from tui.workbench import LoadedCorpus, Workbench
+from tui.app.screens.analysis import AnalysisScreen
+from tui.app.screens.dialogs import ConfirmScreen
+from tui.app.screens.help import HelpScreen
+from tui.app.screens.open_corpus import OpenScreen
+from tui.app.widgets.compare_pane import tax_table
+from tui.app.widgets.tiediff_pane import render_diff
+from tui.model.samples import sample
+from tui.model.workbench import LoadedCorpus, Workbench
 
 SIZE = (80, 24)
 

@@ -1,5 +1,5 @@
 """``python -m tui`` runs the same entry point as ``bpe-lab``."""
 
-from .main import entry
+from tui.main import entry
 
 entry()

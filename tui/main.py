@@ -49,18 +49,18 @@ def owner(name: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch to a headless command (train, encode, decode) or open the app."""
-    from .cli import HEADLESS
+    from tui.cli.common import HEADLESS
 
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "serve":  # the app in web browsers (textual-serve)
-        from .serve import main as serve_main
+        from tui.cli.serve import main as serve_main
 
         return serve_main(args[1:])
     if args and args[0] in HEADLESS:
-        from .cli import main as cli_main
+        from tui.cli.commands import main as cli_main
 
         return cli_main(args)
-    from .launch import launch
+    from tui.app.launch import launch
 
     return launch(args)
 

@@ -26,8 +26,8 @@ from common import ROOT, record, shared_corpus, stdlib_corpus
 sys.path.insert(0, str(ROOT))
 
 from engine import TrainConfig  # noqa: E402
-from tui.app import BpeApp  # noqa: E402
-from tui.workbench import LoadedCorpus, Workbench  # noqa: E402
+from tui.app.shell import BpeApp  # noqa: E402
+from tui.model.workbench import LoadedCorpus, Workbench  # noqa: E402
 
 PAINTS: list[tuple[float, set[str]]] = []
 #: Panes that show the step: a paint that includes one of them shows the key's result.

@@ -25,8 +25,8 @@ from common import INSTALLED, ROOT, alternate, ours, record, shared_corpus
 sys.path.insert(0, str(ROOT))
 
 from engine import TrainConfig, Trainer  # noqa: E402
-from tui.app import BpeApp  # noqa: E402
-from tui.workbench import LoadedCorpus, Workbench  # noqa: E402
+from tui.app.shell import BpeApp  # noqa: E402
+from tui.model.workbench import LoadedCorpus, Workbench  # noqa: E402
 
 
 async def app_run(path: Path, vocab_size: int, steps: int) -> tuple[float, float, float | None]:

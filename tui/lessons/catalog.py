@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..i18n import _
-from ..i18n import locale_language as locale_lang  # lessons come in the UI's languages
-from .format import LANGUAGES, Lesson, LessonError, parse
+from tui.i18n import _
+from tui.i18n import locale_language as locale_lang  # lessons come in the UI's languages
+from tui.lessons.format import LANGUAGES, Lesson, LessonError, parse
 
 DEFAULT_LANG = "en"
 

@@ -13,10 +13,9 @@ import json
 from dataclasses import dataclass
 
 from engine import Trainer, token_display
-
-from ..finder import parse_query
-from ..i18n import _
-from .format import Claim, show_value
+from tui.i18n import _
+from tui.lessons.format import Claim, show_value
+from tui.model.finder import parse_query
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..i18n import _, ngettext
+from tui.i18n import _, ngettext
 
 #: Comparison operators of a claim.
 OPS = ("==", "!=", "<=", ">=", "<", ">")
@@ -493,7 +493,7 @@ def _check_directive(where: str, number: int, source: str, split: list[tuple[str
                 raise LessonError(_("{where}: unknown setting {key}= (have: {choices})").format(
                     where=where, key=key, choices=', '.join(SETTINGS)))
         if "sample" in options:
-            from ..samples import SAMPLES
+            from tui.model.samples import SAMPLES
 
             if sample_name(options["sample"]) not in SAMPLES:
                 raise LessonError(_("{where}: no bundled sample named {sample} (have: {choices})").format(
@@ -569,7 +569,7 @@ def _check_files(lesson: Lesson, action: Directive, problems: list[str]) -> None
 
 def sample_name(name: str) -> str:
     """A bundled sample's file name; ``.txt`` may be left out (``die-katze`` is ``die-katze.txt``)."""
-    from ..samples import SAMPLES
+    from tui.model.samples import SAMPLES
 
     return name if name in SAMPLES or f"{name}.txt" not in SAMPLES else f"{name}.txt"
 
@@ -582,14 +582,13 @@ _FALSE = {"false", "no", "off", "0"}
 
 def config_for(options: dict[str, str]):
     """The training config an ``open`` directive asks for: the sample's example settings
-    (``tui.samples.SETTINGS``) or the defaults, with the directive's settings over them.
+    (``tui.model.samples.SETTINGS``) or the defaults, with the directive's settings over them.
     ValueError (one line) on a bad setting.
 
     Example: ``config_for({"sample": "die-katze.txt", "vocab_size": "265"}).vocab_size`` -> 265
     """
     from engine import TrainConfig
-
-    from ..samples import SETTINGS as SAMPLE_SETTINGS
+    from tui.model.samples import SETTINGS as SAMPLE_SETTINGS
 
     data = dict(SAMPLE_SETTINGS.get(sample_name(options.get("sample", "")), {}))
     for key, raw in options.items():

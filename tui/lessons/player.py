@@ -14,14 +14,14 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..finder import find_token
-from ..i18n import _
-from .claims import Result, evaluate
-from .format import Claim, Directive, Lesson
-from .runner import ActionFailed, open_source
+from tui.i18n import _
+from tui.lessons.claims import Result, evaluate
+from tui.lessons.format import Claim, Directive, Lesson
+from tui.lessons.runner import ActionFailed, open_source
+from tui.model.finder import find_token
 
 if TYPE_CHECKING:
-    from ..app import BpeApp
+    from tui.app import BpeApp
 
 
 @dataclass(frozen=True)
@@ -308,7 +308,7 @@ class LessonPlayer:
         """Type ``text`` into the analysis screen's compare tab (once the screen is up)."""
         from textual.widgets import Input
 
-        from ..screens.analysis import AnalysisScreen
+        from tui.app.screens.analysis import AnalysisScreen
 
         screen = self.app.screen
         while isinstance(screen, AnalysisScreen) and not screen.query("#compare-text"):
@@ -319,8 +319,8 @@ class LessonPlayer:
     def _leave_analysis(self) -> None:
         """A step begins on the main screen (where the lesson pane is): close the analysis screen
         and a quiz an earlier step opened."""
-        from ..screens.analysis import AnalysisScreen
-        from ..screens.quiz import QuizScreen
+        from tui.app.screens.analysis import AnalysisScreen
+        from tui.app.screens.quiz import QuizScreen
 
         while isinstance(self.app.screen, (AnalysisScreen, QuizScreen)):
             self.app.pop_screen()

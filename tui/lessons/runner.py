@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import TrainConfig, Trainer, decode_corpus
-
-from ..finder import find_token
-from ..i18n import _
-from .claims import Result, evaluate
-from .format import Claim, Directive, Lesson, Step, config_for, sample_name
+from tui.i18n import _
+from tui.lessons.claims import Result, evaluate
+from tui.lessons.format import Claim, Directive, Lesson, Step, config_for, sample_name
+from tui.model.finder import find_token
 
 #: Directives that change the training state (the app waits for its workers around them).
 TRAINING = ("open", "step", "run", "goto", "undo", "replay")
@@ -80,7 +79,7 @@ def open_source(lesson: Lesson, action: Directive, *, write_text: bool = True) -
 def read_source(source: Source, text: str | None = None) -> str:
     """The corpus text of a source, decoded as the app decodes it."""
     if source.source.startswith("sample:"):
-        from ..samples import sample
+        from tui.model.samples import sample
 
         data = sample(source.name).read_bytes()
     elif text is not None:

@@ -1,0 +1,256 @@
+"""``bpe-lab [CORPUS] [training options]``: open the app (the default corpus is a bundled sample)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from engine import pretokenizer_for, refuse_inputs
+from tui.cli.common import PROG, Parser, add_training_options, config_from_args, guarded
+from tui.i18n import LANGUAGES, set_language
+from tui.model.pacing import SPEED_NAMES
+from tui.model.samples import DEFAULT_SAMPLE
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog=PROG,
+        description="Train BPE one merge at a time and see everything that happens. "
+        "Headless commands: bpe-lab train|encode|decode|export|compare --help. "
+        "In web browsers: bpe-lab serve --help.",
+    )
+    parser.add_argument("corpus", nargs="?", metavar="CORPUS", help="a text file (default: the bundled workshop corpus)")
+    add_training_options(parser)
+    parser.add_argument("--tokenizer", metavar="TOK", help="replay a tokenizer (any supported format) on the corpus, merge by merge")
+    parser.add_argument("--pattern-name", choices=("none", "simple", "gpt2", "gpt4"), metavar="NAME",
+                        help="pre-tokenizer for a --tokenizer file that holds none (.tiktoken, vocab.json + merges.txt)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the last session where you left it (with CORPUS: that corpus's session)")
+    parser.add_argument("--session", metavar="PATH",
+                        help="one session file for every corpus (default: one per corpus in ~/.local/state/bpe-lab/sessions/)")
+    parser.add_argument("--run", action="store_true", help="start training as soon as the corpus is loaded")
+    parser.add_argument("--speed", choices=tuple(SPEED_NAMES), default="max", metavar="N",
+                        help="run speed in merges a second: 1, 2, 5, 20 or max (default; + and - change it in the app)")
+    add_theme_option(parser)
+    parser.add_argument("--counts", metavar="TABLE",
+                        help="train on a chunk-count table (bpe-lab count) or a word-count file instead of a corpus")
+    parser.add_argument("--lang", choices=LANGUAGES, metavar="LANG",
+                        help="the app's language: en, de or zh (default: the locale's, LC_ALL/LC_MESSAGES/LANG, else English)")
+    parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # tests: no terminal
+    # bpe-lab serve starts each browser tab's app with these (tui/cli/serve.py): files only inside
+    # the served folder, and a session file of the tab's own in the server's session folder.
+    parser.add_argument("--serve-root", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-sessions", metavar="DIR", help=argparse.SUPPRESS)
+    return parser
+
+
+def add_theme_option(parser: argparse.ArgumentParser) -> None:
+    """``--theme NAME`` (the app, and the commands that start it: lessons, serve)."""
+    parser.add_argument("--theme", metavar="NAME",
+                        help="a Textual theme, e.g. textual-light for a projector (default: the one last picked "
+                             "in the palette, ctrl+p → theme; else textual-dark)")
+
+
+def theme_options(args: argparse.Namespace) -> dict:
+    """The app's theme keywords from ``--theme`` and the user's config file: ``theme``,
+    ``prefs_file`` and ``notes`` (a config file that was ignored). An unknown ``--theme`` is a
+    one-line UsageError naming the themes there are."""
+    from textual.theme import BUILTIN_THEMES
+
+    from tui.cli.common import UsageError
+    from tui.model.prefs import config_path, load_prefs, theme_from_prefs
+
+    known = set(BUILTIN_THEMES)
+    if args.theme is not None and args.theme not in known:
+        raise UsageError(f"unknown theme {args.theme!r}; the themes are: {', '.join(sorted(known))}")
+    path = config_path()
+    prefs, problem = load_prefs(path)
+    remembered, ignored = theme_from_prefs(prefs, path, known)
+    notes = [note for note in (problem, ignored) if note]
+    return {"theme": args.theme or remembered, "prefs_file": path, "notes": notes}
+
+
+def imported_tokenizer(args: argparse.Namespace):
+    """The --tokenizer to replay, an ``engine.formats.Imported`` (its tokenizer and the file's
+    ids; None without one); notes go to stderr, errors raise ValueError."""
+    if not args.tokenizer:
+        return None
+    from engine import PreTokenizer
+    from engine.formats import load_any
+
+    pre = None
+    if args.pattern_name:
+        pre = PreTokenizer(args.pattern_name)
+    elif args.pattern:
+        pre = PreTokenizer("custom", args.pattern)
+    imported = load_any(args.tokenizer, pretokenizer=pre)
+    for note in imported.warnings:
+        print(f"{PROG}: note: {args.tokenizer}: {note}", file=sys.stderr)
+    return imported
+
+
+def resumed(args: argparse.Namespace | None, session_file: Path):
+    """The session to resume and its corpus; ValueError (one line) when it cannot be."""
+    from tui.model.session import Session, SessionError
+    from tui.model.workbench import LoadedCorpus
+
+    session = Session.load(session_file)
+    if session.replay is None:
+        try:
+            pretokenizer_for(session.config)  # the session's pattern is refused here, as a --pattern is
+        except ValueError as exc:
+            raise SessionError(f"{session_file}: \"config\": {exc}") from None
+    base = session.replay.base if session.replay is not None else session.config.base
+    if session.counts:
+        corpus = LoadedCorpus.open_counts(session.source, session.config)
+    else:
+        corpus = LoadedCorpus.open(session.source, base, max_bytes=getattr(args, "max_corpus_bytes", None))
+    if corpus.sha256 != session.sha256:
+        raise ValueError(f"{session.source} changed since the session was saved: cannot resume it")
+    return session, corpus
+
+
+
+
+def resume_file(args: argparse.Namespace, explicit: Path | None) -> Path:
+    """The session file ``--resume`` resumes: the explicit one; else CORPUS's own session (the
+    most recent on it whose corpus bytes are unchanged); else the most recent session.
+    ValueError (one line) when there is none."""
+    from tui.model.session import corpus_session_path, corpus_sessions, fingerprint, latest_session_path
+
+    if explicit is not None or not args.corpus:
+        return explicit if explicit is not None else latest_session_path()
+    source = args.corpus if args.corpus.startswith("sample:") else str(Path(args.corpus).resolve())
+    if source.startswith("sample:"):
+        from tui.model.samples import sample
+
+        data = sample(source.split(":", 1)[1]).read_bytes()
+    else:
+        try:
+            data = Path(source).read_bytes()
+        except OSError as exc:
+            raise ValueError(f"{args.corpus}: cannot read it ({exc.strerror or exc})") from None
+    path = corpus_session_path(source, fingerprint(data))
+    if path.exists():
+        return path
+    if corpus_sessions(source):
+        raise ValueError(f"{args.corpus} changed since the session was saved: cannot resume it")
+    raise ValueError(f"no session on {args.corpus} to resume")
+
+
+def table_corpus(args: argparse.Namespace, config):
+    """``--counts TABLE``: the table as the app's corpus, and the config it trains with (the
+    table's pre-tokenizer and base; contradicting options are refused, as by train --counts)."""
+    from tui.cli.count import counts_config
+    from tui.model.workbench import LoadedCorpus
+
+    if args.corpus is not None or args.tokenizer is not None:
+        raise ValueError("give a CORPUS, --tokenizer or --counts TABLE, not two of them")
+    corpus = LoadedCorpus.open_counts(args.counts, config)
+    return corpus, counts_config(args, corpus.table, config)
+
+
+def launch(argv: Sequence[str], *, err: TextIO | None = None) -> int:
+    """Parse the app's options, read the corpus, run the app. Every failure the user can cause
+    is one line and exit code 2, exactly as in the headless commands (:func:`tui.cli.guarded`)."""
+    return guarded(lambda: _launch(argv), err or sys.stderr, ("app",))
+
+
+def _launch(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    themed = theme_options(args)  # an unknown --theme is refused before anything is read
+    set_language(args.lang)  # the app's UI; the headless commands never set one
+    from tui.model.session import explicit_session_path
+    from tui.model.workbench import LoadedCorpus
+
+    rules = serve_mode(args) if args.serve_root is not None else None
+    #: One session file for every corpus (--session, $BPE_LAB_SESSION); else each corpus has its own.
+    explicit = Path(args.session) if args.session else explicit_session_path()
+    if args.resume:
+        session_file = resume_file(args, explicit)
+        session, corpus = resumed(args, session_file)
+        refuse_inputs([session_file], [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else [])
+        from tui.app import BpeApp
+
+        app = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
+                     session_file=explicit, resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed],
+                     **themed)
+        served(app, rules)
+        app.run(headless=args.headless)
+        return 0
+    imported = imported_tokenizer(args)
+    replay = imported.tokenizer if imported is not None else None
+    if replay is not None:
+        args.pattern = None  # it named the imported file's pattern, not a training option
+    config = config_from_args(args)
+    pretokenizer_for(config)  # a bad pattern is refused here, before the app starts
+    base = replay.base if replay is not None else config.base
+    if args.counts is not None:
+        corpus, config = table_corpus(args, config)
+    else:
+        corpus = LoadedCorpus.open(args.corpus or f"sample:{DEFAULT_SAMPLE}", base, max_bytes=args.max_corpus_bytes)
+    inputs = [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else []
+    if imported is not None:  # the autosave must not replace the tokenizer being replayed either
+        from engine.formats import read_paths
+
+        inputs += [(path, f"the tokenizer {path}") for path in read_paths(imported.format, args.tokenizer)]
+    if explicit is not None:
+        refuse_inputs([explicit], inputs)
+    from tui.app import BpeApp
+
+    file_ids = imported.file_ids if imported is not None else None
+    app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
+                 speed=SPEED_NAMES[args.speed], **themed)
+    served(app, rules)
+    app.run(headless=args.headless)
+    return 0
+
+
+def served(app, rules) -> None:
+    """Make ``app`` a browser tab's (``rules``: its Confinement; None in a terminal): files only
+    inside the served folder, and copies to the participant's clipboard, not the server's."""
+    from tui.model.clipboard import server_clipboard
+
+    app.confinement = rules
+    if rules is not None and app.clipboard_fn is None:
+        app.clipboard_fn = server_clipboard
+
+
+def serve_mode(args: argparse.Namespace):
+    """A browser tab's app (``bpe-lab serve``): its files only inside the served folder, which is
+    also where it works, and a session file of the tab's own (``args.session``). Returns the
+    :class:`tui.model.confine.Confinement`; ValueError (one line) for a file outside it."""
+    import os
+    import time
+
+    rules = confine_args(args)
+    os.chdir(rules.root)  # a name typed in a dialog is a file in the served folder
+    if args.serve_sessions:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        args.session = str(Path(args.serve_sessions) / f"session-{stamp}-{os.getpid()}.json")
+    return rules
+
+
+def confine_args(args: argparse.Namespace):
+    """The :class:`tui.model.confine.Confinement` of ``--serve-root``, with the corpus and tokenizer
+    given made absolute and checked against it; ValueError (one line) when they are outside, or
+    for options a served app cannot take (``bpe-lab serve`` checks its app options with this)."""
+    import os
+
+    from tui.model.confine import Confinement
+
+    if args.resume or args.session:
+        raise ValueError("in a browser each participant has a session of their own: --resume and --session do not apply")
+    rules = Confinement(Path(args.serve_root))
+    if not rules.root.is_dir():
+        raise ValueError(f"{args.serve_root}: no such folder to serve")
+    for name in ("corpus", "tokenizer"):
+        given = getattr(args, name)
+        if given and not given.startswith("sample:"):
+            given = os.path.abspath(os.path.expanduser(given))  # named from where serve started
+            rules.readable(given)
+            setattr(args, name, given)
+    return rules

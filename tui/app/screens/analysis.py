@@ -1,0 +1,450 @@
+"""The analysis screen: curve, vocabulary, held-out, baselines, compare text, tie rules (issue 5).
+
+It follows training live by polling the step a few times a second (the training worker posts to
+the app, not here) and redraws only the visible tab. Reads of the trainer from the UI thread take
+the workbench lock briefly or not at all; anything slow (a trainer on the training part, the
+baselines, the tie-rule runs, loading a tokenizer file) runs in a thread worker that posts back.
+
+The app imports this module at start-up, but the screen opens only on a key: its panes, tabs and
+engine.analysis (with the formats the compare pane reads) are imported when it is first built,
+which keeps them out of the time to the app's first frame (tests/bench/bench_start.py).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Input
+
+from engine import Tokenizer
+from tui.app.theme import current
+from tui.app.widgets.footer import FittingFooter
+from tui.i18n import N_, _
+from tui.model.confine import confined_setting, deliver, output_path
+from tui.model.workbench import Workbench
+
+if TYPE_CHECKING:
+    from textual.widgets import TabbedContent
+
+    from engine.analysis import BpeSegmenter, Row, Segmenter, Table
+    from tui.app.widgets.heldout_pane import HeldOutPane
+    from tui.model.evaluation import Evaluated, Evaluation
+
+#: Tab ids and titles; keys 1-6 switch to them.
+TABS = (
+    ("curve", N_("Curve")),
+    ("vocabulary", N_("Vocabulary")),
+    ("heldout", N_("Held-out")),
+    ("baselines", N_("Baselines")),
+    ("compare", N_("Compare text")),
+    ("tierules", N_("Tie rules")),
+)
+POLL = 0.25  # seconds between looks at the trainer's step
+
+
+class AnalysisScreen(Screen[None]):
+    """Seeing why: the numbers and comparisons the seeds teach with, on this corpus, live."""
+
+    BINDINGS = [
+        Binding("escape", "close", N_("Back")),
+        Binding("a", "close", N_("Back"), show=False),
+        *(Binding(str(i + 1), f"tab('{tab}')", title, show=False) for i, (tab, title) in enumerate(TABS)),
+        Binding("l", "log_scale", N_("Log scale"), show=False),
+        Binding("b", "retrain_baselines", N_("Retrain baselines"), show=False),
+        Binding("p", "next_sentence", N_("Next sentence"), show=False),
+        Binding("x", "export", N_("Export"), show=False),
+    ]
+
+    @dataclass
+    class EvaluationDone(Message):
+        evaluation: Evaluation
+        requested: int
+        result: Evaluated | None
+        error: str | None = None
+
+    @dataclass
+    class BaselinesDone(Message):
+        evaluation: Evaluation
+        vocab_size: int
+        rows: list[Row]
+        segmenters: list[Segmenter]
+
+    def __init__(self, workbench: Workbench, tab: str = "curve") -> None:
+        super().__init__()
+        self.workbench = workbench
+        self.initial = tab if tab in dict(TABS) else "curve"
+        self._reset()
+
+    def _reset(self) -> None:
+        self.evaluation: Evaluation | None = None
+        self.evaluation_error: str | None = None
+        self.evaluated: Evaluated | None = None
+        self._evaluating = False
+        self.baselines: tuple[Evaluation, int, list[Row], list[Segmenter]] | None = None
+        self._baselines_pending: Evaluation | None = None
+        self._bpe: tuple[tuple, Tokenizer] | None = None
+        self._key: tuple | None = None
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import TabbedContent, TabPane
+
+        from tui.app.widgets.baselines_pane import BaselinesPane
+        from tui.app.widgets.compare_pane import ComparePane
+        from tui.app.widgets.composition_pane import CompositionPane
+        from tui.app.widgets.curve_pane import CurvePane
+        from tui.app.widgets.heldout_pane import HeldOutPane
+        from tui.app.widgets.tiediff_pane import TieDiffPane
+
+        with TabbedContent(initial=self.initial, id="analysis-tabs"):
+            with TabPane(f"1 {_(TABS[0][1])}", id="curve"):
+                yield CurvePane(id="curve-pane")
+            with TabPane(f"2 {_(TABS[1][1])}", id="vocabulary"):
+                with VerticalScroll():
+                    yield CompositionPane(id="composition-pane")
+            with TabPane(f"3 {_(TABS[2][1])}", id="heldout"):
+                yield HeldOutPane(id="heldout-pane")
+            with TabPane(f"4 {_(TABS[3][1])}", id="baselines"):
+                with VerticalScroll():
+                    yield BaselinesPane(id="baselines-pane")
+            with TabPane(f"5 {_(TABS[4][1])}", id="compare"):
+                yield ComparePane(id="compare-pane")
+            with TabPane(f"6 {_(TABS[5][1])}", id="tierules"):
+                yield TieDiffPane(self.workbench, id="tiediff-pane")
+        yield FittingFooter()
+
+    def on_mount(self) -> None:
+        self.set_interval(POLL, self.poll)
+        self.poll(force=True)
+
+    @property
+    def active_tab(self) -> str:
+        return self.query_one("#analysis-tabs").active
+
+    def show_tab(self, tab: str) -> None:
+        """Switch to a tab by id."""
+        if tab in dict(TABS):
+            self.query_one("#analysis-tabs").active = tab
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self.poll(force=True)
+        if event.pane.id == "compare":  # typing goes to the text to compare, not to the keys
+            self.query_one("#compare-text", Input).focus()
+
+    # -- following the trainer --------------------------------------------------------------
+
+    def poll(self, force: bool = False) -> None:
+        """Redraw the visible tab when the step moved (or when forced)."""
+        current = getattr(self.app, "workbench", None)
+        if current is not None and current is not self.workbench:
+            self.workbench = current  # another corpus or settings: start over on it
+            self._reset()
+            force = True
+        trainer = self.workbench.trainer
+        key = (trainer.steps, trainer.last.pair if trainer.last else None)
+        if key == self._key and not force:
+            return
+        if getattr(self, f"_refresh_{self.active_tab}")():
+            self._key = key  # else the trainer was busy: try again at the next poll
+
+    def _refresh_curve(self) -> bool:
+        from engine.analysis import compression_curve
+        from tui.model.evaluation import reading
+
+        with reading(self.workbench) as ok:
+            if not ok:
+                return False
+            curve = compression_curve(self.workbench.trainer, self.workbench.corpus.size)
+        self.query_one("#curve-pane").show(curve)
+        return True
+
+    def _refresh_vocabulary(self) -> bool:
+        from engine.analysis import composition
+        from tui.model.evaluation import reading
+
+        with reading(self.workbench) as ok:
+            if not ok:
+                return False
+            trainer = self.workbench.trainer
+            vocab, base, step = trainer.vocab, trainer.base_size, trainer.steps
+        self.query_one("#composition-pane").show(composition(vocab, base), vocab, step)
+        return True
+
+    def _refresh_heldout(self) -> bool:
+        self.request_evaluation()
+        self.render_heldout()
+        return True
+
+    def _refresh_baselines(self) -> bool:
+        self.request_evaluation()
+        self.ensure_baselines()
+        self.render_baselines()
+        return True
+
+    def _refresh_compare(self) -> bool:
+        self.ensure_baselines()
+        return self.render_compare()
+
+    def _refresh_tierules(self) -> bool:
+        self.query_one("#tiediff-pane").follow(self.workbench)
+        return True
+
+    # -- held-out evaluation ----------------------------------------------------------------
+
+    def ensure_evaluation(self) -> Evaluation | None:
+        if self.evaluation is None and self.evaluation_error is None:
+            from tui.model.evaluation import DEFAULT_SETTING
+
+            self.set_heldout(self.query_one("#heldout-setting", Input).value or DEFAULT_SETTING)
+        return self.evaluation
+
+    def set_heldout(self, setting: str) -> None:
+        """Use another held-out text (a file, or a share of the corpus)."""
+        from tui.model.evaluation import Evaluation
+
+        try:
+            setting = confined_setting(self.app, setting)
+            self.evaluation, self.evaluation_error = Evaluation(self.workbench, setting), None
+            self.app.heldout_setting = setting  # the what-if branches compare on it too
+        except ValueError as exc:
+            self.evaluation, self.evaluation_error = None, str(exc)
+        self.evaluated, self.baselines = None, None
+
+    def request_evaluation(self) -> None:
+        evaluation = self.ensure_evaluation()
+        if evaluation is None or self._evaluating:
+            return  # when the running one reports, a newer step is asked for again
+        self._evaluating = True
+        self._evaluate(evaluation, self.workbench.trainer.steps)
+
+    @work(thread=True, group="analysis-evaluate", exit_on_error=False)
+    def _evaluate(self, evaluation: Evaluation, step: int) -> None:
+        try:
+            result = evaluation.evaluate(step)
+        except Exception as exc:  # a bad held-out file shows in the tab, never crashes the app
+            self.post_message(self.EvaluationDone(evaluation, step, None, str(exc)))
+            return
+        self.post_message(self.EvaluationDone(evaluation, step, result))
+
+    @on(EvaluationDone)
+    def _evaluation_done(self, message: EvaluationDone) -> None:
+        self._evaluating = False
+        if message.evaluation is not self.evaluation:
+            self.request_evaluation()
+            return
+        self.evaluation_error = message.error
+        if message.result is not None:
+            self.evaluated = message.result
+        if message.requested != self.workbench.trainer.steps and self.active_tab in ("heldout", "baselines"):
+            self.request_evaluation()
+        self.render_heldout()
+        self.render_baselines()
+
+    def render_heldout(self) -> None:
+        from tui.app.widgets.heldout_pane import render_report
+
+        pane = self.query_one("#heldout-pane")
+        if self.evaluation_error is not None:
+            pane.show(Text(self.evaluation_error, style=current().error))
+        elif self.evaluated is None or self.evaluation is None:
+            pane.show(Text(_("measuring …"), style="italic dim"))
+        else:
+            pane.show(render_report(self.evaluated, self.evaluation.label, self.workbench.trainer.steps))
+
+    def on_held_out_pane_changed(self, message: HeldOutPane.Changed) -> None:
+        self.set_heldout(message.setting)
+        self.poll(force=True)
+
+    # -- baselines --------------------------------------------------------------------------
+
+    def target_vocab(self) -> int:
+        """The vocabulary the baselines aim at: the training target, else the current size."""
+        trainer = self.workbench.trainer
+        target = trainer.target_merges
+        if target is None:
+            return trainer.vocab_size
+        return trainer.base_size + target + len(trainer.config.specials)
+
+    def ensure_baselines(self, vocab_size: int | None = None) -> None:
+        evaluation = self.ensure_evaluation()
+        if evaluation is None or self._baselines_pending is evaluation:
+            return
+        have = self.baselines
+        if have is not None and have[0] is evaluation and vocab_size in (None, have[1]):
+            return
+        self._baselines_pending = evaluation
+        self._train_baselines(evaluation, vocab_size or self.target_vocab())
+
+    @work(thread=True, group="analysis-baselines", exit_on_error=False)
+    def _train_baselines(self, evaluation: Evaluation, vocab_size: int) -> None:
+        from engine.analysis import baseline_rows
+
+        built = evaluation.baselines(vocab_size)
+        split = evaluation.split
+        rows = baseline_rows(built, split.train, split.heldout)
+        segmenters = [b.segmenter for b in built if b.segmenter is not None]
+        self.post_message(self.BaselinesDone(evaluation, vocab_size, rows, segmenters))
+
+    @on(BaselinesDone)
+    def _baselines_done(self, message: BaselinesDone) -> None:
+        if self._baselines_pending is message.evaluation:
+            self._baselines_pending = None
+        if message.evaluation is self.evaluation:
+            self.baselines = (message.evaluation, message.vocab_size, message.rows, message.segmenters)
+        self.render_baselines()
+        if self.active_tab == "compare":
+            self.render_compare()
+
+    def render_baselines(self) -> None:
+        pane = self.query_one("#baselines-pane")
+        if self.evaluation is None:
+            pane.show([], self.evaluation_error or _("none"), None)
+            return
+        rows: list[Row] = []
+        if self.evaluated is not None:
+            bpe = self.evaluated.row
+            rows.append(replace(bpe, name=_("bpe (step {step})").format(step=self.evaluated.step)))
+        have = self.baselines
+        pending = None
+        if have is not None and have[0] is self.evaluation:
+            rows += have[2]
+        if self._baselines_pending is not None:
+            pending = _("training the baselines (WordPiece and Unigram use the tokenizers library's trainers) …")
+        pane.show(rows, self.evaluation.label, have[1] if have else None, pending)
+
+    def action_retrain_baselines(self) -> None:
+        self.ensure_baselines(self.workbench.trainer.vocab_size)
+        self.render_baselines()
+
+    # -- compare text -----------------------------------------------------------------------
+
+    def bpe_segmenter(self) -> BpeSegmenter | None:
+        """The current step's tokenizer (cached per step); None when the trainer is busy."""
+        from engine.analysis import BpeSegmenter
+        from tui.model.evaluation import reading
+
+        trainer = self.workbench.trainer
+        key = (id(self.workbench), trainer.steps, trainer.last.pair if trainer.last else None)
+        if self._bpe is None or self._bpe[0] != key:
+            with reading(self.workbench) as ok:
+                if not ok:
+                    return None
+                self._bpe = (key, trainer.tokenizer())
+        return BpeSegmenter(self._bpe[1], _("bpe (step {step})").format(step=key[1]))
+
+    def render_compare(self) -> bool:
+        bpe = self.bpe_segmenter()
+        if bpe is None:
+            return False
+        if self.baselines is None:
+            segmenters = []
+            note = (_("no baselines: {reason}").format(reason=self.evaluation_error) if self.evaluation_error
+                    else _("training the baselines …"))
+        else:
+            segmenters = self.baselines[3]
+            note = "\n".join(f"{row.name}: {row.note}" for row in self.baselines[2] if row.note)
+        self.query_one("#compare-pane").show(bpe, segmenters, note)
+        return True
+
+    def recolour(self) -> None:
+        """The theme changed: draw the visible tab again in its colours (the others are drawn
+        when they are shown)."""
+        self.poll(force=True)
+        self.query_one("#curve-pane").refresh()
+
+    # -- export -----------------------------------------------------------------------------
+
+    def export_tables(self) -> list[Table] | None:
+        """What the tabs show, as tables: the curve, the composition, the merge log and (once
+        measured) the held-out numbers; None while the training worker holds the trainer."""
+        from engine.analysis import (
+            composition,
+            composition_table,
+            compression_curve,
+            curve_table,
+            heldout_table,
+            merge_log_table,
+        )
+        from tui.model.evaluation import reading
+
+        with reading(self.workbench) as ok:
+            if not ok:
+                return None
+            trainer = self.workbench.trainer
+            curve = compression_curve(trainer, self.workbench.corpus.size)
+            vocab, step = trainer.vocab, trainer.steps
+            comp = composition(vocab, trainer.base_size)
+            merges = merge_log_table(trainer)
+        tables = [curve_table(curve), composition_table(comp, vocab, step), merges]
+        if self.evaluated is not None and self.evaluation is not None:
+            tables.append(heldout_table(self.evaluated.report, label=self.evaluation.label, step=self.evaluated.step))
+        return tables
+
+    def action_export(self) -> None:
+        """``x``: the tables as CSV and JSON, and the curve and composition as SVG figures, into
+        ``$BPE_LAB_EXPORTS`` or ``./bpe-lab-exports/<corpus>-step<N>/``; a message names the folder."""
+        tables = self.export_tables()
+        if tables is None:
+            self.app.say(_("training holds the trainer: press x again when it pauses"), timeout=4)
+            return
+        stem = Path(self.workbench.corpus.name).stem or "corpus"
+        root = Path(os.environ.get("BPE_LAB_EXPORTS") or "bpe-lab-exports")
+        try:  # in a browser (bpe-lab serve): only inside the served folder
+            folder = output_path(self.app, root / f"{stem}-step{self.workbench.trainer.steps}").resolve()
+        except ValueError as exc:
+            self.app.say(_("not exported: {reason}").format(reason=exc), title=_("Export"), severity="error", timeout=8)
+            return
+        self._write_export(tables, folder)
+
+    @work(thread=True, group="analysis-export", exit_on_error=False)
+    def _write_export(self, tables: list[Table], folder: Path) -> None:
+        from engine.analysis import PlotsUnavailable, write_figure, write_tables
+
+        try:
+            written = write_tables(folder, tables)
+        except ValueError as exc:  # WriteError: one line naming the file
+            self.app.say(_("not exported: {reason}").format(reason=exc), title=_("Export"), severity="error", timeout=8)
+            return
+        figures = _("and the curve and composition as SVG")
+        try:
+            for table in tables[:2]:
+                written.append(write_figure(table, folder / f"{table.name}.svg"))
+        except PlotsUnavailable as exc:
+            figures = _("no figures: {hint}").format(hint=exc)
+        except ValueError as exc:
+            figures = _("no figures: {reason}").format(reason=exc)
+        self.app.say(_("exported {count} files to {folder} ({figures})").format(count=len(written), folder=folder, figures=figures),
+                     title=_("Export"), timeout=8)
+        for path in written:  # in a browser, each file also arrives as a download
+            self.app.call_from_thread(deliver, self.app, Path(path))
+
+    def action_next_sentence(self) -> None:
+        self.query_one("#compare-pane").next_sentence()
+
+    # -- keys -------------------------------------------------------------------------------
+
+    def action_tab(self, tab: str) -> None:
+        self.show_tab(tab)
+
+    def action_log_scale(self) -> None:
+        pane = self.query_one("#curve-pane")
+        pane.log_x = not pane.log_x
+
+    def action_close(self) -> None:
+        """Escape (or `a`): leave an input line first (its keys are the screen's again), else
+        go back to the main screen."""
+        if isinstance(self.focused, Input):
+            self.set_focus(None)
+            return
+        self.dismiss(None)

@@ -1,0 +1,194 @@
+"""Compare text: what you type through several tokenizers at once, each coloured, with counts;
+with nothing typed, the token tax on the bundled parallel sentences (seed 003 §18)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from engine import Tokenizer, token_display
+from engine.analysis import BpeSegmenter, Segmenter, languages, parse_parallel, token_tax
+from engine.formats import load_any
+from tui.app.theme import current
+from tui.i18n import _
+from tui.model.cells import seal
+from tui.model.confine import confinement_of
+from tui.model.samples import sample
+
+
+def unknown_style() -> str:
+    """An unknown token: on a red tint of the theme's background."""
+    palette = current()
+    return f"{palette.text} on {palette.unknown_bg}"
+
+
+def coloured(segmenter: Segmenter, text: str) -> Text:
+    """The tokens of ``text`` on alternating backgrounds; unknown tokens in red."""
+    out = Text()
+    for index, piece in enumerate(segmenter.segment(text)):
+        style = unknown_style() if piece.unknown else current().on_token(index)
+        out.append(seal(token_display(piece.data)), style=style)  # a dangling joiner joins nothing
+    return out
+
+
+def through_each(text: str, segmenters: Sequence[Segmenter]) -> RenderableType:
+    """``text`` through every tokenizer: name, counts, then the coloured tokens."""
+    parts: list[RenderableType] = []
+    for seg in segmenters:
+        tokens, unknown = seg.count(text)
+        head = Text()
+        head.append(f"{seg.name}", style="bold")
+        head.append("  " + _("{n} tokens · {per} chars/token").format(n=tokens, per=f"{len(text) / tokens if tokens else 0:.2f}"),
+                    style="dim")
+        if unknown:
+            head.append(" · " + _("{n} unknown").format(n=unknown), style=current().error)
+        parts += [head, coloured(seg, text), Text("")]
+    return Group(*parts)
+
+
+def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]]) -> Table:
+    """Tokens per language over all parallel sentences, and the ratio to English."""
+    langs = languages(groups)
+    table = Table(box=None, padding=(0, 1), header_style="bold")
+    table.add_column(_("tokenizer"), no_wrap=True)
+    for lang in langs:
+        table.add_column(lang, justify="right", no_wrap=True)
+    for seg in segmenters:
+        tax = token_tax(seg, groups)
+        cells = []
+        for lang in langs:
+            entry = tax[lang]
+            cell = Text(f"{entry.tokens}")
+            if entry.ratio is not None:
+                cell.append(f" {entry.ratio:.2f}×", style=f"bold {current().accent}" if entry.ratio > 1.2 else "dim")
+            cells.append(cell)
+        table.add_row(Text(seg.name), *cells)
+        if any(tax[lang].unknown for lang in langs):  # its own row: a count with a word, no "?"
+            table.add_row(Text("  " + _("unknown"), style=current().error),
+                          *(Text(f"{tax[lang].unknown}", style=current().error) for lang in langs))
+    return table
+
+
+def parallel_view(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]], index: int) -> RenderableType:
+    """The token tax table, then one group of sentences through the first tokenizer."""
+    if not groups or not segmenters:
+        return Text(_("no parallel sentences"), style="dim")
+    group = groups[index % len(groups)]
+    first = segmenters[0]
+    parts: list[RenderableType] = [
+        Text(_("the token tax on the bundled parallel sentences: tokens, × English; unknown: pieces outside its vocabulary"),
+             style="bold"),
+        tax_table(segmenters, groups),
+        Text("\n" + _("sentence {n} of {total} through {name} (Esc, then p: next; type above for your own text)").format(
+            n=index % len(groups) + 1, total=len(groups), name=first.name),
+             style="bold"),
+    ]
+    for lang, sentence in group.items():
+        line = Text(f"{lang} {first.count(sentence)[0]:>3}  ", style="dim")
+        line.append_text(coloured(first, sentence))
+        parts.append(line)
+    return Group(*parts)
+
+
+class ComparePane(Vertical):
+    """Two input lines (text to compare; a tokenizer file to add) and the comparison.
+
+    The screen hands down the current BPE and the baselines (:meth:`show`); tokenizer files the
+    user adds are loaded here, in a thread worker, and kept in :attr:`extra`.
+    """
+
+    DEFAULT_CSS = """
+    ComparePane { height: 1fr; }
+    ComparePane > VerticalScroll { height: 1fr; padding: 0 1; }
+    """
+
+    @dataclass
+    class Loaded(Message):
+        """A worker read a tokenizer file (or failed with ``error``)."""
+
+        name: str
+        tokenizer: Tokenizer | None
+        error: str | None = None
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.groups = parse_parallel(sample("parallel.txt").read_bytes().decode("utf-8"))
+        self.sentence = 0  # which parallel group is shown segmented
+        self.extra: list[Segmenter] = []  # tokenizer files added here
+        self._shown: tuple[list[Segmenter], str] = ([], "")
+
+    def compose(self):
+        yield Input(placeholder=_("type text to compare (empty: the parallel sentences)"), id="compare-text")
+        yield Input(placeholder=_("add a saved or imported tokenizer: a file in any format (Enter)"), id="compare-tokenizer")
+        with VerticalScroll():
+            yield Static("", id="compare-output")
+
+    @property
+    def text(self) -> str:
+        return self.query_one("#compare-text", Input).value
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if event.input.id == "compare-text":
+            self.redraw()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "compare-tokenizer" and event.value.strip():
+            path = event.value.strip()
+            rules = confinement_of(self.app)
+            if rules is not None:  # serve mode: only files inside the served folder (links resolved)
+                try:
+                    path = str(rules.readable(path))
+                except ValueError as exc:
+                    self.app.notify(str(exc), title=_("cannot load tokenizer"), severity="error", markup=False)
+                    return
+            self._load(path)
+
+    @work(thread=True, group="analysis-load", exit_on_error=False)
+    def _load(self, path: str) -> None:
+        try:
+            tokenizer = load_any(path).tokenizer
+        except (OSError, ValueError) as exc:
+            self.post_message(self.Loaded(path, None, str(exc)))
+            return
+        self.post_message(self.Loaded(path, tokenizer))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        message.stop()
+        if message.tokenizer is None:
+            self.app.notify(message.error or _("cannot load"), title=_("cannot load tokenizer"), severity="error", markup=False)
+            return
+        self.extra.append(BpeSegmenter(message.tokenizer, Path(message.name).name))
+        self.redraw()
+
+    def next_sentence(self) -> None:
+        self.sentence += 1
+        self.redraw()
+
+    def show(self, bpe: Segmenter, baselines: Sequence[Segmenter], note: str = "") -> None:
+        """Compare with the current BPE, the added tokenizers and these baselines."""
+        self._shown = ([bpe, *baselines], note)
+        self.redraw()
+
+    def redraw(self) -> None:
+        shown, note = self._shown
+        if not shown:
+            return
+        segmenters = [shown[0], *self.extra, *shown[1:]]
+        text = self.text
+        body = through_each(text, segmenters) if text else parallel_view(segmenters, self.groups, self.sentence)
+        parts: list[RenderableType] = [body]
+        if note:
+            parts.append(Text(note, style=f"italic {current().accent}"))
+        self.query_one("#compare-output", Static).update(Group(*parts))

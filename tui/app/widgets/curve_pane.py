@@ -1,0 +1,104 @@
+"""The compression curve: corpus tokens and bytes per token against merges, the current step marked."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from engine.analysis import Curve
+from tui.app.plot import axis_label, framed_plot
+from tui.app.theme import current
+from tui.i18n import _, ngettext
+
+#: Width of the milestone table beside the plots.
+TABLE_WIDTH = 44
+
+
+def right(text: str, width: int) -> str:
+    """``text`` right-aligned in ``width`` terminal cells (a CJK character takes two)."""
+    return " " * max(width - cell_len(text), 0) + text
+
+
+def milestone_table(curve: Curve) -> Text:
+    """Seed 001's table (merges 0/6/12/24/48 → tokens), doubling on to the end, with the tokens
+    each merge saved on average since the row before: the returns diminish (seed 003 §13.6)."""
+    out = Text()
+    titles = (_("merges"), _("tokens"), _("B/token"), _("saved/merge"))
+    out.append(" ".join(right(title, width) for title, width in zip(titles, (7, 10, 8, 12))) + "\n", style="bold")
+    previous = None
+    for step in curve.milestones():
+        saved = f"{curve.saved_per_merge(previous, step):.1f}" if previous is not None and step > previous else ""
+        line = f"{step:>7} {curve.tokens[step]:>10,} {curve.bytes_per_token(step):>8.2f} {saved:>12}"
+        style = f"bold {current().accent}" if step == curve.current else (current().muted if step > curve.current else "")
+        out.append(("▶" if step == curve.current else " ") + line[1:] + "\n", style=style)
+        previous = step
+    return out
+
+
+class CurvePane(Widget):
+    """Two braille plots (tokens, bytes per token) and the milestone table; ``l`` toggles a log
+    scale for merges. Drawn for the pane's size on every render."""
+
+    DEFAULT_CSS = """
+    CurvePane { height: 1fr; padding: 0 1; }
+    """
+
+    log_x: reactive[bool] = reactive(False)
+    """Merges on a log scale (the diminishing returns spread over orders of magnitude)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.curve: Curve | None = None
+
+    def show(self, curve: Curve | None) -> None:
+        self.curve = curve
+        self.refresh()
+
+    def summary(self) -> Text:
+        curve = self.curve
+        step = curve.current
+        tokens = curve.tokens[step]
+        text = Text()
+        text.append(_("step {step}").format(step=step), style=f"bold {current().accent}")
+        text.append(": " + _("{tokens} tokens, {bpt} bytes/token, {share} of the {start} at the start").format(
+            tokens=f"{tokens:,}", bpt=f"{curve.bytes_per_token(step):.2f}", share=f"{tokens / curve.tokens[0]:.0%}",
+            start=f"{curve.tokens[0]:,}"))
+        if curve.last > step:
+            undone = curve.last - step
+            text.append(" · " + ngettext("{n} undone merge dimmed", "{n} undone merges dimmed", undone).format(n=undone), style="dim")
+        return text
+
+    def render(self) -> RenderableType:
+        curve = self.curve
+        if curve is None:
+            return Text(_("no corpus yet"), style="dim")
+        width, height = self.content_size
+        table_width = TABLE_WIDTH if width >= 2 * TABLE_WIDTH else 0
+        plot_width = max(width - table_width - 2, 20)
+        plot_height = max((height - 2 - 7) // 2, 2)
+        values = curve.tokens
+        per_token = [curve.bytes_per_token(k) for k in range(len(values))]
+        options = dict(mark=curve.current, log_x=self.log_x, label_width=len(axis_label(values[0])))
+        plots = Text()
+        plots.append_text(framed_plot(_("corpus tokens"), values, plot_width, plot_height, **options))
+        plots.append("\n\n")
+        plots.append_text(framed_plot(_("bytes per token"), per_token, plot_width, plot_height, **options))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(width=plot_width, no_wrap=True)
+        if table_width:
+            grid.add_column(width=table_width, no_wrap=True)
+            grid.add_row(plots, milestone_table(curve))
+        else:
+            grid.add_row(plots)
+        out = Table.grid()
+        out.add_row(self.summary())
+        out.add_row(Text(""))
+        out.add_row(grid)
+        return out
+
+    def watch_log_x(self) -> None:
+        self.refresh()

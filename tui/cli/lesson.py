@@ -1,0 +1,151 @@
+"""``bpe-lab lesson``: list the bundled lessons, check or run a lesson file headless, or start the
+app with a lesson. Only starting the app imports textual."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+#: tui.lessons.format.LANGUAGES, spelled out so that building the command line's parser does not
+#: import the lesson format (tomllib and the rest: a tenth of ``bpe-lab encode``'s start-up;
+#: tests/test_cli_startup.py checks that they agree).
+LANGUAGES = ("en", "de", "zh")
+
+
+def add_lesson_parser(sub) -> None:
+    lesson = sub.add_parser(
+        "lesson",
+        help="list the bundled lessons, start one in the app, or check or run lesson files",
+        description="Without arguments: list the bundled lessons. With NAME or PATH: start the app with that "
+                    "lesson. --check validates files; --run plays a lesson headless and checks every claim.",
+    )
+    lesson.add_argument("lessons", nargs="*", metavar="NAME|PATH", help="a bundled lesson's name (000, die-katze) or a lesson file")
+    lesson.add_argument("--lang", choices=LANGUAGES, help="the language of a bundled lesson (default: the locale's, else en)")
+    mode = lesson.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="validate the files: one FILE:LINE line per problem, exit 2 if any")
+    mode.add_argument("--run", action="store_true", help="play the lesson headless: every claim checked, exit 1 if one fails")
+    lesson.add_argument("--json", action="store_true", help="with --run: print the verdicts as JSON")
+    lesson.add_argument("--session", metavar="PATH", help="when starting the app: one session file for every corpus")
+
+
+def run_lesson(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from tui.cli.common import UsageError
+
+    if args.json and not args.run:
+        raise UsageError("--json goes with --run")
+    if args.check:
+        if not args.lessons:
+            raise UsageError("lesson --check needs one or more lesson files")
+        return check_files(args.lessons, args.lang, out, err)
+    if args.run:
+        if len(args.lessons) != 1:
+            raise UsageError("lesson --run takes one lesson (a name or a file)")
+        return run_headless(args.lessons[0], args.lang, out, err, as_json=args.json)
+    if not args.lessons:
+        return list_lessons(out)
+    if len(args.lessons) != 1:
+        raise UsageError("give one lesson to start (a name or a file)")
+    return start_app(args.lessons[0], args.lang, args.session, err)
+
+
+def list_lessons(out: TextIO) -> int:
+    from tui.lessons.catalog import bundled
+    from tui.lessons.format import LessonError, parse
+
+    found = bundled()
+    if not found:
+        print("no bundled lessons", file=out)
+        return 0
+    rows = []
+    for each in found:
+        path, _ = each.file("en")
+        try:
+            lesson = parse(path)
+            title, seed = lesson.title, lesson.seed or "-"
+        except LessonError as exc:
+            title, seed = f"(cannot read: {exc})", "-"
+        rows.append((each.name, seed, ",".join(each.languages), title))
+    width = max(len(r[0]) for r in rows)
+    print(f"{'lesson':<{width}}  seed  languages  title", file=out)
+    for name, seed, langs, title in rows:
+        print(f"{name:<{width}}  {seed:<4}  {langs:<9}  {title}", file=out)
+    return 0
+
+
+def check_files(names: list[str], lang: str | None, out: TextIO, err: TextIO) -> int:
+    """Every problem of every file as ``bpe-lab: error: FILE:LINE: message``; the last one is
+    raised (one error line and exit 2, as every command's)."""
+    from tui.cli.common import PROG
+    from tui.lessons.catalog import resolve
+    from tui.lessons.format import LessonError, check
+
+    problems: list[str] = []
+    checked = 0
+    for name in names:
+        try:
+            path, _ = resolve(name, lang)
+        except LessonError as exc:
+            problems.append(str(exc))
+            continue
+        problems.extend(check(path))
+        checked += 1
+    if problems:
+        for line in problems[:-1]:
+            print(f"{PROG}: error: {line}", file=err)
+        raise LessonError(problems[-1])
+    print(f"{PROG}: {checked} lesson file{'s' if checked != 1 else ''} fine", file=err)
+    return 0
+
+
+def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_json: bool = False) -> int:
+    from tui.cli.common import PROG
+    from tui.lessons.catalog import load
+    from tui.lessons.runner import HeadlessRun
+
+    lesson, note = load(name, lang)
+    if note:
+        print(f"{PROG}: note: {note}", file=err)
+    reports = HeadlessRun(lesson).run()
+    claims = [r for rep in reports for r in rep.results]
+    failed = [r for r in claims if not r.ok]
+    failed_actions = sum(rep.failed_actions for rep in reports)
+    if as_json:
+        data = {"lesson": str(lesson.path), "title": lesson.title, "lang": lesson.lang,
+                "ok": not failed and not failed_actions,
+                "steps": [{"step": rep.index, "title": rep.step.title, "line": rep.step.line,
+                           "claims": [r.to_dict() for r in rep.results],
+                           "notes": [{"line": line, "message": msg} for line, msg in rep.notes]} for rep in reports]}
+        print(json.dumps(data, ensure_ascii=False), file=out)
+    else:
+        total = len(lesson.steps) - 1
+        for rep in reports:
+            if not rep.results and not rep.notes:
+                continue
+            print(f"step {rep.index}/{total}: {rep.step.title}", file=out)
+            lines = [(line, f"  ! {lesson.path}:{line}: {message}") for line, message in rep.notes]
+            lines += [(r.claim.line, f"  {r.line()}  [{lesson.path}:{r.claim.line}]") for r in rep.results]
+            for _, text in sorted(lines, key=lambda item: item[0]):
+                print(text, file=out)
+        print(f"{len(claims) - len(failed)} of {len(claims)} claims hold"
+              + (f"; {failed_actions} action{'s' if failed_actions != 1 else ''} failed" if failed_actions else ""), file=out)
+    return 1 if failed or failed_actions else 0
+
+
+def start_app(name: str, lang: str | None, session: str | None, err: TextIO) -> int:
+    from pathlib import Path
+
+    from tui.i18n import set_language
+    from tui.lessons.catalog import load
+
+    # The app speaks the lesson's language (--lang), else the locale's, like `bpe-lab` itself: a
+    # Chinese lesson in an English UI mixed two languages on one screen. (Before loading: the
+    # note on a missing translation is said in it too.)
+    set_language(lang)
+    lesson, note = load(name, lang)
+    from tui.app import BpeApp
+
+    app = BpeApp(None, session_file=Path(session) if session else None, lesson=lesson, lesson_note=note)
+    app.lesson_lang = lang
+    app.run()
+    return 0

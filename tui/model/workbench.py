@@ -1,0 +1,481 @@
+"""The app's model: one corpus, one trainer, one lock. No UI code, so tests can drive it directly.
+
+Training runs in a worker thread; the UI thread reads the trainer (spans, candidates, the log)
+between batches. Every access goes through ``lock`` so a read never sees a merge half done.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import threading
+import time
+from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from engine import (
+    ChunkTable,
+    Corpus,
+    CorpusError,
+    Merge,
+    Tokenizer,
+    TrainConfig,
+    Trainer,
+    check_usable,
+    decode_corpus,
+    is_stdin,
+    pretokenizer_for,
+    read_corpus_bytes,
+    read_counts,
+    refuse_inputs,
+)
+from tui.i18n import _
+from tui.model.samples import sample
+from tui.model.session import Session, fingerprint
+
+
+def refuse_standard_input(source: str, what: str = "the corpus") -> None:
+    """The app reads its keys from standard input: a text it reads must not come from there
+    (``-``, ``/dev/stdin``), or the two would take each other's bytes. Raises CorpusError."""
+    if is_stdin(source) or _is_the_terminal_input(source):
+        raise CorpusError(f"{source}: the app reads its keys from standard input, so {what} cannot come from "
+                          "there: save the text to a file and open that (bpe-lab train - reads standard input)")
+
+
+def _is_the_terminal_input(path: str) -> bool:
+    """Whether ``path`` is the file behind standard input (``/dev/stdin``, ``/proc/self/fd/0``)."""
+    try:
+        mine, theirs = os.fstat(0), os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino) and not stat.S_ISREG(mine.st_mode)
+
+
+@dataclass(frozen=True)
+class LoadedCorpus:
+    """A corpus as the app shows it: text, its base units, and where each line starts."""
+
+    name: str
+    path: Path | None  # None for a bundled sample
+    text: str
+    units: bytes | str  # UTF-8 bytes (bytes base) or the text (chars base)
+    line_starts: array  # unit offset of each line; one extra entry: the end
+    size: int  # bytes in the file
+    invalid_bytes: int
+    sha256: str = ""  # of the exact bytes read (sessions check it on resume)
+    note: str | None = None  # one line for the user: invalid UTF-8, NUL bytes, blank text
+    #: A chunk-count table (``bpe-lab --counts``): the trainer trains on its chunks, and ``text``
+    #: is the listing of the most frequent ones that the corpus pane shows (see :meth:`from_table`).
+    table: ChunkTable | None = None
+
+    @classmethod
+    def from_corpus(cls, corpus: Corpus, base: str, path: Path | None, sha256: str = "") -> LoadedCorpus:
+        units: bytes | str = corpus.text.encode("utf-8", "surrogateescape") if base == "bytes" else corpus.text
+        newline = b"\n" if isinstance(units, bytes) else "\n"
+        starts = array("q", [0])
+        starts.extend(m.end() for m in re.finditer(re.escape(newline), units))
+        if starts[-1] != len(units):
+            starts.append(len(units))
+        return cls(corpus.name, path, corpus.text, units, starts, corpus.size, corpus.invalid_bytes, sha256, corpus.note(base))
+
+    @classmethod
+    def from_table(cls, path: Path, table: ChunkTable, sha256: str = "") -> LoadedCorpus:
+        """A chunk-count table, until the workbench lists its chunks (:meth:`listed`)."""
+        size = sum(len(c.encode("utf-8", "surrogateescape")) * n for c, n in table.chunks.items())
+        return cls(path.name, path, "", b"" if table.base == "bytes" else "", array("q", [0, 0]), size,
+                   table.invalid_bytes, sha256, None, table)
+
+    def listed(self, text: str) -> LoadedCorpus:
+        """This table corpus showing ``text`` (:meth:`engine.Trainer.listing`) in the corpus pane."""
+        shown = decode_corpus(text.encode("utf-8", "surrogateescape"), base=self.table.base, name=self.name)
+        made = LoadedCorpus.from_corpus(shown, self.table.base, self.path, self.sha256)
+        return replace(made, size=self.size, invalid_bytes=self.invalid_bytes, note=None, table=self.table)
+
+    @classmethod
+    def open(cls, source: str | Path, base: str, *, max_bytes: int | None = None) -> LoadedCorpus:
+        """A file path, or ``sample:NAME`` for a bundled sample. Raises ValueError (one line).
+
+        ``max_bytes`` bounds the corpus (``--max-corpus-bytes``); without it a pipe or a device
+        stops at :data:`engine.corpus.MAX_STREAM_BYTES` and a regular file is read whole."""
+        text = str(source)
+        if text.startswith("sample:"):
+            name = text.split(":", 1)[1]
+            data = sample(name).read_bytes()
+            corpus = decode_corpus(data, base=base, name=name)
+            return cls.from_corpus(corpus, base, None, fingerprint(data))
+        refuse_standard_input(text)
+        path = Path(source)
+        if _is_parquet(path):  # a chunk-count table (bpe-lab count): opened as one, by content
+            table = read_counts(path)
+            check_usable(str(path), table)
+            return cls.from_table(path, table, fingerprint(path.read_bytes()))
+        data = read_corpus_bytes(path, max_bytes=max_bytes)  # read once: the hash is of exactly the bytes trained on
+        return cls.from_corpus(decode_corpus(data, base=base, name=path.name), base, path, fingerprint(data))
+
+    @classmethod
+    def open_counts(cls, source: str | Path, config: TrainConfig) -> LoadedCorpus:
+        """A chunk-count table: bpe-lab's Parquet, or another tool's word counts, cut into chunks
+        by ``config``'s pre-tokenizer. Raises ValueError (one line)."""
+        refuse_standard_input(str(source), "the table")
+        table = read_counts(source, pretokenizer=pretokenizer_for(config), base=config.base)
+        check_usable(str(source), table)
+        return cls.from_table(Path(source), table, fingerprint(Path(source).read_bytes()))
+
+    @property
+    def source(self) -> str:
+        """What :meth:`open` takes to read this corpus again (an absolute path, or sample:NAME)."""
+        return str(self.path.resolve()) if self.path is not None else f"sample:{self.name}"
+
+    @property
+    def line_count(self) -> int:
+        return max(len(self.line_starts) - 1, 1)
+
+    def line_range(self, line: int) -> tuple[int, int]:
+        """Units [start, end) of a line (its newline included)."""
+        starts = self.line_starts
+        if line + 1 >= len(starts):
+            return (starts[-1], starts[-1])
+        return starts[line], starts[line + 1]
+
+
+def _is_parquet(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4) == b"PAR1"
+    except OSError:
+        return False  # reading it as a corpus says what is wrong
+
+
+def table_config(config: TrainConfig, table: ChunkTable) -> TrainConfig:
+    """``config`` with the table's base and pre-tokenizer: its chunks were cut by them."""
+    pre = table.pretokenizer
+    if table.source != "bpe-lab":
+        return config
+    return replace(config, base=table.base, pretokenizer=pre.name, pattern=pre.pattern if pre.name == "custom" else None,
+                   split_digits=pre.split_digits, no_merge_newline=pre.split_newlines,
+                   tie_rule=config.tie_rule if (config.tie_rule == "hf") == pre.per_line else
+                   ("hf" if pre.per_line else "lowest-ids"))
+
+
+#: How long the UI waits for the trainer while a run is live: a batch is ~20 ms, and a key
+#: must still be handled within 100 ms.
+#: Seconds of merging a training batch holds the trainer for (then the UI may read it).
+BATCH_SECONDS = 0.02
+#: How long a read waits for the trainer during a run: about two batches. A longer batch would
+#: starve the UI's reads (and the autosave, which skips a tick that finds the trainer busy).
+READ_WAIT = 2 * BATCH_SECONDS
+#: Copies of the training state kept for long jumps (besides step 0's): each costs about the
+#: corpus's node array and pair dicts in memory (~5-10 MB for 10 MB of code, ~100 MB for the
+#: 4.8 MB Chinese corpus) and makes a jump near where it was taken a copy, not a walk.
+#: Training takes one per 40 copies' worth of work (about 8 on 10 MB of code)...
+CHECKPOINTS = 12
+#: ... and all of them hold at most this many bytes: on big corpora, fewer copies (tang_all
+#: keeps step 0's and 3 more; on corpora far larger, none: jumps then walk, in the worker).
+CHECKPOINT_MEMORY = 384 << 20
+#: A chunk-count table's corpus pane lists this many of its most frequent chunks.
+TABLE_ROWS = 2000
+
+
+class Busy(Exception):
+    """The training worker holds the trainer; the UI keeps what it shows and tries later."""
+
+
+class Workbench:
+    """A corpus and its trainer, with the lock that keeps the UI and the worker apart.
+
+    The UI reads through :meth:`reading`: while a run is live it never waits for the lock (a
+    single merge on a large corpus can take a second), it shows what it had and tries again
+    after the next batch.
+    """
+
+    def session(self, selected: int | None = None) -> Session:
+        """Where the user is now, as a session (read under the lock; Busy during a batch)."""
+        with self.reading():
+            trainer = self.trainer
+            merges = [event.pair for event in trainer.events()]
+            merges.extend(event.pair for event in trainer.future)
+            step = trainer.steps
+            branches = trainer.branches
+            branched = len(branches) > 1 or any(b.manual for b in branches)
+            data = trainer.branch_data() if branched else None
+        corpus = self.corpus
+        return Session(corpus.source, corpus.sha256, corpus.size, self.config, merges, step, selected, self.script,
+                       replay_ids=self.file_ids, branches=data, counts=corpus.table is not None)
+
+    def restore(self, session: Session) -> str | None:
+        """Bring the trainer to a session's state: train (deterministically) through its merges,
+        then undo to its step. Returns a note when this version makes different merges."""
+        trainer = self.trainer
+        if session.branches is not None and not trainer.is_replay:
+            with self.lock:
+                self.manual_seen = True
+                return trainer.restore_branches(session.branches)
+        with self.lock:
+            trainer.goto(len(session.merges))
+            made = [event.pair for event in trainer.events()]
+            same = 0
+            while same < min(len(made), len(session.merges)) and made[same] == tuple(session.merges[same]):
+                same += 1
+            note = None
+            if same < len(session.merges):
+                note = _("this version trains differently after merge {same}: restored the first {same} "
+                         "of the session's {n} merges").format(same=same, n=len(session.merges))
+            trainer.goto(min(session.step, same))
+            return note
+
+    def __init__(
+        self,
+        corpus: LoadedCorpus,
+        config: TrainConfig,
+        *,
+        script: Tokenizer | None = None,
+        file_ids: list[int | None] | None = None,
+    ) -> None:
+        """Build the trainer (slow for big corpora: the app calls this in a worker).
+
+        With ``script``, steps rebuild that tokenizer on this corpus merge by merge instead of
+        training (an imported tokenizer; ``config`` is then the one replaying implies), and
+        ``file_ids`` (``Imported.file_ids``: our id -> the file's; None: the same) is how its
+        file numbers the tokens: every id the app shows or copies is then the file's.
+        """
+        self.corpus = corpus
+        self.script = script  # the imported tokenizer whose merges steps replay, or None
+        self.file_ids = file_ids if script is not None else None
+        self._ours_of: dict[int, int] | None = None  # the file's id -> ours, built on first use
+        if script is not None:
+            self.trainer = Trainer.replaying(
+                corpus.text, script, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY
+            )
+            config = self.trainer.config
+        elif corpus.table is not None:
+            config = table_config(config, corpus.table)
+            self.trainer = Trainer("", config, chunks=corpus.table.chunks, checkpoints=CHECKPOINTS,
+                                   checkpoint_memory=CHECKPOINT_MEMORY)
+            self.corpus = corpus = corpus.listed(self.trainer.listing(TABLE_ROWS))
+        else:
+            self.trainer = Trainer(corpus.text, config, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY)
+        self.config = config
+        self.trainer.layout()  # built now (in the loading worker), not on the first paint
+        self.trainer.frequencies()
+        self.lock = threading.RLock()
+        self.training = False  # a worker is running batches: readers must not wait
+        self.saved_step: int | None = None  # the step last saved, if any
+        self._tokenizer: tuple[int, Tokenizer] | None = None
+        self.rate = 0.0  # merges per second over the last run
+        self.manual_seen = False  # a manual merge was made or restored: the log makes room for its mark
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold the lock to read the trainer; during a run wait at most ``READ_WAIT`` seconds
+        (about a batch) and raise :class:`Busy` rather than wait longer."""
+        if not self.lock.acquire(timeout=READ_WAIT if self.training else -1):
+            raise Busy
+        try:
+            yield
+        finally:
+            self.lock.release()
+
+    # -- moving through training ----------------------------------------------------------
+
+    def step(self) -> Merge | None:
+        with self.lock:
+            return self.trainer.step()
+
+    def undo(self) -> Merge | None:
+        with self.lock:
+            return self.trainer.undo()
+
+    def redo(self) -> Merge | None:
+        with self.lock:
+            return self.trainer.redo()
+
+    def force(self, pair: tuple[int, int]) -> Merge:
+        """A manual merge (see :meth:`engine.Trainer.force`); ValueError (one line) when refused."""
+        with self.lock:
+            event = self.trainer.force(pair)
+        self.manual_seen = True
+        return event
+
+    def goto(self, step: int) -> int:
+        with self.lock:
+            return self.trainer.goto(max(step, 0))
+
+    def settle(self) -> None:
+        """After a jump is on screen: let the trainer finish its restore (skipped while a run
+        holds the lock: its next merge does it)."""
+        if self.lock.acquire(blocking=False):
+            try:
+                self.trainer.settle()
+            finally:
+                self.lock.release()
+
+    def jump_work(self, step: int) -> int | None:
+        """Estimated work of a jump (see :meth:`engine.Trainer.jump_work`)."""
+        with self.lock:
+            return self.trainer.jump_work(max(step, 0))
+
+    def goto_batch(self, target: int, budget: float = 0.02) -> bool:
+        """Move toward step ``target`` for up to ``budget`` seconds; True once there (or once a
+        stop rule ends a forward jump). The first batch may restore a checkpoint, which takes
+        longer than a batch on a big corpus (tens of milliseconds)."""
+        with self.lock:
+            return self.trainer.goto_within(target, time.perf_counter() + budget)
+
+    def run_batch(self, budget: float = BATCH_SECONDS, limit: int | None = None) -> tuple[int, bool]:
+        """Step for up to ``budget`` seconds and at most ``limit`` merges; return (merges made,
+        whether training is done)."""
+        made = 0
+        started = time.perf_counter()
+        with self.lock:
+            while limit is None or made < limit:
+                if self.trainer.step() is None:
+                    return made, True
+                made += 1
+                if time.perf_counter() - started >= budget:
+                    return made, False
+            return made, False
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @property
+    def steps(self) -> int:
+        return self.trainer.steps
+
+    @property
+    def done(self) -> bool:
+        """Whether a step now would make no merge (checked without changing anything)."""
+        return self.stop_reason() is not None
+
+    def stop_reason(self) -> str | None:
+        """Why a step now would make no merge, in a few words (None: it would make one).
+
+        Example: ``'vocabulary size reached'``. Checked without changing anything.
+        """
+        with self.reading():
+            trainer = self.trainer
+            if trainer.future:
+                return None
+            if trainer.is_replay and trainer.steps >= len(self.script.merges):
+                return _("replayed every merge")
+            target = trainer.target_merges
+            if target is not None and trainer.steps >= target:
+                return _("merge count reached") if self.config.max_merges == target else _("vocabulary size reached")
+            if trainer.is_replay:
+                return None  # a replayed merge is made whatever its count here
+            top = trainer.candidates(1)  # only pairs of at least min_frequency are candidates
+            if top and top[0].count >= self.config.min_frequency:
+                return None
+            floor = self.config.min_frequency
+            return _("no pairs left") if floor <= 1 else _("no pair occurs {n} times").format(n=floor)  # as the CLI says
+
+    @property
+    def unsaved(self) -> bool:
+        """Work that would be lost: merges made since the last save."""
+        return self.trainer.steps > 0 and self.saved_step != self.trainer.steps
+
+    def line_spans(self, first: int, last: int) -> dict[int, list[tuple[int, int, int]]]:
+        """The tokens of lines first..last (inclusive), read under one hold of the lock."""
+        corpus = self.corpus
+        out: dict[int, list[tuple[int, int, int]]] = {}
+        last = min(last, corpus.line_count - 1)
+        if last < first:
+            return out
+        start = corpus.line_range(first)[0]
+        end = corpus.line_range(last)[1]
+        with self.reading():
+            spans = self.trainer.spans(start, end)
+        index = 0
+        for line in range(first, last + 1):
+            lo, hi = corpus.line_range(line)
+            while index < len(spans) and spans[index][2] <= lo:
+                index += 1
+            j = index
+            row = []
+            while j < len(spans) and spans[j][1] < hi:
+                row.append(spans[j])
+                j += 1
+            out[line] = row
+        return out
+
+    def tokenizer(self) -> Tokenizer:
+        """A tokenizer of the current step (cached until the step changes)."""
+        with self.reading():
+            steps = self.trainer.steps
+            if self._tokenizer is None or self._tokenizer[0] != steps or self._stale_tokenizer():
+                self._tokenizer = (steps, self.trainer.tokenizer())
+            return self._tokenizer[1]
+
+    def _stale_tokenizer(self) -> bool:
+        cached = self._tokenizer
+        if cached is None:
+            return True
+        merges = cached[1].merges
+        last = self.trainer.last
+        return bool(merges) and (last is None or merges[-1] != last.pair)
+
+    # -- ids as the user sees them -----------------------------------------------------------
+
+    def shown_id(self, token: int) -> int | None:
+        """The id the user sees for one of the trainer's tokens: the tokenizer file's in a
+        replay (None when the file has none), else the trainer's own.
+
+        The trainer's merged ids are the script's; its specials follow the merges made so far,
+        the file's follow all of its merges. O(1): the panes call it per token shown.
+        """
+        script = self.script
+        if script is None:
+            return token
+        made = self.trainer.vocab_size - len(self.config.specials)
+        if token >= made:  # a special
+            token += len(script.pieces) - made
+        ids = self.file_ids
+        if ids is None:
+            return token
+        return ids[token] if 0 <= token < len(ids) else None
+
+    def shown_ids(self, ids: list[int]) -> list[int | None]:
+        """:meth:`shown_id` of each."""
+        if self.script is None:
+            return list(ids)
+        return [self.shown_id(i) for i in ids]
+
+    def id_text(self, token: int) -> str:
+        """A token's shown id as text ("?" when the replayed file has none for it)."""
+        shown = self.shown_id(token)
+        return "?" if shown is None else str(shown)
+
+    def our_id(self, shown: int) -> int | None:
+        """The trainer's token for an id as the user sees it (find by ``#id``); None when no
+        such token exists at this step."""
+        script = self.script
+        if script is None:
+            return shown
+        ours: int | None = shown
+        if self.file_ids is not None:
+            if self._ours_of is None:
+                reverse: dict[int, int] = {}
+                for index, theirs in enumerate(self.file_ids):
+                    if theirs is not None:
+                        reverse.setdefault(theirs, index)
+                self._ours_of = reverse
+            ours = self._ours_of.get(shown)
+        if ours is None or ours < 0:
+            return None
+        made = self.trainer.vocab_size - len(self.config.specials)
+        pieces = len(script.pieces)
+        if ours >= pieces:  # a special of the file: after the merges made here
+            ours -= pieces - made
+            return ours if ours < self.trainer.vocab_size else None
+        return ours if ours < made else None
+
+    def save(self, path: str | Path) -> None:
+        """Save the current tokenizer (native JSON, atomic); remember the step as saved. The
+        corpus itself is refused (WriteError), under any name."""
+        if self.corpus.path is not None:
+            refuse_inputs([path], [(self.corpus.path, f"the corpus {self.corpus.path}")])
+        self.tokenizer().save(path)
+        self.saved_step = self.trainer.steps
