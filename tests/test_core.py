@@ -272,3 +272,61 @@ def test_pip_builds_the_compiled_core_into_the_wheel(tmp_path):
     wheel = zipfile.ZipFile(next(tmp_path.glob("bpe_lab-*.whl")))
     assert [n for n in wheel.namelist() if n.startswith("engine/_ccore.") and n.endswith(".so")]
     assert "-py3-none-any" not in wheel.filename  # a platform wheel
+
+
+# -- GPT-2's real ranks against tiktoken --------------------------------------------------------
+
+
+def gpt2_ranks() -> Path | None:
+    """GPT-2's ``gpt2.tiktoken`` when it is on this machine: ``$BPE_LAB_GPT2_TIKTOKEN``, or in
+    ``$BPE_LAB_WHISPER_ASSETS`` (``whisper/assets`` of the sdist ``pip download --no-deps
+    --no-binary :all: openai-whisper`` fetches), or from an installed openai-whisper."""
+    import importlib.metadata
+
+    candidates = [os.environ.get("BPE_LAB_GPT2_TIKTOKEN", "")]
+    if os.environ.get("BPE_LAB_WHISPER_ASSETS"):
+        candidates.append(str(Path(os.environ["BPE_LAB_WHISPER_ASSETS"]) / "gpt2.tiktoken"))
+    try:
+        candidates.append(str(importlib.metadata.distribution("openai-whisper").locate_file("whisper/assets/gpt2.tiktoken")))
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    return next((Path(c) for c in candidates if c and Path(c).is_file()), None)
+
+
+@pytest.fixture(scope="module")
+def gpt2_pair():
+    path = gpt2_ranks()
+    if path is None:
+        pytest.skip("GPT-2's gpt2.tiktoken is not here (see gpt2_ranks)")
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    from engine.formats import load_any
+    from engine.pretokenize import GPT2_PATTERN
+
+    imported = load_any(path, pretokenizer=PreTokenizer("gpt2"))
+    enc = tiktoken.Encoding(name="gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens={})
+    return imported, enc
+
+
+CJK = "床前明月光疑是地上霜举头望低思故乡，。！？「」\n 的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年"
+
+
+@given(st.text(alphabet=CJK + "abc 1é😀\t", max_size=300))
+def test_gpt2_ranks_encode_chinese_as_tiktoken_does_on_both_paths(gpt2_pair, text):
+    imported, enc = gpt2_pair
+    expected = enc.encode_ordinary(text)
+    was = _core.COMPILED
+    try:
+        for use in {False, was}:
+            _core.select(use)
+            fresh = Tokenizer(imported.tokenizer.merges, pretokenizer=imported.tokenizer.pretokenizer)
+            assert imported.to_file_ids(fresh.encode_ordinary(text)) == expected
+    finally:
+        _core.select(was)
+
+
+def test_gpt2_ranks_encode_the_chinese_sample_as_tiktoken_does(gpt2_pair):
+    imported, enc = gpt2_pair
+    text = sample_text("chinese.txt")
+    assert imported.encode(text) == enc.encode_ordinary(text)
