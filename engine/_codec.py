@@ -1,7 +1,15 @@
 """Rank-based encoding of one chunk: the earliest-learned merge present fires first (seed 000).
 
-Two paths give identical results: a direct loop for short chunks, and for long ones (pre-tokenizer
-``none`` makes a whole text one chunk) a heap over (rank, position) on a linked list, O(n log n).
+Two paths give identical results (and the compiled core, :mod:`engine._core`, a third):
+
+- short chunks (most of them): a list of the chunk's ids and a list of its pairs' ranks, built
+  with C-level maps; each step finds the lowest rank with the C-level ``min`` and
+  ``list.index`` (the leftmost), merges there and looks up only the two pairs beside it. The
+  Python work is constant per merge; the C-level scans are over a few dozen ints.
+- long chunks (pre-tokenizer ``none`` makes a whole text one chunk): a heap of candidate merges,
+  ``rank << 32 | position``, over a linked list of parts, as HuggingFace's ``Word.merge_all``
+  does, O(n log n).
+
 Merging the leftmost lowest-rank pair one at a time equals the seeds' "merge every occurrence left
 to right" because a merge never creates a pair of lower rank than its own.
 """
@@ -9,15 +17,21 @@ to right" because a merge never creates a pair of lower rank than its own.
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
+from itertools import repeat
+from operator import lshift, or_
 
 from ._pairs import SHIFT
 
-#: Chunks longer than this use the heap path.
-LONG_CHUNK = 64
+#: Chunks longer than this use the heap path (below it the list scans, all C-level, cost less
+#: than the heap's Python-level pushes and pops; docs/benchmarks.md has the crossing point).
+LONG_CHUNK = 16
+#: The rank of a pair no merge covers: above every real one.
+_NO_RANK = 1 << 62
 
 
 def apply_merges(ids: list[int], ranks: dict[int, int]) -> list[int]:
     """Encode one chunk's base ids; ``ranks`` maps ``a << SHIFT | b`` to the id the merge made.
+    ``ids`` is not changed.
 
     Example: with ranks {(1,2)->4, (4,3)->5}: ``apply_merges([1, 2, 3, 1, 2], ranks) -> [5, 4]``
     """
@@ -27,22 +41,27 @@ def apply_merges(ids: list[int], ranks: dict[int, int]) -> list[int]:
 
 
 def _apply_short(ids: list[int], ranks: dict[int, int]) -> list[int]:
+    """The list-scan path (see the module doc); changes and returns ``ids``."""
+    if len(ids) < 2:
+        return ids
     get = ranks.get
-    while len(ids) > 1:
-        best = None
-        at = 0
-        prev = ids[0]
-        for i in range(1, len(ids)):
-            cur = ids[i]
-            r = get(prev << SHIFT | cur)
-            if r is not None and (best is None or r < best):
-                best = r
-                at = i - 1
-            prev = cur
-        if best is None:
-            break
-        ids[at : at + 2] = (best,)
-    return ids
+    none = _NO_RANK
+    pair_ranks = list(map(get, map(or_, map(lshift, ids[:-1], repeat(SHIFT)), ids[1:]), repeat(none)))
+    lowest, index = min, pair_ranks.index
+    while True:
+        r = lowest(pair_ranks)
+        if r == none:
+            return ids
+        i = index(r)  # the leftmost pair of that rank
+        del ids[i + 1]
+        del pair_ranks[i]
+        ids[i] = r
+        if i:
+            pair_ranks[i - 1] = get(ids[i - 1] << SHIFT | r, none)
+        if i < len(pair_ranks):
+            pair_ranks[i] = get(r << SHIFT | ids[i + 1], none)
+        elif not pair_ranks:
+            return ids
 
 
 def _apply_long(ids: list[int], ranks: dict[int, int]) -> list[int]:

@@ -34,15 +34,17 @@ Sections: building, the queue, merging, undo, views and copies.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
+from itertools import accumulate, chain, repeat
+from operator import add, mul
 
+from . import _core, _trainloops
 from . import _pairviews as views
 from ._pairs import MASK, SHIFT
-from ._pairviews import DEAD, SEP, MergeRecord, StateCopy
+from ._pairviews import SEP, MergeRecord, StateCopy
 from .errors import CorpusError
 
 #: Node lists are arrays, not lists: compact, and invisible to the cyclic garbage collector
@@ -54,7 +56,7 @@ _M40 = (1 << 40) - 1
 #: Counts are stored as _CMAX - count so the min-heap yields the max count. Python ints never
 #: wrap, so any pair count below it is exact; a corpus (or a chunk-count table) whose tokens
 #: reach it is refused when the state is built (10^15 tokens: a petabyte of text).
-_CMAX = 1 << 50
+_CMAX = _trainloops.CMAX
 #: The widest weight a node array of 32-bit ints holds; a chunk counted more often than this
 #: (a chunk-count table of a large corpus) makes the node array 64-bit.
 INT32_MAX = (1 << 31) - 1
@@ -103,18 +105,19 @@ class PairState:
         self.wide = self.first_seen or self.byte_rank is not None
         #: Pairs counted fewer times can never be merged: they are counted but not queued.
         self.min_count = max(1, min_count)
+        # The layout in bulk (C-level maps and chains, no Python loop per chunk): SEP, then
+        # each non-empty chunk's symbols and a SEP; each node weighs its chunk's count.
+        pairs = [(seq, weight) for seq, weight in sequences if seq]
+        seqs = [seq for seq, _ in pairs]
+        counts = [weight for _, weight in pairs]
+        lengths = list(map(len, seqs))
         sym: list[int] = [SEP]
+        sym.extend(chain.from_iterable(chain.from_iterable(zip(seqs, repeat((SEP,))))))
         weights: list[int] = [0]
-        starts: list[int] = []  # address of each chunk's first node
-        tokens = 0
-        for seq, weight in sequences:
-            if not seq:
-                continue
-            starts.append(4 * len(sym))
-            sym.extend(seq)
-            sym.append(SEP)
-            weights.extend([weight] * (len(seq) + 1))
-            tokens += weight * len(seq)
+        weights.extend(chain.from_iterable(map(repeat, counts, map(add, lengths, repeat(1)))))
+        # address of each chunk's first node: 4 (after the first SEP), then 4 * (length + 1) on
+        starts = list(accumulate(map(mul, map(add, lengths[:-1], repeat(1)), repeat(4)), initial=4)) if seqs else []
+        tokens = sum(map(mul, counts, lengths))
         if tokens >= _CMAX:
             raise CorpusError(f"the corpus holds {tokens} tokens, more than the {_CMAX - 1} a pair count may reach")
         n = len(sym)
@@ -138,24 +141,17 @@ class PairState:
     # -- building ---------------------------------------------------------------------------
 
     def _index(self, sym: list[int], weights: list[int]) -> None:
-        count: defaultdict[int, int] = defaultdict(int)
-        where: defaultdict[int, array[int]] = defaultdict(_nodes)
-        prev = SEP
-        address = -4
-        for s, wt in zip(sym, weights):
-            if prev >= 0 and s >= 0:
-                key = prev << SHIFT | s
-                count[key] += wt
-                where[key].append(address)
-            prev = s
-            address += 4
+        count, where = _core.index_pairs(sym, weights)
         floor = self.min_count
-        self.count = {k: c for k, c in count.items() if c >= floor}
-        self.where = {k: where[k] for k in self.count}
+        if floor > 1:
+            count = {k: c for k, c in count.items() if c >= floor}
+            where = {k: where[k] for k in count}
+        self.count = count
+        self.where = where
         hist = self.hist
-        for c in self.count.values():
+        for c in count.values():
             hist[c] += 1
-        self.heap = [self._entry(k, c, where[k][0]) for k, c in self.count.items()]
+        self.heap = [self._entry(k, c, where[k][0]) for k, c in count.items()]
         heapify(self.heap)
 
     def _tie(self, key: int, first: int) -> int:
@@ -376,108 +372,13 @@ class PairState:
         key = a << SHIFT | b
         plist = self.where.pop(key, _EMPTY)
         data = self.data
-        left: defaultdict[int, array[int]] = defaultdict(_nodes)  # left symbol -> its nodes
-        right: defaultdict[int, array[int]] = defaultdict(_nodes)  # right symbol -> merged nodes
-        lx: dict[int, int] = {}  # left symbol -> extra weight
-        rx: dict[int, int] = {}
-        extra = 0
-        absorbed = _nodes()
-        push = absorbed.append
-        for p in plist:
-            if data[p] != a:
-                continue
-            q = data[p + 1]
-            if data[q] != b:
-                continue
-            o = data[p + 2]
-            r = data[q + 1]
-            so = data[o]
-            sr = data[r]
-            data[p] = new_id
-            data[q] = DEAD
-            data[p + 1] = r
-            data[r + 2] = p
-            if so >= 0:
-                left[so].append(o)
-            if sr >= 0:
-                right[sr].append(p)
-            if data[p + 3] != 1:  # a chunk that occurs more than once
-                more = data[p + 3] - 1
-                extra += more
-                if so >= 0:
-                    lx[so] = lx.get(so, 0) + more
-                if sr >= 0:
-                    rx[sr] = rx.get(sr, 0) + more
-            push(q)  # q keeps its back link to p: undo finds p there
+        left, right, lx, rx, extra, absorbed = _core.relink(data, plist, a, b, new_id)
         removed = len(absorbed) + extra
-        count, hist = self.count, self.hist
-        old = count.pop(key, 0)
-        if old:
-            hist[old] -= 1
-        # What _recount and _apply do for an undo, inlined (most merges late in training touch
-        # a handful of nodes, so the calls and dicts between them cost more than the work).
-        # Pairs of existing tokens lose weight group by group (a key met twice, once on each
-        # side, ends as _apply would leave it); pairs with new_id are summed first.
-        cget = count.get
-        new: dict[int, int] = {}
-        nget = new.get
-        for so, nodes in left.items():
-            wt = len(nodes) + lx.get(so, 0) if lx else len(nodes)
-            k = so << SHIFT | a
-            if so == new_id:  # an adjacent earlier occurrence: (new, a) becomes (new, new)
-                new[k] = nget(k, 0) - wt
-            elif k != key:
-                c0 = cget(k)
-                if c0 is not None:  # None: born below the floor, never kept
-                    if c0:
-                        hist[c0] -= 1
-                    c0 -= wt
-                    count[k] = c0
-                    if c0:
-                        hist[c0] += 1
-            k = so << SHIFT | new_id
-            new[k] = nget(k, 0) + wt
-        b_left = b << SHIFT
-        x_left = new_id << SHIFT
-        for sr, nodes in right.items():
-            wt = len(nodes) + rx.get(sr, 0) if rx else len(nodes)
-            k = b_left | sr
-            if k != key:
-                c0 = cget(k)
-                if c0 is not None:
-                    if c0:
-                        hist[c0] -= 1
-                    c0 -= wt
-                    count[k] = c0
-                    if c0:
-                        hist[c0] += 1
-            k = x_left | sr
-            new[k] = nget(k, 0) + wt
-        # Register the pairs with new_id: counts, and (if they can ever win) index and queue.
-        # A pair's nodes are its neighbour group: left group so holds (so, new) and right group
-        # sr holds (new, sr); both lists are ascending.
-        where, heap, floor, wide = self.where, self.heap, self.min_count, self.wide
         front = self._front  # choose's read-ahead: new entries at or below its bound join it
-        if front is not None and front[0] is not heap:
+        if front is not None and front[0] is not self.heap:
             front = self._front = None
-        bound = front[3] if front is not None else -1
-        for k, c in new.items():
-            if c < floor:  # counts never grow: a pair born below the floor (or gone) can never be merged
-                continue
-            count[k] = c
-            hist[c] += 1
-            nodes = left[k >> SHIFT] if k & MASK == new_id else right[k & MASK]
-            where[k] = nodes
-            if wide:
-                heappush(heap, self._entry(k, c, nodes[0]))
-            else:
-                e = (_CMAX - c) << 40 | k
-                heappush(heap, e)
-                if e <= bound:
-                    ahead = front[2]
-                    i = bisect_left(ahead, e)
-                    if i == len(ahead) or ahead[i] != e:
-                        ahead.insert(i, e)
+        old = _core.account(self.count, self.hist, self.where, self.heap, left, right, lx, rx, a, b, new_id,
+                            self.min_count, front, self._entry if self.wide else None)
         self.tokens -= removed
         if self._freq is not None:
             self._count_tokens(a, b, new_id, removed)
@@ -717,3 +618,4 @@ class PairState:
         self.hist = defaultdict(int, copy.hist)
         self._freq = copy.freq[:] if copy.freq is not None else None
         self.tokens = copy.tokens
+

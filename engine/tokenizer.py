@@ -28,7 +28,7 @@ from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
-from ._codec import LONG_CHUNK, apply_merges
+from . import _core
 from ._pairs import SHIFT, merge
 from ._rankmerge import rank_merge
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, special_text_problem
@@ -48,8 +48,6 @@ _PAUSE_GC_CHUNKS = 1 << 14
 #: The first this many distinct chunks a tokenizer encodes go through the merges, before the
 #: table of whole tokens is built (for a few chunks, bpe-lab encode "hi", the table costs more).
 _BEFORE_WHOLE = 16
-#: Later than any merge (the end of :meth:`Tokenizer._apart` for tokens that stay side by side).
-_NEVER = 1 << 62
 
 FORMAT = "bpe-lab"
 VERSION = 1
@@ -123,17 +121,26 @@ class _SpecialFinder:
 
 
 class _ChunkCache(dict):
-    """Chunk -> its ids; a chunk not in it yet is encoded (``encode``) and kept. Bounded: full,
-    it starts again empty (ids already handed out stay valid)."""
+    """Chunk -> its ids; a chunk not in it yet is encoded (``encode``) and kept. Bounded, in two
+    generations: when the current one holds :data:`_CACHE_LIMIT` chunks it becomes the old one
+    (the one before is dropped) and a new one starts; a chunk found in the old generation moves
+    to the current one without being encoded again. So the chunks met since the last turn-over
+    are always kept, and the cache never holds more than twice the limit (ids already handed
+    out stay valid). The dict itself is the current generation: a hit is one C-level lookup."""
 
     def __init__(self, encode: Callable[[str], list[int]]) -> None:
         super().__init__()
         self._encode = encode
+        self._old: dict[str, list[int]] = {}
 
     def __missing__(self, chunk: str) -> list[int]:
         if len(self) >= _CACHE_LIMIT:
+            self._old = dict(self)
             self.clear()
-        ids = self[chunk] = self._encode(chunk)
+        ids = self._old.get(chunk)
+        if ids is None:
+            ids = self._encode(chunk)
+        self[chunk] = ids
         return ids
 
 
@@ -298,7 +305,15 @@ class Tokenizer:
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.normalizer = normalizer
         self.config = config
-        self._cache = _ChunkCache(self._encode_whole_first if self.whole_first else self._encode_new)
+        #: One chunk's base ids -> its ids (pure Python or the compiled core, see engine._core);
+        #: with the compiled core, a bytes-base chunk's text goes to it whole (no table of
+        #: whole tokens first: the compiled merges cost less than the lookups). A rank file's
+        #: tokens that only a whole piece makes (``whole_first``) are looked up first.
+        self._merge_chunk: Callable[[list[int]], list[int]]
+        self._merge_chunk, by_text = _core.chunk_encoders(ranks)
+        self._by_text = by_text is not None and base == "bytes"
+        self._encode_chunk = by_text if self._by_text else self._encode_new
+        self._cache = _ChunkCache(self._encode_whole_first if self.whole_first else self._encode_chunk)
         self._by_bytes: dict[bytes, int] | None = None  # whole_first: every token's bytes -> its first id
         #: For the first encoding of a chunk: token bytes -> id (built once enough chunks were
         #: merged without it to pay for it), and per token whether it encodes to itself (0 not
@@ -352,25 +367,21 @@ class Tokenizer:
         return [get(c, 0) for c in chunk]
 
     def _encode_new(self, chunk: str) -> list[int]:
-        """Encode one chunk, not from the cache: first as tokens that encode to themselves read
-        off the chunk longest first (:meth:`_segment`), which is the answer when every two
-        neighbours stay apart (:meth:`_apart`); otherwise through the merges."""
+        """Encode one chunk, not from the cache: a chunk whose bytes are a token that encodes to
+        itself is that token (one lookup: the usual case for a trained tokenizer's corpus);
+        anything else goes through the merges (:func:`engine._core.chunk_encoder`)."""
         whole = self._whole
         if whole is None:
             if self._before_whole > 0:  # a few chunks (bpe-lab encode "hi") cost less than the table
                 self._before_whole -= 1
-                return apply_merges(self._base_ids(chunk), self._ranks)
+                return self._merge_chunk(self._base_ids(chunk))
             whole = self._whole = self._whole_table()
         if whole:
             key = chunk if self.alphabet is not None else chunk.encode("utf-8", "surrogateescape")
             token = whole.get(key)
             if token is not None and (self._known[token] == 1 or self._self_encodes(token)):
                 return [token]  # the usual case, in short
-            if len(key) <= LONG_CHUNK:
-                found = self._segment(key, whole)
-                if found is not None:
-                    return found
-        return apply_merges(self._base_ids(chunk), self._ranks)
+        return self._merge_chunk(self._base_ids(chunk))
 
     def normalize(self, text: str) -> str:
         """``text`` as the normalizer makes it (unchanged without one): what is split and merged.
@@ -395,7 +406,7 @@ class Tokenizer:
         if token is not None:
             return [token]
         if self.whole_ranks is None:
-            return self._encode_new(chunk)
+            return self._encode_chunk(chunk)
         ids = self._by_bytes
         assert ids is not None  # built by whole_piece
         return [ids[part] for part in rank_merge(key, self._rank_order())]
@@ -431,32 +442,6 @@ class Tokenizer:
         for a, b in self.merges:
             texts.append(texts[a] + texts[b])
         return dict(zip(texts, range(len(texts))))
-
-    def _segment(self, key: Any, whole: dict[Any, int]) -> list[int] | None:
-        """The chunk ``key`` (its bytes, or its text for the chars base) as its encoding, or None
-        when this shortcut cannot tell.
-
-        Reads the longest token that encodes to itself off the front, again and again. Encoding
-        gives exactly these tokens when each encodes to itself and no two neighbours are ever
-        joined (:meth:`_apart` up to the end): merges never cross a border that no merge joins,
-        so each token is built on its own, and then no merge applies. Any other segmentation
-        (the encoding is not always the longest-first one) returns None.
-        """
-        out: list[int] = []
-        get, self_encodes, apart, known = whole.get, self._self_encodes, self._apart, self._known
-        i, n = 0, len(key)
-        while i < n:
-            for j in range(n, i, -1):
-                token = get(key[i:j])
-                if token is not None and (known[token] == 1 or self_encodes(token)):
-                    break
-            else:
-                return None  # a character outside a chars-base alphabet
-            if out and not apart(out[-1], token, _NEVER):
-                return None
-            out.append(token)
-            i = j
-        return out
 
     def _apart(self, left: int, right: int, end: int) -> bool:
         """Whether tokens ``left`` and ``right``, side by side and each built on its own (each
@@ -565,7 +550,7 @@ class Tokenizer:
         # One C-level loop over the chunks; only a chunk not seen before calls back into
         # Python (the cache's __missing__), once per distinct chunk.
         chunks = self.pretokenizer.split(text)
-        if not self._judged and len(chunks) >= _JUDGE_ALL_CHUNKS * len(self.pieces):
+        if not self._judged and not self._by_text and len(chunks) >= _JUDGE_ALL_CHUNKS * len(self.pieces):
             self._judge_all()  # a long text meets most tokens: judging them all in order is cheaper
         if len(chunks) < _PAUSE_GC_CHUNKS or not gc.isenabled():
             return list(chain.from_iterable(map(self._cache.__getitem__, chunks)))
@@ -634,7 +619,7 @@ class Tokenizer:
                     chunks[i] = [token]
                 elif self.whole_ranks is not None:  # merged by rank: where rules would differ, its result
                     ids = self._encode_whole_first(bytes(c).decode("utf-8", "surrogateescape"))
-                    if ids != apply_merges(list(c), self._ranks):
+                    if ids != self._merge_chunk(list(c)):
                         chunks[i] = ids
         start = tuple(i for c in chunks for i in c)
         steps: list[TraceStep] = []

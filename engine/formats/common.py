@@ -59,6 +59,7 @@ class Imported:
 
     def __post_init__(self) -> None:
         self._ours: dict[int, int] | None = None  # built by the first from_file_ids: encoding never needs it
+        self._gaps: bool | None = None  # whether some token has no file id (to_file_ids checks then)
 
     def _file_to_ours(self) -> dict[int, int]:
         """Theirs -> ours, the first of ours where two share a file id (built from the end)."""
@@ -72,13 +73,14 @@ class Imported:
         """Our ids as the file numbers them; a token the file lacks raises ValueError."""
         if self.file_ids is None:
             return list(ids)
-        out = []
-        for i in ids:
-            theirs = self.file_ids[i]
-            if theirs is None:
-                raise TokenIdError(f"{self.path}: the file has no id for token {show(self.tokenizer.token_bytes(i))}")
-            out.append(theirs)
-        return out
+        ids = ids if isinstance(ids, list) else list(ids)
+        out = list(map(self.file_ids.__getitem__, ids))  # one C-level step
+        if self._gaps is None:
+            self._gaps = None in self.file_ids
+        if self._gaps and None in out:
+            i = ids[out.index(None)]
+            raise TokenIdError(f"{self.path}: the file has no id for token {show(self.tokenizer.token_bytes(i))}")
+        return out  # type: ignore[return-value]
 
     def from_file_ids(self, ids: Iterable[int]) -> list[int]:
         """The file's ids as ours; an id the file does not use raises ValueError."""

@@ -1,12 +1,20 @@
 """Encoding throughput against tiktoken and tokenizers, same merges, same pattern (run by hand).
 
-    python tests/bench/bench_encode.py [--runs 5]
+    python tests/bench/bench_encode.py [--runs 5] [--gpt2 PATH/gpt2.tiktoken] [--only-gpt2]
 
-A gpt2/bytes tokenizer is trained to 32,000 on 1 MB of standard-library source, exported with
+A gpt2/bytes tokenizer is asked for 32,000 tokens on 1 MB of distinct, shuffled Python files
+(common.stdlib_corpus; the report says how many it really made), exported with
 bpe-lab's own exporters and loaded by tiktoken (``tiktoken.Encoding`` built locally from the
 .tiktoken file: no download) and by tokenizers (tokenizer.json). All three must return the same
 ids. Timed on 1 MB and 10 MB: ours cold (a fresh tokenizer: no chunk cache) and warm (second pass), tiktoken
 (``encode_ordinary``), tokenizers (``encode``, single call). Medians of ``--runs``.
+
+With ``--gpt2`` (GPT-2's real ranks: ``whisper/assets/gpt2.tiktoken`` of the openai-whisper sdist,
+or ``$BPE_LAB_GPT2_TIKTOKEN``): ../shared/corpora/tang_all.txt (4.8 MB of Chinese) encoded in
+the file's ids, in process (ours cold with the compiled core and on the pure path, tiktoken,
+tokenizers with the same vocabulary exported) and as whole processes (``bpe-lab encode -t
+gpt2.tiktoken`` reading standard input, against a tiktoken script doing the same). The machine
+is shared: medians, and the ratios are what to read.
 """
 
 from __future__ import annotations
@@ -20,13 +28,70 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, record, stdlib_corpus
+from common import INSTALLED, PURE, ROOT, alternate, ours, record, report, shared_corpus, stdlib_corpus
 
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TIKTOKEN_CACHE_DIR", "")
 
-from engine import Tokenizer, TrainConfig, Trainer  # noqa: E402
-from engine.formats import export_tokenizer  # noqa: E402
+from engine import Tokenizer, TrainConfig, Trainer, _core  # noqa: E402
+from engine.formats import export_tokenizer, load_any  # noqa: E402
+from engine.pretokenize import GPT2_PATTERN, PreTokenizer  # noqa: E402
+
+TIKTOKEN_STDIN = """
+import sys, tiktoken
+from tiktoken.load import load_tiktoken_bpe
+enc = tiktoken.Encoding(name="gpt2", pat_str=sys.argv[2], mergeable_ranks=load_tiktoken_bpe(sys.argv[1]), special_tokens={})
+ids = enc.encode_ordinary(sys.stdin.read())
+sys.stdout.write(" ".join(map(str, ids)) + "\\n")
+"""
+
+
+def gpt2_chinese(path: Path, runs: int, before: Path | None = None) -> None:
+    """tang_all in GPT-2's ids: in process, then whole processes (see the module doc)."""
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+    from tokenizers import Tokenizer as HfTokenizer
+
+    corpus = shared_corpus("tang_all.txt")
+    if corpus is None:
+        print("\n== GPT-2 ranks on Chinese: skipped (../shared/corpora absent)")
+        return
+    text = corpus.read_text(encoding="utf-8")
+    imported = load_any(path, pretokenizer=PreTokenizer("gpt2"))  # writes the merge cache the first time
+    tok = imported.tokenizer
+    enc = tiktoken.Encoding(name="gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens={})
+    folder = Path(tempfile.mkdtemp())
+    export_tokenizer(tok, "hf", folder / "tokenizer.json", ids=imported.file_ids)
+    hf = HfTokenizer.from_file(str(folder / "tokenizer.json"))
+    expected = enc.encode_ordinary(text)
+    assert hf.encode(text).ids == expected, "tokenizers disagrees"
+    print(f"\n== tang_all.txt ({len(text.encode()) / 1e6:.1f} MB of Chinese) with GPT-2's ranks, {len(expected)} tokens, in process")
+    was = _core.COMPILED
+    times = {}
+    for name, compiled in (("bpe-lab cold (compiled)", True), ("bpe-lab cold (pure)", False)):
+        if compiled and _core._ccore_module is None:
+            continue
+        _core.select(compiled)
+
+        def fresh():
+            return Tokenizer(tok.merges, pretokenizer=tok.pretokenizer)
+
+        assert imported.to_file_ids(fresh().encode_ordinary(text)) == expected, "bpe-lab disagrees"
+        times[name] = timed(lambda cold: imported.to_file_ids(cold.encode_ordinary(text)), runs, setup=fresh)
+    _core.select(was)
+    times["tiktoken"] = timed(lambda: enc.encode_ordinary(text), runs)
+    times["tokenizers"] = timed(lambda: hf.encode(text), runs)
+    for name, t in times.items():
+        print(f"  {name:<24} {t:7.3f} s   throughput x{times['tiktoken'] / t:5.2f} tiktoken, x{times['tokenizers'] / t:5.2f} tokenizers")
+        if name.startswith("bpe-lab"):
+            record(f"encode Chinese gpt2 {name}", times["tiktoken"] / t)
+    command = ("encode", "-t", str(path), "--pattern-name", "gpt2")
+    contenders: dict = {"bpe-lab encode": (ours(*command), INSTALLED), "bpe-lab encode (pure)": (ours(*command), PURE)}
+    if before is not None:
+        contenders["bpe-lab encode (before)"] = (ours(*command, root=before.resolve()), INSTALLED)
+    contenders["tiktoken script"] = [sys.executable, "-c", TIKTOKEN_STDIN, str(path), GPT2_PATTERN]
+    results = alternate(contenders, runs=runs, stdin=corpus)
+    report("the same, whole processes reading standard input (time x: ours / tiktoken's)", results, "tiktoken script")
 
 
 def timed(fn, runs: int, setup=lambda: None) -> float:
@@ -49,7 +114,18 @@ def timed_cpu(fn, runs: int, setup=lambda: None) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--gpt2", type=Path, default=os.environ.get("BPE_LAB_GPT2_TIKTOKEN"),
+                        help="GPT-2's gpt2.tiktoken, for the Chinese rows")
+    parser.add_argument("--only-gpt2", action="store_true", help="only the Chinese rows")
+    parser.add_argument("--before", type=Path, help="another checkout whose bpe-lab encode is timed too (whole process)")
     args = parser.parse_args()
+    print(f"bpe-lab's hot loops: {_core.implementation()}")
+    if args.gpt2 is not None:
+        gpt2_chinese(args.gpt2, args.runs, args.before)
+    elif args.only_gpt2:
+        parser.error("--only-gpt2 needs --gpt2 PATH")
+    if args.only_gpt2:
+        return
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
     from tokenizers import Tokenizer as HfTokenizer
@@ -64,7 +140,7 @@ def main() -> None:
     side = json.loads((out / "ours.tiktoken.json").read_text(encoding="utf-8"))
     enc = tiktoken.Encoding(name="bench", pat_str=side["pat_str"], mergeable_ranks=load_tiktoken_bpe(str(out / "ours.tiktoken")), special_tokens={})
     hf = HfTokenizer.from_file(str(out / "tokenizer.json"))
-    print(f"tokenizer: {tok.vocab_size} tokens, trained on 1 MB of stdlib source")
+    print(f"tokenizer: asked for 32000 tokens, made {tok.vocab_size} ({len(tok.merges)} merges), on 1 MB of distinct shuffled Python files")
     for size in (1_000_000, 10_000_000):
         text = stdlib_corpus(size).read_text(encoding="utf-8")
         ids = tok.encode_ordinary(text)

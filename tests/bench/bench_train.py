@@ -1,24 +1,31 @@
-"""Training speed and memory against HuggingFace tokenizers' BpeTrainer (run by hand).
+"""Training speed and memory against HuggingFace tokenizers' BpeTrainer and SentencePiece's BPE
+(run by hand).
 
-    python tests/bench/bench_train.py [--runs 3] [--quick]
+    python tests/bench/bench_train.py [--runs 3] [--quick] [--before ../main] [--big]
 
 Ours: ``bpe-lab train CORPUS -o OUT --vocab-size 32000`` (bytes, gpt2, undo log on, as in the
-app), whole process, with its bytecode cached as an installed copy has it (common.INSTALLED).
-Peer: ``tokenizers`` BpeTrainer with a ByteLevel pre-tokenizer, the full ByteLevel alphabet and
-min_frequency 2, saving its tokenizer.json, at its default parallelism and with
-TOKENIZERS_PARALLELISM=false (its fastest setting on 2 cores). Corpora: 1 MB and 10 MB of the
-standard library's source, ../shared/corpora/tang_all.txt (Chinese poems), and the-verdict.txt
-repeated to 2 MB (English prose).
+app), whole process, with its bytecode cached as an installed copy has it (common.INSTALLED):
+with the compiled core when it is built, and with ``BPE_LAB_PURE=1`` (the pure path).
+``--before DIR`` adds the same command from another checkout (the code before a change), timed
+in the same run. Peers: ``tokenizers`` BpeTrainer with a ByteLevel pre-tokenizer, the full
+ByteLevel alphabet and min_frequency 2, saving its tokenizer.json, at its default parallelism
+and with TOKENIZERS_PARALLELISM=false (its fastest setting on 2 cores); SentencePiece
+(``pip install sentencepiece``) with ``model_type=bpe``, full character coverage, a soft vocabulary
+limit, at its default threads. Corpora: 1 MB and 10 MB of distinct Python files, shuffled
+(common.stdlib_corpus), ../shared/corpora/tang_all.txt (Chinese poems), and with ``--big`` 50 MB
+of distinct code. Medians of ``--runs`` whole processes, alternating: the machine is shared, so
+read the ratios (measured side by side), not the seconds.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import tempfile
 from pathlib import Path
 
-from common import CACHE, INSTALLED, alternate, ours, record, report, shared_corpus, stdlib_corpus
+from common import INSTALLED, PURE, alternate, ours, record, report, shared_corpus, stdlib_corpus
 
 HF = """
 import sys
@@ -31,48 +38,61 @@ tok.train([sys.argv[1]], trainer)
 tok.save(sys.argv[3])
 """
 
-
-def english_corpus(size: int) -> Path | None:
-    verdict = shared_corpus("the-verdict.txt")
-    if verdict is None:
-        return None
-    CACHE.mkdir(exist_ok=True)
-    path = CACHE / f"verdict-{size}.txt"
-    if not path.exists():
-        text = verdict.read_bytes()
-        path.write_bytes((text * (size // len(text) + 1))[:size].decode("utf-8", "ignore").encode("utf-8"))
-    return path
+SPM = """
+import sys
+import sentencepiece as spm
+spm.SentencePieceTrainer.train(input=sys.argv[1], model_prefix=sys.argv[3], vocab_size=int(sys.argv[2]),
+                               model_type="bpe", character_coverage=1.0, hard_vocab_limit=False,
+                               max_sentence_length=1 << 16, minloglevel=2)
+"""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--vocab", type=int, default=32000)
-    parser.add_argument("--quick", action="store_true", help="only the 1 MB and 10 MB stdlib corpora")
+    parser.add_argument("--quick", action="store_true", help="only the 1 MB and 10 MB code corpora")
+    parser.add_argument("--big", action="store_true", help="also 50 MB of distinct code")
+    parser.add_argument("--only", help="only the corpora whose title contains this")
+    parser.add_argument("--before", type=Path, help="another checkout whose bpe-lab train is timed too")
+    parser.add_argument("--skip", nargs="*", default=[], help="contenders to leave out, by the start of their name")
     args = parser.parse_args()
-    corpora = {"stdlib 1 MB": stdlib_corpus(1_000_000), "stdlib 10 MB": stdlib_corpus(10_000_000)}
+    corpora = {"code 1 MB": stdlib_corpus(1_000_000), "code 10 MB": stdlib_corpus(10_000_000)}
     if not args.quick:
         corpora["tang_all.txt (Chinese, 4.8 MB)"] = shared_corpus("tang_all.txt")
-        corpora["the-verdict x100 (English prose, 2 MB)"] = english_corpus(2_000_000)
-    keys = dict(zip(corpora, ("code 1 MB", "code 10 MB", "Chinese", "prose")))
+    if args.big:
+        corpora["code 50 MB"] = stdlib_corpus(50_000_000)
+    keys = dict(zip(corpora, ("code 1 MB", "code 10 MB", "Chinese", "code 50 MB")))
+    has_spm = importlib.util.find_spec("sentencepiece") is not None
+    if not has_spm:
+        print("sentencepiece is not installed (pip install sentencepiece): its column is left out")
     out = Path(tempfile.mkdtemp())
     for title, path in corpora.items():
+        if args.only and args.only not in title:
+            continue
         if path is None:
             print(f"\n== {title}: skipped (../shared/corpora absent)")
             continue
         vocab = str(args.vocab)
         hf = [sys.executable, "-c", HF, str(path), vocab, str(out / "hf.json")]
-        results = alternate(
-            {
-                "bpe-lab train": (ours("train", str(path), "-o", str(out / "ours.json"), "--vocab-size", vocab), INSTALLED),
-                "tokenizers (default)": hf,
-                "tokenizers (PARALLELISM=false)": (hf, {"TOKENIZERS_PARALLELISM": "false"}),
-            },
-            runs=args.runs,
-        )
+        train = ("train", str(path), "-o", str(out / "ours.json"), "--vocab-size", vocab)
+        contenders: dict = {"bpe-lab train": (ours(*train), INSTALLED), "bpe-lab train (pure)": (ours(*train), PURE)}
+        if args.before is not None:
+            contenders["bpe-lab train (before)"] = (ours(*train, root=args.before.resolve()), INSTALLED)
+        contenders["tokenizers (default)"] = hf
+        contenders["tokenizers (PARALLELISM=false)"] = (hf, {"TOKENIZERS_PARALLELISM": "false"})
+        if has_spm:
+            contenders["sentencepiece (bpe)"] = [sys.executable, "-c", SPM, str(path), vocab, str(out / "spm")]
+        keep = ("bpe-lab train", "tokenizers (default)", "tokenizers (PARALLELISM=false)")
+        contenders = {n: c for n, c in contenders.items() if n in keep or not any(n.startswith(x) for x in args.skip)}
+        results = alternate(contenders, runs=args.runs)
         report(f"{title}, vocabulary {vocab}", results, "tokenizers (default)")
         fastest = min(results["tokenizers (default)"][0], results["tokenizers (PARALLELISM=false)"][0])
-        print(f"  ours / fastest tokenizers setting: x{results['bpe-lab train'][0] / fastest:.2f}")
+        for name in [n for n in results if n.startswith("bpe-lab")]:
+            line = f"  {name} / fastest tokenizers setting: x{results[name][0] / fastest:.2f}"
+            if "sentencepiece (bpe)" in results:
+                line += f"   / sentencepiece: x{results[name][0] / results['sentencepiece (bpe)'][0]:.2f}"
+            print(line)
         (seconds, peak), (default, default_peak) = results["bpe-lab train"], results["tokenizers (default)"]
         record(f"train {keys[title]} default", seconds / default)
         record(f"train {keys[title]} fastest", seconds / fastest)

@@ -6,8 +6,10 @@ and ratios (ours / peer; lower is better). Nothing here asserts a time: these ma
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -21,23 +23,43 @@ SHARED = ROOT.parent / "shared" / "corpora"
 CACHE = Path(tempfile.gettempdir()) / "bpe-lab-bench"
 
 
+def code_files() -> list[Path]:
+    """Distinct Python source files (by content) of the running interpreter's standard library,
+    then of its site-packages, each list shuffled with a fixed seed: realistic code, never one
+    text repeated and never a sorted prefix (which puts one package's near-identical files
+    side by side)."""
+    seen: set[bytes] = set()
+    out: list[Path] = []
+    for root in (Path(sysconfig.get_paths()["stdlib"]), Path(sysconfig.get_paths()["purelib"])):
+        files = []
+        for source in sorted(root.rglob("*.py")):
+            if root.name != "site-packages" and "site-packages" in source.parts:
+                continue
+            try:
+                data = source.read_bytes()
+                data.decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            digest = hashlib.sha256(data).digest()
+            if digest not in seen and data.strip():
+                seen.add(digest)
+                files.append(source)
+        random.Random(0).shuffle(files)
+        out += files
+    return out
+
+
 def stdlib_corpus(size: int) -> Path:
-    """``size`` bytes of the running interpreter's standard library source (cached in /tmp)."""
+    """``size`` bytes of distinct Python source files, shuffled (:func:`code_files`: the standard
+    library first, then site-packages past 31 MB), cached in /tmp."""
     CACHE.mkdir(exist_ok=True)
-    path = CACHE / f"stdlib-{size}.txt"
-    if path.exists() and path.stat().st_size == size:
+    path = CACHE / f"code-shuffled-{size}.txt"
+    if path.exists() and path.stat().st_size >= size - 4:
         return path
-    root = Path(sysconfig.get_paths()["stdlib"])
     chunks: list[bytes] = []
     total = 0
-    for source in sorted(root.rglob("*.py")):
-        if "site-packages" in source.parts:
-            continue
-        try:
-            data = source.read_bytes()
-            data.decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
+    for source in code_files():
+        data = source.read_bytes()
         chunks.append(data)
         total += len(data)
         if total >= size:
@@ -58,7 +80,8 @@ def shared_corpus(name: str) -> Path | None:
 CPU: dict[str, list[float]] = {}
 
 
-def run_child(argv: list[str], env: dict[str, str | None] | None = None, cpu: list[float] | None = None) -> tuple[float, int]:
+def run_child(argv: list[str], env: dict[str, str | None] | None = None, cpu: list[float] | None = None,
+              stdin: Path | None = None) -> tuple[float, int]:
     """Wall seconds and peak RSS (MB) of one child process (its CPU seconds appended to ``cpu``).
 
     GNU time (``/usr/bin/time``) reports the RSS: a child forked from this (large) process would
@@ -67,7 +90,8 @@ def run_child(argv: list[str], env: dict[str, str | None] | None = None, cpu: li
     timer = ["/usr/bin/time", "-f", "%e %M %U %S"] if Path("/usr/bin/time").exists() else []
     started = time.perf_counter()
     merged = {name: value for name, value in {**os.environ, **(env or {})}.items() if value is not None}
-    proc = subprocess.run(timer + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=merged)
+    with open(stdin or os.devnull, "rb") as given:
+        proc = subprocess.run(timer + argv, stdin=given, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=merged)
     elapsed = time.perf_counter() - started
     err = proc.stderr.decode("utf-8", "replace")
     if proc.returncode != 0:
@@ -80,8 +104,10 @@ def run_child(argv: list[str], env: dict[str, str | None] | None = None, cpu: li
     return elapsed, 0
 
 
-def alternate(contenders: dict[str, list[str] | tuple[list[str], dict]], runs: int = 3) -> dict[str, tuple[float, int]]:
-    """Run each contender ``runs`` times, interleaved; return (median seconds, max RSS MB)."""
+def alternate(contenders: dict[str, list[str] | tuple[list[str], dict]], runs: int = 3,
+              stdin: Path | None = None) -> dict[str, tuple[float, int]]:
+    """Run each contender ``runs`` times, interleaved (each reading ``stdin``, when given);
+    return (median seconds, max RSS MB)."""
     times: dict[str, list[float]] = {name: [] for name in contenders}
     rss: dict[str, int] = {name: 0 for name in contenders}
     CPU.clear()
@@ -89,7 +115,7 @@ def alternate(contenders: dict[str, list[str] | tuple[list[str], dict]], runs: i
     for _ in range(runs):
         for name, spec in contenders.items():
             argv, env = spec if isinstance(spec, tuple) else (spec, {})
-            seconds, peak = run_child(argv, env, CPU[name])
+            seconds, peak = run_child(argv, env, CPU[name], stdin)
             times[name].append(seconds)
             rss[name] = max(rss[name], peak)
     return {name: (statistics.median(times[name]), rss[name]) for name in contenders}
@@ -101,9 +127,13 @@ def alternate(contenders: dict[str, list[str] | tuple[list[str], dict]], runs: i
 INSTALLED: dict[str, str | None] = {"PYTHONDONTWRITEBYTECODE": None, "PYTHONPYCACHEPREFIX": str(CACHE / "pycache")}
 
 
-def ours(*args: str) -> list[str]:
-    """The real command line, from this checkout."""
-    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); from tui.main import entry; sys.argv[0] = 'bpe-lab'; entry()", *args]
+def ours(*args: str, root: Path = ROOT) -> list[str]:
+    """The real command line, from this checkout (or the one at ``root``: ``--before``)."""
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(root)!r}); from tui.main import entry; sys.argv[0] = 'bpe-lab'; entry()", *args]
+
+
+#: The environment that forces bpe-lab's pure-Python path (engine/_core.py).
+PURE: dict[str, str | None] = {**INSTALLED, "BPE_LAB_PURE": "1"}
 
 
 def record(key: str, value: float) -> None:

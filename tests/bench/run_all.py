@@ -87,7 +87,7 @@ def table(f: dict[str, float]) -> list[tuple[str, str, str, str, str]]:
                  f"{x(encode[0])} (10 MB {x(f['encode 10 MB warm'])})" if encode and "encode 10 MB warm" in f else "-",
                  judge(encode, 0.5, 1.0, higher_is_better=True)))
     moves = ("undo", "redo", "undo again", "goto start", "goto end")
-    for stem in ("stdlib-10000000", "tang_all"):
+    for stem in ("code-shuffled-10000000", "tang_all"):
         with_copies = get(*(f"undo {stem} app {m}" for m in moves))
         walking = get(*(f"undo {stem} walking {m}" for m in moves))
         if with_copies:

@@ -1,0 +1,509 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The compiled core: the engine's hot loops in Cython, behind :mod:`engine._core` (read it
+first). Every function here has a pure-Python twin that is the reference: chunk encoding
+(``engine._codec.apply_merges``), the merge loop's relinking (``engine._pairstate._relink``)
+and the first pair index (``engine._pairstate._index_pairs``). tests/test_core.py holds them to
+identical results."""
+
+from cpython cimport array as carray
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.stdint cimport int64_t, uint64_t
+
+#: The digest of this file's source, written in by hatch_build.py at build time: engine._core
+#: uses this module only when it matches the .pyx beside it (an editable install edited since
+#: falls back to pure Python).
+BUILT_FROM = None
+
+cdef int SHIFT = 20
+#: engine._pairs.SHIFT, as this module packs pairs (tests/test_core.py checks they agree).
+SHIFT_BITS = SHIFT
+cdef uint64_t EMPTY = <uint64_t>-1
+cdef int64_t NO_RANK = (<int64_t>1) << 62
+cdef uint64_t LOW32 = 0xFFFFFFFF
+#: Chunks up to this many ids use the C-level scan (quadratic, but in C); longer ones a heap.
+cdef Py_ssize_t SCAN_LIMIT = 256
+
+
+cdef inline uint64_t _mix(uint64_t key) nogil:
+    key ^= key >> 29
+    key *= <uint64_t>0xBF58476D1CE4E5B9
+    key ^= key >> 32
+    return key
+
+
+cdef inline Py_ssize_t _push(uint64_t *heap, Py_ssize_t size, uint64_t entry) noexcept nogil:
+    # At most n - 1 entries at first, and each merge (at most n - 1) pushes at most two while
+    # popping one: the heap never holds more than 3n.
+    cdef Py_ssize_t i = size, parent
+    while i > 0:
+        parent = (i - 1) >> 1
+        if heap[parent] <= entry:
+            break
+        heap[i] = heap[parent]
+        i = parent
+    heap[i] = entry
+    return size + 1
+
+
+cdef inline Py_ssize_t _pop(uint64_t *heap, Py_ssize_t size) noexcept nogil:
+    size -= 1
+    cdef uint64_t last = heap[size]
+    cdef Py_ssize_t i = 0, child
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap[child + 1] < heap[child]:
+            child += 1
+        if heap[child] >= last:
+            break
+        heap[i] = heap[child]
+        i = child
+    if size > 0:
+        heap[i] = last
+    return size
+
+
+cdef class ChunkEncoder:
+    """A tokenizer's merge ranks in an open-addressing table of C ints, and the chunk encoder
+    over it: ``encode(ids)`` is ``engine._codec.apply_merges(ids, ranks)``."""
+
+    cdef uint64_t *keys
+    cdef int64_t *values
+    cdef uint64_t mask
+
+    def __cinit__(self, dict ranks):
+        cdef uint64_t size = 16
+        while size < 2 * <uint64_t>len(ranks) + 16:
+            size <<= 1
+        self.mask = size - 1
+        self.keys = <uint64_t *>PyMem_Malloc(size * sizeof(uint64_t))
+        self.values = <int64_t *>PyMem_Malloc(size * sizeof(int64_t))
+        if self.keys == NULL or self.values == NULL:
+            raise MemoryError()
+        cdef uint64_t i
+        for i in range(size):
+            self.keys[i] = EMPTY
+        cdef uint64_t key, slot
+        for k, v in ranks.items():
+            key = <uint64_t>k
+            slot = _mix(key) & self.mask
+            while self.keys[slot] != EMPTY and self.keys[slot] != key:
+                slot = (slot + 1) & self.mask
+            self.keys[slot] = key
+            self.values[slot] = <int64_t>v
+
+    def __dealloc__(self):
+        PyMem_Free(self.keys)
+        PyMem_Free(self.values)
+
+    cdef inline int64_t rank(self, int64_t a, int64_t b) noexcept nogil:
+        cdef uint64_t key = (<uint64_t>a << SHIFT) | <uint64_t>b
+        cdef uint64_t slot = _mix(key) & self.mask
+        cdef uint64_t found
+        while True:
+            found = self.keys[slot]
+            if found == key:
+                return self.values[slot]
+            if found == EMPTY:
+                return NO_RANK
+            slot = (slot + 1) & self.mask
+
+    def encode(self, list ids):
+        """One chunk's base ids -> its ids (``ids`` is not changed)."""
+        cdef Py_ssize_t n = len(ids)
+        if n < 2:
+            return list(ids)
+        cdef int64_t *sym = <int64_t *>PyMem_Malloc(n * sizeof(int64_t))
+        if sym == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t i
+        cdef int64_t x
+        try:
+            for i in range(n):
+                x = ids[i]
+                if x < 0 or x >= (1 << SHIFT):
+                    raise ValueError(f"id {x} outside the ids a tokenizer can have")
+                sym[i] = x
+            if n <= SCAN_LIMIT:
+                n = self._scan(sym, n)
+            else:
+                n = self._heap(sym, n)
+            return [sym[i] for i in range(n)]
+        finally:
+            PyMem_Free(sym)
+
+    def encode_text(self, str chunk):
+        """One chunk's text -> its ids under the bytes base (its UTF-8 bytes, lone surrogates as
+        the bytes they escape): ``encode(list(chunk.encode("utf-8", "surrogateescape")))``."""
+        cdef bytes raw = chunk.encode("utf-8", "surrogateescape")
+        cdef Py_ssize_t n = len(raw)
+        if n < 2:
+            return list(raw)
+        cdef const unsigned char *data = raw
+        cdef int64_t *sym = <int64_t *>PyMem_Malloc(n * sizeof(int64_t))
+        if sym == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t i
+        try:
+            for i in range(n):
+                sym[i] = data[i]
+            if n <= SCAN_LIMIT:
+                n = self._scan(sym, n)
+            else:
+                n = self._heap(sym, n)
+            return [sym[i] for i in range(n)]
+        finally:
+            PyMem_Free(sym)
+
+    cdef Py_ssize_t _scan(self, int64_t *sym, Py_ssize_t n) except -1:
+        """The leftmost lowest-ranked pair merged, again and again; returns the new length."""
+        cdef int64_t *rs = <int64_t *>PyMem_Malloc(n * sizeof(int64_t))
+        if rs == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t i, at, m = n - 1
+        cdef int64_t best
+        with nogil:
+            for i in range(m):
+                rs[i] = self.rank(sym[i], sym[i + 1])
+            while m > 0:
+                best = NO_RANK
+                at = -1
+                for i in range(m):
+                    if rs[i] < best:
+                        best = rs[i]
+                        at = i
+                if at < 0:
+                    break
+                sym[at] = best
+                for i in range(at + 1, m):
+                    sym[i] = sym[i + 1]
+                    rs[i - 1] = rs[i]
+                m -= 1  # m pairs left, m + 1 symbols
+                if at > 0:
+                    rs[at - 1] = self.rank(sym[at - 1], best)
+                if at < m:
+                    rs[at] = self.rank(best, sym[at + 1])
+        PyMem_Free(rs)
+        return m + 1
+
+    cdef Py_ssize_t _heap(self, int64_t *sym, Py_ssize_t n) except -1:
+        """A heap of ``rank << 32 | position`` over a linked list (engine._codec._apply_long)."""
+        cdef Py_ssize_t *nxt = <Py_ssize_t *>PyMem_Malloc(n * sizeof(Py_ssize_t))
+        cdef Py_ssize_t *prv = <Py_ssize_t *>PyMem_Malloc(n * sizeof(Py_ssize_t))
+        cdef uint64_t *heap = <uint64_t *>PyMem_Malloc(3 * n * sizeof(uint64_t))
+        if nxt == NULL or prv == NULL or heap == NULL:
+            PyMem_Free(nxt)
+            PyMem_Free(prv)
+            PyMem_Free(heap)
+            raise MemoryError()
+        cdef Py_ssize_t i, j, k, o, size = 0, out
+        cdef int64_t r, rr
+        cdef uint64_t entry
+        with nogil:
+            for i in range(n):
+                nxt[i] = i + 1
+                prv[i] = i - 1
+            for i in range(n - 1):
+                r = self.rank(sym[i], sym[i + 1])
+                if r != NO_RANK:
+                    size = _push(heap, size, (<uint64_t>r << 32) | <uint64_t>i)
+            while size > 0:
+                entry = heap[0]
+                size = _pop(heap, size)
+                i = <Py_ssize_t>(entry & LOW32)
+                r = <int64_t>(entry >> 32)
+                if sym[i] < 0:
+                    continue
+                j = nxt[i]
+                if j >= n or self.rank(sym[i], sym[j]) != r:
+                    continue  # stale
+                sym[i] = r
+                sym[j] = -1
+                k = nxt[j]
+                nxt[i] = k
+                if k < n:
+                    prv[k] = i
+                    rr = self.rank(r, sym[k])
+                    if rr != NO_RANK:
+                        size = _push(heap, size, (<uint64_t>rr << 32) | <uint64_t>i)
+                o = prv[i]
+                if o >= 0:
+                    rr = self.rank(sym[o], r)
+                    if rr != NO_RANK:
+                        size = _push(heap, size, (<uint64_t>rr << 32) | <uint64_t>o)
+            out = 0
+            for i in range(n):
+                if sym[i] >= 0:
+                    sym[out] = sym[i]
+                    out += 1
+        PyMem_Free(nxt)
+        PyMem_Free(prv)
+        PyMem_Free(heap)
+        return out
+
+
+# -- training ---------------------------------------------------------------------------------
+
+ctypedef fused node_t:
+    int
+    long long
+
+cdef carray.array _INTS = carray.array("i")
+cdef int64_t INT32_MAX = 2147483647
+cdef int64_t SEP = -2  # engine._pairviews.SEP
+cdef int64_t DEAD = -1  # engine._pairviews.DEAD
+
+
+cdef carray.array _ints(Py_ssize_t n):
+    return carray.clone(_INTS, n, zero=False)
+
+
+cdef inline int _address(int64_t x) except -1:
+    if x > INT32_MAX:
+        raise OverflowError("a node address above 2**31 - 1 does not fit the occurrence lists")
+    return <int>x
+
+
+def relink(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, int64_t new_id):
+    """The merge loop of ``engine._pairstate.PairState.merge``: see ``_relink`` there, which
+    returns exactly what this does."""
+    cdef Py_ssize_t m = plist.shape[0]
+    cdef int64_t *buf = <int64_t *>PyMem_Malloc((5 * m + 1) * sizeof(int64_t))
+    if buf == NULL:
+        raise MemoryError()
+    cdef int64_t *o_at = buf
+    cdef int64_t *p_at = buf + m
+    cdef int64_t *so_at = buf + 2 * m
+    cdef int64_t *sr_at = buf + 3 * m
+    cdef int64_t *q_at = buf + 4 * m
+    cdef Py_ssize_t i, done = 0
+    cdef int64_t p, q, o, r, extra = 0
+    try:
+        for i in range(m):
+            p = plist[i]
+            if data[p] != a:
+                continue
+            q = data[p + 1]
+            if data[q] != b:
+                continue
+            o = data[p + 2]
+            r = data[q + 1]
+            so_at[done] = data[o]
+            sr_at[done] = data[r]
+            data[p] = <node_t>new_id
+            data[q] = <node_t>DEAD
+            data[p + 1] = <node_t>r
+            data[r + 2] = <node_t>p
+            o_at[done] = o
+            p_at[done] = p
+            q_at[done] = q
+            extra += data[p + 3] - 1
+            done += 1
+        absorbed = _ints(done)
+        for i in range(done):
+            absorbed.data.as_ints[i] = _address(q_at[i])
+        left, lx = _groups(data, so_at, o_at, p_at, done)
+        right, rx = _groups(data, sr_at, p_at, p_at, done)
+        return left, right, lx, rx, extra, absorbed
+    finally:
+        PyMem_Free(buf)
+
+
+cdef tuple _groups(node_t[::1] data, int64_t *sym, int64_t *at, int64_t *weight_at, Py_ssize_t n):
+    """{symbol: array of ``at`` in order} over the entries whose symbol is a token, and
+    {symbol: extra weight} over those whose node (``weight_at``) weighs more than 1."""
+    cdef dict groups = {}
+    cdef dict extra = {}
+    cdef int *gid = <int *>PyMem_Malloc((n + 1) * sizeof(int))
+    cdef int *size = <int *>PyMem_Malloc((n + 1) * sizeof(int))
+    cdef int **into = NULL
+    if gid == NULL or size == NULL:
+        PyMem_Free(gid)
+        PyMem_Free(size)
+        raise MemoryError()
+    cdef Py_ssize_t i, count = 0
+    cdef int g
+    cdef int64_t more
+    cdef list order = []
+    try:
+        for i in range(n):
+            if sym[i] < 0:
+                gid[i] = -1
+                continue
+            s = sym[i]
+            found = groups.get(s)
+            if found is None:
+                g = count
+                groups[s] = g
+                order.append(s)
+                size[g] = 0
+                count += 1
+            else:
+                g = found
+            gid[i] = g
+            size[g] += 1
+            more = data[weight_at[i] + 3] - 1
+            if more:
+                extra[s] = extra.get(s, 0) + more
+        into = <int **>PyMem_Malloc((count + 1) * sizeof(int *))
+        if into == NULL:
+            raise MemoryError()
+        arrays = []
+        for i in range(count):
+            arr = _ints(size[i])
+            arrays.append(arr)
+            into[i] = (<carray.array>arr).data.as_ints
+            size[i] = 0
+        for i in range(n):
+            g = gid[i]
+            if g >= 0:
+                into[g][size[g]] = _address(at[i])
+                size[g] += 1
+        return dict(zip(order, arrays)), extra
+    finally:
+        PyMem_Free(gid)
+        PyMem_Free(size)
+        PyMem_Free(into)
+
+
+def index_pairs(list sym, list weights):
+    """The first count and occurrence index of the pair state: see ``_index_pairs`` in
+    engine/_pairstate.py, which returns exactly what this does."""
+    cdef Py_ssize_t n = len(sym)
+    if len(weights) != n:
+        raise ValueError("one weight a symbol")
+    cdef int *gid = <int *>PyMem_Malloc((n + 1) * sizeof(int))
+    cdef int *size = <int *>PyMem_Malloc((n + 1) * sizeof(int))
+    cdef int64_t *total = <int64_t *>PyMem_Malloc((n + 1) * sizeof(int64_t))
+    cdef int **into = NULL
+    if gid == NULL or size == NULL or total == NULL:
+        PyMem_Free(gid)
+        PyMem_Free(size)
+        PyMem_Free(total)
+        raise MemoryError()
+    cdef dict groups = {}
+    cdef list order = []
+    cdef Py_ssize_t i, count = 0
+    cdef int64_t prev = SEP, s, key
+    cdef int g
+    try:
+        for i in range(n):
+            s = sym[i]
+            gid[i] = -1
+            if prev >= 0 and s >= 0:
+                key = (prev << SHIFT) | s
+                found = groups.get(key)
+                if found is None:
+                    g = count
+                    groups[key] = g
+                    order.append(key)
+                    size[g] = 0
+                    total[g] = 0
+                    count += 1
+                else:
+                    g = found
+                gid[i] = g
+                size[g] += 1
+                total[g] += <int64_t>weights[i]
+            prev = s
+        into = <int **>PyMem_Malloc((count + 1) * sizeof(int *))
+        if into == NULL:
+            raise MemoryError()
+        arrays = []
+        for i in range(count):
+            arr = _ints(size[i])
+            arrays.append(arr)
+            into[i] = (<carray.array>arr).data.as_ints
+            size[i] = 0
+        for i in range(n):
+            g = gid[i]
+            if g >= 0:
+                into[g][size[g]] = _address(4 * i - 4)
+                size[g] += 1
+        counts = [total[i] for i in range(count)]
+        return dict(zip(order, counts)), dict(zip(order, arrays))
+    finally:
+        PyMem_Free(gid)
+        PyMem_Free(size)
+        PyMem_Free(total)
+        PyMem_Free(into)
+
+
+from bisect import bisect_left
+from heapq import heappush
+
+cdef object CMAX = 1 << 50  # engine._trainloops.CMAX
+cdef int64_t MASK = (1 << 20) - 1
+
+
+cdef inline void _lose(dict count, object hist, int64_t k, int64_t wt) except *:
+    """A pair of existing tokens loses ``wt`` (when its count is kept at all)."""
+    found = count.get(k)
+    if found is None:  # born below the floor, never kept
+        return
+    cdef int64_t c0 = found
+    if c0:
+        hist[c0] -= 1
+    c0 -= wt
+    count[k] = c0
+    if c0:
+        hist[c0] += 1
+
+
+def account(dict count, hist, dict where, list heap, dict left, dict right, dict lx, dict rx,
+            int64_t a, int64_t b, int64_t new_id, int64_t floor, front, entry):
+    """The counting half of the merge: see ``account`` in engine/_trainloops.py, which does
+    exactly what this does."""
+    cdef int64_t key = (a << SHIFT) | b
+    cdef int64_t k, wt, c, so, sr
+    found = count.pop(key, 0)
+    old = found
+    if found:
+        hist[found] -= 1
+    cdef dict new = {}
+    cdef bint weighted_left = bool(lx), weighted_right = bool(rx)
+    for so_obj, nodes in left.items():
+        so = so_obj
+        wt = len(nodes)
+        if weighted_left:
+            wt += <int64_t>lx.get(so_obj, 0)
+        k = (so << SHIFT) | a
+        if so == new_id:
+            new[k] = <int64_t>new.get(k, 0) - wt
+        elif k != key:
+            _lose(count, hist, k, wt)
+        k = (so << SHIFT) | new_id
+        new[k] = <int64_t>new.get(k, 0) + wt
+    cdef int64_t b_left = b << SHIFT, x_left = new_id << SHIFT
+    for sr_obj, nodes in right.items():
+        sr = sr_obj
+        wt = len(nodes)
+        if weighted_right:
+            wt += <int64_t>rx.get(sr_obj, 0)
+        k = b_left | sr
+        if k != key:
+            _lose(count, hist, k, wt)
+        k = x_left | sr
+        new[k] = <int64_t>new.get(k, 0) + wt
+    bound = front[3] if front is not None else -1
+    for k_obj, c_obj in new.items():
+        c = c_obj
+        if c < floor:
+            continue
+        count[k_obj] = c_obj
+        hist[c_obj] += 1
+        k = k_obj
+        nodes = left[k >> SHIFT] if (k & MASK) == new_id else right[k & MASK]
+        where[k_obj] = nodes
+        if entry is not None:
+            heappush(heap, entry(k_obj, c_obj, nodes[0]))
+        else:
+            e = ((CMAX - c_obj) << 40) | k_obj
+            heappush(heap, e)
+            if e <= bound:
+                ahead = front[2]
+                i = bisect_left(ahead, e)
+                if i == len(ahead) or ahead[i] != e:
+                    ahead.insert(i, e)
+    return old

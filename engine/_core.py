@@ -1,0 +1,97 @@
+"""The engine's two hot loops behind one interface, in two implementations: pure Python (the
+reference, and the default wherever no compiler was found at install) and the compiled core
+``engine._ccore`` (Cython, built by ``pip install`` when it can be: see ``hatch_build.py``).
+
+- :func:`chunk_encoder`: one chunk's base ids -> its ids under a tokenizer's merge ranks.
+- :func:`relink` and :func:`account`: the trainer's merge loop over the pair state's node
+  array, and the count changes it makes (:meth:`engine._pairstate.PairState.merge`).
+- :func:`index_pairs`: the pair state's first count and occurrence index, in one pass.
+
+The pure twins are :func:`engine._codec.apply_merges` and :mod:`engine._trainloops`.
+
+Both give identical results (tests/test_core.py checks them against each other and the naive
+references). ``BPE_LAB_PURE=1`` in the environment forces the pure path; so does a compiled
+module built from another version of its source (an editable install whose ``.pyx`` changed
+since: ``pip install -e .`` again builds it anew).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from types import ModuleType
+
+from . import _codec, _trainloops
+
+#: The environment variable that forces the pure-Python path.
+PURE_ENV = "BPE_LAB_PURE"
+SOURCE = Path(__file__).with_name("_ccore.pyx")
+
+
+def source_digest(text: bytes) -> str:
+    """What a compiled core records of the source it was built from (hatch_build.py does the same)."""
+    return hashlib.sha256(text).hexdigest()[:16]
+
+
+def _load() -> tuple[ModuleType | None, str]:
+    """The compiled core and why not (empty when it is used)."""
+    if os.environ.get(PURE_ENV, "").strip() not in ("", "0"):
+        return None, f"{PURE_ENV} is set"
+    try:  # a compiled module has no source for tests/test_import_hygiene.py's graph: imported by name
+        _ccore = importlib.import_module(f"{__package__}._ccore")
+    except ImportError:
+        return None, "not built (no compiler at install, or the build failed)"
+    try:
+        current = source_digest(SOURCE.read_bytes())
+    except OSError:
+        current = None  # an installed copy ships only the compiled module
+    if current is not None and current != getattr(_ccore, "BUILT_FROM", None):
+        return None, "built from another version of engine/_ccore.pyx (run pip install -e . again)"
+    return _ccore, ""
+
+
+_compiled, WHY_PURE = _load()
+#: Whether the compiled core is in use.
+COMPILED = _compiled is not None
+
+
+def implementation() -> str:
+    """``compiled`` or ``pure (why)``: for ``bpe-lab --version``-style reports and benchmarks."""
+    return "compiled" if COMPILED else f"pure ({WHY_PURE})"
+
+
+def chunk_encoders(ranks: dict[int, int]) -> tuple[Callable[[list[int]], list[int]], Callable[[str], list[int]] | None]:
+    """For ``ranks`` (``a << SHIFT | b`` -> the id the merge makes; it must not change
+    afterwards): a function from one chunk's base ids to its ids (the earliest-learned merge
+    first; the ids given are not changed), and, with the compiled core, one from a chunk's
+    text to its ids under the bytes base (None on the pure path, where the tokenizer reads
+    whole tokens off first)."""
+    if _compiled is not None:
+        encoder = _compiled.ChunkEncoder(ranks)
+        return encoder.encode, encoder.encode_text
+    return partial(_codec.apply_merges, ranks=ranks), None
+
+
+def select(compiled: bool) -> bool:
+    """Use the compiled core (when it is here) or the pure path from now on, for tokenizers and
+    pair states made after this (for tests and benchmarks that run both in one process);
+    returns whether the compiled core is now in use."""
+    global COMPILED, relink, index_pairs, account
+    use = _ccore_module if compiled else None
+    globals()["_compiled"] = use
+    COMPILED = use is not None
+    relink = use.relink if use is not None else _trainloops.relink
+    index_pairs = use.index_pairs if use is not None else _trainloops.index_pairs
+    account = use.account if use is not None else _trainloops.account
+    return COMPILED
+
+
+_ccore_module = _compiled
+relink: Callable = _trainloops.relink
+index_pairs: Callable = _trainloops.index_pairs
+account: Callable = _trainloops.account
+select(_compiled is not None)

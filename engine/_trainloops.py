@@ -1,0 +1,158 @@
+"""The trainer's hot loops in pure Python: the reference for the compiled core's twins
+(``engine/_ccore.pyx``); :mod:`engine._core` picks one or the other. The node layout is
+:mod:`engine._pairstate`'s."""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+from collections import defaultdict
+from collections.abc import Callable
+from functools import partial
+from heapq import heappush
+
+from ._pairs import MASK, SHIFT
+from ._pairviews import DEAD, SEP
+
+_nodes = partial(array, "i")
+#: engine._pairstate._CMAX: counts are queued as CMAX - count (a min-heap yields the largest).
+CMAX = 1 << 50
+
+
+def index_pairs(sym: list[int], weights: list[int]) -> tuple[dict[int, int], dict[int, array[int]]]:
+    """The first pair index of a layout (symbols, ``SEP`` between chunks, and each node's
+    weight): {pair key: weighted count} and {pair key: ascending addresses of its left nodes},
+    both in order of first occurrence."""
+    count: defaultdict[int, int] = defaultdict(int)
+    where: defaultdict[int, array[int]] = defaultdict(_nodes)
+    prev = SEP
+    address = -4
+    for s, wt in zip(sym, weights):
+        if prev >= 0 and s >= 0:
+            key = prev << SHIFT | s
+            count[key] += wt
+            where[key].append(address)
+        prev = s
+        address += 4
+    return dict(count), dict(where)
+
+
+def relink(data: array[int], plist: array[int], a: int, b: int, new_id: int) -> tuple[
+        dict[int, array[int]], dict[int, array[int]], dict[int, int], dict[int, int], int, array[int]]:
+    """The merge loop of :meth:`engine._pairstate.PairState.merge`: replace each live (a, b) at the addresses
+    ``plist`` by ``new_id``, left to right, relinking the nodes. Returns ``(left, right, lx, rx,
+    extra, absorbed)``: the merged nodes grouped by their neighbours' symbols (left symbol -> the
+    left neighbours' addresses, right symbol -> the merged nodes' addresses, both ascending, in
+    order of first appearance), the extra weight of each group (chunks that occur more than
+    once; a group without any is left out), the extra weight in all, and the absorbed nodes
+    (each keeps its back link to its p: undo finds p there)."""
+    left: defaultdict[int, array[int]] = defaultdict(_nodes)
+    right: defaultdict[int, array[int]] = defaultdict(_nodes)
+    lx: dict[int, int] = {}
+    rx: dict[int, int] = {}
+    extra = 0
+    absorbed = _nodes()
+    push = absorbed.append
+    for p in plist:
+        if data[p] != a:
+            continue
+        q = data[p + 1]
+        if data[q] != b:
+            continue
+        o = data[p + 2]
+        r = data[q + 1]
+        so = data[o]
+        sr = data[r]
+        data[p] = new_id
+        data[q] = DEAD
+        data[p + 1] = r
+        data[r + 2] = p
+        if so >= 0:
+            left[so].append(o)
+        if sr >= 0:
+            right[sr].append(p)
+        if data[p + 3] != 1:  # a chunk that occurs more than once
+            more = data[p + 3] - 1
+            extra += more
+            if so >= 0:
+                lx[so] = lx.get(so, 0) + more
+            if sr >= 0:
+                rx[sr] = rx.get(sr, 0) + more
+        push(q)
+    return left, right, lx, rx, extra, absorbed
+
+
+def account(count: dict[int, int], hist: dict[int, int], where: dict[int, array[int]], heap: list[int],
+            left: dict[int, array[int]], right: dict[int, array[int]], lx: dict[int, int], rx: dict[int, int],
+            a: int, b: int, new_id: int, floor: int, front: list | None, entry: Callable[[int, int, int], int] | None) -> int:
+    """The counting half of :meth:`engine._pairstate.PairState.merge`, after :func:`relink`:
+    the merged pair leaves ``count``/``hist``; the pairs of existing tokens beside the merged
+    nodes lose their weight, group by group; the pairs with ``new_id`` are counted and, when
+    they can ever win (``floor``), indexed in ``where`` and queued in ``heap`` (with ``entry``
+    under the wide tie rules, else as ``(_CMAX - count) << 40 | key``), and those at or below
+    ``front``'s bound join choose's read-ahead. Returns the merged pair's count before."""
+    key = a << SHIFT | b
+    old = count.pop(key, 0)
+    if old:
+        hist[old] -= 1
+    # What PairState._recount and _apply do for an undo, inlined (most merges late in training
+    # touch a handful of nodes, so the calls and dicts between them cost more than the work).
+    # Pairs of existing tokens lose weight group by group (a key met twice, once on each side,
+    # ends as _apply would leave it); pairs with new_id are summed first.
+    cget = count.get
+    new: dict[int, int] = {}
+    nget = new.get
+    for so, nodes in left.items():
+        wt = len(nodes) + lx.get(so, 0) if lx else len(nodes)
+        k = so << SHIFT | a
+        if so == new_id:  # an adjacent earlier occurrence: (new, a) becomes (new, new)
+            new[k] = nget(k, 0) - wt
+        elif k != key:
+            c0 = cget(k)
+            if c0 is not None:  # None: born below the floor, never kept
+                if c0:
+                    hist[c0] -= 1
+                c0 -= wt
+                count[k] = c0
+                if c0:
+                    hist[c0] += 1
+        k = so << SHIFT | new_id
+        new[k] = nget(k, 0) + wt
+    b_left = b << SHIFT
+    x_left = new_id << SHIFT
+    for sr, nodes in right.items():
+        wt = len(nodes) + rx.get(sr, 0) if rx else len(nodes)
+        k = b_left | sr
+        if k != key:
+            c0 = cget(k)
+            if c0 is not None:
+                if c0:
+                    hist[c0] -= 1
+                c0 -= wt
+                count[k] = c0
+                if c0:
+                    hist[c0] += 1
+        k = x_left | sr
+        new[k] = nget(k, 0) + wt
+    # Register the pairs with new_id: counts, and (if they can ever win) index and queue. A
+    # pair's nodes are its neighbour group: left group so holds (so, new) and right group sr
+    # holds (new, sr); both lists are ascending.
+    bound = front[3] if front is not None else -1
+    for k, c in new.items():
+        if c < floor:  # counts never grow: a pair born below the floor (or gone) can never be merged
+            continue
+        count[k] = c
+        hist[c] += 1
+        nodes = left[k >> SHIFT] if k & MASK == new_id else right[k & MASK]
+        where[k] = nodes
+        if entry is not None:
+            heappush(heap, entry(k, c, nodes[0]))
+        else:
+            e = (CMAX - c) << 40 | k
+            heappush(heap, e)
+            if e <= bound:
+                ahead = front[2]  # type: ignore[index]
+                i = bisect_left(ahead, e)
+                if i == len(ahead) or ahead[i] != e:
+                    ahead.insert(i, e)
+    return old
