@@ -115,3 +115,70 @@ def test_lesson_mode_offers_keeps_and_writes_nothing_then_ends(state, tmp_path, 
     assert keeper.write(lesson_state, path) is None  # and someone's merges are kept aside first
     assert any(".kept-" in name for name in files(path.parent))
 
+
+# -- lesson mode in the app ---------------------------------------------------------------------
+
+LOW = "sample:low-lower-lowest.txt"
+
+
+def low_session(merges: int) -> Session:
+    from tui.model.workbench import LoadedCorpus
+
+    corpus = LoadedCorpus.open(LOW, "chars")
+    config = TrainConfig(base="chars", pretokenizer="none", vocab_size=None, max_merges=4)
+    trainer = Trainer(corpus.text, config)
+    for _ in range(merges):
+        trainer.step()
+    return Session(source=LOW, sha256=corpus.sha256, size=corpus.size, config=config,
+                   merges=[m.pair for m in trainer.history], step=merges)
+
+
+async def settled(app, pilot) -> None:
+    while app.lesson is None:
+        await pilot.pause()
+    await app.lesson.settled.wait()
+    await pilot.pause()
+
+
+def toasts(app) -> str:
+    return "\n".join(app.toasts.texts())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("explicit", [False, True])
+async def test_a_lesson_in_the_app_leaves_sessions_alone_until_it_ends(state, tmp_path, monkeypatch, explicit):
+    """An earlier session on the lesson's own sample: the lesson opens it, steps, goes back and on,
+    and nothing is offered, kept aside or written; after the lesson ends, the first save keeps
+    the earlier session aside as for any corpus (the ordinary behaviour)."""
+    from tui.app import BpeApp
+    from tui.lessons.format import parse
+
+    from conftest import ROOT
+
+    earlier = low_session(3)
+    if explicit:
+        path = tmp_path / "explicit" / "session.json"
+        monkeypatch.setenv("BPE_LAB_SESSION", str(path))
+    else:
+        path = corpus_session_path(earlier.source, earlier.sha256)
+    earlier.save(path)
+    before = files(path.parent)
+    app = BpeApp(lesson=parse(ROOT / "tests" / "data" / "lessons" / "001-low.en.md"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(app, pilot)
+        for key in ("greater_than_sign", "greater_than_sign", "less_than_sign", "greater_than_sign"):
+            await pilot.press(key)
+            await settled(app, pilot)
+            app.autosave(now=True)
+        assert app.workbench.corpus.source == LOW and app.workbench.steps > 0
+        said = toasts(app)
+        assert "R resumes" not in said and "kept" not in said and "kept aside" not in said
+        assert files(path.parent) == before and Session.load(path).step == 3
+        app.lab.end_lesson()
+        await pilot.pause()
+        assert app.lesson is None and app.lab.keeper.saving
+        assert "R resumes" in toasts(app)  # ordinary again: the earlier session is offered
+        app.autosave(now=True)
+        await pilot.pause()
+        assert any(".kept-" in name for name in files(path.parent))
+        assert Session.load(path).step == app.workbench.steps

@@ -215,8 +215,8 @@ def served(app, rules) -> None:
     from tui.model.clipboard import server_clipboard
 
     app.confinement = rules
-    if rules is not None and app.clipboard_fn is None:
-        app.clipboard_fn = server_clipboard
+    if rules is not None and app.lab.clipboard_fn is None:
+        app.lab.clipboard_fn = server_clipboard
 
 
 def serve_mode(args: argparse.Namespace):

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.i18n import _, ngettext
+from tui.model.tabs import TAB_IDS
 
 #: Comparison operators of a claim.
 OPS = ("==", "!=", "<=", ">=", "<", ">")
-#: The analysis screen's tabs a lesson may open.
-TABS = ("curve", "vocabulary", "heldout", "baselines", "compare", "tierules")
+#: The analysis screen's tabs a lesson may open (their one list: tui.model.tabs).
+TABS = TAB_IDS
 #: Quiz modes (the predict-the-next-merge quiz).
 QUIZ_MODES = ("shuffled", "hidden", "typed")
 #: The languages bundled lessons come in.

@@ -2,10 +2,10 @@
 training state each step left, so that back (`<`) returns to it and a learner who explored can
 return to the lesson (`>`).
 
-The actions go through the app's own paths: ``open`` through :meth:`tui.app.BpeApp.open_with`
-(the open dialog's), moves on the workbench's lock in a thread while the app shows "running"
-(keys that change training are greyed meanwhile), claims through :mod:`tui.lessons.claims` (the
-headless run's). :attr:`LessonPlayer.settled` is set whenever a step has finished: tests wait on it.
+The player sees only a driver (:class:`tui.model.driver.LabDriver`, the app's lab): ``open`` goes
+the open dialog's way, moves through the lab's training workers (awaitable, cancellable), claims
+through :mod:`tui.lessons.claims` (the headless run's). :attr:`LessonPlayer.settled` is set
+whenever a step has finished: tests wait on it.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from tui.i18n import _
 from tui.lessons.claims import Result, evaluate
 from tui.lessons.format import Claim, Directive, Lesson
 from tui.lessons.runner import ActionFailed, open_source
+from tui.model.driver import DriverError
 from tui.model.finder import find_token
 
 if TYPE_CHECKING:
-    from tui.app import BpeApp
+    from tui.model.driver import LabDriver
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,9 @@ class Shown:
 class LessonPlayer:
     """One lesson being played in the app."""
 
-    def __init__(self, app: BpeApp, lesson: Lesson, note: str | None = None) -> None:
-        self.app = app
+    def __init__(self, driver: LabDriver, lesson: Lesson, note: str | None = None) -> None:
+        self.app = driver
+        self._task: asyncio.Task | None = None
         self.lesson = lesson
         self.note = note  # e.g. "no de version: showing it in en"
         self.index = 0
@@ -83,7 +85,7 @@ class LessonPlayer:
 
     def drifted(self) -> bool:
         """Whether the learner has left the state the current step set (explored)."""
-        if self.busy or self.app.loading or self.app.running:
+        if self.busy or self.app.busy:
             return False
         mark = self.marks.get(self.index)
         now = self.current()
@@ -134,10 +136,11 @@ class LessonPlayer:
 
     def _launch(self, work) -> None:
         self.busy = True
-        self.app.refresh_bindings()
         self.settled.clear()
-        self.app.show_lesson()
-        self.app.run_worker(work, group="lesson", exclusive=True, exit_on_error=False)
+        self.app.show_lesson(self)
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        self._task = asyncio.get_running_loop().create_task(work)
 
     async def _enter(self, index: int) -> None:
         """Run step ``index``'s actions in order and remember the state it leaves."""
@@ -146,13 +149,13 @@ class LessonPlayer:
             step = self.lesson.steps[index]
             shown = Shown([], [])
             self.shown[index] = shown
-            await self._idle(stop=True)
-            self._leave_analysis()
+            await self.app.idle(stop=True)
+            self.app.show_tab(None)
             actions = list(step.actions)
             if index == 0 and self.app.workbench is None:  # started with no corpus: the lesson's first
                 actions = [a for s in self.lesson.steps for a in s.actions if a.kind == "open"][:1]
             for action in actions:
-                self.app.show_lesson()
+                self.app.show_lesson(self)
                 if isinstance(action, Claim):
                     shown.results.append(self._check(action))
                     continue
@@ -169,9 +172,7 @@ class LessonPlayer:
             if self._pending_quiz is not None:  # asked last, once the step's state is kept
                 mode, rounds = self._pending_quiz
                 self._pending_quiz = None
-                note = self.quiz(mode, rounds)
-                if note:
-                    shown.notes.append(note)
+                self.app.start_quiz(mode, rounds)
         finally:
             self._done()
 
@@ -180,8 +181,8 @@ class LessonPlayer:
         it showed (selection, tokenize text)."""
         try:
             self.index = index
-            await self._idle(stop=True)
-            self._leave_analysis()
+            await self.app.idle(stop=True)
+            self.app.show_tab(None)
             mark = self.marks.get(index)
             if mark is not None:
                 await self._bring_back(mark)
@@ -196,54 +197,27 @@ class LessonPlayer:
 
     def _done(self) -> None:
         self.busy = False
-        self.app.refresh_bindings()
-        self.app.show_lesson()
+        self.app.show_lesson(self)
         self.settled.set()
 
     # -- the actions ----------------------------------------------------------------------------
 
-    async def _idle(self, stop: bool = False) -> None:
-        """Wait until no training run, jump or load holds the trainer (``stop``: pause a run first)."""
-        if stop and self.app.running:
-            self.app.training.stop()
-        while self.app.loading or self.app.running:
-            await asyncio.sleep(0.02)
-
     async def _bring_back(self, mark: Mark) -> None:
-        app = self.app
-        workbench = app.workbench
+        workbench = self.app.workbench
         if workbench is None or workbench.corpus.source != mark.source or workbench.config != mark.config \
                 or workbench.script is not mark.script:
-            if not app.open_with(mark.source, mark.config, mark.script, mark.file_ids):
-                raise ActionFailed(_("cannot open {source} again").format(source=mark.source))
-            await asyncio.sleep(0)
-            await self._idle()
+            try:
+                await self.app.open(mark.source, mark.config, mark.script, mark.file_ids)
+            except DriverError:
+                raise ActionFailed(_("cannot open {source} again").format(source=mark.source)) from None
         await self._move(mark.steps)
 
     async def _move(self, target: int | None) -> str | None:
-        """Train or jump to ``target`` (None: to the end), on the workbench's lock in a thread."""
-        app = self.app
-        workbench = app.workbench
-        if workbench is None:
-            raise ActionFailed(_("no corpus is open (an open directive comes first)"))
-
-        def work() -> int:
-            workbench.training = True
-            try:
-                with workbench.lock:
-                    if target is None:
-                        workbench.trainer.train()
-                        return workbench.trainer.steps
-                    return workbench.trainer.goto(max(target, 0))
-            finally:
-                workbench.training = False
-
-        app.running = True
+        """Train or jump to ``target`` (None: to the end), through the driver."""
         try:
-            reached = await asyncio.to_thread(work)
-        finally:
-            app.running = False
-        app.main_screen.moved()
+            reached = await self.app.move(target)
+        except DriverError as exc:
+            raise ActionFailed(str(exc)) from None
         if target is not None and reached < target:
             return _("stopped at step {step}: a stop rule holds").format(step=reached)
         return None
@@ -253,10 +227,10 @@ class LessonPlayer:
         kind, args, options = action.kind, action.args, action.options
         if kind == "open":
             source = open_source(self.lesson, action)
-            if not app.open_with(source.source, source.config):
-                raise ActionFailed(_("cannot open {name}").format(name=source.name))
-            await asyncio.sleep(0)
-            await self._idle()
+            try:
+                await app.open(source.source, source.config)
+            except DriverError:
+                raise ActionFailed(_("cannot open {name}").format(name=source.name)) from None
             if app.workbench is None or app.workbench.corpus.source != source.source or app.workbench.config != source.config:
                 raise ActionFailed(_("{name} did not open with these settings").format(name=source.name))
             return None
@@ -276,63 +250,27 @@ class LessonPlayer:
             else:
                 target = int(args[0])
             return await self._move(target)
-        screen = app.main_screen
         if kind == "select":
             with workbench.reading():
                 found = find_token(workbench.trainer, args[0], workbench.our_id)
             if found is None:
                 raise ActionFailed(_("select: no token matches {token!r}").format(token=args[0]))
-            screen.corpus_view.highlight = found
-            screen.select(found)
+            app.select(found)
             return None
         if kind == "tokenize":
-            if options.get("trace"):
-                screen.set_trace(options["trace"] == "on")
-            if args:
-                screen.set_tokenize_text(args[0])
+            trace = options["trace"] == "on" if options.get("trace") else None
+            app.tokenize(args[0] if args else None, trace=trace)
             return None
         if kind == "trace":
-            screen.set_trace(args[0] == "on")
+            app.tokenize(None, trace=args[0] == "on")
             return None
         if kind == "analysis":
-            app.action_analysis(args[0])
-            if "text" in options:
-                await self._compare_text(options["text"])
+            app.show_tab(args[0], text=options.get("text"))
             return None
         if kind == "quiz":  # opened when the step's other actions are done (see _enter)
             self._pending_quiz = (options.get("mode", "shuffled"), int(options.get("rounds", "1")))
             return None
         return None
-
-    async def _compare_text(self, text: str) -> None:
-        """Type ``text`` into the analysis screen's compare tab (once the screen is up)."""
-        from textual.widgets import Input
-
-        from tui.app.screens.analysis import AnalysisScreen
-
-        screen = self.app.screen
-        while isinstance(screen, AnalysisScreen) and not screen.query("#compare-text"):
-            await asyncio.sleep(0.01)
-        if isinstance(screen, AnalysisScreen):
-            screen.query_one("#compare-text", Input).value = text
-
-    def _leave_analysis(self) -> None:
-        """A step begins on the main screen (where the lesson pane is): close the analysis screen
-        and a quiz an earlier step opened."""
-        from tui.app.screens.analysis import AnalysisScreen
-        from tui.app.screens.quiz import QuizScreen
-
-        while isinstance(self.app.screen, (AnalysisScreen, QuizScreen)):
-            self.app.pop_screen()
-
-    def quiz(self, mode: str, rounds: int) -> str | None:
-        """The one place a lesson calls into the predict-the-next-merge quiz: the app's
-        ``start_quiz`` when it has one, else an instruction in the pane."""
-        start = getattr(self.app, "start_quiz", None)
-        if start is not None:
-            start(mode)
-            return None
-        return _("quiz: press p and predict the next merge ({mode}, {rounds} rounds)").format(mode=mode, rounds=rounds)
 
     async def _replay(self, action: Directive) -> str | None:
         from engine import load_any
@@ -346,10 +284,10 @@ class LessonPlayer:
             imported = await asyncio.to_thread(load_any, path)
         except (ValueError, OSError) as exc:
             raise ActionFailed(str(exc)) from None
-        if not app.open_with(workbench.corpus.source, workbench.config, imported.tokenizer, imported.file_ids):
-            raise ActionFailed(_("cannot replay {path}").format(path=action.args[0]))
-        await asyncio.sleep(0)
-        await self._idle()
+        try:
+            await app.open(workbench.corpus.source, workbench.config, imported.tokenizer, imported.file_ids)
+        except DriverError:
+            raise ActionFailed(_("cannot replay {path}").format(path=action.args[0])) from None
         return None
 
     def _check(self, claim: Claim) -> Result:
