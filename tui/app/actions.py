@@ -93,19 +93,65 @@ class Actions:
 
     def action_analysis(self, tab: str = "curve") -> None:
         """Open the analysis screen (curve, vocabulary, held-out, baselines, compare, tie rules)."""
-        self.lab.show_tab(tab)
+        self.show_tab(tab)
+
+    def show_tab(self, tab: str | None, *, text: str | None = None) -> None:
+        """The analysis screen at ``tab`` (``text`` in its compare input); None: back to the main
+        screen, closing the analysis screen and the quiz (the lab's show_tab comes here)."""
+        from tui.app.screens.analysis import AnalysisScreen
+        from tui.app.screens.quiz import QuizScreen
+
+        lab = self.lab
+        if tab is None:
+            while isinstance(self.screen, (AnalysisScreen, QuizScreen)):
+                self.pop_screen()
+            return
+        if lab.workbench is None or lab.loading:
+            self.say(_("no corpus loaded yet"), timeout=2)
+        elif isinstance(self.screen, AnalysisScreen):
+            lab.analysis.publish((tab, text))
+        else:
+            while isinstance(self.screen, QuizScreen):
+                self.pop_screen()
+            self.push_screen(AnalysisScreen(lab, tab, text))
 
     def action_help(self) -> None:
         from tui.app.screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
 
+    def cannot_quiz(self) -> str | None:
+        """Why the quiz cannot start now (one sentence), or None."""
+        lab = self.lab
+        if lab.workbench is None or lab.loading:
+            return _("No corpus is loaded yet.")
+        if lab.running:
+            return _("Pause training first (space): the quiz makes one merge a round.")
+        if lab.script is not None:
+            return _("The quiz predicts the tie rule's merges; a replay makes its file's merges instead.")
+        if self.screen is not self.screen_stack[0]:
+            return _("The quiz runs on the main screen: go back there first.")
+        return None
+
     def start_quiz(self, mode: str = "shuffled") -> bool:
-        return self.lab.start_quiz(mode)
+        """Open the quiz in ``mode`` (``shuffled``, ``hidden`` or ``typed``; see tui.model.quiz),
+        or switch an open quiz to it. Each round ends with QuizAnswered posted to the app; the
+        lab's ``quiz_score`` keeps the session's score. False (and a message) when it cannot start."""
+        from tui.app.screens.quiz import QuizScreen
+
+        if isinstance(self.screen, QuizScreen):
+            self.screen.set_mode(mode)
+            return True
+        reason = self.cannot_quiz()
+        if reason is not None:
+            self.say(reason, timeout=4)
+            return False
+        self.push_screen(QuizScreen(self.lab, mode, self.lab.quiz_seed))
+        return True
 
     def action_quiz(self, mode: str = "shuffled") -> None:
         """``p``: predict the next merge (a quiz; ``p`` or escape leaves it)."""
-        self.lab.start_quiz(mode)
+        self.start_quiz(mode)
 
     def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
                            time_format: str | None = None) -> str | None:

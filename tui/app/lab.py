@@ -478,52 +478,13 @@ class Lab:
 
     def show_tab(self, tab: str | None, *, text: str | None = None) -> None:
         """The analysis screen at ``tab`` (with ``text`` in its input), the lesson beside it;
-        None: back to the main screen (closing the quiz too)."""
-        from tui.app.screens.analysis import AnalysisScreen
-        from tui.app.screens.quiz import QuizScreen
-
-        app = self.app
-        if tab is None:
-            while isinstance(app.screen, (AnalysisScreen, QuizScreen)):
-                app.pop_screen()
-            return
-        if self.workbench is None or self.loading:
-            self.say(_("no corpus loaded yet"), timeout=2)
-        elif isinstance(app.screen, AnalysisScreen):
-            self.analysis.publish((tab, text))
-        else:
-            while isinstance(app.screen, QuizScreen):
-                app.pop_screen()
-            app.push_screen(AnalysisScreen(self, tab, text))
-
-    def cannot_quiz(self) -> str | None:
-        """Why the quiz cannot start now (one sentence), or None."""
-        from tui.app.screens.quiz import QuizScreen
-
-        if self.workbench is None or self.loading:
-            return _("No corpus is loaded yet.")
-        if self.running:
-            return _("Pause training first (space): the quiz makes one merge a round.")
-        if self.script is not None:
-            return _("The quiz predicts the tie rule's merges; a replay makes its file's merges instead.")
-        if self.app.screen is not self.app.screen_stack[0] and not isinstance(self.app.screen, QuizScreen):
-            return _("The quiz runs on the main screen: go back there first.")
-        return None
+        None: back to the main screen (closing the quiz too). The app pushes and pops screens."""
+        self.app.show_tab(tab, text=text)
 
     def start_quiz(self, mode: str = "shuffled", rounds: int = 1) -> bool:
         """Open the quiz in ``mode`` (``shuffled``, ``hidden`` or ``typed``; see tui.model.quiz),
         or switch an open quiz to it. False (and a message) when it cannot start now."""
-        from tui.app.screens.quiz import QuizScreen
-
-        if isinstance(self.app.screen, QuizScreen):
-            self.app.screen.set_mode(mode)
-            return True
-        reason = self.cannot_quiz()
-        if reason is not None:
-            self.say(reason, timeout=4)
-            return False
-        self.app.push_screen(QuizScreen(self, mode, self.quiz_seed))
-        return True
+        return self.app.start_quiz(mode)
 
     def show_lesson(self, view: LessonView | object | None) -> None:
         """Redraw the lesson pane with ``view`` (None: the lesson has ended; hide it)."""
