@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from tui.i18n import _
 from tui.lessons.claims import Result, evaluate
 from tui.lessons.format import Claim, Directive, Lesson
-from tui.lessons.runner import ActionFailed, open_source
+from tui.lessons.directives import ActionFailed, open_source
 from tui.model.finder import find_token
 
 if TYPE_CHECKING:
