@@ -548,9 +548,10 @@ class BpeApp(App):
 
     def start_lesson(self, lesson, note: str | None = None) -> None:
         """Play ``lesson`` (a tui.lessons.format.Lesson) from its introduction, in a pane beside the others."""
+        from tui.app.lesson_driver import AppDriver
         from tui.lessons.player import LessonPlayer
 
-        self.lesson = LessonPlayer(self, lesson, note)
+        self.lesson = LessonPlayer(AppDriver(self), lesson, note)
         self.main_screen.show_lesson(visible=True)
         self.lesson.start()
 

@@ -411,7 +411,7 @@ class MainScreen(Screen[None]):
             pane.set_class(visible and player is not None, "shown")
             self.set_class(visible and player is not None, "with-lesson")
         if player is not None and pane.has_class("shown"):
-            pane.show(player)
+            pane.show(player.view())
 
     def set_trace(self, on: bool) -> None:
         """The tokenize pane's rule-by-rule trace on or off (a lesson's ``trace``)."""
