@@ -32,7 +32,7 @@ from ._events import Candidate, Merge
 from ._version import VERSION
 from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
-from .display import hex_bytes, token_display, visible_text
+from .display import hex_bytes, invisible_name, mark_edges, token_display, visible_text
 from .errors import (
     MAX_FILE_BYTES,
     MAX_STREAM_BYTES,
@@ -138,9 +138,11 @@ __all__ = [
     "export_tokenizer",
     "hex_bytes",
     "hf_byte_rank",
+    "invisible_name",
     "is_stdin",
     "load_any",
     "load_tokenizer",
+    "mark_edges",
     "merge_tables",
     "one_line",
     "pretokenizer_for",

@@ -55,3 +55,55 @@ def test_no_raw_control_characters_ever(data):
     shown = token_display(data)
     assert shown
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in shown)
+
+
+# -- code points that draw nothing (issue 22, points 6 and 7) -------------------------------------
+
+def test_a_token_of_what_draws_nothing_is_named():
+    assert token_display("\u200d".encode()) == "⟨ZWJ⟩"
+    assert token_display("\ufe0f".encode()) == "⟨VS16⟩"
+    assert token_display("\U000e0101".encode()) == "⟨VS18⟩"
+    assert token_display("👩\u200d".encode()) == "👩⟨ZWJ⟩"
+    assert token_display("\u200b\u200dx".encode()) == "⟨ZWSP⟩⟨ZWJ⟩x"
+    assert token_display("\u2066".encode()) == "⟨LRI⟩"
+    assert token_display("\U000e0061".encode()) == "⟨U+E0061⟩"  # a tag character: Cf, no short name
+
+
+def test_a_leading_combining_mark_sits_on_a_dotted_circle():
+    assert token_display("\u0301".encode()) == "◌\u0301"
+    assert token_display("\u094d".encode()) == "◌\u094d"  # the Devanagari virama of the emoji sample
+    assert token_display("e\u0301".encode()) == "e\u0301"  # on its letter it draws as it is
+
+
+def test_the_middle_of_a_token_is_untouched():
+    family = "👨\u200d👩\u200d👧"
+    assert token_display(family.encode()) == family
+
+
+def test_the_mixed_form_marks_the_edges_of_each_run_of_characters():
+    assert token_display("\u200d".encode() + b"\xf0\x9f") == "⟨ZWJ⟩[f0 9f]"
+    assert token_display(b"\x8c" + "\u0301".encode()) == "[8c]◌\u0301"
+    assert token_display("，".encode() + b"\xe5") == "，[e5]"
+
+
+INVISIBLE = st.sampled_from(["\u200d", "\u200c", "\u200b", "\ufe0f", "\ufe0e", "\u2060", "\ufeff", "\u200e", "\u00ad"])
+COMBINING = st.sampled_from(["\u0301", "\u0308", "\u094d", "\u20e3", "\u0903"])
+
+
+@given(st.lists(st.one_of(INVISIBLE, COMBINING, st.sampled_from(["a", "👩", "天", " ", "ü"])), min_size=1, max_size=8))
+def test_no_token_starts_or_ends_with_something_invisible(chars):
+    import unicodedata
+
+    from engine import invisible_name
+
+    shown = token_display("".join(chars).encode(), space="·")
+    assert invisible_name(shown[0]) is None and invisible_name(shown[-1]) is None
+    assert unicodedata.category(shown[0]) not in ("Mn", "Mc", "Me")
+
+
+def test_the_corpus_pane_spells_a_cut_character_as_the_log_does():
+    from tui.app.widgets.corpus_view import _show
+
+    assert _show("Mü".encode()[:2]) == token_display("Mü".encode()[:2]) == "M[c3]"
+    assert _show(b" \xf0\x9f\x91") == "·[f0 9f 91]".replace("·", " ")
+    assert _show("👩\u200d".encode()) == "👩⟨ZWJ⟩"

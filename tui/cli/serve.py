@@ -162,9 +162,13 @@ def classroom_server(command: str, *, host: str, port: int, max_clients: int, pu
     from aiohttp import web
     from textual_serve.server import Server
 
+    from tui.cli.serve_page import offline_templates
+
     class ClassroomServer(Server):
         def __init__(self) -> None:
-            super().__init__(command, host=host, port=port, title=PROG, public_url=public_url)
+            # the page asks no host but this one for anything: an offline classroom waits on no font
+            super().__init__(command, host=host, port=port, title=PROG, public_url=public_url,
+                             templates_path=offline_templates())
             self.max_clients = max_clients
             self.clients = 0  # live app processes (websockets)
 

@@ -23,13 +23,22 @@ def seal(text: str) -> str:
 
 
 def fit(text: str, width: int) -> str:
-    """``text`` in exactly ``width`` terminal cells: padded, or cut with "…" (a wide character
-    that would straddle the cut becomes a space).
+    """``text`` in exactly ``width`` terminal cells: padded, or cut with "…". A cut never splits a
+    wide character (it becomes a space) or a byte group: a token's ``[f0 9f 91]`` is shown whole
+    or not at all, and the inspector shows the whole token.
 
-    Example: ``fit("abcdef", 4) -> 'abc…'``; ``fit("ab", 4) -> 'ab  '``; ``fit("天长安", 4) -> '天 …'``
+    Example: ``fit("abcdef", 4) -> 'abc…'``; ``fit("ab", 4) -> 'ab  '``; ``fit("天长安", 4) -> '天 …'``;
+    ``fit("·[f0 9f 91]x", 8) -> '·…      '``
     """
     text = seal(text)
     cells = cell_len(text)
-    if cells > width:
-        return seal(set_cell_size(text, width - 1)) + "…" if width > 0 else ""
-    return text + " " * (width - cells)
+    if cells <= width:
+        return text + " " * (width - cells)
+    if width <= 0:
+        return ""
+    cut = set_cell_size(text, width - 1)
+    opened = cut.rfind("[")
+    if opened > cut.rfind("]") and "]" in text[opened:]:  # inside a byte group: cut before it
+        cut = cut[:opened]
+    cut = seal(cut)
+    return cut + "…" + " " * (width - 1 - cell_len(cut))

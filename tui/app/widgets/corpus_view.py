@@ -26,7 +26,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine import hex_bytes, visible_text
+from engine import mark_edges, token_display, visible_text
 from tui.app.theme import current
 from tui.model.cells import seal
 from tui.model.workbench import Busy, Workbench
@@ -427,12 +427,9 @@ def wrap_groups(groups: list[Group], width: int) -> list[Strip]:
 
 
 def _show(piece: bytes | str) -> str:
-    """A piece of a row for display: text when whole characters, else bytes in brackets."""
+    """A piece of a row for display, as the merge log and the inspector write it (engine's
+    token_display): text when whole characters, only the cut bytes in brackets (``M[c3]``), and
+    what draws nothing at its edges named (``⟨ZWJ⟩``)."""
     if isinstance(piece, bytes):
-        try:
-            text = piece.decode("utf-8")
-        except UnicodeDecodeError:
-            return hex_bytes(piece)
-    else:
-        text = piece
-    return seal(visible_text(text))  # a token ending in a joiner must not join the next one
+        return seal(token_display(piece))  # a token ending in a joiner must not join the next one
+    return seal(visible_text(mark_edges(piece)))

@@ -48,23 +48,70 @@ def render_tokens(tok: Tokenizer, ids: list[int], text: str, shown: Sequence[int
     return out
 
 
-def render_trace(tok: Tokenizer, text: str) -> Text:
-    """Seed 003 §11.4: each rule that fired and the segmentation after it."""
+def _words(text: str) -> list[str]:
+    """``text`` cut after each space that is not inside a byte group: the places a trace line
+    may break (``[e4 b8]`` holds a space that must not end a line)."""
+    words, start, depth = [], 0, 0
+    for index, char in enumerate(text):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth = max(depth - 1, 0)
+        elif char == " " and not depth:
+            words.append(text[start:index + 1])
+            start = index + 1
+    if start < len(text):
+        words.append(text[start:])
+    return words
+
+
+class _Packer:
+    """Appends pieces to a Text, breaking lines of ``width`` cells only between pieces (0: never);
+    a continued line is indented by two cells."""
+
+    def __init__(self, out: Text, width: int) -> None:
+        self.out, self.width, self.used = out, width, 0
+
+    def add(self, piece: str, style: str | None = None) -> None:
+        cells = cell_len(piece.rstrip(" "))
+        if self.width and self.used > 2 and self.used + cells > self.width:
+            self.out.append("\n  ")
+            self.used = 2
+        self.out.append(piece, style=style)
+        self.used += cell_len(piece)
+
+    def line(self) -> None:
+        self.out.append("\n")
+        self.used = 0
+
+
+def render_trace(tok: Tokenizer, text: str, width: int = 0) -> Text:
+    """Seed 003 §11.4: each rule that fired and the segmentation after it. With a ``width``, a
+    long line wraps between tokens (after a ``|``), never inside one's ``[e4 b8]``."""
     out = Text()
     if len(text) > TRACE_LIMIT:
         out.append(_("the trace is for short texts (at most {n} characters)").format(n=TRACE_LIMIT), style="dim")
         return out
     start, steps = tok.encode_trace(text)
-    show = lambda ids: "|".join(token_display(tok.token_bytes(i), space="·") for i in ids)  # noqa: E731
-    out.append(_("start:") + " ", style="dim")
-    out.append(show(start) + "\n")
+    pack = _Packer(out, width)
+
+    def segmentation(ids: list[int]) -> None:
+        shown = [token_display(tok.token_bytes(i), space="·") for i in ids]
+        for index, piece in enumerate(shown):
+            pack.add(piece + ("|" if index < len(shown) - 1 else ""))
+        pack.line()
+
+    for word in _words(_("start:") + " "):
+        pack.add(word, "dim")
+    segmentation(start)
     for step in steps:
         a, b = step.pair
         rule = _("rule {n}: {pair}").format(
             n=step.rule, pair=f"{token_display(tok.token_bytes(a), space='·')} + {token_display(tok.token_bytes(b), space='·')}")
-        out.append(rule, style=current().accent)
-        out.append(f" ×{step.places} → ", style="dim")
-        out.append(show(step.tokens) + "\n")
+        for word in _words(rule + " "):
+            pack.add(word, current().accent)
+        pack.add(f"×{step.places} → ", "dim")
+        segmentation(step.tokens)
     if not steps:
         out.append(_("no rule applies"), style="dim")
     return out
@@ -149,11 +196,11 @@ class TokenizePane(Vertical):
             self._draw(Text(""))
             return []
         ids = tok.encode(text)
+        output = self.query_one("#tokenize-output", Static)
+        width = max(output.size.width - output.styles.padding.left - output.styles.padding.right, 0)
         if self.trace:
-            self._draw(render_trace(tok, text))
+            self._draw(render_trace(tok, text, width))
         else:
-            output = self.query_one("#tokenize-output", Static)
-            width = max(output.size.width - output.styles.padding.left - output.styles.padding.right, 0)
             self._draw(render_tokens(tok, ids, text, shown(ids) if shown is not None else None, width))
         return ids
 

@@ -1,0 +1,76 @@
+"""The served page asks no host but the server for anything (issue 22, point 16): in an offline
+classroom every tab waited on textual-serve's web-font link before it fell back silently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+textual_serve = pytest.importorskip("textual_serve")
+
+from tui.cli.serve_page import TEMPLATE, offline_page, offline_templates, remote_hosts  # noqa: E402
+
+INSTALLED = Path(textual_serve.__file__).resolve().parent / "templates" / TEMPLATE
+
+
+def test_the_installed_template_is_made_offline():
+    original = INSTALLED.read_text(encoding="utf-8")
+    page = offline_page(original)
+    assert remote_hosts(page) == []
+    assert "{{ config.static.url }}fonts/RobotoMono-VariableFont_wght.ttf" in page
+    fonts = INSTALLED.parent.parent / "static" / "fonts"
+    assert (fonts / "RobotoMono-VariableFont_wght.ttf").is_file()  # what the page names is shipped
+    assert (fonts / "RobotoMono-Italic-VariableFont_wght.ttf").is_file()
+    # nothing else of the page changed: textual-serve's variables and its terminal are all there
+    for needed in ('id="terminal"', "{{ app_websocket_url }}", "{{ config.static.url }}js/textual.js"):
+        assert needed in page and needed in original
+
+
+def test_remote_hosts_sees_each_kind_of_link():
+    assert remote_hosts('<link href="https://fonts.example/css" />') == ["https://fonts.example/css"]
+    assert remote_hosts('<img src="//cdn.example/x.png">') == ["//cdn.example/x.png"]
+    assert remote_hosts('<svg xmlns="http://www.w3.org/2000/svg">') == []
+    assert offline_page('<head>\n<link rel="stylesheet" href="//cdn.example/a.css">\n</head>').count("cdn.example") == 0
+
+
+def test_the_offline_folder_holds_the_page():
+    folder = offline_templates()
+    assert folder.is_absolute() and remote_hosts((folder / TEMPLATE).read_text(encoding="utf-8")) == []
+
+
+@pytest.mark.slow
+def test_the_page_in_chromium_requests_nothing_elsewhere(tmp_path):
+    """The real server's page in headless Chromium with every request off this server refused:
+    none is made, the font loads from the server, and the app draws."""
+    from test_serve import CANVAS, PATIENCE, chromium, running_server
+
+    executable = chromium()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with running_server(tmp_path, "c.txt") as (port, _root, _state), sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1000, "height": 700})
+            own, elsewhere, failed = f"http://localhost:{port}/", [], []
+
+            def route(request_route) -> None:
+                url = request_route.request.url
+                if url.startswith((own, f"ws://localhost:{port}/")):
+                    request_route.continue_()
+                else:
+                    elsewhere.append(url)
+                    request_route.abort()
+
+            page.route("**/*", route)
+            page.on("requestfailed", lambda request: failed.append(request.url))
+            fonts = []
+            page.on("response", lambda response: fonts.append(response) if "/fonts/" in response.url else None)
+            page.goto(own, timeout=PATIENCE * 1000)
+            page.wait_for_selector("body.-first-byte", timeout=PATIENCE * 1000)
+            page.wait_for_function(f"(() => {{ const c = ({CANVAS})(); return c && c.inked > 2000; }})",
+                                   timeout=PATIENCE * 1000)
+            page.evaluate("document.fonts.ready")
+            assert elsewhere == [] and failed == []
+            assert page.evaluate("document.fonts.check('16px \"Roboto Mono\"')")
+        finally:
+            browser.close()
