@@ -88,7 +88,7 @@ class Lab:
         #: The lesson being played (tui.lessons.player.LessonPlayer), or None.
         self.lesson = None
         #: The lesson pane's view (a LessonView, or what the player hands it), or None.
-        self.lesson_view: object | None = None
+        self.lesson_view: LessonView | None = None
         #: Whether the lesson's pane shows (`l` hides it while a lesson is open).
         self.lesson_pane_shown = True
         self._resume = resume
@@ -106,7 +106,7 @@ class Lab:
         self.selected: Signal[int] = Signal(app, "selected")
         self.tokenized: Signal[tuple[str | None, bool | None]] = Signal(app, "tokenized")
         self.analysis: Signal[tuple[str, str | None]] = Signal(app, "analysis")
-        self.lesson_shown: Signal[object | None] = Signal(app, "lesson-shown")
+        self.lesson_shown: Signal[LessonView | None] = Signal(app, "lesson-shown")
 
     # -- state ------------------------------------------------------------------------------
 
@@ -139,6 +139,14 @@ class Lab:
             self._idle.set()
         self.app.refresh_bindings()
         self.changed.publish(Change("status"))
+
+    def _tell(self, change: Change) -> None:
+        """Tell the screens the trainer moved; a lesson's pane is redrawn too when the move was
+        not the lesson's (it then says the learner explored)."""
+        self.changed.publish(change)
+        lesson = self.lesson
+        if lesson is not None and not lesson.busy:
+            lesson.refresh()
 
     @property
     def busy(self) -> bool:
@@ -217,7 +225,7 @@ class Lab:
         self._load_error = message.reason
         self.loading = False
         self.say(message.reason, title=_("cannot train on this corpus"), severity="error", timeout=8)
-        self.changed.publish(Change("refresh"))
+        self._tell(Change("refresh"))
 
     def load_worker_changed(self, event: Worker.StateChanged) -> None:
         """A load worker that ended without its message (an error the worker did not catch, or
@@ -346,7 +354,7 @@ class Lab:
         if group == GROUP:
             self.running = bool(self._active(GROUP))
             if not self.running:
-                self.changed.publish(Change("refresh"))
+                self._tell(Change("refresh"))
         elif group == LOAD:
             self.load_worker_changed(event)
 
@@ -386,7 +394,7 @@ class Lab:
         if self.workbench.done:
             self.say(_("training is done: {reason}").format(reason=self.stop_reason()))
             return
-        self.changed.publish(Change("moved"))
+        self._tell(Change("moved"))
         self.running = True
         self.training.start(self.workbench, until=step)
 
@@ -394,7 +402,7 @@ class Lab:
         """The trainer moved on the UI thread; ``nothing``: what to say when ``event`` is None."""
         if event is None:
             self.say(nothing, timeout=2)
-        self.changed.publish(Change("moved"))
+        self._tell(Change("moved"))
 
     def step(self) -> None:
         event = self.workbench.step()
@@ -417,10 +425,10 @@ class Lab:
             reached = self.workbench.goto(step)
             if reached < step:
                 self.say(_("stopped at step {step}: a stop rule holds").format(step=reached), timeout=3)
-            self.changed.publish(Change("moved"))
+            self._tell(Change("moved"))
             self.app.call_after_refresh(self.workbench.settle)  # the rest of a restore, once shown
             return
-        self.changed.publish(Change("moved"))
+        self._tell(Change("moved"))
         self.running = True
         self.training.jump(self.workbench, step)
 
@@ -446,10 +454,10 @@ class Lab:
         try:
             if target is not None and (target <= workbench.steps or self.training.at_once(workbench, target)):
                 workbench.goto(max(target, 0))
-                self.changed.publish(Change("moved"))
+                self._tell(Change("moved"))
                 self.app.call_after_refresh(workbench.settle)
             else:
-                self.changed.publish(Change("moved"))
+                self._tell(Change("moved"))
                 self.running = True
                 if target is not None and target < workbench.steps:
                     self.training.jump(workbench, target)
@@ -459,7 +467,7 @@ class Lab:
         except asyncio.CancelledError:
             self.training.stop()
             raise
-        self.changed.publish(Change("moved"))
+        self._tell(Change("moved"))
         return workbench.steps
 
     async def idle(self, *, stop: bool = False) -> None:
@@ -486,7 +494,7 @@ class Lab:
         or switch an open quiz to it. False (and a message) when it cannot start now."""
         return self.app.start_quiz(mode)
 
-    def show_lesson(self, view: LessonView | object | None) -> None:
+    def show_lesson(self, view: LessonView | None) -> None:
         """Redraw the lesson pane with ``view`` (None: the lesson has ended; hide it)."""
         self.lesson_view = view
         self.lesson_shown.publish(view)
@@ -515,11 +523,12 @@ class Lab:
 
     def end_lesson(self) -> None:
         """Leave the lesson: ordinary sessions again, from the state it left."""
-        if self.lesson is None:
+        lesson = self.lesson
+        if lesson is None:
             return
         self.lesson = None
+        lesson.close()  # a step still running is cancelled; the pane is hidden
         self.keeper.end_lesson()
-        self.show_lesson(None)
         if self.workbench is not None:
             note = self.keeper.notice(self.workbench.corpus.source, self.workbench.corpus.sha256)
             if note:

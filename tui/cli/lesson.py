@@ -44,14 +44,16 @@ def run_lesson(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError("lesson --run takes one lesson (a name or a file)")
         return run_headless(args.lessons[0], args.lang, out, err, as_json=args.json)
     if not args.lessons:
-        return list_lessons(out)
+        return list_lessons(out, args.lang)
     if len(args.lessons) != 1:
         raise UsageError("give one lesson to start (a name or a file)")
     return start_app(args.lessons[0], args.lang, args.session, err)
 
 
-def list_lessons(out: TextIO) -> int:
-    from tui.lessons.catalog import bundled
+def list_lessons(out: TextIO, lang: str | None = None) -> int:
+    """The bundled lessons, each titled in ``lang`` (else the locale's language) where it has
+    that language, else in English."""
+    from tui.lessons.catalog import bundled, locale_lang
     from tui.lessons.format import LessonError, parse
 
     found = bundled()
@@ -59,8 +61,9 @@ def list_lessons(out: TextIO) -> int:
         print("no bundled lessons", file=out)
         return 0
     rows = []
+    lang = lang or locale_lang()
     for each in found:
-        path, _ = each.file("en")
+        path, _ = each.file(lang)
         try:
             lesson = parse(path)
             title, seed = lesson.title, lesson.seed or "-"

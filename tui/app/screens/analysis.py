@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from engine.analysis import BpeSegmenter, Row, Segmenter, Table
     from tui.app.lab import Change, Lab
     from tui.app.widgets.heldout_pane import HeldOutPane
+    from tui.model.driver import LessonView
     from tui.model.evaluation import Evaluated, Evaluation
 
 #: Tab ids and titles (their one list: tui.model.tabs); keys 1-6 switch to them.
@@ -188,7 +189,7 @@ class AnalysisScreen(Screen[None]):
             return
         field.value = text
 
-    def show_lesson(self, view: object | None = None) -> None:
+    def show_lesson(self, view: LessonView | None = None) -> None:
         """The lesson's pane beside the tabs while a lesson is open (`l` hides it)."""
         from tui.app.widgets.lesson_pane import LessonPane
 

@@ -39,6 +39,7 @@ from tui.model.workbench import Busy, Workbench
 
 if TYPE_CHECKING:
     from tui.app.lab import Change, Lab
+    from tui.model.driver import LessonView
 
 #: Seconds between pane refreshes while training runs (the worker posts after every batch): at
 #: least this, and more when drawing the panes takes long (see :data:`UI_SHARE`).
@@ -219,7 +220,6 @@ class MainScreen(Screen[None]):
             self.show_status()
         except Busy:
             pass
-        self.show_lesson()
 
     def show_status(self, state: str | None = None) -> None:
         """The status line: loading, running, paused or done (or ``state`` when given)."""
@@ -439,7 +439,7 @@ class MainScreen(Screen[None]):
 
     # -- the lesson pane (issue 14) -----------------------------------------------------------
 
-    def show_lesson(self, view: object | None = None) -> None:
+    def show_lesson(self, view: LessonView | None = None) -> None:
         """Bring the lesson pane up to the lab's lesson view (shown while a lesson is open and
         the lab shows its pane: `l` hides it)."""
         pane = self.query_one(LessonPane)
