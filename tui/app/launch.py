@@ -136,10 +136,11 @@ def _launch(argv: Sequence[str]) -> int:
         session, corpus = resumed(args, session_file)
         refuse_inputs([session_file], [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else [])
         from tui.app import BpeApp
+        from tui.app.options import LaunchOptions
 
-        app = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
-                     session_file=explicit, resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed],
-                     **themed)
+        options = LaunchOptions(script=session.replay, file_ids=session.replay_ids, resume=session, session_file=explicit,
+                                resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed], **themed)
+        app = BpeApp(corpus, session.config, options=options)
         served(app, rules)
         app.run(headless=args.headless)
         return 0
@@ -162,10 +163,12 @@ def _launch(argv: Sequence[str]) -> int:
     if explicit is not None:
         refuse_inputs([explicit], inputs)
     from tui.app import BpeApp
+    from tui.app.options import LaunchOptions
 
     file_ids = imported.file_ids if imported is not None else None
-    app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
-                 speed=SPEED_NAMES[args.speed], **themed)
+    options = LaunchOptions(script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
+                            speed=SPEED_NAMES[args.speed], **themed)
+    app = BpeApp(corpus, config, options=options)
     served(app, rules)
     app.run(headless=args.headless)
     return 0

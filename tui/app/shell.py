@@ -8,9 +8,7 @@ training state (the workbench, the workers, the sessions, a lesson) is its
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Iterable
 
 from textual import on
 from textual.app import App, SystemCommand
@@ -19,13 +17,14 @@ from textual.theme import Theme
 from textual.widgets import Input
 from textual.worker import Worker
 
-from engine import Tokenizer, TrainConfig
+from engine import TrainConfig
 from tui.app import collector
 from tui.app.actions import Actions
 from tui.app.commands import system_commands, translated_system
 from tui.app.keys import app_bindings, typed_actions
 from tui.app.lab import Lab
 from tui.app.messages import Loaded, LoadFailed, Trained
+from tui.app.options import LaunchOptions
 from tui.app.screens.dialogs import ConfirmScreen
 from tui.app.screens.main import MainScreen
 from tui.app.screens.quiz import QuizScreen
@@ -34,7 +33,7 @@ from tui.app.toasts import Toasts
 from tui.app.widgets.corpus_view import CorpusView
 from tui.i18n import _, engine_message
 from tui.model.confine import Confinement
-from tui.model.session import Session, SessionKeeper, explicit_session_path
+from tui.model.session import SessionKeeper, explicit_session_path
 from tui.model.workbench import LoadedCorpus, Workbench
 
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
@@ -46,29 +45,6 @@ LESSON_KEYS = {"lesson_next", "lesson_back", "lesson_restart"}
 TYPED = typed_actions() | {"step", "undo", "redo"}
 #: Actions that would move training behind the quiz's back while it shows (escape leaves it first).
 QUIZ_MOVES = STEPPING | {"toggle_run", "analysis", "quiz"}
-
-
-@dataclass
-class LaunchOptions:
-    """How the app was started, beyond the corpus: what the launcher and tests set.
-
-    ``speed``: the run speed, merges a second (None: full speed; see tui.model.pacing);
-    ``theme``: a Textual theme's name (None: textual-dark); ``prefs_file``: where a theme picked
-    in the palette is remembered (None: nowhere, as in tests); ``notes``: messages to show once
-    the app runs (a config file that was ignored)."""
-
-    script: Tokenizer | None = None
-    file_ids: list[int | None] | None = None
-    resume: Session | None = None
-    session_file: Path | None = None
-    resumed_from: Path | None = None
-    autosave: bool = True
-    run: bool = False
-    speed: int | None = None
-    theme: str | None = None
-    prefs_file: Path | None = None
-    notes: Sequence[str] = field(default_factory=tuple)
-    clipboard: Callable[[str], None] | None = None
 
 
 class BpeApp(Actions, App):
