@@ -255,3 +255,16 @@ async def test_every_bundled_lesson_plays_to_its_end_by_greater_than_only(path, 
         assert not (tmp_path / "state" / "bpe-lab" / "sessions").exists()
     finally:
         set_language(None)
+
+
+def test_the_tab_list_is_kept_once_and_every_tab_has_its_class():
+    """tui.model.tabs.TABS is the one list: the screen's tab classes, the palette's entries and
+    the lesson format's analysis TAB all follow it, in its order."""
+    from tui.app.keys import ANALYSIS_COMMANDS
+    from tui.app.screens.analysis_tabs import TAB_CLASSES, AnalysisTab
+    from tui.lessons.directives import TABS as LESSON_TABS
+    from tui.model.tabs import TAB_IDS
+
+    assert sorted(TAB_CLASSES) == sorted(TAB_IDS) and all(issubclass(c, AnalysisTab) for c in TAB_CLASSES.values())
+    assert tuple(LESSON_TABS) == TAB_IDS
+    assert [action for _key, action, _title, _help in ANALYSIS_COMMANDS] == [f"app.analysis('{t}')" for t in TAB_IDS]
