@@ -144,7 +144,11 @@ app_starter: Callable[[str, str | None, str | None, TextIO], int] | None = None
 
 def start_app(name: str, lang: str | None, session: str | None, err: TextIO) -> int:
     from tui.cli.common import UsageError
+    from tui.i18n import set_language
+    from tui.lessons.catalog import load
 
+    set_language(lang)  # a missing translation's note in the lesson's language
+    load(name, lang)  # a lesson that does not read is one line, before any app starts
     if app_starter is None:
         raise UsageError("the app is not available here: run `bpe-lab lesson NAME`")
     return app_starter(name, lang, session, err)

@@ -17,10 +17,10 @@ from tui.model.tabs import TABS
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
+    from textual.screen import Screen as AnalysisScreen  # the analysis screen (typed loosely: no cycle)
 
     from engine import Trainer
     from engine.analysis import Table
-    from tui.app.screens.analysis import AnalysisScreen
 
 
 class AnalysisTab:
