@@ -264,6 +264,12 @@ def test_cli_lists_bundled_lessons(monkeypatch):
     code, out, _ = run()
     assert code == 0
     assert out.splitlines()[1].split(None, 3) == ["001-low", "001", "en,de", "low lower lowest: the first merges"]
+    german = parse(DATA / "001-low.de.md").title
+    assert german != "low lower lowest: the first merges"
+    assert run("--lang", "de")[1].splitlines()[1].split(None, 3)[3] == german  # titled in the language asked
+    assert run("--lang", "zh")[1].splitlines()[1].split(None, 3)[3] == "low lower lowest: the first merges"  # none: en
+    monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
+    assert run()[1].splitlines()[1].split(None, 3)[3] == german  # else the locale's
 
 
 def test_cli_language_fallback_is_a_note(monkeypatch):
@@ -281,6 +287,11 @@ def test_cli_starts_the_app_with_the_lesson_in_the_language_asked(monkeypatch):
     monkeypatch.setattr(catalog, "lesson_folder", lambda: DATA)
     started = []
     monkeypatch.setattr("tui.app.BpeApp.run", lambda app, **kw: started.append(app))
+    monkeypatch.setattr("tui.cli.lesson.app_starter", None)
+    assert run("low")[0] == 2  # the headless CLI alone never imports the app: the front door starts it
+    from tui.main import start_lesson
+
+    monkeypatch.setattr("tui.cli.lesson.app_starter", start_lesson)
     assert run("low", "--lang", "de")[0] == 0
     (app,) = started
     lesson, note = app._start_lesson

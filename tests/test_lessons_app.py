@@ -234,3 +234,22 @@ expect merges == ["aa", "ab"]
         assert app.screen is app.main_screen
         assert app.workbench.script is not None and app.workbench.steps == 2
         assert all(r.ok for r in app.lesson.shown[3].results)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["de", "zh"])
+async def test_l_lists_the_lessons_titled_in_the_ui_s_language(lang, tmp_path, monkeypatch):
+    from tui.i18n import set_language
+    from tui.lessons.catalog import bundled
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    set_language(lang)
+    app = BpeApp(autosave=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("l")
+        assert isinstance(app.screen, LessonListScreen)
+        shown = [str(app.screen.query_one(OptionList).get_option_at_index(i).prompt)
+                 for i in range(app.screen.query_one(OptionList).option_count)]
+        for each, line in zip(bundled(), shown, strict=True):
+            title = parse(each.files[lang]).title
+            assert title != parse(each.files["en"]).title and title in line

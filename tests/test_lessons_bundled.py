@@ -7,6 +7,7 @@ claim in the others; each lesson asserts what its course text claims."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
@@ -52,6 +53,50 @@ def test_played_headless_every_claim_holds(path):
     assert failed == [] and broken == []
     claims = sum(len(report.results) for report in reports)
     assert claims == sum(len(step.claims) for step in lesson.steps) and claims >= 15
+
+
+# -- the arithmetic a lesson states -----------------------------------------------------------------
+
+#: A number and the words that name what it counts ("256 bytes", "256 个字节", "9 Merges").
+_TERM = r"(\d+)[^\d=+→`,，。;；:：()（）]{0,16}?"
+_SUM = re.compile(rf"{_TERM}\s*=\s*((?:{_TERM}\s*\+\s*)+{_TERM})(?=[\s,，。;；:：]|$)")
+_CHAIN = re.compile(r"\d+(?:\s*→\s*\d+)+")
+
+
+def stated_sums(text: str) -> list[tuple[int, list[int]]]:
+    """Every ``TOTAL = A + B + ...`` the prose states outside code, as (TOTAL, [A, B, ...]).
+
+    Example: ``stated_sums("270 tokens = 256 bytes + 5 specials, so")`` -> ``[(270, [256, 5])]``
+    """
+    prose = re.sub(r"`[^`]*`", "", text)
+    return [(int(m.group(1)), [int(n) for n in re.findall(r"\d+", m.group(2))]) for m in _SUM.finditer(prose)]
+
+
+def test_stated_sums_are_read_as_written():
+    assert stated_sums("270 tokens = 256 bytes + 5 specials, so") == [(270, [256, 5])]
+    assert stated_sums("270 个词元 = 256 个字节 + 9 次合并 + 5 个特殊词元，所以") == [(270, [256, 9, 5])]
+    assert stated_sums("models fail at `1234 + 5678` = `x`") == []
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_the_arithmetic_a_lesson_states_holds(path):
+    """Every sum in a step's text adds up, and its total is what a claim of that step measures;
+    every chain of counts (``16 → 13 → 10 → 8 → 6 tokens``) is the lesson's token claims in order."""
+    lesson = parse(path)
+    told = 0
+    for step in lesson.steps:
+        values = [c.value for c in step.claims]
+        for total, terms in stated_sums(step.markdown):
+            told += 1
+            assert sum(terms) == total, f"{path.name} '{step.title}': {' + '.join(map(str, terms))} is not {total}"
+            assert total in values, f"{path.name} '{step.title}': no claim of the step measures {total}"
+    tokens = [c.value for s in lesson.steps for c in s.claims if c.quantity == "tokens"]
+    for chain in _CHAIN.findall(re.sub(r"`[^`]*`", "", "\n".join(s.markdown for s in lesson.steps))):
+        told += 1
+        counts = iter(tokens)
+        stated = [int(n) for n in re.findall(r"\d+", chain)]
+        assert all(n in counts for n in stated), f"{path.name}: {chain} is not the token claims {tokens} in order"
+    assert told or path.name[:3] not in ("000", "001"), f"{path.name}: the sum or chain the lesson states is not found"
 
 
 def _blocks(path):

@@ -7,6 +7,7 @@ import io
 import re
 
 import tui.cli.commands as cli  # noqa: E402
+from tui.lessons.directives import DIRECTIVES
 from tui.lessons.format import QUANTITIES
 
 from conftest import ROOT
@@ -37,7 +38,7 @@ def test_the_docs_example_checks_and_every_claim_holds(tmp_path):
 
 def test_every_directive_and_quantity_is_documented():
     text = DOC.read_text(encoding="utf-8")
-    for directive in ("open", "step", "run", "goto", "undo", "select", "tokenize", "trace", "analysis", "replay", "quiz", "expect"):
+    for directive in (*DIRECTIVES, "expect"):  # the one list of directives
         assert f"| `{directive}" in text or f"/ `{directive}" in text, directive
     for quantity in QUANTITIES:
         assert f"| `{quantity}" in text or f"/ `{quantity}" in text, quantity

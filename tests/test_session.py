@@ -140,11 +140,11 @@ async def test_an_autosave_that_finds_a_batch_running_tries_again_soon(tmp_path)
         held.wait()
         app.autosave()
         now = session_file.read_bytes() if session_file.exists() else None
-        assert now == before and app._save_retry  # busy: nothing written, a retry set
+        assert now == before and app.lab._save_retry  # busy: nothing written, a retry set
         release.set()
         holder.join()
         wb.training = False
-        while app._save_retry:  # the retry's timer fires
+        while app.lab._save_retry:  # the retry's timer fires
             await pilot.pause()
         await app.workers.wait_for_complete()
     assert len(json.loads(session_file.read_text(encoding="utf-8"))["merges"]) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from typing import TextIO
 
 #: tui.lessons.format.LANGUAGES, spelled out so that building the command line's parser does not
@@ -46,15 +47,17 @@ def run_lesson(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError("lesson --run takes one lesson (a name or a file)")
         return run_headless(args.lessons[0], args.lang, out, err, as_json=args.json, anywhere=args.trust_lesson)
     if not args.lessons:
-        return list_lessons(out)
+        return list_lessons(out, args.lang)
     if len(args.lessons) != 1:
         raise UsageError("give one lesson to start (a name or a file)")
     return start_app(args.lessons[0], args.lang, args.session, err, anywhere=args.trust_lesson)
 
 
-def list_lessons(out: TextIO) -> int:
+def list_lessons(out: TextIO, lang: str | None = None) -> int:
+    """The bundled lessons, each titled in ``lang`` (else the locale's language) where it has
+    that language, else in English."""
     from engine import inert
-    from tui.lessons.catalog import bundled
+    from tui.lessons.catalog import bundled, locale_lang
     from tui.lessons.format import LessonError, parse
 
     found = bundled()
@@ -62,8 +65,9 @@ def list_lessons(out: TextIO) -> int:
         print("no bundled lessons", file=out)
         return 0
     rows = []
+    lang = lang or locale_lang()
     for each in found:
-        path, _ = each.file("en")
+        path, _ = each.file(lang)
         try:
             lesson = parse(path)
             title, seed = lesson.title, lesson.seed or "-"
@@ -149,20 +153,19 @@ def json_inert(text: str) -> str:
     return re.sub("[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def start_app(name: str, lang: str | None, session: str | None, err: TextIO, *, anywhere: bool = False) -> int:
-    from pathlib import Path
+#: Starts the app with a lesson: ``(name, lang, session, err, anywhere=) -> exit code``. The front
+#: door (tui/main.py) sets it to the app's launcher (tui.app.launch.start_lesson); this module never
+#: imports the app, so without the front door the command says the app is not available.
+app_starter: Callable[..., int] | None = None
 
+
+def start_app(name: str, lang: str | None, session: str | None, err: TextIO, *, anywhere: bool = False) -> int:
+    from tui.cli.common import UsageError
     from tui.i18n import set_language
     from tui.lessons.catalog import load
 
-    # The app speaks the lesson's language (--lang), else the locale's, like `bpe-lab` itself: a
-    # Chinese lesson in an English UI mixed two languages on one screen. (Before loading: the
-    # note on a missing translation is said in it too.)
-    set_language(lang)
-    lesson, note = load(name, lang, anywhere=anywhere)
-    from tui.app import BpeApp
-
-    app = BpeApp(None, session_file=Path(session) if session else None, lesson=lesson, lesson_note=note)
-    app.lesson_lang = lang
-    app.run()
-    return 0
+    set_language(lang)  # a missing translation's note in the lesson's language
+    load(name, lang, anywhere=anywhere)  # a lesson that does not read is one line, before any app starts
+    if app_starter is None:
+        raise UsageError("the app is not available here: run `bpe-lab lesson NAME`")
+    return app_starter(name, lang, session, err, anywhere=anywhere)

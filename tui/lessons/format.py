@@ -18,13 +18,21 @@ from pathlib import Path
 
 from engine import inert, size_text
 from tui.i18n import _, ngettext
+from tui.lessons.directives import (  # noqa: F401 (the format's names, kept where they were)
+    QUIZ_MODES,
+    SETTINGS,
+    SOURCES,
+    TABS,
+    BadDirective,
+    Directive,
+    check_directive,
+    config_for,
+    sample_name,
+)
+from tui.lessons.directives import whole_number as _positive
 
 #: Comparison operators of a claim.
 OPS = ("==", "!=", "<=", ">=", "<", ">")
-#: The analysis screen's tabs a lesson may open.
-TABS = ("curve", "vocabulary", "heldout", "baselines", "compare", "tierules")
-#: Quiz modes (the predict-the-next-merge quiz).
-QUIZ_MODES = ("shuffled", "hidden", "typed")
 #: The languages bundled lessons come in.
 LANGUAGES = ("en", "de", "zh")
 #: Front matter keys.
@@ -32,25 +40,6 @@ FRONT_KEYS = {"title", "seed", "lang"}
 #: Lesson files above this many bytes are refused before they are read (the bundled ones are
 #: under 5 kB): parsing is linear, but a lesson is prose for people, not data.
 MAX_LESSON_BYTES = 1 << 20
-
-#: ``open`` settings: the setting -> the TrainConfig field it sets and the kind of value.
-SETTINGS = {
-    "base": ("base", "name"),
-    "pretokenizer": ("pretokenizer", "name"),
-    "pattern": ("pattern", "text"),
-    "split_digits": ("split_digits", "bool"),
-    "tie_rule": ("tie_rule", "name"),
-    "tie_break": ("tie_rule", "name"),
-    "vocab_size": ("vocab_size", "count"),
-    "vocab": ("vocab_size", "count"),
-    "max_merges": ("max_merges", "count"),
-    "merges": ("max_merges", "count"),
-    "min_frequency": ("min_frequency", "int"),
-    "no_merge_newline": ("no_merge_newline", "bool"),
-    "specials": ("specials", "list"),
-}
-#: Where ``open`` reads its corpus from.
-SOURCES = ("sample", "file", "text")
 
 #: Claims: the quantity -> how many arguments it takes, and what they are (docs/lessons.md).
 QUANTITIES: dict[str, tuple[str, ...]] = {
@@ -86,18 +75,6 @@ class LessonError(ValueError):
 
 class OutsideLessonError(LessonError):
     """A path a lesson names outside the folders it may read (:attr:`Lesson.reach`)."""
-
-
-@dataclass(frozen=True)
-class Directive:
-    """One line of a ``bpe`` block: ``kind`` (open, step, expect, ...), its positional words and
-    its ``key=value`` options; ``line`` is its line in the file, ``source`` the line as written."""
-
-    kind: str
-    args: tuple[str, ...]
-    options: dict[str, str]
-    line: int
-    source: str
 
 
 @dataclass(frozen=True)
@@ -583,8 +560,10 @@ def _directive(name: str, number: int, line: str, problems: list[str]) -> Direct
     try:
         if split[0][0] == "expect":
             return _claim(where, number, body, split)
-        return _check_directive(where, number, line.strip(), split)
-    except LessonError as exc:
+        args, options = _options(where, split)
+        check_directive(where, split[0][0], args, options)
+        return Directive(split[0][0], args, options, number, line.strip())
+    except (LessonError, BadDirective) as exc:
         problems.append(str(exc))
         return None
 
@@ -603,13 +582,6 @@ def _claim(where: str, number: int, body: str, split: list[tuple[str, str, int]]
             where=where, quantity=repr(quantity), choices=', '.join(QUANTITIES)))
     _check_claim_args(where, quantity, args, split[at][0], value)
     return Claim(quantity, args, split[at][0], value, number, body.strip())
-
-
-def _positive(where: str, word: str, what: str, minimum: int = 1) -> int:
-    if not re.fullmatch(r"\d+", word) or int(word) < minimum:
-        raise LessonError(_("{where}: bad {what} {word}: a whole number of {minimum} or more").format(
-            where=where, what=what, word=repr(word), minimum=minimum))
-    return int(word)
 
 
 def _check_claim_args(where: str, quantity: str, args: tuple[str, ...], op: str, value: object) -> None:
@@ -664,92 +636,6 @@ def _options(where: str, split: list[tuple[str, str, int]]) -> tuple[tuple[str, 
     return tuple(args), options
 
 
-def _check_directive(where: str, number: int, source: str, split: list[tuple[str, str, int]]) -> Directive:
-    kind = split[0][0]
-    args, options = _options(where, split)
-
-    def no_options(*allowed: str) -> None:
-        extra = sorted(set(options) - set(allowed))
-        if extra:
-            raise LessonError(_("{where}: {kind} takes no option {option}=").format(where=where, kind=kind, option=extra[0]))
-
-    def arity(least: int, most: int, usage: str) -> None:
-        if not least <= len(args) <= most:
-            raise LessonError(_("{where}: {kind} reads: {usage}").format(where=where, kind=kind, usage=usage))
-
-    if kind == "open":
-        arity(0, 0, "open sample=NAME|file=PATH|text=\"...\" [setting=value ...]")
-        sources = [k for k in SOURCES if k in options]
-        if len(sources) != 1:
-            raise LessonError(_("{where}: open takes one of sample=, file= or text=").format(where=where))
-        for key in options:
-            if key not in SOURCES and key not in SETTINGS:
-                raise LessonError(_("{where}: unknown setting {key}= (have: {choices})").format(
-                    where=where, key=key, choices=', '.join(SETTINGS)))
-        if "sample" in options:
-            from tui.model.samples import SAMPLES
-
-            if sample_name(options["sample"]) not in SAMPLES:
-                raise LessonError(_("{where}: no bundled sample named {sample} (have: {choices})").format(
-                    where=where, sample=repr(options['sample']), choices=', '.join(SAMPLES)))
-        if "text" in options and not options["text"]:
-            raise LessonError(_("{where}: open text= needs some text").format(where=where))
-        try:
-            config_for(options)
-        except ValueError as exc:
-            raise LessonError(_("{where}: {exc}").format(where=where, exc=exc)) from None
-    elif kind in ("step", "undo"):
-        arity(0, 1, f"{kind} [N]")
-        no_options()
-        if args:
-            _positive(where, args[0], _("step number"))
-    elif kind == "run":
-        arity(0, 1, "run [N]")
-        no_options()
-        if args:
-            _positive(where, args[0], _("step number"), 0)
-    elif kind == "goto":
-        arity(1, 1, "goto N")
-        no_options()
-        _positive(where, args[0], _("step number"), 0)
-    elif kind == "select":
-        arity(1, 1, "select TOKEN (text, \"[e4 b8]\" bytes or #id)")
-        no_options()
-    elif kind == "tokenize":
-        arity(0, 1, "tokenize \"TEXT\" [trace=on|off]")
-        no_options("trace")
-        if options.get("trace", "on") not in ("on", "off"):
-            raise LessonError(_("{where}: trace is on or off").format(where=where))
-    elif kind == "trace":
-        arity(1, 1, "trace on|off")
-        no_options()
-        if args[0] not in ("on", "off"):
-            raise LessonError(_("{where}: trace is on or off, not {word}").format(where=where, word=repr(args[0])))
-    elif kind == "analysis":
-        arity(1, 1, f"analysis TAB (one of {', '.join(TABS)}) [text=\"...\" with compare]")
-        no_options("text")
-        if args[0] not in TABS:
-            raise LessonError(_("{where}: unknown analysis tab {word} (have: {choices})").format(
-                where=where, word=repr(args[0]), choices=', '.join(TABS)))
-        if "text" in options and args[0] != "compare":
-            raise LessonError(_("{where}: text= goes with analysis compare (the text compared)").format(where=where))
-    elif kind == "replay":
-        arity(1, 1, "replay PATH (a tokenizer file)")
-        no_options()
-    elif kind == "quiz":
-        arity(0, 0, "quiz [mode=shuffled|hidden|typed] [rounds=N]")
-        no_options("mode", "rounds")
-        if options.get("mode", "shuffled") not in QUIZ_MODES:
-            raise LessonError(_("{where}: unknown quiz mode {mode} (have: {choices})").format(
-                where=where, mode=repr(options['mode']), choices=', '.join(QUIZ_MODES)))
-        if "rounds" in options:
-            _positive(where, options["rounds"], _("number of rounds"))
-    else:
-        known = "open, step, run, goto, undo, select, tokenize, trace, analysis, replay, quiz, expect"
-        raise LessonError(_("{where}: unknown directive {kind} (have: {known})").format(where=where, kind=repr(kind), known=known))
-    return Directive(kind, args, options, number, source)
-
-
 def _check_files(lesson: Lesson, action: Directive, problems: list[str]) -> None:
     """A file a directive names must be within the lesson's reach (said first: whether a file
     out of reach exists is not said) and exist (relative to the lesson)."""
@@ -767,68 +653,6 @@ def _check_files(lesson: Lesson, action: Directive, problems: list[str]) -> None
     if not path.is_file():
         what = _("no such file") if not path.exists() else _("not a file")
         problems.append(_("{file}:{line}: {named}: {what}").format(file=lesson.path, line=action.line, named=named, what=what))
-
-
-def sample_name(name: str) -> str:
-    """A bundled sample's file name; ``.txt`` may be left out (``die-katze`` is ``die-katze.txt``)."""
-    from tui.model.samples import SAMPLES
-
-    return name if name in SAMPLES or f"{name}.txt" not in SAMPLES else f"{name}.txt"
-
-
-# -- settings ------------------------------------------------------------------------------------
-
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
-
-
-def config_for(options: dict[str, str]):
-    """The training config an ``open`` directive asks for: the sample's example settings
-    (``tui.model.samples.SETTINGS``) or the defaults, with the directive's settings over them.
-    ValueError (one line) on a bad setting.
-
-    Example: ``config_for({"sample": "die-katze.txt", "vocab_size": "265"}).vocab_size`` -> 265
-    """
-    from engine import TrainConfig
-    from tui.model.samples import SETTINGS as SAMPLE_SETTINGS
-
-    data = dict(SAMPLE_SETTINGS.get(sample_name(options.get("sample", "")), {}))
-    for key, raw in options.items():
-        if key in SOURCES:
-            continue
-        if key not in SETTINGS:
-            raise ValueError(_("unknown setting {key}=").format(key=key))
-        name, kind = SETTINGS[key]
-        if kind == "count":
-            if raw.lower() in ("none", ""):
-                data[name] = None
-                continue
-            if not re.fullmatch(r"\d+", raw):
-                raise ValueError(_("{key}= takes a whole number or none, not {raw}").format(key=key, raw=repr(raw)))
-            data[name] = int(raw)
-        elif kind == "int":
-            if not re.fullmatch(r"\d+", raw):
-                raise ValueError(_("{key}= takes a whole number, not {raw}").format(key=key, raw=repr(raw)))
-            data[name] = int(raw)
-        elif kind == "bool":
-            if raw.lower() not in _TRUE | _FALSE:
-                raise ValueError(_("{key}= is true or false, not {raw}").format(key=key, raw=repr(raw)))
-            data[name] = raw.lower() in _TRUE
-        elif kind == "list":
-            data[name] = [s for s in raw.split(",") if s] if raw else []
-        else:
-            data[name] = raw
-    if "pattern" in options and "pretokenizer" not in options:
-        data["pretokenizer"] = "custom"
-    if data.get("pretokenizer") != "custom":
-        data.pop("pattern", None)
-    if "vocab_size" in {SETTINGS[k][0] for k in options if k in SETTINGS} and "max_merges" not in {
-            SETTINGS[k][0] for k in options if k in SETTINGS}:
-        data.pop("max_merges", None)  # one stop rule asked for replaces the sample's other one
-    if "max_merges" in {SETTINGS[k][0] for k in options if k in SETTINGS} and "vocab_size" not in {
-            SETTINGS[k][0] for k in options if k in SETTINGS}:
-        data.pop("vocab_size", None)
-    return TrainConfig.from_dict(data)
 
 
 # -- checking ------------------------------------------------------------------------------------

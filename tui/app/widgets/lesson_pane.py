@@ -1,10 +1,10 @@
 """The lesson pane: beside the others, the current step's title, "step k/n", its narrative
 (Textual's Markdown widget, scrolling), its claims (✓ or ✗ with expected and actual) and what
-its actions said, and a line when the learner has explored away from the lesson's state."""
+its actions said, and a line when the learner has explored away from the lesson's state.
+
+It draws a :class:`tui.model.driver.LessonView` (plain data the player makes), never the player."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.containers import Vertical, VerticalScroll
@@ -14,30 +14,37 @@ from textual.widgets import Markdown, Static
 from engine import inert
 from tui.app.widgets.line_break import BrokenLines
 from tui.i18n import _
-
-if TYPE_CHECKING:
-    from tui.lessons.player import LessonPlayer
+from tui.model.driver import LessonView
 
 
-def claims_text(player: LessonPlayer) -> Text:
-    """The step's verdicts and notes, one per line (never markup: claims quote "[e4 b8]")."""
+def claims_text(view: LessonView) -> Text:
+    """The step's verdicts, failed actions and notes, one per line (plain text, never markup:
+    claims quote "[e4 b8]")."""
     text = Text()
-    shown = player.shown.get(player.index)
-    if shown is None:
-        return text
-    for result in shown.results:
-        if result.ok:
+    for claim in view.claims:
+        if claim.ok:
             text.append("✓ ", style="bold green")
-            text.append(inert(f"{result.claim.subject} {result.claim.expected}") + "\n")
+            text.append(inert(claim.text) + "\n")
         else:
             text.append("✗ ", style="bold red")
-            text.append(inert(f"{result.claim.subject} {result.claim.expected}") + "\n", style="red")
-            text.append("  " + inert(_("actual: {actual}").format(actual=result.shown_actual)) + "\n", style="red")
-    for failure in shown.failures:
+            text.append(inert(claim.text) + "\n", style="red")
+            text.append("  " + inert(_("actual: {actual}").format(actual=claim.detail)) + "\n", style="red")
+    for failure in view.failures:
         text.append(inert(failure) + "\n", style="bold red")
-    for note in shown.notes:
+    for note in view.notes:
         text.append(inert(note) + "\n", style="yellow")
     return text
+
+
+def banner_text(view: LessonView) -> Text | None:
+    """The line above the step's text: running, explored, or the lesson's note (introduction)."""
+    if view.busy:
+        return Text(_("running the step…"), style="italic")
+    if view.drifted:
+        return Text(_("you explored: press > to return to the lesson"), style="bold yellow")
+    if view.note and view.step_index == 0:
+        return Text(inert(view.note), style="italic")
+    return None
 
 
 class _Breaking:
@@ -83,30 +90,22 @@ class LessonPane(Vertical):
             yield Static("", id="lesson-claims")
         yield Static(_("> next  < back  L again"), id="lesson-keys")
 
-    def show(self, player: LessonPlayer) -> None:
-        lesson, index = player.lesson, player.index
-        step = lesson.steps[index]
+    def show(self, view: LessonView) -> None:
+        """Draw ``view`` (plain data from the player)."""
         # Text, not a str: a str border title is markup ("[/x]" raised MarkupError, "[@click=...]" acted)
-        if index == 0:
-            self.border_title = Text(inert(_("lesson: {title}").format(title=lesson.title)))
+        if view.step_index == 0:
+            self.border_title = Text(inert(_("lesson: {title}").format(title=view.title)))
         else:
-            self.border_title = Text(_("step {k}/{n}").format(k=index, n=player.count))
+            self.border_title = Text(_("step {k}/{n}").format(k=view.step_index, n=view.step_count))
         banner = self.query_one("#lesson-banner", Static)
-        if player.busy:
-            banner.update(Text(_("running the step…"), style="italic"))
-        elif player.drifted():
-            banner.update(Text(_("you explored: press > to return to the lesson"), style="bold yellow"))
-        elif player.note and index == 0:
-            banner.update(Text(inert(player.note), style="italic"))
-        else:
-            banner.update("")
-        banner.display = bool(player.busy or player.drifted() or (player.note and index == 0))
-        heading = f"## {lesson.title}" if index == 0 else f"## {step.title}"
-        markdown = inert(f"{heading}\n\n{step.markdown}")  # the prose's escapes shown, never sent to the terminal
-        view = self.query_one("#lesson-text", Markdown)
+        line = banner_text(view)
+        banner.update(line or "")
+        banner.display = line is not None
+        markdown = inert(f"## {view.step_title}\n\n{view.prose}")  # the prose's escapes shown, never sent to the terminal
+        text = self.query_one("#lesson-text", Markdown)
         if getattr(self, "_markdown", None) != markdown:
             self._markdown = markdown
-            view.update(markdown)
+            text.update(markdown)
             self.query_one("#lesson-scroll", VerticalScroll).scroll_home(animate=False)
-        claims = Content.from_rich_text(claims_text(player))  # made inert in claims_text
+        claims = Content.from_rich_text(claims_text(view))  # made inert in claims_text
         self.query_one("#lesson-claims", Static).update(BrokenLines(claims, hang=2))  # a claim's second line under its first's text
