@@ -141,12 +141,28 @@ async def test_move_trains_through_the_worker_jumps_back_and_can_be_cancelled(tm
         assert await lab.move(900) == 900 and not lab.busy
         assert app.training.posted.is_set()  # through Training's worker, not a thread of the player's own
         assert await lab.move(10) == 10  # back: at once, from a copy or a short walk
-        # a move to the end, cancelled: it stops at a batch's end and leaves a consistent trainer
+        # a move to the end, cancelled: it stops at a batch's end and leaves a consistent trainer.
+        # The run's second batch waits until the move is cancelled: the compiled core makes every
+        # merge of this corpus in one batch, and a test that raced it found the run over.
+        import threading
+
+        gate, batches, real = threading.Event(), [], app.workbench.run_batch
+
+        def gated(*args, **kwargs):
+            batches.append(1)
+            if len(batches) > 1:
+                gate.wait(60)
+            return real(*args, **{**kwargs, "limit": min(kwargs.get("limit") or 20, 20)})
+
+        app.workbench.run_batch = gated
+        app.training.posted.clear()
         task = asyncio.create_task(lab.move(None))
-        await settle_until(pilot, lambda: app.training.posted.is_set() and lab.running, "a batch", workers=False)
+        await settle_until(pilot, lambda: app.training.posted.is_set() and lab.running and len(batches) > 1,
+                           "a batch, and the next one waiting", workers=False)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
+        gate.set()
         await lab.idle()
         steps = app.workbench.steps
         assert 10 <= steps < 4000 - 256 and not lab.busy

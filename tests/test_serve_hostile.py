@@ -253,7 +253,7 @@ def test_the_download_is_the_bytes_just_written(tmp_path):
 
 
 def test_a_lessons_inline_text_is_readable_in_serve_mode(tmp_path, monkeypatch):
-    from tui.lessons.runner import text_file
+    from tui.lessons.directives import text_file
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     (tmp_path / "root").mkdir()

@@ -69,11 +69,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return launch(args)
 
 
-def start_lesson(name: str, lang: str | None, session: str | None, err) -> int:
-    """The app with a lesson (``bpe-lab lesson NAME``): imported only when one starts."""
+def start_lesson(name: str, lang: str | None, session: str | None, err, *, anywhere: bool = False) -> int:
+    """The app with a lesson (``bpe-lab lesson NAME``; ``anywhere``: ``--trust-lesson``):
+    imported only when one starts."""
     from tui.app.launch import start_lesson as launch_lesson
 
-    return launch_lesson(name, lang, session, err)
+    return launch_lesson(name, lang, session, err, anywhere=anywhere)
 
 
 def entry() -> None:

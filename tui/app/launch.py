@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from engine import pretokenizer_for, refuse_inputs
-from tui.cli.app_options import add_theme_option, build_parser, confine_args  # noqa: F401  (the launcher's, re-exported)
+from tui.cli.app_options import add_theme_option, build_parser, confine_args, table_corpus  # noqa: F401  (the launcher's, re-exported)
 from tui.cli.common import PROG, config_from_args, guarded
 from tui.i18n import set_language
 from tui.model.pacing import SPEED_NAMES
@@ -101,18 +101,6 @@ def resume_file(args: argparse.Namespace, explicit: Path | None) -> Path:
     if corpus_sessions(source):
         raise ValueError(f"{args.corpus} changed since the session was saved: cannot resume it")
     raise ValueError(f"no session on {args.corpus} to resume")
-
-
-def table_corpus(args: argparse.Namespace, config):
-    """``--counts TABLE``: the table as the app's corpus, and the config it trains with (the
-    table's pre-tokenizer and base; contradicting options are refused, as by train --counts)."""
-    from tui.cli.count import counts_config
-    from tui.model.workbench import LoadedCorpus
-
-    if args.corpus is not None or args.tokenizer is not None:
-        raise ValueError("give a CORPUS, --tokenizer or --counts TABLE, not two of them")
-    corpus = LoadedCorpus.open_counts(args.counts, config)
-    return corpus, counts_config(args, corpus.table, config)
 
 
 def launch(argv: Sequence[str], *, err: TextIO | None = None) -> int:

@@ -73,3 +73,15 @@ def confine_args(args: argparse.Namespace):
             rules.readable(given)
             setattr(args, name, given)
     return rules
+
+
+def table_corpus(args: argparse.Namespace, config):
+    """``--counts TABLE``: the table as the app's corpus, and the config it trains with (the
+    table's pre-tokenizer and base; contradicting options are refused, as by train --counts)."""
+    from tui.cli.count import counts_config
+    from tui.model.workbench import LoadedCorpus
+
+    if args.corpus is not None or args.tokenizer is not None:
+        raise ValueError("give a CORPUS, --tokenizer or --counts TABLE, not two of them")
+    corpus = LoadedCorpus.open_counts(args.counts, config)
+    return corpus, counts_config(args, corpus.table, config)

@@ -158,7 +158,7 @@ def check_app_args(app_args: Sequence[str], root: Path) -> None:
     if not args.tokenizer:
         pretokenizer_for(config_from_args(args))
     if args.counts is not None:  # read now: a bad table would leave every tab at "loading" in the browser
-        from tui.app.launch import table_corpus
+        from tui.cli.app_options import table_corpus
 
         args.counts = typed_counts  # inside the root (checked), and named as typed
         table_corpus(args, config_from_args(args))
