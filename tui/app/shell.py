@@ -113,6 +113,7 @@ class BpeApp(App):
         show once the app runs (a config file that was ignored); ``lesson``: a parsed lesson
         (tui.lessons.format.Lesson) to start with."""
         super().__init__()
+        __import__("tui.app.wide_cuts", fromlist=["install"]).install()  # Textual #6357: wide characters at pane borders
         if theme is not None:
             self.theme = theme
         #: The theme last remembered (or given): a change to another one is saved to prefs_file.
