@@ -118,24 +118,29 @@ class _Chops(list):
 
 def _splits(strip: Strip, cut: int) -> bool:
     """Would dividing ``strip`` at cell ``cut`` split a character (turn it into spaces)?"""
-    left, right = strip.divide([cut, strip.cell_length])
-    text = "".join(segment.text for segment in strip._segments)
-    return "".join(segment.text for segment in (*left._segments, *right._segments)) != text
+    position = 0
+    for segment in strip._segments:
+        end = position + segment.cell_length
+        if end > cut:
+            if position == cut or segment.text.isascii():
+                return False
+            before, after = segment.split_cells(cut - position)
+            return before.text + after.text != segment.text
+        position = end
+    return False
 
 
-def _whole_cuts(strip: Strip, cuts: list[int], owned: Callable[[int], bool]) -> list[int]:
+def _whole_cuts(strip: Strip, cuts: list[int], pairs: list[int]) -> list[int]:
     """Where to divide ``strip`` (cell offsets ``cuts``, the last one its end): each inner cut
-    that splits a character and whose chops either side ``owned`` says this strip paints moves
-    one cell right."""
-    if all(segment.text.isascii() for segment in strip._segments):
-        return cuts
-    moved = list(cuts)
-    for index in range(len(cuts) - 1):
+    ``cuts[index]`` with ``index`` in ``pairs`` (this strip paints the chops either side) that
+    splits a character moves one cell right."""
+    moved = cuts
+    for index in pairs:
         cut = cuts[index]
-        if owned(index) and owned(index + 1) and _splits(strip, cut):
-            later = cut + 1
-            if later <= cuts[index + 1] and not _splits(strip, later):
-                moved[index] = later
+        if _splits(strip, cut) and cut + 1 <= cuts[index + 1] and not _splits(strip, cut + 1):
+            if moved is cuts:
+                moved = list(cuts)
+            moved[index] = cut + 1
     return moved
 
 
@@ -149,9 +154,8 @@ def _render_chops(
     cuts = self.cuts
     fromkeys = dict.fromkeys
     chops: _Chops = _Chops(fromkeys(cut_set[:-1]) for cut_set in cuts)
+    #: Per line, the cuts moved one cell right: each such chop's content starts after its key.
     chops.moved = {}
-    #: (line, cut) of each chop whose content starts one cell after its key.
-    late: set[tuple[int, int]] = set()
 
     renders = self._get_renders(crop)
     intersection = Region.intersection
@@ -170,11 +174,13 @@ def _render_chops(
             divide_at = [cut - render_x for cut in final_cuts[1:]]
             get_chops_line = chops_line.get
             if len(divide_at) > 1:
-                divided = _whole_cuts(strip, divide_at, lambda index: get_chops_line(final_cuts[index]) is None)
+                # Inner cuts with both chops still free: this strip paints both sides.
+                free = [get_chops_line(cut) is None for cut in final_cuts[:-1]]
+                pairs = [index for index in range(len(free) - 1) if free[index] and free[index + 1]]
+                divided = _whole_cuts(strip, divide_at, pairs) if pairs else divide_at
                 if divided is not divide_at:
                     for index, (cut, at) in enumerate(zip(divide_at, divided)):
                         if at != cut:
-                            late.add((y, final_cuts[index + 1]))
                             chops.moved.setdefault(y, set()).add(final_cuts[index + 1])
                     divide_at = divided
             cut_strips = strip.divide(divide_at)
@@ -184,13 +190,13 @@ def _render_chops(
                 if get_chops_line(cut) is None:
                     chops_line[cut] = strip
 
-    for y in chops.moved:
+    for y, late in chops.moved.items():
         # Key each chop by where its content starts; an emptied one (the next cut was one cell
         # on) goes. Done after painting: lower renders look the chops up by the cut positions.
         chops[y] = {
-            (cut + 1 if (y, cut) in late else cut): strip
+            (cut + 1 if cut in late else cut): strip
             for cut, strip in chops[y].items()
-            if not ((y, cut) in late and strip is not None and not strip.cell_length)
+            if not (cut in late and strip is not None and not strip.cell_length)
         }
     return chops
 
