@@ -10,11 +10,15 @@ both chops either side of a cut and the cut falls inside a double-width characte
 cut one cell right for that line: the whole character goes to the left chop, and the right chop
 starts one cell later. The chops of that line are then keyed by where they really start, and
 ``Compositor.render_partial_update`` (replaced too) takes each chop's end from the next chop's
-start instead of from the cut list. The consumers are unchanged: a full update and
+start instead of from the cut list, and a span of the update that ended at a moved cut (a
+widget's dirty region ends at its edge) ends one cell later, so the crop to the span does not
+split the character again. The consumers are unchanged: a full update and
 ``render_strips`` join a line's chops in order (the SVG export is a full update), and a partial
 update (``ChopsUpdate``, both ``render_segments`` and ``__rich_console__``) writes each chop at its
 key and crops it to its end. A cut where another widget paints one side is left alone: there the
-half of the character that shows is covered, and a space is right.
+half of the character that shows is covered, and a space is right. (Textual still splits a
+character where a dirty region ends inside one, away from any widget edge; nothing here needed
+that, and it is left alone.)
 
 The copies are of Textual 8.2.8's code. :func:`install` applies them only to Textual 8.x, and only
 while the source of every function the patch replaces or relies on is the one it was written
