@@ -18,7 +18,7 @@ from textual.widgets import Input
 from textual.worker import Worker
 
 from engine import TrainConfig
-from tui.app import collector
+from tui.app import collector, wide_cuts
 from tui.app.actions import Actions
 from tui.app.commands import system_commands, translated_system
 from tui.app.keys import app_bindings, typed_actions
@@ -64,6 +64,7 @@ class BpeApp(Actions, App):
         """``given``: :class:`LaunchOptions` fields, for short (``autosave=False``); ``lesson``: a
         parsed lesson (tui.lessons.format.Lesson) to start with."""
         super().__init__()
+        wide_cuts.install()  # Textual #6357: a wide character under a cut stays whole (a guarded patch)
         options = options or LaunchOptions(**given)
         if options.theme is not None:
             self.theme = options.theme
