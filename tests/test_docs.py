@@ -11,9 +11,6 @@ import pytest
 from conftest import ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-#: Pages written on another branch of issue 20 and linked before they land: a missing one is
-#: passed over; once its file is in the tree it is checked like any other (then drop it here).
-ELSEWHERE = {"docs/formats.md"}
 
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
@@ -50,8 +47,6 @@ def test_every_relative_link_resolves(page):
         name, _, fragment = target.partition("#")
         path = (page.parent / name).resolve() if name else page
         where = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-        if where in ELSEWHERE and not path.exists():
-            continue
         if not path.exists():
             broken.append(f"{target}: no such file")
         elif fragment and path.suffix == ".md" and fragment not in anchors(path):
