@@ -176,7 +176,9 @@ async def show_toasts(app: BpeApp, pilot, prefix: str) -> list[tuple[Toast, str]
 
     app.clear_notifications()
     app.notify("?", timeout=600)
-    await settle_until(pilot, lambda: len(app.screen.query(Toast)) == 1, "a toast shown")
+    # shown and laid out: a toast found before its first layout has no width yet (seen in CI)
+    await settle_until(pilot, lambda: len(app.screen.query(Toast)) == 1
+                       and app.screen.query_one(Toast).content_region.width > 4, "a toast shown")
     probe = app.screen.query_one(Toast)
     per_line = (probe.content_region.width - cell_len(prefix)) // 2
     count = (app.size.height - 2) // (probe.outer_size.height + 1)
