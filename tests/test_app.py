@@ -283,9 +283,9 @@ async def test_ids_toggle_and_trace_toggle():
 async def test_bindings_are_disabled_not_ignored_while_running():
     app = make_app(wb=workbench(vocab_size=4000))
     async with app.run_test(size=SIZE):
-        app.running = True  # as if a run were live
+        app.lab.running = True  # as if a run were live
         assert app.check_action("step", ()) is None
         assert app.check_action("undo", ()) is None
         assert app.check_action("toggle_run", ()) is True
-        app.running = False
+        app.lab.running = False
         assert app.check_action("step", ()) is True

@@ -12,6 +12,7 @@ import doctest
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import engine
 
@@ -188,3 +189,123 @@ def test_the_engine_docstring_example_runs(tmp_path, monkeypatch):
     result = doctest.testmod(engine, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 5 and result.failed == 0
     assert (tmp_path / "tokenizer.json").exists()
+
+
+# -- the rooms of tui/ (issue 20): every import counts, under TYPE_CHECKING and in functions too --
+
+
+def tui_modules() -> dict[str, Path]:
+    """Every module under tui/, by its dotted name (a package by its own name)."""
+    found = {}
+    for path in sorted((ROOT / "tui").rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def imported_names(path: Path, name: str, known: dict[str, Path]) -> set[str]:
+    """Every module ``path`` imports anywhere: at the top, under TYPE_CHECKING, in a function.
+    ``from X import Y`` names X.Y when that is a module, else X."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - (node.level - 1)] + ([base] if base else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                out.add(full if full in known else base)
+    return out
+
+
+def tui_graph() -> dict[str, set[str]]:
+    """Which tui modules each tui module imports (anywhere in it)."""
+    known = tui_modules()
+    graph = {}
+    for name, path in known.items():
+        deps = set()
+        for target in imported_names(path, name, known):
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target.startswith("tui") and target != name:
+                deps.add(target)
+        graph[name] = deps
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                part = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    part.append(member)
+                    if member == node:
+                        break
+                if len(part) > 1:
+                    found.append(sorted(part))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_tui_has_no_import_cycles():
+    assert cycles(tui_graph()) == []
+
+
+def test_cli_and_model_never_import_textual():
+    known = tui_modules()
+    wrong = {name: sorted(t for t in imported_names(path, name, known) if t.split(".")[0] == "textual")
+             for name, path in known.items() if name.startswith(("tui.cli", "tui.model"))}
+    assert {name: found for name, found in wrong.items() if found} == {}
+
+
+def test_headless_rooms_never_import_the_app():
+    """tui/cli/, tui/model/ and tui/lessons/ never import tui.app at all (tui/main.py, the front
+    door, starts the app); screens, widgets and the lab never import the app module (the shell)."""
+    graph = tui_graph()
+    headless = {name: sorted(d for d in deps if d == "tui.app" or d.startswith("tui.app."))
+                for name, deps in graph.items() if name.startswith(("tui.cli", "tui.model", "tui.lessons"))}
+    assert {name: found for name, found in headless.items() if found} == {}
+    inside = {name: sorted(d for d in deps if d in {"tui.app", "tui.app.shell"})
+              for name, deps in graph.items()
+              if name.startswith(("tui.app.screens", "tui.app.widgets")) or name == "tui.app.lab"}
+    assert {name: found for name, found in inside.items() if found} == {}

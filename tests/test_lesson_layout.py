@@ -254,7 +254,7 @@ def test_bpe_lab_lesson_speaks_the_lessons_language(lang, env, expected, monkeyp
     English: the lesson command never set a language); without --lang, the locale's."""
     import io
 
-    from tui.cli.lesson import start_app
+    from tui.app.launch import start_lesson as start_app
     from tui.i18n import language
 
     monkeypatch.setenv("LC_ALL", env)

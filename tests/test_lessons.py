@@ -287,6 +287,11 @@ def test_cli_starts_the_app_with_the_lesson_in_the_language_asked(monkeypatch):
     monkeypatch.setattr(catalog, "lesson_folder", lambda: DATA)
     started = []
     monkeypatch.setattr("tui.app.BpeApp.run", lambda app, **kw: started.append(app))
+    monkeypatch.setattr("tui.cli.lesson.app_starter", None)
+    assert run("low")[0] == 2  # the headless CLI alone never imports the app: the front door starts it
+    from tui.main import start_lesson
+
+    monkeypatch.setattr("tui.cli.lesson.app_starter", start_lesson)
     assert run("low", "--lang", "de")[0] == 0
     (app,) = started
     lesson, note = app._start_lesson

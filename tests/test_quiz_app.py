@@ -174,7 +174,7 @@ def test_quiz_snapshot_chinese_80x24(snap_compare):
     config = TrainConfig(pretokenizer="none")
     app = BpeApp(workbench=Workbench(corpus, config), autosave=False)
     app.animation_level = "none"
-    app.quiz_seed = 0
+    app.lab.quiz_seed = 0
 
     async def tie_round(pilot) -> None:
         await pilot.pause()

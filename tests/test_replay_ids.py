@@ -85,7 +85,7 @@ async def test_replay_shows_and_copies_the_files_ids(tmp_path):
     tiktoken = pytest.importorskip("tiktoken")
     app, path, ranks, imported = replay_app(tmp_path)
     copied: list[str] = []
-    app.clipboard_fn = copied.append
+    app.lab.clipboard_fn = copied.append
     enc = tiktoken.Encoding(name="gpt2ish", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={})
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
@@ -166,7 +166,7 @@ async def test_a_resumed_replay_keeps_the_files_ids(tmp_path):
 
     app, _, _, imported = replay_app(tmp_path)
     session_file = tmp_path / "session.json"
-    app.explicit_session, app._autosave_on = session_file, True
+    app.lab.keeper.explicit, app.lab.keeper.autosave = session_file, True
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

@@ -136,11 +136,11 @@ async def test_an_autosave_that_finds_a_batch_running_tries_again_soon(tmp_path)
         holder.start()
         held.wait()
         app.autosave()
-        assert not session_file.exists() and app._save_retry  # busy: nothing written, a retry set
+        assert not session_file.exists() and app.lab._save_retry  # busy: nothing written, a retry set
         release.set()
         holder.join()
         wb.training = False
-        while app._save_retry:  # the retry's timer fires
+        while app.lab._save_retry:  # the retry's timer fires
             await pilot.pause()
         await app.workers.wait_for_complete()
     assert len(json.loads(session_file.read_text(encoding="utf-8"))["merges"]) == 2

@@ -22,7 +22,33 @@ def make_app(**config) -> BpeApp:
 
 
 def toasts(app: BpeApp) -> list[str]:
-    return [notification.message for notification in app._notifications]
+    return app.toasts.texts()
+
+
+def test_canary_textuals_private_toast_state_is_still_there():
+    """tui/app/toasts.py counts repeated toasts through Textual's private notification state
+    (toasts.PRIVATE). When a Textual upgrade renames or drops one of them, this names which."""
+    import textual
+    from textual.app import App
+    from textual.notifications import Notification, Notifications
+
+    from tui.app.toasts import PRIVATE
+
+    owners = {"App": App, "Notification": Notification, "Notifications": Notifications}
+    app = App()
+    missing = []
+    for owner, name in PRIVATE:
+        holder = app if owner == "App" else owners[owner]
+        if owner == "Notification":
+            holder = Notification("x", "", "information", 1)
+        if not hasattr(holder, name):
+            missing.append(f"{owner}.{name}")
+    assert not missing, f"Textual {textual.__version__} no longer has {', '.join(missing)}: update tui/app/toasts.py"
+    notifications = app._notifications
+    assert isinstance(notifications, Notifications)
+    toast = Notification("x", "", "information", 5)
+    notifications.add(toast)
+    assert toast in notifications and not toast.has_expired  # what Toasts.notify reads back
 
 
 @pytest.mark.slow

@@ -59,10 +59,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in HEADLESS:
         from tui.cli.commands import main as cli_main
 
+        if args[0] == "lesson":  # `bpe-lab lesson NAME` starts the app, which only this door may import
+            import tui.cli.lesson
+
+            tui.cli.lesson.app_starter = start_lesson
         return cli_main(args)
     from tui.app.launch import launch
 
     return launch(args)
+
+
+def start_lesson(name: str, lang: str | None, session: str | None, err) -> int:
+    """The app with a lesson (``bpe-lab lesson NAME``): imported only when one starts."""
+    from tui.app.launch import start_lesson as launch_lesson
+
+    return launch_lesson(name, lang, session, err)
 
 
 def entry() -> None:

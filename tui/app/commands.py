@@ -12,7 +12,7 @@ from tui.app.keys import palette_entries
 from tui.i18n import N_, _
 
 if TYPE_CHECKING:
-    from tui.app import BpeApp
+    from textual.app import App
 
 
 #: Textual's own strings the app shows (its footer's palette key, its palette commands), marked so
@@ -32,12 +32,12 @@ def translated_system(command: SystemCommand) -> SystemCommand:
     return SystemCommand(_(command.title), _(command.help), command.callback, command.discover)
 
 
-def system_commands(app: BpeApp, screen: Screen) -> Iterable[SystemCommand]:
+def system_commands(app: App, screen: Screen) -> Iterable[SystemCommand]:
     """One palette entry per action, running the same action as its key.
 
     Actions on the main screen's panes (find, copy, ids, trace) are listed only when the palette
     is opened from the main screen, where they act."""
-    on_main = screen is app.main_screen
+    on_main = screen is app.screen_stack[0]
     for title, help_text, action in palette_entries():
         if action.startswith("app."):
             yield SystemCommand(title, help_text, lambda a=action: app.run_action(a))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from tui.i18n import N_, _
+from tui.model.tabs import TABS
 
 KEYS: list[Binding] = [
     Binding("space", "app.toggle_run", N_("Run/Pause"),
@@ -64,9 +65,11 @@ KEYS: list[Binding] = [
             tooltip=N_("save the screen as an SVG in the working folder (or $BPE_LAB_SCREENSHOTS); the message names the file")),
     Binding("l", "app.lessons", N_("Lessons"), show=False,
             tooltip=N_("lessons: pick a guided walkthrough (with a lesson open: hide or show its pane)")),
-    Binding("greater_than_sign", "app.lesson_next", N_("Next"),
+    # `>` and `<` move an open lesson even while an input has focus (priority); without a lesson
+    # they are not bound at all (check_action) and type into the input.
+    Binding("greater_than_sign", "app.lesson_next", N_("Next"), priority=True,
             tooltip=N_("lesson: the next step (after exploring: back to the lesson's state first)")),
-    Binding("less_than_sign", "app.lesson_back", N_("Back"), tooltip=N_("lesson: the step before, with its training state")),
+    Binding("less_than_sign", "app.lesson_back", N_("Back"), priority=True, tooltip=N_("lesson: the step before, with its training state")),
     Binding("L", "app.lesson_restart", N_("Restart"), show=False, tooltip=N_("lesson: start it again")),
     Binding("question_mark", "app.help", N_("Help"), tooltip=N_("help: every key and pane")),
     Binding("q", "app.quit", N_("Quit"), tooltip=N_("quit (asks when there is unsaved work)")),
@@ -121,13 +124,7 @@ PALETTE_TITLES = {
 
 #: The analysis screen's tabs, each also a palette entry ("a" then the tab's number).
 ANALYSIS_COMMANDS = [
-    ("a", "app.analysis('curve')", N_("Analysis: compression curve"), N_("Corpus tokens and bytes per token after every merge")),
-    ("a 2", "app.analysis('vocabulary')", N_("Analysis: vocabulary composition"),
-     N_("Whole characters, several characters, partial UTF-8")),
-    ("a 3", "app.analysis('heldout')", N_("Analysis: held-out evaluation"), N_("Encode text the tokenizer never trained on")),
-    ("a 4", "app.analysis('baselines')", N_("Analysis: baselines"), N_("BPE beside char, word, WordPiece and Unigram tokenizers")),
-    ("a 5", "app.analysis('compare')", N_("Analysis: compare text"), N_("Any text through several tokenizers; the token tax")),
-    ("a 6", "app.analysis('tierules')", N_("Analysis: tie-rule diff"), N_("Where two tie rules make the merge logs part")),
+    ("a" if n == 1 else f"a {n}", f"app.analysis('{tab.id}')", tab.command, tab.help) for n, tab in enumerate(TABS, 1)
 ]
 
 #: How the help and the README spell a key (the footer uses Textual's own display).

@@ -9,49 +9,11 @@ from pathlib import Path
 from typing import TextIO
 
 from engine import pretokenizer_for, refuse_inputs
-from tui.cli.common import PROG, Parser, add_training_options, config_from_args, guarded
-from tui.i18n import LANGUAGES, set_language
+from tui.cli.app_options import add_theme_option, build_parser, confine_args  # noqa: F401  (the launcher's, re-exported)
+from tui.cli.common import PROG, config_from_args, guarded
+from tui.i18n import set_language
 from tui.model.pacing import SPEED_NAMES
 from tui.model.samples import DEFAULT_SAMPLE
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog=PROG,
-        description="Train BPE one merge at a time and see everything that happens. "
-        "Headless commands: bpe-lab train|encode|decode|export|compare --help. "
-        "In web browsers: bpe-lab serve --help.",
-    )
-    parser.add_argument("corpus", nargs="?", metavar="CORPUS", help="a text file (default: the bundled workshop corpus)")
-    add_training_options(parser)
-    parser.add_argument("--tokenizer", metavar="TOK", help="replay a tokenizer (any supported format) on the corpus, merge by merge")
-    parser.add_argument("--pattern-name", choices=("none", "simple", "gpt2", "gpt4"), metavar="NAME",
-                        help="pre-tokenizer for a --tokenizer file that holds none (.tiktoken, vocab.json + merges.txt)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the last session where you left it (with CORPUS: that corpus's session)")
-    parser.add_argument("--session", metavar="PATH",
-                        help="one session file for every corpus (default: one per corpus in ~/.local/state/bpe-lab/sessions/)")
-    parser.add_argument("--run", action="store_true", help="start training as soon as the corpus is loaded")
-    parser.add_argument("--speed", choices=tuple(SPEED_NAMES), default="max", metavar="N",
-                        help="run speed in merges a second: 1, 2, 5, 20 or max (default; + and - change it in the app)")
-    add_theme_option(parser)
-    parser.add_argument("--counts", metavar="TABLE",
-                        help="train on a chunk-count table (bpe-lab count) or a word-count file instead of a corpus")
-    parser.add_argument("--lang", choices=LANGUAGES, metavar="LANG",
-                        help="the app's language: en, de or zh (default: the locale's, LC_ALL/LC_MESSAGES/LANG, else English)")
-    parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # tests: no terminal
-    # bpe-lab serve starts each browser tab's app with these (tui/cli/serve.py): files only inside
-    # the served folder, and a session file of the tab's own in the server's session folder.
-    parser.add_argument("--serve-root", metavar="DIR", help=argparse.SUPPRESS)
-    parser.add_argument("--serve-sessions", metavar="DIR", help=argparse.SUPPRESS)
-    return parser
-
-
-def add_theme_option(parser: argparse.ArgumentParser) -> None:
-    """``--theme NAME`` (the app, and the commands that start it: lessons, serve)."""
-    parser.add_argument("--theme", metavar="NAME",
-                        help="a Textual theme, e.g. textual-light for a projector (default: the one last picked "
-                             "in the palette, ctrl+p → theme; else textual-dark)")
 
 
 def theme_options(args: argparse.Namespace) -> dict:
@@ -174,10 +136,11 @@ def _launch(argv: Sequence[str]) -> int:
         session, corpus = resumed(args, session_file)
         refuse_inputs([session_file], [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else [])
         from tui.app import BpeApp
+        from tui.app.options import LaunchOptions
 
-        app = BpeApp(corpus, session.config, script=session.replay, file_ids=session.replay_ids, resume=session,
-                     session_file=explicit, resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed],
-                     **themed)
+        options = LaunchOptions(script=session.replay, file_ids=session.replay_ids, resume=session, session_file=explicit,
+                                resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed], **themed)
+        app = BpeApp(corpus, session.config, options=options)
         served(app, rules)
         app.run(headless=args.headless)
         return 0
@@ -200,10 +163,12 @@ def _launch(argv: Sequence[str]) -> int:
     if explicit is not None:
         refuse_inputs([explicit], inputs)
     from tui.app import BpeApp
+    from tui.app.options import LaunchOptions
 
     file_ids = imported.file_ids if imported is not None else None
-    app = BpeApp(corpus, config, script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
-                 speed=SPEED_NAMES[args.speed], **themed)
+    options = LaunchOptions(script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
+                            speed=SPEED_NAMES[args.speed], **themed)
+    app = BpeApp(corpus, config, options=options)
     served(app, rules)
     app.run(headless=args.headless)
     return 0
@@ -215,8 +180,8 @@ def served(app, rules) -> None:
     from tui.model.clipboard import server_clipboard
 
     app.confinement = rules
-    if rules is not None and app.clipboard_fn is None:
-        app.clipboard_fn = server_clipboard
+    if rules is not None and app.lab.clipboard_fn is None:
+        app.lab.clipboard_fn = server_clipboard
 
 
 def serve_mode(args: argparse.Namespace):
@@ -234,23 +199,18 @@ def serve_mode(args: argparse.Namespace):
     return rules
 
 
-def confine_args(args: argparse.Namespace):
-    """The :class:`tui.model.confine.Confinement` of ``--serve-root``, with the corpus and tokenizer
-    given made absolute and checked against it; ValueError (one line) when they are outside, or
-    for options a served app cannot take (``bpe-lab serve`` checks its app options with this)."""
-    import os
+def start_lesson(name: str, lang: str | None, session: str | None, err: TextIO) -> int:
+    """``bpe-lab lesson NAME``: the app with that lesson (the front door hands this to
+    tui/cli/lesson.py). The app speaks the lesson's language (--lang), else the locale's, like
+    ``bpe-lab`` itself: a Chinese lesson in an English UI mixed two languages on one screen.
+    (Before loading: the note on a missing translation is said in it too.)"""
+    from tui.lessons.catalog import load
 
-    from tui.model.confine import Confinement
+    set_language(lang)
+    lesson, note = load(name, lang)
+    from tui.app import BpeApp
 
-    if args.resume or args.session:
-        raise ValueError("in a browser each participant has a session of their own: --resume and --session do not apply")
-    rules = Confinement(Path(args.serve_root))
-    if not rules.root.is_dir():
-        raise ValueError(f"{args.serve_root}: no such folder to serve")
-    for name in ("corpus", "tokenizer"):
-        given = getattr(args, name)
-        if given and not given.startswith("sample:"):
-            given = os.path.abspath(os.path.expanduser(given))  # named from where serve started
-            rules.readable(given)
-            setattr(args, name, given)
-    return rules
+    app = BpeApp(None, session_file=Path(session) if session else None, lesson=lesson, lesson_note=note)
+    app.lesson_lang = lang
+    app.run()
+    return 0

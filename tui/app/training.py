@@ -1,6 +1,6 @@
 """The app's long work in a worker thread: a training run, and long jumps.
 
-:class:`Training` belongs to :class:`tui.app.BpeApp`, which decides when to run; the workers
+:class:`Training` belongs to the app's :class:`tui.app.lab.Lab`, which decides when to run; the workers
 pull time-bounded batches from the engine under the workbench lock, post :class:`Trained` to
 the app after each, and check for cancellation between batches: pausing stops within one.
 """
@@ -57,11 +57,12 @@ class Training:
         that moved the pacer's clock)."""
         self._wake.set()
 
-    def start(self, workbench: Workbench, until: int | None = None) -> None:
-        """Train at the run speed until a stop rule holds, :meth:`stop`, or step ``until``."""
+    def start(self, workbench: Workbench, until: int | None = None, paced: bool = True) -> None:
+        """Train at the run speed (``paced=False``: at full speed, as a lesson's moves do) until
+        a stop rule holds, :meth:`stop`, or step ``until``."""
         self._wake.clear()
         self.app.run_worker(
-            partial(self._train, workbench, until), thread=True, exclusive=True, group=GROUP, exit_on_error=False
+            partial(self._train, workbench, until, paced), thread=True, exclusive=True, group=GROUP, exit_on_error=False
         )
 
     def stop(self) -> None:
@@ -87,7 +88,7 @@ class Training:
             partial(self._jump, workbench, target), thread=True, exclusive=True, group=GROUP, exit_on_error=False
         )
 
-    def _train(self, workbench: Workbench, until: int | None = None) -> None:
+    def _train(self, workbench: Workbench, until: int | None = None, pace: bool = True) -> None:
         worker = get_current_worker()
         pacer = self.pacer
         pacer.restart()
@@ -99,7 +100,7 @@ class Training:
                 left = None if until is None else until - workbench.steps
                 if left is not None and left <= 0:
                     return
-                paced = pacer.paced
+                paced = pace and pacer.paced
                 if paced:
                     delay = pacer.delay()
                     if delay > 0:

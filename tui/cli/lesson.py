@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from typing import TextIO
 
 #: tui.lessons.format.LANGUAGES, spelled out so that building the command line's parser does not
@@ -135,20 +136,15 @@ def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_js
     return 1 if failed or failed_actions else 0
 
 
+#: Starts the app with a lesson: ``(name, lang, session, err) -> exit code``. The front door
+#: (tui/main.py) sets it to the app's launcher (tui.app.launch.start_lesson); this module never
+#: imports the app, so without the front door the command says the app is not available.
+app_starter: Callable[[str, str | None, str | None, TextIO], int] | None = None
+
+
 def start_app(name: str, lang: str | None, session: str | None, err: TextIO) -> int:
-    from pathlib import Path
+    from tui.cli.common import UsageError
 
-    from tui.i18n import set_language
-    from tui.lessons.catalog import load
-
-    # The app speaks the lesson's language (--lang), else the locale's, like `bpe-lab` itself: a
-    # Chinese lesson in an English UI mixed two languages on one screen. (Before loading: the
-    # note on a missing translation is said in it too.)
-    set_language(lang)
-    lesson, note = load(name, lang)
-    from tui.app import BpeApp
-
-    app = BpeApp(None, session_file=Path(session) if session else None, lesson=lesson, lesson_note=note)
-    app.lesson_lang = lang
-    app.run()
-    return 0
+    if app_starter is None:
+        raise UsageError("the app is not available here: run `bpe-lab lesson NAME`")
+    return app_starter(name, lang, session, err)

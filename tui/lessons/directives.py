@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from tui.i18n import _
 from tui.model.driver import DriverError
+from tui.model.tabs import TAB_IDS
 
 if TYPE_CHECKING:
     from engine import TrainConfig, Trainer
     from tui.model.driver import LabDriver
 
 #: The analysis screen's tabs a lesson may open.
-TABS = ("curve", "vocabulary", "heldout", "baselines", "compare", "tierules")
+TABS = TAB_IDS  # the analysis screen's tab list, kept once in tui.model.tabs
 #: Quiz modes (the predict-the-next-merge quiz).
 QUIZ_MODES = ("shuffled", "hidden", "typed")
 

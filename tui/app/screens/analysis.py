@@ -1,7 +1,8 @@
 """The analysis screen: curve, vocabulary, held-out, baselines, compare text, tie rules (issue 5).
 
-It follows training live by polling the step a few times a second (the training worker posts to
-the app, not here) and redraws only the visible tab. Reads of the trainer from the UI thread take
+It follows training by the lab's signals (:class:`tui.app.lab.Lab`: a new workbench, the trainer
+moved, a batch trained), at most a few redraws a second while a run goes, and redraws only the
+visible tab. While a lesson is open, its pane stays beside the tabs. Reads of the trainer from the UI thread take
 the workbench lock briefly or not at all; anything slow (a trainer on the training part, the
 baselines, the tie-rule runs, loading a tokenizer file) runs in a thread worker that posts back.
 
@@ -13,6 +14,7 @@ which keeps them out of the time to the app's first frame (tests/bench/bench_sta
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +23,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input
@@ -31,25 +33,21 @@ from tui.app.theme import current
 from tui.app.widgets.footer import FittingFooter
 from tui.i18n import N_, _
 from tui.model.confine import confined_setting, deliver, output_path
+from tui.model.tabs import TABS as TAB_LIST
 from tui.model.workbench import Workbench
 
 if TYPE_CHECKING:
     from textual.widgets import TabbedContent
 
     from engine.analysis import BpeSegmenter, Row, Segmenter, Table
+    from tui.app.lab import Change, Lab
     from tui.app.widgets.heldout_pane import HeldOutPane
+    from tui.model.driver import LessonView
     from tui.model.evaluation import Evaluated, Evaluation
 
-#: Tab ids and titles; keys 1-6 switch to them.
-TABS = (
-    ("curve", N_("Curve")),
-    ("vocabulary", N_("Vocabulary")),
-    ("heldout", N_("Held-out")),
-    ("baselines", N_("Baselines")),
-    ("compare", N_("Compare text")),
-    ("tierules", N_("Tie rules")),
-)
-POLL = 0.25  # seconds between looks at the trainer's step
+#: Tab ids and titles (their one list: tui.model.tabs); keys 1-6 switch to them.
+TABS = tuple((tab.id, tab.title) for tab in TAB_LIST)
+POLL = 0.25  # while training runs, seconds between redraws of the visible tab
 
 
 class AnalysisScreen(Screen[None]):
@@ -78,11 +76,17 @@ class AnalysisScreen(Screen[None]):
         vocab_size: int
         rows: list[Row]
         segmenters: list[Segmenter]
+        error: str | None = None
 
-    def __init__(self, workbench: Workbench, tab: str = "curve") -> None:
+    def __init__(self, lab: Lab, tab: str = "curve", text: str | None = None) -> None:
+        """``text``: put in the compare tab's input (a lesson's)."""
         super().__init__()
-        self.workbench = workbench
+        self.lab = lab
+        self.workbench: Workbench = lab.workbench
         self.initial = tab if tab in dict(TABS) else "curve"
+        self._text = text
+        self._last_poll = 0.0
+        self._poll_timer = None
         self._reset()
 
     def _reset(self) -> None:
@@ -98,6 +102,17 @@ class AnalysisScreen(Screen[None]):
     # -- layout -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        from tui.app.widgets.lesson_pane import LessonPane
+
+        if self.lab.lesson is None:
+            yield from self._tabs()
+        else:  # the lesson's text and claims stay in view beside the tabs
+            with Horizontal(id="analysis-body"):
+                yield from self._tabs()
+                yield LessonPane(id="analysis-lesson")
+        yield FittingFooter()
+
+    def _tabs(self) -> ComposeResult:
         from textual.widgets import TabbedContent, TabPane
 
         from tui.app.widgets.baselines_pane import BaselinesPane
@@ -122,11 +137,73 @@ class AnalysisScreen(Screen[None]):
                 yield ComparePane(id="compare-pane")
             with TabPane(f"6 {_(TABS[5][1])}", id="tierules"):
                 yield TieDiffPane(self.workbench, id="tiediff-pane")
-        yield FittingFooter()
 
     def on_mount(self) -> None:
-        self.set_interval(POLL, self.poll)
+        lab = self.lab
+        lab.attached.subscribe(self, self._attached, immediate=True)
+        lab.changed.subscribe(self, self._changed, immediate=True)
+        lab.analysis.subscribe(self, self._asked, immediate=True)
+        lab.lesson_shown.subscribe(self, self.show_lesson, immediate=True)
+        self.show_lesson()
+        if self._text is not None:
+            self.set_compare_text(self._text)
         self.poll(force=True)
+
+    # -- what the lab says --------------------------------------------------------------------
+
+    def _attached(self, workbench: Workbench) -> None:
+        self.poll(force=True)
+
+    def _changed(self, change: Change) -> None:
+        """The trainer moved: redraw now, or while a run goes at most every POLL seconds (and
+        always at its end)."""
+        if change.kind == "status":
+            return
+        if change.kind == "follow" and not (change.done or change.final):
+            wait = POLL - (time.monotonic() - self._last_poll)
+            if wait > 0:
+                if self._poll_timer is None:
+                    self._poll_timer = self.set_timer(wait, self._timed_poll)
+                return
+        self.poll()
+
+    def _timed_poll(self) -> None:
+        self._poll_timer = None
+        self.poll()
+
+    def _asked(self, asked: tuple[str, str | None]) -> None:
+        """The lab (a lesson) asks for a tab, with text for its input."""
+        tab, text = asked
+        self.show_tab(tab)
+        if text is not None:
+            self.set_compare_text(text)
+
+    def set_compare_text(self, text: str, tries: int = 50) -> None:
+        """Put ``text`` in the compare tab's input, as if typed (the input takes no focus); the
+        tab's panes are made after the screen mounts, so this waits a refresh or a few for them."""
+        found = self.query("#compare-text").results(Input)
+        field = next(found, None)
+        if field is None:
+            if tries > 0:
+                self.call_after_refresh(self.set_compare_text, text, tries - 1)
+            return
+        field.value = text
+
+    def show_lesson(self, view: LessonView | None = None) -> None:
+        """The lesson's pane beside the tabs while a lesson is open (`l` hides it)."""
+        from tui.app.widgets.lesson_pane import LessonPane
+
+        lab = self.lab
+        panes = self.query("#analysis-lesson").results(LessonPane)
+        pane = next(panes, None)
+        if pane is None:
+            return
+        visible = lab.lesson_view is not None and lab.lesson_pane_shown
+        if pane.has_class("shown") != visible:
+            pane.set_class(visible, "shown")
+            self.set_class(visible, "with-lesson")
+        if visible:
+            pane.show(lab.lesson_view)
 
     @property
     def active_tab(self) -> str:
@@ -139,14 +216,15 @@ class AnalysisScreen(Screen[None]):
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self.poll(force=True)
-        if event.pane.id == "compare":  # typing goes to the text to compare, not to the keys
+        if event.pane.id == "compare" and self.lab.lesson is None:  # typing goes to the text to compare
             self.query_one("#compare-text", Input).focus()
 
     # -- following the trainer --------------------------------------------------------------
 
     def poll(self, force: bool = False) -> None:
         """Redraw the visible tab when the step moved (or when forced)."""
-        current = getattr(self.app, "workbench", None)
+        self._last_poll = time.monotonic()
+        current = self.lab.workbench
         if current is not None and current is not self.workbench:
             self.workbench = current  # another corpus or settings: start over on it
             self._reset()
@@ -156,7 +234,9 @@ class AnalysisScreen(Screen[None]):
         if key == self._key and not force:
             return
         if getattr(self, f"_refresh_{self.active_tab}")():
-            self._key = key  # else the trainer was busy: try again at the next poll
+            self._key = key
+        elif self._poll_timer is None:  # the trainer was busy: try again soon
+            self._poll_timer = self.set_timer(POLL, self._timed_poll)
 
     def _refresh_curve(self) -> bool:
         from engine.analysis import compression_curve
@@ -216,7 +296,7 @@ class AnalysisScreen(Screen[None]):
         try:
             setting = confined_setting(self.app, setting)
             self.evaluation, self.evaluation_error = Evaluation(self.workbench, setting), None
-            self.app.heldout_setting = setting  # the what-if branches compare on it too
+            self.lab.heldout_setting = setting  # the what-if branches compare on it too
         except ValueError as exc:
             self.evaluation, self.evaluation_error = None, str(exc)
         self.evaluated, self.baselines = None, None
@@ -290,9 +370,13 @@ class AnalysisScreen(Screen[None]):
     def _train_baselines(self, evaluation: Evaluation, vocab_size: int) -> None:
         from engine.analysis import baseline_rows
 
-        built = evaluation.baselines(vocab_size)
-        split = evaluation.split
-        rows = baseline_rows(built, split.train, split.heldout)
+        try:
+            built = evaluation.baselines(vocab_size)
+            split = evaluation.split
+            rows = baseline_rows(built, split.train, split.heldout)
+        except (Exception, MemoryError) as exc:  # never "training the baselines …" for ever
+            self.post_message(self.BaselinesDone(evaluation, vocab_size, [], [], f"{type(exc).__name__}: {exc}"))
+            return
         segmenters = [b.segmenter for b in built if b.segmenter is not None]
         self.post_message(self.BaselinesDone(evaluation, vocab_size, rows, segmenters))
 
@@ -300,6 +384,8 @@ class AnalysisScreen(Screen[None]):
     def _baselines_done(self, message: BaselinesDone) -> None:
         if self._baselines_pending is message.evaluation:
             self._baselines_pending = None
+        if message.error is not None:
+            self.app.notify(_("no baselines: {reason}").format(reason=message.error), severity="error", markup=False)
         if message.evaluation is self.evaluation:
             self.baselines = (message.evaluation, message.vocab_size, message.rows, message.segmenters)
         self.render_baselines()

@@ -3,6 +3,8 @@ the list of branches, switching between them, and two of them compared side by s
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual import on
@@ -17,6 +19,9 @@ from engine import token_display
 from tui.i18n import N_, _
 from tui.model.cells import fit
 from tui.model.workbench import Workbench
+
+if TYPE_CHECKING:
+    from tui.app.lab import Lab
 
 
 class ManualMergeScreen(ModalScreen[tuple[int, int] | None]):
@@ -83,11 +88,12 @@ class BranchesScreen(Screen[None]):
     #branch-hint { color: $text-muted; }
     """
 
-    def __init__(self, workbench: Workbench, heldout: tuple[str, str, bool] | None = None) -> None:
+    def __init__(self, lab: Lab, heldout: tuple[str, str, bool] | None = None) -> None:
         """``heldout``: (text, label, whether it is part of the training corpus) that comparisons
         encode: the analysis screen's held-out setting (a file, a sample, or a share of the corpus)."""
         super().__init__()
-        self.workbench = workbench
+        self.lab = lab
+        self.workbench: Workbench = lab.workbench
         self.heldout = heldout
         self.names: list[str] = []
 
@@ -133,7 +139,7 @@ class BranchesScreen(Screen[None]):
         name = self.highlighted()
         if name is None:
             return
-        if getattr(self.app, "running", False):
+        if self.lab.running:
             self.notify(_("Pause first: training or a jump is running."), markup=False)
             return
         try:
@@ -144,7 +150,7 @@ class BranchesScreen(Screen[None]):
         except ValueError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        self.app.go(at)  # type: ignore[attr-defined]  # a long walk along the branch runs in the worker
+        self.lab.go(at)  # a long walk along the branch runs in the worker
         self.fill()
         self.notify(_("Switched to branch {name}; going to step {step}.").format(name=name, step=at), markup=False)
 
@@ -165,16 +171,23 @@ class BranchesScreen(Screen[None]):
         else:
             pair = (current.name, name)
         self.query_one("#branch-compare", Static).update(Text(_("Comparing…"), style="dim"))
-        self.run_worker(lambda: self._compare(*pair), thread=True, exclusive=True, group="compare")
+        self.run_worker(lambda: self._compare(*pair), thread=True, exclusive=True, group="compare", exit_on_error=False)
 
     def _compare(self, a: str, b: str) -> None:
         from engine.analysis import compare_branches
 
         heldout = self.heldout[0] if self.heldout else None
-        with self.workbench.lock:
-            result = compare_branches(self.workbench.trainer, a, b, corpus_bytes=self.workbench.corpus.size,
-                                      heldout=heldout, points=5)
+        try:
+            with self.workbench.lock:
+                result = compare_branches(self.workbench.trainer, a, b, corpus_bytes=self.workbench.corpus.size,
+                                          heldout=heldout, points=5)
+        except (Exception, MemoryError) as exc:  # said in the pane, never "Comparing…" for ever
+            self.app.call_from_thread(self.show_problem, f"{type(exc).__name__}: {exc}")
+            return
         self.app.call_from_thread(self.show_comparison, result)
+
+    def show_problem(self, problem: str) -> None:
+        self.query_one("#branch-compare", Static).update(Text(problem, style="red"))
 
     def show_comparison(self, result) -> None:
         width = max(self.query_one("#branch-compare").content_region.width, 40)

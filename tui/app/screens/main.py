@@ -1,9 +1,10 @@
 """The main screen: the corpus, the merge log, the next merge, the inspector and the tokenize
 pane, kept in step with the trainer.
 
-The app owns the workbench and tells this screen when it changed (:meth:`MainScreen.attach`,
-:meth:`MainScreen.moved`, :meth:`MainScreen.refresh_views`); the screen reads what each pane
-shows and handles the panes' messages and the keys that act on them (find, copy, ids, trace).
+The lab (:class:`tui.app.lab.Lab`) owns the workbench and tells this screen when it changed,
+by its signals (a new workbench, the trainer moved, a batch trained, a token to select, text to
+tokenize, the lesson's view); the screen reads what each pane shows and handles the panes'
+messages and the keys that act on them (find, copy, ids, trace).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -36,7 +38,8 @@ from tui.model.finder import find_token
 from tui.model.workbench import Busy, Workbench
 
 if TYPE_CHECKING:
-    from tui.app import BpeApp
+    from tui.app.lab import Change, Lab
+    from tui.model.driver import LessonView
 
 #: Seconds between pane refreshes while training runs (the worker posts after every batch): at
 #: least this, and more when drawing the panes takes long (see :data:`UI_SHARE`).
@@ -49,6 +52,8 @@ SLOWEST_REFRESH = 0.5
 OUTPUT_WHILE_RUNNING = 0.25
 #: The screen's actions whose keys type into a focused input (find, copy, ids, trace, ...).
 TYPED = typed_actions()
+#: The keys that move an open lesson: the app decides (they move it even while an input has focus).
+LESSON_MOVES = {"lesson_next", "lesson_back"}
 
 
 class MainScreen(Screen[None]):
@@ -56,18 +61,17 @@ class MainScreen(Screen[None]):
 
     BINDINGS = KEYS
 
-    def __init__(self) -> None:
+    class Ready(Message):
+        """The main screen is mounted and follows the lab: the app may load and show."""
+
+    def __init__(self, lab: Lab) -> None:
         super().__init__()
+        self.lab = lab
         self.workbench: Workbench | None = None
         self.selected: int | None = None  # the token the inspector shows
         self._last_output = 0.0
         self._last_refresh = 0.0
         self._refresh_every = REFRESH_WHILE_RUNNING
-
-    @property
-    def bpe_app(self) -> BpeApp:
-        """The app, typed: its running and loading state decide what the status line says."""
-        return self.app  # type: ignore[return-value]
 
     def say(self, message: str, **kwargs) -> None:
         """A notification; never markup, since messages quote user input like "[e4 b8]"."""
@@ -95,7 +99,38 @@ class MainScreen(Screen[None]):
         self.query_one("#inspector").border_title = _("inspector")
         self.query_one("#tokenize").border_title = _("tokenize")
         self.log_view.focus()
-        self.bpe_app.panes_ready()
+        lab = self.lab
+        lab.attached.subscribe(self, self.attach, immediate=True)
+        lab.changed.subscribe(self, self._changed, immediate=True)
+        lab.selected.subscribe(self, self._select_token, immediate=True)
+        lab.tokenized.subscribe(self, self._tokenize, immediate=True)
+        lab.lesson_shown.subscribe(self, self.show_lesson, immediate=True)
+        self.post_message(self.Ready())
+
+    def _changed(self, change: Change) -> None:
+        """The lab's trainer changed (see tui.app.lab.Change)."""
+        if change.kind == "moved":
+            self.moved()
+        elif change.kind == "refresh":
+            self.refresh_views()
+        elif change.kind == "status":
+            self.show_status(change.text)
+        else:
+            self.follow(change.done, change.final, change.each)
+
+    def _select_token(self, token: int) -> None:
+        """A token to select (a lesson's, a resumed session's): highlighted in the corpus too."""
+        if self.workbench is None:
+            return
+        self.corpus_view.highlight = token
+        self.select(token)
+
+    def _tokenize(self, what: tuple[str | None, bool | None]) -> None:
+        text, trace = what
+        if trace is not None:
+            self.set_trace(trace)
+        if text is not None:
+            self.set_tokenize_text(text)
 
     @property
     def corpus_view(self) -> CorpusView:
@@ -185,22 +220,21 @@ class MainScreen(Screen[None]):
             self.show_status()
         except Busy:
             pass
-        self.show_lesson()
 
     def show_status(self, state: str | None = None) -> None:
         """The status line: loading, running, paused or done (or ``state`` when given)."""
         if state is not None:
             self.query_one(StatusLine).show(None, state)
             return
-        app = self.bpe_app
-        state = _("loading") if app.loading else _("running") if app.running else _("paused")
+        lab = self.lab
+        state = _("loading") if lab.loading else _("running") if lab.running else _("paused")
         try:
-            reason = None if app.running or self.workbench is None else self.workbench.stop_reason()
+            reason = None if lab.running or self.workbench is None else self.workbench.stop_reason()
             if reason is not None:
                 state = _("done: {reason}").format(reason=reason)  # why training stopped stays on screen, not in a toast
         except Busy:
             pass
-        self.query_one(StatusLine).show(self.workbench, state, app.training.speed)
+        self.query_one(StatusLine).show(self.workbench, state, lab.training.speed)
 
     def _show_selected(self) -> None:
         workbench = self.workbench
@@ -224,7 +258,7 @@ class MainScreen(Screen[None]):
             pane.show(None)
             return
         now = time.monotonic()
-        if self.bpe_app.running and not force and now - self._last_output < OUTPUT_WHILE_RUNNING:
+        if self.lab.running and not force and now - self._last_output < OUTPUT_WHILE_RUNNING:
             return  # while training runs, re-encode a few times a second, not per batch
         self._last_output = now
         try:
@@ -251,7 +285,7 @@ class MainScreen(Screen[None]):
     @on(MergeLog.Jump)
     def _jump(self, message: MergeLog.Jump) -> None:
         if self.app.check_action("goto", ()):
-            self.bpe_app.go(message.step)
+            self.lab.go(message.step)
 
     @on(TokenizePane.Changed)
     def _typed(self, message: TokenizePane.Changed) -> None:
@@ -280,10 +314,10 @@ class MainScreen(Screen[None]):
     # -- manual merges and what-if branches ---------------------------------------------------
 
     def _can_branch(self) -> bool:
-        app = self.bpe_app
-        if self.workbench is None or app.loading:
+        lab = self.lab
+        if self.workbench is None or lab.loading:
             self.say(_("No corpus loaded yet."), timeout=2)
-        elif app.running:
+        elif lab.running:
             self.say(_("Pause training first (space)."), timeout=3)
         else:
             return True
@@ -337,14 +371,16 @@ class MainScreen(Screen[None]):
         try:
             from tui.model.evaluation import DEFAULT_SETTING, make_split
 
-            setting = getattr(self.app, "heldout_setting", None) or DEFAULT_SETTING  # as set on the analysis screen
+            setting = self.lab.heldout_setting or DEFAULT_SETTING  # as set on the analysis screen
             split = make_split(self.workbench.corpus, setting)
             heldout = (split.heldout, split.label, split.fraction is not None)
         except ValueError:
             pass  # a corpus too short to hold part of it back: the corpus alone is compared
-        self.app.push_screen(BranchesScreen(self.workbench, heldout))
+        self.app.push_screen(BranchesScreen(self.lab, heldout))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in LESSON_MOVES:
+            return self.app.check_action(action, parameters)  # `>` and `<` move a lesson, even from an input
         if action in TYPED and isinstance(self.app.focused, Input):  # this screen's, or a dialog's over it
             return False  # its key types into the input: hidden from the footer, not run
         return True
@@ -375,7 +411,7 @@ class MainScreen(Screen[None]):
         else:
             self.say(_("nothing to copy yet"), timeout=2)
             return
-        how = copy_text(payload, self.bpe_app.clipboard_fn, self.app.copy_to_clipboard)
+        how = copy_text(payload, self.lab.clipboard_fn, self.app.copy_to_clipboard)
         self.say(_("copied {what} ({clipboard})").format(what=what, clipboard=how), timeout=3)
 
     def action_toggle_ids(self) -> None:
@@ -383,14 +419,14 @@ class MainScreen(Screen[None]):
 
     def action_toggle_wrap(self) -> None:
         self.corpus_view.action_toggle_wrap()
-        self.bpe_app.say(_("corpus: lines wrap at the pane's width") if self.corpus_view.wrap
+        self.lab.say(_("corpus: lines wrap at the pane's width") if self.corpus_view.wrap
                          else _("corpus: one row per line (scroll sideways)"), timeout=3)
 
     def action_toggle_follow(self) -> None:
         view = self.corpus_view
         view.follow = not view.follow
         view.show_last_merge()
-        self.bpe_app.say(_("corpus: follows the last merged token") if view.follow
+        self.lab.say(_("corpus: follows the last merged token") if view.follow
                          else _("corpus: stays where you scroll it"), timeout=3)
 
     def action_toggle_trace(self) -> None:
@@ -403,15 +439,18 @@ class MainScreen(Screen[None]):
 
     # -- the lesson pane (issue 14) -----------------------------------------------------------
 
-    def show_lesson(self, visible: bool | None = None) -> None:
-        """Bring the lesson pane up to the lesson's step (``visible``: show or hide it)."""
+    def show_lesson(self, view: LessonView | None = None) -> None:
+        """Bring the lesson pane up to the lab's lesson view (shown while a lesson is open and
+        the lab shows its pane: `l` hides it)."""
         pane = self.query_one(LessonPane)
-        player = self.bpe_app.lesson
-        if visible is not None:
-            pane.set_class(visible and player is not None, "shown")
-            self.set_class(visible and player is not None, "with-lesson")
-        if player is not None and pane.has_class("shown"):
-            pane.show(player.view())
+        lab = self.lab
+        view = lab.lesson_view
+        visible = view is not None and lab.lesson_pane_shown
+        if pane.has_class("shown") != visible:
+            pane.set_class(visible, "shown")
+            self.set_class(visible, "with-lesson")
+        if visible:
+            pane.show(view)
 
     def set_trace(self, on: bool) -> None:
         """The tokenize pane's rule-by-rule trace on or off (a lesson's ``trace``)."""

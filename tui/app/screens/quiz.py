@@ -7,7 +7,7 @@ chose the merge. The corpus and the merge log stay in view on the left; the next
 which would give the answer away, is covered.
 
 When a round ends the app gets :class:`QuizAnswered` (a lesson step can wait for it) and
-``app.quiz_score`` holds the session's score. The rules live in :mod:`tui.model.quiz`.
+``lab.quiz_score`` holds the session's score. The rules live in :mod:`tui.model.quiz`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -34,7 +34,7 @@ from tui.model.quiz import show_pair as show_pair_of
 from tui.model.workbench import Busy
 
 if TYPE_CHECKING:
-    from tui.app import BpeApp
+    from tui.app.lab import Lab
 
 
 @dataclass
@@ -60,8 +60,9 @@ class QuizScreen(ModalScreen[None]):
         *(Binding(str(n), f"choose({n})", str(n), show=False) for n in range(1, CHOICES + 1)),
     ]
 
-    def __init__(self, mode: str = "shuffled", seed: int | None = None) -> None:
+    def __init__(self, lab: Lab, mode: str = "shuffled", seed: int | None = None) -> None:
         super().__init__()
+        self.lab = lab
         self.mode = mode if mode in MODES else "shuffled"
         self.random = random.Random(seed)
         #: The pairs offered this round, in the order shown.
@@ -70,21 +71,9 @@ class QuizScreen(ModalScreen[None]):
         self.outcome: Outcome | None = None
 
     @property
-    def bpe_app(self) -> BpeApp:
-        return self.app  # type: ignore[return-value]
-
-    @staticmethod
-    def cannot_start(app: BpeApp) -> str | None:
-        """Why the quiz cannot start now (one sentence), or None."""
-        if app.workbench is None or app.loading:
-            return _("No corpus is loaded yet.")
-        if app.running:
-            return _("Pause training first (space): the quiz makes one merge a round.")
-        if app.script is not None:
-            return _("The quiz predicts the tie rule's merges; a replay makes its file's merges instead.")
-        if app.screen is not app.main_screen:
-            return _("The quiz runs on the main screen: go back there first.")
-        return None
+    def main_screen(self) -> Screen:
+        """The screen beneath (the app's first): the quiz covers part of it."""
+        return self.app.screen_stack[0]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="quiz-panel"):
@@ -102,7 +91,7 @@ class QuizScreen(ModalScreen[None]):
         self.query_one("#quiz-panel").border_title = _("predict the next merge")
         # The next-merge pane holds the answer: hidden while the quiz is open, wherever the
         # layout puts it (a lesson pane moves it out from under this panel).
-        self.app.main_screen.add_class("quizzing")
+        self.main_screen.add_class("quizzing")
         self._fit_panel()
         self.new_round()
 
@@ -112,7 +101,7 @@ class QuizScreen(ModalScreen[None]):
     def _fit_panel(self) -> None:
         """Beside a lesson pane the panel covers the right column and the lesson pane whole, from
         the merge log's edge: a fixed share of the screen would leave a strip of either in view."""
-        main = self.app.main_screen
+        main = self.main_screen
         left = main.query_one("#left").region
         panel = self.query_one("#quiz-panel")
         if main.has_class("with-lesson") and left.width:
@@ -123,7 +112,7 @@ class QuizScreen(ModalScreen[None]):
             panel.styles.clear_rule("max_width")
 
     def on_unmount(self) -> None:
-        self.app.main_screen.remove_class("quizzing")
+        self.main_screen.remove_class("quizzing")
 
     # -- rounds --------------------------------------------------------------------------
 
@@ -134,7 +123,7 @@ class QuizScreen(ModalScreen[None]):
         self.query_one("#quiz-mode", Static).update(Text(_(MODE_NAMES[self.mode]), style="italic dim"))
         self.query_one("#quiz-reveal", Static).update("")
         self._error("")
-        workbench = self.bpe_app.workbench
+        workbench = self.lab.workbench
         try:
             reason = workbench.stop_reason()
             with workbench.reading():
@@ -182,7 +171,7 @@ class QuizScreen(ModalScreen[None]):
         self.query_one("#quiz-error", Static).update(Text(text, style="bold red"))
 
     def _show_score(self) -> None:
-        self.query_one("#quiz-score", Static).update(Text(self.bpe_app.quiz_score.text()))
+        self.query_one("#quiz-score", Static).update(Text(self.lab.quiz_score.text()))
 
     # -- picking -------------------------------------------------------------------------
 
@@ -202,7 +191,7 @@ class QuizScreen(ModalScreen[None]):
 
     def pick_text(self, text: str) -> bool:
         """Play a typed pick; a pick that names no pair now is said in the panel (no round used)."""
-        workbench = self.bpe_app.workbench
+        workbench = self.lab.workbench
         try:
             with workbench.reading():
                 pair = read_pick(workbench.trainer, text)
@@ -220,7 +209,7 @@ class QuizScreen(ModalScreen[None]):
 
     def play(self, pick: tuple[int, int]) -> None:
         """Judge ``pick`` against the next merge: make the merge (the app's step), reveal it."""
-        app = self.bpe_app
+        app = self.lab
         workbench = app.workbench
         try:
             with workbench.reading():
@@ -229,7 +218,7 @@ class QuizScreen(ModalScreen[None]):
             self._error(_("Training is running: pause it first (escape, then space)."))
             return
         steps, pick_count, top, tie_text, ranked, labels = before
-        app.action_step()
+        app.step()
         with workbench.reading():
             trainer = workbench.trainer
             event = trainer.last if trainer.steps == steps + 1 else None
@@ -244,12 +233,12 @@ class QuizScreen(ModalScreen[None]):
         self.outcome = outcome
         app.quiz_score.add(outcome.verdict)
         self._reveal(outcome, labels, ranked, tie_text if by_rule else None)
-        app.post_message(QuizAnswered(outcome.verdict, outcome))
+        self.app.post_message(QuizAnswered(outcome.verdict, outcome))
 
     def _before(self, pick: tuple[int, int]):
         """What the reveal needs from before the merge (the caller holds the trainer): the step,
         the pick's count, the top candidates, why a tie went the other way, and the ranking."""
-        trainer = self.bpe_app.workbench.trainer
+        trainer = self.lab.workbench.trainer
         pick_count = trainer.pair_count(pick)
         top = trainer.candidates(CHOICES)
         tie_text = self._why_tied(pick, pick_count, top)
@@ -263,7 +252,7 @@ class QuizScreen(ModalScreen[None]):
         """Before the merge: why the tie rule prefers the top pair to a pick with its count."""
         if not top or top[0].pair == pick or top[0].count != pick_count:
             return None
-        return tie_reason(self.bpe_app.workbench.trainer, top[0].pair, pick)
+        return tie_reason(self.lab.workbench.trainer, top[0].pair, pick)
 
     def _reveal(self, outcome: Outcome, labels: dict, ranked: list, tie_text: str | None) -> None:
         lines = reveal_lines(outcome, lambda pair: labels[pair], tie_text)
@@ -278,7 +267,7 @@ class QuizScreen(ModalScreen[None]):
         self._show_score()
         self._layout(choices=False, typing=False)
         self.query_one("#quiz-hint", Static).update(Text(_("enter next round · esc leave"), style="dim"))
-        self._ask(_("Step {step} is made.").format(step=self.bpe_app.workbench.steps))
+        self._ask(_("Step {step} is made.").format(step=self.lab.workbench.steps))
         self._error("")
         self.set_focus(None)
 

@@ -19,6 +19,7 @@ from engine import Tokenizer, token_display
 from engine.analysis import BpeSegmenter, Segmenter, languages, parse_parallel, token_tax
 from engine.formats import load_any
 from tui.app.theme import current
+from tui.app.widgets.field import Field
 from tui.i18n import _
 from tui.model.cells import seal
 from tui.model.confine import confinement_of
@@ -127,8 +128,8 @@ class ComparePane(Vertical):
         self._shown: tuple[list[Segmenter], str] = ([], "")
 
     def compose(self):
-        yield Input(placeholder=_("type text to compare (empty: the parallel sentences)"), id="compare-text")
-        yield Input(placeholder=_("add a saved or imported tokenizer: a file in any format (Enter)"), id="compare-tokenizer")
+        yield Field(placeholder=_("type text to compare (empty: the parallel sentences)"), id="compare-text")
+        yield Field(placeholder=_("add a saved or imported tokenizer: a file in any format (Enter)"), id="compare-tokenizer")
         with VerticalScroll():
             yield Static("", id="compare-output")
 
@@ -160,6 +161,9 @@ class ComparePane(Vertical):
             tokenizer = load_any(path).tokenizer
         except (OSError, ValueError) as exc:
             self.post_message(self.Loaded(path, None, str(exc)))
+            return
+        except (Exception, MemoryError) as exc:  # a loader's bug: said, and the pane goes on
+            self.post_message(self.Loaded(path, None, f"{path}: {type(exc).__name__}: {exc}"))
             return
         self.post_message(self.Loaded(path, tokenizer))
 

@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, Static
 
 from tui.app.theme import current as palette
+from tui.app.widgets.field import Field
 from tui.i18n import _
 from tui.model.evaluation import DEFAULT_SETTING, Evaluated
 
@@ -69,7 +70,7 @@ class HeldOutPane(Vertical):
     def compose(self):
         with Horizontal():
             yield Label(_("held out:"), id="heldout-label")
-            yield Input(value=DEFAULT_SETTING, placeholder=_("a file, or a share like 10% (Enter)"),
+            yield Field(value=DEFAULT_SETTING, placeholder=_("a file, or a share like 10% (Enter)"),
                         id="heldout-setting", tooltip=_("a held-out text file, or the share of the corpus to hold back "
                                                         "(its last lines, cut at a line start); Enter measures on it"))
         yield Static("", id="heldout-report")

@@ -139,6 +139,9 @@ class TieDiffPane(Vertical):
         except ValueError as exc:
             self.post_message(self.Done(key, None, str(exc)))
             return
+        except (Exception, MemoryError) as exc:  # never "training under both rules …" for ever
+            self.post_message(self.Done(key, None, f"{type(exc).__name__}: {exc}"))
+            return
         if not worker.is_cancelled:
             self.post_message(self.Done(key, diff))
 

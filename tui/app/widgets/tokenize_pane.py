@@ -15,6 +15,7 @@ from textual.widgets import Input, Static
 
 from engine import TRACE_LIMIT, Tokenizer, token_display
 from tui.app.theme import current
+from tui.app.widgets.field import Field
 from tui.i18n import N_, _
 
 
@@ -121,7 +122,7 @@ def render_trace(tok: Tokenizer, text: str, width: int = 0) -> Text:
 PLACEHOLDERS = (N_("e: type text to tokenize"), N_("e: type text"))
 
 
-class TokenInput(Input):
+class TokenInput(Field):
     """The tokenize pane's input line: its own keys are the ones that work while typing (the
     footer shows them; the letters of the main screen's keys type instead)."""
 

@@ -1,0 +1,33 @@
+"""How the app was started, beyond its corpus: :class:`LaunchOptions` (no textual here)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine import Tokenizer
+from tui.model.session import Session
+
+
+@dataclass
+class LaunchOptions:
+    """How the app was started, beyond the corpus: what the launcher and tests set.
+
+    ``speed``: the run speed, merges a second (None: full speed; see tui.model.pacing);
+    ``theme``: a Textual theme's name (None: textual-dark); ``prefs_file``: where a theme picked
+    in the palette is remembered (None: nowhere, as in tests); ``notes``: messages to show once
+    the app runs (a config file that was ignored)."""
+
+    script: Tokenizer | None = None
+    file_ids: list[int | None] | None = None
+    resume: Session | None = None
+    session_file: Path | None = None
+    resumed_from: Path | None = None
+    autosave: bool = True
+    run: bool = False
+    speed: int | None = None
+    theme: str | None = None
+    prefs_file: Path | None = None
+    notes: Sequence[str] = field(default_factory=tuple)
+    clipboard: Callable[[str], None] | None = None
