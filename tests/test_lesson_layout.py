@@ -223,7 +223,8 @@ async def test_the_quiz_beside_a_lesson_covers_whole_panes(tmp_path, monkeypatch
         await pilot.press("p")
         await pilot.pause()
         panel = app.screen.query_one("#quiz-panel").region
-        assert panel.x == left.right and panel.right == 80  # the right column and the lesson, whole
+        lesson = app.main_screen.query_one("#lesson").region
+        assert panel.x == left.x == 0 and panel.right == lesson.x  # every pane but the lesson, whole
         await pilot.press("1")
         await pilot.pause()
         await pilot.press("escape")

@@ -23,7 +23,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input
@@ -84,6 +84,10 @@ class AnalysisScreen(Screen[None]):
         self.lab = lab
         self.workbench: Workbench = lab.workbench
         self.initial = tab if tab in dict(TABS) else "curve"
+        from tui.app.screens.analysis_tabs import make_tabs
+
+        #: The tabs, one object each (tui/app/screens/analysis_tabs.py), in the tab list's order.
+        self.tabs = make_tabs(self)
         self._text = text
         self._last_poll = 0.0
         self._poll_timer = None
@@ -115,28 +119,10 @@ class AnalysisScreen(Screen[None]):
     def _tabs(self) -> ComposeResult:
         from textual.widgets import TabbedContent, TabPane
 
-        from tui.app.widgets.baselines_pane import BaselinesPane
-        from tui.app.widgets.compare_pane import ComparePane
-        from tui.app.widgets.composition_pane import CompositionPane
-        from tui.app.widgets.curve_pane import CurvePane
-        from tui.app.widgets.heldout_pane import HeldOutPane
-        from tui.app.widgets.tiediff_pane import TieDiffPane
-
         with TabbedContent(initial=self.initial, id="analysis-tabs"):
-            with TabPane(f"1 {_(TABS[0][1])}", id="curve"):
-                yield CurvePane(id="curve-pane")
-            with TabPane(f"2 {_(TABS[1][1])}", id="vocabulary"):
-                with VerticalScroll():
-                    yield CompositionPane(id="composition-pane")
-            with TabPane(f"3 {_(TABS[2][1])}", id="heldout"):
-                yield HeldOutPane(id="heldout-pane")
-            with TabPane(f"4 {_(TABS[3][1])}", id="baselines"):
-                with VerticalScroll():
-                    yield BaselinesPane(id="baselines-pane")
-            with TabPane(f"5 {_(TABS[4][1])}", id="compare"):
-                yield ComparePane(id="compare-pane")
-            with TabPane(f"6 {_(TABS[5][1])}", id="tierules"):
-                yield TieDiffPane(self.workbench, id="tiediff-pane")
+            for number, tab in enumerate(self.tabs, 1):
+                with TabPane(f"{number} {_(tab.title)}", id=tab.id):
+                    yield from tab.compose()
 
     def on_mount(self) -> None:
         lab = self.lab
@@ -205,6 +191,10 @@ class AnalysisScreen(Screen[None]):
         if visible:
             pane.show(lab.lesson_view)
 
+    def tab(self, tab_id: str):
+        """The tab object of ``tab_id``."""
+        return next(tab for tab in self.tabs if tab.id == tab_id)
+
     @property
     def active_tab(self) -> str:
         return self.query_one("#analysis-tabs").active
@@ -233,52 +223,10 @@ class AnalysisScreen(Screen[None]):
         key = (trainer.steps, trainer.last.pair if trainer.last else None)
         if key == self._key and not force:
             return
-        if getattr(self, f"_refresh_{self.active_tab}")():
+        if self.tab(self.active_tab).refresh():
             self._key = key
         elif self._poll_timer is None:  # the trainer was busy: try again soon
             self._poll_timer = self.set_timer(POLL, self._timed_poll)
-
-    def _refresh_curve(self) -> bool:
-        from engine.analysis import compression_curve
-        from tui.model.evaluation import reading
-
-        with reading(self.workbench) as ok:
-            if not ok:
-                return False
-            curve = compression_curve(self.workbench.trainer, self.workbench.corpus.size)
-        self.query_one("#curve-pane").show(curve)
-        return True
-
-    def _refresh_vocabulary(self) -> bool:
-        from engine.analysis import composition
-        from tui.model.evaluation import reading
-
-        with reading(self.workbench) as ok:
-            if not ok:
-                return False
-            trainer = self.workbench.trainer
-            vocab, base, step = trainer.vocab, trainer.base_size, trainer.steps
-        self.query_one("#composition-pane").show(composition(vocab, base), vocab, step)
-        return True
-
-    def _refresh_heldout(self) -> bool:
-        self.request_evaluation()
-        self.render_heldout()
-        return True
-
-    def _refresh_baselines(self) -> bool:
-        self.request_evaluation()
-        self.ensure_baselines()
-        self.render_baselines()
-        return True
-
-    def _refresh_compare(self) -> bool:
-        self.ensure_baselines()
-        return self.render_compare()
-
-    def _refresh_tierules(self) -> bool:
-        self.query_one("#tiediff-pane").follow(self.workbench)
-        return True
 
     # -- held-out evaluation ----------------------------------------------------------------
 
@@ -454,28 +402,12 @@ class AnalysisScreen(Screen[None]):
     def export_tables(self) -> list[Table] | None:
         """What the tabs show, as tables: the curve, the composition, the merge log and (once
         measured) the held-out numbers; None while the training worker holds the trainer."""
-        from engine.analysis import (
-            composition,
-            composition_table,
-            compression_curve,
-            curve_table,
-            heldout_table,
-            merge_log_table,
-        )
         from tui.model.evaluation import reading
 
         with reading(self.workbench) as ok:
             if not ok:
                 return None
-            trainer = self.workbench.trainer
-            curve = compression_curve(trainer, self.workbench.corpus.size)
-            vocab, step = trainer.vocab, trainer.steps
-            comp = composition(vocab, trainer.base_size)
-            merges = merge_log_table(trainer)
-        tables = [curve_table(curve), composition_table(comp, vocab, step), merges]
-        if self.evaluated is not None and self.evaluation is not None:
-            tables.append(heldout_table(self.evaluated.report, label=self.evaluation.label, step=self.evaluated.step))
-        return tables
+            return [table for tab in self.tabs for table in tab.export(self.workbench.trainer)]
 
     def action_export(self) -> None:
         """``x``: the tables as CSV and JSON, and the curve and composition as SVG figures, into

@@ -99,15 +99,18 @@ class QuizScreen(ModalScreen[None]):
         self._fit_panel()
 
     def _fit_panel(self) -> None:
-        """Beside a lesson pane the panel covers the right column and the lesson pane whole, from
-        the merge log's edge: a fixed share of the screen would leave a strip of either in view."""
+        """Beside a lesson pane the panel covers the corpus, the log and the right column whole,
+        up to the lesson pane, whose text (what the quiz step asks) stays in view; a fixed share
+        of the screen would leave a strip of a pane in view."""
         main = self.main_screen
-        left = main.query_one("#left").region
+        lesson = main.query_one("#lesson").region
         panel = self.query_one("#quiz-panel")
-        if main.has_class("with-lesson") and left.width:
-            panel.styles.width = max(self.size.width - left.right, QUIZ_MIN_WIDTH)
+        if main.has_class("with-lesson") and lesson.width:
+            self.styles.align_horizontal = "left"
+            panel.styles.width = max(lesson.x, QUIZ_MIN_WIDTH)
             panel.styles.max_width = None
         else:
+            self.styles.clear_rule("align_horizontal")
             panel.styles.clear_rule("width")
             panel.styles.clear_rule("max_width")
 
