@@ -31,22 +31,30 @@ LESSONS = [(each.name, lang) for each in bundled() for lang in each.languages]
 
 
 def screen_lines(app) -> list:
-    """The current screen as the terminal shows it, one Strip a row (Textual's compositor, as
-    ``App.export_screenshot`` reads it)."""
-    return app.screen._compositor.render_strips()
+    """The frame as the terminal shows it, one Strip a row, a modal screen over the screens
+    below it (Textual's compositor, as ``App.export_screenshot`` renders it)."""
+    from textual.strip import Strip
+
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    return [Strip.join(list(row)) if not isinstance(row, Strip) else row for row in update.strips]
 
 
 def pane_text(app) -> str | None:
-    """What the lesson panes on the current screen show, every blank left out (a title wraps
-    where the pane's width says), or None when no lesson pane is shown there."""
+    """What the lesson panes in view show, every blank left out (a title wraps where the
+    pane's width says), or None when no lesson pane is in view: one on the screen in front, or
+    under a modal screen in front (the quiz) where the frame still draws it."""
     strips = screen_lines(app)
+    screens = [app.screen, *(reversed(app._background_screens) if getattr(app.screen, "is_modal", False) else ())]
     shown = []
-    for pane in app.screen.query(LessonPane):
-        region = pane.content_region  # inside its border
-        if not pane.display or not region.width or not region.height:
-            continue
-        rows = strips[region.y:region.bottom]
-        shown.append("".join(strip.crop(region.x, region.right).text for strip in rows))
+    for screen in screens:
+        for pane in screen.query(LessonPane):
+            region = pane.content_region  # inside its border
+            if not pane.display or not region.width or not region.height:
+                continue
+            rows = strips[region.y:region.bottom]
+            shown.append("".join(strip.crop(region.x, region.right).text for strip in rows))
+        if shown:
+            break
     if not shown:
         return None
     return re.sub(r"\s+", "", "".join(shown))

@@ -144,7 +144,11 @@ app_starter: Callable[[str, str | None, str | None, TextIO], int] | None = None
 
 def start_app(name: str, lang: str | None, session: str | None, err: TextIO) -> int:
     from tui.cli.common import UsageError
+    from tui.i18n import set_language
+    from tui.lessons.catalog import load
 
+    set_language(lang)  # the lesson's language, as the app will speak it (its errors too)
+    load(name, lang)  # a name that means no lesson, or a file that does not parse: one line, before any app
     if app_starter is None:
         raise UsageError("the app is not available here: run `bpe-lab lesson NAME`")
     return app_starter(name, lang, session, err)
