@@ -126,7 +126,7 @@ def candidate_lines(text: Text, width: int) -> list[str]:
 def test_candidate_rows_line_up_on_wide_pairs(width):
     rows = [("天", "长", 215979), ("长", "安", 99), (ZWJ_FAMILY, "·", 99), (ACCENT, "x", 7), ("👍🏽", "👍🏽", 5),
             ("ab", "c", 4), ("床前明月光", "疑是地上霜", 3), ("·", "·", 2)]
-    text = Candidates().render_rows(rows, 1, "lowest-ids", 2, False, width=width)
+    text = Candidates().render_rows(rows, 1, "lowest-ids", 2, None, width=width)
     lines = candidate_lines(text, width)
     assert len(lines) == text.plain.count("\n") + 1  # no row wrapped
     body = lines[1:1 + len(rows)]
@@ -154,7 +154,7 @@ async def test_candidates_in_the_app_line_up(tmp_path, size):
             show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
             rows = [(show(c.pair[0]), show(c.pair[1]), c.count) for c in trainer.candidates(8)]
         assert any(cell_len(a + b) != len(a + b) for a, b, _ in rows)  # wide pairs are on show
-        text = pane.render_rows(rows, 1, "lowest-ids", 2, False, width=width)
+        text = pane.render_rows(rows, 1, "lowest-ids", 2, None, width=width)
         lines = candidate_lines(text, width)
         assert len(lines) == text.plain.count("\n") + 1  # no row wrapped
         digits = len(str(rows[0][2]))

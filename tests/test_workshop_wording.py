@@ -180,3 +180,29 @@ async def test_escape_in_the_held_out_input_leaves_the_input(tmp_path):
         await pilot.press("escape")
         await settled(pilot)
         assert app.screen is screen and screen.focused is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop, reason", [({"vocab_size": 265}, "vocabulary size reached"),
+                                          ({"max_merges": 3}, "merge count reached")])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_one_stop_has_one_wording_in_the_next_merge_pane_and_the_status_line(stop, reason, lang, tmp_path):
+    """Issue 22 point 10: the next-merge pane said "the merge target is reached" where the status
+    line said "vocabulary size reached"; both say the status line's reason now."""
+    from tui.app.widgets.candidates import Candidates
+    from tui.app.widgets.status_line import StatusLine
+    from tui.i18n import _, set_language
+
+    from conftest import settle_until
+
+    set_language(lang)
+    config = TrainConfig(**stop)
+    app = BpeApp(workbench=Workbench(LoadedCorpus.open("sample:die-katze.txt", config.base), config),
+                 session_file=tmp_path / "s.json", autosave=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"nnnnnnnnnn")
+        await settle_until(pilot, lambda: app.workbench.done, "trained to the target")
+        said = _("done: {reason}").format(reason=_(reason))
+        candidates = plain(app.main_screen.query_one(Candidates).render())
+        status = plain(app.main_screen.query_one(StatusLine).render())
+        assert said in candidates.replace("\n", "") and said in status, (candidates, status)

@@ -164,8 +164,8 @@ def start_app(name: str, lang: str | None, session: str | None, err: TextIO, *, 
     from tui.i18n import set_language
     from tui.lessons.catalog import load
 
-    set_language(lang)  # a missing translation's note in the lesson's language
-    load(name, lang, anywhere=anywhere)  # a lesson that does not read is one line, before any app starts
+    set_language(lang)  # the lesson's language, as the app will speak it (its errors too)
+    load(name, lang, anywhere=anywhere)  # a name that means no lesson, or a file that does not parse: one line, before any app
     if app_starter is None:
         raise UsageError("the app is not available here: run `bpe-lab lesson NAME`")
     return app_starter(name, lang, session, err, anywhere=anywhere)

@@ -272,7 +272,7 @@ class LessonPlayer:
                 if mark is not None:
                     await self._bring_back(mark)
             except DriverError as exc:
-                self.trouble = _("✗ {message}").format(message=exc)
+                self.trouble = f"✗ {exc}"  # the driver's line, already in the UI's language
                 return
             for action in self.lesson.steps[index].actions:
                 if isinstance(action, Directive) and DIRECTIVES[action.kind].shown_again:

@@ -50,12 +50,14 @@ class Candidates(Static):
                 ties = trainer.tie_count(top[0].count) if top else 0
                 target = trainer.target_merges
                 at_target = target is not None and trainer.steps >= target and not trainer.future
+                # why, as the status line says it ("vocabulary size reached"): one wording for one stop
+                done = workbench.stop_reason() if at_target else None
                 show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
                 rows = [(show(c.pair[0]), show(c.pair[1]), c.count) for c in top]
         except Busy:
             return  # the worker holds the trainer: keep the last picture
         config = workbench.config
-        self._draw(lambda: self.render_rows(rows, ties, config.tie_rule, config.min_frequency, at_target))
+        self._draw(lambda: self.render_rows(rows, ties, config.tie_rule, config.min_frequency, done))
 
     def _draw(self, picture) -> None:
         """Show ``picture()``, drawn for the pane's width when it is painted: a pane that was
@@ -69,15 +71,17 @@ class Candidates(Static):
         return picture() if picture is not None else super().render()
 
     def render_rows(
-        self, rows: list[tuple[str, str, int]], ties: int, rule: str, floor: int, at_target: bool, width: int | None = None
+        self, rows: list[tuple[str, str, int]], ties: int, rule: str, floor: int, done: str | None, width: int | None = None
     ) -> Text:
-        """The picture for ``width`` cells (default: the pane's content width)."""
+        """The picture for ``width`` cells (default: the pane's content width); ``done``: why the
+        merge target stops training, when it does."""
         width = width or self.content_region.width or 24  # never wider than the pane: a row would wrap
         text = Text()
         text.append(_(RULES.get(rule, rule)), style="italic dim")
         text.append("\n")
+        at_target = bool(done)
         if at_target:
-            text.append(_("done: the merge target is reached") + "\n", style="bold")
+            text.append(_("done: {reason}").format(reason=done) + "\n", style="bold")
             if not rows:
                 return text
         if not rows:
