@@ -10,6 +10,9 @@ Format (``"format": "bpe-lab"``, ``"version": 1``)::
      "pretokenizer": {"name": ..., "pattern": ..., "split_digits": ..., "split_newlines": ...},
      "config": {...}}                   # the training options, when known
 
+A SentencePiece BPE tokenizer is version 2 too, with ``"byte_fallback": true`` (its alphabet
+then leaves out entries 1-256, the bytes) and ``"text_ranks"`` (see :class:`Tokenizer`).
+
 A tokenizer that looks chunks up whole first (a tiktoken rank file's) is version 2, with
 ``"whole_first": true`` and ``"whole_pieces": [hex, ...]`` (the bytes of tokens no merge makes,
 whose ids follow the merges; the specials follow them), and so is one with a ``"normalizer"``
@@ -187,6 +190,14 @@ class Tokenizer:
     tiktoken's merging by rank (:mod:`engine._rankmerge`), for rank files whose whole pieces
     tiktoken also builds inside longer pieces, which merge rules cannot. ``normalizer``
     (:mod:`engine.normalize`) changes the text between special tokens before it is split.
+
+    SentencePiece's BPE (chars base, :mod:`engine.formats.sentencepiece`): ``byte_fallback``
+    says ``alphabet[1 + b]`` stands for byte b (``chr(b)``, or ``chr(0xDC00 + b)`` from 128 on,
+    the surrogate escape of the byte), and a character outside the alphabet encodes as the ids of
+    its UTF-8 bytes instead of id 0. ``text_ranks`` (one per merge) switches chunks to merging
+    by text: join the adjacent pair whose joined text is the token of the lowest rank (the
+    leftmost of equal ranks), as sentencepiece does with its pieces' scores; the merges are then
+    one way each token is built, for the replay and the trace.
     """
 
     def __init__(
@@ -202,6 +213,8 @@ class Tokenizer:
         whole_pieces: Sequence[bytes] = (),
         whole_ranks: Sequence[int] | None = None,
         normalizer: Normalizer | None = None,
+        byte_fallback: bool = False,
+        text_ranks: Sequence[int] | None = None,
         _pieces: list[bytes] | None = None,
         _parts: tuple[list[int], list[int]] | None = None,
     ) -> None:
@@ -313,6 +326,10 @@ class Tokenizer:
         self._merge_chunk, by_text = _core.chunk_encoders(ranks)
         self._by_text = by_text is not None and base == "bytes"
         self._encode_chunk = by_text if self._by_text else self._encode_new
+        self.byte_fallback, self.text_ranks = _by_text_options(self.alphabet, byte_fallback, text_ranks, count)
+        self._text_order: tuple[dict[str, int], dict[str, int]] | None = None  # text_ranks: text -> rank, id
+        if self.text_ranks is not None:
+            self._encode_chunk = self._encode_by_text
         self._cache = _ChunkCache(self._encode_whole_first if self.whole_first else self._encode_chunk)
         self._by_bytes: dict[bytes, int] | None = None  # whole_first: every token's bytes -> its first id
         #: For the first encoding of a chunk: token bytes -> id (built once enough chunks were
@@ -364,7 +381,38 @@ class Tokenizer:
         if self.alphabet is None:
             return list(chunk.encode("utf-8", "surrogateescape"))
         get = self._char_ids.get
-        return [get(c, 0) for c in chunk]
+        if not self.byte_fallback:
+            return [get(c, 0) for c in chunk]
+        ids = [get(c, -1) for c in chunk]
+        if -1 not in ids:
+            return ids
+        out: list[int] = []  # byte fallback: a character outside the alphabet is its bytes' ids
+        for c, i in zip(chunk, ids):
+            if i < 0:
+                out.extend(1 + b for b in c.encode("utf-8", "surrogateescape"))
+            else:
+                out.append(i)
+        return out
+
+    def _encode_by_text(self, chunk: str) -> list[int]:
+        """Merge ``chunk`` by the rank of joined text (``text_ranks``): sentencepiece's BPE."""
+        if self._text_order is None:
+            order: dict[str, int] = {}
+            ids: dict[str, int] = {}
+            for k, rank in enumerate(self.text_ranks or ()):
+                text = self.pieces[self.base_size + k].decode("utf-8", "surrogateescape")
+                ids.setdefault(text, self.base_size + k)
+                order[text] = min(rank, order.get(text, rank))
+            self._text_order = order, ids
+        order, ids = self._text_order
+        out: list[int] = []
+        for part in rank_merge(chunk, order):  # type: ignore[arg-type]  # str works as bytes do
+            token = ids.get(part)  # type: ignore[call-overload]
+            if token is None:
+                out.extend(self._base_ids(part))  # type: ignore[arg-type]  # one character
+            else:
+                out.append(token)
+        return out
 
     def _encode_new(self, chunk: str) -> list[int]:
         """Encode one chunk, not from the cache: a chunk whose bytes are a token that encodes to
@@ -621,6 +669,13 @@ class Tokenizer:
                     ids = self._encode_whole_first(bytes(c).decode("utf-8", "surrogateescape"))
                     if ids != self._merge_chunk(list(c)):
                         chunks[i] = ids
+        if self.text_ranks is not None:  # merged by text: where rules would differ, its result
+            for i, c in enumerate(chunks):
+                if len(c) == 1 and c[0] in self._special_of:
+                    continue
+                ids = self._encode_by_text(self.decode_bytes(c).decode("utf-8", "surrogateescape"))
+                if ids != self._merge_chunk(list(c)):
+                    chunks[i] = ids
         start = tuple(i for c in chunks for i in c)
         steps: list[TraceStep] = []
         while True:
@@ -680,6 +735,27 @@ class Tokenizer:
         return load_tokenizer(path)
 
 
+def _by_text_options(alphabet: list[str] | None, byte_fallback: bool, text_ranks: Sequence[int] | None,
+                     merges: int) -> tuple[bool, list[int] | None]:
+    """The checked ``byte_fallback`` and ``text_ranks`` (chars base only)."""
+    if not (byte_fallback or text_ranks is not None):
+        return False, None
+    if alphabet is None:
+        raise ConfigError("byte fallback and merging by text are for the chars base")
+    if byte_fallback and (len(alphabet) < 257 or alphabet[1:257] != BYTE_CHARS):
+        raise ConfigError("byte fallback needs the 256 bytes as the alphabet's entries 1-256")
+    if text_ranks is None:
+        return bool(byte_fallback), None
+    ranks = list(text_ranks)
+    if len(ranks) != merges or not all(type(r) is int and r >= 0 for r in ranks):
+        raise ConfigError("text_ranks gives each merge a rank (a whole number)")
+    return bool(byte_fallback), ranks
+
+
+#: The alphabet entries of the 256 bytes for ``byte_fallback`` (entries 1-256).
+BYTE_CHARS = [chr(b) if b < 128 else chr(0xDC00 + b) for b in range(256)]
+
+
 def _whole_ranks(ranks: Sequence[int] | None, whole_pieces: list[bytes], merges: int) -> list[int] | None:
     """The checked ``whole_ranks``: one count of merges (0 to ``merges``) a whole piece."""
     if ranks is None:
@@ -714,10 +790,10 @@ def _whole_pieces(base: str, whole_first: bool, whole_pieces: Sequence[bytes], f
 
 def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
     """The native JSON structure of a tokenizer."""
-    later = tok.whole_first or tok.normalizer is not None
+    later = tok.whole_first or tok.normalizer is not None or tok.byte_fallback or tok.text_ranks is not None
     data: dict[str, Any] = {"format": FORMAT, "version": WHOLE_VERSION if later else VERSION, "base": tok.base}
-    if tok.alphabet is not None:
-        data["alphabet"] = tok.alphabet
+    if tok.alphabet is not None:  # with byte fallback, less the 256 bytes (entries 1-256: BYTE_CHARS)
+        data["alphabet"] = [tok.alphabet[0], *tok.alphabet[257:]] if tok.byte_fallback else tok.alphabet
     data["merges"] = [list(pair) for pair in tok.merges]
     if tok.whole_first:
         data["whole_first"] = True
@@ -726,6 +802,10 @@ def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
             data["whole_ranks"] = tok.whole_ranks
     if tok.normalizer is not None:
         data["normalizer"] = tok.normalizer.spec
+    if tok.byte_fallback:
+        data["byte_fallback"] = True
+    if tok.text_ranks is not None:
+        data["text_ranks"] = tok.text_ranks
     data["specials"] = [{"token": t, "id": i} for t, i in tok.specials.items()]
     data["pretokenizer"] = tok.pretokenizer.to_dict()
     if tok.config is not None:
@@ -763,7 +843,11 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
             isinstance(alphabet, list) and bool(alphabet) and all(isinstance(c, str) and len(c) == 1 for c in alphabet),
             "the chars base needs \"alphabet\": a list of single characters",
         )
-        _need(len(set(alphabet)) == len(alphabet), "the alphabet repeats a character")
+        fallback = version == WHOLE_VERSION and data.get("byte_fallback") is True
+        rest = alphabet[1:] if fallback else alphabet  # entry 0, the unknown token, may be a piece too
+        _need(len(set(rest)) == len(rest), "the alphabet repeats a character")
+        if fallback:
+            alphabet = [alphabet[0], *BYTE_CHARS, *alphabet[1:]]  # the file leaves the 256 bytes out
     merges = data.get("merges")
     _need(isinstance(merges, list), "\"merges\" must be a list of [left, right] pairs")
     for i, pair in enumerate(merges):
@@ -781,6 +865,7 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
         raise TokenizerFileError("\"whole_pieces\" must be a list of hex strings") from None
     whole_ranks = data.get("whole_ranks") if version == WHOLE_VERSION else None
     _need(whole_ranks is None or isinstance(whole_ranks, list), "\"whole_ranks\" must be a list of integers")
+    _need(version != WHOLE_VERSION or isinstance(data.get("text_ranks", []), list), "\"text_ranks\" must be a list of integers")
     specials = data.get("specials", [])
     _need(isinstance(specials, list), "\"specials\" must be a list")
     tokens = []
@@ -805,6 +890,8 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
     return Tokenizer(
         merges, base=base, alphabet=alphabet, specials=tokens, pretokenizer=pretokenizer, config=train_config,
         whole_first=whole_first, whole_pieces=whole_pieces, whole_ranks=whole_ranks, normalizer=normalizer,
+        byte_fallback=version == WHOLE_VERSION and data.get("byte_fallback") is True,
+        text_ranks=data.get("text_ranks") if version == WHOLE_VERSION else None,
     )
 
 

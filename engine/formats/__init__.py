@@ -90,7 +90,7 @@ REGISTRY: tuple[Format, ...] = (
     Format("native", "engine.formats.native", "bpe-lab's own JSON", "native", keeps_normalizer=True),
     Format("tekken", "engine.formats.tekken", "Mistral's tekken.json (tiktoken ranks and a config)", "tekken.json",
            writable=False),
-    Format("sentencepiece", "engine.formats.sentencepiece", "SentencePiece .model (recognised and refused by model type)",
+    Format("sentencepiece", "engine.formats.sentencepiece", "SentencePiece .model (BPE models; others refused by type)",
            ".model", writable=False),
 )
 BY_NAME: dict[str, Format] = {f.name: f for f in REGISTRY}

@@ -144,8 +144,6 @@ def _model(data: Any, path: Path) -> dict[str, Any]:
         marker = f"end-of-word suffix {suffix!r}" if suffix else f"subword prefix {prefix!r}"
         raise fail(path, f"BPE with a subword prefix or end-of-word suffix is not supported (this one has the {marker}, "
                          "as CLIP's and subword-nmt's)")
-    if model.get("byte_fallback"):
-        raise fail(path, "BPE with byte_fallback is not supported (a SentencePiece-style model, as Llama 2's and Mistral's)")
     return model
 
 
@@ -164,14 +162,6 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     if not vocab_raw:
         raise fail(path, "\"model.vocab\" is empty (a BPE model lists its base tokens there)")
     check_unique_ids(path, vocab_raw.items())
-    pre, byte_level, notes = read_pretokenizer(data.get("pre_tokenizer"), path)
-    warnings += notes
-    normalizer = _normalizer(data.get("normalizer"), path, warnings)
-    post = data.get("post_processor")
-    if isinstance(post, dict) and post.get("type") not in (None, "ByteLevel"):
-        warnings.append(f"the file's {post.get('type')} post-processor is ignored (bpe-lab adds no tokens)")
-    if model.get("dropout"):
-        warnings.append("the file's BPE dropout is ignored (bpe-lab always merges)")
     added = data.get("added_tokens", [])
     if not isinstance(added, list) or not all(
         isinstance(t, dict) and isinstance(t.get("content"), str) and t["content"] and is_id(t.get("id")) for t in added
@@ -179,6 +169,20 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
         raise fail(path, "\"added_tokens\" must be a list of {\"id\", \"content\"} objects")
     specials = sorted(((t["content"], t["id"]) for t in added), key=lambda s: s[1])
     check_unique_ids(path, [(c, i) for c, i in specials], "added token")
+    post = data.get("post_processor")
+    if isinstance(post, dict) and post.get("type") not in (None, "ByteLevel"):
+        warnings.append(f"the file's {post.get('type')} post-processor is ignored (bpe-lab adds no tokens)")
+    if model.get("byte_fallback"):  # a SentencePiece-style model (Llama 2's, Mistral's)
+        from .hf_spm import load_byte_fallback
+
+        imported = load_byte_fallback(path, data, model, specials)
+        imported.warnings[:0] = warnings
+        return imported
+    pre, byte_level, notes = read_pretokenizer(data.get("pre_tokenizer"), path)
+    warnings += notes
+    normalizer = _normalizer(data.get("normalizer"), path, warnings)
+    if model.get("dropout"):
+        warnings.append("the file's BPE dropout is ignored (bpe-lab always merges)")
     special_texts = {c for c, _ in specials}
     quick = _byte_level_quickly(path, model, vocab_raw, specials, pre) if byte_level else None
     if quick is not None:

@@ -1,25 +1,52 @@
-"""SentencePiece ``.model`` files (a protobuf ``ModelProto``): recognised, and refused with a line
-that names the model type. bpe-lab does not read them yet; the type is read from the protobuf
-itself (``trainer_spec.model_type``), so no ``sentencepiece`` package is needed to say so.
+"""SentencePiece ``.model`` files (a protobuf ``ModelProto``), read without the ``sentencepiece``
+package: the three messages bpe-lab needs (the pieces, the trainer spec, the normalizer spec) are
+read from the protobuf wire format here, so no protobuf or sentencepiece install is needed (the
+tests use ``sentencepiece`` itself to check every id).
+
+A BPE model (Mistral 7B's and its instruct models', Llama 2's) becomes a chars-base tokenizer
+that encodes as sentencepiece does:
+
+- the text is normalized as the model's normalizer spec says (an ``identity`` model: a ``▁``
+  before the text and ``▁`` for each space; ``remove_extra_whitespaces`` too); a byte that is
+  not UTF-8 becomes U+FFFD, as in sentencepiece;
+- the alphabet is the unknown piece (id 0), the 256 byte pieces ``<0x00>``-``<0xFF>`` (for
+  ``byte_fallback``: a character outside the alphabet becomes its bytes' pieces) and every piece
+  of one character;
+- every longer piece is a merge, in the order of the pieces' scores (highest first). Chunks are
+  merged by the rank of the joined text, equal scores tying to the leftmost pair
+  (``Tokenizer.text_ranks``), which is sentencepiece's own rule. Each merge's two parts are
+  recovered as the ``tokenizers`` converter would find them, by running that rule on the piece's
+  own text with only the pieces before it (minbpe's ``recover_merges``), else the converter's
+  first split of the piece into two earlier pieces;
+- control pieces (``<s>``, ``</s>``, ``[INST]``) and user-defined ones are special tokens.
+
+Unigram, word and char models are refused in one line naming the type.
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ExportError
+from ..normalize import Normalizer
 from ..pretokenize import PreTokenizer
-from ..tokenizer import Tokenizer
+from ..tokenizer import BYTE_CHARS, Tokenizer
 from . import sniff as sniffed
-from .common import Imported, fail
+from .common import Imported, check_special, fail, read_raw, show
 
 if TYPE_CHECKING:
     from .sniff import Probe
 
 #: trainer_spec.model_type's values (sentencepiece_model.proto).
 MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "word", 4: "char"}
+#: SentencePiece.type's values.
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+#: sentencepiece's whitespace symbol.
+SPACE = "\u2581"
 
 
 def _varint(data: bytes, at: int) -> tuple[int, int]:
@@ -80,19 +107,247 @@ def model_type(raw: bytes) -> str | None:
         return None
 
 
+@dataclass
+class Model:
+    """What bpe-lab reads of a ``ModelProto``: each piece's (text, score, type), and the specs'
+    fields it uses, with the proto's defaults."""
+
+    pieces: list[tuple[str, float, int]] = field(default_factory=list)
+    model_type: int = 1
+    byte_fallback: bool = False
+    whitespace_as_suffix: bool = False
+    unk_surface: str = " \u2047 "
+    normalizer_name: str = ""
+    charsmap: bool = False
+    add_dummy_prefix: bool = True
+    remove_extra_whitespaces: bool = True
+    escape_whitespaces: bool = True
+
+
+def parse_model(raw: bytes) -> Model:
+    """The fields of a ``.model`` file's protobuf; ValueError when it is malformed."""
+    model = Model()
+    for number, wire, value in _fields(raw):
+        if number == 1 and wire == 2:
+            text, score, kind = None, 0.0, NORMAL
+            for n, w, v in _fields(value):
+                if n == 1 and w == 2:
+                    text = v.decode("utf-8")
+                elif n == 2 and w == 5:
+                    score = struct.unpack("<f", v)[0]
+                elif n == 3 and w == 0:
+                    kind = v
+            if text is None:
+                raise ValueError(f"piece {len(model.pieces)} has no text")
+            model.pieces.append((text, score, kind))
+        elif number == 2 and wire == 2:
+            for n, w, v in _fields(value):
+                if n == 3 and w == 0:
+                    model.model_type = v
+                elif n == 35 and w == 0:
+                    model.byte_fallback = bool(v)
+                elif n == 24 and w == 0:
+                    model.whitespace_as_suffix = bool(v)
+                elif n == 44 and w == 2:
+                    model.unk_surface = v.decode("utf-8")
+        elif number == 3 and wire == 2:
+            for n, w, v in _fields(value):
+                if n == 1 and w == 2:
+                    model.normalizer_name = v.decode("utf-8")
+                elif n == 2 and w == 2:
+                    model.charsmap = bool(v)
+                elif n == 3 and w == 0:
+                    model.add_dummy_prefix = bool(v)
+                elif n == 4 and w == 0:
+                    model.remove_extra_whitespaces = bool(v)
+                elif n == 5 and w == 0:
+                    model.escape_whitespaces = bool(v)
+    return model
+
+
+def normalizer_spec(model: Model) -> dict[str, Any]:
+    """The model's normalization as HuggingFace normalizer JSON (what :mod:`engine.normalize`
+    applies and an hf export keeps): invalid bytes to U+FFFD, extra spaces removed, the dummy
+    prefix, spaces escaped as ``▁``."""
+    steps: list[dict[str, Any]] = [{"type": "Replace", "pattern": {"Regex": r"[\udc80-\udcff]"}, "content": "\ufffd"}]
+    if model.remove_extra_whitespaces:
+        steps += [{"type": "Replace", "pattern": {"Regex": "^ +| +$"}, "content": ""},
+                  {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]
+    space = SPACE if model.escape_whitespaces else " "
+    if model.add_dummy_prefix:
+        steps.append({"type": "Prepend", "prepend": space})
+    if model.escape_whitespaces:
+        steps.append({"type": "Replace", "pattern": {"String": " "}, "content": SPACE})
+    return {"type": "Sequence", "normalizers": steps}
+
+
+def _byte_of(piece: str) -> int | None:
+    """The byte a byte piece (``<0xE4>``) stands for."""
+    if len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">"):
+        try:
+            return int(piece[3:5], 16)
+        except ValueError:
+            return None
+    return None
+
+
+def _parts(text: str, order: dict[str, int], limit: int) -> list[str]:
+    """sentencepiece's merging of ``text`` with only the pieces of rank below ``limit``."""
+    parts = list(text)
+    while len(parts) > 1:
+        best = at = None
+        for i in range(len(parts) - 1):
+            r = order.get(parts[i] + parts[i + 1])
+            if r is not None and r < limit and (best is None or r < best):
+                best, at = r, i
+        if at is None:
+            break
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    return parts
+
+
+def read_model(path: Path, raw: bytes) -> Imported:
+    """A SentencePiece BPE ``.model``'s tokenizer, with the file's ids; anything else is refused."""
+    try:
+        model = parse_model(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise fail(path, "not a SentencePiece model (its protobuf is malformed)") from None
+    kind = MODEL_TYPES.get(model.model_type, f"type {model.model_type}")
+    if kind != "BPE":
+        raise fail(path, f"a SentencePiece {kind} model (.model): bpe-lab trains and replays BPE models only "
+                         "(bpe-lab compare CORPUS trains Unigram and WordPiece beside BPE)")
+    if model.whitespace_as_suffix:
+        raise fail(path, "a SentencePiece model with treat_whitespace_as_suffix: bpe-lab reads ▁ as a prefix only")
+    warnings: list[str] = []
+    if model.charsmap:
+        warnings.append(f"the model's {model.normalizer_name or 'precompiled'} normalization table is not applied: "
+                        "text it would change encodes differently")
+    pieces = model.pieces
+    unk = [i for i, (_, _, kind) in enumerate(pieces) if kind == UNKNOWN]
+    if len(unk) != 1:
+        raise fail(path, f"a SentencePiece model has one unknown piece; this one has {len(unk)}")
+    unused = sum(1 for _, _, kind in pieces if kind == UNUSED)
+    if unused:
+        raise fail(path, f"{unused} UNUSED piece(s) (sentencepiece splits them again), which bpe-lab does not read")
+    seen: dict[str, int] = {}
+    for i, (text, _, kind) in enumerate(pieces):
+        if not text:
+            raise fail(path, f"piece {i} is empty")
+        if text in seen and kind not in (BYTE,):
+            raise fail(path, f"piece {show(text)} is given twice (ids {seen[text]} and {i})")
+        seen.setdefault(text, i)
+    bytes_at = {}
+    for i, (text, _, kind) in enumerate(pieces):
+        if kind == BYTE:
+            byte = _byte_of(text)
+            if byte is None or byte in bytes_at:
+                raise fail(path, f"byte piece {show(text)} (id {i}) is not one of <0x00>-<0xFF>, each once")
+            bytes_at[byte] = i
+    fallback = model.byte_fallback and len(bytes_at) == 256
+    if model.byte_fallback and not fallback:
+        raise fail(path, f"byte_fallback needs the 256 byte pieces <0x00>-<0xFF>; this model has {len(bytes_at)}")
+    chars = [(text, i) for i, (text, _, kind) in enumerate(pieces) if kind == NORMAL and len(text) == 1]
+    alphabet = ["\ufffd"] + (list(BYTE_CHARS) if fallback else []) + [c for c, _ in chars]
+    file_ids: list[int | None] = [unk[0]] + [bytes_at[b] for b in range(256)] * fallback + [i for _, i in chars]
+    # Longer pieces, highest score first (ties by id, as the converter's stable sort); equal
+    # scores share a rank (sentencepiece takes the leftmost of them).
+    longer = sorted(((text, score, i) for i, (text, score, kind) in enumerate(pieces) if kind == NORMAL and len(text) > 1),
+                    key=lambda p: (-p[1], p[2]))
+    distinct = {score: r for r, score in enumerate(sorted({score for _, score, _ in longer}, reverse=True))}
+    order = {text: distinct[score] for text, score, _ in longer}
+    made = {c: k for k, c in enumerate(alphabet)}
+    made.update((c, len(alphabet) - len(chars) + k) for k, (c, _) in enumerate(chars))  # a byte's character: its piece
+    merges: list[tuple[int, int]] = []
+    ranks: list[int] = []
+    dropped = []
+    for text, score, i in longer:
+        split = _parts(text, order, distinct[score])
+        if not (len(split) == 2 and split[0] in made and split[1] in made):
+            split = next(([text[:k], text[k:]] for k in range(1, len(text)) if text[:k] in made and text[k:] in made), [])
+        if not split:
+            dropped.append(text)
+            continue
+        made[text] = len(alphabet) + len(merges)
+        merges.append((made[split[0]], made[split[1]]))
+        ranks.append(distinct[score])
+        file_ids.append(i)
+    if dropped:
+        warnings.append(f"{len(dropped)} piece(s) are made of no two earlier pieces and are left out (first: {show(dropped[0])})")
+    specials = [(text, i) for i, (text, _, kind) in enumerate(pieces) if kind in (CONTROL, USER_DEFINED)]
+    for text, _ in specials:
+        check_special(path, text)
+    file_ids.extend(i for _, i in specials)
+    try:
+        tok = Tokenizer(merges, base="chars", alphabet=alphabet, specials=[t for t, _ in specials],
+                        pretokenizer=PreTokenizer("none"), normalizer=Normalizer(normalizer_spec(model)),
+                        byte_fallback=fallback, text_ranks=ranks)
+    except ValueError as exc:
+        raise fail(path, str(exc)) from None
+    if specials:
+        warnings.append(f"{len(specials)} control and user-defined piece(s) ({', '.join(t for t, _ in specials[:3])}, ...) are "
+                        "special tokens, found in text as tokenizers finds them (sentencepiece finds only the user-defined ones)")
+    return SentencePieceImport(tok, "sentencepiece", str(path), file_ids, warnings,
+                               unk_surface=model.unk_surface, dummy_prefix=model.add_dummy_prefix,
+                               controls=frozenset(tok.specials[t] for t, i in specials if pieces[i][2] == CONTROL))
+
+
+@dataclass
+class SentencePieceImport(Imported):
+    """An import whose :meth:`decode` is sentencepiece's: ``▁`` is a space, the dummy prefix's
+    space at the start goes, control pieces decode to nothing and the unknown piece to
+    ``unk_surface``; bytes that are not UTF-8 become U+FFFD, one a byte."""
+
+    unk_surface: str = " \u2047 "
+    dummy_prefix: bool = True
+    controls: frozenset[int] = frozenset()  # our ids of the control pieces
+
+    def decode(self, ids: Any) -> str:
+        tok = self.tokenizer
+        ours = self.from_file_ids(ids)
+        out: list[str] = []
+        pending = bytearray()
+        controls = self.controls
+
+        def flush() -> None:
+            while pending:
+                try:
+                    out.append(pending.decode("utf-8"))
+                    pending.clear()
+                except UnicodeDecodeError as exc:
+                    out.append(pending[: exc.start].decode("utf-8"))
+                    out.append("\ufffd" * max(1, exc.end - exc.start))
+                    del pending[: max(exc.end, exc.start + 1)]
+
+        for i in ours:
+            if i == 0:
+                flush()
+                out.append(self.unk_surface)
+            elif i in controls:
+                flush()
+            elif tok.byte_fallback and i <= 256:
+                pending.extend(tok.pieces[i])
+            else:
+                flush()
+                text = tok.pieces[i].decode("utf-8", "surrogateescape")
+                if not out and self.dummy_prefix and text.startswith(SPACE):
+                    text = text[1:]
+                out.append(text.replace(SPACE, " "))
+        flush()
+        return "".join(out)
+
+
+# -- the format's hooks (engine.formats.REGISTRY) --------------------------------------------
+
+
 def sniff(probe: Probe) -> int:
     return sniffed.HF if probe.kind == "binary" and model_type(probe.raw or b"") is not None else 0
 
 
 def load(path: Path, content: Any, pretokenizer: PreTokenizer | None, need_pattern: bool) -> Imported:
-    kind = model_type(content) if isinstance(content, bytes) else None
-    if kind == "BPE":
-        raise fail(path, "a SentencePiece BPE model (.model, as Mistral's and Llama 2's): bpe-lab does not read these yet "
-                         "(a tokenizer.json converted from it has byte_fallback, which bpe-lab does not read either)")
-    if kind is not None:
-        raise fail(path, f"a SentencePiece {kind} model (.model): bpe-lab trains and replays BPE models only "
-                         "(bpe-lab compare CORPUS trains Unigram and WordPiece beside BPE)")
-    raise fail(path, "not a SentencePiece model")
+    raw = content if isinstance(content, bytes) else read_raw(path)
+    if model_type(raw) is None:
+        raise fail(path, "not a SentencePiece model")
+    return read_model(path, raw)
 
 
 def save(tok: Tokenizer, path: Path, ids: Sequence[int | None] | None, source: str) -> list[str]:
