@@ -148,6 +148,8 @@ def ranks(tmp: Path, lines: list[str], sidecar: dict | None = None, name: str = 
 #: A SentencePiece ModelProto in small: one piece (field 1), a trainer spec (field 2) of model_type 2 (BPE).
 #: The piece is "a" with score -1.0 (field 2, a float: bytes that are not UTF-8, as in every real model).
 SPM_BPE = b"\x0a\x08\x0a\x01a\x15\x00\x00\x80\xbf\x12\x02\x18\x02"
+#: The same with no model_type (field 3 of the trainer spec): sentencepiece's default, Unigram.
+SPM_UNIGRAM = b"\x0a\x08\x0a\x01a\x15\x00\x00\x80\xbf\x12\x00"
 
 
 def with_normalizer(tmp: Path) -> None:
@@ -309,6 +311,7 @@ SETUP: dict[str, Setup] = {
     "hf-suffix": lambda tmp, mp: hf(tmp, end_of_word_suffix="</w>"),
     "hf-normalizer-export": lambda tmp, mp: with_normalizer(tmp),
     "spm-bpe-model": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_BPE),
+    "spm-unigram-model": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_UNIGRAM),
     "gpt2-added-clash": lambda tmp, mp: (gpt2_pair(tmp, ["a b"]), (tmp / "pair" / "added_tokens.json").write_text('{"<x>": 97}')),
     "seed001-wrong-type": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", 7], []),
     "seed001-out-of-range": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", "b", "ab"], [[[1, 9], 3]]),
