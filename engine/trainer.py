@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
 from time import perf_counter
+from typing import Any
 
 from ._branches import Branch, Branches, RestoreStopped, check_data, check_work
 from ._checkpoints import Checkpoints
@@ -125,6 +126,8 @@ class Trainer:
         self._leap: tuple[int, int] | None = None  # a jump cut short: (target, where it stopped)
         self._book = Branches()  # what-if branches (see engine._branches): the lines kept aside
         self.stop_reason: str | None = None
+        #: A replayed tokenizer's normalizer and byte fallback, for :meth:`tokenizer_of`.
+        self._replay_options: dict[str, Any] = {}
 
     @classmethod
     def replaying(
@@ -145,8 +148,8 @@ class Trainer:
             no_merge_newline=pre.split_newlines,
             specials=tuple(tokenizer.specials),
         )
-        return cls(
-            text,
+        trainer = cls(
+            _replay_text(text, tokenizer),
             config,
             alphabet=tokenizer.alphabet,
             script=tokenizer.merges,
@@ -154,6 +157,8 @@ class Trainer:
             checkpoints=checkpoints,
             checkpoint_memory=checkpoint_memory,
         )
+        trainer._replay_options = {"normalizer": tokenizer.normalizer, "byte_fallback": tokenizer.byte_fallback}
+        return trainer
 
     @classmethod
     def from_counts(
@@ -302,6 +307,7 @@ class Trainer:
             # (there as here) applies the pattern to the whole text.
             pretokenizer=replace(self.pretokenizer, per_line=False),
             config=self.config,
+            **self._replay_options,
         )
 
     # -- the corpus as tokens ---------------------------------------------------------------
@@ -795,3 +801,17 @@ class Trainer:
                 event, record = future.pop()
                 history.append((event, record))
                 pieces.append(event.token)
+
+
+def _replay_text(text: str, tokenizer: Tokenizer) -> str:
+    """The corpus as a replayed tokenizer's normalizer makes it, where every character keeps its
+    place (the corpus pane shows the text at the same offsets): the prefix it puts before a text
+    (sentencepiece's ▁) is left out; a normalizer that changes the text's length elsewhere
+    (NFKC's ``ﬁ``) leaves the corpus as it is."""
+    if tokenizer.normalizer is None:
+        return text
+    prefix = len(tokenizer.normalize("x")) - 1  # what one call adds before a plain character
+    shown = tokenizer.normalize(text)
+    if prefix > 0 and len(shown) == len(text) + prefix:
+        shown = shown[prefix:]
+    return shown if len(shown) == len(text) else text
