@@ -197,7 +197,8 @@ class Tokenizer:
     its UTF-8 bytes instead of id 0. ``text_ranks`` (one per merge) switches chunks to merging
     by text: join the adjacent pair whose joined text is the token of the lowest rank (the
     leftmost of equal ranks), as sentencepiece does with its pieces' scores; the merges are then
-    one way each token is built, for the replay and the trace.
+    one way each token is built, for the replay and the trace. Without byte fallback, unknown
+    characters in a row are then one unknown token (id 0), as sentencepiece and ``fuse_unk`` make them.
     """
 
     def __init__(
@@ -408,10 +409,14 @@ class Tokenizer:
         out: list[int] = []
         for part in rank_merge(chunk, order):  # type: ignore[arg-type]  # str works as bytes do
             token = ids.get(part)  # type: ignore[call-overload]
-            if token is None:
-                out.extend(self._base_ids(part))  # type: ignore[arg-type]  # one character
-            else:
+            if token is not None:
                 out.append(token)
+            elif self.byte_fallback:
+                out.extend(self._base_ids(part))  # type: ignore[arg-type]  # one character, maybe its bytes
+            else:
+                token = self._char_ids.get(part, 0)  # type: ignore[call-overload]
+                if token or not out or out[-1]:  # unknown characters in a row are one unknown token
+                    out.append(token)
         return out
 
     def _encode_new(self, chunk: str) -> list[int]:

@@ -248,7 +248,7 @@ def read_model(path: Path, raw: bytes) -> Imported:
         raise fail(path, f"byte_fallback needs the 256 byte pieces <0x00>-<0xFF>; this model has {len(bytes_at)}")
     chars = [(text, i) for i, (text, _, kind) in enumerate(pieces) if kind == NORMAL and len(text) == 1]
     alphabet = ["\ufffd"] + (list(BYTE_CHARS) if fallback else []) + [c for c, _ in chars]
-    file_ids: list[int | None] = [unk[0]] + [bytes_at[b] for b in range(256)] * fallback + [i for _, i in chars]
+    file_ids: list[int | None] = [unk[0]] + ([bytes_at[b] for b in range(256)] if fallback else []) + [i for _, i in chars]
     # Longer pieces, highest score first (ties by id, as the converter's stable sort); equal
     # scores share a rank (sentencepiece takes the leftmost of them).
     longer = sorted(((text, score, i) for i, (text, score, kind) in enumerate(pieces) if kind == NORMAL and len(text) > 1),
@@ -300,6 +300,8 @@ class SentencePieceImport(Imported):
     unk_surface: str = " \u2047 "
     dummy_prefix: bool = True
     controls: frozenset[int] = frozenset()  # our ids of the control pieces
+    #: ``bpe-lab decode`` prints :meth:`decode` (not the tokens' bytes joined).
+    decodes_text = True
 
     def decode(self, ids: Any) -> str:
         tok = self.tokenizer

@@ -517,10 +517,16 @@ def run_decode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             sink.write(tok.decode_bytes(ours[start : start + DECODE_BATCH]))
         sink.flush()
         return 0
+    last = ""
+    if getattr(imported, "decodes_text", False):  # sentencepiece's decoding: ▁ is a space, ...
+        text = imported.decode(ids)
+        out.write(text)
+        if out.isatty() and text[-1:] != "\n":
+            out.write("\n")
+        return 0
     # Text: the same as decoding all at once (bytes that are not valid UTF-8 become U+FFFD),
     # written a batch at a time; a character cut between two batches waits in the decoder.
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    last = ""
     for start in range(0, len(ours), DECODE_BATCH):
         text = decoder.decode(tok.decode_bytes(ours[start : start + DECODE_BATCH]))
         out.write(text)

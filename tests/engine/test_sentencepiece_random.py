@@ -1,0 +1,133 @@
+"""Random SentencePiece BPE models, written as ``.model`` protobufs here: bpe-lab's ids against a
+naive reference of sentencepiece's BPE (join the adjacent pair whose joined piece scores highest,
+the leftmost of equal scores; a character no piece holds is its byte pieces) and, where it is
+installed, against ``sentencepiece`` itself reading the same bytes."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.formats import load_any
+
+UNKNOWN, CONTROL, BYTE = 2, 3, 6
+CHARS = "ab▁c"
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _field(number: int, value: bytes | int) -> bytes:
+    if isinstance(value, int):
+        return _varint(number << 3) + _varint(value)
+    return _varint(number << 3 | 2) + _varint(len(value)) + value
+
+
+def model_bytes(pieces: list[tuple[str, float, int]], *, fallback: bool = True) -> bytes:
+    """A ModelProto: the pieces, a BPE trainer spec and an identity normalizer spec."""
+    out = b""
+    for text, score, kind in pieces:
+        out += _field(1, _field(1, text.encode()) + _varint(2 << 3 | 5) + struct.pack("<f", score) + _field(3, kind))
+    out += _field(2, _field(3, 2) + _field(35, int(fallback)))
+    out += _field(3, _field(1, b"identity") + _field(3, 1) + _field(4, 0))
+    return out
+
+
+@st.composite
+def models(draw):
+    """Pieces as BPE training makes them: each longer piece two earlier ones joined, the scores
+    falling (some equal, as Mistral's runs of ▁)."""
+    fallback = draw(st.booleans())
+    pieces = [("<unk>", 0.0, UNKNOWN), ("<s>", 0.0, CONTROL), ("</s>", 0.0, CONTROL)]
+    if fallback:
+        pieces += [(f"<0x{b:02X}>", 0.0, BYTE) for b in range(256)]
+    texts = list(CHARS)
+    score = -1.0
+    made = []
+    for _ in range(draw(st.integers(0, 14))):
+        text = draw(st.sampled_from(texts)) + draw(st.sampled_from(texts))
+        if text in texts or len(text) > 6:
+            continue
+        texts.append(text)
+        score -= draw(st.sampled_from([0.0, 1.0, 1.0]))
+        made.append((text, score, 1))
+    pieces += made + [(c, -100.0 - k, 1) for k, c in enumerate(CHARS)]
+    return pieces, fallback
+
+
+def reference(pieces: list[tuple[str, float, int]], fallback: bool, text: str) -> list[int]:
+    """sentencepiece's BPE, naively: the normalized text's characters, merged by score."""
+    ids = {t: i for i, (t, _, kind) in enumerate(pieces) if kind == 1}
+    scores = {t: s for t, s, kind in pieces if kind == 1}
+    if not text:
+        return []
+    parts = list("▁" + text.replace(" ", "▁"))
+    while True:
+        best = None
+        for i in range(len(parts) - 1):
+            joined = parts[i] + parts[i + 1]
+            if joined in scores and (best is None or scores[joined] > scores[parts[best] + parts[best + 1]]):
+                best = i
+        if best is None:
+            break
+        parts[best : best + 2] = [parts[best] + parts[best + 1]]
+    out = []
+    for part in parts:
+        if part in ids:
+            out.append(ids[part])
+        elif fallback:
+            out.extend(3 + b for b in part.encode())
+        elif not out or out[-1] != 0:  # unknown characters in a row: one unknown piece
+            out.append(0)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(models(), st.lists(st.text(alphabet="ab c▁zé", max_size=12), min_size=1, max_size=4))
+def test_random_models_encode_as_sentencepiece_does(tmp_path_factory, model, texts):
+    pieces, fallback = model
+    path = tmp_path_factory.mktemp("spm") / "m.model"
+    raw = model_bytes(pieces, fallback=fallback)
+    path.write_bytes(raw)
+    imported = load_any(path)
+    try:
+        import sentencepiece
+
+        sp = sentencepiece.SentencePieceProcessor()
+        sp.LoadFromSerializedProto(raw)
+    except ImportError:
+        sp = None
+    for text in texts:
+        ours = imported.encode(text)
+        assert ours == reference(pieces, fallback, text), text
+        if sp is not None:
+            assert ours == sp.encode(text), text
+            assert imported.decode(ours) == sp.decode(ours), text
+
+
+def test_a_model_without_byte_fallback_gives_the_unknown_id(tmp_path):
+    pieces = [("<unk>", 0.0, UNKNOWN), ("▁", -1.0, 1), ("a", -2.0, 1), ("▁a", -0.5, 1)]
+    path = tmp_path / "m.model"
+    path.write_bytes(model_bytes(pieces, fallback=False))
+    imported = load_any(path)
+    assert imported.encode("a zz a") == [3, 1, 0, 3]
+    assert imported.decode([3, 1, 0, 3]) == "a  ⁇  a"
+
+
+def test_byte_fallback_without_the_byte_pieces_is_refused(tmp_path):
+    from engine.errors import TokenizerFileError
+
+    pieces = [("<unk>", 0.0, UNKNOWN), ("a", -2.0, 1)]
+    path = tmp_path / "m.model"
+    path.write_bytes(model_bytes(pieces, fallback=True))
+    with pytest.raises(TokenizerFileError, match="256 byte pieces"):
+        load_any(path)
