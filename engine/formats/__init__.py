@@ -44,7 +44,8 @@ class Format:
     hooks (see the module doc), a one-line ``summary``, whether a pattern may be given for it
     (``takes_pattern``: the formats that hold none) and whether it writes a folder
     (``writes_folder``: the path names a directory, created as needed); ``label`` names its
-    files in a message. ``keeps_normalizer``: the format can hold a normalizer. ``writable`` is
+    files in a message. ``keeps_normalizer``: the format can hold a normalizer; ``keeps_byte_fallback``:
+    a SentencePiece-style tokenizer (byte fallback, merging by text). ``writable`` is
     false for a format bpe-lab reads only."""
 
     name: str
@@ -53,6 +54,7 @@ class Format:
     label: str = ""
     takes_pattern: bool = False
     keeps_normalizer: bool = False
+    keeps_byte_fallback: bool = False
     writes_folder: bool = False
     writable: bool = True
 
@@ -81,13 +83,14 @@ class Format:
 
 #: Every format bpe-lab knows, in the order ``--format`` lists them.
 REGISTRY: tuple[Format, ...] = (
-    Format("hf", "engine.formats.hf", "HuggingFace tokenizer.json (a BPE model)", "tokenizer.json", keeps_normalizer=True),
+    Format("hf", "engine.formats.hf", "HuggingFace tokenizer.json (a BPE model)", "tokenizer.json", keeps_normalizer=True,
+           keeps_byte_fallback=True),
     Format("gpt2", "engine.formats.gpt2", "GPT-2's vocab.json + merges.txt pair, in a folder",
            "vocab.json + merges.txt", takes_pattern=True, writes_folder=True),
     Format("tiktoken", "engine.formats.tiktoken_bpe", "tiktoken's .tiktoken ranks, with a PATH.json sidecar",
            ".tiktoken", takes_pattern=True),
     Format("seed001", "engine.formats.seed001", "seed 001's JSON (vocab list and merges)", "seed 001"),
-    Format("native", "engine.formats.native", "bpe-lab's own JSON", "native", keeps_normalizer=True),
+    Format("native", "engine.formats.native", "bpe-lab's own JSON", "native", keeps_normalizer=True, keeps_byte_fallback=True),
     Format("tekken", "engine.formats.tekken", "Mistral's tekken.json (tiktoken ranks and a config)", "tekken.json",
            writable=False),
     Format("sentencepiece", "engine.formats.sentencepiece", "SentencePiece .model (BPE models; others refused by type)",
@@ -140,6 +143,9 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
     if not record.writes_folder and str(path).endswith(("/", os.sep)):
         raise WriteError(path, f"a name ending in / is a folder, and {fmt} writes a file", after="nothing was written")
     path = Path(path)
+    if (tok.byte_fallback or tok.text_ranks is not None) and not record.keeps_byte_fallback:
+        raise ExportError(f"{record.label} files hold no byte fallback or merging by text, which this SentencePiece-style "
+                          "tokenizer has: export to hf or native")
     dropped = []
     if tok.normalizer is not None and not record.keeps_normalizer:
         if not drop_normalizer:

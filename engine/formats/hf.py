@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> dict[str, Any]:
     """The ``tokenizer.json`` structure for ``tok`` (ids from ``ids`` when complete, else ours)."""
     out = output_ids(tok, ids)
+    if tok.byte_fallback:  # SentencePiece-style: <0xXX> byte tokens and byte_fallback
+        from .hf_spm import spm_tokenizer_json
+
+        return spm_tokenizer_json(tok, out)
     byte_level = tok.base == "bytes"
     spell = token_to_unicode if byte_level else (lambda piece: piece.decode("utf-8", "surrogateescape"))
     names = [spell(piece) for piece in tok.pieces]

@@ -124,3 +124,48 @@ def load_byte_fallback(path: Path, data: dict[str, Any], model: dict[str, Any], 
     surface = "" if unk in special_texts else (unk if isinstance(unk, str) else "")
     return SentencePieceImport(tok, "hf", str(path), file_ids, warnings, unk_surface=surface, dummy_prefix=prefix,
                                controls=frozenset(tok.specials.values()))
+
+
+def spm_tokenizer_json(tok: Tokenizer, out: list[int]) -> dict[str, Any]:
+    """The ``tokenizer.json`` of a byte-fallback tokenizer as transformers' converter writes one:
+    ``<0xXX>`` byte tokens, ``byte_fallback``, and (for merging by text) every split of a token
+    into two tokens as a merge, in rank order, so that tokenizers merges as bpe-lab does; ``out``
+    is the id each of our tokens gets."""
+    from .hfpre import pretokenizer_json
+
+    assert tok.alphabet is not None
+    names = ["<unk>", *(f"<0x{b:02X}>" for b in range(256)), *tok.alphabet[257:]]
+    names += [piece.decode("utf-8", "surrogateescape") for piece in tok.pieces[len(names):]]
+    vocab: dict[str, int] = {}
+    for i, name in enumerate(names):
+        vocab.setdefault(name, out[i])
+    merges: list[list[str]] = []
+    first = tok.base_size
+    if tok.text_ranks is None:
+        merges = [[names[a], names[b]] for a, b in tok.merges]
+    else:
+        mergeable = {name for name in names[257:]}
+        seen: set[str] = set()
+        for k in sorted(range(len(tok.merges)), key=lambda k: (tok.text_ranks[k], k)):  # type: ignore[index]
+            text = names[first + k]
+            if text in seen:
+                continue
+            seen.add(text)
+            splits = [(text[:j], text[j:]) for j in range(1, len(text)) if text[:j] in mergeable and text[j:] in mergeable]
+            merges += [[a, b] for a, b in sorted(splits, key=lambda s: (vocab[s[0]], vocab[s[1]]))]
+    for text, i in tok.specials.items():  # in the vocabulary too: tokenizers gives one it lacks an id of its own
+        vocab.setdefault(text, out[i])
+    added = [{"id": out[i], "content": text, "single_word": False, "lstrip": False, "rstrip": False,
+              "normalized": False, "special": True} for text, i in tok.specials.items()]
+    decoder = {"type": "Sequence", "decoders": [
+        {"type": "Replace", "pattern": {"String": SPACE}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"},
+        {"type": "Strip", "content": " ", "start": 1, "stop": 0}]}
+    return {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+        "normalizer": tok.normalizer.spec if tok.normalizer is not None else None,
+        "pre_tokenizer": pretokenizer_json(tok.pretokenizer, byte_level=False), "post_processor": None,
+        "decoder": decoder,
+        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+                  "vocab": vocab, "merges": merges},
+    }

@@ -242,3 +242,21 @@ def test_the_replay_sees_the_corpus_as_the_model_does():
     tok = trainer.tokenizer()
     assert tok.byte_fallback and tok.normalize("a b") == "▁a▁b"
     assert imported.to_file_ids(tok.encode("𓀀"))[1:] == sp.encode("𓀀")[1:]  # the byte pieces
+
+
+@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model"])
+def test_hf_export_gives_sentencepieces_ids_in_tokenizers(name, tmp_path):
+    """An hf export of a .model is what transformers' converter writes: tokenizers reading it,
+    and bpe-lab reading it back, give sentencepiece's ids."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from engine.formats import export_tokenizer
+
+    imported, sp, _, _ = loaded(name)
+    export_tokenizer(imported.tokenizer, "hf", tmp_path / "tokenizer.json", ids=imported.file_ids)
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    back = load_any(tmp_path / "tokenizer.json")
+    for text in TEXTS:
+        theirs = sp.encode(text)
+        assert hf.encode(text, add_special_tokens=False).ids == theirs, text
+        assert back.encode(text) == theirs, text
+        assert hf.decode(theirs) == sp.decode(theirs), text

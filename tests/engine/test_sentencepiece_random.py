@@ -131,3 +131,26 @@ def test_byte_fallback_without_the_byte_pieces_is_refused(tmp_path):
     path.write_bytes(model_bytes(pieces, fallback=True))
     with pytest.raises(TokenizerFileError, match="256 byte pieces"):
         load_any(path)
+
+
+def test_exports_keep_it_in_hf_and_native_and_refuse_elsewhere(tmp_path):
+    from engine.errors import ExportError
+    from engine.formats import export_tokenizer
+
+    pieces = ([("<unk>", 0.0, UNKNOWN)] + [(f"<0x{b:02X}>", 0.0, BYTE) for b in range(256)]
+              + [("▁", -1.0, 1), ("a", -2.0, 1), ("b", -3.0, 1), ("▁a", -0.5, 1), ("ab", -0.5, 1), ("▁ab", -0.7, 1)])
+    path = tmp_path / "m.model"
+    path.write_bytes(model_bytes(pieces))
+    imported = load_any(path)
+    tok = imported.tokenizer
+    for fmt in ("seed001", "gpt2", "tiktoken"):
+        with pytest.raises(ExportError, match="hold no byte fallback"):
+            export_tokenizer(tok, fmt, tmp_path / fmt, ids=imported.file_ids, drop_normalizer=True)
+    assert not (tmp_path / "seed001").exists()
+    for fmt in ("hf", "native"):
+        export_tokenizer(tok, fmt, tmp_path / f"{fmt}.json", ids=imported.file_ids)
+        again = load_any(tmp_path / f"{fmt}.json")
+        for text in ("ab ab", "aab é", "b a"):
+            theirs = imported.encode(text)
+            ours = again.encode(text) if fmt == "hf" else imported.to_file_ids(again.tokenizer.encode(text))
+            assert ours == theirs, (fmt, text)
