@@ -44,7 +44,7 @@ def _metaspace(node: Any, path: Path, warnings: list[str]) -> tuple[list[dict[st
         raise fail(path, f"the Metaspace prepend_scheme {scheme!r} is not one of always, first, never")
     steps: list[dict[str, Any]] = [{"type": "Replace", "pattern": {"String": " "}, "content": replacement}]
     if scheme != "never":
-        steps.append({"type": "Replace", "pattern": {"Regex": f"^(?=[^{replacement}])"}, "content": replacement})
+        steps.append({"type": "Replace", "pattern": {"Regex": f"\\A(?=[^{replacement}])"}, "content": replacement})
     if scheme == "first":
         warnings.append("Metaspace's prepend_scheme 'first': bpe-lab puts the ▁ before the text after a special token too")
     pre = PreTokenizer("none")

@@ -170,14 +170,16 @@ def normalizer_spec(model: Model) -> dict[str, Any]:
     applies and an hf export keeps): invalid bytes to U+FFFD, extra spaces removed, the dummy
     prefix, spaces escaped as ``▁``."""
     steps: list[dict[str, Any]] = [{"type": "Replace", "pattern": {"Regex": r"[\udc80-\udcff]"}, "content": "\ufffd"}]
-    if model.remove_extra_whitespaces:
-        steps += [{"type": "Replace", "pattern": {"Regex": "^ +| +$"}, "content": ""},
+    if model.remove_extra_whitespaces:  # spaces at the start go, runs of them become one ...
+        steps += [{"type": "Replace", "pattern": {"Regex": r"\A +"}, "content": ""},
                   {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]
     space = SPACE if model.escape_whitespaces else " "
     if model.add_dummy_prefix:
         steps.append({"type": "Prepend", "prepend": space})
     if model.escape_whitespaces:
         steps.append({"type": "Replace", "pattern": {"String": " "}, "content": SPACE})
+    if model.remove_extra_whitespaces:  # ... and at the end, with the prefix when nothing else is left
+        steps.append({"type": "Replace", "pattern": {"Regex": f"{space}+(?![\\s\\S])"}, "content": ""})
     return {"type": "Sequence", "normalizers": steps}
 
 
@@ -288,6 +290,7 @@ def read_model(path: Path, raw: bytes) -> Imported:
                         "special tokens, found in text as tokenizers finds them (sentencepiece finds only the user-defined ones)")
     return SentencePieceImport(tok, "sentencepiece", str(path), file_ids, warnings,
                                unk_surface=model.unk_surface, dummy_prefix=model.add_dummy_prefix,
+                               squeeze=model.remove_extra_whitespaces,
                                controls=frozenset(tok.specials[t] for t, i in specials if pieces[i][2] == CONTROL))
 
 
@@ -295,11 +298,13 @@ def read_model(path: Path, raw: bytes) -> Imported:
 class SentencePieceImport(Imported):
     """An import whose :meth:`decode` is sentencepiece's: ``▁`` is a space, the dummy prefix's
     space at the start goes, control pieces decode to nothing and the unknown piece to
-    ``unk_surface``; bytes that are not UTF-8 become U+FFFD, one a byte."""
+    ``unk_surface``; bytes that are not UTF-8 become U+FFFD, one a byte. (With
+    ``remove_extra_whitespaces``, every ``▁`` before the first text goes.)"""
 
     unk_surface: str = " \u2047 "
     dummy_prefix: bool = True
     controls: frozenset[int] = frozenset()  # our ids of the control pieces
+    squeeze: bool = False  # remove_extra_whitespaces
     #: ``bpe-lab decode`` prints :meth:`decode` (not the tokens' bytes joined).
     decodes_text = True
 
@@ -320,6 +325,7 @@ class SentencePieceImport(Imported):
                     out.append("\ufffd" * max(1, exc.end - exc.start))
                     del pending[: max(exc.end, exc.start + 1)]
 
+        bos = True  # at the start: the dummy prefix's ▁ is still to be taken off
         for i in ours:
             if i == 0:
                 flush()
@@ -331,8 +337,10 @@ class SentencePieceImport(Imported):
             else:
                 flush()
                 text = tok.pieces[i].decode("utf-8", "surrogateescape")
-                if not out and self.dummy_prefix and text.startswith(SPACE):
-                    text = text[1:]
+                consumed, bos = False, bos and not any(out)
+                if bos and (self.dummy_prefix or self.squeeze) and text.startswith(SPACE):
+                    text, consumed = text[1:], not self.squeeze  # squeezed: every leading ▁ goes
+                bos = bos and not (text or consumed)
                 out.append(text.replace(SPACE, " "))
         flush()
         return "".join(out)
