@@ -260,3 +260,16 @@ def test_hf_export_gives_sentencepieces_ids_in_tokenizers(name, tmp_path):
         assert hf.encode(text, add_special_tokens=False).ids == theirs, text
         assert back.encode(text) == theirs, text
         assert hf.decode(theirs) == sp.decode(theirs), text
+
+
+def test_hf_export_of_a_metaspace_file_keeps_tokenizers_ids(json_folder, tmp_path):
+    """Metaspace read as normalizer steps, written back: tokenizers gives the file's ids (its
+    prefix regex is \\A, not ^, which Oniguruma matches at every line start)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from engine.formats import export_tokenizer
+
+    imported, hf = loaded_json("mistral-v1.model", False, json_folder)
+    export_tokenizer(imported.tokenizer, "hf", tmp_path / "again.json", ids=imported.file_ids)
+    again = tokenizers.Tokenizer.from_file(str(tmp_path / "again.json"))
+    for text in TEXTS:
+        assert again.encode(text, add_special_tokens=False).ids == hf.encode(text, add_special_tokens=False).ids, text
