@@ -179,7 +179,7 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     if model.get("byte_fallback"):  # a SentencePiece-style model (Llama 2's, Mistral's)
         from .hf_spm import load_byte_fallback
 
-        imported = load_byte_fallback(path, data, model, specials)
+        imported = load_byte_fallback(path, data, model, specials, _merge_list(model, path))
         imported.warnings[:0] = warnings
         return imported
     pre, byte_level, notes = read_pretokenizer(data.get("pre_tokenizer"), path)

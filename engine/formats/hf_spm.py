@@ -53,11 +53,10 @@ def _metaspace(node: Any, path: Path, warnings: list[str]) -> tuple[list[dict[st
     return steps, pre, scheme != "never"
 
 
-def load_byte_fallback(path: Path, data: dict[str, Any], model: dict[str, Any], specials: list[tuple[str, int]]) -> Imported:
+def load_byte_fallback(path: Path, data: dict[str, Any], model: dict[str, Any], specials: list[tuple[str, int]],
+                       merges_in: list[tuple[str, str]]) -> Imported:
     """The tokenizer of a BPE ``tokenizer.json`` with ``byte_fallback``; ``specials`` are its
-    added tokens (text, id)."""
-    from .hf import _merge_list
-
+    added tokens (text, id), ``merges_in`` its merges (left, right)."""
     warnings: list[str] = []
     vocab = model.get("vocab")
     if not isinstance(vocab, dict) or not vocab:
@@ -87,7 +86,6 @@ def load_byte_fallback(path: Path, data: dict[str, Any], model: dict[str, Any], 
     alphabet = ["\ufffd", *BYTE_CHARS, *chars]
     file_ids: list[int | None] = [unk_id] + [bytes_at[b] for b in range(256)] + [vocab[c] for c in chars]
     made: dict[str, int] = {c: 257 + k for k, c in enumerate(chars)}
-    merges_in = _merge_list(model, path)
     products: dict[str, list[tuple[str, str]]] = {}
     for left, right in merges_in:
         products.setdefault(left + right, []).append((left, right))
