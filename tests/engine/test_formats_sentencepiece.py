@@ -273,3 +273,4 @@ def test_hf_export_of_a_metaspace_file_keeps_tokenizers_ids(json_folder, tmp_pat
     again = tokenizers.Tokenizer.from_file(str(tmp_path / "again.json"))
     for text in TEXTS:
         assert again.encode(text, add_special_tokens=False).ids == hf.encode(text, add_special_tokens=False).ids, text
+

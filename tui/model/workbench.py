@@ -440,7 +440,9 @@ class Workbench:
             pretokenizer=tok.pretokenizer, config=tok.config, whole_first=script.whole_first,
             whole_pieces=[script.whole_pieces[i] for i in kept],
             whole_ranks=None if script.whole_ranks is None else [script.whole_ranks[i] for i in kept],
-            normalizer=script.normalizer,
+            normalizer=script.normalizer, byte_fallback=script.byte_fallback,
+            # sentencepiece's merging by text, with the pieces replayed so far
+            text_ranks=script.text_ranks[:steps] if script.text_ranks is not None and tok.merges == script.merges[:steps] else None,
         )
 
     def _stale_tokenizer(self) -> bool:
