@@ -13,7 +13,8 @@ Format (``"format": "bpe-lab"``, ``"version": 1``)::
 A tokenizer that looks chunks up whole first (a tiktoken rank file's) is version 2, with
 ``"whole_first": true`` and ``"whole_pieces": [hex, ...]`` (the bytes of tokens no merge makes,
 whose ids follow the merges; the specials follow them), and so is one with a ``"normalizer"``
-(HuggingFace's JSON of it, :mod:`engine.normalize`).
+(HuggingFace's JSON of it, :mod:`engine.normalize`) or an ``"end_of_word"`` suffix (its base
+then holds every base token twice: plain, then with the suffix, as CLIP's ``e`` and ``e</w>``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 from . import _core
 from ._pairs import SHIFT, merge
 from ._rankmerge import rank_merge
-from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, special_text_problem
+from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, end_of_word_problem, special_text_problem
 from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
 from .io import atomic_write_text, parse_json, read_file
 from .normalize import Normalizer
@@ -187,6 +188,12 @@ class Tokenizer:
     tiktoken's merging by rank (:mod:`engine._rankmerge`), for rank files whose whole pieces
     tiktoken also builds inside longer pieces, which merge rules cannot. ``normalizer``
     (:mod:`engine.normalize`) changes the text between special tokens before it is split.
+
+    ``end_of_word`` (a suffix such as ``"</w>"``: CLIP, subword-nmt) ends every chunk with a
+    marked base token: the base holds each base token plain, then again with the suffix (bytes
+    base: ids 0-255 the bytes, 256-511 the bytes ending a word, merges from 512), and a chunk's
+    last unit is its marked twin. Decoding turns a suffix into a space between words (none before
+    whitespace or at the end), as CLIP and HuggingFace's ``BPEDecoder`` do.
     """
 
     def __init__(
@@ -202,6 +209,7 @@ class Tokenizer:
         whole_pieces: Sequence[bytes] = (),
         whole_ranks: Sequence[int] | None = None,
         normalizer: Normalizer | None = None,
+        end_of_word: str | None = None,
         _pieces: list[bytes] | None = None,
         _parts: tuple[list[int], list[int]] | None = None,
     ) -> None:
@@ -223,6 +231,7 @@ class Tokenizer:
             pieces = [bytes([i]) for i in range(256)]
         else:
             raise ConfigError(f"unknown base {base!r} (choose bytes or chars)")
+        self.end_of_word, pieces = _marked_base(end_of_word, pieces, whole_first or bool(whole_pieces))
         self.base = base
         self.base_size = len(pieces)
         self.merges: list[tuple[int, int]] = []
@@ -311,8 +320,10 @@ class Tokenizer:
         #: tokens that only a whole piece makes (``whole_first``) are looked up first.
         self._merge_chunk: Callable[[list[int]], list[int]]
         self._merge_chunk, by_text = _core.chunk_encoders(ranks)
-        self._by_text = by_text is not None and base == "bytes"
+        self._by_text = by_text is not None and base == "bytes" and end_of_word is None
         self._encode_chunk = by_text if self._by_text else self._encode_new
+        if end_of_word is not None:  # a token's bytes are not its chunk's: no table of whole tokens
+            self._encode_chunk = self._encode_marked
         self._cache = _ChunkCache(self._encode_whole_first if self.whole_first else self._encode_chunk)
         self._by_bytes: dict[bytes, int] | None = None  # whole_first: every token's bytes -> its first id
         #: For the first encoding of a chunk: token bytes -> id (built once enough chunks were
@@ -362,9 +373,17 @@ class Tokenizer:
 
     def _base_ids(self, chunk: str) -> list[int]:
         if self.alphabet is None:
-            return list(chunk.encode("utf-8", "surrogateescape"))
-        get = self._char_ids.get
-        return [get(c, 0) for c in chunk]
+            ids = list(chunk.encode("utf-8", "surrogateescape"))
+        else:
+            get = self._char_ids.get
+            ids = [get(c, 0) for c in chunk]
+        if self.end_of_word is not None and ids:
+            ids[-1] += self.base_size // 2  # the chunk's last unit ends a word: its marked twin
+        return ids
+
+    def _encode_marked(self, chunk: str) -> list[int]:
+        """Encode one chunk of an ``end_of_word`` tokenizer: always through the merges."""
+        return self._merge_chunk(self._base_ids(chunk))
 
     def _encode_new(self, chunk: str) -> list[int]:
         """Encode one chunk, not from the cache: a chunk whose bytes are a token that encodes to
@@ -661,7 +680,9 @@ class Tokenizer:
 
         For the chars base, id 0 decodes to U+FFFD, the stand-in for unknown characters.
         """
-        return self.decode_bytes(ids).decode("utf-8", "replace")
+        if self.end_of_word is None:
+            return self.decode_bytes(ids).decode("utf-8", "replace")
+        return unmark(self.decode_bytes(ids).decode("utf-8", "replace"), self.end_of_word)
 
     # -- files --------------------------------------------------------------------------------
 
@@ -678,6 +699,27 @@ class Tokenizer:
         """Read a tokenizer written by :meth:`save`; bad files raise ``TokenizerFileError`` (a
         ``ValueError``)."""
         return load_tokenizer(path)
+
+
+def _marked_base(suffix: str | None, pieces: list[bytes], whole: bool) -> tuple[str | None, list[bytes]]:
+    """The checked ``end_of_word`` suffix and the base with it: each base token, then each again
+    with the suffix."""
+    if suffix is None:
+        return None, pieces
+    problem = end_of_word_problem(suffix)
+    if problem:
+        raise ConfigError(problem)
+    if whole:
+        raise ConfigError("whole-piece lookup and an end-of-word suffix do not go together")
+    mark = suffix.encode("utf-8")
+    return suffix, pieces + [piece + mark for piece in pieces]
+
+
+def unmark(text: str, suffix: str) -> str:
+    """Decoded text with each end-of-word ``suffix`` made a space between words: none before
+    whitespace or at the end. Example: ``unmark("a</w>photo</w> of</w>", "</w>") -> "a photo of"``"""
+    marked = re.compile(re.escape(suffix) + r"(?=\s|\Z)")
+    return marked.sub("", text).replace(suffix, " ")
 
 
 def _whole_ranks(ranks: Sequence[int] | None, whole_pieces: list[bytes], merges: int) -> list[int] | None:
@@ -714,7 +756,7 @@ def _whole_pieces(base: str, whole_first: bool, whole_pieces: Sequence[bytes], f
 
 def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
     """The native JSON structure of a tokenizer."""
-    later = tok.whole_first or tok.normalizer is not None
+    later = tok.whole_first or tok.normalizer is not None or tok.end_of_word is not None
     data: dict[str, Any] = {"format": FORMAT, "version": WHOLE_VERSION if later else VERSION, "base": tok.base}
     if tok.alphabet is not None:
         data["alphabet"] = tok.alphabet
@@ -726,6 +768,8 @@ def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
             data["whole_ranks"] = tok.whole_ranks
     if tok.normalizer is not None:
         data["normalizer"] = tok.normalizer.spec
+    if tok.end_of_word is not None:
+        data["end_of_word"] = tok.end_of_word
     data["specials"] = [{"token": t, "id": i} for t, i in tok.specials.items()]
     data["pretokenizer"] = tok.pretokenizer.to_dict()
     if tok.config is not None:
@@ -781,10 +825,14 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
         raise TokenizerFileError("\"whole_pieces\" must be a list of hex strings") from None
     whole_ranks = data.get("whole_ranks") if version == WHOLE_VERSION else None
     _need(whole_ranks is None or isinstance(whole_ranks, list), "\"whole_ranks\" must be a list of integers")
+    end_of_word = data.get("end_of_word") if version == WHOLE_VERSION else None
+    problem = end_of_word_problem(end_of_word)
+    _need(problem is None, problem or "")
     specials = data.get("specials", [])
     _need(isinstance(specials, list), "\"specials\" must be a list")
     tokens = []
-    first_special = (len(alphabet) if base == "chars" else 256) + len(merges) + len(whole_pieces)
+    units = (len(alphabet) if base == "chars" else 256) * (1 if end_of_word is None else 2)
+    first_special = units + len(merges) + len(whole_pieces)
     for i, entry in enumerate(specials):
         _need(isinstance(entry, dict) and isinstance(entry.get("token"), str), f"special {i + 1} is malformed")
         _need(type(entry.get("id")) is int and entry["id"] == first_special + i,
@@ -805,6 +853,7 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
     return Tokenizer(
         merges, base=base, alphabet=alphabet, specials=tokens, pretokenizer=pretokenizer, config=train_config,
         whole_first=whole_first, whole_pieces=whole_pieces, whole_ranks=whole_ranks, normalizer=normalizer,
+        end_of_word=end_of_word,
     )
 
 

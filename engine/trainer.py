@@ -43,6 +43,19 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _mark_word_ends(
+    seqs: list[tuple[list[int], int]], pieces: list[bytes], suffix: str,
+) -> tuple[list[tuple[list[int], int]], list[bytes]]:
+    """The base with each token again ending a word (``e`` and ``e</w>``), and every chunk's
+    last unit as its marked twin (see :class:`~engine.tokenizer.Tokenizer`'s ``end_of_word``)."""
+    shift = len(pieces)
+    for seq, _ in seqs:
+        if seq:
+            seq[-1] += shift
+    mark = suffix.encode("utf-8")
+    return seqs, pieces + [piece + mark for piece in pieces]
+
+
 class Trainer:
     """Trains BPE one merge at a time; pause by not pulling, undo/redo/goto any step.
 
@@ -100,6 +113,8 @@ class Trainer:
                 self.alphabet = None
                 pieces = [bytes([i]) for i in range(256)]
                 seqs = [(list(c.encode("utf-8", "surrogateescape")), n) for c, n in chunks.items()]
+            if config.end_of_word is not None:
+                seqs, pieces = _mark_word_ends(seqs, pieces, config.end_of_word)
             self.base_size = len(pieces)
             self._check_limits()
             if script is None:  # a replayed tokenizer's specials were checked when it was made
@@ -112,7 +127,11 @@ class Trainer:
             self._chunks = chunks  # distinct chunk -> count, in layout order
             self._chunk_lengths = array("i", [len(s) for s, _ in seqs])
             rank = hf_byte_rank() if config.tie_rule == "hf" else None
-            self._state = PairState(seqs, config.tie_rule, config.min_frequency, rank)
+            #: subword-nmt's ties are decided here, by the tokens' texts (see _largest_text): the
+            #: state orders the queue by count (then ids) for it.
+            self._by_texts = config.tie_rule == "subword-nmt"
+            rule = "lowest-ids" if self._by_texts else config.tie_rule
+            self._state = PairState(seqs, rule, config.min_frequency, rank)
         self._layout: CorpusLayout | None = None
         self._history: list[tuple[Merge, MergeRecord | None]] = []
         #: Undone merges, next to redo last; their records stay valid (the state they lead
@@ -144,6 +163,7 @@ class Trainer:
             min_frequency=1,  # every pair is counted exactly: replayed merges may be rare here
             no_merge_newline=pre.split_newlines,
             specials=tuple(tokenizer.specials),
+            end_of_word=tokenizer.end_of_word,
         )
         return cls(
             text,
@@ -284,7 +304,22 @@ class Trainer:
     def candidates(self, k: int = 10) -> list[Candidate]:
         """The top-``k`` pairs for the next merge, in the order the tie rule ranks them."""
         with _gc_paused():
-            return [Candidate((a, b), c) for a, b, c in self._state.top(k)]
+            top = self._state.top(k)
+            if self._by_texts and top:
+                top = self._by_text_order(top, k)
+            return [Candidate((a, b), c) for a, b, c in top]
+
+    def _text_key(self, pair: tuple[int, int]) -> tuple[bytes, bytes]:
+        return self._pieces[pair[0]], self._pieces[pair[1]]
+
+    def _by_text_order(self, top: list[tuple[int, int, int]], k: int) -> list[tuple[int, int, int]]:
+        """The ``k`` best pairs under subword-nmt's rule, from the ``k`` best by count then ids
+        (``top``): every pair of the last count there is read, since any of them may rank first."""
+        last = top[-1][2]
+        above = sum(1 for _, _, c in top if c > last)
+        every = self._state.top(above + self._state.ties(last))
+        every.sort(key=lambda t: (t[2], self._text_key((t[0], t[1]))), reverse=True)
+        return every[:k]
 
     def tokenizer(self) -> Tokenizer:
         """A tokenizer snapshot of the current step."""
@@ -302,6 +337,7 @@ class Trainer:
             # (there as here) applies the pattern to the whole text.
             pretokenizer=replace(self.pretokenizer, per_line=False),
             config=self.config,
+            end_of_word=self.config.end_of_word,
         )
 
     # -- the corpus as tokens ---------------------------------------------------------------
@@ -425,7 +461,18 @@ class Trainer:
         if chosen[2] < self.config.min_frequency:
             self.stop_reason = "min-frequency"
             return None
+        if self._by_texts and chosen[4] > 1:
+            return self._largest_text(chosen[2], chosen[4])
         return chosen
+
+    def _largest_text(self, count: int, total: int) -> tuple[int, int, int, tuple[tuple[int, int], ...], int]:
+        """subword-nmt's choice among the ``total`` pairs of the top ``count``: the largest pair
+        of token texts (left part first), as ``learn_bpe``'s ``max(stats, key=lambda x:
+        (stats[x], x))``; the tie set in that order."""
+        tied = [(a, b) for a, b, c in self._state.top(total) if c == count]
+        tied.sort(key=self._text_key, reverse=True)
+        a, b = tied[0]
+        return a, b, count, tuple(tied[:TIE_CAP]), total
 
     def _scripted(self) -> tuple[int, int, int, tuple[tuple[int, int], ...], int]:
         """The next merge of the replayed tokenizer, whatever its count is in this corpus."""
