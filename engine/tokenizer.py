@@ -192,8 +192,9 @@ class Tokenizer:
     ``end_of_word`` (a suffix such as ``"</w>"``: CLIP, subword-nmt) ends every chunk with a
     marked base token: the base holds each base token plain, then again with the suffix (bytes
     base: ids 0-255 the bytes, 256-511 the bytes ending a word, merges from 512), and a chunk's
-    last unit is its marked twin. Decoding turns a suffix into a space between words (none before
-    whitespace or at the end), as CLIP and HuggingFace's ``BPEDecoder`` do.
+    last unit is its marked twin. Decoding drops the suffix where the pre-tokenizer keeps every
+    character (a named one: the chunks hold the spaces), and else makes it a space between words
+    (none before whitespace or at the end), as CLIP and HuggingFace's ``BPEDecoder`` do.
     """
 
     def __init__(
@@ -682,7 +683,10 @@ class Tokenizer:
         """
         if self.end_of_word is None:
             return self.decode_bytes(ids).decode("utf-8", "replace")
-        return unmark(self.decode_bytes(ids).decode("utf-8", "replace"), self.end_of_word)
+        text = self.decode_bytes(ids).decode("utf-8", "replace")
+        if self.pretokenizer.name != "custom":  # the chunks hold every character: the suffix is only a mark
+            return text.replace(self.end_of_word, "")
+        return unmark(text, self.end_of_word)
 
     # -- files --------------------------------------------------------------------------------
 

@@ -45,7 +45,8 @@ class Format:
     (``takes_pattern``: the formats that hold none) and whether it writes a folder
     (``writes_folder``: the path names a directory, created as needed); ``label`` names its
     files in a message. ``keeps_normalizer``: the format can hold a normalizer. ``writable`` is
-    false for a format bpe-lab reads only."""
+    false for a format bpe-lab reads only. ``keeps_end_of_word``: the format can hold an
+    end-of-word suffix (CLIP's ``</w>``)."""
 
     name: str
     module: str
@@ -55,6 +56,7 @@ class Format:
     keeps_normalizer: bool = False
     writes_folder: bool = False
     writable: bool = True
+    keeps_end_of_word: bool = False
 
     @property
     def hooks(self) -> ModuleType:
@@ -81,13 +83,15 @@ class Format:
 
 #: Every format bpe-lab knows, in the order ``--format`` lists them.
 REGISTRY: tuple[Format, ...] = (
-    Format("hf", "engine.formats.hf", "HuggingFace tokenizer.json (a BPE model)", "tokenizer.json", keeps_normalizer=True),
+    Format("hf", "engine.formats.hf", "HuggingFace tokenizer.json (a BPE model)", "tokenizer.json", keeps_normalizer=True,
+           keeps_end_of_word=True),
     Format("gpt2", "engine.formats.gpt2", "GPT-2's vocab.json + merges.txt pair, in a folder",
            "vocab.json + merges.txt", takes_pattern=True, writes_folder=True),
     Format("tiktoken", "engine.formats.tiktoken_bpe", "tiktoken's .tiktoken ranks, with a PATH.json sidecar",
            ".tiktoken", takes_pattern=True),
     Format("seed001", "engine.formats.seed001", "seed 001's JSON (vocab list and merges)", "seed 001"),
-    Format("native", "engine.formats.native", "bpe-lab's own JSON", "native", keeps_normalizer=True),
+    Format("native", "engine.formats.native", "bpe-lab's own JSON", "native", keeps_normalizer=True,
+           keeps_end_of_word=True),
     Format("tekken", "engine.formats.tekken", "Mistral's tekken.json (tiktoken ranks and a config)", "tekken.json",
            writable=False),
     Format("sentencepiece", "engine.formats.sentencepiece", "SentencePiece .model (recognised and refused by model type)",
@@ -140,6 +144,10 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
     if not record.writes_folder and str(path).endswith(("/", os.sep)):
         raise WriteError(path, f"a name ending in / is a folder, and {fmt} writes a file", after="nothing was written")
     path = Path(path)
+    if tok.end_of_word is not None and not record.keeps_end_of_word:
+        keep = " or ".join(f.name for f in REGISTRY if f.keeps_end_of_word)
+        raise ExportError(f"{record.label} files cannot mark where words end, and this tokenizer's words end with "
+                          f"{tok.end_of_word!r}: export to {keep}")
     dropped = []
     if tok.normalizer is not None and not record.keeps_normalizer:
         if not drop_normalizer:
