@@ -194,12 +194,12 @@ def end_of_word_problem(suffix: object) -> str | None:
         return "the end-of-word suffix cannot be empty (give </w>, say)"
     if len(suffix) > MAX_SUFFIX:
         return f"the end-of-word suffix {_short(suffix)} is longer than {MAX_SUFFIX} characters"
-    if any(c.isspace() or not c.isprintable() for c in suffix):
-        return f"the end-of-word suffix {_short(suffix)} holds a space or a control character (give </w>, say)"
     try:
         suffix.encode("utf-8")
     except UnicodeEncodeError:
         return f"the end-of-word suffix {_short(suffix)} is not UTF-8 text"
+    if any(c.isspace() or not c.isprintable() for c in suffix):
+        return f"the end-of-word suffix {_short(suffix)} holds a space or a control character (give </w>, say)"
     return None
 
 
