@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import ConfigError, Tokenizer, Trainer, TrainConfig
+from engine import ConfigError, Tokenizer, TrainConfig, Trainer
 from engine.formats import export_tokenizer, load_any
 
 SUFFIX = "</w>"
