@@ -155,8 +155,8 @@ def _model(data: Any, path: Path) -> dict[str, Any]:
         raise fail(path, f"a {kind or 'untyped'} model is not supported (bpe-lab reads BPE models only)")
     suffix, prefix = model.get("end_of_word_suffix"), model.get("continuing_subword_prefix")
     if prefix:
-        raise fail(path, f"BPE with a continuing-subword prefix ({show(prefix)}, as WordPiece's ##) is not supported "
-                         "(bpe-lab reads the end-of-word suffix of CLIP and subword-nmt)")
+        raise fail(path, f"BPE with a continuing-subword prefix ({show(prefix)}) is not supported (bpe-lab reads "
+                         "end-of-word suffixes, as CLIP's and subword-nmt's </w>, but no prefixes)")
     if suffix is not None:
         problem = end_of_word_problem(suffix) if suffix else "the end-of-word suffix cannot be empty"
         if problem:
