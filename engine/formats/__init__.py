@@ -1,6 +1,6 @@
 """Tokenizer files from and for the ecosystem: HuggingFace ``tokenizer.json``, GPT-2's
-``vocab.json`` + ``merges.txt``, tiktoken's ``.tiktoken`` ranks, seed 001's JSON, the native
-format (:mod:`engine.formats.native`), and (read only) Mistral's ``tekken.json``.
+``vocab.json`` + ``merges.txt``, tiktoken's ``.tiktoken`` ranks, subword-nmt's codes, seed 001's
+JSON, the native format (:mod:`engine.formats.native`), and (read only) Mistral's ``tekken.json``.
 
 Each format is one :class:`Format` record in :data:`REGISTRY`: its name, the module that reads
 and writes it, and what it needs. That module has the format's five hooks, all with the same
@@ -92,6 +92,8 @@ REGISTRY: tuple[Format, ...] = (
     Format("seed001", "engine.formats.seed001", "seed 001's JSON (vocab list and merges)", "seed 001"),
     Format("native", "engine.formats.native", "bpe-lab's own JSON", "native", keeps_normalizer=True,
            keeps_end_of_word=True),
+    Format("subword-nmt", "engine.formats.subword_nmt", "subword-nmt's BPE codes (learn_bpe's merges, words ending in </w>)",
+           "subword-nmt codes", takes_pattern=True, keeps_end_of_word=True),
     Format("tekken", "engine.formats.tekken", "Mistral's tekken.json (tiktoken ranks and a config)", "tekken.json",
            writable=False),
     Format("sentencepiece", "engine.formats.sentencepiece", "SentencePiece .model (recognised and refused by model type)",
@@ -235,6 +237,7 @@ def _load_any(path: Path, pretokenizer: PreTokenizer | None, fmt: str | None, ne
     else:
         record = get_format(fmt)
     if pretokenizer is not None and not record.takes_pattern:
-        takes = " and ".join(f.label for f in REGISTRY if f.takes_pattern)
+        labels = [f.label for f in REGISTRY if f.takes_pattern]
+        takes = ", ".join(labels[:-1]) + " and " + labels[-1] if len(labels) > 1 else labels[0]
         raise fail(path, f"a pattern name is for {takes} files; this is {record.name}, which has its own")
     return record.load(path, content, pretokenizer, need_pattern)

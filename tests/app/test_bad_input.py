@@ -316,6 +316,7 @@ SETUP: dict[str, Setup] = {
     "hf-unigram": lambda tmp, mp: corpus(tmp, "tokenizer.json", json.dumps({"model": {"type": "Unigram", "vocab": [["a", -1.0]]}})),
     "hf-byte-fallback": lambda tmp, mp: hf(tmp, byte_fallback=True),
     "hf-prefix": lambda tmp, mp: hf(tmp, continuing_subword_prefix="##"),
+    "codes-version": lambda tmp, mp: (tmp / "codes.txt").write_text("#version: 0.1\nl o\nlo w</w>\n", encoding="utf-8"),
     "hf-normalizer-export": lambda tmp, mp: with_normalizer(tmp),
     "end-of-word-export": lambda tmp, mp: word_ends(tmp),
     "spm-bpe-model": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_BPE),
