@@ -233,3 +233,29 @@ def test_candidates_follow_the_rule_the_step_takes():
     assert step is not None and first[0].pair == step.pair
     assert trainer.token_text(step.pair[0]) == "z"  # the largest text of four tied pairs
     assert [trainer.token_text(a) for a, _ in step.ties] == ["z", "e", "c", "a"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(words, st.integers(0, 12), st.integers(0, 12), st.data())
+def test_undo_and_a_manual_merge_leave_the_rule_as_a_fresh_run(counts, ahead, back, data):
+    """The subword-nmt rule keeps the last tie set between steps: going back (undo) and making
+    a different merge under an id the undone line used must not reuse it wrongly."""
+    config = TrainConfig(base="chars", pretokenizer="none", tie_rule="subword-nmt", min_frequency=1, end_of_word=SUFFIX)
+    table = [(w.encode(), n) for w, n in counts.items()]
+    walked = Trainer.from_counts(table, config)
+    for _ in range(ahead):
+        walked.step()
+    for _ in range(min(back, walked.steps)):
+        walked.undo()
+    here = walked.steps
+    fresh = Trainer.from_counts(table, config)
+    for _ in range(here):
+        fresh.step()
+    assert [m.pair for m in fresh.history] == [m.pair for m in walked.history]
+    pairs = sorted(fresh.pair_counts())
+    if pairs:
+        pick = data.draw(st.sampled_from(pairs))
+        walked.force(pick)
+        fresh.force(pick)
+    assert [c.pair for c in walked.candidates(3)] == [c.pair for c in fresh.candidates(3)]
+    assert [(m.pair, m.ties) for m in walked.run()] == [(m.pair, m.ties) for m in fresh.run()]
