@@ -147,7 +147,8 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
         raise WriteError(path, f"a name ending in / is a folder, and {fmt} writes a file", after="nothing was written")
     path = Path(path)
     if tok.end_of_word is not None and not record.keeps_end_of_word:
-        keep = " or ".join(f.name for f in REGISTRY if f.keeps_end_of_word)
+        names = [f.name for f in REGISTRY if f.keeps_end_of_word]
+        keep = ", ".join(names[:-1]) + " or " + names[-1]
         raise ExportError(f"{record.label} files cannot mark where words end, and this tokenizer's words end with "
                           f"{tok.end_of_word!r}: export to {keep}")
     dropped = []

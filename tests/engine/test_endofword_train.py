@@ -197,7 +197,7 @@ def test_formats_without_word_ends_refuse_in_one_line(tmp_path, fmt):
     with pytest.raises(ValueError) as caught:
         export_tokenizer(trainer.tokenizer(), fmt, tmp_path / "out")
     message = str(caught.value)
-    assert "\n" not in message and "'</w>'" in message and "hf or native" in message
+    assert "\n" not in message and "'</w>'" in message and "hf, native or subword-nmt" in message
     assert not any(tmp_path.iterdir())
 
 
