@@ -10,7 +10,7 @@ from .errors import ConfigError, one_line
 from .pretokenize import check_pattern
 
 BASES = ("bytes", "chars")
-TIE_RULES = ("lowest-ids", "first-seen", "hf")
+TIE_RULES = ("lowest-ids", "first-seen", "hf", "subword-nmt")
 PRETOKENIZERS = ("none", "simple", "gpt2", "gpt4")
 
 #: Largest id the trainer can hand out (pair keys pack two ids into one int).
@@ -49,12 +49,16 @@ class TrainConfig:
       comes earliest in the current corpus: seeds 001/002, minbpe, tiktoken's trainer) or
       ``"hf"`` (HuggingFace's BpeTrainer: highest count, then smallest pair in its id space,
       where bytes are ordered by their ByteLevel characters; training text is pre-tokenized
-      line by line, as its trainer reads files).
+      line by line, as its trainer reads files) or ``"subword-nmt"`` (highest count, then the
+      largest pair of token texts, compared left part first: subword-nmt's ``learn_bpe``).
     - stop rules: ``vocab_size`` (bases + merges + specials), ``max_merges`` (a merge count),
       ``min_frequency`` (stop when the best pair occurs fewer times; default 2), no pairs left.
     - ``no_merge_newline``: a pair whose concatenation contains a newline is never counted.
     - ``specials``: special tokens, given ids after the last merge (seed 000).
     - ``record_undo``: keep what each merge changed so it can be undone locally.
+    - ``end_of_word``: the end-of-word suffix (``"</w>"``: CLIP, subword-nmt, Sennrich et al.
+      2016), or None. The last unit of every chunk is then a base token of its own, spelled
+      with the suffix (``e`` and ``e</w>``), so merges learn where words end; the base doubles.
     """
 
     base: str = "bytes"
@@ -68,6 +72,7 @@ class TrainConfig:
     no_merge_newline: bool = False
     specials: tuple[str, ...] = field(default_factory=tuple)
     record_undo: bool = True
+    end_of_word: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "specials", tuple(self.specials))
@@ -89,6 +94,12 @@ class TrainConfig:
             )
         if self.tie_rule == "hf" and self.base != "bytes":
             raise ConfigError("the hf tie rule reproduces byte-level training: use --base bytes")
+        problem = end_of_word_problem(self.end_of_word)
+        if problem:
+            raise ConfigError(problem)
+        if self.end_of_word is not None and self.tie_rule == "hf":
+            raise ConfigError("the hf tie rule reproduces byte-level training without a suffix: drop --end-of-word "
+                              "or choose another tie rule")
         if self.pattern is not None and not isinstance(self.pattern, str):
             raise ConfigError(f"a pattern must be text, not {type(self.pattern).__name__}")
         if self.pretokenizer == "custom":
@@ -131,6 +142,8 @@ class TrainConfig:
         """A JSON-ready dict of every option."""
         data = asdict(self)
         data["specials"] = list(self.specials)
+        if self.end_of_word is None:
+            del data["end_of_word"]  # files and sessions without it stay as they were
         return data
 
     @classmethod
@@ -163,6 +176,31 @@ class TrainConfig:
                 raise ConfigError("the specials must be a list of tokens")
             values["specials"] = tuple(values["specials"])
         return cls(**values)
+
+
+#: The longest end-of-word suffix (CLIP's and subword-nmt's ``</w>`` is 4 characters).
+MAX_SUFFIX = 16
+
+
+def end_of_word_problem(suffix: object) -> str | None:
+    """Why ``suffix`` cannot be an end-of-word suffix, or None (None itself is fine: no suffix).
+
+    Example: ``end_of_word_problem("")`` -> ``"the end-of-word suffix cannot be empty (give </w>, say)"``"""
+    if suffix is None:
+        return None
+    if not isinstance(suffix, str):
+        return f"the end-of-word suffix must be text, not {type(suffix).__name__}"
+    if not suffix:
+        return "the end-of-word suffix cannot be empty (give </w>, say)"
+    if len(suffix) > MAX_SUFFIX:
+        return f"the end-of-word suffix {_short(suffix)} is longer than {MAX_SUFFIX} characters"
+    try:
+        suffix.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"the end-of-word suffix {_short(suffix)} is not UTF-8 text"
+    if any(c.isspace() or not c.isprintable() for c in suffix):
+        return f"the end-of-word suffix {_short(suffix)} holds a space or a control character (give </w>, say)"
+    return None
 
 
 def special_text_problem(token: str) -> str | None:

@@ -16,7 +16,8 @@ then leaves out entries 1-256, the bytes) and ``"text_ranks"`` (see :class:`Toke
 A tokenizer that looks chunks up whole first (a tiktoken rank file's) is version 2, with
 ``"whole_first": true`` and ``"whole_pieces": [hex, ...]`` (the bytes of tokens no merge makes,
 whose ids follow the merges; the specials follow them), and so is one with a ``"normalizer"``
-(HuggingFace's JSON of it, :mod:`engine.normalize`).
+(HuggingFace's JSON of it, :mod:`engine.normalize`) or an ``"end_of_word"`` suffix (its base
+then holds every base token twice: plain, then with the suffix, as CLIP's ``e`` and ``e</w>``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any
 from . import _core
 from ._pairs import SHIFT, merge
 from ._rankmerge import rank_merge
-from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, special_text_problem
+from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, end_of_word_problem, special_text_problem
 from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
 from .io import atomic_write_text, parse_json, read_file
 from .normalize import Normalizer
@@ -199,6 +200,12 @@ class Tokenizer:
     leftmost of equal ranks), as sentencepiece does with its pieces' scores; the merges are then
     one way each token is built, for the replay and the trace. Without byte fallback, unknown
     characters in a row are then one unknown token (id 0), as sentencepiece and ``fuse_unk`` make them.
+    ``end_of_word`` (a suffix such as ``"</w>"``: CLIP, subword-nmt) ends every chunk with a
+    marked base token: the base holds each base token plain, then again with the suffix (bytes
+    base: ids 0-255 the bytes, 256-511 the bytes ending a word, merges from 512), and a chunk's
+    last unit is its marked twin. Decoding drops the suffix where the pre-tokenizer keeps every
+    character (a named one: the chunks hold the spaces), and else makes it a space between words
+    (none before whitespace or at the end), as CLIP and HuggingFace's ``BPEDecoder`` do.
     """
 
     def __init__(
@@ -216,6 +223,7 @@ class Tokenizer:
         normalizer: Normalizer | None = None,
         byte_fallback: bool = False,
         text_ranks: Sequence[int] | None = None,
+        end_of_word: str | None = None,
         _pieces: list[bytes] | None = None,
         _parts: tuple[list[int], list[int]] | None = None,
     ) -> None:
@@ -237,6 +245,7 @@ class Tokenizer:
             pieces = [bytes([i]) for i in range(256)]
         else:
             raise ConfigError(f"unknown base {base!r} (choose bytes or chars)")
+        self.end_of_word, pieces = _marked_base(end_of_word, pieces, whole_first or bool(whole_pieces))
         self.base = base
         self.base_size = len(pieces)
         self.merges: list[tuple[int, int]] = []
@@ -325,12 +334,16 @@ class Tokenizer:
         #: tokens that only a whole piece makes (``whole_first``) are looked up first.
         self._merge_chunk: Callable[[list[int]], list[int]]
         self._merge_chunk, by_text = _core.chunk_encoders(ranks)
-        self._by_text = by_text is not None and base == "bytes"
+        self._by_text = by_text is not None and base == "bytes" and end_of_word is None
         self._encode_chunk = by_text if self._by_text else self._encode_new
         self.byte_fallback, self.text_ranks = _by_text_options(self.alphabet, byte_fallback, text_ranks, count)
         self._text_order: tuple[dict[str, int], dict[str, int]] | None = None  # text_ranks: text -> rank, id
         if self.text_ranks is not None:
             self._encode_chunk = self._encode_by_text
+        if end_of_word is not None:  # a token's bytes are not its chunk's: no table of whole tokens
+            self._encode_chunk = self._encode_marked
+        if end_of_word is not None and (self.byte_fallback or self.text_ranks is not None):
+            raise ConfigError("an end-of-word suffix and SentencePiece's byte fallback or merging by text do not go together")
         self._cache = _ChunkCache(self._encode_whole_first if self.whole_first else self._encode_chunk)
         self._by_bytes: dict[bytes, int] | None = None  # whole_first: every token's bytes -> its first id
         #: For the first encoding of a chunk: token bytes -> id (built once enough chunks were
@@ -380,20 +393,24 @@ class Tokenizer:
 
     def _base_ids(self, chunk: str) -> list[int]:
         if self.alphabet is None:
-            return list(chunk.encode("utf-8", "surrogateescape"))
-        get = self._char_ids.get
-        if not self.byte_fallback:
-            return [get(c, 0) for c in chunk]
-        ids = [get(c, -1) for c in chunk]
-        if -1 not in ids:
-            return ids
-        out: list[int] = []  # byte fallback: a character outside the alphabet is its bytes' ids
-        for c, i in zip(chunk, ids):
-            if i < 0:
-                out.extend(1 + b for b in c.encode("utf-8", "surrogateescape"))
+            ids = list(chunk.encode("utf-8", "surrogateescape"))
+        else:
+            get = self._char_ids.get
+            if not self.byte_fallback:
+                ids = [get(c, 0) for c in chunk]
             else:
-                out.append(i)
-        return out
+                ids = [get(c, -1) for c in chunk]
+                if -1 in ids:  # byte fallback: a character outside the alphabet is its bytes' ids
+                    out: list[int] = []
+                    for c, i in zip(chunk, ids):
+                        if i < 0:
+                            out.extend(1 + b for b in c.encode("utf-8", "surrogateescape"))
+                        else:
+                            out.append(i)
+                    ids = out
+        if self.end_of_word is not None and ids:
+            ids[-1] += self.base_size // 2  # the chunk's last unit ends a word: its marked twin
+        return ids
 
     def _encode_by_text(self, chunk: str) -> list[int]:
         """Merge ``chunk`` by the rank of joined text (``text_ranks``): sentencepiece's BPE."""
@@ -418,6 +435,10 @@ class Tokenizer:
                 if token or not out or out[-1]:  # unknown characters in a row are one unknown token
                     out.append(token)
         return out
+
+    def _encode_marked(self, chunk: str) -> list[int]:
+        """Encode one chunk of an ``end_of_word`` tokenizer: always through the merges."""
+        return self._merge_chunk(self._base_ids(chunk))
 
     def _encode_new(self, chunk: str) -> list[int]:
         """Encode one chunk, not from the cache: a chunk whose bytes are a token that encodes to
@@ -721,7 +742,12 @@ class Tokenizer:
 
         For the chars base, id 0 decodes to U+FFFD, the stand-in for unknown characters.
         """
-        return self.decode_bytes(ids).decode("utf-8", "replace")
+        if self.end_of_word is None:
+            return self.decode_bytes(ids).decode("utf-8", "replace")
+        text = self.decode_bytes(ids).decode("utf-8", "replace")
+        if self.pretokenizer.name != "custom":  # the chunks hold every character: the suffix is only a mark
+            return text.replace(self.end_of_word, "")
+        return unmark(text, self.end_of_word)
 
     # -- files --------------------------------------------------------------------------------
 
@@ -759,6 +785,25 @@ def _by_text_options(alphabet: list[str] | None, byte_fallback: bool, text_ranks
 
 #: The alphabet entries of the 256 bytes for ``byte_fallback`` (entries 1-256).
 BYTE_CHARS = [chr(b) if b < 128 else chr(0xDC00 + b) for b in range(256)]
+def _marked_base(suffix: str | None, pieces: list[bytes], whole: bool) -> tuple[str | None, list[bytes]]:
+    """The checked ``end_of_word`` suffix and the base with it: each base token, then each again
+    with the suffix."""
+    if suffix is None:
+        return None, pieces
+    problem = end_of_word_problem(suffix)
+    if problem:
+        raise ConfigError(problem)
+    if whole:
+        raise ConfigError("whole-piece lookup and an end-of-word suffix do not go together")
+    mark = suffix.encode("utf-8")
+    return suffix, pieces + [piece + mark for piece in pieces]
+
+
+def unmark(text: str, suffix: str) -> str:
+    """Decoded text with each end-of-word ``suffix`` made a space between words: none before
+    whitespace or at the end. Example: ``unmark("a</w>photo</w> of</w>", "</w>") -> "a photo of"``"""
+    marked = re.compile(re.escape(suffix) + r"(?=\s|\Z)")
+    return marked.sub("", text).replace(suffix, " ")
 
 
 def _whole_ranks(ranks: Sequence[int] | None, whole_pieces: list[bytes], merges: int) -> list[int] | None:
@@ -795,7 +840,8 @@ def _whole_pieces(base: str, whole_first: bool, whole_pieces: Sequence[bytes], f
 
 def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
     """The native JSON structure of a tokenizer."""
-    later = tok.whole_first or tok.normalizer is not None or tok.byte_fallback or tok.text_ranks is not None
+    later = (tok.whole_first or tok.normalizer is not None or tok.byte_fallback or tok.text_ranks is not None
+             or tok.end_of_word is not None)
     data: dict[str, Any] = {"format": FORMAT, "version": WHOLE_VERSION if later else VERSION, "base": tok.base}
     if tok.alphabet is not None:  # with byte fallback, less the 256 bytes (entries 1-256: BYTE_CHARS)
         data["alphabet"] = [tok.alphabet[0], *tok.alphabet[257:]] if tok.byte_fallback else tok.alphabet
@@ -811,6 +857,8 @@ def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
         data["byte_fallback"] = True
     if tok.text_ranks is not None:
         data["text_ranks"] = tok.text_ranks
+    if tok.end_of_word is not None:
+        data["end_of_word"] = tok.end_of_word
     data["specials"] = [{"token": t, "id": i} for t, i in tok.specials.items()]
     data["pretokenizer"] = tok.pretokenizer.to_dict()
     if tok.config is not None:
@@ -871,10 +919,14 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
     whole_ranks = data.get("whole_ranks") if version == WHOLE_VERSION else None
     _need(whole_ranks is None or isinstance(whole_ranks, list), "\"whole_ranks\" must be a list of integers")
     _need(version != WHOLE_VERSION or isinstance(data.get("text_ranks", []), list), "\"text_ranks\" must be a list of integers")
+    end_of_word = data.get("end_of_word") if version == WHOLE_VERSION else None
+    problem = end_of_word_problem(end_of_word)
+    _need(problem is None, problem or "")
     specials = data.get("specials", [])
     _need(isinstance(specials, list), "\"specials\" must be a list")
     tokens = []
-    first_special = (len(alphabet) if base == "chars" else 256) + len(merges) + len(whole_pieces)
+    units = (len(alphabet) if base == "chars" else 256) * (1 if end_of_word is None else 2)
+    first_special = units + len(merges) + len(whole_pieces)
     for i, entry in enumerate(specials):
         _need(isinstance(entry, dict) and isinstance(entry.get("token"), str), f"special {i + 1} is malformed")
         _need(type(entry.get("id")) is int and entry["id"] == first_special + i,
@@ -897,6 +949,7 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
         whole_first=whole_first, whole_pieces=whole_pieces, whole_ranks=whole_ranks, normalizer=normalizer,
         byte_fallback=version == WHOLE_VERSION and data.get("byte_fallback") is True,
         text_ranks=data.get("text_ranks") if version == WHOLE_VERSION else None,
+        end_of_word=end_of_word,
     )
 
 

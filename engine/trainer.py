@@ -44,6 +44,19 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _mark_word_ends(
+    seqs: list[tuple[list[int], int]], pieces: list[bytes], suffix: str,
+) -> tuple[list[tuple[list[int], int]], list[bytes]]:
+    """The base with each token again ending a word (``e`` and ``e</w>``), and every chunk's
+    last unit as its marked twin (see :class:`~engine.tokenizer.Tokenizer`'s ``end_of_word``)."""
+    shift = len(pieces)
+    for seq, _ in seqs:
+        if seq:
+            seq[-1] += shift
+    mark = suffix.encode("utf-8")
+    return seqs, pieces + [piece + mark for piece in pieces]
+
+
 class Trainer:
     """Trains BPE one merge at a time; pause by not pulling, undo/redo/goto any step.
 
@@ -101,6 +114,8 @@ class Trainer:
                 self.alphabet = None
                 pieces = [bytes([i]) for i in range(256)]
                 seqs = [(list(c.encode("utf-8", "surrogateescape")), n) for c, n in chunks.items()]
+            if config.end_of_word is not None:
+                seqs, pieces = _mark_word_ends(seqs, pieces, config.end_of_word)
             self.base_size = len(pieces)
             self._check_limits()
             if script is None:  # a replayed tokenizer's specials were checked when it was made
@@ -113,7 +128,14 @@ class Trainer:
             self._chunks = chunks  # distinct chunk -> count, in layout order
             self._chunk_lengths = array("i", [len(s) for s, _ in seqs])
             rank = hf_byte_rank() if config.tie_rule == "hf" else None
-            self._state = PairState(seqs, config.tie_rule, config.min_frequency, rank)
+            #: subword-nmt's ties are decided here, by the tokens' texts (see _largest_text): the
+            #: state orders the queue by count (then ids) for it.
+            self._by_texts = config.tie_rule == "subword-nmt"
+            #: subword-nmt: the last tie set read, (count, [(text key, pair), ...] best first), which
+            #: the next step checks and tops up instead of reading every tied pair again
+            self._tied: tuple[int, list[tuple[tuple[bytes, bytes], tuple[int, int]]]] | None = None
+            rule = "lowest-ids" if self._by_texts else config.tie_rule
+            self._state = PairState(seqs, rule, config.min_frequency, rank)
         self._layout: CorpusLayout | None = None
         self._history: list[tuple[Merge, MergeRecord | None]] = []
         #: Undone merges, next to redo last; their records stay valid (the state they lead
@@ -147,6 +169,7 @@ class Trainer:
             min_frequency=1,  # every pair is counted exactly: replayed merges may be rare here
             no_merge_newline=pre.split_newlines,
             specials=tuple(tokenizer.specials),
+            end_of_word=tokenizer.end_of_word,
         )
         trainer = cls(
             _replay_text(text, tokenizer),
@@ -289,7 +312,24 @@ class Trainer:
     def candidates(self, k: int = 10) -> list[Candidate]:
         """The top-``k`` pairs for the next merge, in the order the tie rule ranks them."""
         with _gc_paused():
-            return [Candidate((a, b), c) for a, b, c in self._state.top(k)]
+            top = self._state.top(k)
+            if self._by_texts and top:
+                top = self._by_text_order(top, k)
+            return [Candidate((a, b), c) for a, b, c in top]
+
+    def _text_key(self, pair: tuple[int, int]) -> tuple[bytes, bytes]:
+        return self._pieces[pair[0]], self._pieces[pair[1]]
+
+    def _by_text_order(self, top: list[tuple[int, int, int]], k: int) -> list[tuple[int, int, int]]:
+        """The ``k`` best pairs under subword-nmt's rule, from the ``k`` best by count then ids
+        (``top``): every pair of the last count there is read, since any of them may rank first."""
+        last = top[-1][2]
+        if top[0][2] == last and self._state.ties(last) >= k:  # the top k are all tied: the set the step reads
+            return [(a, b, last) for a, b in self._tie_set(last, self._state.ties(last))[:k]]
+        above = sum(1 for _, _, c in top if c > last)
+        every = self._state.top(above + self._state.ties(last))
+        every.sort(key=lambda t: (t[2], self._text_key((t[0], t[1]))), reverse=True)
+        return every[:k]
 
     def tokenizer(self) -> Tokenizer:
         """A tokenizer snapshot of the current step."""
@@ -308,6 +348,7 @@ class Trainer:
             pretokenizer=replace(self.pretokenizer, per_line=False),
             config=self.config,
             **self._replay_options,
+            end_of_word=self.config.end_of_word,
         )
 
     # -- the corpus as tokens ---------------------------------------------------------------
@@ -431,7 +472,55 @@ class Trainer:
         if chosen[2] < self.config.min_frequency:
             self.stop_reason = "min-frequency"
             return None
+        if self._by_texts and chosen[4] > 1:
+            return self._largest_text(chosen[2], chosen[4])
         return chosen
+
+    def _largest_text(self, count: int, total: int) -> tuple[int, int, int, tuple[tuple[int, int], ...], int]:
+        """subword-nmt's choice among the ``total`` pairs of the top ``count``: the largest pair
+        of token texts (left part first), as ``learn_bpe``'s ``max(stats, key=lambda x:
+        (stats[x], x))``; the tie set in that order."""
+        tied = self._tie_set(count, total)
+        a, b = tied[0]
+        return a, b, count, tuple(tied[:TIE_CAP]), total
+
+    def _tie_set(self, count: int, total: int) -> list[tuple[int, int]]:
+        """The ``total`` pairs of ``count`` now, largest text first. The last set read is kept:
+        its pairs that still have the count and the same texts (an id may name another token
+        after an undo), with the new pairs the last merge made, are the set when there are
+        ``total`` of them (each is tied, and no two are the same); else every tied pair is read
+        off the queue again."""
+        kept = self._tied
+        tied = None
+        if kept is not None and kept[0] == count:
+            get, key = self._state.count.get, self._text_key
+            tied = [(k, p) for k, p in kept[1] if get(p[0] << SHIFT | p[1]) == count and key(p) == k]
+            if len(tied) < total:
+                fresh = self._new_pairs(count, {p for _, p in tied})
+                if fresh:
+                    tied = sorted(tied + [(key(p), p) for p in fresh], reverse=True)
+            if len(tied) != total:
+                tied = None
+        if tied is None:
+            tied = sorted(((self._text_key((a, b)), (a, b)) for a, b, c in self._state.top(total) if c == count),
+                          reverse=True)
+        self._tied = (count, tied)
+        return [p for _, p in tied]
+
+    def _new_pairs(self, count: int, known: set[tuple[int, int]]) -> set[tuple[int, int]]:
+        """The pairs of ``count`` beside the token the last merge made, not in ``known``."""
+        if not self._history or self._history[-1][1] is None:
+            return set()
+        record = self._history[-1][1]
+        data, new, get = self._state.data, record.new_id, self._state.count.get
+        out = set()
+        for p in record.plist:
+            if data[p] != new:
+                continue  # a stale entry, or an occurrence a neighbour took
+            for pair in ((data[data[p + 2]], new), (new, data[data[p + 1]])):
+                if pair not in known and get(pair[0] << SHIFT | pair[1]) == count:
+                    out.add(pair)
+        return out
 
     def _scripted(self) -> tuple[int, int, int, tuple[tuple[int, int], ...], int]:
         """The next merge of the replayed tokenizer, whatever its count is in this corpus."""

@@ -48,6 +48,8 @@ SOURCES: dict[str, Source] = {
     # Whisper's rank files
     "whisper-gpt2.tiktoken": Source("openai-whisper==20250625", "whisper/assets/gpt2.tiktoken", sdist=True),
     "whisper-multilingual.tiktoken": Source("openai-whisper==20250625", "whisper/assets/multilingual.tiktoken", sdist=True),
+    # CLIP's merges (OpenAI's bpe_simple_vocab_16e6.txt, gzipped): an end-of-word suffix model
+    "clip-bpe.txt.gz": Source("open_clip_torch==3.3.0", "open_clip/bpe_simple_vocab_16e6.txt.gz"),
     # SentencePiece's own test model (a Unigram model)
     "spm-unigram.model": Source("sentencepiece==0.2.0", "test/test_model.model", sdist=True),
 }

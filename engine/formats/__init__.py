@@ -1,6 +1,6 @@
 """Tokenizer files from and for the ecosystem: HuggingFace ``tokenizer.json``, GPT-2's
-``vocab.json`` + ``merges.txt``, tiktoken's ``.tiktoken`` ranks, seed 001's JSON, the native
-format (:mod:`engine.formats.native`), and (read only) Mistral's ``tekken.json``.
+``vocab.json`` + ``merges.txt``, tiktoken's ``.tiktoken`` ranks, subword-nmt's codes, seed 001's
+JSON, the native format (:mod:`engine.formats.native`), and (read only) Mistral's ``tekken.json``.
 
 Each format is one :class:`Format` record in :data:`REGISTRY`: its name, the module that reads
 and writes it, and what it needs. That module has the format's five hooks, all with the same
@@ -45,8 +45,8 @@ class Format:
     (``takes_pattern``: the formats that hold none) and whether it writes a folder
     (``writes_folder``: the path names a directory, created as needed); ``label`` names its
     files in a message. ``keeps_normalizer``: the format can hold a normalizer; ``keeps_byte_fallback``:
-    a SentencePiece-style tokenizer (byte fallback, merging by text). ``writable`` is
-    false for a format bpe-lab reads only."""
+    a SentencePiece-style tokenizer (byte fallback, merging by text); ``keeps_end_of_word``: an
+    end-of-word suffix (CLIP's ``</w>``). ``writable`` is false for a format bpe-lab reads only."""
 
     name: str
     module: str
@@ -57,6 +57,7 @@ class Format:
     keeps_byte_fallback: bool = False
     writes_folder: bool = False
     writable: bool = True
+    keeps_end_of_word: bool = False
 
     @property
     def hooks(self) -> ModuleType:
@@ -84,13 +85,16 @@ class Format:
 #: Every format bpe-lab knows, in the order ``--format`` lists them.
 REGISTRY: tuple[Format, ...] = (
     Format("hf", "engine.formats.hf", "HuggingFace tokenizer.json (a BPE model)", "tokenizer.json", keeps_normalizer=True,
-           keeps_byte_fallback=True),
+           keeps_byte_fallback=True, keeps_end_of_word=True),
     Format("gpt2", "engine.formats.gpt2", "GPT-2's vocab.json + merges.txt pair, in a folder",
            "vocab.json + merges.txt", takes_pattern=True, writes_folder=True),
     Format("tiktoken", "engine.formats.tiktoken_bpe", "tiktoken's .tiktoken ranks, with a PATH.json sidecar",
            ".tiktoken", takes_pattern=True),
     Format("seed001", "engine.formats.seed001", "seed 001's JSON (vocab list and merges)", "seed 001"),
-    Format("native", "engine.formats.native", "bpe-lab's own JSON", "native", keeps_normalizer=True, keeps_byte_fallback=True),
+    Format("native", "engine.formats.native", "bpe-lab's own JSON", "native", keeps_normalizer=True,
+           keeps_byte_fallback=True, keeps_end_of_word=True),
+    Format("subword-nmt", "engine.formats.subword_nmt", "subword-nmt's BPE codes (learn_bpe's merges, words ending in </w>)",
+           "subword-nmt codes", takes_pattern=True, keeps_end_of_word=True),
     Format("tekken", "engine.formats.tekken", "Mistral's tekken.json (tiktoken ranks and a config)", "tekken.json",
            writable=False),
     Format("sentencepiece", "engine.formats.sentencepiece", "SentencePiece .model (BPE models; others refused by type)",
@@ -146,6 +150,11 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
     if (tok.byte_fallback or tok.text_ranks is not None) and not record.keeps_byte_fallback:
         raise ExportError(f"{record.label} files hold no byte fallback or merging by text, which this SentencePiece-style "
                           "tokenizer has: export to hf or native")
+    if tok.end_of_word is not None and not record.keeps_end_of_word:
+        names = [f.name for f in REGISTRY if f.keeps_end_of_word]
+        keep = ", ".join(names[:-1]) + " or " + names[-1]
+        raise ExportError(f"{record.label} files cannot mark where words end, and this tokenizer's words end with "
+                          f"{tok.end_of_word!r}: export to {keep}")
     dropped = []
     if tok.normalizer is not None and not record.keeps_normalizer:
         if not drop_normalizer:
@@ -233,6 +242,7 @@ def _load_any(path: Path, pretokenizer: PreTokenizer | None, fmt: str | None, ne
     else:
         record = get_format(fmt)
     if pretokenizer is not None and not record.takes_pattern:
-        takes = " and ".join(f.label for f in REGISTRY if f.takes_pattern)
+        labels = [f.label for f in REGISTRY if f.takes_pattern]
+        takes = ", ".join(labels[:-1]) + " and " + labels[-1] if len(labels) > 1 else labels[0]
         raise fail(path, f"a pattern name is for {takes} files; this is {record.name}, which has its own")
     return record.load(path, content, pretokenizer, need_pattern)

@@ -174,6 +174,7 @@ def build(
     pretokenizer: PreTokenizer,
     spell: Any = show,
     whole: tuple[bool, Sequence[tuple[bytes, int]], Sequence[int] | None] = (False, (), None),
+    end_of_word: str | None = None,
 ) -> tuple[Tokenizer, list[int | None], list[str]]:
     """The engine tokenizer for a vocabulary plus ordered merges, with ``file_ids`` and warnings.
 
@@ -184,6 +185,8 @@ def build(
     (two pairs, the same token) keeps both merges and maps both to the file's one id.
     ``whole`` is whether chunks are looked up as whole tokens first, the tokens (bytes, file id)
     only that lookup gives, and their ``whole_ranks`` (see :class:`~engine.tokenizer.Tokenizer`).
+    With ``end_of_word``, ``alphabet`` is the base keys and then each again ending a word (their
+    keys spelled with the suffix), as the tokenizer numbers them.
     """
     quick = _build_quickly(alphabet, base_ids, vocab, merges)
     if quick is not None:
@@ -191,7 +194,7 @@ def build(
         # byte-level tokens are their keys: the products are the tokens, already joined
         pieces = [*alphabet, *products] if base == "bytes" else None
         try:
-            return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, [], pieces, whole)
+            return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, [], pieces, whole, end_of_word)
         except TokenizerFileError:
             pass  # e.g. a pair merged twice: the loop below names the merge, spelled as tokens
     made: dict[Any, int] = {key: i for i, key in enumerate(alphabet)}
@@ -234,7 +237,8 @@ def build(
         our_merges.append(pair)
     if repeats:
         warnings.append(f"{repeats} merge(s) make a token an earlier merge already made; both map to the file's one id")
-    return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, warnings, whole=whole)
+    return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, warnings, whole=whole,
+                 end_of_word=end_of_word)
 
 
 def _build_quickly(
@@ -279,8 +283,10 @@ def built(
     path: str | Path, base: str, alphabet: Sequence[Any], our_merges: list[tuple[int, int]], file_ids: list[int | None],
     specials: Sequence[tuple[str, int]], pretokenizer: PreTokenizer, warnings: list[str], pieces: list[bytes] | None = None,
     whole: tuple[bool, Sequence[tuple[bytes, int]], Sequence[int] | None] = (False, (), None),
+    end_of_word: str | None = None,
 ) -> tuple[Tokenizer, list[int | None], list[str]]:
     whole_first, whole_pieces, whole_ranks = whole
+    plain = alphabet if end_of_word is None else alphabet[: len(alphabet) // 2]  # the marked twins follow
     file_ids.extend(theirs for _, theirs in whole_pieces)
     tokenizer_specials = []
     for text, theirs in specials:
@@ -291,12 +297,13 @@ def built(
         tok = Tokenizer(
             our_merges,
             base=base,
-            alphabet=list(alphabet) if base == "chars" else None,
+            alphabet=list(plain) if base == "chars" else None,
             specials=tokenizer_specials,
             pretokenizer=pretokenizer,
             whole_first=whole_first,
             whole_pieces=[piece for piece, _ in whole_pieces],
             whole_ranks=whole_ranks,
+            end_of_word=end_of_word,
             _pieces=pieces,
         )
     except ValueError as exc:
@@ -349,13 +356,14 @@ def fold_note(tok: Tokenizer) -> list[str]:
     return [f"{repeats} token(s) repeat an earlier token's bytes; the file gives them the earlier token's id"]
 
 
-def byte_alphabet(table: dict[bytes, int], what: str, warnings: list[str]) -> tuple[list[bytes], list[int | None]]:
-    """The 256 single bytes and their ids in a file's ``table``; a warning when some are missing.
+def byte_alphabet(table: dict[bytes, int], what: str, warnings: list[str], mark: bytes = b"") -> tuple[list[bytes], list[int | None]]:
+    """The 256 single bytes and their ids in a file's ``table``; a warning when some are missing
+    (with an end-of-word ``mark``, a byte whose marked twin is there is not missing).
 
     ``what`` starts the warning ("the vocabulary lacks", "the ranks lack").
     """
     alphabet = [bytes([b]) for b in range(256)]
-    missing = sum(1 for key in alphabet if key not in table)
+    missing = sum(1 for key in alphabet if key not in table and not (mark and key + mark in table))
     if missing:
         warnings.append(f"{what} {missing} of the 256 bytes; text with them has no ids in the file")
     return alphabet, [table.get(key) for key in alphabet]

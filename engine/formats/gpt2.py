@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..bytelevel import token_to_unicode, unicode_to_token
+from ..bytelevel import byte_level_names, token_to_unicode, unicode_to_token
 from ..errors import ExportError, WriteError
 from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
@@ -151,6 +151,19 @@ def _added_tokens(path: Path, vocab: dict[str, Any], specials: list[tuple[str, i
     return out
 
 
+#: End-of-word suffixes a vocab.json + merges.txt pair is recognised by (CLIP's, subword-nmt's).
+WORD_ENDS = ("</w>",)
+
+
+def word_end_suffix(vocab: dict[str, Any]) -> str | None:
+    """The end-of-word suffix of a pair whose vocabulary holds every byte-level character
+    again with it (CLIP's ``a</w>``, ``b</w>``...), or None."""
+    for suffix in WORD_ENDS:
+        if sum(1 for name in byte_level_names() if name + suffix in vocab) >= 128:
+            return suffix
+    return None
+
+
 def _read_merges(path: Path, text: str | None = None) -> list[tuple[str, str]]:
     out = []
     lines = (read_text(path) if text is None else text).split("\n")
@@ -193,6 +206,9 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
         except ValueError:
             raise fail(merges_path, f"merge {k + 1} ({show(a)} + {show(b)}) is not byte-level text") from None
     products = {a + b for a, b in pairs}
+    suffix = word_end_suffix(raw)
+    mark = b"" if suffix is None else suffix.encode("utf-8")
+    marked = {bytes([b]) + mark for b in range(256)} if mark else set()
     vocab: dict[bytes, int] = {}
     specials: list[tuple[str, int]] = []
     for name, i in raw.items():
@@ -200,7 +216,7 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
             key = unicode_to_token(name)
         except ValueError:
             key = None  # not byte-level text: can only be a special
-        if key is None or (len(key) > 1 and key not in products):
+        if key is None or (len(key) > 1 and key not in products and key not in marked):
             specials.append((name, i))
         else:
             vocab[key] = i
@@ -216,11 +232,17 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
     if merged_like:
         warnings.append(f"{len(merged_like)} vocabulary entries that look merged (first: {show(merged_like[0])}) are made "
                         f"by no merge, so they are special tokens here: is {merges_path.name} truncated?")
-    alphabet, base_ids = byte_alphabet(vocab, "the vocabulary lacks", warnings)
+    alphabet, base_ids = byte_alphabet(vocab, "the vocabulary lacks", warnings, mark)
+    if suffix is not None:
+        alphabet += [key + mark for key in alphabet]
+        base_ids += [vocab.get(key) for key in alphabet[256:]]
+        used = "the given pattern" if pretokenizer else "GPT-2's pattern (the pair holds none)"
+        warnings.append(f"the words end with {suffix!r}, as CLIP's pair: split by {used}; CLIP also lowercases "
+                        "and splits by its own pattern (its tokenizer.json holds both)")
     tok, file_ids, more = build(
         merges_path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=vocab,
         merges=pairs, specials=specials, pretokenizer=pretokenizer or PreTokenizer("gpt2"),
-        spell=lambda key: show(token_to_unicode(key)),
+        spell=lambda key: show(token_to_unicode(key)), end_of_word=suffix,
     )
     return Imported(tok, "gpt2", str(vocab_path.parent if Path(path).is_dir() else path),
                     None if identity(file_ids) else file_ids, warnings + more)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..bytelevel import byte_level_names, not_byte_level, token_to_unicode, unicode_to_token, unicode_to_tokens
+from ..config import end_of_word_problem
 from ..errors import TokenizerFileError
 from ..normalize import Normalizer
 from ..pretokenize import PreTokenizer
@@ -70,6 +71,8 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
         decoder: dict[str, Any] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
     else:
         decoder = {"type": "Fuse"}
+    if tok.end_of_word is not None:
+        decoder = _suffix_decoder(tok.end_of_word, decoder, keeps=tok.pretokenizer.name != "custom")
     return {
         "version": "1.0",
         "truncation": None,
@@ -80,11 +83,22 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
         "post_processor": None,
         "decoder": decoder,
         "model": {
-            "type": "BPE", "dropout": None, "unk_token": None if byte_level else names[0],
-            "continuing_subword_prefix": None, "end_of_word_suffix": None, "fuse_unk": False,
+            "type": "BPE", "dropout": None, "unk_token": None if byte_level else names[0],  # the chars base's id 0
+            "continuing_subword_prefix": None, "end_of_word_suffix": tok.end_of_word, "fuse_unk": False,
             "byte_fallback": False, "ignore_merges": tok.whole_first, "vocab": vocab, "merges": merges,
         },
     }
+
+
+def _suffix_decoder(suffix: str, decoder: dict[str, Any], keeps: bool) -> dict[str, Any]:
+    """The decoder of a tokenizer whose words end with ``suffix``, decoding as bpe-lab does: the
+    suffix dropped where the pre-tokenizer ``keeps`` every character, else a space between words
+    (the chars base: HuggingFace's BPEDecoder; byte-level: a space after every word, the last too)."""
+    if not keeps and decoder["type"] == "Fuse":
+        return {"type": "BPEDecoder", "suffix": suffix}
+    space = "" if keeps else "\u0120"  # byte-level's space
+    replace = {"type": "Replace", "pattern": {"String": suffix}, "content": space}
+    return {"type": "Sequence", "decoders": [replace, decoder]}
 
 
 def rank_merge_note(tok: Tokenizer, where: str) -> list[str]:
@@ -144,10 +158,13 @@ def _model(data: Any, path: Path) -> dict[str, Any]:
     if kind != "BPE":
         raise fail(path, f"a {kind or 'untyped'} model is not supported (bpe-lab reads BPE models only)")
     suffix, prefix = model.get("end_of_word_suffix"), model.get("continuing_subword_prefix")
-    if suffix or prefix:
-        marker = f"end-of-word suffix {suffix!r}" if suffix else f"subword prefix {prefix!r}"
-        raise fail(path, f"BPE with a subword prefix or end-of-word suffix is not supported (this one has the {marker}, "
-                         "as CLIP's and subword-nmt's)")
+    if prefix:
+        raise fail(path, f"BPE with a continuing-subword prefix ({show(prefix)}) is not supported (bpe-lab reads "
+                         "end-of-word suffixes, as CLIP's and subword-nmt's </w>, but no prefixes)")
+    if suffix is not None:
+        problem = end_of_word_problem(suffix) if suffix else "the end-of-word suffix cannot be empty"
+        if problem:
+            raise fail(path, problem)
     return model
 
 
@@ -188,13 +205,16 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     if model.get("dropout"):
         warnings.append("the file's BPE dropout is ignored (bpe-lab always merges)")
     special_texts = {c for c, _ in specials}
-    quick = _byte_level_quickly(path, model, vocab_raw, specials, pre) if byte_level else None
+    suffix = model.get("end_of_word_suffix") or None
+    quick = _byte_level_quickly(path, model, vocab_raw, specials, pre) if byte_level and suffix is None else None
     if quick is not None:
         tok, file_ids, more = quick
     else:
-        tok, file_ids, more = _load_model(path, model, vocab_raw, byte_level, specials, special_texts, pre)
+        tok, file_ids, more = _load_model(path, model, vocab_raw, byte_level, specials, special_texts, pre, suffix)
     warnings += more
-    if model.get("ignore_merges"):
+    if model.get("ignore_merges") and suffix is not None:
+        warnings.append("ignore_merges is ignored: bpe-lab looks chunks up whole only for models without a suffix")
+    elif model.get("ignore_merges"):
         if byte_level:
             tok, file_ids = _whole_first(tok, file_ids, vocab_raw, special_texts)
         else:
@@ -286,10 +306,11 @@ def _byte_level_quickly(
 
 def _load_model(
     path: Path, model: dict[str, Any], vocab_raw: dict[str, int], byte_level: bool, specials: list[tuple[str, int]],
-    special_texts: set[str], pre: PreTokenizer,
+    special_texts: set[str], pre: PreTokenizer, suffix: str | None = None,
 ) -> tuple[Tokenizer, list[int | None], list[str]]:
     """The tokenizer, file ids and warnings of the model, any file (the merges and vocabulary
-    checked one by one where something is unusual, and what is wrong named)."""
+    checked one by one where something is unusual, and what is wrong named). With an
+    end-of-word ``suffix``, each base token comes twice: plain, then ending a word (``e</w>``)."""
     warnings: list[str] = []
     merges = _merge_list(model, path)
     if byte_level:
@@ -309,15 +330,20 @@ def _load_model(
         except ValueError as exc:
             raise fail(path, f"a merge is not byte-level text ({exc})") from None
         alphabet: list[Any] = [bytes([b]) for b in range(256)]
-        missing = sum(1 for key in alphabet if key not in vocab)
+        missing = sum(1 for key in alphabet if key not in vocab and (suffix is None or key + suffix.encode() not in vocab))
         if missing:
             warnings.append(f"the vocabulary lacks {missing} of the 256 bytes; text with them has no ids in the file")
         base, spell = "bytes", lambda key: show(token_to_unicode(key))
+        if suffix is not None:
+            alphabet += [key + suffix.encode("utf-8") for key in alphabet]
     else:
         vocab = dict(vocab_raw)
         pairs = merges
         unk = model.get("unk_token")
         chars = sorted((n for n in vocab if len(n) == 1 and n not in special_texts), key=vocab.__getitem__)
+        if suffix is not None:  # a character seen only at the ends of words is in the vocabulary only marked
+            ends = [n[: -len(suffix)] for n in vocab if len(n) == len(suffix) + 1 and n.endswith(suffix)]
+            chars += [c for c in sorted(ends, key=lambda c: vocab[c + suffix]) if c not in vocab]
         unknown = unk if isinstance(unk, str) and len(unk) == 1 else "\ufffd"
         alphabet = [unknown] + [c for c in chars if c != unknown]
         if unknown not in vocab and isinstance(unk, str) and unk in vocab_raw:
@@ -325,10 +351,12 @@ def _load_model(
         if not isinstance(unk, str):
             warnings.append("the file has no unk_token: tokenizers drops characters outside its alphabet, bpe-lab does not")
         base, spell = "chars", show
+        if suffix is not None:
+            alphabet += [c + suffix for c in alphabet]
     base_ids = [vocab.get(key) for key in alphabet]
     tok, file_ids, more = build(
         path, base=base, alphabet=alphabet, base_ids=base_ids, vocab=vocab, merges=pairs,
-        specials=specials, pretokenizer=pre, spell=spell,
+        specials=specials, pretokenizer=pre, spell=spell, end_of_word=suffix,
     )
     return tok, file_ids, warnings + more
 

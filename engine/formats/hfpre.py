@@ -20,6 +20,10 @@ from ..pretokenize import GPT2_PATTERN, NAMED_PATTERNS, PreTokenizer, check_patt
 from .common import SIMPLE_PORTABLE, fail, portable_pattern, pretokenizer_from_pattern
 
 DIGIT = r"\p{N}"
+#: CLIP's pattern (its tokenizer.json keeps the matches only, then ByteLevel with GPT-2's regex,
+#: which splits none of the pieces further: each holds no whitespace and is letters, one digit,
+#: a contraction or other characters; tests/test_endofword_real.py checks it against tokenizers).
+CLIP_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""
 NEWLINE = "\n"
 
 
@@ -99,6 +103,8 @@ def read_pretokenizer(node: Any, path: Path) -> tuple[PreTokenizer, bool, list[s
             if step.get("add_prefix_space"):
                 warnings.append("the file's ByteLevel adds a prefix space; bpe-lab encodes without it")
             if step.get("use_regex", True):
+                if pattern == CLIP_PATTERN and not (digits or newlines or per_line):
+                    continue  # GPT-2's regex leaves CLIP's pieces whole
                 if pattern is not None or digits or newlines:
                     raise fail(path, "a ByteLevel pre-tokenizer with its own regex after other splits is not supported")
                 pattern = GPT2_PATTERN

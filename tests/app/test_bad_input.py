@@ -160,6 +160,13 @@ def with_normalizer(tmp: Path) -> None:
     (tmp / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
 
 
+def word_ends(tmp: Path) -> None:
+    """tok.json: a tokenizer trained with the end-of-word suffix </w>."""
+    trainer = Trainer("low lower lowest newest", TrainConfig(max_merges=4, end_of_word="</w>"))
+    list(trainer.run())
+    trainer.tokenizer().save(tmp / "tok.json")
+
+
 def b64(token: bytes) -> str:
     return base64.b64encode(token).decode("ascii")
 
@@ -278,6 +285,8 @@ SETUP: dict[str, Setup] = {
     "force-merge-past-limit": lambda tmp, mp: corpus(tmp),
     "merges-prefix-missing": lambda tmp, mp: corpus(tmp),
     "merges-prefix-absent": lambda tmp, mp: (corpus(tmp), native(tmp, "p.json", merges=[[120, 121]])),
+    "end-of-word-empty": lambda tmp, mp: corpus(tmp),
+    "end-of-word-hf-rule": lambda tmp, mp: corpus(tmp),
     "special-empty": lambda tmp, mp: corpus(tmp),
     "special-twice": lambda tmp, mp: corpus(tmp),
     "special-base-token": lambda tmp, mp: corpus(tmp),
@@ -308,8 +317,10 @@ SETUP: dict[str, Setup] = {
     "hf-wordpiece": lambda tmp, mp: corpus(tmp, "tokenizer.json", json.dumps({"model": {"type": "WordPiece", "vocab": {"a": 0}}})),
     "hf-unigram": lambda tmp, mp: corpus(tmp, "tokenizer.json", json.dumps({"model": {"type": "Unigram", "vocab": [["a", -1.0]]}})),
     "hf-byte-fallback": lambda tmp, mp: hf(tmp, byte_fallback=True),
-    "hf-suffix": lambda tmp, mp: hf(tmp, end_of_word_suffix="</w>"),
+    "hf-prefix": lambda tmp, mp: hf(tmp, continuing_subword_prefix="##"),
+    "codes-version": lambda tmp, mp: (tmp / "codes.txt").write_text("#version: 0.1\nl o\nlo w</w>\n", encoding="utf-8"),
     "hf-normalizer-export": lambda tmp, mp: with_normalizer(tmp),
+    "end-of-word-export": lambda tmp, mp: word_ends(tmp),
     "spm-bpe-model": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_BPE),
     "spm-unigram-model": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_UNIGRAM),
     "gpt2-added-clash": lambda tmp, mp: (gpt2_pair(tmp, ["a b"]), (tmp / "pair" / "added_tokens.json").write_text('{"<x>": 97}')),

@@ -16,6 +16,7 @@ from textual.widgets import Button, Checkbox, Input, Select
 from tui.app.screens.settings import SettingsScreen
 
 FIELDS = ("base", "pretokenizer", "pattern", "tie_rule", "vocab_size", "merges", "min_frequency", "specials", "speed",
+          "end_of_word",
           "split_digits", "no_merge_newline")
 
 

@@ -527,6 +527,10 @@ def run_decode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # Text: the same as decoding all at once (bytes that are not valid UTF-8 become U+FFFD),
     # written a batch at a time; a character cut between two batches waits in the decoder.
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    if tok.end_of_word is not None:  # a suffix decodes by what follows it: all at once (the ids are bounded)
+        text = tok.decode(ours)
+        out.write(text)
+        last, ours = text[-1:], []
     for start in range(0, len(ours), DECODE_BATCH):
         text = decoder.decode(tok.decode_bytes(ours[start : start + DECODE_BATCH]))
         out.write(text)

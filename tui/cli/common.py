@@ -78,6 +78,9 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-frequency", type=int, default=2, metavar="K",
                         help="stop when the best pair occurs fewer than K times (default 2)")
     parser.add_argument("--no-merge-newline", action="store_true", help="never merge across a newline (seed 001)")
+    parser.add_argument("--end-of-word", metavar="SUFFIX", default=None,
+                        help="mark where words end, as CLIP and subword-nmt do: each chunk's last unit gets SUFFIX "
+                             "(--end-of-word '</w>'; with --tie-break subword-nmt, learn_bpe's merges)")
     parser.add_argument("--special", action="append", default=[], metavar="TOKEN",
                         help="a special token (repeatable); ids follow the merges")
     parser.add_argument("--max-corpus-bytes", type=byte_size, default=None, metavar="N",
@@ -112,6 +115,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         min_frequency=args.min_frequency,
         no_merge_newline=args.no_merge_newline,
         specials=tuple(args.special),
+        end_of_word=getattr(args, "end_of_word", None),
     )
 
 

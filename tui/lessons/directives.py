@@ -47,6 +47,7 @@ SETTINGS = {
     "min_frequency": ("min_frequency", "int"),
     "no_merge_newline": ("no_merge_newline", "bool"),
     "specials": ("specials", "list"),
+    "end_of_word": ("end_of_word", "text"),
 }
 #: Where ``open`` reads its corpus from.
 SOURCES = ("sample", "file", "text")

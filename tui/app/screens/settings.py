@@ -1,4 +1,5 @@
-"""Training settings: base, pre-tokenizer, tie rule and stop rules (applying restarts training)."""
+"""Training settings: base, pre-tokenizer, tie rule, stop rules and the end-of-word suffix
+(applying restarts training)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,8 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
                         yield Label(_("run speed"))
                         yield Select([(speed_label(s), s or 0) for s in SPEEDS], value=self.speed or 0,
                                      allow_blank=False, id="speed")
+                    yield Label(_("end of word"))
+                    yield Input(value=c.end_of_word or "", placeholder=_("none (CLIP, subword-nmt: </w>)"), id="end_of_word")
                 yield Checkbox(_("split digits"), value=c.split_digits, id="split_digits")
                 yield Checkbox(_("no merge across newline"), value=c.no_merge_newline, id="no_merge_newline")
             with Vertical(id="settings-footer"):
@@ -98,6 +101,7 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
             min_frequency=_number(value("min_frequency"), _("min frequency")) or 2,
             no_merge_newline=self.query_one("#no_merge_newline", Checkbox).value,
             specials=tuple(value("specials").split()),
+            end_of_word=value("end_of_word").strip() or None,
         )
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
