@@ -477,7 +477,6 @@ def relink(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, int64_t
 cdef tuple _groups(node_t[::1] data, int64_t *sym, int64_t *at, int64_t *weight_at, Py_ssize_t n):
     """{symbol: array of ``at`` in order} over the entries whose symbol is a token, and
     {symbol: extra weight} over those whose node (``weight_at``) weighs more than 1."""
-    cdef dict groups = {}
     cdef dict extra = {}
     cdef int *gid = <int *>PyMem_Malloc((n + 1) * sizeof(int))
     cdef int *size = <int *>PyMem_Malloc((n + 1) * sizeof(int))
@@ -488,23 +487,39 @@ cdef tuple _groups(node_t[::1] data, int64_t *sym, int64_t *at, int64_t *weight_
         raise MemoryError()
     cdef Py_ssize_t i, count = 0
     cdef int g
-    cdef int64_t more
+    cdef int64_t more, s
     cdef list order = []
+    # symbol -> group in a C open-addressing table (slots of symbol << 32 | group)
+    cdef uint64_t mask = 15, slot, found
+    while mask < 2 * <uint64_t>n:
+        mask = (mask << 1) | 1
+    cdef uint64_t *table = <uint64_t *>PyMem_Malloc((mask + 1) * sizeof(uint64_t))
+    if table == NULL:
+        PyMem_Free(gid)
+        PyMem_Free(size)
+        raise MemoryError()
+    for slot in range(mask + 1):
+        table[slot] = EMPTY
     try:
         for i in range(n):
-            if sym[i] < 0:
+            s = sym[i]
+            if s < 0:
                 gid[i] = -1
                 continue
-            s = sym[i]
-            found = groups.get(s)
-            if found is None:
-                g = count
-                groups[s] = g
-                order.append(s)
-                size[g] = 0
-                count += 1
-            else:
-                g = found
+            slot = _mix(<uint64_t>s) & mask
+            while True:
+                found = table[slot]
+                if found == EMPTY:
+                    g = count
+                    table[slot] = (<uint64_t>s << 32) | <uint64_t>g
+                    order.append(s)
+                    size[g] = 0
+                    count += 1
+                    break
+                if (found >> 32) == <uint64_t>s:
+                    g = <int>(found & LOW32)
+                    break
+                slot = (slot + 1) & mask
             gid[i] = g
             size[g] += 1
             more = data[weight_at[i] + 3] - 1
@@ -529,6 +544,7 @@ cdef tuple _groups(node_t[::1] data, int64_t *sym, int64_t *at, int64_t *weight_
         PyMem_Free(gid)
         PyMem_Free(size)
         PyMem_Free(into)
+        PyMem_Free(table)
 
 
 def index_pairs(list sym, list weights):
