@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import _core
-from .._pairs import SHIFT
 from .._rankmerge import PROGRESS_EVERY, rank_merge
 from ..config import MAX_VOCAB_BYTES
 from ..errors import ExportError, size_text

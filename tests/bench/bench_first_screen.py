@@ -28,6 +28,7 @@ import tempfile
 from pathlib import Path
 
 from bench_start import PEER, WRAPPER, launch
+
 from common import CACHE, ROOT
 
 sys.path.insert(0, str(ROOT / "tests"))
