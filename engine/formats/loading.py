@@ -3,7 +3,7 @@
 Recovering a rank file's merges the first time (:mod:`engine.formats.tiktoken_bpe`) takes
 seconds on a big file; the loader says how far it is through a hook::
 
-    with loading.reporting(lambda stage, done, total: ...):
+    with loading.reporting(lambda stage, done, total: ...):  # engine.formats.loading_progress
         load_any(path)
 
 The hook is called in the loading thread, now and then (not for every token), with a short
@@ -35,6 +35,10 @@ def reporting(hook: Hook | None) -> Iterator[None]:
         yield
     finally:
         _hook.reset(token)
+
+
+#: The name the app and the CLI import (``from engine.formats import loading_progress``).
+loading_progress = reporting
 
 
 def reporter(stage: str) -> Callable[[int, int], None] | None:

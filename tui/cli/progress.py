@@ -117,7 +117,7 @@ class _LoadingBar:
 def loading_bar(err: TextIO, *, quiet: bool = False) -> Iterator[None]:
     """``with loading_bar(err): load_any(...)``: the load's slow stages as a bar on ``err`` when
     it is a terminal (and not ``quiet``); nothing otherwise."""
-    from engine.formats import loading
+    from engine.formats import loading_progress
 
     isatty = getattr(err, "isatty", None)
     if quiet or not (isatty and isatty()):
@@ -125,7 +125,7 @@ def loading_bar(err: TextIO, *, quiet: bool = False) -> Iterator[None]:
         return
     bar = _LoadingBar(err)
     try:
-        with loading.reporting(bar.report):
+        with loading_progress(bar.report):
             yield
     finally:
         bar.stop()
