@@ -243,6 +243,170 @@ cdef class ChunkEncoder:
         return out
 
 
+# -- recovering a rank file's merges ----------------------------------------------------------
+
+cdef inline uint64_t _bytes_hash(const unsigned char *p, Py_ssize_t n) noexcept nogil:
+    cdef uint64_t h = <uint64_t>0xCBF29CE484222325
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ p[i]) * <uint64_t>0x100000001B3
+    return _mix(h ^ <uint64_t>n)
+
+
+ctypedef struct _Slot:
+    uint64_t hash
+    const unsigned char *data
+    int64_t place  # -1: empty
+    Py_ssize_t length
+
+
+cdef class _TokenTable:
+    """The tokens given so far (by their place in the list), found by their bytes: an
+    open-addressing table whose slots hold each token's hash, length and buffer (one cache
+    line read for most lookups)."""
+
+    cdef const unsigned char **data
+    cdef Py_ssize_t *length
+    cdef _Slot *slots
+    cdef uint64_t mask
+    cdef list keep
+
+    def __cinit__(self, list tokens):
+        cdef Py_ssize_t n = len(tokens), i
+        cdef uint64_t size = 16
+        while size < 2 * <uint64_t>n + 16:
+            size <<= 1
+        self.mask = size - 1
+        self.keep = tokens
+        self.data = <const unsigned char **>PyMem_Malloc((n + 1) * sizeof(unsigned char *))
+        self.length = <Py_ssize_t *>PyMem_Malloc((n + 1) * sizeof(Py_ssize_t))
+        self.slots = <_Slot *>PyMem_Malloc(size * sizeof(_Slot))
+        if self.data == NULL or self.length == NULL or self.slots == NULL:
+            raise MemoryError()
+        for i in range(<Py_ssize_t>size):
+            self.slots[i].place = -1
+        cdef bytes token
+        for i in range(n):
+            token = tokens[i]
+            self.data[i] = token
+            self.length[i] = len(token)
+
+    def __dealloc__(self):
+        PyMem_Free(self.data)
+        PyMem_Free(self.length)
+        PyMem_Free(self.slots)
+
+    cdef inline void add(self, int64_t place) noexcept nogil:
+        cdef uint64_t h = _bytes_hash(self.data[place], self.length[place])
+        cdef uint64_t slot = h & self.mask
+        while self.slots[slot].place >= 0:
+            slot = (slot + 1) & self.mask
+        self.slots[slot].hash = h
+        self.slots[slot].data = self.data[place]
+        self.slots[slot].length = self.length[place]
+        self.slots[slot].place = place
+
+    cdef inline int64_t find(self, const unsigned char *p, Py_ssize_t n) noexcept nogil:
+        """The place of the token with these bytes, or -1."""
+        cdef uint64_t h = _bytes_hash(p, n)
+        cdef uint64_t slot = h & self.mask
+        cdef _Slot *at
+        cdef Py_ssize_t i
+        while True:
+            at = &self.slots[slot]
+            if at.place < 0:
+                return -1
+            if at.hash == h and at.length == n:
+                i = 0
+                while i < n and at.data[i] == p[i]:
+                    i += 1
+                if i == n:
+                    return at.place
+            slot = (slot + 1) & self.mask
+
+
+def split_points(list tokens, progress=None):
+    """For each token, in rank order (distinct, two bytes or more), where tiktoken's merging of
+    its bytes with only the tokens before it cuts it when exactly two parts are left (the
+    length of the first), else 0: see ``split_points`` in engine/_rankmerge.py, which returns
+    exactly what this does. ``progress(done, total)`` is called now and then."""
+    cdef Py_ssize_t count = len(tokens), longest = 2, t, n, s, e, stop, o, size, parts
+    cdef bytes token
+    for token in tokens:
+        if len(token) > longest:
+            longest = len(token)
+    if longest >= (1 << 24):
+        raise ValueError("a token of 16 MB or more")
+    cdef _TokenTable table = _TokenTable(tokens)
+    out = _ints(count)
+    cdef int *cut = out.data.as_ints
+    cdef Py_ssize_t *end = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *prev = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
+    cdef int64_t *current = <int64_t *>PyMem_Malloc((longest + 1) * sizeof(int64_t))
+    cdef uint64_t *heap = <uint64_t *>PyMem_Malloc(3 * (longest + 1) * sizeof(uint64_t))
+    cdef const unsigned char *p
+    cdef int64_t r
+    cdef uint64_t entry
+    try:
+        if end == NULL or prev == NULL or current == NULL or heap == NULL:
+            raise MemoryError()
+        for t in range(count):
+            if progress is not None and not t & 0x3FFF:
+                progress(t, count)
+            p = table.data[t]
+            n = table.length[t]
+            size = 0
+            with nogil:
+                for s in range(n):  # every byte a part; the candidate pairs in a heap
+                    end[s] = s + 1
+                    prev[s] = s - 1
+                    current[s] = -1
+                for s in range(n - 1):
+                    r = table.find(p + s, 2)
+                    current[s] = r
+                    if r >= 0:
+                        size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
+                while size > 0:
+                    entry = heap[0]
+                    size = _pop(heap, size)
+                    s = <Py_ssize_t>(entry & 0xFFFFFF)
+                    r = <int64_t>(entry >> 24)
+                    if current[s] != r:
+                        continue  # stale: one of the two parts changed since
+                    e = end[s]
+                    stop = end[e]
+                    current[e] = -1  # the right part is absorbed
+                    end[s] = stop
+                    if stop < n:
+                        prev[stop] = s
+                        r = table.find(p + s, end[stop] - s)
+                        current[s] = r
+                        if r >= 0:
+                            size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
+                    else:
+                        current[s] = -1
+                    o = prev[s]
+                    if o >= 0:
+                        r = table.find(p + o, stop - o)
+                        current[o] = r
+                        if r >= 0:
+                            size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>o)
+                parts, s = 0, 0
+                while s < n:
+                    parts += 1
+                    s = end[s]
+                cut[t] = <int>end[0] if parts == 2 else 0
+                table.add(t)
+        if progress is not None:
+            progress(count, count)
+        return out
+    finally:
+        PyMem_Free(end)
+        PyMem_Free(prev)
+        PyMem_Free(current)
+        PyMem_Free(heap)
+
+
 # -- training ---------------------------------------------------------------------------------
 
 ctypedef fused node_t:
@@ -313,7 +477,6 @@ def relink(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, int64_t
 cdef tuple _groups(node_t[::1] data, int64_t *sym, int64_t *at, int64_t *weight_at, Py_ssize_t n):
     """{symbol: array of ``at`` in order} over the entries whose symbol is a token, and
     {symbol: extra weight} over those whose node (``weight_at``) weighs more than 1."""
-    cdef dict groups = {}
     cdef dict extra = {}
     cdef int *gid = <int *>PyMem_Malloc((n + 1) * sizeof(int))
     cdef int *size = <int *>PyMem_Malloc((n + 1) * sizeof(int))
@@ -324,23 +487,39 @@ cdef tuple _groups(node_t[::1] data, int64_t *sym, int64_t *at, int64_t *weight_
         raise MemoryError()
     cdef Py_ssize_t i, count = 0
     cdef int g
-    cdef int64_t more
+    cdef int64_t more, s
     cdef list order = []
+    # symbol -> group in a C open-addressing table (slots of symbol << 32 | group)
+    cdef uint64_t mask = 15, slot, found
+    while mask < 2 * <uint64_t>n:
+        mask = (mask << 1) | 1
+    cdef uint64_t *table = <uint64_t *>PyMem_Malloc((mask + 1) * sizeof(uint64_t))
+    if table == NULL:
+        PyMem_Free(gid)
+        PyMem_Free(size)
+        raise MemoryError()
+    for slot in range(mask + 1):
+        table[slot] = EMPTY
     try:
         for i in range(n):
-            if sym[i] < 0:
+            s = sym[i]
+            if s < 0:
                 gid[i] = -1
                 continue
-            s = sym[i]
-            found = groups.get(s)
-            if found is None:
-                g = count
-                groups[s] = g
-                order.append(s)
-                size[g] = 0
-                count += 1
-            else:
-                g = found
+            slot = _mix(<uint64_t>s) & mask
+            while True:
+                found = table[slot]
+                if found == EMPTY:
+                    g = count
+                    table[slot] = (<uint64_t>s << 32) | <uint64_t>g
+                    order.append(s)
+                    size[g] = 0
+                    count += 1
+                    break
+                if (found >> 32) == <uint64_t>s:
+                    g = <int>(found & LOW32)
+                    break
+                slot = (slot + 1) & mask
             gid[i] = g
             size[g] += 1
             more = data[weight_at[i] + 3] - 1
@@ -365,6 +544,7 @@ cdef tuple _groups(node_t[::1] data, int64_t *sym, int64_t *at, int64_t *weight_
         PyMem_Free(gid)
         PyMem_Free(size)
         PyMem_Free(into)
+        PyMem_Free(table)
 
 
 def index_pairs(list sym, list weights):

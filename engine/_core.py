@@ -6,8 +6,11 @@ reference, and the default wherever no compiler was found at install) and the co
 - :func:`relink` and :func:`account`: the trainer's merge loop over the pair state's node
   array, and the count changes it makes (:meth:`engine._pairstate.PairState.merge`).
 - :func:`index_pairs`: the pair state's first count and occurrence index, in one pass.
+- :func:`split_points`: where tiktoken's merging cuts each token of a rank file (recovering its
+  merges, :mod:`engine.formats.tiktoken_bpe`).
 
-The pure twins are :func:`engine._codec.apply_merges` and :mod:`engine._trainloops`.
+The pure twins are :func:`engine._codec.apply_merges`, :mod:`engine._trainloops` and
+:func:`engine._rankmerge.split_points`.
 
 Both give identical results (tests/engine/test_core.py checks them against each other and the naive
 references). ``BPE_LAB_PURE=1`` in the environment forces the pure path; so does a compiled
@@ -25,7 +28,7 @@ from functools import partial
 from pathlib import Path
 from types import ModuleType
 
-from . import _codec, _trainloops
+from . import _codec, _rankmerge, _trainloops
 
 #: The environment variable that forces the pure-Python path.
 PURE_ENV = "BPE_LAB_PURE"
@@ -80,13 +83,14 @@ def select(compiled: bool) -> bool:
     """Use the compiled core (when it is here) or the pure path from now on, for tokenizers and
     pair states made after this (for tests and benchmarks that run both in one process);
     returns whether the compiled core is now in use."""
-    global COMPILED, relink, index_pairs, account
+    global COMPILED, relink, index_pairs, account, split_points
     use = _ccore_module if compiled else None
     globals()["_compiled"] = use
     COMPILED = use is not None
     relink = use.relink if use is not None else _trainloops.relink
     index_pairs = use.index_pairs if use is not None else _trainloops.index_pairs
     account = use.account if use is not None else _trainloops.account
+    split_points = use.split_points if use is not None else _rankmerge.split_points
     return COMPILED
 
 
@@ -94,4 +98,5 @@ _ccore_module = _compiled
 relink: Callable = _trainloops.relink
 index_pairs: Callable = _trainloops.index_pairs
 account: Callable = _trainloops.account
+split_points: Callable = _rankmerge.split_points
 select(_compiled is not None)

@@ -4,11 +4,17 @@ when the file has whole-piece tokens that tiktoken can also build inside a longe
 3's " nghiệ" in " nghiệx"): merge rules, which need a token's parts made before it, cannot.
 
 A heap of candidate pairs keyed by (rank, start) keeps this O(n log n) in the piece's length.
+
+:func:`split_points` runs it on a rank file's tokens, each with the tokens ranked before it,
+which is how merges are recovered from ranks (:mod:`engine.formats.tiktoken_bpe`); the compiled
+core has a twin (:mod:`engine._core`).
 """
 
 from __future__ import annotations
 
 import heapq
+from array import array
+from collections.abc import Callable
 
 
 def rank_merge(piece: bytes, order: dict[bytes, int]) -> list[bytes]:
@@ -59,3 +65,29 @@ def rank_merge(piece: bytes, order: dict[bytes, int]) -> list[bytes]:
         out.append(piece[s : end[s]])
         s = end[s]
     return out
+
+
+#: How many tokens :func:`split_points` handles between two calls of its ``progress``.
+PROGRESS_EVERY = 1 << 14
+
+
+def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> array:
+    """For each of ``tokens`` (distinct, two bytes or more, in rank order): where
+    :func:`rank_merge` with only the tokens before it cuts it when it leaves exactly two parts
+    (the first part's length), else 0. ``progress(done, total)`` is called now and then.
+
+    Example: ``list(split_points([b"ab", b"abc", b"bcd", b"abcd"])) -> [1, 2, 0, 3]``
+    """
+    order: dict[bytes, int] = {}  # the tokens before the current one: rank_merge's ranks
+    cuts = array("i", bytes(4 * len(tokens)))
+    total = len(tokens)
+    for rank, token in enumerate(tokens):
+        if progress is not None and not rank % PROGRESS_EVERY:
+            progress(rank, total)
+        parts = rank_merge(token, order)
+        if len(parts) == 2:
+            cuts[rank] = len(parts[0])
+        order[token] = rank
+    if progress is not None:
+        progress(total, total)
+    return cuts

@@ -105,11 +105,12 @@ BY_NAME: dict[str, Format] = {f.name: f for f in REGISTRY}
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY if f.writable)
 
 __all__ = ["BY_NAME", "FORMATS", "REGISTRY", "Format", "Imported", "detect_format", "export_tokenizer", "load_any",
-           "read_paths", "recover_merges", "renumbered_note", "sidecar_path", "written_paths"]
+           "loading_progress", "read_paths", "recover_merges", "renumbered_note", "sidecar_path", "written_paths"]
 
 #: Names kept importable from here, from the modules that hold them (imported when first used).
 _LAZY = {"Imported": "engine.formats.common", "recover_merges": "engine.formats.tiktoken_bpe",
-         "sidecar_path": "engine.formats.tiktoken_bpe", "renumbered_note": "engine.formats.native"}
+         "sidecar_path": "engine.formats.tiktoken_bpe", "renumbered_note": "engine.formats.native",
+         "loading_progress": "engine.formats.loading"}
 
 
 def __getattr__(name: str) -> Any:

@@ -21,20 +21,19 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import heapq
 import operator
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._codec import apply_merges
-from .._pairs import SHIFT
+from .. import _core
+from .._rankmerge import PROGRESS_EVERY, rank_merge
 from ..config import MAX_VOCAB_BYTES
 from ..errors import ExportError, size_text
 from ..io import atomic_write_files
 from ..pretokenize import PreTokenizer
 from ..tokenizer import Tokenizer
-from . import merge_cache
+from . import loading, merge_cache
 from . import sniff as sniffed
 from .common import (
     MAX_ID,
@@ -117,56 +116,10 @@ def save_tiktoken(tok: Tokenizer, path: str | Path, ids: Sequence[int | None] | 
 
 def _limited_bpe(ranks: dict[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
     """tiktoken's merging on ``token`` using only tokens ranked below ``max_rank``: merge the
-    adjacent pair whose bytes rank lowest (the leftmost on a tie) until none is ranked.
-
-    A heap of candidate pairs keyed by (rank, start) keeps this O(n log n) in the token's
-    length (the plain rescan is quadratic, and a hostile file may hold megabyte tokens)."""
-    n = len(token)
-    if n < 2:
-        return [token]
-    if n <= 16:  # short tokens (nearly all): the plain scan is faster
-        parts = [token[i : i + 1] for i in range(n)]
-        while len(parts) > 1:
-            best = at = None
-            for i in range(len(parts) - 1):
-                r = ranks.get(parts[i] + parts[i + 1])
-                if r is not None and r < max_rank and (best is None or r < best):
-                    best, at = r, i
-            if at is None:
-                break
-            parts[at : at + 2] = [parts[at] + parts[at + 1]]
-        return parts
-    end = list(range(1, n + 1))  # end[s]: where the part starting at s ends (for live parts)
-    prev = list(range(-1, n - 1))
-    alive = [True] * n
-    heap: list[tuple[int, int, int]] = []
-
-    def push(s: int) -> None:
-        e = end[s]
-        if e < n:
-            r = ranks.get(token[s : end[e]])
-            if r is not None and r < max_rank:
-                heapq.heappush(heap, (r, s, end[e]))
-
-    for s in range(n - 1):
-        push(s)
-    while heap:
-        r, s, stop = heapq.heappop(heap)
-        if not alive[s] or end[s] >= n or end[end[s]] != stop:
-            continue  # stale: one of the two parts changed since
-        right = end[s]
-        alive[right] = False
-        end[s] = stop
-        if stop < n:
-            prev[stop] = s
-        if prev[s] >= 0:
-            push(prev[s])
-        push(s)
-    out, s = [], 0
-    while s < n:
-        out.append(token[s : end[s]])
-        s = end[s]
-    return out
+    adjacent pair whose bytes rank lowest (the leftmost on a tie) until none is ranked
+    (:func:`engine._rankmerge.rank_merge`)."""
+    order = ranks if max_rank >= _NO_LIMIT else {t: r for t, r in ranks.items() if r < max_rank}
+    return rank_merge(token, order)
 
 
 def recover_merges(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], list[str]]:
@@ -179,17 +132,24 @@ def recover_merges(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], 
 
 
 def _recover(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
-    """The recovered merges and the tokens no merge reaches (both in rank order)."""
+    """The recovered merges and the tokens no merge reaches (both in rank order).
+
+    Each token is merged as tiktoken would with the tokens ranked below it
+    (:func:`engine._core.split_points`, compiled or pure); two parts left, both reached before,
+    are its merge."""
     merges: list[tuple[bytes, bytes]] = []
     known = {token for token in ranks if len(token) == 1}
     unreachable: list[bytes] = []
-    for token in sorted((t for t in ranks if len(t) > 1), key=ranks.__getitem__):
-        parts = _limited_bpe(ranks, token, ranks[token])
-        if len(parts) != 2 or not (parts[0] in known and parts[1] in known):
-            unreachable.append(token)
-            continue
-        merges.append((parts[0], parts[1]))
-        known.add(token)
+    longer = sorted((t for t in ranks if len(t) > 1), key=ranks.__getitem__)
+    cuts = _core.split_points(longer, loading.reporter(loading.STAGES[0]))
+    for token, cut in zip(longer, cuts):
+        if cut:
+            left, right = token[:cut], token[cut:]
+            if left in known and right in known:
+                merges.append((left, right))
+                known.add(token)
+                continue
+        unreachable.append(token)
     return merges, unreachable
 
 
@@ -303,11 +263,19 @@ def _our_ids(base_ids: list[int | None], products: list[int], *wanted: list[int]
 def _ambiguous(tok: Tokenizer) -> list[bytes]:
     """Tokens that bpe-lab's pair merges do not rebuild from their own bytes (tiktoken would:
     it looks a whole piece up before merging)."""
-    ranks = {a << SHIFT | b: tok.base_size + k for k, (a, b) in enumerate(tok.merges)}
-    return [
-        tok.pieces[i] for i in range(tok.base_size, len(tok.pieces))
-        if apply_merges(list(tok.pieces[i]), ranks) != [i]
-    ]
+    encode = tok._merge_chunk  # the tokenizer's own merging of a chunk's base ids (engine._core)
+    progress = loading.reporter(loading.STAGES[1])
+    pieces = tok.pieces
+    first, total = tok.base_size, len(pieces) - tok.base_size
+    odd = []
+    for i in range(first, len(pieces)):
+        if progress is not None and not (i - first) % PROGRESS_EVERY:
+            progress(i - first, total)
+        if encode(list(pieces[i])) != [i]:
+            odd.append(pieces[i])
+    if progress is not None:
+        progress(total, total)
+    return odd
 
 
 def _well_formed_ranks(text: str) -> dict[bytes, int] | None:
@@ -483,22 +451,22 @@ def ranked_tokenizer(
         more: list[str] = []
     else:
         merges, unreachable = _recover(ranks)
+        products = [ranks[a + b] for a, b in merges]
+        whole = [(token, ranks[token]) for token in unreachable]
         tok, file_ids, more = build(
             path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=ranks,
             merges=merges, specials=specials, pretokenizer=pretokenizer,
-            whole=(True, [(token, ranks[token]) for token in unreachable],
-                   _whole_ranks(ranks, [ranks[a + b] for a, b in merges], unreachable, None)),
+            whole=(True, whole, _whole_ranks(ranks, products, unreachable, None)),
         )
         odd = _ambiguous(tok)
         if odd and tok.whole_ranks is None:  # tiktoken's merging by rank, for the odd tokens too
             tok, file_ids, more = build(
                 path, base="bytes", alphabet=alphabet, base_ids=base_ids, vocab=ranks,
                 merges=merges, specials=specials, pretokenizer=pretokenizer,
-                whole=(True, [(token, ranks[token]) for token in unreachable],
-                       _whole_ranks(ranks, [ranks[a + b] for a, b in merges], unreachable, odd)),
+                whole=(True, whole, _whole_ranks(ranks, products, unreachable, odd)),
             )
         merge_cache.store(key, merge_cache.Recovered(
-            [ranks[a] for a, _ in merges], [ranks[b] for _, b in merges], [ranks[a + b] for a, b in merges],
+            [ranks[a] for a, _ in merges], [ranks[b] for _, b in merges], products,
             [ranks[t] for t in unreachable], [ranks[t] for t in odd]))
     warnings += _unreachable_notes(unreachable)
     if tok.whole_ranks is None:

@@ -42,13 +42,15 @@ def imported_tokenizer(args: argparse.Namespace):
         return None
     from engine import PreTokenizer
     from engine.formats import load_any
+    from tui.cli.progress import loading_bar
 
     pre = None
     if args.pattern_name:
         pre = PreTokenizer(args.pattern_name)
     elif args.pattern:
         pre = PreTokenizer("custom", args.pattern)
-    imported = load_any(args.tokenizer, pretokenizer=pre)
+    with loading_bar(sys.stderr):  # before the app's screen: the first use of a rank file takes seconds
+        imported = load_any(args.tokenizer, pretokenizer=pre)
     for note in imported.warnings:
         print(f"{PROG}: note: {args.tokenizer}: {note}", file=sys.stderr)
     return imported

@@ -141,8 +141,10 @@ def load_tokenizer_arg(args: argparse.Namespace, err: TextIO, *, need_pattern: b
     elif getattr(args, "pattern_name", None) is not None:
         pre = PreTokenizer(args.pattern_name)
     from engine.formats import load_any
+    from tui.cli.progress import loading_bar
 
-    imported = load_any(args.tokenizer, pretokenizer=pre, need_pattern=need_pattern)
+    with loading_bar(err, quiet=bool(getattr(args, "quiet", False))):
+        imported = load_any(args.tokenizer, pretokenizer=pre, need_pattern=need_pattern)
     for note in imported.warnings:
         print(f"{PROG}: note: {args.tokenizer}: {note}", file=err)
     return imported

@@ -1,12 +1,16 @@
 """Progress bars for long commands (count, train, compare) on stderr, only when it is a terminal.
 
 A rich ``Progress`` with the bytes read, the distinct chunks, the merges made and an ETA; silent
-(and rich never imported) when stderr is not a terminal, or with ``--quiet``.
+(and rich never imported) when stderr is not a terminal, or with ``--quiet``. Loading a
+tokenizer file (:func:`loading_bar`) shows a bar only while a slow stage runs (the first use of
+a ``.tiktoken`` file recovers its merges), and imports rich only then.
 """
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
 
@@ -81,3 +85,47 @@ def train_with_bar(trainer, err: TextIO, quiet: bool) -> None:
     finally:
         if collecting:
             gc.enable()
+
+
+class _LoadingBar:
+    """The stages a load reports (engine/formats/loading.py), as a bar started at the first report."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self._progress = None
+        self._tasks: dict[str, int] = {}
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        if self._progress is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                      TextColumn("tokens"), TimeRemainingColumn(), console=Console(file=self.err),
+                                      transient=True)
+            self._progress.start()
+        if stage not in self._tasks:
+            self._tasks[stage] = self._progress.add_task(stage, total=total)
+        self._progress.update(self._tasks[stage], completed=done, total=total)
+
+    def stop(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+@contextmanager
+def loading_bar(err: TextIO, *, quiet: bool = False) -> Iterator[None]:
+    """``with loading_bar(err): load_any(...)``: the load's slow stages as a bar on ``err`` when
+    it is a terminal (and not ``quiet``); nothing otherwise."""
+    from engine.formats import loading_progress
+
+    isatty = getattr(err, "isatty", None)
+    if quiet or not (isatty and isatty()):
+        yield
+        return
+    bar = _LoadingBar(err)
+    try:
+        with loading_progress(bar.report):
+            yield
+    finally:
+        bar.stop()

@@ -1,0 +1,96 @@
+"""Recovering a rank file's merges (engine/_rankmerge.split_points and its compiled twin in
+engine/_ccore.pyx): both give what tiktoken's plain merging gives each token with only the
+tokens ranked before it, and a load reports its progress to the hook of engine/formats/loading.py."""
+
+from __future__ import annotations
+
+import base64
+import threading
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import _core, _rankmerge
+from engine.formats import load_any, loading
+
+compiled = _core._ccore_module
+
+
+def naive_cut(token: bytes, earlier: dict[bytes, int]) -> int:
+    """tiktoken's merging as written in its docs (rescan every pair each step): the first
+    part's length when two parts are left, else 0."""
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 1:
+        best = at = None
+        for i in range(len(parts) - 1):
+            r = earlier.get(parts[i] + parts[i + 1])
+            if r is not None and (best is None or r < best):
+                best, at = r, i
+        if at is None:
+            break
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    return len(parts[0]) if len(parts) == 2 else 0
+
+
+def naive_cuts(tokens: list[bytes]) -> list[int]:
+    return [naive_cut(token, {t: r for r, t in enumerate(tokens[:k])}) for k, token in enumerate(tokens)]
+
+
+#: Distinct tokens of two bytes or more over a small alphabet (so that they overlap and nest),
+#: in a random rank order; some long ones take the heaps.
+token_lists = st.lists(
+    st.one_of(st.binary(min_size=2, max_size=6).map(lambda b: bytes(97 + x % 3 for x in b)),
+              st.binary(min_size=17, max_size=60).map(lambda b: bytes(97 + x % 2 for x in b))),
+    unique=True, max_size=60,
+)
+
+
+@given(token_lists)
+def test_pure_split_points_are_tiktokens_merging(tokens):
+    assert list(_rankmerge.split_points(tokens)) == naive_cuts(tokens)
+
+
+@pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
+@given(token_lists)
+def test_compiled_split_points_equal_the_pure_ones(tokens):
+    assert list(compiled.split_points(tokens)) == list(_rankmerge.split_points(tokens))
+
+
+def test_split_points_report_progress_up_to_the_total():
+    tokens = [bytes([97 + a, 97 + b, 97 + c]) for a in range(26) for b in range(26) for c in range(26)]
+    splitters = [_rankmerge.split_points] + ([compiled.split_points] if compiled is not None else [])
+    for split in splitters:
+        seen: list[tuple[int, int]] = []
+        split(tokens, lambda done, total: seen.append((done, total)))
+        assert seen[0] == (0, len(tokens)) and seen[-1] == (len(tokens), len(tokens))
+        assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def write_ranks(path, tokens: list[bytes]) -> None:
+    path.write_text("".join(f"{base64.b64encode(t).decode()} {r}\n" for r, t in enumerate(tokens)))
+
+
+def test_a_load_reports_both_stages_to_its_own_threads_hook(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_LAB_CACHE", "off")
+    tokens = [bytes([b]) for b in range(256)] + [b"ab", b"abc", b"cd", b"abcd", b" the"[:2], b"th"]
+    path = tmp_path / "r.tiktoken"
+    write_ranks(path, tokens)
+    heard: list[tuple[str, int, int]] = []
+    other: list[tuple[str, int, int]] = []
+
+    def elsewhere():  # a load in another thread reports to that thread's hook only
+        with loading.reporting(lambda *report: other.append(report)):
+            load_any(path, need_pattern=False)
+
+    with loading.reporting(lambda *report: heard.append(report)):
+        thread = threading.Thread(target=elsewhere)
+        thread.start()
+        thread.join()
+        load_any(path, need_pattern=False)
+    load_any(path, need_pattern=False)  # outside the with: nobody listens
+    stages = [stage for stage, _, _ in heard]
+    assert stages[0] == loading.STAGES[0] and stages[-1] == loading.STAGES[1]
+    assert set(stages) == set(loading.STAGES) and len(heard) == 4  # start and end of each stage
+    assert all(0 <= done <= total for _, done, total in heard)
+    assert sorted(other) == sorted(heard)  # the same load, heard once by each
