@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from rich.cells import cell_len
 from textual.geometry import Region
 
 from tui.app import BpeApp
@@ -83,3 +84,50 @@ async def test_the_curve_table_is_whole_at_any_size(size):
         lines = shown_lines(pane)
         assert_milestones_shown(lines, SEED_001)
         assert any("corpus tokens" in line for line in lines)  # a plot still shows
+
+
+# -- 2: a lesson's table keeps its header words ---------------------------------------------------
+
+def test_a_narrow_table_becomes_a_list_that_keeps_every_word():
+    from textual.content import Content
+
+    from tui.app.widgets.lesson_pane import table_as_list, table_width
+
+    headers = [Content(h) for h in ("merges", "vocabulary", "tokens")]
+    rows = [[Content(str(v)) for v in row] for row in ((0, 32, 3225), (48, 80, 1816))]
+    assert table_width(headers, rows) == 8 + 12 + 8 + 4  # as Textual's grid draws it: ┌─merges─┬…
+    for width in (16, 24, 30, 60):
+        listed = table_as_list(headers, rows, width).plain
+        for line in listed.split("\n"):
+            assert cell_len(line) <= width, (width, line)
+        assert listed.count("▪ ") == len(rows)
+        for row in rows:  # each pair whole: "vocabulary: 32", never "vocab…"
+            for header, cell in zip(headers, row):
+                assert f"{header.plain}: {cell.plain}" in listed, (width, listed)
+
+
+@pytest.mark.parametrize(("size", "as_list"), [((80, 24), True), ((100, 30), True), ((160, 40), False)])
+async def test_the_lesson_table_at_each_size(size, as_list, tmp_path, monkeypatch):
+    """Lesson 001 step 8's table (merges, vocabulary, tokens) in the pane beside the curve tab:
+    a list where the columns do not fit, else Textual's table with every header cell whole."""
+    from tui.app.widgets.lesson_pane import LessonTable
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    app = BpeApp(autosave=False, lesson=parse(LESSONS / "001-low-lower-lowest.en.md"))
+    app.animation_level = "none"
+    async with app.run_test(size=size) as pilot:
+        await lesson_at(pilot, app, 8)
+        table = app.screen.query_one(LessonTable)
+        await settle_until(pilot, lambda: table.content_region.width > 0, "the table laid out")
+        await settled(pilot)
+        assert table.has_class("as-list") == as_list
+        if as_list:
+            text = table.shown_text
+            for merges, vocab, tokens in ((0, 32, 3225), (6, 38, 2747), (48, 80, 1816)):
+                for pair in (f"merges: {merges}", f"vocabulary: {vocab}", f"tokens: {tokens}"):
+                    assert pair in text, text
+        else:
+            from textual.widgets._markdown import MarkdownTableCellContents
+
+            for cell in table.query(MarkdownTableCellContents):
+                assert cell.content_region.width >= cell_len(str(cell.visual)), str(cell.visual)

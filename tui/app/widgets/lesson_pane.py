@@ -6,13 +6,14 @@ It draws a :class:`tui.model.driver.LessonView` (plain data the player makes), n
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Markdown, Static
 
 from engine import inert
-from tui.app.widgets.line_break import BrokenLines
+from tui.app.widgets.line_break import BrokenLines, break_lines
 from tui.i18n import _
 from tui.model.driver import LessonView
 
@@ -69,10 +70,86 @@ class LessonH3(_Breaking, Markdown.BLOCKS["h3"]):
     pass
 
 
-class LessonMarkdown(Markdown):
-    """The lesson's prose: Textual's Markdown, with Chinese lines filled to the pane's width."""
+def table_width(headers: list[Content], rows: list[list[Content]]) -> int:
+    """Cells Textual's Markdown table needs to show every cell whole: each column its widest
+    cell and a cell of padding each side, and a rule before, between and after the columns."""
+    widths = [cell_len(header.plain) for header in headers]
+    for row in rows:
+        for index, cell in enumerate(row[: len(widths)]):
+            widths[index] = max(widths[index], cell_len(cell.plain))
+    return sum(width + 2 for width in widths) + len(widths) + 1
 
-    BLOCKS = {**Markdown.BLOCKS, "paragraph_open": LessonParagraph, "h2": LessonH2, "h3": LessonH3}
+
+def table_as_list(headers: list[Content], rows: list[list[Content]], width: int) -> Content:
+    """A table too wide for ``width`` cells as a list: one item a row, ``▪ header: value · …``,
+    filled to the width with a hanging indent and broken only between a header and the next
+    (a pair wider than a line breaks as prose does). Every header word stays."""
+    lines: list[Content] = []
+    for row in rows:
+        pieces = [Content.assemble((header.plain, "bold"), ": ", cell) for header, cell in zip(headers, row)]
+        line, used = Content("▪ "), 2
+        for piece in pieces:
+            cells = cell_len(piece.plain)
+            if used > 2 and used + 3 + cells > width:
+                lines.append(line)
+                line, used = Content("  "), 2
+            elif used > 2:
+                line, used = line + Content(" · "), used + 3
+            if used + cells > width:  # wider than a line by itself
+                broken = break_lines(piece, max(width - 2, 1)).split("\n")
+                for part in broken[:-1]:
+                    lines.append(line + part)
+                    line = Content("  ")
+                piece, cells = broken[-1], cell_len(broken[-1].plain)
+            line, used = line + piece, used + cells
+        lines.append(line)
+    return Content("\n").join(lines)
+
+
+class LessonTable(Markdown.BLOCKS["table_open"]):
+    """A lesson's table: as Textual draws it when every cell fits the pane, else as a list (at
+    80x24 the pane is 24 cells wide: Textual's table cut its headers to ``me…``/``vocab…``)."""
+
+    DEFAULT_CSS = """
+    LessonTable > .lesson-table-list { height: auto; display: none; }
+    LessonTable.as-list > .lesson-table-list { display: block; }
+    LessonTable.as-list > MarkdownTableContent { display: none; }
+    """
+
+    def compose(self):
+        yield from super().compose()
+        yield Static("", classes="lesson-table-list")
+
+    def on_mount(self) -> None:
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        width = self.content_region.width
+        if not width:
+            return
+        narrow = table_width(self._headers, self._rows) > width
+        self.set_class(narrow, "as-list")
+        if narrow and getattr(self, "_listed_at", None) != width:
+            self._listed_at = width
+            self.query_one(".lesson-table-list", Static).update(table_as_list(self._headers, self._rows, width))
+
+    @property
+    def shown_text(self) -> str:
+        """The table as shown: the list's text, or the cells in order (for tests)."""
+        if self.has_class("as-list"):
+            return str(self.query_one(".lesson-table-list", Static).visual)
+        return "\n".join(" | ".join(c.plain for c in row) for row in [self._headers, *self._rows])
+
+
+class LessonMarkdown(Markdown):
+    """The lesson's prose: Textual's Markdown, with Chinese lines filled to the pane's width and
+    tables that never cut a word."""
+
+    BLOCKS = {**Markdown.BLOCKS, "paragraph_open": LessonParagraph, "h2": LessonH2, "h3": LessonH3,
+              "table_open": LessonTable}
 
 
 class LessonPane(Vertical):
