@@ -131,3 +131,32 @@ async def test_the_lesson_table_at_each_size(size, as_list, tmp_path, monkeypatc
 
             for cell in table.query(MarkdownTableCellContents):
                 assert cell.content_region.width >= cell_len(str(cell.visual)), str(cell.visual)
+
+
+# -- 4: a step that selects a token shows its bytes' roles ------------------------------------------
+
+def visible_rows(view) -> list[str]:
+    top, height = int(view.scroll_y), view.scrollable_content_region.height
+    return view.rows[top: top + height]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_a_lesson_select_brings_the_byte_roles_into_view(size, tmp_path, monkeypatch):
+    """Lesson 002 step 3 says "The inspector shows each byte's role": at 80x24 the role lines
+    of [e4 b8] were below the inspector's fold."""
+    from tui.app.widgets.inspector import Inspector
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    app = BpeApp(autosave=False, lesson=parse(LESSONS / "002-tang-poems.en.md"))
+    app.animation_level = "none"
+    async with app.run_test(size=size) as pilot:
+        await lesson_at(pilot, app, 3)
+        inspector = app.main_screen.query_one(Inspector)
+        assert "[e4 b8]" in inspector.rows[0]
+        shown = " ".join(" ".join(visible_rows(inspector)).split())  # a folded role reads on
+        assert "lead of 3" in shown and "continuation" in shown, shown
+        assert inspector.scrollable_content_region.height < len(inspector.rows) or int(inspector.scroll_y) == 0
+        await pilot.press("greater_than_sign")  # the next step selects nothing: the inspector as ever, from the top
+        await settle_until(pilot, lambda: not app.lesson.busy and not app.lab.busy, "the step ran")
+        await settled(pilot)
+        assert int(inspector.scroll_y) == 0
