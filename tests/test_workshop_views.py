@@ -160,3 +160,51 @@ async def test_a_lesson_select_brings_the_byte_roles_into_view(size, tmp_path, m
         await settle_until(pilot, lambda: not app.lesson.busy and not app.lab.busy, "the step ran")
         await settled(pilot)
         assert int(inspector.scroll_y) == 0
+
+
+# -- 8: inline code: its edge spaces shown, on a background that stands out ---------------------------
+
+def test_every_theme_gives_inline_code_a_background_that_stands_out():
+    """Textual's inline code background (warning at 10 %) was colour 233 on the pane's 16 in a
+    256-colour terminal: the palette's code background differs from the pane's by a contrast of
+    CODE_CONTRAST in every theme, and its text reads on it (WCAG AA)."""
+    from textual.color import Color
+    from textual.theme import BUILTIN_THEMES
+
+    from tui.app.theme import CODE_CONTRAST, TEXT_CONTRAST, contrast, palette_for
+
+    for name, theme in BUILTIN_THEMES.items():
+        palette = palette_for(theme)
+        background, code_bg = Color.parse(palette.background), Color.parse(palette.code_bg)
+        assert contrast(code_bg, background) >= CODE_CONTRAST, name
+        assert contrast(Color.parse(palette.code_text), code_bg) >= TEXT_CONTRAST, name
+
+
+def test_code_spans_show_their_edge_spaces_and_the_palettes_colours():
+    from textual.content import Content, Span
+
+    from tui.app.theme import current
+    from tui.app.widgets.lesson_pane import code_shown
+
+    text = "pairs  k , a b and x"
+    content = Content(text, [Span(6, 8, ".code_inline"), Span(11, 14, ".code_inline"), Span(19, 20, ".code_inline")])
+    shown = code_shown(content)
+    assert shown.plain == "pairs ·k , a b and x"  # " k" leads with a space; "a b" keeps its inner one
+    code = [span for span in shown.spans if not isinstance(span.style, str)]
+    assert len(code) == 3 and all(span.style.background.hex.lower() == current().code_bg.lower() for span in code)
+
+
+async def test_lesson_000s_space_k_reads_with_a_dot(tmp_path, monkeypatch):
+    """Lesson 000 step 1 names the pair `` ` k` ``: the pane shows "·k" on the code background."""
+    from tui.app.theme import current
+    from tui.app.widgets.lesson_pane import LessonParagraph
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    app = BpeApp(autosave=False, lesson=parse(LESSONS / "000-die-katze.en.md"))
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await lesson_at(pilot, app, 2)
+        texts = [p._content for p in app.main_screen.query(LessonParagraph)]
+        spans = [(c.plain[s.start:s.end], s.style) for c in texts for s in c.spans if not isinstance(s.style, str)]
+        assert "·k" in [t for t, _style in spans] and not any(t.startswith(" ") or t.endswith(" ") for t, _style in spans), spans
+        assert all(style.background.hex.lower() == current().code_bg.lower() for _t, style in spans)

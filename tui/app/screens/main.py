@@ -192,6 +192,7 @@ class MainScreen(Screen[None]):
         self.log_view.refresh()
         self.corpus_view.refresh_tokens()
         self.refresh_views()
+        self.show_lesson()  # its inline code's colours
 
     def refresh_views(self) -> None:
         """Bring every pane up to the trainer's current step.

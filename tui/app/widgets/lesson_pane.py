@@ -9,10 +9,13 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 from textual.containers import Vertical, VerticalScroll
-from textual.content import Content
+from textual.color import Color
+from textual.content import Content, Span
+from textual.style import Style
 from textual.widgets import Markdown, Static
 
 from engine import inert
+from tui.app.theme import current
 from tui.app.widgets.line_break import BrokenLines, break_lines
 from tui.i18n import _
 from tui.model.driver import LessonView
@@ -48,11 +51,38 @@ def banner_text(view: LessonView) -> Text | None:
     return None
 
 
+#: Textual's Markdown marks inline code with this span style (its component class).
+CODE_SPAN = ".code_inline"
+
+
+def code_shown(content: Content) -> Content:
+    """``content`` with its inline code as the panes show tokens: a leading or trailing space
+    as ``·`` (`` ` k` `` reads "·k", not " k"), on the theme's code background (a contrast the
+    palette guarantees in every theme, tui/app/theme.py)."""
+    code = [span for span in content.spans if span.style == CODE_SPAN]
+    if not code:
+        return content
+    chars = list(content.plain)
+    for span in code:
+        start, end = span.start, span.end
+        while start < end and chars[start] == " ":
+            chars[start] = "·"
+            start += 1
+        while end > start and chars[end - 1] == " ":
+            chars[end - 1] = "·"
+            end -= 1
+    palette = current()
+    style = Style(background=Color.parse(palette.code_bg), foreground=Color.parse(palette.code_text))
+    spans = [Span(span.start, span.end, style) if span.style == CODE_SPAN else span for span in content.spans]
+    return Content("".join(chars), spans)
+
+
 class _Breaking:
     """A Markdown block whose text wraps between Chinese characters too (:mod:`.line_break`),
-    not only at spaces."""
+    not only at spaces, and whose inline code shows its edge spaces (:func:`code_shown`)."""
 
     def set_content(self, content: Content) -> None:
+        content = code_shown(content)
         self._content = content
         self.update(BrokenLines(content))
 
@@ -180,8 +210,8 @@ class LessonPane(Vertical):
         banner.display = line is not None
         markdown = inert(f"## {view.step_title}\n\n{view.prose}")  # the prose's escapes shown, never sent to the terminal
         text = self.query_one("#lesson-text", Markdown)
-        if getattr(self, "_markdown", None) != markdown:
-            self._markdown = markdown
+        if getattr(self, "_markdown", None) != (markdown, current().name):  # a new theme: code recoloured
+            self._markdown = (markdown, current().name)
             text.update(markdown)
             self.query_one("#lesson-scroll", VerticalScroll).scroll_home(animate=False)
         claims = Content.from_rich_text(claims_text(view))  # made inert in claims_text
