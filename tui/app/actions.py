@@ -59,8 +59,17 @@ class Actions:
         self.lab.go(step)
 
     def action_goto(self) -> None:
-        target = self.lab.workbench.trainer.target_merges
-        self._ask_step(_("Go to step"), f"0 … {target}" if target is not None else _("0 or more"), self.lab.go)
+        self._ask_step(_("Go to step"), self.step_range(), self.lab.go)
+
+    def step_range(self) -> str:
+        """The steps one can go to, for the go-to dialog: 0 to the merge target, or without
+        one, 0 to the last step made so far (undone ones included), and beyond by training."""
+        trainer = self.lab.workbench.trainer
+        target = trainer.target_merges
+        if target is not None:
+            return f"0 … {target}"
+        made = trainer.steps + len(trainer.future)
+        return _("0 … {last} (made so far; more trains on)").format(last=made)
 
     def action_run_to(self) -> None:
         target = self.lab.workbench.trainer.target_merges
@@ -204,6 +213,15 @@ class Actions:
         if self.lab.lesson is not None:
             self.lab.toggle_lesson_pane(shown=True)
             self.lab.lesson.restart()
+
+    def action_lesson_end(self) -> None:
+        """`E`: leave the lesson; training stays where it left it, and sessions act as ever."""
+        if self.lab.lesson is None:
+            self.say(_("no lesson is open (l lists them)"), timeout=3)
+            return
+        title = self.lab.lesson.lesson.title
+        self.lab.end_lesson()
+        self.say(_("lesson ended: {title}").format(title=title), timeout=4)
 
     # -- files ------------------------------------------------------------------------------
 

@@ -67,10 +67,14 @@ KEYS: list[Binding] = [
             tooltip=N_("lessons: pick a guided walkthrough (with a lesson open: hide or show its pane)")),
     # `>` and `<` move an open lesson even while an input has focus (priority); without a lesson
     # they are not bound at all (check_action) and type into the input.
-    Binding("greater_than_sign", "app.lesson_next", N_("Next"), priority=True,
+    # Named "next step" and "previous step" everywhere (the analysis screen's escape is "Back").
+    Binding("greater_than_sign", "app.lesson_next", N_("Next step"), priority=True,
             tooltip=N_("lesson: the next step (after exploring: back to the lesson's state first)")),
-    Binding("less_than_sign", "app.lesson_back", N_("Back"), priority=True, tooltip=N_("lesson: the step before, with its training state")),
+    Binding("less_than_sign", "app.lesson_back", N_("Previous step"), priority=True,
+            tooltip=N_("lesson: the previous step, with its training state")),
     Binding("L", "app.lesson_restart", N_("Restart"), show=False, tooltip=N_("lesson: start it again")),
+    Binding("E", "app.lesson_end", N_("End lesson"), show=False,
+            tooltip=N_("lesson: end it (training stays where the lesson left it; your sessions are saved again)")),
     Binding("question_mark", "app.help", N_("Help"), tooltip=N_("help: every key and pane")),
     Binding("q", "app.quit", N_("Quit"), tooltip=N_("quit (asks when there is unsaved work)")),
     Binding("ctrl+q", "app.quit", N_("Quit"), show=False, priority=True, tooltip=N_("quit (asks when there is unsaved work)")),
@@ -115,8 +119,9 @@ PALETTE_TITLES = {
     "focus_input": N_("Tokenize input"),
     "app.lessons": N_("Lessons"),
     "app.lesson_next": N_("Lesson: next step"),
-    "app.lesson_back": N_("Lesson: step back"),
+    "app.lesson_back": N_("Lesson: previous step"),
     "app.lesson_restart": N_("Lesson: restart"),
+    "app.lesson_end": N_("Lesson: end"),
     "app.quiz": N_("Predict the next merge"),
     "manual_merge": N_("Manual merge"),
     "branches": N_("What-if branches"),

@@ -160,7 +160,10 @@ class Lab:
         return self.workbench is not None and self.workbench.unsaved and not self.keeper.lesson
 
     def say(self, message: str, **kwargs) -> None:
-        self.app.say(message, **kwargs)
+        """A toast: plain text, so a `command` in the message loses its backticks."""
+        from tui.app.screens.dialogs import unticked
+
+        self.app.say(unticked(message), **kwargs)
 
     def started(self) -> None:
         """The main screen is mounted: show the workbench, or load the corpus; autosave."""

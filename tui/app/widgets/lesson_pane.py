@@ -12,6 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.color import Color
 from textual.content import Content, Span
 from textual.style import Style
+from textual.visual import Visual
 from textual.widgets import Markdown, Static
 
 from engine import inert
@@ -182,6 +183,48 @@ class LessonMarkdown(Markdown):
               "table_open": LessonTable}
 
 
+def lesson_keys() -> list[str]:
+    """The pane's key line, one item a key, named as the footer and the help name them."""
+    return [_("> next step"), _("< previous step"), _("L again"), _("E end")]
+
+
+def fill_items(items: list[str], width: int, gap: int = 2) -> list[str]:
+    """``items`` in lines of at most ``width`` cells, ``gap`` spaces apart, a line breaking only
+    between two items (an item wider than a line has one to itself)."""
+    lines: list[str] = []
+    for item in items:
+        if lines and cell_len(lines[-1]) + gap + cell_len(item) <= width:
+            lines[-1] += " " * gap + item
+        else:
+            lines.append(item)
+    return lines
+
+
+class KeyItems(Visual):
+    """The key line: wrapped between keys, never inside "< previous step"."""
+
+    def __init__(self, items: list[str]) -> None:
+        self.items = items
+
+    def __str__(self) -> str:
+        return "  ".join(self.items)
+
+    def _content(self, width: int) -> Content:
+        return Content("\n".join(fill_items(self.items, max(width, 1))))
+
+    def render_strips(self, width, height, style, options):
+        return self._content(width).render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules, container_width: int) -> int:
+        return cell_len(str(self))
+
+    def get_minimal_width(self, rules) -> int:
+        return max((cell_len(item) for item in self.items), default=0)
+
+    def get_height(self, rules, width: int) -> int:
+        return len(fill_items(self.items, max(width, 1)))
+
+
 class LessonPane(Vertical):
     """Shown with a lesson open (``l`` hides and shows it)."""
 
@@ -195,7 +238,7 @@ class LessonPane(Vertical):
         with VerticalScroll(id="lesson-scroll"):
             yield LessonMarkdown("", id="lesson-text")
             yield Static("", id="lesson-claims")
-        yield Static(_("> next  < back  L again"), id="lesson-keys")
+        yield Static(KeyItems(lesson_keys()), id="lesson-keys")
 
     def show(self, view: LessonView) -> None:
         """Draw ``view`` (plain data from the player)."""
