@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual.containers import Vertical, VerticalScroll
 from textual.color import Color
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content, Span
 from textual.style import Style
 from textual.visual import Visual

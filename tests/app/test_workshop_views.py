@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers import ROOT, app_on, settle_until, settled
 from rich.cells import cell_len
 from textual.geometry import Region
 
@@ -14,8 +15,6 @@ from tui.app import BpeApp
 from tui.app.screens.analysis import AnalysisScreen
 from tui.app.widgets.curve_pane import CurvePane
 from tui.lessons.format import parse
-
-from conftest import ROOT, settle_until, settled
 
 LESSONS = ROOT / "assets" / "lessons"
 
@@ -54,8 +53,7 @@ async def test_the_curve_tab_shows_seed_001s_table_beside_the_lesson(size, tmp_p
     """Lesson 001 step 8 says the curve tab shows seed 001's table at every row: at 80x24 beside
     the lesson pane it was absent (the table showed only from 88 cells on)."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    app = BpeApp(autosave=False, lesson=parse(LESSONS / "001-low-lower-lowest.en.md"))
-    app.animation_level = "none"
+    app = app_on(None, still=True, autosave=False, lesson=parse(LESSONS / "001-low-lower-lowest.en.md"))
     async with app.run_test(size=size) as pilot:
         await lesson_at(pilot, app, 8)
         assert isinstance(app.screen, AnalysisScreen)
@@ -68,12 +66,8 @@ async def test_the_curve_tab_shows_seed_001s_table_beside_the_lesson(size, tmp_p
 async def test_the_curve_table_is_whole_at_any_size(size):
     """Without a lesson too: the table beside the plots when there is room, else above them."""
     from tui.model.samples import sample
-    from tui.model.workbench import LoadedCorpus, Workbench
 
-    chosen = sample("qa.txt")
-    config = chosen.config()
-    app = BpeApp(workbench=Workbench(LoadedCorpus.open(f"sample:{chosen.name}", config.base), config), autosave=False)
-    app.animation_level = "none"
+    app = app_on("qa.txt", sample("qa.txt").config(), still=True, autosave=False)
     async with app.run_test(size=size) as pilot:
         app.lab.go(48)
         await settled(pilot)
@@ -113,8 +107,7 @@ async def test_the_lesson_table_at_each_size(size, as_list, tmp_path, monkeypatc
     from tui.app.widgets.lesson_pane import LessonTable
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    app = BpeApp(autosave=False, lesson=parse(LESSONS / "001-low-lower-lowest.en.md"))
-    app.animation_level = "none"
+    app = app_on(None, still=True, autosave=False, lesson=parse(LESSONS / "001-low-lower-lowest.en.md"))
     async with app.run_test(size=size) as pilot:
         await lesson_at(pilot, app, 8)
         table = app.screen.query_one(LessonTable)
@@ -147,8 +140,7 @@ async def test_a_lesson_select_brings_the_byte_roles_into_view(size, tmp_path, m
     from tui.app.widgets.inspector import Inspector
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    app = BpeApp(autosave=False, lesson=parse(LESSONS / "002-tang-poems.en.md"))
-    app.animation_level = "none"
+    app = app_on(None, still=True, autosave=False, lesson=parse(LESSONS / "002-tang-poems.en.md"))
     async with app.run_test(size=size) as pilot:
         await lesson_at(pilot, app, 3)
         inspector = app.main_screen.query_one(Inspector)
@@ -200,8 +192,7 @@ async def test_lesson_000s_space_k_reads_with_a_dot(tmp_path, monkeypatch):
     from tui.app.widgets.lesson_pane import LessonParagraph
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    app = BpeApp(autosave=False, lesson=parse(LESSONS / "000-die-katze.en.md"))
-    app.animation_level = "none"
+    app = app_on(None, still=True, autosave=False, lesson=parse(LESSONS / "000-die-katze.en.md"))
     async with app.run_test(size=(80, 24)) as pilot:
         await lesson_at(pilot, app, 2)
         texts = [p._content for p in app.main_screen.query(LessonParagraph)]
