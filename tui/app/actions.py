@@ -142,20 +142,22 @@ class Actions:
             return _("The quiz runs on the main screen: go back there first.")
         return None
 
-    def start_quiz(self, mode: str = "shuffled") -> bool:
+    def start_quiz(self, mode: str = "shuffled", *, for_lesson: bool = False) -> bool:
         """Open the quiz in ``mode`` (``shuffled``, ``hidden`` or ``typed``; see tui.model.quiz),
         or switch an open quiz to it. Each round ends with QuizAnswered posted to the app; the
-        lab's ``quiz_score`` keeps the session's score. False (and a message) when it cannot start."""
+        lab's ``quiz_score`` keeps the session's score. False (and a message) when it cannot start.
+        ``for_lesson``: a lesson's step asks for it (its merges are the lesson's)."""
         from tui.app.screens.quiz import QuizScreen
 
         if isinstance(self.screen, QuizScreen):
+            self.screen.for_lesson = self.screen.for_lesson or for_lesson
             self.screen.set_mode(mode)
             return True
         reason = self.cannot_quiz()
         if reason is not None:
             self.say(reason, timeout=4)
             return False
-        self.push_screen(QuizScreen(self.lab, mode, self.lab.quiz_seed))
+        self.push_screen(QuizScreen(self.lab, mode, self.lab.quiz_seed, for_lesson=for_lesson))
         return True
 
     def action_quiz(self, mode: str = "shuffled") -> None:
