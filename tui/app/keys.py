@@ -198,9 +198,17 @@ def palette_entries() -> list[tuple[str, str, str]]:
         action = same_action(key.action)
         if action not in entries:
             title = _(PALETTE_TITLES.get(action, key.description))
-            entries[action] = (f"{title} ({_SPELLING.get(key.key, key.key)})", _(key.tooltip), action)
+            entries[action] = (f"{title} ({_SPELLING.get(key.key, key.key)})", _unticked(_(key.tooltip)), action)
     entries.pop("app.analysis")  # listed with its tabs below
-    return [*entries.values(), *((f"{_(title)} ({key})", _(what), action) for key, action, title, what in ANALYSIS_COMMANDS)]
+    return [*entries.values(),
+            *((f"{_(title)} ({key})", _unticked(_(what)), action) for key, action, title, what in ANALYSIS_COMMANDS)]
+
+
+def _unticked(text: str) -> str:
+    """The palette's help is plain text: `p` reads p (as in the help screen)."""
+    from tui.app.screens.dialogs import unticked
+
+    return unticked(text)
 
 
 def markdown_table() -> str:
