@@ -42,7 +42,7 @@ async def test_one_name_per_key_beside_a_lesson_on_the_analysis_screen(lang, tmp
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     set_language(lang)
     app = app_on(None, still=True, autosave=False, lesson=parse(LESSONS / f"001-low-lower-lowest.{lang}.md"))
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:  # the narrowest: both lesson keys still shown
         await settle_until(pilot, lambda: app.lesson is not None and not app.lesson.busy, "the lesson started")
         while app.lesson.index < 8:
             await pilot.press("greater_than_sign")

@@ -82,10 +82,11 @@ KEYS: list[Binding] = [
 
 #: The shown keys (``show=True`` above) by how much the footer needs them, most important first.
 #: The footer shows as many as fit in one line beside ``^p palette`` (at 80 cells: up to Find;
-#: at 100: up to Open; a lesson's Next and Back show only while one is open) and drops the rest,
+#: at 100: up to Open; a lesson's next and previous step show only while one is open, and come
+#: first then: a lesson is walked with them) and drops the rest,
 #: which stay in the palette and the help. Keys bound by the focused widget or a screen (the
 #: analysis screen's Back) come before all of these.
-FOOTER_PRIORITY = ["app.toggle_run", "app.step", "app.undo", "app.lesson_next", "app.lesson_back", "app.help", "app.quit",
+FOOTER_PRIORITY = ["app.lesson_next", "app.lesson_back", "app.toggle_run", "app.step", "app.undo", "app.help", "app.quit",
                    "app.goto", "find", "app.redo", "app.open", "app.save"]
 
 #: Keys bound elsewhere (by a screen, a pane or Textual), listed in the help and the README.
