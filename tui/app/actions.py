@@ -59,8 +59,17 @@ class Actions:
         self.lab.go(step)
 
     def action_goto(self) -> None:
-        target = self.lab.workbench.trainer.target_merges
-        self._ask_step(_("Go to step"), f"0 … {target}" if target is not None else _("0 or more"), self.lab.go)
+        self._ask_step(_("Go to step"), self.step_range(), self.lab.go)
+
+    def step_range(self) -> str:
+        """The steps one can go to, for the go-to dialog: 0 to the merge target, or without
+        one, 0 to the last step made so far (undone ones included), and beyond by training."""
+        trainer = self.lab.workbench.trainer
+        target = trainer.target_merges
+        if target is not None:
+            return f"0 … {target}"
+        made = trainer.steps + len(trainer.future)
+        return _("0 … {last} (made so far; more trains on)").format(last=made)
 
     def action_run_to(self) -> None:
         target = self.lab.workbench.trainer.target_merges
@@ -133,20 +142,22 @@ class Actions:
             return _("The quiz runs on the main screen: go back there first.")
         return None
 
-    def start_quiz(self, mode: str = "shuffled") -> bool:
+    def start_quiz(self, mode: str = "shuffled", *, for_lesson: bool = False) -> bool:
         """Open the quiz in ``mode`` (``shuffled``, ``hidden`` or ``typed``; see tui.model.quiz),
         or switch an open quiz to it. Each round ends with QuizAnswered posted to the app; the
-        lab's ``quiz_score`` keeps the session's score. False (and a message) when it cannot start."""
+        lab's ``quiz_score`` keeps the session's score. False (and a message) when it cannot start.
+        ``for_lesson``: a lesson's step asks for it (its merges are the lesson's)."""
         from tui.app.screens.quiz import QuizScreen
 
         if isinstance(self.screen, QuizScreen):
+            self.screen.for_lesson = self.screen.for_lesson or for_lesson
             self.screen.set_mode(mode)
             return True
         reason = self.cannot_quiz()
         if reason is not None:
             self.say(reason, timeout=4)
             return False
-        self.push_screen(QuizScreen(self.lab, mode, self.lab.quiz_seed))
+        self.push_screen(QuizScreen(self.lab, mode, self.lab.quiz_seed, for_lesson=for_lesson))
         return True
 
     def action_quiz(self, mode: str = "shuffled") -> None:
@@ -204,6 +215,15 @@ class Actions:
         if self.lab.lesson is not None:
             self.lab.toggle_lesson_pane(shown=True)
             self.lab.lesson.restart()
+
+    def action_lesson_end(self) -> None:
+        """`E`: leave the lesson; training stays where it left it, and sessions act as ever."""
+        if self.lab.lesson is None:
+            self.say(_("no lesson is open (l lists them)"), timeout=3)
+            return
+        title = self.lab.lesson.lesson.title
+        self.lab.end_lesson()
+        self.say(_("lesson ended: {title}").format(title=title), timeout=4)
 
     # -- files ------------------------------------------------------------------------------
 

@@ -67,10 +67,14 @@ KEYS: list[Binding] = [
             tooltip=N_("lessons: pick a guided walkthrough (with a lesson open: hide or show its pane)")),
     # `>` and `<` move an open lesson even while an input has focus (priority); without a lesson
     # they are not bound at all (check_action) and type into the input.
-    Binding("greater_than_sign", "app.lesson_next", N_("Next"), priority=True,
+    # Named "next step" and "previous step" everywhere (the analysis screen's escape is "Back").
+    Binding("greater_than_sign", "app.lesson_next", N_("Next step"), priority=True,
             tooltip=N_("lesson: the next step (after exploring: back to the lesson's state first)")),
-    Binding("less_than_sign", "app.lesson_back", N_("Back"), priority=True, tooltip=N_("lesson: the step before, with its training state")),
+    Binding("less_than_sign", "app.lesson_back", N_("Previous step"), priority=True,
+            tooltip=N_("lesson: the previous step, with its training state")),
     Binding("L", "app.lesson_restart", N_("Restart"), show=False, tooltip=N_("lesson: start it again")),
+    Binding("E", "app.lesson_end", N_("End lesson"), show=False,
+            tooltip=N_("lesson: end it (training stays where the lesson left it; your sessions are saved again)")),
     Binding("question_mark", "app.help", N_("Help"), tooltip=N_("help: every key and pane")),
     Binding("q", "app.quit", N_("Quit"), tooltip=N_("quit (asks when there is unsaved work)")),
     Binding("ctrl+q", "app.quit", N_("Quit"), show=False, priority=True, tooltip=N_("quit (asks when there is unsaved work)")),
@@ -78,10 +82,11 @@ KEYS: list[Binding] = [
 
 #: The shown keys (``show=True`` above) by how much the footer needs them, most important first.
 #: The footer shows as many as fit in one line beside ``^p palette`` (at 80 cells: up to Find;
-#: at 100: up to Open; a lesson's Next and Back show only while one is open) and drops the rest,
+#: at 100: up to Open; a lesson's next and previous step show only while one is open, and come
+#: first then: a lesson is walked with them) and drops the rest,
 #: which stay in the palette and the help. Keys bound by the focused widget or a screen (the
 #: analysis screen's Back) come before all of these.
-FOOTER_PRIORITY = ["app.toggle_run", "app.step", "app.undo", "app.lesson_next", "app.lesson_back", "app.help", "app.quit",
+FOOTER_PRIORITY = ["app.lesson_next", "app.lesson_back", "app.toggle_run", "app.step", "app.undo", "app.help", "app.quit",
                    "app.goto", "find", "app.redo", "app.open", "app.save"]
 
 #: Keys bound elsewhere (by a screen, a pane or Textual), listed in the help and the README.
@@ -115,8 +120,9 @@ PALETTE_TITLES = {
     "focus_input": N_("Tokenize input"),
     "app.lessons": N_("Lessons"),
     "app.lesson_next": N_("Lesson: next step"),
-    "app.lesson_back": N_("Lesson: step back"),
+    "app.lesson_back": N_("Lesson: previous step"),
     "app.lesson_restart": N_("Lesson: restart"),
+    "app.lesson_end": N_("Lesson: end"),
     "app.quiz": N_("Predict the next merge"),
     "manual_merge": N_("Manual merge"),
     "branches": N_("What-if branches"),
@@ -193,9 +199,17 @@ def palette_entries() -> list[tuple[str, str, str]]:
         action = same_action(key.action)
         if action not in entries:
             title = _(PALETTE_TITLES.get(action, key.description))
-            entries[action] = (f"{title} ({_SPELLING.get(key.key, key.key)})", _(key.tooltip), action)
+            entries[action] = (f"{title} ({_SPELLING.get(key.key, key.key)})", _unticked(_(key.tooltip)), action)
     entries.pop("app.analysis")  # listed with its tabs below
-    return [*entries.values(), *((f"{_(title)} ({key})", _(what), action) for key, action, title, what in ANALYSIS_COMMANDS)]
+    return [*entries.values(),
+            *((f"{_(title)} ({key})", _unticked(_(what)), action) for key, action, title, what in ANALYSIS_COMMANDS)]
+
+
+def _unticked(text: str) -> str:
+    """The palette's help is plain text: `p` reads p (as in the help screen)."""
+    from tui.app.screens.dialogs import unticked
+
+    return unticked(text)
 
 
 def markdown_table() -> str:

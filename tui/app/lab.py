@@ -160,7 +160,10 @@ class Lab:
         return self.workbench is not None and self.workbench.unsaved and not self.keeper.lesson
 
     def say(self, message: str, **kwargs) -> None:
-        self.app.say(message, **kwargs)
+        """A toast: plain text, so a `command` in the message loses its backticks."""
+        from tui.app.screens.dialogs import unticked
+
+        self.app.say(unticked(message), **kwargs)
 
     def started(self) -> None:
         """The main screen is mounted: show the workbench, or load the corpus; autosave."""
@@ -405,8 +408,12 @@ class Lab:
             self.say(nothing, timeout=2)
         self._tell(Change("moved"))
 
-    def step(self) -> None:
+    def step(self, adopt: bool = False) -> None:
+        """One merge; ``adopt``: the lesson's own (its quiz's), so the lesson does not count it as
+        the learner exploring."""
         event = self.workbench.step()
+        if adopt and event is not None and self.lesson is not None:
+            self.lesson.adopt()
         self.moved(_("nothing to step: {reason}").format(reason=self.stop_reason()) if event is None else "", event)
 
     def undo(self) -> None:
@@ -493,7 +500,7 @@ class Lab:
     def start_quiz(self, mode: str = "shuffled", rounds: int = 1) -> bool:
         """Open the quiz in ``mode`` (``shuffled``, ``hidden`` or ``typed``; see tui.model.quiz),
         or switch an open quiz to it. False (and a message) when it cannot start now."""
-        return self.app.start_quiz(mode)
+        return self.app.start_quiz(mode, for_lesson=True)
 
     def show_lesson(self, view: LessonView | None) -> None:
         """Redraw the lesson pane with ``view`` (None: the lesson has ended; hide it)."""

@@ -356,6 +356,7 @@ class Analysis(Kind):
     usage = f"analysis TAB (one of {', '.join(TABS)}) [text=\"...\" with compare]"
     least = most = 1
     options = ("text",)
+    shown_again = True  # back (<) to its step shows the tab again, not the main screen
 
     def check_values(self, where, args, options):
         if args[0] not in TABS:

@@ -80,6 +80,9 @@ class LessonPlayer:
         self.note = note  # e.g. "no de version: showing it in en"
         self.index = 0
         self.marks: dict[int, Mark] = {}
+        #: The state a step's own quiz has since moved it to (its merges are the lesson's, not
+        #: the learner exploring); back and restore still bring back the step's mark.
+        self.adopted: dict[int, Mark] = {}
         self.shown: dict[int, Shown] = {}
         self.busy = False
         self.settled = asyncio.Event()
@@ -98,6 +101,14 @@ class LessonPlayer:
 
     def ask_quiz(self, mode: str, rounds: int) -> None:
         self._pending_quiz = (mode, rounds)
+
+    def adopt(self) -> None:
+        """The state now is the current step's own (the driver calls it after a merge the step's
+        quiz made): not a drift from the lesson."""
+        if not self.busy and not self.closed:
+            now = self.current()
+            if now is not None:
+                self.adopted[self.index] = now
 
     # -- where the lesson is ----------------------------------------------------------------------
 
@@ -124,7 +135,9 @@ class LessonPlayer:
         now = self.current()
         if mark is None or now is None:
             return False
-        return (now.source, now.config, now.script is mark.script, now.steps) != (mark.source, mark.config, True, mark.steps)
+        adopted = self.adopted.get(self.index)
+        return not any(m is not None and (now.source, now.config, now.script is m.script, now.steps) == (m.source, m.config, True, m.steps)
+                       for m in (mark, adopted))
 
     def view(self) -> LessonView:
         """What the lesson pane shows now."""
@@ -156,6 +169,7 @@ class LessonPlayer:
     def start(self) -> None:
         self.index = 0
         self.marks.clear()
+        self.adopted.clear()
         self.shown.clear()
         self._launch(self._enter(0))
 
@@ -189,6 +203,7 @@ class LessonPlayer:
             return
         first = self.marks.get(0)
         self.marks = {0: first} if first is not None else {}
+        self.adopted.clear()
         self.shown.clear()
         self._launch(self._restore(0) if first is not None else self._enter(0))
 
@@ -230,6 +245,7 @@ class LessonPlayer:
         """Run step ``index``'s actions in order and remember the state it leaves."""
         try:
             self.index = index
+            self.adopted.pop(index, None)
             shown = Shown([], [])
             self.shown[index] = shown
             await self.driver.idle(stop=True)

@@ -396,6 +396,7 @@ class AnalysisScreen(Screen[None]):
         when they are shown)."""
         self.poll(force=True)
         self.query_one("#curve-pane").refresh()
+        self.show_lesson()  # its inline code's colours
 
     # -- export -----------------------------------------------------------------------------
 

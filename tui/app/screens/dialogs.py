@@ -1,17 +1,52 @@
-"""Small modal dialogs: a one-line prompt and a yes/no question."""
+"""Small modal dialogs: a one-line prompt and a yes/no question.
+
+Messages write a command as Markdown code (`` `bpe-lab --resume` ``): a dialog shows it as code
+(:func:`shown_code`), a toast, plain text only, without the backticks (:func:`unticked`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.color import Color
 from textual.containers import Horizontal, Vertical
+from textual.content import Content, Span
 from textual.screen import ModalScreen
+from textual.style import Style
 from textual.widgets import Button, Input, Label
 
 from tui.i18n import N_, _
+
+#: A piece of code in a message: `...` on one line.
+CODE = re.compile(r"`([^`\n]+)`")
+
+
+def unticked(text: str) -> str:
+    """``text`` with each `code` piece's backticks dropped (for plain text: a toast)."""
+    return CODE.sub(r"\1", text)
+
+
+def shown_code(text: str) -> Content:
+    """``text`` as a dialog shows it: each `code` piece without its backticks, on the theme's
+    code colours (as the lesson pane shows inline code); never markup."""
+    from tui.app.theme import current
+
+    palette = current()
+    style = Style(background=Color.parse(palette.code_bg), foreground=Color.parse(palette.code_text))
+    parts: list[str] = []
+    spans: list[Span] = []
+    at = 0
+    for match in CODE.finditer(text):
+        parts.append(text[at:match.start()])
+        start = sum(len(p) for p in parts)
+        parts.append(match.group(1))
+        spans.append(Span(start, start + len(match.group(1)), style))
+        at = match.end()
+    parts.append(text[at:])
+    return Content("".join(parts), spans)
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -40,10 +75,10 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title", markup=False)
+            yield Label(shown_code(self.title_text), classes="dialog-title")
             yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
             if self.hint:
-                yield Label(self.hint, classes="dialog-hint", markup=False)
+                yield Label(shown_code(self.hint), classes="dialog-hint")
             yield Label("", id="prompt-error", classes="dialog-error")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -78,7 +113,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question, classes="dialog-title", markup=False)
+            yield Label(shown_code(self.question), classes="dialog-title")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", variant="primary", id="yes")
                 yield Button(f"{self.no} (n)", id="no")

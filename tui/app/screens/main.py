@@ -124,7 +124,8 @@ class MainScreen(Screen[None]):
         if self.workbench is None:
             return
         self.corpus_view.highlight = token
-        self.select(token)
+        # a lesson's step that selects a token is about its bytes: they come into view
+        self.select(token, reveal=self.lab.lesson is not None)
 
     def _tokenize(self, what: tuple[str | None, bool | None]) -> None:
         text, trace = what
@@ -153,13 +154,14 @@ class MainScreen(Screen[None]):
             self.say(workbench.corpus.note, timeout=8)
         self.refresh_views()
 
-    def select(self, token: int) -> None:
-        """Inspect a token (a resumed session's); the log's cursor goes to the merge that made it."""
+    def select(self, token: int, reveal: bool = False) -> None:
+        """Inspect a token (a resumed session's); the log's cursor goes to the merge that made it.
+        ``reveal``: the inspector scrolls to the token's bytes and their UTF-8 roles."""
         trainer = self.workbench.trainer
         self.selected = token
         if trainer.base_size <= token < trainer.base_size + trainer.steps:  # made by a merge
             self.log_view.move_cursor(row=token - trainer.base_size, inspect=False)
-        self._show_selected()
+        self._show_selected(reveal)
 
     def moved(self) -> None:
         """The trainer moved (a step, an undo, a jump): inspect its last merge again. The
@@ -190,6 +192,7 @@ class MainScreen(Screen[None]):
         self.log_view.refresh()
         self.corpus_view.refresh_tokens()
         self.refresh_views()
+        self.show_lesson()  # its inline code's colours
 
     def refresh_views(self) -> None:
         """Bring every pane up to the trainer's current step.
@@ -237,7 +240,7 @@ class MainScreen(Screen[None]):
             pass
         self.query_one(StatusLine).show(self.workbench, state, lab.training.speed)
 
-    def _show_selected(self) -> None:
+    def _show_selected(self, reveal: bool = False) -> None:
         workbench = self.workbench
         if workbench is None:
             self.query_one(Inspector).show(None)
@@ -251,7 +254,7 @@ class MainScreen(Screen[None]):
             if token is None and trainer.last is not None:
                 token = trainer.last.new_id
             info = token_info(trainer, token) if token is not None else None
-        self.query_one(Inspector).show(info, workbench.id_text if workbench.script is not None else None)
+        self.query_one(Inspector).show(info, workbench.id_text if workbench.script is not None else None, reveal=reveal)
 
     def _show_output(self, force: bool = False) -> None:
         pane = self.query_one(TokenizePane)

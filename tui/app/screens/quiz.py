@@ -60,9 +60,12 @@ class QuizScreen(ModalScreen[None]):
         *(Binding(str(n), f"choose({n})", str(n), show=False) for n in range(1, CHOICES + 1)),
     ]
 
-    def __init__(self, lab: Lab, mode: str = "shuffled", seed: int | None = None) -> None:
+    def __init__(self, lab: Lab, mode: str = "shuffled", seed: int | None = None, *, for_lesson: bool = False) -> None:
+        """``for_lesson``: a lesson's step opened it, so its merges are the lesson's (not the
+        learner exploring away from the lesson)."""
         super().__init__()
         self.lab = lab
+        self.for_lesson = for_lesson
         self.mode = mode if mode in MODES else "shuffled"
         self.random = random.Random(seed)
         #: The pairs offered this round, in the order shown.
@@ -221,7 +224,7 @@ class QuizScreen(ModalScreen[None]):
             self._error(_("Training is running: pause it first (escape, then space)."))
             return
         steps, pick_count, top, tie_text, ranked, labels = before
-        app.step()
+        app.step(adopt=self.for_lesson)
         with workbench.reading():
             trainer = workbench.trainer
             event = trainer.last if trainer.steps == steps + 1 else None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich.cells import cell_len
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.reactive import reactive
@@ -16,6 +16,18 @@ from tui.i18n import _, ngettext
 
 #: Width of the milestone table beside the plots.
 TABLE_WIDTH = 44
+#: Rows a framed plot takes beyond its plot rows (title, x axis, axis labels); two plots have
+#: a blank row between them too.
+PLOT_EXTRA = 3
+PLOTS_EXTRA = 2 * PLOT_EXTRA + 1
+_CONSOLE = Console(width=10_000, legacy_windows=False)
+#: The fewest rows a plot is drawn with.
+MIN_PLOT = 2
+
+
+def summary_rows(summary: Text, width: int) -> int:
+    """How many rows the summary line takes when wrapped to ``width`` cells."""
+    return len(summary.wrap(_CONSOLE, max(width, 1)))
 
 
 def right(text: str, width: int) -> str:
@@ -77,27 +89,47 @@ class CurvePane(Widget):
         if curve is None:
             return Text(_("no corpus yet"), style="dim")
         width, height = self.content_size
-        table_width = TABLE_WIDTH if width >= 2 * TABLE_WIDTH else 0
-        plot_width = max(width - table_width - 2, 20)
-        plot_height = max((height - 2 - 7) // 2, 2)
+        summary = self.summary()
+        if width >= 2 * TABLE_WIDTH:  # the table beside the plots
+            plot_width = width - TABLE_WIDTH - 2
+            grid = Table.grid(padding=(0, 2))
+            grid.add_column(width=plot_width, no_wrap=True)
+            grid.add_column(width=TABLE_WIDTH, no_wrap=True)
+            grid.add_row(self._plots(plot_width, max((height - 2 - PLOTS_EXTRA) // 2, 2)), milestone_table(curve))
+            return self._stack(summary, grid)
+        # Narrow (80 columns, or beside a lesson): the table first, whole, under the summary, and
+        # the plots in the rows left (one, or none, when two do not fit): the numbers are never
+        # cut off below the fold.
+        table = milestone_table(curve)
+        used = summary_rows(summary, width) + 1 + len(table.plain.rstrip("\n").split("\n")) + 1
+        left = height - used
+        plot_width = max(width, 20)
+        if left >= 2 * MIN_PLOT + PLOTS_EXTRA:
+            return self._stack(summary, table, self._plots(plot_width, (left - PLOTS_EXTRA) // 2))
+        if left >= MIN_PLOT + PLOT_EXTRA:
+            return self._stack(summary, table, self._plots(plot_width, left - PLOT_EXTRA, both=False))
+        return self._stack(summary, table)
+
+    def _plots(self, width: int, height: int, both: bool = True) -> Text:
+        """The tokens plot and (``both``) the bytes-per-token plot under it, ``height`` rows each."""
+        curve = self.curve
         values = curve.tokens
-        per_token = [curve.bytes_per_token(k) for k in range(len(values))]
         options = dict(mark=curve.current, log_x=self.log_x, label_width=len(axis_label(values[0])))
-        plots = Text()
-        plots.append_text(framed_plot(_("corpus tokens"), values, plot_width, plot_height, **options))
-        plots.append("\n\n")
-        plots.append_text(framed_plot(_("bytes per token"), per_token, plot_width, plot_height, **options))
-        grid = Table.grid(padding=(0, 2))
-        grid.add_column(width=plot_width, no_wrap=True)
-        if table_width:
-            grid.add_column(width=table_width, no_wrap=True)
-            grid.add_row(plots, milestone_table(curve))
-        else:
-            grid.add_row(plots)
+        plots = framed_plot(_("corpus tokens"), values, width, height, **options)
+        if both:
+            per_token = [curve.bytes_per_token(k) for k in range(len(values))]
+            plots.append("\n\n")
+            plots.append_text(framed_plot(_("bytes per token"), per_token, width, height, **options))
+        return plots
+
+    @staticmethod
+    def _stack(*rows: RenderableType) -> Table:
+        """``rows`` one under the other, a blank row between each."""
         out = Table.grid()
-        out.add_row(self.summary())
-        out.add_row(Text(""))
-        out.add_row(grid)
+        for index, row in enumerate(rows):
+            if index:
+                out.add_row(Text(""))
+            out.add_row(row)
         return out
 
     def watch_log_x(self) -> None:

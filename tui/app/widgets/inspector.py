@@ -45,6 +45,13 @@ def tree_lines(tree: MergeTree, id_text: Callable[[int], str], prefix: str = "")
     return out
 
 
+def byte_lines(info: TokenInfo) -> tuple[int, int]:
+    """The lines of :func:`render_info`'s text that show the bytes and their UTF-8 roles, as
+    (first, last): what a lesson step that selects a token is about."""
+    first = 4  # after the token, its completeness, its birth and its count
+    return first, first + min(len(info.roles), 16) + (len(info.roles) > 16)
+
+
 def render_info(info: TokenInfo, id_text: Callable[[int], str] | None = None) -> Text:
     """The inspector's text for one token: short lines, so a narrow pane cuts nothing vital.
 
@@ -97,5 +104,9 @@ class Inspector(TextView):
     def on_mount(self) -> None:
         self.set_text(_(self.HINT))
 
-    def show(self, info: TokenInfo | None, id_text: Callable[[int], str] | None = None) -> None:
+    def show(self, info: TokenInfo | None, id_text: Callable[[int], str] | None = None, *, reveal: bool = False) -> None:
+        """Show ``info``; ``reveal``: scroll so that its bytes and their roles are in view (a
+        lesson's step that selects a token is about them; they start on the fifth line)."""
         self.set_text(_(self.HINT) if info is None else render_info(info, id_text))
+        if reveal and info is not None:
+            self.reveal_lines(*byte_lines(info))

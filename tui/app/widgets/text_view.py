@@ -65,6 +65,7 @@ class TextView(ScrollView, can_focus=True):
         if isinstance(text, str):
             text = Text(text)
         self._text = text
+        self._reveal: tuple[int, int] | None = None
         self._lay_out()
         self.scroll_to(y=0, animate=False)
         self.refresh()
@@ -94,9 +95,44 @@ class TextView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         if self._fold_width() != self._folded_at:
             self._lay_out()
+            if self._reveal is not None:  # folded again: the revealed lines moved
+                self.reveal_lines(*self._reveal)
             self.refresh()
         else:
             self._fit_extent()
+            if self._reveal is not None:
+                self.reveal_lines(*self._reveal)
+
+    def reveal_lines(self, first: int, last: int) -> None:
+        """Scroll as little as needed for the text's lines ``first`` to ``last`` (before folding)
+        to be in view, the first of them at least (a block taller than the pane starts at the top).
+        Folding follows the pane's width: once laid out at a new width, the lines are found again."""
+        self._reveal = (first, last)
+        rows = self._rows_of(first, last)
+        if rows is None:
+            return
+        top, bottom = rows
+        height = self.scrollable_content_region.height
+        if not height:
+            return
+        y = int(self.scroll_y)
+        if bottom >= y + height:
+            y = bottom - height + 1
+        y = min(y, top)
+        self.scroll_to(y=max(y, 0), animate=False)
+
+    def _rows_of(self, first: int, last: int) -> tuple[int, int] | None:
+        """The rows (after folding) where text lines ``first`` and ``last`` start and end."""
+        width, row, found = self._folded_at, 0, []
+        for index, line in enumerate(self._text.split("\n", allow_blank=True)):
+            rows = len(fold(line, width))
+            if index == first:
+                found.append(row)
+            if index == last:
+                found.append(row + rows - 1)
+                break
+            row += rows
+        return (found[0], found[-1]) if len(found) == 2 else None
 
     @property
     def max_scroll_y(self) -> int:
