@@ -113,9 +113,10 @@ class Confinement:
         resolved = self.replaceable(typed)
         if resolved in self.written and resolved.exists():
             return resolved
+        if folder:
+            resolved.parent.mkdir(parents=True, exist_ok=True)  # OSError (a file on the way): said as such
         try:
             if folder:
-                resolved.parent.mkdir(parents=True, exist_ok=True)
                 os.mkdir(resolved)
             else:
                 os.close(os.open(resolved, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666))
@@ -251,12 +252,13 @@ def confined_setting(app, setting: str) -> str:
     return str(rules.readable(text))
 
 
-def output_path(app, typed: str | Path) -> Path:
+def output_path(app, typed: str | Path, *, folder: bool = False) -> Path:
     """Where to write a file the user named: in serve mode inside the root (else
-    OutsideRootError) and new or this tab's own (else NotThisTabsError); as typed otherwise.
-    Saving and exporting use it, then :func:`deliver`."""
+    OutsideRootError) and new or this tab's own (else NotThisTabsError), claimed at once (a
+    ``folder`` by mkdir: :meth:`Confinement.claim`); as typed otherwise. Saving and exporting
+    use it, then :func:`deliver` (or :func:`abandon` when the write failed)."""
     rules = confinement_of(app)
-    return rules.claim(typed) if rules is not None else Path(typed).expanduser()
+    return rules.claim(typed, folder=folder) if rules is not None else Path(typed).expanduser()
 
 
 def abandon(app, typed: str | Path) -> None:
