@@ -91,7 +91,7 @@ if TYPE_CHECKING:
 
 #: Names served by a module that is imported on first use (see :func:`__getattr__`): what
 #: ``bpe-lab encode`` never needs (training, counting, corpora, the inspector, branches, the
-#: file formats) stays unloaded until something asks for it (tests/test_cli_startup.py).
+#: file formats) stays unloaded until something asks for it (tests/cli/test_cli_startup.py).
 _LAZY = {
     **dict.fromkeys(("load_any", "export_tokenizer"), "engine.formats"),
     **dict.fromkeys(("Branch", "check_branch_data"), "engine._branches"),

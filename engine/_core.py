@@ -9,7 +9,7 @@ reference, and the default wherever no compiler was found at install) and the co
 
 The pure twins are :func:`engine._codec.apply_merges` and :mod:`engine._trainloops`.
 
-Both give identical results (tests/test_core.py checks them against each other and the naive
+Both give identical results (tests/engine/test_core.py checks them against each other and the naive
 references). ``BPE_LAB_PURE=1`` in the environment forces the pure path; so does a compiled
 module built from another version of its source (an editable install whose ``.pyx`` changed
 since: ``pip install -e .`` again builds it anew).

@@ -1,7 +1,7 @@
 """The setups and checks of docs/bad-input.md's "Tables" and "Outputs, folders and ids" rows
 (issue 21): tables that lie about their columns or metadata, bombs in a table or a compressed
-input, pipes and FIFOs as tables and inputs, outputs that collide. tests/test_bad_input.py runs
-the rows; the same bombs under a memory and CPU limit are in tests/test_limits_tables.py.
+input, pipes and FIFOs as tables and inputs, outputs that collide. tests/app/test_bad_input.py runs
+the rows; the same bombs under a memory and CPU limit are in tests/cli/test_limits_tables.py.
 """
 
 from __future__ import annotations

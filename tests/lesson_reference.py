@@ -1,6 +1,6 @@
 """The lesson directives as they were before the registry (tui/lessons/directives.py): the
 parser's if-chain that checked a directive line and the headless run's if-chain that did it, kept
-verbatim apart from names as a reference for differential tests (tests/test_lesson_directives.py)."""
+verbatim apart from names as a reference for differential tests (tests/cli/test_lesson_directives.py)."""
 
 from __future__ import annotations
 

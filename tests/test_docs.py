@@ -7,8 +7,7 @@ import re
 import unicodedata
 
 import pytest
-
-from conftest import ROOT
+from helpers import ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 

@@ -14,9 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import engine
+from helpers import ROOT
 
-from conftest import ROOT
+import engine
 
 
 def loaded_modules(code: str) -> set[str]:
@@ -309,3 +309,35 @@ def test_headless_rooms_never_import_the_app():
               for name, deps in graph.items()
               if name.startswith(("tui.app.screens", "tui.app.widgets")) or name == "tui.app.lab"}
     assert {name: found for name, found in inside.items() if found} == {}
+
+
+#: What the tests of each layer may import (tests/engine, tests/model, tests/cli; tests/app may
+#: import anything): docs/architecture.md's table of the test folders.
+TEST_LAYERS = {
+    "engine": ("tui", "textual", "rich"),
+    "model": ("textual", "tui.app", "tui.cli"),
+    "cli": ("textual", "tui.app"),
+}
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module a test file imports, at any level (in functions and under TYPE_CHECKING too)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
+
+
+def test_each_layers_tests_import_only_their_layer():
+    wrong = []
+    for layer, refused in TEST_LAYERS.items():
+        files = sorted((ROOT / "tests" / layer).glob("*.py"))
+        assert files, f"tests/{layer}/ is empty"
+        for path in files:
+            for name in imports_of(path):
+                if any(name == r or name.startswith(r + ".") for r in refused):
+                    wrong.append(f"tests/{layer}/{path.name} imports {name}")
+    assert not wrong, "\n".join(wrong)

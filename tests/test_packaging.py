@@ -10,8 +10,7 @@ import sys
 import zipfile
 
 import pytest
-
-from conftest import ROOT
+from helpers import ROOT
 
 
 def readme_command(marker: str) -> str:

@@ -8,7 +8,7 @@ signatures: ``sniff(probe) -> int`` (how surely a file's content is this format,
 ``load(path, content, pretokenizer, need_pattern) -> Imported``, ``save(tok, path, ids, source)
 -> warnings``, ``reads(path)`` and ``writes(path)`` (the files each touches). A new format is a
 module and one record. This module imports no format module until one is used (``bpe-lab
-train`` loads none of them: tests/test_cli_startup.py).
+train`` loads none of them: tests/cli/test_cli_startup.py).
 
 Pure Python: never imports ``tokenizers`` or ``tiktoken`` (they only check these files in the
 tests). Example::

@@ -1,5 +1,5 @@
 """Every key of the app, defined once: the footer, the command palette, the help screen and the
-README's key table all come from :data:`KEYS` (tests/test_keys.py compares the README with it).
+README's key table all come from :data:`KEYS` (tests/app/test_keys.py compares the README with it).
 
 A key whose action starts with ``app.`` works on every screen (stepping follows training on the
 analysis screen too); the others act on the main screen's panes. :class:`tui.app.BpeApp` binds
@@ -199,7 +199,7 @@ def palette_entries() -> list[tuple[str, str, str]]:
 
 
 def markdown_table() -> str:
-    """The README's key table (``python -m tui.app.keys`` prints it; tests/test_keys.py checks it)."""
+    """The README's key table (``python -m tui.app.keys`` prints it; tests/app/test_keys.py checks it)."""
     lines = ["| key | action |", "|---|---|"]
     lines += [f"| {keys} | {what.replace('|', chr(92) + '|')} |" for keys, what in key_rows()]
     return "\n".join(lines)

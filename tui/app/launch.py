@@ -197,8 +197,10 @@ def start_lesson(name: str, lang: str | None, session: str | None, err: TextIO, 
     set_language(lang)
     lesson, note = load(name, lang, anywhere=anywhere)  # anywhere: --trust-lesson
     from tui.app import BpeApp
+    from tui.app.options import LaunchOptions
 
-    app = BpeApp(None, session_file=Path(session) if session else None, lesson=lesson, lesson_note=note)
+    options = LaunchOptions(session_file=Path(session) if session else None)
+    app = BpeApp(None, options=options, lesson=lesson, lesson_note=note)
     app.lesson_lang = lang
     app.run()
     return 0

@@ -60,12 +60,13 @@ class BpeApp(Actions, App):
 
     def __init__(self, corpus: LoadedCorpus | None = None, config: TrainConfig | None = None, *,
                  workbench: Workbench | None = None, options: LaunchOptions | None = None, lesson=None,
-                 lesson_note: str | None = None, **given) -> None:
-        """``given``: :class:`LaunchOptions` fields, for short (``autosave=False``); ``lesson``: a
-        parsed lesson (tui.lessons.format.Lesson) to start with."""
+                 lesson_note: str | None = None) -> None:
+        """``corpus`` and ``config``: what to build and show (in a worker), or ``workbench``: one
+        built; ``options``: how it was launched; ``lesson``: a parsed lesson
+        (tui.lessons.format.Lesson) to start with, ``lesson_note`` said as it opens."""
         super().__init__()
         wide_cuts.install()  # Textual #6357: a wide character under a cut stays whole (a guarded patch)
-        options = options or LaunchOptions(**given)
+        options = options or LaunchOptions()
         if options.theme is not None:
             self.theme = options.theme
         #: The theme last remembered (or given): a change to another one is saved to prefs_file.

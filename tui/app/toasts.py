@@ -8,7 +8,7 @@ count ("nothing to step … (×6)"). To do that it reads and changes what Textua
 - ``App._unnotify(notification, refresh=False)``, ``App._refresh_notifications()``,
 - ``App._thread_id`` (the UI thread), and ``Notification.has_expired``.
 
-:data:`PRIVATE` names them; tests/test_toasts.py's canary checks that each is still there, so a
+:data:`PRIVATE` names them; tests/app/test_toasts.py's canary checks that each is still there, so a
 Textual upgrade that changes them fails there by name, not somewhere in a toast.
 """
 

@@ -23,7 +23,7 @@ that, and it is left alone.)
 The copies are of Textual 8.2.8's code. :func:`install` applies them only to Textual 8.x, and only
 while the source of every function the patch replaces or relies on is the one it was written
 against (:data:`FINGERPRINTS`); otherwise it does nothing and says why (:func:`install` returns
-the reason, ``tests/test_wide_cuts.py``'s canary names the function that changed).
+the reason, ``tests/app/test_wide_cuts.py``'s canary names the function that changed).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ from tui.cli.report import add_plot_parser, add_report_options, check_report_arg
 
 # engine.formats and engine.analysis, and the trainer and corpus readers (lazy names of engine),
 # are imported by the commands that use them: ``bpe-lab encode`` needs neither the trainer nor
-# the corpus readers, ``bpe-lab train`` never the file formats (tests/test_cli_startup.py).
+# the corpus readers, ``bpe-lab train`` never the file formats (tests/cli/test_cli_startup.py).
 if TYPE_CHECKING:
     from engine import Merge, Trainer
     from engine.analysis import Row

@@ -32,7 +32,7 @@ from engine.formats import FORMATS
 # engine.formats' readers and engine.analysis, and the trainer and corpus readers (lazy names of
 # engine), are imported by the commands that use them: ``bpe-lab encode`` needs neither the
 # trainer nor the corpus readers, ``bpe-lab train`` never the file formats, only their registry
-# (tests/test_cli_startup.py).
+# (tests/cli/test_cli_startup.py).
 if TYPE_CHECKING:
     from engine.formats import Imported
 

@@ -27,7 +27,7 @@ from engine import (
 )
 
 # engine.counts (lazy names of engine) loads with the commands that count: building the parser
-# for ``bpe-lab encode`` must not (tests/test_cli_startup.py).
+# for ``bpe-lab encode`` must not (tests/cli/test_cli_startup.py).
 if TYPE_CHECKING:
     from engine import ChunkTable
 

@@ -10,7 +10,7 @@ from typing import TextIO
 
 #: tui.lessons.format.LANGUAGES, spelled out so that building the command line's parser does not
 #: import the lesson format (tomllib and the rest: a tenth of ``bpe-lab encode``'s start-up;
-#: tests/test_cli_startup.py checks that they agree).
+#: tests/cli/test_cli_startup.py checks that they agree).
 LANGUAGES = ("en", "de", "zh")
 
 

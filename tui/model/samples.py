@@ -131,7 +131,7 @@ def sample_settings(source: str, current, keep: bool = False):
     return found.config(), _("{name}, with its example's settings: {settings}").format(name=name, settings=found.settings_summary())
 def markdown_table() -> str:
     """docs/app.md's samples table: each sample, what it is for, the settings it opens with
-    (``python -m tui.model.samples`` prints it; tests/test_samples.py checks docs/app.md against it)."""
+    (``python -m tui.model.samples`` prints it; tests/model/test_samples.py checks docs/app.md against it)."""
     lines = ["| sample | what it is for | opens with |", "|---|---|---|"]
     for each in samples():
         summary = each.settings_summary()

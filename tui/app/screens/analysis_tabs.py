@@ -176,5 +176,5 @@ TAB_CLASSES: dict[str, type[AnalysisTab]] = {cls.id: cls for cls in AnalysisTab.
 
 def make_tabs(screen: AnalysisScreen) -> list[AnalysisTab]:
     """The screen's tabs, in the tab list's order (a tab id without a class is a KeyError here,
-    at the screen's first build, and in tests/test_lab.py)."""
+    at the screen's first build, and in tests/app/test_lab.py)."""
     return [TAB_CLASSES[tab.id](screen) for tab in TABS]

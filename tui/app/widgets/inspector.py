@@ -91,7 +91,7 @@ class Inspector(TextView):
     Inspector { scrollbar-size-vertical: 1; }
     """
 
-    #: Two short lines: each fits the pane at 80×24 (tests/test_screen_fits.py).
+    #: Two short lines: each fits the pane at 80×24 (tests/app/test_screen_fits.py).
     HINT = N_("select a merge in the log,\nor press / to find a token")
 
     def on_mount(self) -> None:

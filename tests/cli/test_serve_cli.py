@@ -1,0 +1,69 @@
+"""bpe-lab serve's command line, without serving: the command each tab runs, the warning for
+an open host, the app's options passed through. (tests/app/test_serve.py serves for real.)"""
+
+from __future__ import annotations
+
+import io
+import shlex
+import sys
+
+import pytest
+
+pytest.importorskip("textual_serve")
+
+from tui.cli import serve  # noqa: E402
+
+
+@pytest.fixture
+def started(monkeypatch, tmp_path):
+    """serve.main with the server built but not run (and no port probed: a test binds nothing
+    but 127.0.0.1, and here nothing at all); returns the servers it would have run."""
+    servers = []
+    monkeypatch.setattr(serve, "run_server", servers.append)
+    monkeypatch.setattr(serve, "check_port", lambda host, port: None)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+    return servers
+
+
+def test_loopback_by_default_and_the_command_each_tab_runs(started, tmp_path):
+    (tmp_path / "c.txt").write_text("the cat in the hat\n", encoding="utf-8")
+    err = io.StringIO()
+    assert serve.main(["c.txt", "--pattern", r"\w+ ", "--max-clients", "3"], err=err) == 0
+    assert err.getvalue() == ""
+    (server,) = started
+    assert (server.host, server.port, server.max_clients) == ("127.0.0.1", 8000, 3)
+    command = shlex.split(server.command)
+    assert command[:5] == ["exec", sys.executable, "-P", "-m", "tui.main"]
+    assert command[5:9] == ["--serve-root", str(tmp_path.resolve()), "--serve-sessions", str(tmp_path / "state" / "bpe-lab" / "serve")]
+    assert command[9:] == ["c.txt", "--pattern", r"\w+ "]  # the app's options, quoted for the shell
+
+
+def test_an_open_host_is_explicit_and_warned_about(started):
+    err = io.StringIO()
+    assert serve.main(["--host", "0.0.0.0", "--port", "8123"], err=err) == 0
+    assert started[0].host == "0.0.0.0"
+    assert err.getvalue() == (
+        "bpe-lab: warning: serving on 0.0.0.0: anyone who can reach this machine on port 8123 can use the app, "
+        "with no password; use it only on a trusted network (see the README's Classroom)\n")
+
+
+def test_the_full_page_says_why_and_escapes_nothing_unsafe():
+    page = serve.full_page(7)
+    assert "the class is full" in page and "--max-clients 7" in page and "<script" not in page
+
+
+async def test_the_page_follows_the_address_the_browser_used_or_public_url(tmp_path):
+    """textual-serve writes absolute script and websocket URLs into its page: from the request's
+    Host by default (localhost, an IP or a host name alike), from --public-url behind a proxy."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    for public_url, host, expected in ((None, "192.168.1.20:8000", "ws://192.168.1.20:8000/ws"),
+                                       (None, "teacher-laptop:8000", "ws://teacher-laptop:8000/ws"),
+                                       ("https://class.example.org", "127.0.0.1:8000", "wss://class.example.org/ws")):
+        server = serve.classroom_server("true", host="127.0.0.1", port=8000, max_clients=2, public_url=public_url,
+                                        root=tmp_path, out=io.StringIO())
+        async with TestClient(TestServer(await server._make_app(), host="127.0.0.1")) as client:
+            page = await client.get("/", headers={"Host": host})
+            assert page.status == 200
+            assert f'data-session-websocket-url="{expected}"' in await page.text()

@@ -1,0 +1,332 @@
+"""The hot loops' two implementations (engine/_core.py): the compiled core and pure Python give
+identical ids and merges, and both equal the naive references; the chunk cache's two
+generations; how the core is chosen (BPE_LAB_PURE, a stale build) and built (hatch_build.py).
+
+The rest of the suite runs on whichever path is in use: CI runs it twice, once with
+BPE_LAB_PURE=1 (README's test command). The tests here that need the compiled core skip
+without it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from functools import partial
+from pathlib import Path
+
+import pytest
+from helpers import ROOT, sample_text
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer, _codec, _core, _trainloops
+from engine import tokenizer as tokenizer_module
+from engine._pairs import SHIFT
+
+from reference import reference_train
+from test_encode_fast import merge_lists
+from test_engine_differential import corpora
+from test_tokenizer import seed_encode
+
+compiled = _core._ccore_module
+needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
+
+
+@pytest.fixture
+def both_paths():
+    """Runs the test's body on the pure path and on the compiled one (skips without it)."""
+    if compiled is None:
+        pytest.skip(f"no compiled core here: {_core.WHY_PURE}")
+    was = _core.COMPILED
+    yield _core.select
+    _core.select(was)
+
+
+# -- chunk encoding ---------------------------------------------------------------------------
+
+
+@needs_compiled
+def test_the_compiled_core_packs_pairs_as_the_engine_does():
+    assert compiled.SHIFT_BITS == SHIFT
+
+
+@needs_compiled
+@given(merge_lists(), st.lists(st.sampled_from([97, 98, 99, 100]), max_size=400))
+def test_chunk_encoders_agree_with_each_other_and_the_seed(merges, ids):
+    """Short chunks take the list scan (pure) or the C scan; long ones the heaps: all four
+    paths, and seed 002's encode, give the same ids."""
+    tok = Tokenizer(merges)
+    expected = seed_encode(tok, list(ids))
+    before = list(ids)
+    assert _codec.apply_merges(ids, tok._ranks) == expected
+    assert _codec._apply_long(ids, tok._ranks) == expected
+    assert _codec._apply_short(list(ids), tok._ranks) == expected
+    assert compiled.ChunkEncoder(tok._ranks).encode(ids) == expected
+    assert ids == before  # the encoders never change what they are given
+
+
+@given(merge_lists(), st.lists(st.sampled_from([97, 98, 99]), max_size=120))
+def test_the_pure_paths_agree_with_the_seed(merges, ids):
+    tok = Tokenizer(merges)
+    expected = seed_encode(tok, list(ids))
+    assert _codec._apply_short(list(ids), tok._ranks) == expected
+    assert _codec._apply_long(list(ids), tok._ranks) == expected
+
+
+@needs_compiled
+@given(merge_lists(base_ids=(97, 98, 0xC3, 0xA9)), st.text(alphabet="ab\u00e9\udcc3\udca9z", max_size=300))
+def test_the_compiled_encoder_reads_a_chunks_text_as_its_bytes(merges, text):
+    """encode_text (the bytes base's cache misses) is encode of the UTF-8 bytes, lone
+    surrogates as the bytes they escape."""
+    tok = Tokenizer(merges)
+    raw = list(text.encode("utf-8", "surrogateescape"))
+    encoder = compiled.ChunkEncoder(tok._ranks)
+    assert encoder.encode_text(text) == encoder.encode(raw) == seed_encode(tok, raw)
+
+
+@needs_compiled
+def test_the_compiled_encoder_refuses_ids_no_tokenizer_has():
+    encode = compiled.ChunkEncoder({}).encode
+    assert encode([]) == [] and encode([5]) == [5]
+    with pytest.raises(ValueError, match="outside the ids"):
+        encode([1, -1])
+    with pytest.raises(ValueError, match="outside the ids"):
+        encode([1, 1 << SHIFT])
+    with pytest.raises(TypeError):
+        encode([1, "a"])
+
+
+def test_a_tokenizer_encodes_with_the_core_in_use(both_paths):
+    text = sample_text("workshop.txt")
+    trainer = Trainer(text, TrainConfig(vocab_size=600))
+    trainer.train()
+    merges = trainer.tokenizer().merges
+    out = {}
+    for use in (False, True):
+        both_paths(use)
+        tok = Tokenizer(merges, pretokenizer=PreTokenizer("gpt2"))
+        assert isinstance(tok._merge_chunk, partial) != use  # the pure encoder is apply_merges bound to the ranks
+        assert tok._by_text == use
+        out[use] = tok.encode(text + "\n" + sample_text("chinese.txt"))
+    assert out[True] == out[False]
+
+
+# -- training ---------------------------------------------------------------------------------
+
+
+@st.composite
+def train_configs(draw):
+    return {
+        "base": draw(st.sampled_from(["bytes", "chars"])),
+        "pretokenizer": draw(st.sampled_from(["none", "simple", "gpt2"])),
+        "tie_rule": draw(st.sampled_from(["lowest-ids", "first-seen"])),
+        "min_frequency": draw(st.sampled_from([1, 2, 3])),
+        "max_merges": draw(st.integers(min_value=0, max_value=40)),
+    }
+
+
+@needs_compiled
+@given(corpora(), train_configs())
+def test_both_trainers_make_the_reference_merges(text, kw):
+    expected, sizes = reference_train(text, **kw)
+    runs = {}
+    was = _core.COMPILED
+    try:
+        for use in (False, True):
+            _core.select(use)
+            trainer = Trainer(text, TrainConfig(**kw))
+            events = trainer.train()
+            trainer._state.verify()
+            tok = trainer.tokenizer()
+            runs[use] = ([e.pair for e in events], [e.tokens_after for e in events], tok.encode(text))
+            for _ in range(len(events)):  # undo walks back over what either loop left
+                trainer.undo()
+            trainer._state.verify()
+    finally:
+        _core.select(was)
+    assert runs[True] == runs[False]
+    assert runs[True][0] == expected and runs[True][1] == sizes
+
+
+@needs_compiled
+@given(st.lists(st.tuples(st.lists(st.integers(0, 5), max_size=12), st.integers(1, 3)), max_size=20),
+       st.integers(0, 5), st.integers(0, 5))
+def test_relink_and_the_first_index_agree_between_paths(seqs, a, b):
+    """The two loops on the same node arrays, one merge of (a, b) after the first index: the
+    same groups, weights and absorbed nodes, and the same nodes afterwards (weights above 1
+    stand for chunks that occur more than once)."""
+    from engine._pairstate import PairState
+
+    results = []
+    for loops in (_trainloops, compiled):
+        was = _core.COMPILED
+        _core.select(loops is compiled)
+        try:
+            state = PairState([(list(s), w) for s, w in seqs], "lowest-ids")
+        finally:
+            _core.select(was)
+        index = (state.count, {k: list(v) for k, v in state.where.items()})
+        plist = state.where.get(a << SHIFT | b, _trainloops._nodes())
+        left, right, lx, rx, extra, absorbed = loops.relink(state.data, plist, a, b, 99)
+        results.append((index, {k: list(v) for k, v in left.items()}, {k: list(v) for k, v in right.items()},
+                        lx, rx, extra, list(absorbed), list(state.data)))
+        assert list(left) == list(results[0][1]) and list(right) == list(results[0][2])  # first-appearance order
+    assert results[0] == results[1]
+
+
+@needs_compiled
+def test_a_64_bit_node_array_relinks_alike():
+    """A chunk counted beyond 2**31 makes the node array 64-bit ('q'): the compiled loop takes it."""
+    from engine._pairstate import PairState
+
+    big = [([1, 2, 1, 2, 3], 1 << 33), ([2, 1, 2], 1)]
+    out = []
+    for use in (False, True):
+        was = _core.COMPILED
+        _core.select(use)
+        try:
+            state = PairState(big, "lowest-ids")
+            assert state.data.typecode == "q"
+            record = state.merge(1, 2, 300)
+            state.verify()
+            out.append((record.removed, list(record.absorbed), list(state.data), dict(state.count)))
+        finally:
+            _core.select(was)
+    assert out[0] == out[1]
+
+
+# -- the chunk cache --------------------------------------------------------------------------
+
+
+def test_the_chunk_cache_keeps_two_generations(monkeypatch):
+    monkeypatch.setattr(tokenizer_module, "_CACHE_LIMIT", 3)
+    tok = Tokenizer([(104, 105)], pretokenizer=PreTokenizer("simple"))
+    encoded = []
+    real = tok._encode_new
+    tok._cache._encode = lambda chunk: encoded.append(chunk) or real(chunk)
+    words = ["a", "b", "c", "d", "a", "e", "f", "g", "h", "b"]
+    for word in words:
+        assert tok.encode(word) == list(word.encode())
+        assert len(tok._cache) + len(tok._cache._old) <= 2 * 3
+    # a, b, c fill the first generation; d turns it over; a comes back from the old one (not
+    # encoded again) ... h turns over again (a, e and f become the old generation, b is gone).
+    assert encoded == ["a", "b", "c", "d", "e", "f", "g", "h", "b"]
+    assert tok.encode("hi") == [256]
+
+
+# -- choosing the core ------------------------------------------------------------------------
+
+
+def test_bpe_lab_pure_forces_the_pure_path():
+    code = "import engine._core as c, engine; print(c.COMPILED, c.implementation())"
+    run = subprocess.run([sys.executable, "-c", code], env={**os.environ, "BPE_LAB_PURE": "1"},
+                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert run.stdout.strip() == "False pure (BPE_LAB_PURE is set)"
+    tok = Tokenizer([(104, 105)])
+    run = subprocess.run([sys.executable, "-c", "from engine import Tokenizer; print(Tokenizer([(104, 105)]).encode('hi hi'))"],
+                         env={**os.environ, "BPE_LAB_PURE": "1"}, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert run.stdout.strip() == str(tok.encode("hi hi"))
+
+
+@needs_compiled
+def test_a_compiled_core_built_from_other_source_is_not_used(monkeypatch, tmp_path):
+    assert _core._load()[0] is compiled or os.environ.get(_core.PURE_ENV)
+    edited = tmp_path / "_ccore.pyx"
+    edited.write_bytes(_core.SOURCE.read_bytes() + b"\n# edited since the build\n")
+    monkeypatch.setattr(_core, "SOURCE", edited)
+    monkeypatch.delenv(_core.PURE_ENV, raising=False)
+    module, why = _core._load()
+    assert module is None and "another version" in why
+
+
+# -- building it ------------------------------------------------------------------------------
+
+
+def build_wheel(folder: Path, env: dict[str, str], isolation: bool) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(folder), str(ROOT)]
+    if not isolation:
+        argv.insert(4, "--no-build-isolation")
+    return subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **env}, timeout=900)
+
+
+def test_a_failed_build_gives_a_pure_wheel_with_one_note(tmp_path):
+    pytest.importorskip("hatchling")
+    run = build_wheel(tmp_path, {"CC": "false", "LDSHARED": "false"}, isolation=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    notes = [line for line in (run.stdout + run.stderr).splitlines() if "the pure-Python engine is used" in line]
+    assert len(notes) == 1, notes
+    wheel = zipfile.ZipFile(next(tmp_path.glob("bpe_lab-*.whl")))
+    assert not any("_ccore" in name and name.endswith(".so") for name in wheel.namelist())
+    assert "engine/_core.py" in wheel.namelist() and wheel.filename.endswith("-py3-none-any.whl")
+
+
+@pytest.mark.slow
+def test_pip_builds_the_compiled_core_into_the_wheel(tmp_path):
+    """The normal build (isolated: pip brings Cython and setuptools) compiles the core."""
+    run = build_wheel(tmp_path, {}, isolation=True)
+    if run.returncode != 0:
+        pytest.skip(f"cannot build a wheel here: {run.stderr.strip().splitlines()[-1:]}")
+    if "the pure-Python engine is used" in run.stdout + run.stderr:
+        pytest.skip("no C compiler or Python headers here: the build fell back to pure Python")
+    wheel = zipfile.ZipFile(next(tmp_path.glob("bpe_lab-*.whl")))
+    assert [n for n in wheel.namelist() if n.startswith("engine/_ccore.") and n.endswith(".so")]
+    assert "-py3-none-any" not in wheel.filename  # a platform wheel
+
+
+# -- GPT-2's real ranks against tiktoken --------------------------------------------------------
+
+
+def gpt2_ranks() -> Path | None:
+    """GPT-2's ``gpt2.tiktoken`` when it is on this machine: ``$BPE_LAB_GPT2_TIKTOKEN``, or in
+    ``$BPE_LAB_WHISPER_ASSETS`` (``whisper/assets`` of the sdist ``pip download --no-deps
+    --no-binary :all: openai-whisper`` fetches), or from an installed openai-whisper."""
+    import importlib.metadata
+
+    candidates = [os.environ.get("BPE_LAB_GPT2_TIKTOKEN", "")]
+    if os.environ.get("BPE_LAB_WHISPER_ASSETS"):
+        candidates.append(str(Path(os.environ["BPE_LAB_WHISPER_ASSETS"]) / "gpt2.tiktoken"))
+    try:
+        candidates.append(str(importlib.metadata.distribution("openai-whisper").locate_file("whisper/assets/gpt2.tiktoken")))
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    return next((Path(c) for c in candidates if c and Path(c).is_file()), None)
+
+
+@pytest.fixture(scope="module")
+def gpt2_pair():
+    path = gpt2_ranks()
+    if path is None:
+        pytest.skip("GPT-2's gpt2.tiktoken is not here (see gpt2_ranks)")
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    from engine.formats import load_any
+    from engine.pretokenize import GPT2_PATTERN
+
+    imported = load_any(path, pretokenizer=PreTokenizer("gpt2"))
+    enc = tiktoken.Encoding(name="gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens={})
+    return imported, enc
+
+
+CJK = "床前明月光疑是地上霜举头望低思故乡，。！？「」\n 的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年"
+
+
+@given(st.text(alphabet=CJK + "abc 1é😀\t", max_size=300))
+def test_gpt2_ranks_encode_chinese_as_tiktoken_does_on_both_paths(gpt2_pair, text):
+    imported, enc = gpt2_pair
+    expected = enc.encode_ordinary(text)
+    was = _core.COMPILED
+    try:
+        for use in {False, was}:
+            _core.select(use)
+            fresh = Tokenizer(imported.tokenizer.merges, pretokenizer=imported.tokenizer.pretokenizer)
+            assert imported.to_file_ids(fresh.encode_ordinary(text)) == expected
+    finally:
+        _core.select(was)
+
+
+def test_gpt2_ranks_encode_the_chinese_sample_as_tiktoken_does(gpt2_pair):
+    imported, enc = gpt2_pair
+    text = sample_text("chinese.txt")
+    assert imported.encode(text) == enc.encode_ordinary(text)
