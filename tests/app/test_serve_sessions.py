@@ -16,6 +16,7 @@ import pytest
 
 from engine import TrainConfig
 from tui.app import BpeApp
+from tui.app.options import LaunchOptions
 from tui.model.confine import Confinement
 from tui.model.workbench import READ_WAIT, LoadedCorpus
 
@@ -27,7 +28,8 @@ async def test_a_closed_tab_saves_though_a_batch_holds_the_trainer(tmp_path, mon
     merge on a large corpus): the save waits for the batch instead of skipping it."""
     monkeypatch.setattr("tui.app.lab.AUTOSAVE_SECONDS", 3600)  # only the close saves
     session_file = tmp_path / "tab-session.json"
-    app = BpeApp(LoadedCorpus.open("sample:workshop.txt", CONFIG.base), CONFIG, session_file=session_file)
+    app = BpeApp(LoadedCorpus.open("sample:workshop.txt", CONFIG.base), CONFIG,
+                 options=LaunchOptions(session_file=session_file))
     app.confinement = Confinement(tmp_path)  # a browser tab's app: its close saves (shell.on_unmount)
     held = threading.Event()
 
