@@ -1,0 +1,42 @@
+"""Lesson files are read through the one bounded reader every file goes through
+(engine.io.open_bounded, issue 21), with the lesson's own one-line refusals."""
+
+from __future__ import annotations
+
+import os
+
+import engine.io
+from tui.lessons.format import MAX_LESSON_BYTES, read_lesson_text
+
+LESSON = '+++\ntitle = "t"\n+++\n## one\nsome prose\n'
+
+
+def test_a_lesson_is_read_by_the_bounded_reader(tmp_path, monkeypatch):
+    path = tmp_path / "l.md"
+    path.write_text(LESSON.replace("\n", "\r\n"), encoding="utf-8")
+    seen = []
+    real = engine.io.open_bounded
+
+    def spy(target, **options):
+        seen.append((os.fspath(target), options["limit"], options["pipes"]))
+        return real(target, **options)
+
+    monkeypatch.setattr(engine.io, "open_bounded", spy)
+    assert read_lesson_text(path, "l.md") == (LESSON, None)  # newlines as read_text gives them
+    assert seen == [(str(path), MAX_LESSON_BYTES, False)]
+
+
+def test_the_readers_refusals_in_the_lessons_words(tmp_path):
+    fifo = tmp_path / "l.fifo"
+    os.mkfifo(fifo)
+    # refused as a pipe at once (not waited on for a writer, which would say "a named pipe with no writer")
+    assert read_lesson_text(fifo, "l.fifo") == (None, "l.fifo: is a pipe, not a lesson file (save it to a file)")
+    assert read_lesson_text(tmp_path / "gone.md", "gone.md") == (None, "gone.md: no such lesson file")
+    assert read_lesson_text(tmp_path, "d") == (None, "d: is a directory, not a lesson file")
+    assert read_lesson_text("/dev/zero", "/dev/zero") == (None, "/dev/zero: is a device, not a lesson file (save it to a file)")
+    big = tmp_path / "big.md"
+    big.write_bytes(b"x" * (MAX_LESSON_BYTES + 1))
+    assert read_lesson_text(big, "big.md") == (None, "big.md: more than 1 MB, too large for a lesson file")
+    bad = tmp_path / "bad.md"
+    bad.write_bytes(b"+++\n\xff\n")
+    assert read_lesson_text(bad, "bad.md") == (None, "bad.md:1: the lesson is not UTF-8 text")
