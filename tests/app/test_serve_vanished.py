@@ -48,3 +48,25 @@ async def test_a_vanished_client_has_its_process_ended(tmp_path):
         assert len(json.loads(session.read_text(encoding="utf-8"))["merges"]) == 1
         tab.sock.close()
     assert HEARTBEAT_SECONDS * 1.5 + QUIT_SECONDS + TERM_SECONDS < OLD_HEARTBEAT
+
+
+@pytest.mark.slow
+async def test_a_message_above_the_bound_ends_the_tab_not_the_app_fed_its_keys(tmp_path):
+    """A client sending 300 kB of keys in one message (aiohttp would take 4 MB: four million
+    merges asked of the app) has its websocket closed as too big, and its app ends."""
+    import aiohttp
+
+    from tui.cli.serve import MAX_MESSAGE_BYTES
+
+    from test_serve import Tab
+
+    with running_server(tmp_path, "c.txt") as (port, _root, _state):
+        async with aiohttp.ClientSession() as http:
+            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws:
+                await Tab(ws).until(lambda text: "step 0" in text)
+                (app,) = app_processes(server_pid(port))
+                await ws.send_json(["stdin", "n" * (MAX_MESSAGE_BYTES + 1)])
+                while (await ws.receive()).type not in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                    pass
+                assert ws.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+            await until(lambda: not app.is_running() or app.status() == psutil.STATUS_ZOMBIE, "the app process ended")

@@ -45,6 +45,10 @@ SEND_SECONDS = 5.0
 #: has vanished (a closed laptop, a cut network: no close ever comes) and its tab ends. Browsers
 #: answer pings themselves, busy page or not; aiohttp's default in textual-serve is 15 s.
 HEARTBEAT_SECONDS = 4.0
+#: The largest message a client may send (aiohttp's default: 4 MB); the page sends keys, pastes
+#: and sizes. A longer one closes its websocket (and so ends its tab) instead of handing the app
+#: millions of keys.
+MAX_MESSAGE_BYTES = 256 << 10
 
 
 def clamp_size(width: object, height: object) -> tuple[int, int]:
@@ -295,7 +299,7 @@ def classroom_server(command: str, *, host: str, port: int, max_clients: int, pu
             if self.clients >= self.max_clients:
                 return self.full()
             self.clients += 1  # no await since the check: no other connection came in between
-            websocket = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS)
+            websocket = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS, max_msg_size=MAX_MESSAGE_BYTES)
             width, height = clamp_size(request.query.get("width", "80"), request.query.get("height", "24"))
             service: TabService | None = None
             try:
