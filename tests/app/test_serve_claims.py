@@ -112,3 +112,21 @@ async def test_in_the_app_a_failed_save_leaves_no_empty_file(tmp_path, monkeypat
         await save_as(app, pilot, "tok.json")  # the name is still free for this tab (or another)
         assert said(app).startswith("saved tok.json")
         assert (root / "tok.json").stat().st_size > 0
+
+
+def test_names_that_cannot_be_claimed_are_one_line_and_leave_nothing(tmp_path):
+    class Tab:
+        confinement = Confinement(tmp_path, tab="tab1")
+
+    rules = Tab.confinement
+    with pytest.raises(ValueError, match="embedded null byte"):
+        rules.claim("a\x00b.json")
+    abandon(Tab(), "a\x00b.json")  # the failed save's clean-up: no traceback either
+    with pytest.raises(ValueError) as caught:
+        rules.claim("x.json/")
+    assert str(caught.value) == "x.json/: cannot write (a name ending in / is a folder, not a file); nothing was written"
+    with pytest.raises(OSError):
+        rules.claim("no-such-folder/x.json")
+    with pytest.raises(OSError):
+        rules.claim("a" * 5000 + ".json")
+    assert list(tmp_path.iterdir()) == [] and not rules.claimed

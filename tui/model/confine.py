@@ -110,6 +110,10 @@ class Confinement:
         one new name at the same instant one gets it and the other is refused as if the file
         had been there (the write then replaces the empty file atomically). A save that fails
         after the claim lets the name go with :meth:`abandon`. OSError when it cannot be made."""
+        if not folder and str(typed).endswith(("/", os.sep)):
+            from engine import WriteError
+
+            raise WriteError(typed, "a name ending in / is a folder, not a file", after="nothing was written")
         resolved = self.replaceable(typed)
         if resolved in self.written and resolved.exists():
             return resolved
@@ -129,7 +133,10 @@ class Confinement:
     def abandon(self, typed: str | Path) -> None:
         """Let go of a name :meth:`claim` made for a save that then failed: the empty file (or
         folder) is removed, and the name is no longer this tab's."""
-        resolved = self.resolve(typed)
+        try:
+            resolved = self.resolve(typed)
+        except (OSError, ValueError):  # a name that could never be claimed (a NUL in it)
+            return
         if resolved not in self.claimed:
             return
         self.claimed.discard(resolved)
