@@ -314,7 +314,10 @@ def parse_value(raw: str, where: str) -> object:
             raise LessonError(_("{where}: one value after the operator, not {raw}").format(where=where, raw=raw))
         return parts[0]
     if re.fullmatch(r"[-+]?\d+", raw):
-        return int(raw)
+        try:
+            return int(raw)
+        except ValueError:  # longer than Python converts (sys.get_int_max_str_digits())
+            raise LessonError(_("{where}: a number with too many digits").format(where=where)) from None
     if re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?", raw):
         return float(raw)
     if " " in raw:
