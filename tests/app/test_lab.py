@@ -212,60 +212,7 @@ async def test_greater_than_moves_the_lesson_from_an_input_and_analysis_keeps_th
         assert app.lesson.index == 2 and app.screen is app.main_screen  # each step begins on the main screen
 
 
-# -- issue 20's acceptance: every bundled lesson, `>` only, at 80x24 --------------------------------
-
-BUNDLED = sorted((ROOT / "assets" / "lessons").glob("*.md"))
-
-
-def pane_in_view(app: BpeApp) -> str:
-    """The text of the lesson pane shown on the screen in front (or "" when none is in view),
-    read from what is drawn there, not from the widget: a screen over it would hide it."""
-    screen = app.screen
-    panes = [p for p in screen.query(LessonPane) if p.has_class("shown")]
-    if not panes and app.screen_stack[0] is not screen:  # a modal (the quiz) over the main screen
-        panes = [p for p in app.screen_stack[0].query(LessonPane) if p.has_class("shown")]
-        covering = screen.query_one("#quiz-panel").region if screen.query("#quiz-panel") else None
-        if covering is not None and panes and covering.overlaps(panes[0].region):
-            return ""
-    if not panes or panes[0].region.width < 28:
-        return ""
-    pane = panes[0]
-    return "\n".join(str(w.render()) for w in pane.query(Static) if w.id in ("lesson-claims",)) + str(pane.border_title)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.name)
-async def test_every_bundled_lesson_plays_to_its_end_by_greater_than_only(path, tmp_path, monkeypatch):
-    """`>` and nothing else, at 80x24, with $BPE_LAB_SESSION set: every step shows its pane (its
-    title and claims in view, beside the analysis tabs and the quiz too), no message offers or
-    keeps a session, and the session folder stays empty."""
-    from tui.i18n import set_language
-    from tui.lessons.format import parse
-
-    folder = tmp_path / "sessions"
-    folder.mkdir()
-    monkeypatch.setenv("BPE_LAB_SESSION", str(folder / "session.json"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    lesson = parse(path)
-    set_language(lesson.lang)
-    try:
-        app = app_on(None, lesson=lesson)
-        async with app.run_test(size=SIZE) as pilot:
-            await lesson_settled(app, pilot)
-            for index in range(1, len(lesson.steps)):
-                await pilot.press("greater_than_sign")
-                await lesson_settled(app, pilot)
-                assert app.lesson.index == index
-                await settle_until(pilot, lambda: pane_in_view(app) != "", f"step {index}'s pane in view")
-                shown = app.lesson.shown[index]
-                assert shown.ok, [r.line() for r in shown.results if not r.ok] + shown.failures
-                words = said(app)
-                assert "R resumes" not in words and ".kept-" not in words
-            await pilot.press("q")
-        assert sorted(p.name for p in folder.iterdir()) == []
-        assert not (tmp_path / "state" / "bpe-lab" / "sessions").exists()
-    finally:
-        set_language(None)
+# (Issue 20's acceptance, every bundled lesson played by `>` only: tests/app/test_lessons_acceptance.py.)
 
 
 def test_the_tab_list_is_kept_once_and_every_tab_has_its_class():

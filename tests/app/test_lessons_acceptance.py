@@ -161,6 +161,9 @@ async def test_every_lesson_plays_to_its_end_with_gt_only(name, lang, explicit, 
                 problems.append(f"{where}: the step's title is not on screen")
             elif start not in shown:
                 problems.append(f"{where}: the step's text ({start!r}) is not on screen")
+            record = app.lesson.shown.get(index)
+            if record is not None and not record.ok:  # its claims, checked in the pane
+                problems += [f"{where}: {line}" for line in [r.line() for r in record.results if not r.ok] + record.failures]
             problems += [f"{where}: said {message!r}" for message in said if any(p.search(message) for p in bad)]
             said.clear()
         assert not problems, f"{lesson.path.name}:\n" + "\n".join(problems)

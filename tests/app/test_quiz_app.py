@@ -14,6 +14,7 @@ from textual.widgets import Input, OptionList, Static
 import tui.app.shell
 from engine import TrainConfig, Trainer
 from tui.app import BpeApp
+from tui.app.options import LaunchOptions
 from tui.app.screens.quiz import QuizAnswered, QuizScreen
 from tui.model.quiz import show_pair
 from tui.model.workbench import LoadedCorpus, Workbench
@@ -39,7 +40,7 @@ class Recording(BpeApp):
 
 def make_app() -> Recording:
     corpus = LoadedCorpus.open("sample:low-lower-lowest.txt", CONFIG.base)
-    app = Recording(workbench=Workbench(corpus, CONFIG), autosave=False)
+    app = Recording(workbench=Workbench(corpus, CONFIG), options=LaunchOptions(autosave=False))
     app.animation_level = "none"
     return app
 

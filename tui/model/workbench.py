@@ -276,6 +276,7 @@ class Workbench:
         self.training = False  # a worker is running batches: readers must not wait
         self.saved_step: int | None = None  # the step last saved, if any
         self._tokenizer: tuple[int, Tokenizer] | None = None
+        self._whole_index: dict[bytes, int] | None = None  # a replay: its file's whole pieces, by bytes
         self.rate = 0.0  # merges per second over the last run
         self.manual_seen = False  # a manual merge was made or restored: the log makes room for its mark
 
@@ -417,8 +418,30 @@ class Workbench:
         with self.reading():
             steps = self.trainer.steps
             if self._tokenizer is None or self._tokenizer[0] != steps or self._stale_tokenizer():
-                self._tokenizer = (steps, self.trainer.tokenizer())
+                tok = self.trainer.tokenizer()
+                self._tokenizer = (steps, tok if self.script is None else self._as_file(tok))
             return self._tokenizer[1]
+
+    def _as_file(self, tok: Tokenizer) -> Tokenizer:
+        """A replay's tokenizer at this step as its file encodes: with the file's normalizer, its
+        whole-chunk lookup (a tiktoken rank file's), and the whole pieces ranked below this step
+        (tokens no merge makes, which only that lookup gives: Llama 3 has 695). Without them the
+        tokenize pane of a finished Llama 3 replay split " Belediyesi" where tiktoken does not."""
+        script = self.script
+        if script is None or not (script.whole_first or script.normalizer is not None):
+            return tok
+        steps = len(tok.merges)
+        if script.whole_ranks is not None:
+            kept = [i for i, below in enumerate(script.whole_ranks) if below <= steps]
+        else:  # ranks unknown: they belong to the whole file
+            kept = list(range(len(script.whole_pieces))) if steps >= len(script.merges) else []
+        return Tokenizer(
+            merges=tok.merges, base=tok.base, alphabet=tok.alphabet, specials=list(tok.specials),
+            pretokenizer=tok.pretokenizer, config=tok.config, whole_first=script.whole_first,
+            whole_pieces=[script.whole_pieces[i] for i in kept],
+            whole_ranks=None if script.whole_ranks is None else [script.whole_ranks[i] for i in kept],
+            normalizer=script.normalizer,
+        )
 
     def _stale_tokenizer(self) -> bool:
         cached = self._tokenizer
@@ -453,6 +476,31 @@ class Workbench:
         if self.script is None:
             return list(ids)
         return [self.shown_id(i) for i in ids]
+
+    def shown_encoded(self, ids: list[int], tok: Tokenizer) -> list[int | None]:
+        """The ids the user sees for what ``tok`` (a :meth:`tokenizer`) encoded. In a replay that
+        tokenizer has the file's whole pieces after its merges and before its specials, which no
+        trainer token is: each token is given the file's own id. Reads only ``tok``, never the
+        trainer (which a run may be moving)."""
+        script = self.script
+        if script is None:
+            return list(ids)
+        if self._whole_index is None:
+            self._whole_index = {piece: i for i, piece in enumerate(script.whole_pieces)}
+        made, wholes = len(tok.pieces), tok.whole_pieces
+        file_ids = self.file_ids
+        shown: list[int | None] = []
+        for token in ids:
+            if token < made:
+                theirs = token
+            elif token < made + len(wholes):
+                theirs = len(script.pieces) + self._whole_index[wholes[token - made]]
+            else:  # a special: the file's follow all its merges and whole pieces
+                theirs = len(script.pieces) + len(script.whole_pieces) + token - made - len(wholes)
+            if file_ids is not None:
+                theirs = file_ids[theirs] if 0 <= theirs < len(file_ids) else None
+            shown.append(theirs)
+        return shown
 
     def id_text(self, token: int) -> str:
         """A token's shown id as text ("?" when the replayed file has none for it)."""

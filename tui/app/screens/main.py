@@ -264,9 +264,10 @@ class MainScreen(Screen[None]):
         self._last_output = now
         try:
             workbench = self.workbench
-            pane.show(workbench.tokenizer(), workbench.shown_ids if workbench.script is not None else None)
-        except Busy:
-            raise
+            tok = workbench.tokenizer()
+            pane.show(tok, (lambda ids: workbench.shown_encoded(ids, tok)) if workbench.script is not None else None)
+        except Busy:  # a run or a long jump holds the trainer: show the text once it lets go
+            self.set_timer(OUTPUT_WHILE_RUNNING, lambda: self._show_output(force=True))
         except ValueError as exc:  # e.g. a custom pattern that takes too long on this text
             pane.show_problem(str(exc))
 
@@ -400,8 +401,9 @@ class MainScreen(Screen[None]):
             self.say(_("type some text first: ctrl+y copies its ids"), timeout=2)
             return
         if (ids or pane.has_focus_within) and pane.text and self.workbench is not None:
-            ids = self.workbench.tokenizer().encode(pane.text)
-            payload = id_line(self.workbench.shown_ids(ids))
+            tok = self.workbench.tokenizer()
+            ids = tok.encode(pane.text)
+            payload = id_line(self.workbench.shown_encoded(ids, tok))
             what = ngettext("{n} token id", "{n} token ids", len(ids)).format(n=len(ids))
         elif self.workbench is not None and (self.selected is not None or self.workbench.trainer.last):
             token = self.selected if self.selected is not None else self.workbench.trainer.last.new_id

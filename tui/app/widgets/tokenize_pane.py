@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from engine import TRACE_LIMIT, Tokenizer, token_display
+from engine import TRACE_LIMIT, Tokenizer, inert, token_display
 from tui.app.theme import current
 from tui.app.widgets.field import Field
 from tui.i18n import N_, _
@@ -25,22 +25,52 @@ def id_line(shown: Sequence[int | None]) -> str:
     return " ".join("?" if i is None else str(i) for i in shown)
 
 
+def is_whole_piece(tok: Tokenizer, token: int) -> bool:
+    """A token no merge makes, which only a rank file's whole-chunk lookup gives (Llama 3's
+    " Belediyesi"): its id follows the merges."""
+    return len(tok.pieces) <= token < len(tok.pieces) + len(tok.whole_pieces)
+
+
+def normalized_line(tok: Tokenizer, text: str) -> Text | None:
+    """What the tokenizer's normalizer makes of ``text`` (NFKC turns "，" into ","), when that
+    differs: it is what is split and merged. None without a normalizer or a change."""
+    if tok.normalizer is None:
+        return None
+    normalized = tok.normalize(text)
+    if normalized == text:
+        return None
+    return Text(_("normalized: {text}").format(text=inert(normalized)), style="dim")
+
+
 def render_tokens(tok: Tokenizer, ids: list[int], text: str, shown: Sequence[int | None] | None = None,
                   width: int = 0) -> Text:
     """The tokens coloured, then their ids (``shown``: as the user sees them, e.g. a replayed
     file's; default ``ids``), then counts. With a ``width``, the tokens are packed into lines of
-    that many cells so that none is broken across two (``[f0 9f]`` holds a space)."""
+    that many cells so that none is broken across two (``[f0 9f]`` holds a space). A normalized
+    text is shown first; whole pieces are underlined, and a line says why."""
     out = Text()
+    normalized = normalized_line(tok, text)
+    if normalized is not None:
+        out.append_text(normalized)
+        out.append("\n")
     used = 0
+    wholes = 0
     for index, token in enumerate(ids):
         piece = token_display(tok.token_bytes(token))
         cells = cell_len(piece)
         if width and used and used + cells > width:
             out.append("\n")
             used = 0
-        out.append(piece, style=current().on_token(index))
+        style = current().on_token(index)
+        if is_whole_piece(tok, token):
+            wholes += 1
+            style = f"{style} underline"
+        out.append(piece, style=style)
         used += cells
     out.append("\n")
+    if wholes:
+        out.append(_("underlined: whole pieces, tokens of the file that no merge makes; "
+                     "a chunk is looked up whole first, as tiktoken does") + "\n", style="dim")
     out.append(id_line(ids if shown is None else shown), style="dim")
     chars = len(text)
     per = chars / len(ids) if ids else 0.0
@@ -94,6 +124,10 @@ def render_trace(tok: Tokenizer, text: str, width: int = 0) -> Text:
         out.append(_("the trace is for short texts (at most {n} characters)").format(n=TRACE_LIMIT), style="dim")
         return out
     start, steps = tok.encode_trace(text)
+    normalized = normalized_line(tok, text)
+    if normalized is not None:
+        out.append_text(normalized)
+        out.append("\n")
     pack = _Packer(out, width)
 
     def segmentation(ids: list[int]) -> None:
@@ -105,6 +139,12 @@ def render_trace(tok: Tokenizer, text: str, width: int = 0) -> Text:
     for word in _words(_("start:") + " "):
         pack.add(word, "dim")
     segmentation(start)
+    wholes = [token_display(tok.token_bytes(i), space="·") for i in start if is_whole_piece(tok, i)]
+    if wholes:
+        note = _("found whole, no rule makes them: {tokens}").format(tokens=" ".join(wholes))
+        for word in _words(note + " "):
+            pack.add(word, "dim")
+        pack.line()
     for step in steps:
         a, b = step.pair
         rule = _("rule {n}: {pair}").format(
