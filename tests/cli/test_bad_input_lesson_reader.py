@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-import engine.io
+import engine
 from tui.lessons.format import MAX_LESSON_BYTES, read_lesson_text
 
 LESSON = '+++\ntitle = "t"\n+++\n## one\nsome prose\n'
@@ -15,13 +15,13 @@ def test_a_lesson_is_read_by_the_bounded_reader(tmp_path, monkeypatch):
     path = tmp_path / "l.md"
     path.write_text(LESSON.replace("\n", "\r\n"), encoding="utf-8")
     seen = []
-    real = engine.io.open_bounded
+    real = engine.open_bounded
 
     def spy(target, **options):
         seen.append((os.fspath(target), options["limit"], options["pipes"]))
         return real(target, **options)
 
-    monkeypatch.setattr(engine.io, "open_bounded", spy)
+    monkeypatch.setattr(engine, "open_bounded", spy)
     assert read_lesson_text(path, "l.md") == (LESSON, None)  # newlines as read_text gives them
     assert seen == [(str(path), MAX_LESSON_BYTES, False)]
 

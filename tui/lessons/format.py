@@ -361,7 +361,7 @@ def read_lesson_text(path: Path, name: str) -> tuple[str | None, str | None]:
     """The text of a lesson file, or a problem: read through the one bounded reader every file
     goes through (engine.io.open_bounded): at most :data:`MAX_LESSON_BYTES`, never waiting (a
     pipe or a device is refused), newlines as ``read_text`` gives them."""
-    from engine.io import open_bounded
+    from engine import open_bounded
 
     try:
         with open_bounded(path, kind="a lesson file", error=_Refused, limit=MAX_LESSON_BYTES, pipes=False) as opened:

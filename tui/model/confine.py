@@ -200,8 +200,7 @@ def _mark(path: Path) -> tuple[int, int, int, str] | None:
     time through the bounded reader); None when it cannot be read."""
     import hashlib
 
-    from engine import BpeLabError
-    from engine.io import open_bounded
+    from engine import BpeLabError, open_bounded
 
     digest = hashlib.sha256()
     try:
