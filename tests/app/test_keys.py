@@ -4,12 +4,11 @@ it, and every way to quit asks about unsaved merges and saves the session last."
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 from helpers import ROOT, app_on, run_from_palette, settle_until
 
-from engine import TrainConfig
-from tui.app import BpeApp
 from tui.app.keys import KEYS, app_bindings, key_rows, markdown_table, palette_entries, same_action
 from tui.app.screens.dialogs import ConfirmScreen
 from tui.app.screens.main import MainScreen
@@ -17,9 +16,7 @@ from tui.app.screens.main import MainScreen
 SIZE = (100, 30)
 
 
-def make_app(session_file) -> BpeApp:
-    config = TrainConfig(vocab_size=600)
-    return app_on("workshop.txt", config, session_file=session_file)
+make_app = partial(app_on, "workshop.txt", vocab_size=600)
 
 
 def readme_key_table() -> str:
@@ -57,7 +54,7 @@ def test_the_palette_lists_each_action_once():
 
 
 async def test_the_palette_has_one_quit(tmp_path):
-    app = make_app(tmp_path / "s.json")
+    app = make_app(session_file=tmp_path / "s.json")
     async with app.run_test(size=SIZE):
         titles = [command.title for command in app.get_system_commands(app.screen)]
         assert [title for title in titles if "Quit" in title] == ["Quit (q)"]
@@ -67,7 +64,7 @@ async def test_the_palette_has_one_quit(tmp_path):
 @pytest.mark.slow
 async def test_ctrl_q_with_unsaved_merges_asks_first(tmp_path):
     session = tmp_path / "s.json"
-    app = make_app(session)
+    app = make_app(session_file=session)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", "ctrl+q")
         assert isinstance(app.screen, ConfirmScreen) and app.is_running
@@ -83,7 +80,7 @@ async def test_ctrl_q_with_unsaved_merges_asks_first(tmp_path):
 
 async def test_ctrl_q_with_nothing_unsaved_quits_at_once(tmp_path):
     session = tmp_path / "s.json"
-    app = make_app(session)
+    app = make_app(session_file=session)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+q")
         await settle_until(pilot, lambda: not app.is_running, "the app quit")
@@ -93,7 +90,7 @@ async def test_ctrl_q_with_nothing_unsaved_quits_at_once(tmp_path):
 
 @pytest.mark.slow
 async def test_the_palettes_quit_asks_too(tmp_path):
-    app = make_app(tmp_path / "s.json")
+    app = make_app(session_file=tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")
         await run_from_palette(pilot, "Quit (q)")
@@ -108,7 +105,7 @@ async def test_the_help_screen_shows_every_row(tmp_path):
 
     from tui.app.screens.help import HelpScreen
 
-    app = make_app(tmp_path / "s.json")
+    app = make_app(session_file=tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)

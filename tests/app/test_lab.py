@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
 import pytest
 from helpers import ROOT, app_on, settle_until
@@ -27,9 +28,7 @@ SIZE = (80, 24)
 CONFIG = TrainConfig(vocab_size=400)
 
 
-def bench_app(**config) -> BpeApp:
-    cfg = TrainConfig(**config) if config else CONFIG
-    return app_on("workshop.txt", cfg, autosave=False)
+bench_app = partial(app_on, "workshop.txt", CONFIG, autosave=False)
 
 
 def said(app: BpeApp) -> str:

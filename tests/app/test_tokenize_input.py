@@ -3,28 +3,24 @@ cursor, copies its ids with ctrl+y, and the footer shows only the keys that work
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from helpers import app_on, settle_until, settled
 from textual.widgets import Input
 from textual.widgets._footer import FooterKey
 
-from engine import TrainConfig
-from tui.app import BpeApp
 from tui.app.keys import key_rows
 from tui.app.screens.dialogs import ConfirmScreen, PromptScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.widgets.inspector import Inspector
 from tui.app.widgets.merge_log import MergeLog
 from tui.app.widgets.tokenize_pane import TokenInput
-from tui.model.workbench import LoadedCorpus, Workbench
 
 SIZE = (80, 24)
 
 
-def make_app(copied: list[str]) -> BpeApp:
-    config = TrainConfig(vocab_size=600)
-    workbench = Workbench(LoadedCorpus.open("sample:workshop.txt", config.base), config)
-    return app_on(workbench, clipboard=copied.append, autosave=False)
+make_app = partial(app_on, "workshop.txt", vocab_size=600, autosave=False)
 
 
 def footer(app) -> list[str]:
@@ -35,7 +31,7 @@ def footer(app) -> list[str]:
 @pytest.mark.slow
 async def test_a_key_reaches_the_input_and_only_its_keys_show_while_typing():
     copied: list[str] = []
-    app = make_app(copied)
+    app = make_app(clipboard=copied.append)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", "n")  # two merges: unsaved work
         await settled(pilot)
@@ -88,7 +84,7 @@ async def test_a_key_reaches_the_input_and_only_its_keys_show_while_typing():
 @pytest.mark.slow
 async def test_ctrl_y_with_nothing_typed_says_so_and_c_still_copies_the_token():
     copied: list[str] = []
-    app = make_app(copied)
+    app = make_app(clipboard=copied.append)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", "e", "ctrl+y")
         assert copied == []
@@ -98,7 +94,7 @@ async def test_ctrl_y_with_nothing_typed_says_so_and_c_still_copies_the_token():
 
 
 async def test_ctrl_q_still_quits_from_a_dialogs_input():
-    app = make_app([])
+    app = make_app(clipboard=[].append)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("g")
         assert isinstance(app.screen, PromptScreen) and isinstance(app.focused, Input)
@@ -111,7 +107,7 @@ async def test_the_help_names_the_key_and_the_tab_cycle():
     rows = dict(key_rows())
     assert "tokenize input" in rows["`e`"] and "ctrl+y" in rows["`e`"]
     assert rows["tab"].startswith("move focus: merge log, inspector, tokenize input, corpus")
-    app = make_app([])
+    app = make_app(clipboard=[].append)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)

@@ -4,6 +4,7 @@ and the small wordings (samples, merges in common, unknown tokens, the help, tab
 from __future__ import annotations
 
 import io
+from functools import partial
 
 import pytest
 from helpers import app_on, settled
@@ -12,7 +13,6 @@ from textual.widgets import Input, Label, Static
 
 from engine import TrainConfig
 from engine.analysis import parse_parallel, tie_rule_diff
-from tui.app import BpeApp
 from tui.app.screens.analysis import AnalysisScreen
 from tui.app.screens.dialogs import ConfirmScreen
 from tui.app.screens.help import HelpScreen
@@ -24,11 +24,7 @@ from tui.model.samples import sample
 SIZE = (80, 24)
 
 
-def make_app(tmp_path, sample_name: str = "workshop.txt") -> BpeApp:
-    config = TrainConfig(vocab_size=600)
-    app = app_on(sample_name, config, session_file=tmp_path / "s.json")
-    app.animation_level = "none"
-    return app
+make_app = partial(app_on, vocab_size=600, still=True)
 
 
 def plain(renderable, width: int = 160) -> str:
@@ -44,7 +40,7 @@ def notes(app) -> list[str]:
 async def test_a_screenshot_goes_to_the_working_folder_and_names_it(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/Downloads
-    app = make_app(tmp_path)
+    app = make_app(session_file=tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:
         app.action_screenshot()  # what the palette's Screenshot calls
         await pilot.pause()
@@ -58,7 +54,7 @@ async def test_a_screenshot_to_a_configured_folder_or_a_failure_says_where(tmp_p
     shots = tmp_path / "shots"
     shots.mkdir()
     monkeypatch.setenv("BPE_LAB_SCREENSHOTS", str(shots))
-    app = make_app(tmp_path)
+    app = make_app(session_file=tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:
         app.deliver_screenshot()
         await settled(pilot)
@@ -71,7 +67,7 @@ async def test_a_screenshot_to_a_configured_folder_or_a_failure_says_where(tmp_p
 
 @pytest.mark.slow
 async def test_open_checks_the_path_before_asking(tmp_path):
-    app = make_app(tmp_path)
+    app = make_app(session_file=tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", "o")
         await pilot.pause()
@@ -96,7 +92,7 @@ async def test_open_checks_the_path_before_asking(tmp_path):
 
 @pytest.mark.slow
 async def test_opening_a_sample_names_it_in_words(tmp_path):
-    app = make_app(tmp_path)
+    app = make_app(session_file=tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", "o")
         await pilot.pause()
@@ -128,7 +124,7 @@ def test_the_token_tax_says_unknown_in_words():
 
 @pytest.mark.slow
 async def test_the_help_lists_each_key_once_and_says_escape_closes_it(tmp_path):
-    app = make_app(tmp_path)
+    app = make_app(session_file=tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
@@ -143,7 +139,7 @@ async def test_the_help_lists_each_key_once_and_says_escape_closes_it(tmp_path):
 
 @pytest.mark.slow
 async def test_typing_on_tab_5_goes_to_its_input_and_escape_leaves_only_the_input(tmp_path):
-    app = make_app(tmp_path)
+    app = make_app(session_file=tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("a", "5")
         await app.workers.wait_for_complete()
@@ -167,7 +163,7 @@ async def test_typing_on_tab_5_goes_to_its_input_and_escape_leaves_only_the_inpu
 
 @pytest.mark.slow
 async def test_escape_in_the_held_out_input_leaves_the_input(tmp_path):
-    app = make_app(tmp_path)
+    app = make_app(session_file=tmp_path / "s.json")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("a", "3")
         await pilot.pause()
