@@ -150,7 +150,7 @@ def open_bounded(path: str | os.PathLike[str], *, kind: str, error: type[BpeLabE
 
     Opened with ``O_NONBLOCK``, so a named pipe with no writer cannot hang the caller: it is
     given :data:`WRITER_GRACE` seconds (``grace``) for one, then refused. Refused too: a
-    missing or unreadable path, a directory, a device (``/dev/zero``), a socket; a pipe when
+    missing or unreadable path, a directory, a device (``/dev/zero``), a socket (said as such); a pipe when
     ``pipes`` is false (a file bpe-lab writes, such as its config), a device unless
     ``devices`` (a corpus, read to its bound); a regular file above
     ``limit`` bytes before anything is read, a pipe once it goes past ``limit`` (as ``large``
@@ -165,7 +165,12 @@ def open_bounded(path: str | os.PathLike[str], *, kind: str, error: type[BpeLabE
     """
     shown = os.fspath(path)
     with reading_file(shown, error, kind):
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:  # a Unix socket cannot be opened (ENXIO): say what it is
+            if exc.errno == errno.ENXIO and stat.S_ISSOCK(os.stat(path).st_mode):
+                raise error(f"{shown}: is a socket, not {kind}") from None
+            raise
         try:
             found = os.fstat(fd)
             mode = found.st_mode

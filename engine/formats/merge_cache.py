@@ -30,7 +30,8 @@ from array import array
 from pathlib import Path
 from typing import NamedTuple
 
-from ..io import atomic_write_bytes
+from ..errors import BpeLabError
+from ..io import atomic_write_bytes, read_bounded
 
 MAGIC = b"bpe-lab merge cache 1\n"
 #: Entries kept at most; past that the least recently used are removed.
@@ -72,10 +73,10 @@ def load(key: str, ranks: dict[bytes, int]) -> Recovered | None:
     if folder is None:
         return None
     path = folder / f"{key}.bin"
-    try:
-        with open(path, "rb") as f:
-            data = f.read(len(MAGIC) + MAX_HEADER + 12 * (len(ranks) + 1))
-    except OSError:
+    try:  # the one bounded reader: a FIFO, a device, a folder or a file above the bound is no entry
+        data = read_bounded(path, kind="a merge cache entry", limit=len(MAGIC) + MAX_HEADER + 12 * (len(ranks) + 1),
+                            pipes=False)
+    except (OSError, BpeLabError):
         return None
     entry = _parse(data, key)
     if entry is not None:
@@ -124,7 +125,7 @@ def _parse(data: bytes, key: str) -> Recovered | None:
         return None
     try:
         header = json.loads(data[len(MAGIC) : end])
-    except ValueError:
+    except (ValueError, RecursionError):  # garbled, or nested too deeply
         return None
     blob = data[end + 1 :]
     if not isinstance(header, dict) or header.get("source") != key:

@@ -647,6 +647,7 @@ SETUP_LESSONS: dict[str, Setup] = {
     "lesson-deep-claim": lambda tmp, mp: lesson(tmp, 'expect encode "a" == ' + "[" * 100_000),
     "lesson-control-character": lambda tmp, mp: corpus(tmp, "bad.md", '+++\ntitle = "t"\n+++\n## one\n'
                                                         "copy \x1b]52;c;aGVsbG8=\x1b\\ this\n```bpe\nopen sample=qa.txt\n```\n"),
+    "lesson-claim-long-number": lambda tmp, mp: lesson(tmp, "open sample=qa.txt", "expect vocab == " + "9" * 5000),
     "lesson-file-outside": lambda tmp, mp: lesson(tmp, "open file=/etc/passwd"),
     "lesson-replay-outside": lambda tmp, mp: (trained_tok(tmp), (tmp / "class").mkdir(),
                                               lesson(tmp / "class", "open sample=qa.txt", "replay ../tok.json")),

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from engine import Tokenizer, TrainConfig
 from tui.app.screens.dialogs import ConfirmScreen, PromptScreen
 from tui.i18n import _
-from tui.model.confine import default_name, deliver, output_path
+from tui.model.confine import abandon, default_name, deliver, output_path
 from tui.model.pacing import faster, slower
 from tui.model.samples import sample_settings
 from tui.model.workbench import LoadedCorpus
@@ -239,6 +239,7 @@ class Actions:
                 target = output_path(self, answer)
                 workbench.save(target)
             except (OSError, ValueError) as exc:
+                abandon(self, answer)  # in a browser: the name claimed for it is let go
                 reason = getattr(exc, "strerror", None) or str(exc)
                 self.say(_("not saved: {path}: {reason}").format(path=answer, reason=reason), severity="error", timeout=8)
                 return

@@ -14,6 +14,7 @@ move goes through ``Training`` (awaitable, cancellable), every open through the 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
 AUTOSAVE_SECONDS = 3.0
 #: A save that found the trainer mid-batch tries again this soon.
 AUTOSAVE_RETRY = 0.1
+#: A save that must happen now (quitting, a closed tab, another corpus) waits this long at
+#: most for a batch to end (serve's QUIT_SECONDS leave the time), rather than skip.
+SAVE_NOW_SECONDS = 2.0
 #: The load worker's group.
 LOAD = "load"
 
@@ -299,7 +303,7 @@ class Lab:
         if not keeper.saving or self.workbench is None or self.loading:
             return
         try:
-            session = self.workbench.session(self.app.selected)
+            session = self._session(SAVE_NOW_SECONDS if now else 0.0)
         except Busy:
             # Mid-batch: try again after the next batch or two rather than wait a whole tick
             # (a run of slow merges could otherwise miss tick after tick).
@@ -320,6 +324,17 @@ class Lab:
         else:
             self.app.run_worker(lambda: self._write_later(session, path), thread=True, exclusive=True,
                                 group="session", exit_on_error=False)
+
+    def _session(self, wait: float) -> Session:
+        """The workbench's session; mid-batch, try again for ``wait`` seconds, then Busy (a
+        quit must not skip its save because the run it just paused is ending a batch)."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                return self.workbench.session(self.app.selected)
+            except Busy:
+                if time.monotonic() >= deadline:
+                    raise
 
     def _retry_autosave(self) -> None:
         self._save_retry = False

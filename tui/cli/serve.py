@@ -5,7 +5,8 @@ downloads. This module configures it: the command each tab runs (the app in serv
 confined to ``--root``, with a session file of its own), a bound on the number of processes
 (textual-serve has none), and page URLs that follow the address a participant typed. And it
 clamps what a client sends: a terminal at most :data:`MAX_WIDTH` × :data:`MAX_HEIGHT` cells
-(in the websocket's query and in resize messages), and a tab's app process that outlives its
+(in the websocket's query and in resize messages); a client that vanished without closing is
+found by the websocket's ping (:data:`HEARTBEAT_SECONDS`), and a tab's app process that outlives its
 client is ended (asked to quit, then SIGTERM, then SIGKILL); a place is free only once its
 process has exited.
 """
@@ -40,6 +41,14 @@ MAX_WIDTH, MAX_HEIGHT = 500, 200
 QUIT_SECONDS, TERM_SECONDS = 3.0, 2.0
 #: A write to an app's input that waits longer than this (the app reads nothing) is dropped.
 SEND_SECONDS = 5.0
+#: The websocket pings its client this often; a client that answers no ping within half of it
+#: has vanished (a closed laptop, a cut network: no close ever comes) and its tab ends. Browsers
+#: answer pings themselves, busy page or not; aiohttp's default in textual-serve is 15 s.
+HEARTBEAT_SECONDS = 4.0
+#: The largest message a client may send (aiohttp's default: 4 MB); the page sends keys, pastes
+#: and sizes. A longer one closes its websocket (and so ends its tab) instead of handing the app
+#: millions of keys.
+MAX_MESSAGE_BYTES = 256 << 10
 
 
 def clamp_size(width: object, height: object) -> tuple[int, int]:
@@ -290,7 +299,7 @@ def classroom_server(command: str, *, host: str, port: int, max_clients: int, pu
             if self.clients >= self.max_clients:
                 return self.full()
             self.clients += 1  # no await since the check: no other connection came in between
-            websocket = web.WebSocketResponse(heartbeat=15)
+            websocket = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS, max_msg_size=MAX_MESSAGE_BYTES)
             width, height = clamp_size(request.query.get("width", "80"), request.query.get("height", "24"))
             service: TabService | None = None
             try:

@@ -501,10 +501,12 @@ def read_source(source: Source, text: str | None = None) -> str:
     elif text is not None:
         data = text.encode("utf-8")
     else:
-        try:
-            data = Path(source.source).read_bytes()
-        except OSError as exc:
-            raise ActionFailed(_("{file}: {reason}").format(file=source.source, reason=exc.strerror or exc)) from None
+        from engine import MAX_STREAM_BYTES, read_corpus_bytes
+
+        try:  # the one bounded reader, at the bound of a stream: a stranger's lesson may name a huge file
+            data = read_corpus_bytes(source.source, max_bytes=MAX_STREAM_BYTES)
+        except ValueError as exc:
+            raise ActionFailed(str(exc)) from None
     return decode_corpus(data, base=source.config.base, name=source.name).text
 
 

@@ -8,6 +8,7 @@ the format; this module is its reference.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -16,7 +17,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine import inert, size_text
+from engine import BpeLabError, inert, size_text
 from tui.i18n import _, ngettext
 from tui.lessons.directives import (  # noqa: F401 (the format's names, kept where they were)
     QUIZ_MODES,
@@ -313,7 +314,10 @@ def parse_value(raw: str, where: str) -> object:
             raise LessonError(_("{where}: one value after the operator, not {raw}").format(where=where, raw=raw))
         return parts[0]
     if re.fullmatch(r"[-+]?\d+", raw):
-        return int(raw)
+        try:
+            return int(raw)
+        except ValueError:  # longer than Python converts (sys.get_int_max_str_digits())
+            raise LessonError(_("{where}: a number with too many digits").format(where=where)) from None
     if re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?", raw):
         return float(raw)
     if " " in raw:
@@ -349,45 +353,50 @@ def parse(path: str | Path, text: str | None = None, *, anywhere: bool = False,
     return lesson
 
 
+class _Refused(BpeLabError):
+    """The bounded reader refused a lesson file (said again in the lesson's words)."""
+
+
 def read_lesson_text(path: Path, name: str) -> tuple[str | None, str | None]:
-    """The text of a lesson file, or a problem: bounded (:data:`MAX_LESSON_BYTES`), never
-    waiting (a pipe or device is refused), newlines as ``read_text`` gives them."""
+    """The text of a lesson file, or a problem: read through the one bounded reader every file
+    goes through (engine.io.open_bounded): at most :data:`MAX_LESSON_BYTES`, never waiting (a
+    pipe or a device is refused), newlines as ``read_text`` gives them."""
+    from engine import open_bounded
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None, _("{name}: no such lesson file").format(name=name)
-    except IsADirectoryError:
-        return None, _("{name}: is a directory, not a lesson file").format(name=name)
-    except OSError as exc:
-        return None, _("{name}: cannot read it ({reason})").format(name=name, reason=exc.strerror or exc)
+        with open_bounded(path, kind="a lesson file", error=_Refused, limit=MAX_LESSON_BYTES, pipes=False) as opened:
+            data = opened.read_all()
+    except _Refused as exc:
+        return None, _refusal(path, name, str(exc))
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            return None, _("{name}: is a directory, not a lesson file").format(name=name)
-        if not stat.S_ISREG(mode):
-            what = _("is a device") if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else _("is a pipe") if stat.S_ISFIFO(
-                mode) else _("is not a regular file")
-            return None, _("{name}: {what}, not a lesson file (save it to a file)").format(name=name, what=what)
-        size = os.fstat(fd).st_size
-        chunks, read = [], 0
-        while read <= MAX_LESSON_BYTES and size <= MAX_LESSON_BYTES:
-            chunk = os.read(fd, MAX_LESSON_BYTES + 1 - read)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            read += len(chunk)
-        if size > MAX_LESSON_BYTES or read > MAX_LESSON_BYTES:
-            return None, _("{name}: more than {limit}, too large for a lesson file").format(
-                name=name, limit=size_text(MAX_LESSON_BYTES))
-    except OSError as exc:
-        return None, _("{name}: cannot read it ({reason})").format(name=name, reason=exc.strerror or exc)
-    finally:
-        os.close(fd)
-    try:
-        text = b"".join(chunks).decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None, _("{name}:1: the lesson is not UTF-8 text").format(name=name)
     return text.replace("\r\n", "\n").replace("\r", "\n"), None
+
+
+def _refusal(path: Path, name: str, said: str) -> str:
+    """Why the reader refused ``path`` (it ``said``), in the lesson's (translated) words."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return _("{name}: no such lesson file").format(name=name)
+    except OSError as exc:
+        return _("{name}: cannot read it ({reason})").format(name=name, reason=exc.strerror or exc)
+    mode = found.st_mode
+    if stat.S_ISDIR(mode):
+        return _("{name}: is a directory, not a lesson file").format(name=name)
+    if not stat.S_ISREG(mode):
+        what = _("is a device") if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else _("is a pipe") if stat.S_ISFIFO(
+            mode) else _("is not a regular file")
+        return _("{name}: {what}, not a lesson file (save it to a file)").format(name=name, what=what)
+    if found.st_size > MAX_LESSON_BYTES:
+        return _("{name}: more than {limit}, too large for a lesson file").format(
+            name=name, limit=size_text(MAX_LESSON_BYTES))
+    if not os.access(path, os.R_OK):
+        return _("{name}: cannot read it ({reason})").format(name=name, reason=os.strerror(errno.EACCES))
+    shown = os.fspath(path)  # anything else (it grew past the bound while read, an I/O error): the reader's line
+    return name + said[len(shown):] if said.startswith(shown) else said
 
 
 def _lines(text: str) -> list[str]:

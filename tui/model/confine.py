@@ -65,6 +65,12 @@ class Confinement:
     """This tab's mark in default file names (each tab is one app process)."""
     written: set[Path] = field(default_factory=set, compare=False)
     """What this tab wrote (resolved; and their folders): the only files a save may replace."""
+    marks: dict[Path, tuple[int, int, int, str]] = field(default_factory=dict, compare=False)
+    """Each file this tab wrote as it left it (device, inode, size, sha256 of the bytes): a file
+    put in its place by someone else since (deleted, then saved by another tab) is not this
+    tab's any more, even on a reused inode."""
+    claimed: set[Path] = field(default_factory=set, compare=False)
+    """Names this tab has made (empty, with O_EXCL) for a save that has not yet written them."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "label", self.label or str(self.root))
@@ -94,17 +100,80 @@ class Confinement:
         before (:meth:`wrote`); else OutsideRootError or NotThisTabsError: one participant must
         not replace the class corpus, the lesson, or another participant's copy."""
         resolved = self.writable(typed)
-        if (resolved.exists() or resolved.is_symlink()) and resolved not in self.written:
-            raise NotThisTabsError(_("{path} is in the shared folder and was not saved from this tab: choose another "
-                                     "name (a tab replaces only its own files)").format(path=typed))
+        if (resolved.exists() or resolved.is_symlink()) and not self._own(resolved):
+            raise self._not_ours(typed)
         return resolved
+
+    def claim(self, typed: str | Path, *, folder: bool = False) -> Path:
+        """:meth:`replaceable`, made atomic: a name that is not this tab's yet is created now,
+        empty, with ``O_CREAT | O_EXCL`` (``folder``: by ``mkdir``), so that of two tabs saving
+        one new name at the same instant one gets it and the other is refused as if the file
+        had been there (the write then replaces the empty file atomically). A save that fails
+        after the claim lets the name go with :meth:`abandon`. OSError when it cannot be made."""
+        if not folder and str(typed).endswith(("/", os.sep)):
+            from engine import WriteError
+
+            raise WriteError(typed, "a name ending in / is a folder, not a file", after="nothing was written")
+        resolved = self.replaceable(typed)
+        if resolved in self.written and resolved.exists():
+            return resolved
+        if folder:
+            resolved.parent.mkdir(parents=True, exist_ok=True)  # OSError (a file on the way): said as such
+        try:
+            if folder:
+                os.mkdir(resolved)
+            else:
+                os.close(os.open(resolved, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666))
+        except FileExistsError:
+            raise self._not_ours(typed) from None
+        self.wrote(resolved)
+        self.claimed.add(resolved)
+        return resolved
+
+    def abandon(self, typed: str | Path) -> None:
+        """Let go of a name :meth:`claim` made for a save that then failed: the empty file (or
+        folder) is removed, and the name is no longer this tab's."""
+        try:
+            resolved = self.resolve(typed)
+        except (OSError, ValueError):  # a name that could never be claimed (a NUL in it)
+            return
+        if resolved not in self.claimed:
+            return
+        self.claimed.discard(resolved)
+        self.written.discard(resolved)
+        self.marks.pop(resolved, None)
+        try:
+            if resolved.is_dir():
+                resolved.rmdir()  # only while empty
+            elif resolved.stat().st_size == 0:
+                resolved.unlink()
+        except OSError:
+            pass
 
     def wrote(self, path: str | Path) -> None:
         """Record a file this tab has just written (and its folders up to the root) as its own."""
         resolved = self.resolve(path)
+        if resolved.is_file():
+            mark = _mark(resolved)
+            if mark is not None:
+                self.marks[resolved] = mark
+            self.claimed.discard(resolved)  # written: no longer an empty claim
         while resolved.is_relative_to(self.root) and resolved != self.root:
             self.written.add(resolved)
             resolved = resolved.parent
+
+    def _own(self, resolved: Path) -> bool:
+        """Whether the file at ``resolved`` is the one this tab wrote there."""
+        if resolved not in self.written:
+            return False
+        mark = self.marks.get(resolved)
+        if mark is None:
+            return resolved.is_dir()  # a folder it made, or one above a file it wrote
+        return _mark(resolved) == mark
+
+    def _not_ours(self, typed: str | Path) -> NotThisTabsError:
+        return NotThisTabsError(_("{path} is in the shared folder and was not saved from this tab: choose another "
+                                  "name (a tab replaces only its own files)").format(path=typed))
 
     def own_name(self, stem: str, suffix: str = "") -> str:
         """A default name for a file this tab writes in the root: ``STEM-TAB[-N]SUFFIX``, the first
@@ -124,6 +193,24 @@ class Confinement:
                      "choose a file inside it").format(path=typed, target=resolved, root=self.label)
         return _("{path} is outside the folder this server shares ({root}): choose a file inside it").format(
             path=typed, root=self.label)
+
+
+def _mark(path: Path) -> tuple[int, int, int, str] | None:
+    """A file's identity: device, inode, size and the sha256 of its bytes (read a block at a
+    time through the bounded reader); None when it cannot be read."""
+    import hashlib
+
+    from engine import BpeLabError, open_bounded
+
+    digest = hashlib.sha256()
+    try:
+        with open_bounded(path, kind="a file this tab wrote", limit=1 << 40, pipes=False) as opened:
+            found = os.fstat(opened.fileno())
+            while block := opened.read(1 << 20):
+                digest.update(block)
+    except (OSError, BpeLabError):
+        return None
+    return found.st_dev, found.st_ino, found.st_size, digest.hexdigest()
 
 
 def _normal(path: Path) -> list[str]:
@@ -171,12 +258,21 @@ def confined_setting(app, setting: str) -> str:
     return str(rules.readable(text))
 
 
-def output_path(app, typed: str | Path) -> Path:
+def output_path(app, typed: str | Path, *, folder: bool = False) -> Path:
     """Where to write a file the user named: in serve mode inside the root (else
-    OutsideRootError) and new or this tab's own (else NotThisTabsError); as typed otherwise.
-    Saving and exporting use it, then :func:`deliver`."""
+    OutsideRootError) and new or this tab's own (else NotThisTabsError), claimed at once (a
+    ``folder`` by mkdir: :meth:`Confinement.claim`); as typed otherwise. Saving and exporting
+    use it, then :func:`deliver` (or :func:`abandon` when the write failed)."""
     rules = confinement_of(app)
-    return rules.replaceable(typed) if rules is not None else Path(typed).expanduser()
+    return rules.claim(typed, folder=folder) if rules is not None else Path(typed).expanduser()
+
+
+def abandon(app, typed: str | Path) -> None:
+    """A save to ``typed`` (named through :func:`output_path`) failed: in serve mode the name it
+    claimed is let go (no empty file is left behind). Nothing outside serve mode."""
+    rules = confinement_of(app)
+    if rules is not None:
+        rules.abandon(typed)
 
 
 def default_name(app, stem: str, suffix: str = "") -> str:

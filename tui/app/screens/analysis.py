@@ -32,7 +32,7 @@ from engine import Tokenizer
 from tui.app.theme import current
 from tui.app.widgets.footer import FittingFooter
 from tui.i18n import N_, _
-from tui.model.confine import confined_setting, default_name, deliver, output_path
+from tui.model.confine import abandon, confined_setting, default_name, deliver, output_path
 from tui.model.tabs import TABS as TAB_LIST
 from tui.model.workbench import Workbench
 
@@ -421,30 +421,39 @@ class AnalysisScreen(Screen[None]):
         root = Path(os.environ.get("BPE_LAB_EXPORTS") or "bpe-lab-exports")
         try:  # in a browser (bpe-lab serve): only inside the served folder
             named = default_name(self.app, str(root / f"{stem}-step{self.workbench.trainer.steps}"))
-            folder = output_path(self.app, named).resolve()
-        except ValueError as exc:
-            self.app.say(_("not exported: {reason}").format(reason=exc), title=_("Export"), severity="error", timeout=8)
+            folder = output_path(self.app, named, folder=True).resolve()
+        except (ValueError, OSError) as exc:
+            reason = exc if isinstance(exc, ValueError) else f"{named}: {exc.strerror or exc}"
+            self.app.say(_("not exported: {reason}").format(reason=reason), title=_("Export"), severity="error", timeout=8)
             return
         self._write_export(tables, folder)
 
     @work(thread=True, group="analysis-export", exit_on_error=False)
     def _write_export(self, tables: list[Table], folder: Path) -> None:
-        from engine.analysis import PlotsUnavailable, write_figure, write_tables
+        """All or nothing, as ``train --export``: the figures are drawn first, then the tables
+        and figures are written as one set (engine.io.atomic_write_files); a failure leaves none
+        of them, and no folder this export made."""
+        from engine.analysis import PlotsUnavailable, figure_bytes, write_tables
 
+        figures_note = _("and the curve and composition as SVG")
+        rules = getattr(self.app, "confinement", None)
+        made = not folder.exists() or (rules is not None and folder in rules.claimed)  # this export's
         try:
-            written = write_tables(folder, tables)
-        except ValueError as exc:  # WriteError: one line naming the file
-            self.app.say(_("not exported: {reason}").format(reason=exc), title=_("Export"), severity="error", timeout=8)
+            try:
+                figures = [(f"{table.name}.svg", figure_bytes(table, folder / f"{table.name}.svg"))
+                           for table in tables[:2]]
+            except PlotsUnavailable as exc:
+                figures, figures_note = [], _("no figures: {hint}").format(hint=exc)
+            written = write_tables(folder, tables, figures)
+        except (ValueError, OSError) as exc:  # WriteError: one line naming the file
+            if made:
+                _remove_empty(folder)
+                self.app.call_from_thread(abandon, self.app, folder)
+            reason = exc if isinstance(exc, ValueError) else (exc.strerror or exc)
+            self.app.say(_("not exported: {reason}").format(reason=reason), title=_("Export"), severity="error", timeout=8)
             return
-        figures = _("and the curve and composition as SVG")
-        try:
-            for table in tables[:2]:
-                written.append(write_figure(table, folder / f"{table.name}.svg"))
-        except PlotsUnavailable as exc:
-            figures = _("no figures: {hint}").format(hint=exc)
-        except ValueError as exc:
-            figures = _("no figures: {reason}").format(reason=exc)
-        self.app.say(_("exported {count} files to {folder} ({figures})").format(count=len(written), folder=folder, figures=figures),
+        self.app.say(_("exported {count} files to {folder} ({figures})").format(count=len(written), folder=folder,
+                                                                                   figures=figures_note),
                      title=_("Export"), timeout=8)
         for path in written:  # in a browser, each file also arrives as a download
             self.app.call_from_thread(deliver, self.app, Path(path))
@@ -468,3 +477,11 @@ class AnalysisScreen(Screen[None]):
             self.set_focus(None)
             return
         self.dismiss(None)
+
+
+def _remove_empty(folder: Path) -> None:
+    """Remove ``folder`` (made by an export that then failed) if it is empty."""
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
