@@ -10,12 +10,18 @@ and the patched one taking turns.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
+from pathlib import Path
 
-from textual.widgets._toast import Toast
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parents[1]), str(HERE.parent), str(HERE.parent / "app")]  # the repo, tests/, tests/app/
 
-from tests.test_wide_cuts import chinese_app, show_toasts
-from tui.app import wide_cuts
+from textual.widgets._toast import Toast  # noqa: E402
+
+from tui.app import wide_cuts  # noqa: E402
+
+from test_wide_cuts import chinese_app, show_toasts  # noqa: E402
 
 
 async def main() -> None:
