@@ -50,7 +50,7 @@ async def test_E_ends_the_lesson_and_sessions_act_as_ever(tmp_path, monkeypatch)
         await settled(pilot)
         assert app.lesson is None and not app.lab.keeper.lesson
         assert not app.main_screen.query_one("#lesson").has_class("shown")  # the pane is gone
-        assert any("lesson ended" in n.message for n in app._notifications)
+        assert any("lesson ended" in said for said in app.toasts.texts())
         steps = app.workbench.steps
         await pilot.press("n")  # a merge of the learner's own
         await settled(pilot)
@@ -64,14 +64,16 @@ async def test_E_ends_the_lesson_and_sessions_act_as_ever(tmp_path, monkeypatch)
         assert app.workbench.steps == steps + 1 and app.lesson is None
 
 
-async def test_E_without_a_lesson_says_so(tmp_path, monkeypatch):
+async def test_E_without_a_lesson_is_no_key_at_all(tmp_path, monkeypatch):
+    """As `>` and `<`: without a lesson the key is off, and the footer and palette do not offer it."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     app = app_on("workshop.txt", still=True, autosave=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(pilot)
+        assert app.check_action("lesson_end", ()) is False
         await pilot.press("E")
         await settled(pilot)
-        assert any("no lesson is open" in n.message for n in app._notifications)
+        assert app.toasts.texts() == [] and app.lesson is None and app.screen is app.main_screen
 
 
 # -- (b) the lesson's own quiz is not exploring --------------------------------------------------------

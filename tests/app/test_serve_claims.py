@@ -104,7 +104,7 @@ async def test_in_the_app_a_failed_save_leaves_no_empty_file(tmp_path, monkeypat
         await pilot.press("n")
         monkeypatch.setattr(os, "fsync", full_disk)
         await save_as(app, pilot, "tok.json")
-        shown = [str(n.message) for n in app._notifications]  # (the session's autosave may fail too)
+        shown = app.toasts.texts()  # (the session's autosave may fail too)
         assert "not saved: tok.json: No space left on device" in shown
         assert sorted(p.name for p in root.iterdir()) == ["c.txt"]  # no empty tok.json
         monkeypatch.undo()

@@ -107,7 +107,7 @@ async def test_the_quit_dialog_and_the_kept_note_show_no_backticks(tmp_path, mon
         await settled(pilot)
         app.lab.say("kept: `bpe-lab --resume x.json` resumes it")
         await settled(pilot)
-        assert all("`" not in n.message for n in app._notifications)
+        assert all("`" not in said for said in app.toasts.texts())
 
 
 # -- 13: the go-to dialog's range ---------------------------------------------------------------------
