@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -20,7 +21,7 @@ from engine.analysis import BpeSegmenter, Segmenter, languages, parse_parallel, 
 from engine.formats import load_any
 from tui.app.theme import current
 from tui.app.widgets.field import Field
-from tui.i18n import _
+from tui.i18n import N_, _
 from tui.model.cells import seal
 from tui.model.confine import confinement_of
 from tui.model.samples import sample
@@ -32,16 +33,24 @@ def unknown_style() -> str:
     return f"{palette.text} on {palette.unknown_bg}"
 
 
-def coloured(segmenter: Segmenter, text: str) -> Text:
-    """The tokens of ``text`` on alternating backgrounds; unknown tokens in red."""
+def coloured(segmenter: Segmenter, text: str, width: int = 0, used: int = 0) -> Text:
+    """The tokens of ``text`` on alternating backgrounds; unknown tokens in red. With a
+    ``width``, lines are broken between tokens only (``used``: cells the first line already has),
+    never inside one's ``[e5 88]``, which holds a space where the terminal would wrap."""
     out = Text()
     for index, piece in enumerate(segmenter.segment(text)):
         style = unknown_style() if piece.unknown else current().on_token(index)
-        out.append(seal(token_display(piece.data)), style=style)  # a dangling joiner joins nothing
+        shown = seal(token_display(piece.data))  # a dangling joiner joins nothing
+        cells = cell_len(shown)
+        if width and used and used + cells > width:
+            out.append("\n")
+            used = 0
+        out.append(shown, style=style)
+        used += cells
     return out
 
 
-def through_each(text: str, segmenters: Sequence[Segmenter]) -> RenderableType:
+def through_each(text: str, segmenters: Sequence[Segmenter], width: int = 0) -> RenderableType:
     """``text`` through every tokenizer: name, counts, then the coloured tokens."""
     parts: list[RenderableType] = []
     for seg in segmenters:
@@ -52,7 +61,7 @@ def through_each(text: str, segmenters: Sequence[Segmenter]) -> RenderableType:
                     style="dim")
         if unknown:
             head.append(" · " + _("{n} unknown").format(n=unknown), style=current().error)
-        parts += [head, coloured(seg, text), Text("")]
+        parts += [head, coloured(seg, text, width), Text("")]
     return Group(*parts)
 
 
@@ -79,7 +88,53 @@ def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]])
     return table
 
 
-def parallel_view(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]], index: int) -> RenderableType:
+def tax_view(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]], width: int = 0) -> RenderableType:
+    """:func:`tax_table` where it fits ``width`` whole (0: any width); in a narrower pane (beside
+    a lesson at 80 columns) each tokenizer as a list item instead, its languages packed into
+    lines between entries, so that no count or header is cut."""
+    table = tax_table(segmenters, groups)
+    if not width or _table_cells(table) <= width:
+        return table
+    langs = languages(groups)
+    lines: list[RenderableType] = []
+    for seg in segmenters:
+        tax = token_tax(seg, groups)
+        lines.append(Text("▪ " + seg.name, style="bold"))
+        entries = []
+        for lang in langs:
+            entry = tax[lang]
+            item = Text(f"{lang} {entry.tokens}")
+            if entry.ratio is not None:
+                item.append(f" {entry.ratio:.2f}×", style=f"bold {current().accent}" if entry.ratio > 1.2 else "dim")
+            if entry.unknown:
+                item.append(" " + _("{n} unknown").format(n=entry.unknown), style=current().error)
+            entries.append(item)
+        line, used = Text("  "), 2
+        for index, item in enumerate(entries):
+            gap = 3 if index else 0
+            if used > 2 and used + gap + item.cell_len > width:
+                lines.append(line)
+                line, used, gap = Text("  "), 2, 0
+            if gap:
+                line.append(" · ", style="dim")
+            line.append_text(item)
+            used += gap + item.cell_len
+        lines.append(line)
+    return Group(*lines)
+
+
+def _table_cells(table: Table) -> int:
+    """The cells ``table`` takes with every cell whole (its columns' widest cell, and padding)."""
+    left, right = table.padding[3], table.padding[1]
+    total = 0
+    for column in table.columns:
+        cells = [Text.from_markup(column.header) if isinstance(column.header, str) else column.header, *column.cells]
+        total += max(cell_len(cell.plain if isinstance(cell, Text) else str(cell)) for cell in cells) + left + right
+    return total
+
+
+def parallel_view(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]], index: int,
+                  width: int = 0) -> RenderableType:
     """The token tax table, then one group of sentences through the first tokenizer."""
     if not groups or not segmenters:
         return Text(_("no parallel sentences"), style="dim")
@@ -88,14 +143,14 @@ def parallel_view(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, st
     parts: list[RenderableType] = [
         Text(_("the token tax on the bundled parallel sentences: tokens, × English; unknown: pieces outside its vocabulary"),
              style="bold"),
-        tax_table(segmenters, groups),
+        tax_view(segmenters, groups, width),
         Text("\n" + _("sentence {n} of {total} through {name} (Esc, then p: next; type above for your own text)").format(
             n=index % len(groups) + 1, total=len(groups), name=first.name),
              style="bold"),
     ]
     for lang, sentence in group.items():
         line = Text(f"{lang} {first.count(sentence)[0]:>3}  ", style="dim")
-        line.append_text(coloured(first, sentence))
+        line.append_text(coloured(first, sentence, width, line.cell_len))
         parts.append(line)
     return Group(*parts)
 
@@ -127,15 +182,31 @@ class ComparePane(Vertical):
         self.extra: list[Segmenter] = []  # tokenizer files added here
         self._shown: tuple[list[Segmenter], str] = ([], "")
 
+    #: Each input's placeholders, longest first: the longest that fits is shown (beside a lesson
+    #: at 80 columns the pane is narrow).
+    PLACEHOLDERS = {
+        "compare-text": (N_("type text to compare (empty: the parallel sentences)"), N_("text to compare")),
+        "compare-tokenizer": (N_("add a saved or imported tokenizer: a file in any format (Enter)"),
+                              N_("add a tokenizer file (Enter)"), N_("tokenizer file")),
+    }
+
     def compose(self):
-        yield Field(placeholder=_("type text to compare (empty: the parallel sentences)"), id="compare-text")
-        yield Field(placeholder=_("add a saved or imported tokenizer: a file in any format (Enter)"), id="compare-tokenizer")
+        for name, shown in self.PLACEHOLDERS.items():
+            yield Field(placeholder=_(shown[0]), id=name)
         with VerticalScroll():
             yield Static("", id="compare-output")
 
     @property
     def text(self) -> str:
         return self.query_one("#compare-text", Input).value
+
+    def on_resize(self) -> None:
+        """The longest placeholders that fit, and the output packed to the new width."""
+        for name, shown in self.PLACEHOLDERS.items():
+            field = self.query_one(f"#{name}", Input)
+            room = field.content_region.width or self.content_region.width - 4
+            field.placeholder = next((_(p) for p in shown if cell_len(_(p)) <= room), _(shown[-1]))
+        self.redraw()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -191,7 +262,8 @@ class ComparePane(Vertical):
             return
         segmenters = [shown[0], *self.extra, *shown[1:]]
         text = self.text
-        body = through_each(text, segmenters) if text else parallel_view(segmenters, self.groups, self.sentence)
+        width = self.query_one("#compare-output", Static).size.width
+        body = through_each(text, segmenters, width) if text else parallel_view(segmenters, self.groups, self.sentence, width)
         parts: list[RenderableType] = [body]
         if note:
             parts.append(Text(note, style=f"italic {current().accent}"))
