@@ -330,7 +330,7 @@ async def test_the_lesson_pane_shows_file_text_as_plain_text(tmp_path, monkeypat
         assert pane._border_title.plain == f"lesson: {title}"  # drawn, and not markup
         await pilot.press("greater_than_sign")
         await settle(app, pilot)
-        markdown = pane._markdown
+        markdown = pane._markdown[0]  # (the text, the theme it was drawn in)
         assert "␛]52;c;aGVsbG8=␛\\" in markdown and "## one ␛]0;t␇" in markdown and not RAW.search(markdown)
         claims = str(pane.query_one("#lesson-claims", Static).render())
         assert "\\u001b[2J" in claims and not RAW.search(claims)
