@@ -5,11 +5,10 @@ Each test skips, saying why, when its file cannot be had."""
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 
 import pytest
-from fetch_tokenizers import cache_folder, real_file, why_missing
+from fetch_tokenizers import load_cached, real_file, why_missing
 
 tiktoken = pytest.importorskip("tiktoken")
 from tiktoken.load import load_tiktoken_bpe  # noqa: E402
@@ -53,20 +52,8 @@ def needed(name: str) -> Path:
     return path
 
 
-def load_real(path: Path, **options):
-    """load_any with the merge cache kept beside the fetched files (recovering Llama 3's merges
-    takes a while; the cache makes later runs quick)."""
-    from engine.formats import load_any
-
-    before = os.environ.get("BPE_LAB_CACHE")
-    os.environ["BPE_LAB_CACHE"] = str(cache_folder() / "merge-cache")
-    try:
-        return load_any(path, **options)
-    finally:
-        if before is None:
-            del os.environ["BPE_LAB_CACHE"]
-        else:
-            os.environ["BPE_LAB_CACHE"] = before
+#: load_any with the merge cache beside the fetched files (tests/fetch_tokenizers.py).
+load_real = load_cached
 
 
 @functools.cache
