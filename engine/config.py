@@ -59,6 +59,10 @@ class TrainConfig:
     - ``end_of_word``: the end-of-word suffix (``"</w>"``: CLIP, subword-nmt, Sennrich et al.
       2016), or None. The last unit of every chunk is then a base token of its own, spelled
       with the suffix (``e`` and ``e</w>``), so merges learn where words end; the base doubles.
+    - ``subword_prefix``: the continuing-subword prefix (``"##"``: HuggingFace's BPE with
+      ``continuing_subword_prefix``), or None. Every unit of a chunk but the first is then a base
+      token of its own, spelled with the prefix (``b`` and ``##b``); the base doubles (again, with
+      a suffix too: ``b``, ``##b``, ``b</w>``, ``##b</w>``).
     """
 
     base: str = "bytes"
@@ -73,6 +77,7 @@ class TrainConfig:
     specials: tuple[str, ...] = field(default_factory=tuple)
     record_undo: bool = True
     end_of_word: str | None = None
+    subword_prefix: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "specials", tuple(self.specials))
@@ -95,6 +100,9 @@ class TrainConfig:
         if self.tie_rule == "hf" and self.base != "bytes":
             raise ConfigError("the hf tie rule reproduces byte-level training: use --base bytes")
         problem = end_of_word_problem(self.end_of_word)
+        if problem:
+            raise ConfigError(problem)
+        problem = subword_prefix_problem(self.subword_prefix)
         if problem:
             raise ConfigError(problem)
         if self.end_of_word is not None and self.tie_rule == "hf":
@@ -144,6 +152,8 @@ class TrainConfig:
         data["specials"] = list(self.specials)
         if self.end_of_word is None:
             del data["end_of_word"]  # files and sessions without it stay as they were
+        if self.subword_prefix is None:
+            del data["subword_prefix"]
         return data
 
     @classmethod
@@ -186,20 +196,31 @@ def end_of_word_problem(suffix: object) -> str | None:
     """Why ``suffix`` cannot be an end-of-word suffix, or None (None itself is fine: no suffix).
 
     Example: ``end_of_word_problem("")`` -> ``"the end-of-word suffix cannot be empty (give </w>, say)"``"""
-    if suffix is None:
+    return _mark_problem(suffix, "end-of-word suffix", "</w>")
+
+
+def subword_prefix_problem(prefix: object) -> str | None:
+    """Why ``prefix`` cannot be a continuing-subword prefix, or None (None is fine: no prefix).
+
+    Example: ``subword_prefix_problem(" ")`` -> ``"the subword prefix ' ' holds a space ..."``"""
+    return _mark_problem(prefix, "subword prefix", "##")
+
+
+def _mark_problem(mark: object, what: str, example: str) -> str | None:
+    if mark is None:
         return None
-    if not isinstance(suffix, str):
-        return f"the end-of-word suffix must be text, not {type(suffix).__name__}"
-    if not suffix:
-        return "the end-of-word suffix cannot be empty (give </w>, say)"
-    if len(suffix) > MAX_SUFFIX:
-        return f"the end-of-word suffix {_short(suffix)} is longer than {MAX_SUFFIX} characters"
+    if not isinstance(mark, str):
+        return f"the {what} must be text, not {type(mark).__name__}"
+    if not mark:
+        return f"the {what} cannot be empty (give {example}, say)"
+    if len(mark) > MAX_SUFFIX:
+        return f"the {what} {_short(mark)} is longer than {MAX_SUFFIX} characters"
     try:
-        suffix.encode("utf-8")
+        mark.encode("utf-8")
     except UnicodeEncodeError:
-        return f"the end-of-word suffix {_short(suffix)} is not UTF-8 text"
-    if any(c.isspace() or not c.isprintable() for c in suffix):
-        return f"the end-of-word suffix {_short(suffix)} holds a space or a control character (give </w>, say)"
+        return f"the {what} {_short(mark)} is not UTF-8 text"
+    if any(c.isspace() or not c.isprintable() for c in mark):
+        return f"the {what} {_short(mark)} holds a space or a control character (give {example}, say)"
     return None
 
 

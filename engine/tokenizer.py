@@ -17,7 +17,8 @@ A tokenizer that looks chunks up whole first (a tiktoken rank file's) is version
 ``"whole_first": true`` and ``"whole_pieces": [hex, ...]`` (the bytes of tokens no merge makes,
 whose ids follow the merges; the specials follow them), and so is one with a ``"normalizer"``
 (HuggingFace's JSON of it, :mod:`engine.normalize`) or an ``"end_of_word"`` suffix (its base
-then holds every base token twice: plain, then with the suffix, as CLIP's ``e`` and ``e</w>``).
+then holds every base token twice: plain, then with the suffix, as CLIP's ``e`` and ``e</w>``)
+or a ``"subword_prefix"`` (plain, then with the prefix: ``b`` and ``##b``; both: four times).
 """
 
 from __future__ import annotations
@@ -35,7 +36,14 @@ from typing import Any
 from . import _core
 from ._pairs import SHIFT, merge
 from ._rankmerge import rank_merge
-from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, end_of_word_problem, special_text_problem
+from .config import (
+    MAX_VOCAB,
+    MAX_VOCAB_BYTES,
+    TrainConfig,
+    end_of_word_problem,
+    special_text_problem,
+    subword_prefix_problem,
+)
 from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
 from .io import atomic_write_text, parse_json, read_file
 from .normalize import Normalizer
@@ -206,6 +214,15 @@ class Tokenizer:
     last unit is its marked twin. Decoding drops the suffix where the pre-tokenizer keeps every
     character (a named one: the chunks hold the spaces), and else makes it a space between words
     (none before whitespace or at the end), as CLIP and HuggingFace's ``BPEDecoder`` do.
+    ``subword_prefix`` (such as ``"##"``: HuggingFace's ``continuing_subword_prefix``) marks
+    every unit of a chunk but the first: the base holds each base token plain, then again with
+    the prefix (bytes base: 256-511 are ``##`` and a byte), and a merge's token is its left
+    part's bytes joined to its right part's without the prefix (``a`` + ``##b`` = ``ab``,
+    ``##a`` + ``##b`` = ``##ab``), as tokenizers builds it. A token continues a word when its
+    left-most unit does; a merge's right part always does. With a suffix too the base is four
+    blocks (``b``, ``##b``, ``b</w>``, ``##b</w>``). Decoding drops the prefix, and where the
+    pre-tokenizer drops characters (a custom pattern) puts a space before each token that starts
+    a word (but the first), as HuggingFace's ``WordPiece`` decoder does.
     """
 
     def __init__(
@@ -224,6 +241,7 @@ class Tokenizer:
         byte_fallback: bool = False,
         text_ranks: Sequence[int] | None = None,
         end_of_word: str | None = None,
+        subword_prefix: str | None = None,
         _pieces: list[bytes] | None = None,
         _parts: tuple[list[int], list[int]] | None = None,
     ) -> None:
@@ -245,7 +263,16 @@ class Tokenizer:
             pieces = [bytes([i]) for i in range(256)]
         else:
             raise ConfigError(f"unknown base {base!r} (choose bytes or chars)")
-        self.end_of_word, pieces = _marked_base(end_of_word, pieces, whole_first or bool(whole_pieces))
+        whole = whole_first or bool(whole_pieces)
+        self.subword_prefix, pieces = _prefixed_base(subword_prefix, pieces, whole)
+        self.end_of_word, pieces = _marked_base(end_of_word, pieces, whole)
+        #: prefix tokenizers: how many base tokens a block holds (a unit's prefixed twin is that
+        #: many ids on), and per token whether it continues a word (its left-most unit is prefixed)
+        self._block = 0
+        self._continues: list[int] | None = None
+        if self.subword_prefix is not None:
+            block = self._block = len(pieces) // (2 if end_of_word is None else 4)
+            self._continues = ([0] * block + [1] * block) * (1 if end_of_word is None else 2)
         self.base = base
         self.base_size = len(pieces)
         self.merges: list[tuple[int, int]] = []
@@ -279,8 +306,16 @@ class Tokenizer:
                 if not (0 <= a < new_id and 0 <= b < new_id) or key in ranks:
                     self._refuse(k, a, b, new_id, last)
                 ranks[key] = new_id
+        if self._continues is not None:
+            self._continues_after(lefts, rights, first)
         if _pieces is not None and len(_pieces) == len(pieces) + count:
             lengths = list(map(len, _pieces))  # the caller's tokens, every one already built
+        elif self.subword_prefix is not None:
+            _pieces = None
+            cut = len(self.subword_prefix.encode("utf-8"))
+            lengths = list(map(len, pieces))
+            for a, b in zip(lefts, rights):
+                lengths.append(lengths[a] + lengths[b] - cut)
         else:
             _pieces = None
             lengths = list(map(len, pieces))
@@ -298,6 +333,10 @@ class Tokenizer:
         self._right_of = [-1] * first + rights
         if _pieces is not None:
             pieces = list(_pieces)
+        elif self.subword_prefix is not None:
+            cut = len(self.subword_prefix.encode("utf-8"))
+            for a, b in zip(lefts, rights):  # the right part continues a word: its prefix goes
+                pieces.append(pieces[a] + pieces[b][cut:])
         else:
             _grow(pieces, lefts, rights)
         self.pieces = pieces
@@ -334,16 +373,18 @@ class Tokenizer:
         #: tokens that only a whole piece makes (``whole_first``) are looked up first.
         self._merge_chunk: Callable[[list[int]], list[int]]
         self._merge_chunk, by_text = _core.chunk_encoders(ranks)
-        self._by_text = by_text is not None and base == "bytes" and end_of_word is None
+        self._by_text = by_text is not None and base == "bytes" and end_of_word is None and subword_prefix is None
         self._encode_chunk = by_text if self._by_text else self._encode_new
         self.byte_fallback, self.text_ranks = _by_text_options(self.alphabet, byte_fallback, text_ranks, count)
         self._text_order: tuple[dict[str, int], dict[str, int]] | None = None  # text_ranks: text -> rank, id
         if self.text_ranks is not None:
             self._encode_chunk = self._encode_by_text
-        if end_of_word is not None:  # a token's bytes are not its chunk's: no table of whole tokens
-            self._encode_chunk = self._encode_marked
+        if end_of_word is not None or subword_prefix is not None:  # a token's bytes are not its chunk's
+            self._encode_chunk = self._encode_marked  # (no table of whole tokens)
         if end_of_word is not None and (self.byte_fallback or self.text_ranks is not None):
             raise ConfigError("an end-of-word suffix and SentencePiece's byte fallback or merging by text do not go together")
+        if subword_prefix is not None and (self.byte_fallback or self.text_ranks is not None):
+            raise ConfigError("a subword prefix and SentencePiece's byte fallback or merging by text do not go together")
         self._cache = _ChunkCache(self._encode_whole_first if self.whole_first else self._encode_chunk)
         self._by_bytes: dict[bytes, int] | None = None  # whole_first: every token's bytes -> its first id
         #: For the first encoding of a chunk: token bytes -> id (built once enough chunks were
@@ -353,6 +394,24 @@ class Tokenizer:
         self._before_whole = _BEFORE_WHOLE
         self._judged = False  # every token's self-encoding known (_judge_all)
         self._known = bytearray(b"\x01") * first + bytearray(len(pieces) - first)  # base tokens: yes
+
+    def _continues_after(self, lefts: Sequence[int], rights: Sequence[int], first: int) -> None:
+        """Extend ``_continues`` over the merges (a token continues a word when its left part
+        does); a merge whose right part starts a word is refused: no text puts it after another
+        token, and tokenizers would build its token by cutting the prefix's bytes off it anyway."""
+        continues = self._continues
+        assert continues is not None and self.subword_prefix is not None
+        for k, (a, b) in enumerate(zip(lefts, rights)):
+            if not continues[b]:
+                raise ConfigError(f"merge {k + 1} ({a}, {b}): its right part starts a word (it has no subword "
+                                  f"prefix {self.subword_prefix!r}), so no text puts it after another token")
+            continues.append(continues[a])
+
+    def continues_word(self, token_id: int) -> bool:
+        """Whether token ``token_id`` continues a word (a prefix tokenizer's ``##ab``: its
+        bytes begin with the prefix, which decoding drops); False without a prefix."""
+        continues = self._continues
+        return continues is not None and 0 <= token_id < len(continues) and bool(continues[token_id])
 
     def _refuse(self, k: int, a: int, b: int, new_id: int, last: int) -> None:
         """Raise the error for merge ``k`` (0-based), ``(a, b)``, which refers to an id it may not
@@ -408,7 +467,15 @@ class Tokenizer:
                         else:
                             out.append(i)
                     ids = out
-        if self.end_of_word is not None and ids:
+        if self.subword_prefix is not None and len(ids) > 1:
+            block = self._block  # every unit but the first continues the word: its prefixed twin
+            if self.alphabet is None:
+                ids[1:] = [i + block for i in ids[1:]]
+            else:  # (a character outside the alphabet stays id 0, as tokenizers' unk_token)
+                get = self._char_ids.get
+                ids[1:] = [0 if get(c) is None else i + block for c, i in zip(chunk[1:], ids[1:])]
+        if self.end_of_word is not None and ids and not (ids[-1] == 0 and self._block and self.alphabet is not None
+                                                         and chunk[-1] not in self._char_ids):
             ids[-1] += self.base_size // 2  # the chunk's last unit ends a word: its marked twin
         return ids
 
@@ -742,12 +809,40 @@ class Tokenizer:
 
         For the chars base, id 0 decodes to U+FFFD, the stand-in for unknown characters.
         """
-        if self.end_of_word is None:
+        if self.subword_prefix is not None:
+            text = self._decode_prefixed(ids)
+            if self.end_of_word is None:
+                return text
+        elif self.end_of_word is None:
             return self.decode_bytes(ids).decode("utf-8", "replace")
-        text = self.decode_bytes(ids).decode("utf-8", "replace")
+        else:
+            text = self.decode_bytes(ids).decode("utf-8", "replace")
+        assert self.end_of_word is not None
         if self.pretokenizer.name != "custom":  # the chunks hold every character: the suffix is only a mark
             return text.replace(self.end_of_word, "")
         return unmark(text, self.end_of_word)
+
+    def _decode_prefixed(self, ids: Iterable[int]) -> str:
+        """Text of the ids of a prefix tokenizer: each token that continues a word without its
+        prefix; where the pre-tokenizer drops characters (custom, no suffix), a space before
+        each token that starts one, but the first (HuggingFace's ``WordPiece`` decoder)."""
+        pieces, continues = self.pieces, self._continues
+        assert continues is not None and self.subword_prefix is not None
+        cut = len(self.subword_prefix.encode("utf-8"))
+        spaced = self.end_of_word is None and self.pretokenizer.name == "custom"
+        n = len(pieces)
+        out: list[bytes] = []
+        try:
+            for i in ids:
+                if 0 <= i < n and continues[i]:
+                    out.append(pieces[i][cut:])
+                    continue
+                if spaced and out:
+                    out.append(b" ")
+                out.append(pieces[i] if 0 <= i < n else self.token_bytes(i))
+        except TypeError:
+            raise TokenIdError("token ids must be integers") from None
+        return b"".join(out).decode("utf-8", "replace")
 
     # -- files --------------------------------------------------------------------------------
 
@@ -785,6 +880,20 @@ def _by_text_options(alphabet: list[str] | None, byte_fallback: bool, text_ranks
 
 #: The alphabet entries of the 256 bytes for ``byte_fallback`` (entries 1-256).
 BYTE_CHARS = [chr(b) if b < 128 else chr(0xDC00 + b) for b in range(256)]
+def _prefixed_base(prefix: str | None, pieces: list[bytes], whole: bool) -> tuple[str | None, list[bytes]]:
+    """The checked ``subword_prefix`` and the base with it: each base token, then each again
+    after the prefix."""
+    if prefix is None:
+        return None, pieces
+    problem = subword_prefix_problem(prefix)
+    if problem:
+        raise ConfigError(problem)
+    if whole:
+        raise ConfigError("whole-piece lookup and a subword prefix do not go together")
+    mark = prefix.encode("utf-8")
+    return prefix, pieces + [mark + piece for piece in pieces]
+
+
 def _marked_base(suffix: str | None, pieces: list[bytes], whole: bool) -> tuple[str | None, list[bytes]]:
     """The checked ``end_of_word`` suffix and the base with it: each base token, then each again
     with the suffix."""
@@ -841,7 +950,7 @@ def _whole_pieces(base: str, whole_first: bool, whole_pieces: Sequence[bytes], f
 def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
     """The native JSON structure of a tokenizer."""
     later = (tok.whole_first or tok.normalizer is not None or tok.byte_fallback or tok.text_ranks is not None
-             or tok.end_of_word is not None)
+             or tok.end_of_word is not None or tok.subword_prefix is not None)
     data: dict[str, Any] = {"format": FORMAT, "version": WHOLE_VERSION if later else VERSION, "base": tok.base}
     if tok.alphabet is not None:  # with byte fallback, less the 256 bytes (entries 1-256: BYTE_CHARS)
         data["alphabet"] = [tok.alphabet[0], *tok.alphabet[257:]] if tok.byte_fallback else tok.alphabet
@@ -859,6 +968,8 @@ def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
         data["text_ranks"] = tok.text_ranks
     if tok.end_of_word is not None:
         data["end_of_word"] = tok.end_of_word
+    if tok.subword_prefix is not None:
+        data["subword_prefix"] = tok.subword_prefix
     data["specials"] = [{"token": t, "id": i} for t, i in tok.specials.items()]
     data["pretokenizer"] = tok.pretokenizer.to_dict()
     if tok.config is not None:
@@ -922,10 +1033,13 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
     end_of_word = data.get("end_of_word") if version == WHOLE_VERSION else None
     problem = end_of_word_problem(end_of_word)
     _need(problem is None, problem or "")
+    subword_prefix = data.get("subword_prefix") if version == WHOLE_VERSION else None
+    problem = subword_prefix_problem(subword_prefix)
+    _need(problem is None, problem or "")
     specials = data.get("specials", [])
     _need(isinstance(specials, list), "\"specials\" must be a list")
     tokens = []
-    units = (len(alphabet) if base == "chars" else 256) * (1 if end_of_word is None else 2)
+    units = (len(alphabet) if base == "chars" else 256) * (1 if end_of_word is None else 2) * (1 if subword_prefix is None else 2)
     first_special = units + len(merges) + len(whole_pieces)
     for i, entry in enumerate(specials):
         _need(isinstance(entry, dict) and isinstance(entry.get("token"), str), f"special {i + 1} is malformed")
@@ -949,7 +1063,7 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
         whole_first=whole_first, whole_pieces=whole_pieces, whole_ranks=whole_ranks, normalizer=normalizer,
         byte_fallback=version == WHOLE_VERSION and data.get("byte_fallback") is True,
         text_ranks=data.get("text_ranks") if version == WHOLE_VERSION else None,
-        end_of_word=end_of_word,
+        end_of_word=end_of_word, subword_prefix=subword_prefix,
     )
 
 

@@ -63,6 +63,22 @@ def _mark_word_ends(
     return seqs, pieces + [piece + mark for piece in pieces]
 
 
+def _mark_continuations(
+    seqs: list[tuple[list[int], int]], pieces: list[bytes], prefix: str,
+) -> tuple[list[tuple[list[int], int]], list[bytes]]:
+    """The base with each token again after a continuing-subword prefix (``b`` and ``##b``),
+    and every chunk's units but the first as their prefixed twins (see
+    :class:`~engine.tokenizer.Tokenizer`'s ``subword_prefix``)."""
+    shift = len(pieces)
+    for seq, _ in seqs:
+        if seq and seq[0] < 0:
+            seq[0] = 0
+        if len(seq) > 1:
+            seq[1:] = [i + shift if i >= 0 else 0 for i in seq[1:]]
+    mark = prefix.encode("utf-8")
+    return seqs, pieces + [mark + piece for piece in pieces]
+
+
 class Trainer:
     """Trains BPE one merge at a time; pause by not pulling, undo/redo/goto any step.
 
@@ -115,13 +131,21 @@ class Trainer:
                 ids = {c: i for i, c in enumerate(alphabet)}
                 pieces = [c.encode("utf-8", "surrogateescape") for c in alphabet]
                 get = ids.get
-                seqs = [([get(ch, 0) for ch in c], n) for c, n in chunks.items()]
+                # (with a subword prefix, a character outside the alphabet is -1 until it is
+                # marked: id 0 wherever it stands, as the tokenizer encodes it)
+                unknown = -1 if config.subword_prefix is not None else 0
+                seqs = [([get(ch, unknown) for ch in c], n) for c, n in chunks.items()]
             else:
                 self.alphabet = None
                 pieces = [bytes([i]) for i in range(256)]
                 seqs = [(list(c.encode("utf-8", "surrogateescape")), n) for c, n in chunks.items()]
+            if config.subword_prefix is not None:
+                seqs, pieces = _mark_continuations(seqs, pieces, config.subword_prefix)
             if config.end_of_word is not None:
                 seqs, pieces = _mark_word_ends(seqs, pieces, config.end_of_word)
+            #: a merge's token: its parts' bytes joined, the right part's prefix cut off (it
+            #: always continues a word), as tokenizers' BpeTrainer builds it
+            self._cut = len(config.subword_prefix.encode("utf-8")) if config.subword_prefix is not None else 0
             self.base_size = len(pieces)
             self._check_limits()
             if script is None:  # a replayed tokenizer's specials were checked when it was made
@@ -176,6 +200,7 @@ class Trainer:
             no_merge_newline=pre.split_newlines,
             specials=tuple(tokenizer.specials),
             end_of_word=tokenizer.end_of_word,
+            subword_prefix=tokenizer.subword_prefix,
         )
         trainer = cls(
             _replay_text(text, tokenizer),
@@ -355,6 +380,7 @@ class Trainer:
             config=self.config,
             **self._replay_options,
             end_of_word=self.config.end_of_word,
+            subword_prefix=self.config.subword_prefix,
         )
 
     # -- the corpus as tokens ---------------------------------------------------------------
@@ -571,7 +597,7 @@ class Trainer:
         if self._marks is not None and not self._history:
             self._marks.start(state)
         record = state.merge(a, b, new_id)
-        self._pieces.append(self._pieces[a] + self._pieces[b])
+        self._pieces.append(self._pieces[a] + self._pieces[b][self._cut:])
         event = Merge(
             step=self.steps + 1,
             pair=(a, b),
@@ -812,7 +838,7 @@ class Trainer:
         event, _ = self._future.pop()
         a, b = event.pair
         record = self._state.merge(a, b, event.new_id)
-        self._pieces.append(self._pieces[a] + self._pieces[b])
+        self._pieces.append(self._pieces[a] + self._pieces[b][self._cut:])
         self._history.append((event, record if self.config.record_undo else None))
         return event
 

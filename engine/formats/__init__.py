@@ -46,7 +46,8 @@ class Format:
     (``writes_folder``: the path names a directory, created as needed); ``label`` names its
     files in a message. ``keeps_normalizer``: the format can hold a normalizer; ``keeps_byte_fallback``:
     a SentencePiece-style tokenizer (byte fallback, merging by text); ``keeps_end_of_word``: an
-    end-of-word suffix (CLIP's ``</w>``). ``writable`` is false for a format bpe-lab reads only."""
+    end-of-word suffix (CLIP's ``</w>``); ``keeps_subword_prefix``: a continuing-subword prefix
+    (``##``). ``writable`` is false for a format bpe-lab reads only."""
 
     name: str
     module: str
@@ -58,6 +59,7 @@ class Format:
     writes_folder: bool = False
     writable: bool = True
     keeps_end_of_word: bool = False
+    keeps_subword_prefix: bool = False
 
     @property
     def hooks(self) -> ModuleType:
@@ -85,14 +87,14 @@ class Format:
 #: Every format bpe-lab knows, in the order ``--format`` lists them.
 REGISTRY: tuple[Format, ...] = (
     Format("hf", "engine.formats.hf", "HuggingFace tokenizer.json (a BPE model)", "tokenizer.json", keeps_normalizer=True,
-           keeps_byte_fallback=True, keeps_end_of_word=True),
+           keeps_byte_fallback=True, keeps_end_of_word=True, keeps_subword_prefix=True),
     Format("gpt2", "engine.formats.gpt2", "GPT-2's vocab.json + merges.txt pair, in a folder",
            "vocab.json + merges.txt", takes_pattern=True, writes_folder=True),
     Format("tiktoken", "engine.formats.tiktoken_bpe", "tiktoken's .tiktoken ranks, with a PATH.json sidecar",
            ".tiktoken", takes_pattern=True),
     Format("seed001", "engine.formats.seed001", "seed 001's JSON (vocab list and merges)", "seed 001"),
     Format("native", "engine.formats.native", "bpe-lab's own JSON", "native", keeps_normalizer=True,
-           keeps_byte_fallback=True, keeps_end_of_word=True),
+           keeps_byte_fallback=True, keeps_end_of_word=True, keeps_subword_prefix=True),
     Format("subword-nmt", "engine.formats.subword_nmt", "subword-nmt's BPE codes (learn_bpe's merges, words ending in </w>)",
            "subword-nmt codes", takes_pattern=True, keeps_end_of_word=True),
     Format("tekken", "engine.formats.tekken", "Mistral's tekken.json (tiktoken ranks and a config)", "tekken.json",
@@ -156,6 +158,10 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
         keep = ", ".join(names[:-1]) + " or " + names[-1]
         raise ExportError(f"{record.label} files cannot mark where words end, and this tokenizer's words end with "
                           f"{tok.end_of_word!r}: export to {keep}")
+    if tok.subword_prefix is not None and not record.keeps_subword_prefix:
+        names = [f.name for f in REGISTRY if f.keeps_subword_prefix]
+        raise ExportError(f"{record.label} files cannot mark the pieces that continue a word, and this tokenizer's "
+                          f"pieces do with {tok.subword_prefix!r}: export to {' or '.join(names)}")
     dropped = []
     if tok.normalizer is not None and not record.keeps_normalizer:
         if not drop_normalizer:

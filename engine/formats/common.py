@@ -175,6 +175,7 @@ def build(
     spell: Any = show,
     whole: tuple[bool, Sequence[tuple[bytes, int]], Sequence[int] | None] = (False, (), None),
     end_of_word: str | None = None,
+    subword_prefix: str | None = None,
 ) -> tuple[Tokenizer, list[int | None], list[str]]:
     """The engine tokenizer for a vocabulary plus ordered merges, with ``file_ids`` and warnings.
 
@@ -186,22 +187,28 @@ def build(
     ``whole`` is whether chunks are looked up as whole tokens first, the tokens (bytes, file id)
     only that lookup gives, and their ``whole_ranks`` (see :class:`~engine.tokenizer.Tokenizer`).
     With ``end_of_word``, ``alphabet`` is the base keys and then each again ending a word (their
-    keys spelled with the suffix), as the tokenizer numbers them.
+    keys spelled with the suffix), as the tokenizer numbers them. With ``subword_prefix``, the base
+    keys come twice before that: plain, then after the prefix (``b``, ``##b``); a merge's token
+    is its left key joined to its right key less the prefix (tokenizers' rule), and a merge whose
+    right part lacks the prefix is refused (it never applies).
     """
-    quick = _build_quickly(alphabet, base_ids, vocab, merges)
+    cut = 0 if subword_prefix is None else len(subword_prefix if base == "chars" else subword_prefix.encode("utf-8"))
+    mark = subword_prefix if base == "chars" else (subword_prefix or "").encode("utf-8")
+    quick = _build_quickly(alphabet, base_ids, vocab, merges, cut)
     if quick is not None:
         our_merges, file_ids, products = quick
         # byte-level tokens are their keys: the products are the tokens, already joined
         pieces = [*alphabet, *products] if base == "bytes" else None
         try:
-            return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, [], pieces, whole, end_of_word)
+            return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, [], pieces, whole, end_of_word,
+                         subword_prefix)
         except TokenizerFileError:
             pass  # e.g. a pair merged twice: the loop below names the merge, spelled as tokens
     made: dict[Any, int] = {key: i for i, key in enumerate(alphabet)}
     file_ids: list[int | None] = list(base_ids)
     first_rule: dict[Any, int] = {}
     for k, (left, right) in enumerate(merges):
-        product = left + right
+        product = left + right[cut:]
         first_rule.setdefault(product, k)
     pairs: dict[tuple[int, int], int] = {}
     our_merges: list[tuple[int, int]] = []
@@ -217,11 +224,14 @@ def build(
                 raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}) uses {spell(part)}, "
                                  "which is neither a base token nor made by an earlier merge")
             ids.append(our)
+        if cut and not right.startswith(mark):
+            raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}): its right part lacks the subword prefix "
+                             f"{subword_prefix!r}, so it never follows another token (bpe-lab reads merges whose right part has it)")
         pair = (ids[0], ids[1])
         if pair in pairs:
             raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}) repeats merge {pairs[pair] + 1}")
         pairs[pair] = k
-        product = left + right
+        product = left + right[cut:]
         new_id = len(alphabet) + k
         if vocab is None:
             file_ids.append(None)
@@ -238,25 +248,28 @@ def build(
     if repeats:
         warnings.append(f"{repeats} merge(s) make a token an earlier merge already made; both map to the file's one id")
     return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, warnings, whole=whole,
-                 end_of_word=end_of_word)
+                 end_of_word=end_of_word, subword_prefix=subword_prefix)
 
 
 def _build_quickly(
     alphabet: Sequence[Any], base_ids: Sequence[int | None], vocab: dict[Any, int] | None, merges: Sequence[tuple[Any, Any]],
+    cut: int = 0,
 ) -> tuple[list[tuple[int, int]], list[int | None], list[Any]] | None:
     """:func:`build`'s merges, file ids and merged keys for a file with nothing unusual in it (every part made
     earlier, no product made twice, every product in the vocabulary), worked out with C-level
     maps; None for anything else, which :func:`build`'s loop then reports."""
-    return quick_merges(alphabet, base_ids, vocab, [left for left, _ in merges], [right for _, right in merges])
+    return quick_merges(alphabet, base_ids, vocab, [left for left, _ in merges], [right for _, right in merges], cut)
 
 
 def quick_merges(
     alphabet: Sequence[Any], base_ids: Sequence[int | None], vocab: dict[Any, int] | None, lefts: list[Any], rights: list[Any],
+    cut: int = 0,
 ) -> tuple[list[tuple[int, int]], list[int | None], list[Any]] | None:
-    """:func:`_build_quickly` for merges given as their left and right parts."""
+    """:func:`_build_quickly` for merges given as their left and right parts (``cut``: the
+    length of a subword prefix, which a merge's token leaves out of its right part)."""
     first = len(alphabet)
     made: dict[Any, int] = {key: i for i, key in enumerate(alphabet)}
-    products = list(map(operator.add, lefts, rights))
+    products = list(map(operator.add, lefts, [right[cut:] for right in rights] if cut else rights))
     made.update(zip(products, range(first, first + len(products))))
     if len(made) != first + len(products):
         return None  # a product made twice, or a product that is a base token
@@ -284,9 +297,11 @@ def built(
     specials: Sequence[tuple[str, int]], pretokenizer: PreTokenizer, warnings: list[str], pieces: list[bytes] | None = None,
     whole: tuple[bool, Sequence[tuple[bytes, int]], Sequence[int] | None] = (False, (), None),
     end_of_word: str | None = None,
+    subword_prefix: str | None = None,
 ) -> tuple[Tokenizer, list[int | None], list[str]]:
     whole_first, whole_pieces, whole_ranks = whole
-    plain = alphabet if end_of_word is None else alphabet[: len(alphabet) // 2]  # the marked twins follow
+    blocks = (1 if end_of_word is None else 2) * (1 if subword_prefix is None else 2)
+    plain = alphabet[: len(alphabet) // blocks]  # the marked twins follow
     file_ids.extend(theirs for _, theirs in whole_pieces)
     tokenizer_specials = []
     for text, theirs in specials:
@@ -304,6 +319,7 @@ def built(
             whole_pieces=[piece for piece, _ in whole_pieces],
             whole_ranks=whole_ranks,
             end_of_word=end_of_word,
+            subword_prefix=subword_prefix,
             _pieces=pieces,
         )
     except ValueError as exc:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..bytelevel import byte_level_names, not_byte_level, token_to_unicode, unicode_to_token, unicode_to_tokens
-from ..config import end_of_word_problem
+from ..config import end_of_word_problem, subword_prefix_problem
 from ..errors import TokenizerFileError
 from ..normalize import Normalizer
 from ..pretokenize import PreTokenizer
@@ -73,6 +73,8 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
         decoder = {"type": "Fuse"}
     if tok.end_of_word is not None:
         decoder = _suffix_decoder(tok.end_of_word, decoder, keeps=tok.pretokenizer.name != "custom")
+    if tok.subword_prefix is not None:
+        decoder = _prefix_decoder(tok, decoder)
     return {
         "version": "1.0",
         "truncation": None,
@@ -84,7 +86,7 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
         "decoder": decoder,
         "model": {
             "type": "BPE", "dropout": None, "unk_token": None if byte_level else names[0],  # the chars base's id 0
-            "continuing_subword_prefix": None, "end_of_word_suffix": tok.end_of_word, "fuse_unk": False,
+            "continuing_subword_prefix": tok.subword_prefix, "end_of_word_suffix": tok.end_of_word, "fuse_unk": False,
             "byte_fallback": False, "ignore_merges": tok.whole_first, "vocab": vocab, "merges": merges,
         },
     }
@@ -99,6 +101,17 @@ def _suffix_decoder(suffix: str, decoder: dict[str, Any], keeps: bool) -> dict[s
     space = "" if keeps else "\u0120"  # byte-level's space
     replace = {"type": "Replace", "pattern": {"String": suffix}, "content": space}
     return {"type": "Sequence", "decoders": [replace, decoder]}
+
+
+def _prefix_decoder(tok: Tokenizer, decoder: dict[str, Any]) -> dict[str, Any]:
+    """The decoder of a tokenizer whose words continue after a subword prefix, decoding as
+    bpe-lab does: HuggingFace's WordPiece decoder (a space before each token that starts a word)
+    where the chars base's pre-tokenizer drops characters, else the prefix dropped."""
+    prefix = tok.subword_prefix
+    if tok.end_of_word is None and tok.pretokenizer.name == "custom" and decoder["type"] == "Fuse":
+        return {"type": "WordPiece", "prefix": prefix, "cleanup": False}
+    drop = {"type": "Replace", "pattern": {"String": prefix}, "content": ""}
+    return {"type": "Sequence", "decoders": [drop, decoder]}
 
 
 def rank_merge_note(tok: Tokenizer, where: str) -> list[str]:
@@ -158,9 +171,13 @@ def _model(data: Any, path: Path) -> dict[str, Any]:
     if kind != "BPE":
         raise fail(path, f"a {kind or 'untyped'} model is not supported (bpe-lab reads BPE models only)")
     suffix, prefix = model.get("end_of_word_suffix"), model.get("continuing_subword_prefix")
-    if prefix:
-        raise fail(path, f"BPE with a continuing-subword prefix ({show(prefix)}) is not supported (bpe-lab reads "
-                         "end-of-word suffixes, as CLIP's and subword-nmt's </w>, but no prefixes)")
+    if prefix:  # (an empty prefix is none: tokenizers adds nothing)
+        problem = subword_prefix_problem(prefix)
+        if problem:
+            raise fail(path, f"continuing_subword_prefix: {problem}")
+        if model.get("byte_fallback"):
+            raise fail(path, "BPE with byte_fallback and a continuing-subword prefix is not supported (bpe-lab reads "
+                             "each of them alone)")
     if suffix is not None:
         problem = end_of_word_problem(suffix) if suffix else "the end-of-word suffix cannot be empty"
         if problem:
@@ -206,14 +223,19 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
         warnings.append("the file's BPE dropout is ignored (bpe-lab always merges)")
     special_texts = {c for c, _ in specials}
     suffix = model.get("end_of_word_suffix") or None
-    quick = _byte_level_quickly(path, model, vocab_raw, specials, pre) if byte_level and suffix is None else None
+    prefix = model.get("continuing_subword_prefix") or None
+    if prefix is not None and byte_level and unicode_to_token_or_none(prefix) != prefix.encode("utf-8"):
+        raise fail(path, f"the continuing-subword prefix {show(prefix)} is not spelled the same in byte-level text "
+                         "(bpe-lab reads byte-level models whose prefix is printable ASCII, as ##)")
+    plain = suffix is None and prefix is None
+    quick = _byte_level_quickly(path, model, vocab_raw, specials, pre) if byte_level and plain else None
     if quick is not None:
         tok, file_ids, more = quick
     else:
-        tok, file_ids, more = _load_model(path, model, vocab_raw, byte_level, specials, special_texts, pre, suffix)
+        tok, file_ids, more = _load_model(path, model, vocab_raw, byte_level, specials, special_texts, pre, suffix, prefix)
     warnings += more
-    if model.get("ignore_merges") and suffix is not None:
-        warnings.append("ignore_merges is ignored: bpe-lab looks chunks up whole only for models without a suffix")
+    if model.get("ignore_merges") and not plain:
+        warnings.append("ignore_merges is ignored: bpe-lab looks chunks up whole only for models without a suffix or prefix")
     elif model.get("ignore_merges"):
         if byte_level:
             tok, file_ids = _whole_first(tok, file_ids, vocab_raw, special_texts)
@@ -224,6 +246,14 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     if dropped:
         warnings.append(f"{dropped} vocabulary token(s) are neither a base token nor made by a merge; never produced, dropped")
     return Imported(tok, "hf", str(path), None if identity(file_ids) else file_ids, warnings)
+
+
+def unicode_to_token_or_none(text: str) -> bytes | None:
+    """The bytes of byte-level ``text``, or None when it is not byte-level text."""
+    try:
+        return unicode_to_token(text)
+    except ValueError:
+        return None
 
 
 def _normalizer(spec: Any, path: Path, warnings: list[str]) -> Normalizer | None:
@@ -306,11 +336,13 @@ def _byte_level_quickly(
 
 def _load_model(
     path: Path, model: dict[str, Any], vocab_raw: dict[str, int], byte_level: bool, specials: list[tuple[str, int]],
-    special_texts: set[str], pre: PreTokenizer, suffix: str | None = None,
+    special_texts: set[str], pre: PreTokenizer, suffix: str | None = None, prefix: str | None = None,
 ) -> tuple[Tokenizer, list[int | None], list[str]]:
     """The tokenizer, file ids and warnings of the model, any file (the merges and vocabulary
     checked one by one where something is unusual, and what is wrong named). With an
-    end-of-word ``suffix``, each base token comes twice: plain, then ending a word (``e</w>``)."""
+    end-of-word ``suffix``, each base token comes twice: plain, then ending a word (``e</w>``);
+    with a continuing-subword ``prefix`` twice before that: plain, then after the prefix
+    (``##b``). A prefixed twin the vocabulary lacks is the file's unk_token, as tokenizers makes it."""
     warnings: list[str] = []
     merges = _merge_list(model, path)
     if byte_level:
@@ -334,6 +366,8 @@ def _load_model(
         if missing:
             warnings.append(f"the vocabulary lacks {missing} of the 256 bytes; text with them has no ids in the file")
         base, spell = "bytes", lambda key: show(token_to_unicode(key))
+        if prefix is not None:
+            alphabet += [prefix.encode("utf-8") + key for key in alphabet]
         if suffix is not None:
             alphabet += [key + suffix.encode("utf-8") for key in alphabet]
     else:
@@ -341,9 +375,12 @@ def _load_model(
         pairs = merges
         unk = model.get("unk_token")
         chars = sorted((n for n in vocab if len(n) == 1 and n not in special_texts), key=vocab.__getitem__)
-        if suffix is not None:  # a character seen only at the ends of words is in the vocabulary only marked
-            ends = [n[: -len(suffix)] for n in vocab if len(n) == len(suffix) + 1 and n.endswith(suffix)]
-            chars += [c for c in sorted(ends, key=lambda c: vocab[c + suffix]) if c not in vocab]
+        # a character seen only inside words or at their ends is in the vocabulary only marked
+        marked = [(p, q) for p in ("", prefix or "") for q in ("", suffix or "") if p or q]
+        for p, q in marked:
+            found = [n[len(p) : len(n) - len(q)] for n in vocab
+                     if len(n) == len(p) + len(q) + 1 and n.startswith(p) and n.endswith(q)]
+            chars += [c for c in sorted(found, key=lambda c: vocab[p + c + q]) if c not in vocab and c not in chars]
         unknown = unk if isinstance(unk, str) and len(unk) == 1 else "\ufffd"
         alphabet = [unknown] + [c for c in chars if c != unknown]
         if unknown not in vocab and isinstance(unk, str) and unk in vocab_raw:
@@ -351,12 +388,23 @@ def _load_model(
         if not isinstance(unk, str):
             warnings.append("the file has no unk_token: tokenizers drops characters outside its alphabet, bpe-lab does not")
         base, spell = "chars", show
+        if prefix is not None:
+            alphabet += [prefix + c for c in alphabet]
         if suffix is not None:
             alphabet += [c + suffix for c in alphabet]
     base_ids = [vocab.get(key) for key in alphabet]
+    if prefix is not None:  # a prefixed unit tokenizers does not find is its unk_token
+        unk = model.get("unk_token")
+        unk_id = vocab_raw.get(unk) if isinstance(unk, str) else None
+        block = len(alphabet) // (2 if suffix is None else 4)
+        for i, theirs in enumerate(base_ids):
+            if theirs is None and (i // block) % 2:
+                base_ids[i] = unk_id
+        if fuse_unk := model.get("fuse_unk"):
+            warnings.append(f"fuse_unk ({fuse_unk}) is ignored: unknown units in a row are an unk_token each")
     tok, file_ids, more = build(
         path, base=base, alphabet=alphabet, base_ids=base_ids, vocab=vocab, merges=pairs,
-        specials=specials, pretokenizer=pre, spell=spell, end_of_word=suffix,
+        specials=specials, pretokenizer=pre, spell=spell, end_of_word=suffix, subword_prefix=prefix,
     )
     return tok, file_ids, warnings + more
 

@@ -25,6 +25,12 @@ DIGIT = r"\p{N}"
 #: a contraction or other characters; tests/test_endofword_real.py checks it against tokenizers).
 CLIP_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""
 NEWLINE = "\n"
+#: tokenizers' Whitespace pre-tokenizer (``\w+|[^\w\s]+`` in Rust's regex, whose ``\w`` and
+#: ``\s`` are Unicode's: spelled out, as the regex module reads them differently) and
+#: WhitespaceSplit (runs of non-space); both keep the matches only.
+WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"
+WHITESPACE = rf"[{WORD}]+|[^{WORD}\p{{White_Space}}]+"
+WHITESPACE_SPLIT = r"[^\p{White_Space}]+"
 
 
 def _split(pattern: str, behavior: str = "Isolated") -> dict[str, Any]:
@@ -114,8 +120,12 @@ def read_pretokenizer(node: Any, path: Path) -> tuple[PreTokenizer, bool, list[s
                 raise fail(path, "the Digits pre-tokenizer without individual_digits is not supported")
             digits = True
             continue
+        if kind in ("Whitespace", "WhitespaceSplit") and pattern is None and not (digits or newlines or per_line):
+            pattern = WHITESPACE if kind == "Whitespace" else WHITESPACE_SPLIT
+            continue
         if kind != "Split":
-            raise fail(path, f"the {kind} pre-tokenizer is not supported (bpe-lab reads ByteLevel, Split and Digits)")
+            raise fail(path, f"the {kind} pre-tokenizer is not supported (bpe-lab reads ByteLevel, Split, Digits, "
+                             "Whitespace and WhitespaceSplit)")
         source = _split_pattern(step, path)
         behavior = step.get("behavior")
         inverted = step.get("invert", False)

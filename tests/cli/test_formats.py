@@ -325,7 +325,7 @@ MALFORMED = {
     "hf-duplicate-merge": ({"t.json": hf_with(merges=["a b", "a b"])}, "repeats merge 1"),
     "hf-merge-not-in-vocab": ({"t.json": hf_with(merges=["a b", "b c"])}, "which is not in the vocabulary"),
     "hf-pretokenizer": ({"t.json": json.dumps({**HF_CHARS, "pre_tokenizer": {"type": "Metaspace"}})}, "Metaspace pre-tokenizer is not supported"),
-    "hf-prefix": ({"t.json": hf_with(continuing_subword_prefix="##")}, "prefix ('##') is not supported"),
+    "hf-prefix": ({"t.json": hf_with(continuing_subword_prefix="##")}, "its right part lacks the subword prefix '##'"),
     "seed-out-of-range": ({"t.json": json.dumps({"vocab": ["\ufffd", "a", "b", "ab"], "merges": [[[1, 9], 3]]})}, "outside the vocab"),
     "seed-later-id": ({"t.json": json.dumps({"vocab": ["\ufffd", "a", "b", "aab", "ab"], "merges": [[[1, 4], 3], [[1, 2], 4]]})}, "only a later merge makes"),
     "seed-self": ({"t.json": json.dumps({"vocab": ["\ufffd", "a", "b", "ab"], "merges": [[[1, 3], 3]]})}, "it makes itself"),
