@@ -153,15 +153,15 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
     if (tok.byte_fallback or tok.text_ranks is not None) and not record.keeps_byte_fallback:
         raise ExportError(f"{record.label} files hold no byte fallback or merging by text, which this SentencePiece-style "
                           "tokenizer has: export to hf or native")
+    if tok.subword_prefix is not None and not record.keeps_subword_prefix:
+        names = [f.name for f in REGISTRY if f.keeps_subword_prefix]
+        raise ExportError(f"{record.label} files cannot mark the pieces that continue a word, and this tokenizer's "
+                          f"pieces do with {tok.subword_prefix!r}: export to {' or '.join(names)}")
     if tok.end_of_word is not None and not record.keeps_end_of_word:
         names = [f.name for f in REGISTRY if f.keeps_end_of_word]
         keep = ", ".join(names[:-1]) + " or " + names[-1]
         raise ExportError(f"{record.label} files cannot mark where words end, and this tokenizer's words end with "
                           f"{tok.end_of_word!r}: export to {keep}")
-    if tok.subword_prefix is not None and not record.keeps_subword_prefix:
-        names = [f.name for f in REGISTRY if f.keeps_subword_prefix]
-        raise ExportError(f"{record.label} files cannot mark the pieces that continue a word, and this tokenizer's "
-                          f"pieces do with {tok.subword_prefix!r}: export to {' or '.join(names)}")
     dropped = []
     if tok.normalizer is not None and not record.keeps_normalizer:
         if not drop_normalizer:

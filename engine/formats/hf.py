@@ -52,13 +52,32 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
 
         return spm_tokenizer_json(tok, out)
     byte_level = tok.base == "bytes"
+    unk: str | None = None  # byte-level: the unk_token (a prefix tokenizer's twins a file lacked)
     spell = token_to_unicode if byte_level else (lambda piece: piece.decode("utf-8", "surrogateescape"))
     names = [spell(piece) for piece in tok.pieces]
     vocab: dict[str, int] = {}
-    for i, name in enumerate(names):
-        vocab.setdefault(name, out[i])
+    if tok.subword_prefix is None:
+        for i, name in enumerate(names):
+            vocab.setdefault(name, out[i])
+    else:  # a prefixed twin the file lacked has its unk_token's id: tokenizers finds it by leaving it out
+        unknown = {out[i]: text for text, i in tok.specials.items()}
+        if not byte_level:
+            unknown[out[0]] = names[0]
+        plain = tok.base_size // (2 if tok.end_of_word is None else 4)
+        lacked = {i for i in range(plain, tok.base_size) if out[i] in unknown}
+        for i, name in enumerate(names):
+            if i not in lacked:
+                vocab.setdefault(name, out[i])
+        if lacked and byte_level:
+            unk = unknown[out[min(lacked)]]
     for k, piece in enumerate(tok.whole_pieces):  # made by no merge: only ignore_merges' lookup gives them
         vocab.setdefault(spell(piece), out[len(tok.pieces) + k])
+    # specials in the model's vocabulary too, as BpeTrainer writes them: tokenizers gives an added token
+    # the model's id, else numbers it after the vocabulary (one whose id a token has, an unk_token, is that one)
+    taken = set(vocab.values())
+    for text, i in tok.specials.items():
+        if out[i] not in taken:
+            vocab.setdefault(text, out[i])
     merges: list[Any] = []
     for a, b in dict.fromkeys((names[a], names[b]) for a, b in tok.merges):  # folded repeats once
         merges.append(f"{a} {b}" if byte_level else [a, b])
@@ -85,7 +104,7 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
         "post_processor": None,
         "decoder": decoder,
         "model": {
-            "type": "BPE", "dropout": None, "unk_token": None if byte_level else names[0],  # the chars base's id 0
+            "type": "BPE", "dropout": None, "unk_token": unk if byte_level else names[0],  # the chars base's id 0
             "continuing_subword_prefix": tok.subword_prefix, "end_of_word_suffix": tok.end_of_word, "fuse_unk": False,
             "byte_fallback": False, "ignore_merges": tok.whole_first, "vocab": vocab, "merges": merges,
         },
@@ -342,7 +361,7 @@ def _load_model(
     checked one by one where something is unusual, and what is wrong named). With an
     end-of-word ``suffix``, each base token comes twice: plain, then ending a word (``e</w>``);
     with a continuing-subword ``prefix`` twice before that: plain, then after the prefix
-    (``##b``). A prefixed twin the vocabulary lacks is the file's unk_token, as tokenizers makes it."""
+    (``##b``); then a marked twin the vocabulary lacks is the file's unk_token, as tokenizers makes it."""
     warnings: list[str] = []
     merges = _merge_list(model, path)
     if byte_level:
@@ -393,12 +412,12 @@ def _load_model(
         if suffix is not None:
             alphabet += [c + suffix for c in alphabet]
     base_ids = [vocab.get(key) for key in alphabet]
-    if prefix is not None:  # a prefixed unit tokenizers does not find is its unk_token
+    if prefix is not None:  # a marked unit (##b, b</w>) tokenizers does not find is its unk_token
         unk = model.get("unk_token")
         unk_id = vocab_raw.get(unk) if isinstance(unk, str) else None
         block = len(alphabet) // (2 if suffix is None else 4)
-        for i, theirs in enumerate(base_ids):
-            if theirs is None and (i // block) % 2:
+        for i in range(block, len(base_ids)):
+            if base_ids[i] is None:
                 base_ids[i] = unk_id
         if fuse_unk := model.get("fuse_unk"):
             warnings.append(f"fuse_unk ({fuse_unk}) is ignored: unknown units in a row are an unk_token each")

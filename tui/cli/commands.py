@@ -527,7 +527,8 @@ def run_decode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # Text: the same as decoding all at once (bytes that are not valid UTF-8 become U+FFFD),
     # written a batch at a time; a character cut between two batches waits in the decoder.
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    if tok.end_of_word is not None:  # a suffix decodes by what follows it: all at once (the ids are bounded)
+    if tok.end_of_word is not None or tok.subword_prefix is not None:  # a suffix decodes by what follows it,
+        # a prefix by what is before it: all at once (the ids are bounded)
         text = tok.decode(ours)
         out.write(text)
         last, ours = text[-1:], []

@@ -81,6 +81,10 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--end-of-word", metavar="SUFFIX", default=None,
                         help="mark where words end, as CLIP and subword-nmt do: each chunk's last unit gets SUFFIX "
                              "(--end-of-word '</w>'; with --tie-break subword-nmt, learn_bpe's merges)")
+    parser.add_argument("--subword-prefix", "--continuing-subword-prefix", metavar="PREFIX", default=None,
+                        dest="subword_prefix",
+                        help="mark the pieces that continue a word, as HuggingFace's continuing_subword_prefix: "
+                             "each unit of a chunk but the first gets PREFIX (--subword-prefix '##')")
     parser.add_argument("--special", action="append", default=[], metavar="TOKEN",
                         help="a special token (repeatable); ids follow the merges")
     parser.add_argument("--max-corpus-bytes", type=byte_size, default=None, metavar="N",
@@ -116,6 +120,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         no_merge_newline=args.no_merge_newline,
         specials=tuple(args.special),
         end_of_word=getattr(args, "end_of_word", None),
+        subword_prefix=getattr(args, "subword_prefix", None),
     )
 
 

@@ -146,7 +146,8 @@ class Session:
             except (ValueError, TypeError) as exc:
                 raise SessionError(f"{where}: \"replay\": {one_line(str(exc))}") from None
         base_size = replay.base_size if replay is not None else (
-            (256 if config.end_of_word is None else 512) if config.base == "bytes" else None)
+            256 * (1 if config.end_of_word is None else 2) * (1 if config.subword_prefix is None else 2)
+            if config.base == "bytes" else None)
         merges = check.merges(data.get("merges"), base_size)
         step = check.number("step", data.get("step"), 0, len(merges))
         selected = data.get("selected")
