@@ -132,6 +132,7 @@ class TokenInfo:
     count_then: int | None  # the pair's count when it was merged
     frequency: int  # occurrences in the corpus now
     special: bool = False
+    mark: str = ""  # a subword prefix the token's bytes begin with, a mark, not text (``data`` leaves it out)
 
 
 def token_info(trainer: Trainer, token_id: int) -> TokenInfo:
@@ -140,16 +141,21 @@ def token_info(trainer: Trainer, token_id: int) -> TokenInfo:
     if not 0 <= token_id < size:
         raise ValueError(f"token id {token_id} is not in the vocabulary (0..{size - 1})")
     data = trainer.token_bytes(token_id)
+    mark = ""
+    if trainer.continues_word(token_id):
+        mark = trainer.config.subword_prefix or ""
+        data = data[len(mark.encode("utf-8")):]
     born = trainer.born(token_id)
     pair_of = lambda i: trainer.born(i).pair  # noqa: E731 - O(1) per node, no list of all merges
     return TokenInfo(
         token_id=token_id,
         data=data,
-        display=token_display(data, space="·"),
+        display=token_display(mark.encode("utf-8") + data, space="·"),
         completeness=completeness(data),
         roles=utf8_roles(data),
         tree=merge_tree(token_id, pair_of, trainer.token_bytes, trainer.base_size),
         born_step=born.step if born else None,
         count_then=born.count if born else None,
         frequency=trainer.frequency(token_id),
+        mark=mark,
     )

@@ -465,6 +465,19 @@ class Trainer:
             return self._history[index][0]
         return None
 
+    def continues_word(self, token_id: int) -> bool:
+        """Whether a token continues a word (``subword_prefix``: its left-most unit is a
+        prefixed twin, so its bytes begin with the prefix as a mark); False without a prefix."""
+        if self.config.subword_prefix is None or not 0 <= token_id < len(self._pieces):
+            return False
+        while token_id >= self.base_size:
+            born = self.born(token_id)
+            if born is None:
+                return False
+            token_id = born.pair[0]
+        block = self.base_size // (2 if self.config.end_of_word is None else 4)
+        return (token_id // block) % 2 == 1
+
     # -- stepping ---------------------------------------------------------------------------
 
     def _stop(self) -> str | None:

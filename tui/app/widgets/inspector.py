@@ -48,7 +48,7 @@ def tree_lines(tree: MergeTree, id_text: Callable[[int], str], prefix: str = "")
 def byte_lines(info: TokenInfo) -> tuple[int, int]:
     """The lines of :func:`render_info`'s text that show the bytes and their UTF-8 roles, as
     (first, last): what a lesson step that selects a token is about."""
-    first = 4  # after the token, its completeness, its birth and its count
+    first = 4 + bool(info.mark)  # after the token, its completeness, its mark, its birth and its count
     return first, first + min(len(info.roles), 16) + (len(info.roles) > 16)
 
 
@@ -65,6 +65,8 @@ def render_info(info: TokenInfo, id_text: Callable[[int], str] | None = None) ->
                 else _("partial: {what}").format(what=_(COMPLETENESS.get(info.completeness, info.completeness))),
                 style=current().ok if complete else current().partial)
     text.append("\n")
+    if info.mark:
+        text.append(_("continues a word ({mark})").format(mark=info.mark) + "\n", style="dim")
     if info.born_step is None:
         text.append(_("base token"))
     else:

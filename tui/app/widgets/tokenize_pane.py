@@ -55,16 +55,28 @@ def render_tokens(tok: Tokenizer, ids: list[int], text: str, shown: Sequence[int
         out.append("\n")
     used = 0
     wholes = 0
+    prefix = tok.subword_prefix
+    # a prefix tokenizer whose pattern drops the spaces: a space between words, as decoding puts it
+    spaced = prefix is not None and tok.end_of_word is None and tok.pretokenizer.name == "custom"
     for index, token in enumerate(ids):
         piece = token_display(tok.token_bytes(token))
-        cells = cell_len(piece)
+        mark = ""
+        if prefix is not None and tok.continues_word(token):
+            mark, piece = token_display(prefix.encode("utf-8")), token_display(tok.token_bytes(token)[len(prefix.encode("utf-8")):])
+        gap = " " if spaced and index and not mark else ""
+        cells = cell_len(gap + mark + piece)
         if width and used and used + cells > width:
             out.append("\n")
             used = 0
+            cells -= len(gap)
+            gap = ""
         style = current().on_token(index)
         if is_whole_piece(tok, token):
             wholes += 1
             style = f"{style} underline"
+        out.append(gap)
+        if mark:
+            out.append(mark, style=f"{style} dim")
         out.append(piece, style=style)
         used += cells
     out.append("\n")
