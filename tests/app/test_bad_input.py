@@ -167,6 +167,13 @@ def word_ends(tmp: Path) -> None:
     trainer.tokenizer().save(tmp / "tok.json")
 
 
+def word_insides(tmp: Path) -> None:
+    """tok.json: a tokenizer trained with the continuing-subword prefix ##."""
+    trainer = Trainer("low lower lowest newest", TrainConfig(max_merges=4, subword_prefix="##"))
+    list(trainer.run())
+    trainer.tokenizer().save(tmp / "tok.json")
+
+
 def b64(token: bytes) -> str:
     return base64.b64encode(token).decode("ascii")
 
@@ -286,6 +293,7 @@ SETUP: dict[str, Setup] = {
     "merges-prefix-missing": lambda tmp, mp: corpus(tmp),
     "merges-prefix-absent": lambda tmp, mp: (corpus(tmp), native(tmp, "p.json", merges=[[120, 121]])),
     "end-of-word-empty": lambda tmp, mp: corpus(tmp),
+    "subword-prefix-space": lambda tmp, mp: corpus(tmp),
     "end-of-word-hf-rule": lambda tmp, mp: corpus(tmp),
     "special-empty": lambda tmp, mp: corpus(tmp),
     "special-twice": lambda tmp, mp: corpus(tmp),
@@ -321,6 +329,7 @@ SETUP: dict[str, Setup] = {
     "codes-version": lambda tmp, mp: (tmp / "codes.txt").write_text("#version: 0.1\nl o\nlo w</w>\n", encoding="utf-8"),
     "hf-normalizer-export": lambda tmp, mp: with_normalizer(tmp),
     "end-of-word-export": lambda tmp, mp: word_ends(tmp),
+    "subword-prefix-export": lambda tmp, mp: word_insides(tmp),
     "spm-bpe-model": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_BPE),
     "spm-unigram-model": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_UNIGRAM),
     "gpt2-added-clash": lambda tmp, mp: (gpt2_pair(tmp, ["a b"]), (tmp / "pair" / "added_tokens.json").write_text('{"<x>": 97}')),
