@@ -72,11 +72,13 @@ def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> d
             unk = unknown[out[min(lacked)]]
     for k, piece in enumerate(tok.whole_pieces):  # made by no merge: only ignore_merges' lookup gives them
         vocab.setdefault(spell(piece), out[len(tok.pieces) + k])
-    # specials in the model's vocabulary too, as BpeTrainer writes them: tokenizers gives an added token
-    # the model's id, else numbers it after the vocabulary (one whose id a token has, an unk_token, is that one)
+    # a special whose id is among the model's (a file's own numbering, BpeTrainer's specials first) goes
+    # in the model's vocabulary too, as BpeTrainer writes it: tokenizers gives an added token the model's
+    # id, else numbers it after the vocabulary (one whose id a token has, an unk_token, is that one)
     taken = set(vocab.values())
+    last = max(taken, default=-1)
     for text, i in tok.specials.items():
-        if out[i] not in taken:
+        if out[i] not in taken and out[i] < last:
             vocab.setdefault(text, out[i])
     merges: list[Any] = []
     for a, b in dict.fromkeys((names[a], names[b]) for a, b in tok.merges):  # folded repeats once
