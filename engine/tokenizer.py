@@ -27,23 +27,29 @@ import gc
 import json
 import operator
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
 from . import _core
+from ._chunkcoders import ChunkEncoders
 from ._pairs import SHIFT, merge
-from ._rankmerge import rank_merge
-from .config import (
-    MAX_VOCAB,
-    MAX_VOCAB_BYTES,
-    TrainConfig,
-    end_of_word_problem,
-    special_text_problem,
-    subword_prefix_problem,
+from ._tokparts import (  # noqa: F401 - importable from here, as before the split
+    _ALTERNATION_LIMIT,
+    BYTE_CHARS,
+    _by_text_options,
+    _Found,
+    _grow,
+    _marked_base,
+    _prefixed_base,
+    _SpecialFinder,
+    _whole_pieces,
+    _whole_ranks,
+    unmark,
 )
+from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, end_of_word_problem, special_text_problem, subword_prefix_problem
 from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
 from .io import atomic_write_text, parse_json, read_file
 from .normalize import Normalizer
@@ -83,53 +89,6 @@ class TraceStep:
     tokens: tuple[int, ...]
 
 
-#: Up to this many special tokens are found with one regex alternation, longest first (the
-#: standard ``re`` module's compile time grows with each special: docs/benchmarks.md); more (files
-#: can hold as many as their size allows) are looked up in a set by :class:`_SpecialFinder`.
-_ALTERNATION_LIMIT = 1000
-
-
-class _Found:
-    """One special token found in a text, answering as an ``re.Match`` does."""
-
-    __slots__ = ("_start", "_end", "_text")
-
-    def __init__(self, start: int, end: int, text: str) -> None:
-        self._start, self._end, self._text = start, end, text
-
-    def start(self) -> int:
-        return self._start
-
-    def end(self) -> int:
-        return self._end
-
-    def group(self, index: int = 0) -> str:
-        return self._text
-
-
-class _SpecialFinder:
-    """Finds special tokens where a regex alternation of them, longest first, would (the leftmost
-    one, and there the longest), but set up in time linear in their number: a character class of
-    their first characters finds where one may start, then a set lookup per distinct length."""
-
-    def __init__(self, specials: Iterable[str]) -> None:
-        self._set = frozenset(specials)
-        self._lengths = sorted({len(t) for t in self._set}, reverse=True)
-        self._starts = re.compile("[" + "".join(re.escape(c) for c in sorted({t[0] for t in self._set})) + "]")
-
-    def finditer(self, text: str) -> Iterator[_Found]:
-        found, search, lengths = self._set, self._starts.search, self._lengths
-        pos = 0
-        while (start := search(text, pos)) is not None:
-            at = start.start()
-            for n in lengths:
-                piece = text[at : at + n]  # shorter near the end: then the longest that fits
-                if piece in found:
-                    pos = at + len(piece)
-                    yield _Found(at, pos, piece)
-                    break
-            else:
-                pos = at + 1
 
 
 class _ChunkCache(dict):
@@ -156,21 +115,6 @@ class _ChunkCache(dict):
         return ids
 
 
-def _grow(items: list[Any], lefts: Sequence[int], rights: Sequence[int]) -> None:
-    """Append ``items[a] + items[b]`` for each merge ``(a, b)``, in order (each merge's parts are
-    made before it: checked by the caller). Example: ``_grow(x := [1, 2], [0, 2], [1, 1])`` makes
-    ``x == [1, 2, 3, 5]``.
-
-    One C-level ``extend``: it adds each sum as the map yields it, so a later merge reads the
-    sums before it (CPython's ``list.extend``). Where a list would not grow that way, a part is
-    missing when read, and the plain loop does the work."""
-    start = len(items)
-    try:
-        items.extend(map(operator.add, map(items.__getitem__, lefts), map(items.__getitem__, rights)))
-    except IndexError:
-        del items[start:]
-        for a, b in zip(lefts, rights):
-            items.append(items[a] + items[b])
 
 
 def too_many_bytes(merge_number: int, size: int) -> ConfigError:
@@ -182,7 +126,7 @@ def too_many_bytes(merge_number: int, size: int) -> ConfigError:
     )
 
 
-class Tokenizer:
+class Tokenizer(ChunkEncoders):
     """Encode and decode with learned merges, applied in the order they were learned.
 
     Example: ``Tokenizer(merges=[(104, 105)]).encode("hi hi") -> [256, 32, 256]``
@@ -479,206 +423,6 @@ class Tokenizer:
             ids[-1] += self.base_size // 2  # the chunk's last unit ends a word: its marked twin
         return ids
 
-    def _encode_by_text(self, chunk: str) -> list[int]:
-        """Merge ``chunk`` by the rank of joined text (``text_ranks``): sentencepiece's BPE."""
-        if self._text_order is None:
-            order: dict[str, int] = {}
-            ids: dict[str, int] = {}
-            for k, rank in enumerate(self.text_ranks or ()):
-                text = self.pieces[self.base_size + k].decode("utf-8", "surrogateescape")
-                ids.setdefault(text, self.base_size + k)
-                order[text] = min(rank, order.get(text, rank))
-            self._text_order = order, ids
-        order, ids = self._text_order
-        out: list[int] = []
-        for part in rank_merge(chunk, order):  # type: ignore[arg-type]  # str works as bytes do
-            token = ids.get(part)  # type: ignore[call-overload]
-            if token is not None:
-                out.append(token)
-            elif self.byte_fallback:
-                out.extend(self._base_ids(part))  # type: ignore[arg-type]  # one character, maybe its bytes
-            else:
-                token = self._char_ids.get(part, 0)  # type: ignore[call-overload]
-                if token or not out or out[-1]:  # unknown characters in a row are one unknown token
-                    out.append(token)
-        return out
-
-    def _encode_marked(self, chunk: str) -> list[int]:
-        """Encode one chunk of an ``end_of_word`` tokenizer: always through the merges."""
-        return self._merge_chunk(self._base_ids(chunk))
-
-    def _encode_new(self, chunk: str) -> list[int]:
-        """Encode one chunk, not from the cache: a chunk whose bytes are a token that encodes to
-        itself is that token (one lookup: the usual case for a trained tokenizer's corpus);
-        anything else goes through the merges (:func:`engine._core.chunk_encoder`)."""
-        whole = self._whole
-        if whole is None:
-            if self._before_whole > 0:  # a few chunks (bpe-lab encode "hi") cost less than the table
-                self._before_whole -= 1
-                return self._merge_chunk(self._base_ids(chunk))
-            whole = self._whole = self._whole_table()
-        if whole:
-            key = chunk if self.alphabet is not None else chunk.encode("utf-8", "surrogateescape")
-            token = whole.get(key)
-            if token is not None and (self._known[token] == 1 or self._self_encodes(token)):
-                return [token]  # the usual case, in short
-        return self._merge_chunk(self._base_ids(chunk))
-
-    def normalize(self, text: str) -> str:
-        """``text`` as the normalizer makes it (unchanged without one): what is split and merged.
-        Special tokens are found before it, so call it on the text between them."""
-        return self.normalizer(text) if self.normalizer is not None else text
-
-    def whole_piece(self, chunk: bytes) -> int | None:
-        """With ``whole_first``: the token whose bytes are all of ``chunk`` (the first id of
-        those bytes), which the chunk encodes to without merging; else None."""
-        if not self.whole_first:
-            return None
-        table = self._by_bytes
-        if table is None:
-            table = self._by_bytes = dict(zip(self.whole_pieces, range(len(self.pieces), len(self.pieces) + len(self.whole_pieces))))
-            table.update(zip(reversed(self.pieces), range(len(self.pieces) - 1, -1, -1)))
-        return table.get(chunk)
-
-    def _encode_whole_first(self, chunk: str) -> list[int]:
-        """A chunk that is a whole token is that token (``whole_first``); any other is merged."""
-        key = chunk.encode("utf-8", "surrogateescape")
-        token = self.whole_piece(key)
-        if token is not None:
-            return [token]
-        if self.whole_ranks is None:
-            return self._encode_chunk(chunk)
-        ids = self._by_bytes
-        assert ids is not None  # built by whole_piece
-        return [ids[part] for part in rank_merge(key, self._rank_order())]
-
-    def _rank_order(self) -> dict[bytes, int]:
-        """Every token of two bytes or more -> its rank, the whole pieces among the merges as
-        ``whole_ranks`` places them (for tiktoken's merging)."""
-        if self._order is None:
-            order: dict[bytes, int] = {}
-            ranks = self.whole_ranks or []
-            places = sorted(range(len(ranks)), key=lambda k: (ranks[k], k))
-            at = 0
-            for j in range(len(self.merges) + 1):
-                while at < len(places) and ranks[places[at]] <= j:
-                    order.setdefault(self.whole_pieces[places[at]], len(order))
-                    at += 1
-                if j < len(self.merges):
-                    order.setdefault(self.pieces[self.base_size + j], len(order))
-            self._order = order
-        return self._order
-
-    def _whole_table(self) -> dict[Any, int]:
-        """Each token's bytes (bytes base) or text (chars base) -> a token id with them.
-
-        The chars base keys by text, not bytes: with surrogate escapes in the alphabet, two
-        texts can share their bytes. The table is empty when the alphabet repeats a character
-        or holds more than one in an entry: a chunk's base ids then need not be its token's."""
-        if self.alphabet is None:
-            return dict(zip(self.pieces, range(len(self.pieces))))
-        if len(self._char_ids) != len(self.alphabet) or any(len(c) != 1 for c in self.alphabet):
-            return {}
-        texts = list(self.alphabet)
-        for a, b in self.merges:
-            texts.append(texts[a] + texts[b])
-        return dict(zip(texts, range(len(texts))))
-
-    def _apart(self, left: int, right: int, end: int) -> bool:
-        """Whether tokens ``left`` and ``right``, side by side and each built on its own (each
-        encodes to itself), are never joined by a merge before step ``end``.
-
-        The tokens next to the border are left's right spine (left, its right part, that one's
-        right part, ...) and right's left spine; spine token x exists from step x until its
-        parent is made. A pair (L, R) of them whose merge r comes before both are replaced would
-        fire at step r (also when r makes R's parent: R and its sibling are then copies of L,
-        and the pair across the border, further left, goes first). The walk visits every pair
-        ever side by side, replacing the later-made one each time.
-        """
-        left_of, right_of, get = self._left_of, self._right_of, self._ranks.get
-        end_left = end_right = end
-        while True:
-            r = get(left << SHIFT | right)
-            if r is not None and r < end_left and r <= end_right:
-                return False
-            if left >= right:
-                part = right_of[left]
-                if part < 0:
-                    return True  # both down to base tokens
-                end_left, left = left, part
-            else:
-                part = left_of[right]
-                if part < 0:
-                    return True
-                end_right, right = right, part
-
-    def _self_encodes(self, token: int) -> bool:
-        """Whether encoding the bytes of ``token`` gives ``[token]`` (memoized per token).
-
-        Token t, made by merge (a, b), encodes to itself when a and b do and stay apart until
-        step t (:meth:`_apart`): merges fire in rank order, so the halves grow independently
-        until one joins them, and then t joins the two.
-        """
-        known = self._known
-        if known[token]:
-            return known[token] == 1
-        left_of, right_of, apart = self._left_of, self._right_of, self._apart
-        stack = [token]
-        while stack:
-            t = stack[-1]
-            a = left_of[t]
-            b = right_of[t]
-            ka = known[a]
-            kb = known[b]
-            if not (ka and kb):  # a half not judged yet: judge it first
-                if not ka:
-                    stack.append(a)
-                if not kb:
-                    stack.append(b)
-                continue
-            stack.pop()
-            if known[t]:
-                continue
-            if ka != 1 or kb != 1:
-                known[t] = 2
-                continue
-            known[t] = 1 if apart(a, b, t) else 2
-        return known[token] == 1
-
-    def _judge_all(self) -> None:
-        """:meth:`_self_encodes` for every token at once, in id order: each token's parts are
-        judged before it (they are made before it), so no stack is needed (a third of the cost
-        per token; for a text that meets most of the vocabulary)."""
-        known, left_of, right_of, get = self._known, self._left_of, self._right_of, self._ranks.get
-        for t in range(self.base_size, len(self.pieces)):
-            if known[t]:
-                continue
-            a = left_of[t]
-            b = right_of[t]
-            if known[a] != 1 or known[b] != 1:
-                known[t] = 2
-                continue
-            # _apart(a, b, t), inlined: a call per token is a sixth of this loop's time over a
-            # 50,000-token vocabulary ((a, b) itself is merge t, so the walk starts one step down)
-            left, right, end_left, end_right = a, b, t, t
-            ok = 1
-            while True:
-                if left >= right:
-                    part = right_of[left]
-                    if part < 0:
-                        break
-                    end_left, left = left, part
-                else:
-                    part = left_of[right]
-                    if part < 0:
-                        break
-                    end_right, right = right, part
-                r = get(left << SHIFT | right)
-                if r is not None and r < end_left and r <= end_right:
-                    ok = 2
-                    break
-            known[t] = ok
-        self._judged = True
 
     def encode_chunk(self, chunk: str) -> list[int]:
         """Encode one pre-tokenized chunk (cached)."""
@@ -859,89 +603,6 @@ class Tokenizer:
         """Read a tokenizer written by :meth:`save`; bad files raise ``TokenizerFileError`` (a
         ``ValueError``)."""
         return load_tokenizer(path)
-
-
-def _by_text_options(alphabet: list[str] | None, byte_fallback: bool, text_ranks: Sequence[int] | None,
-                     merges: int) -> tuple[bool, list[int] | None]:
-    """The checked ``byte_fallback`` and ``text_ranks`` (chars base only)."""
-    if not (byte_fallback or text_ranks is not None):
-        return False, None
-    if alphabet is None:
-        raise ConfigError("byte fallback and merging by text are for the chars base")
-    if byte_fallback and (len(alphabet) < 257 or alphabet[1:257] != BYTE_CHARS):
-        raise ConfigError("byte fallback needs the 256 bytes as the alphabet's entries 1-256")
-    if text_ranks is None:
-        return bool(byte_fallback), None
-    ranks = list(text_ranks)
-    if len(ranks) != merges or not all(type(r) is int and r >= 0 for r in ranks):
-        raise ConfigError("text_ranks gives each merge a rank (a whole number)")
-    return bool(byte_fallback), ranks
-
-
-#: The alphabet entries of the 256 bytes for ``byte_fallback`` (entries 1-256).
-BYTE_CHARS = [chr(b) if b < 128 else chr(0xDC00 + b) for b in range(256)]
-def _prefixed_base(prefix: str | None, pieces: list[bytes], whole: bool) -> tuple[str | None, list[bytes]]:
-    """The checked ``subword_prefix`` and the base with it: each base token, then each again
-    after the prefix."""
-    if prefix is None:
-        return None, pieces
-    problem = subword_prefix_problem(prefix)
-    if problem:
-        raise ConfigError(problem)
-    if whole:
-        raise ConfigError("whole-piece lookup and a subword prefix do not go together")
-    mark = prefix.encode("utf-8")
-    return prefix, pieces + [mark + piece for piece in pieces]
-
-
-def _marked_base(suffix: str | None, pieces: list[bytes], whole: bool) -> tuple[str | None, list[bytes]]:
-    """The checked ``end_of_word`` suffix and the base with it: each base token, then each again
-    with the suffix."""
-    if suffix is None:
-        return None, pieces
-    problem = end_of_word_problem(suffix)
-    if problem:
-        raise ConfigError(problem)
-    if whole:
-        raise ConfigError("whole-piece lookup and an end-of-word suffix do not go together")
-    mark = suffix.encode("utf-8")
-    return suffix, pieces + [piece + mark for piece in pieces]
-
-
-def unmark(text: str, suffix: str) -> str:
-    """Decoded text with each end-of-word ``suffix`` made a space between words: none before
-    whitespace or at the end. Example: ``unmark("a</w>photo</w> of</w>", "</w>") -> "a photo of"``"""
-    marked = re.compile(re.escape(suffix) + r"(?=\s|\Z)")
-    return marked.sub("", text).replace(suffix, " ")
-
-
-def _whole_ranks(ranks: Sequence[int] | None, whole_pieces: list[bytes], merges: int) -> list[int] | None:
-    """The checked ``whole_ranks``: one count of merges (0 to ``merges``) a whole piece."""
-    if ranks is None:
-        return None
-    ranks = list(ranks)
-    if len(ranks) != len(whole_pieces) or not all(type(r) is int and 0 <= r <= merges for r in ranks):
-        raise ConfigError("whole_ranks gives each whole piece how many merges rank below it")
-    return ranks
-
-
-def _whole_pieces(base: str, whole_first: bool, whole_pieces: Sequence[bytes], first: int) -> tuple[bool, list[bytes]]:
-    """The checked ``whole_first`` and ``whole_pieces`` of a tokenizer whose merges end before
-    id ``first``."""
-    pieces = list(whole_pieces)
-    if not (whole_first or pieces):
-        return False, []
-    if base != "bytes":
-        raise ConfigError("whole-piece lookup is for the bytes base")
-    if not whole_first:
-        raise ConfigError("whole pieces are tokens only the whole-piece lookup gives: they need whole_first")
-    if not all(isinstance(p, bytes) and len(p) > 1 for p in pieces):
-        raise ConfigError("a whole piece is the bytes of a token of at least two bytes")
-    if len(set(pieces)) != len(pieces):
-        raise ConfigError("a whole piece is given twice")
-    if first + len(pieces) > MAX_VOCAB:
-        raise ConfigError(f"too many tokens: {first} base tokens and merges and {len(pieces)} whole pieces (at most {MAX_VOCAB})")
-    return True, pieces
 
 
 # -- the native file format ------------------------------------------------------------------
