@@ -33,7 +33,8 @@ from tui.app.toasts import Toasts
 from tui.app.widgets.corpus_view import CorpusView
 from tui.i18n import _, engine_message
 from tui.model.confine import Confinement
-from tui.model.session import SessionKeeper, explicit_session_path
+from tui.model.session import explicit_session_path
+from tui.model.session_keeper import SessionKeeper
 from tui.model.workbench import LoadedCorpus, Workbench
 
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
