@@ -1,7 +1,7 @@
 """Every row of docs/bad-input.md is a test: the command it shows, run on the input it names,
 exits as documented and prints exactly the documented line (errors: that line alone, on stderr).
 
-The table is the single source: each row's id picks a SETUP below (the files it needs, and the
+The table is the single source: each row's id picks a SETUP (below, and by area in tests/bad_input_areas.py: the files it needs, and the
 simulation for what a test cannot do for real: a full disk, permissions as root, a file that
 grows while read); a row without a setup, or a setup without a row, fails
 ``test_the_table_and_the_setups_agree``.
