@@ -151,3 +151,21 @@ WORDS = st.lists(st.text(st.sampled_from("abcdé中"), min_size=1, max_size=6), 
 @given(st.lists(WORDS.map(" ".join), min_size=1, max_size=6), st.integers(1, 3), st.booleans())
 def test_random_corpora_train_as_bpe_trainer(lines, min_frequency, byte_level):
     check_against_tokenizers(lines, min_frequency, byte_level)
+
+
+@pytest.mark.parametrize("base", ["chars", "bytes"])
+@pytest.mark.parametrize("suffix", [None, "</w>"])
+def test_the_trained_tokenizer_segments_the_corpus_as_training_left_it(base, suffix):
+    """Training and encoding agree on the layout (prefixed twins, with a suffix four blocks): each
+    distinct chunk encodes to the tokens training left it in, and decodes to itself."""
+    text = (SAMPLES / "workshop.txt").read_text(encoding="utf-8")
+    config = TrainConfig(base=base, pretokenizer="gpt2", subword_prefix=PREFIX, end_of_word=suffix, max_merges=300)
+    trainer = Trainer(text, config)
+    for _ in trainer.run():
+        pass
+    tok = trainer.tokenizer()
+    assert tok.base_size == (256 if base == "bytes" else len(trainer.alphabet)) * (2 if suffix is None else 4)
+    chunks = list(trainer.pretokenizer.count(text))
+    assert [list(tok.encode_ordinary(c)) for c in chunks] == [list(s) for s in trainer.sequences()]
+    assert all(tok.decode(tok.encode_ordinary(c)) == c for c in chunks)
+    assert tok.decode(tok.encode(text)) == text
