@@ -59,6 +59,8 @@ SOURCES: dict[str, Source] = {
        for kind, files in (("multilingual", ("vocab.json", "merges.txt", "added_tokens.json")),
                            ("gpt2", ("vocab.json", "merges.txt")))
        for file in files},
+    # the special tokens that Whisper's tokenizer.py adds to a pair (its LANGUAGES and list)
+    "whisper-tokenizer.py": Source("openai-whisper==20230308", "whisper/tokenizer.py", pypi=True),
     # CLIP's merges (OpenAI's bpe_simple_vocab_16e6.txt, gzipped): an end-of-word suffix model
     "clip-bpe.txt.gz": Source("open_clip_torch==3.3.0", "open_clip/bpe_simple_vocab_16e6.txt.gz"),
     # SentencePiece's own test model (a Unigram model)
