@@ -16,7 +16,9 @@ from texts import SPM_TEXTS as TEXTS
 from engine.formats import load_any
 from engine.formats.sentencepiece import BYTE, CONTROL, USER_DEFINED, parse_model
 
-MODELS = ["mistral-v1.model", "mistral-v2.model", "mistral-v3.model", "mistral-v7.model"]
+#: Llama 2's is made again from llama.cpp's copy of its vocabulary (no pip package ships the file;
+#: tests/fetch_tokenizers.py, and test_formats_sentencepiece_llama2.py checks it).
+MODELS = ["mistral-v1.model", "mistral-v2.model", "mistral-v3.model", "mistral-v7.model", "llama2-rebuilt.model"]
 
 @functools.cache
 def loaded(name: str):
@@ -177,7 +179,7 @@ def json_folder(tmp_path_factory):
 
 
 @pytest.mark.parametrize("legacy", [True, False], ids=["prepend-replace", "metaspace"])
-@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model"])
+@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model", "llama2-rebuilt.model"])
 def test_converted_tokenizer_json_encodes_as_tokenizers_does(name, legacy, json_folder):
     imported, hf = loaded_json(name, legacy, json_folder)
     assert imported.format == "hf"
@@ -220,7 +222,7 @@ def test_the_replay_sees_the_corpus_as_the_model_does():
     assert imported.to_file_ids(tok.encode("𓀀"))[1:] == sp.encode("𓀀")[1:]  # the byte pieces
 
 
-@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model"])
+@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model", "llama2-rebuilt.model"])
 def test_hf_export_gives_sentencepieces_ids_in_tokenizers(name, tmp_path):
     """An hf export of a .model is what transformers' converter writes: tokenizers reading it,
     and bpe-lab reading it back, give sentencepiece's ids."""
