@@ -195,7 +195,8 @@ def test_anthropics_normalizer_gives_tokenizers_ids():
     assert changed >= 10
 
 
-@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model", "mistral-v7.model", "spm-unigram.model"])
+@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model", "mistral-v7.model", "llama2-rebuilt.model",
+                                  "spm-unigram.model"])
 def test_sentencepiece_models_are_detected_and_a_unigram_one_refused(name):
     """BPE models are read (tests/test_formats_sentencepiece.py checks their ids); Unigram is refused by name."""
     from engine.errors import TokenizerFileError
