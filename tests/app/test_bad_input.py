@@ -464,6 +464,7 @@ SETUP_STREAMS: dict[str, Setup] = {
     "output-read-only": lambda tmp, mp: (corpus(tmp), read_only(tmp)),
     "app-stdin": lambda tmp, mp: None,
     "app-stream": lambda tmp, mp: None,
+    "app-corpus-too-large": lambda tmp, mp: os.truncate(corpus(tmp, "huge.txt", b""), 300 << 20),  # sparse: no disk used
     "app-session-stream": lambda tmp, mp: stream_session(tmp),
     "app-session-is-corpus": lambda tmp, mp: corpus(tmp),
     "app-lang-unknown": lambda tmp, mp: None,
