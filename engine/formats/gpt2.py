@@ -211,7 +211,13 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
     marked = {bytes([b]) + mark for b in range(256)} if mark else set()
     vocab: dict[bytes, int] = {}
     specials: list[tuple[str, int]] = []
+    warnings = []
     for name, i in raw.items():
+        if not name:
+            # Whisper's multilingual pair (as its .tiktoken file) has "" at 50256: no text
+            # encodes to it, and no token can be empty; its id stays taken.
+            warnings.append(f"vocab.json's empty entry \"\" (id {i}) is skipped: no text encodes to it")
+            continue
         try:
             key = unicode_to_token(name)
         except ValueError:
@@ -220,7 +226,6 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
             specials.append((name, i))
         else:
             vocab[key] = i
-    warnings = []
     specials += _added_tokens(added_path(vocab_path), raw, specials)
     specials.sort(key=lambda s: s[1])
     for name, _ in specials:

@@ -65,6 +65,10 @@ class Probe:
         return self.data if self.kind == "json" else self.raw if self.kind == "binary" else self.text
 
 
+#: The first two bytes of a gzip file.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
 def probe(path: Path) -> Probe:
     """Read ``path`` once (bounded by ``MAX_FILE_BYTES``); an empty file or bad JSON raises
     ``TokenizerFileError`` naming the path."""
@@ -99,6 +103,9 @@ def sniff(path: Path, registry: Sequence[Sniffer]) -> tuple[Any, Any]:
     if best is not None:
         return best, seen.content
     if seen.kind == "binary":
+        if seen.raw is not None and seen.raw.startswith(GZIP_MAGIC):
+            # CLIP's merges ship so (bpe_simple_vocab_16e6.txt.gz); bpe-lab reads no archive
+            raise fail(path, "is gzip-compressed: decompress it first (gunzip -k FILE)")
         raise fail(path, "not a text file (invalid UTF-8)")
     if seen.kind == "dir":
         names = " + ".join(f.label for f in registry if f.writes_folder)

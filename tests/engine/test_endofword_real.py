@@ -11,22 +11,14 @@ import pytest
 from clip_files import CLIP_PATTERN, clip_json, clip_merges, clip_pair, clip_tokenizer, why
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from texts import TEXTS as ACCEPTANCE_TEXTS
 
 from engine.formats import load_any
 
 tokenizers = pytest.importorskip("tokenizers")
 
-TEXTS = [
-    "A photo of a cat. The baker opens the bakery at six. It's 7:45 already! Don't, won't, I'll, we've.",
-    "Grüße aus München, Köln und Düsseldorf! Straßenbahnhaltestelle.",
-    "分词器不认识汉字，它只认识字节。今天天气很好。",
-    "Türkiye Büyükşehir Belediyesi Ayrıca açıklama yaptı. Erdoğan İstanbul'da konuştu.",
-    "Việt Nam là một quốc gia nằm ở cực Đông của bán đảo Đông Dương.",
-    "Václav Havel byl český dramatik. Příliš žluťoučký kůň úpěl ďábelské ódy.",
-    "def merge(ids, pair):\n    out = []\n\tfor i in ids:\n        out.append(i)  \n\n    return out\r\n",
-    "emoji 😀👍🏽 family 👨‍👩‍👧 flags 🇩🇪  ",
-    "1234567890 12 3 0.5 ٣٤٥ 2024-11-30   \n\n\n  c \t\t d <|endoftext|> x<|startoftext|>y",
-]
+#: The acceptance texts, and CLIP's own: a caption, and its two special tokens in text.
+TEXTS = [*ACCEPTANCE_TEXTS, "A photo of a cat.", "c \t\t d <|endoftext|> x<|startoftext|>y"]
 
 
 @functools.cache

@@ -5,32 +5,14 @@ Each test skips, saying why, when its file cannot be had."""
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import pytest
-from fetch_tokenizers import load_cached, real_file, why_missing
+from fetch_tokenizers import LLAMA3_PATTERN, load_cached, needed
+from texts import INVALID, TEXTS
 
 tiktoken = pytest.importorskip("tiktoken")
 from tiktoken.load import load_tiktoken_bpe  # noqa: E402
 
-#: Text in the languages and shapes the issue names (Turkish, Vietnamese and Czech are where
-#: Llama 3's whole-piece tokens live).
-TEXTS = [
-    "The baker opens the bakery at six. It's 7:45 already! Don't, won't, I'll, we've.",
-    "Grüße aus München, Köln und Düsseldorf! Straßenbahnhaltestelle.",
-    "分词器不认识汉字，它只认识字节。今天天气很好。",
-    "Türkiye Büyükşehir Belediyesi Ayrıca açıklama yaptı. Erdoğan İstanbul'da konuştu.",
-    "Việt Nam là một quốc gia nằm ở cực Đông của bán đảo Đông Dương. Người Việt nói tiếng Việt.",
-    "Václav Havel byl český dramatik a první prezident České republiky. Příliš žluťoučký kůň úpěl ďábelské ódy.",
-    "def merge(ids, pair):\n    out = []\n\tfor i in ids:\n        out.append(i)  \n\n    return out\r\n",
-    "emoji 😀👍🏽 family 👨‍👩‍👧 flags 🇩🇪  ",
-    "1234567890 12 3 0.5 ٣٤٥ 2024-11-30   \n\n\n  c \t\t d",
-]
-#: Bytes that are not UTF-8, split and merged as bytes (tiktoken's _encode_bytes).
-INVALID = [b"\xff\xfe abc \xc3", b"caf\xe9 \x80\x81\x82 ok", b"\xe4\xb8 half"]
-
-LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")
 O200K_PATTERN = (r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
                  r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
                  r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+")
@@ -43,13 +25,6 @@ RANK_FILES = {
     "whisper-gpt2.tiktoken": GPT2_PATTERN,
     "whisper-multilingual.tiktoken": GPT2_PATTERN,
 }
-
-
-def needed(name: str) -> Path:
-    path = real_file(name)
-    if path is None:
-        pytest.skip(f"{name} cannot be had: {why_missing(name)}")
-    return path
 
 
 #: load_any with the merge cache beside the fetched files (tests/fetch_tokenizers.py).
@@ -220,7 +195,8 @@ def test_anthropics_normalizer_gives_tokenizers_ids():
     assert changed >= 10
 
 
-@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model", "mistral-v7.model", "spm-unigram.model"])
+@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model", "mistral-v7.model", "llama2-rebuilt.model",
+                                  "spm-unigram.model"])
 def test_sentencepiece_models_are_detected_and_a_unigram_one_refused(name):
     """BPE models are read (tests/test_formats_sentencepiece.py checks their ids); Unigram is refused by name."""
     from engine.errors import TokenizerFileError

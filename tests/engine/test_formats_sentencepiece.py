@@ -9,38 +9,16 @@ import functools
 import json
 
 import pytest
-from fetch_tokenizers import real_file, why_missing
+from fetch_tokenizers import needed
+from texts import INVALID
+from texts import SPM_TEXTS as TEXTS
 
 from engine.formats import load_any
 from engine.formats.sentencepiece import BYTE, CONTROL, USER_DEFINED, parse_model
 
-MODELS = ["mistral-v1.model", "mistral-v2.model", "mistral-v3.model", "mistral-v7.model"]
-
-#: Text in the languages and shapes the issue names, with SentencePiece's own hard cases: a
-#: leading space, runs of spaces (the ▁▁ pieces), newlines and tabs (byte pieces), a literal ▁.
-TEXTS = [
-    "The baker opens the bakery at six. It's 7:45 already! Don't, won't, I'll, we've.",
-    "Grüße aus München, Köln und Düsseldorf! Straßenbahnhaltestelle.",
-    "分词器不认识汉字，它只认识字节。今天天气很好。",
-    "Türkiye Büyükşehir Belediyesi Ayrıca açıklama yaptı. Erdoğan İstanbul'da konuştu.",
-    "Việt Nam là một quốc gia nằm ở cực Đông của bán đảo Đông Dương. Người Việt nói tiếng Việt.",
-    "Václav Havel byl český dramatik a první prezident České republiky. Příliš žluťoučký kůň úpěl ďábelské ódy.",
-    "def merge(ids, pair):\n    out = []\n\tfor i in ids:\n        out.append(i)  \n\n    return out\r\n",
-    "emoji 😀👍🏽 family 👨‍👩‍👧 flags 🇩🇪  ",
-    "1234567890 12 3 0.5 ٣٤٥ 2024-11-30   \n\n\n  c \t\t d",
-    " leading space", "  two", "▁literal ▁ marks", "a" * 40 + " " * 17 + "b", "\x00\x01\x7f", "ﬁ 𝟙 …",
-    "ᚠᛇᚻ ꙮ 𓀀 \U0010fffd",  # characters no piece holds: byte pieces
-]
-#: Bytes that are not UTF-8: sentencepiece reads each as U+FFFD.
-INVALID = [b"\xff\xfe abc \xc3", b"caf\xe9 \x80\x81\x82 ok", b"\xe4\xb8 half"]
-
-
-def needed(name: str):
-    path = real_file(name)
-    if path is None:
-        pytest.skip(f"{name} cannot be had: {why_missing(name)}")
-    return path
-
+#: Llama 2's is made again from llama.cpp's copy of its vocabulary (no pip package ships the file;
+#: tests/fetch_tokenizers.py, and test_formats_sentencepiece_llama2.py checks it).
+MODELS = ["mistral-v1.model", "mistral-v2.model", "mistral-v3.model", "mistral-v7.model", "llama2-rebuilt.model"]
 
 @functools.cache
 def loaded(name: str):
@@ -201,7 +179,7 @@ def json_folder(tmp_path_factory):
 
 
 @pytest.mark.parametrize("legacy", [True, False], ids=["prepend-replace", "metaspace"])
-@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model"])
+@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model", "llama2-rebuilt.model"])
 def test_converted_tokenizer_json_encodes_as_tokenizers_does(name, legacy, json_folder):
     imported, hf = loaded_json(name, legacy, json_folder)
     assert imported.format == "hf"
@@ -244,7 +222,7 @@ def test_the_replay_sees_the_corpus_as_the_model_does():
     assert imported.to_file_ids(tok.encode("𓀀"))[1:] == sp.encode("𓀀")[1:]  # the byte pieces
 
 
-@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model"])
+@pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model", "llama2-rebuilt.model"])
 def test_hf_export_gives_sentencepieces_ids_in_tokenizers(name, tmp_path):
     """An hf export of a .model is what transformers' converter writes: tokenizers reading it,
     and bpe-lab reading it back, give sentencepiece's ids."""
