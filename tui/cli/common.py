@@ -56,11 +56,17 @@ class UsageError(Exception):
     """Bad input from the user: printed as one line, exit code 2."""
 
 
+#: A usage error's message is cut to this many characters (it quotes what was given).
+MAX_USAGE_MESSAGE = 200
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (``bpe-lab: error: ...``, exit code 2) like every
     other error, instead of the usage block: ``--help`` shows that."""
 
     def error(self, message: str):  # type: ignore[override]
+        if len(message) > MAX_USAGE_MESSAGE:  # argparse repeats the arguments: 5000 digits stay off the line
+            message = f"{message[:MAX_USAGE_MESSAGE - 40]}… ({len(message):,} characters)"
         command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
         hint = f" (see {PROG} {command + ' ' if command else ''}--help)"
         raise UsageError(message + hint)
