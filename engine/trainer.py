@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
 from time import perf_counter
-from typing import Any
 
 from ._branches import Branch, Branches, RestoreStopped, check_data, check_work
 from ._checkpoints import Checkpoints
@@ -31,6 +30,11 @@ def _never() -> bool:
     return False
 
 
+#: Objects made under :func:`_gc_paused` that a young collection may scan when it ends (a few
+#: milliseconds' walk); more are moved out of its way.
+YOUNG_SCAN = 50_000
+
+
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     """Pause the cyclic collector: training allocates millions of acyclic objects, and
@@ -43,9 +47,15 @@ def _gc_paused() -> Iterator[None]:
         # What was made meanwhile (a state's millions of node lists in a few dicts) would be
         # scanned by the first young collection once the collector is back (a tenth of a second
         # per million); freezing and unfreezing moves it to the oldest generation unscanned.
-        if not gc.get_freeze_count():  # (objects someone else froze stay frozen)
-            gc.freeze()
-            gc.unfreeze()
+        # Only worth it when much was made: gc.get_freeze_count() walks every frozen object
+        # (the app freezes what it loaded: millions), which once a short batch (a jump's 20 ms)
+        # cost more than the batch.
+        if gc.get_count()[0] > YOUNG_SCAN:
+            if gc.get_freeze_count():  # someone else froze theirs: they stay frozen, and so do these
+                gc.freeze()  # (that someone's unfreeze gives them back with theirs)
+            else:
+                gc.freeze()
+                gc.unfreeze()
         if was_enabled:
             gc.enable()
 
@@ -154,8 +164,8 @@ class Trainer:
         self._leap: tuple[int, int] | None = None  # a jump cut short: (target, where it stopped)
         self._book = Branches()  # what-if branches (see engine._branches): the lines kept aside
         self.stop_reason: str | None = None
-        #: A replayed tokenizer's normalizer and byte fallback, for :meth:`tokenizer_of`.
-        self._replay_options: dict[str, Any] = {}
+        #: The tokenizer a replay rebuilds (see :meth:`replaying`), for :meth:`tokenizer_of`.
+        self._replayed: Tokenizer | None = None
 
     @classmethod
     def replaying(
@@ -186,7 +196,7 @@ class Trainer:
             checkpoints=checkpoints,
             checkpoint_memory=checkpoint_memory,
         )
-        trainer._replay_options = {"normalizer": tokenizer.normalizer, "byte_fallback": tokenizer.byte_fallback}
+        trainer._replayed = tokenizer
         return trainer
 
     @classmethod
@@ -343,7 +353,11 @@ class Trainer:
 
     def tokenizer_of(self, merges: list[tuple[int, int]]) -> Tokenizer:
         """A tokenizer of these merges with this trainer's base, alphabet, specials and
-        pre-tokenizer (another branch's line, say)."""
+        pre-tokenizer (another branch's line, say). In a replay, where they are the replayed
+        file's first merges, it encodes as that file cut there does (:meth:`_replayed_at`)."""
+        script = self._replayed
+        if script is not None and merges == script.merges[: len(merges)]:
+            return self._replayed_at(len(merges))
         return Tokenizer(
             merges=merges,
             base=self.config.base,
@@ -353,8 +367,37 @@ class Trainer:
             # (there as here) applies the pattern to the whole text.
             pretokenizer=replace(self.pretokenizer, per_line=False),
             config=self.config,
-            **self._replay_options,
             end_of_word=self.config.end_of_word,
+        )
+
+    def _replayed_at(self, steps: int) -> Tokenizer:
+        """The replayed tokenizer after its first ``steps`` merges, as its file encodes: with the
+        file's normalizer and byte fallback, its whole-chunk lookup (a tiktoken rank file's), the
+        whole pieces ranked below this step (tokens no merge makes, which only that lookup gives:
+        Llama 3 has 695) and sentencepiece's ranks by text. Its tokens' bytes are the file's own,
+        already built: no merge is joined again (a 128k-merge file takes ~0.1 s, not seconds)."""
+        script = self._replayed
+        assert script is not None
+        if script.whole_ranks is not None:
+            kept = [i for i, below in enumerate(script.whole_ranks) if below <= steps]
+        else:  # ranks unknown: they belong to the whole file
+            kept = list(range(len(script.whole_pieces))) if steps >= len(script.merges) else []
+        merges = script.merges[:steps]
+        return Tokenizer(
+            base=self.config.base,
+            alphabet=self.alphabet,
+            specials=self.config.specials,
+            pretokenizer=replace(self.pretokenizer, per_line=False),
+            config=self.config,
+            whole_first=script.whole_first,
+            whole_pieces=[script.whole_pieces[i] for i in kept],
+            whole_ranks=None if script.whole_ranks is None else [script.whole_ranks[i] for i in kept],
+            normalizer=script.normalizer,
+            byte_fallback=script.byte_fallback,
+            text_ranks=script.text_ranks[:steps] if script.text_ranks is not None else None,
+            end_of_word=self.config.end_of_word,
+            _pieces=script.pieces[: script.base_size + steps],
+            _parts=([a for a, _ in merges], [b for _, b in merges]),
         )
 
     # -- the corpus as tokens ---------------------------------------------------------------

@@ -418,32 +418,10 @@ class Workbench:
         with self.reading():
             steps = self.trainer.steps
             if self._tokenizer is None or self._tokenizer[0] != steps or self._stale_tokenizer():
-                tok = self.trainer.tokenizer()
-                self._tokenizer = (steps, tok if self.script is None else self._as_file(tok))
+                # a replay's encodes as its file does at this step (whole pieces, normalizer: see
+                # engine.Trainer.tokenizer_of)
+                self._tokenizer = (steps, self.trainer.tokenizer())
             return self._tokenizer[1]
-
-    def _as_file(self, tok: Tokenizer) -> Tokenizer:
-        """A replay's tokenizer at this step as its file encodes: with the file's normalizer, its
-        whole-chunk lookup (a tiktoken rank file's), and the whole pieces ranked below this step
-        (tokens no merge makes, which only that lookup gives: Llama 3 has 695). Without them the
-        tokenize pane of a finished Llama 3 replay split " Belediyesi" where tiktoken does not."""
-        script = self.script
-        if script is None or not (script.whole_first or script.normalizer is not None):
-            return tok
-        steps = len(tok.merges)
-        if script.whole_ranks is not None:
-            kept = [i for i, below in enumerate(script.whole_ranks) if below <= steps]
-        else:  # ranks unknown: they belong to the whole file
-            kept = list(range(len(script.whole_pieces))) if steps >= len(script.merges) else []
-        return Tokenizer(
-            merges=tok.merges, base=tok.base, alphabet=tok.alphabet, specials=list(tok.specials),
-            pretokenizer=tok.pretokenizer, config=tok.config, whole_first=script.whole_first,
-            whole_pieces=[script.whole_pieces[i] for i in kept],
-            whole_ranks=None if script.whole_ranks is None else [script.whole_ranks[i] for i in kept],
-            normalizer=script.normalizer, byte_fallback=script.byte_fallback,
-            # sentencepiece's merging by text, with the pieces replayed so far
-            text_ranks=script.text_ranks[:steps] if script.text_ranks is not None and tok.merges == script.merges[:steps] else None,
-        )
 
     def _stale_tokenizer(self) -> bool:
         cached = self._tokenizer
