@@ -166,6 +166,11 @@ class Trainer:
         self.stop_reason: str | None = None
         #: The tokenizer a replay rebuilds (see :meth:`replaying`), for :meth:`tokenizer_of`.
         self._replayed: Tokenizer | None = None
+        #: A replay's whole-chunk lookup (:meth:`_found_whole`): token bytes -> merge index or
+        #: -1 - whole piece; the distinct chunks by uid; (step, script, answers by uid).
+        self._whole_index: dict[bytes, int] | None = None
+        self._chunk_list: list[str] = []
+        self._whole_cache: tuple[int, Tokenizer, dict[int, int | None]] | None = None
 
     @classmethod
     def replaying(
@@ -445,12 +450,19 @@ class Trainer:
 
         Units are bytes (bytes base: offsets into the UTF-8 of the text) or characters. Text no
         chunk covers (a custom pattern may skip characters) has no span.
+
+        In a replay of a file that looks a chunk up whole first (a tiktoken rank file), a chunk
+        that is one of its tokens at this step is that token, as the file's library gives it:
+        a merged token's id, or ``-1 - i`` for the file's whole piece ``i`` (its
+        ``whole_pieces``: no merge makes those), once the step reaches its rank.
         """
         layout = self.layout()
         offsets, uids, lengths = layout.offsets, layout.uids, self._chunk_lengths
         i = max(bisect_right(offsets, start) - 1, 0)
         out: list[tuple[int, int, int]] = []
         chunk_spans = self._state.chunk_spans
+        found = self._found_whole() if self._replayed is not None and self._replayed.whole_first else None
+        fallback = self._replayed is not None and self._replayed.byte_fallback
         while i < len(offsets):
             base = offsets[i]
             if base >= end:
@@ -458,11 +470,64 @@ class Trainer:
             uid = uids[i]
             length = lengths[uid]
             if base + length > start:
+                tid = found(uid) if found is not None and length > 1 else None
+                if tid is not None:
+                    out.append((tid, base, base + length))
+                    i += 1
+                    continue
                 lo = start - base if start > base else 0
                 hi = end - base if end - base < length else length
-                out.extend((tid, base + s, base + e) for tid, s, e in chunk_spans(uid, lo, hi))
+                if fallback:
+                    out.extend(self._fallen_back(chunk_spans(uid, lo, hi), base))
+                else:
+                    out.extend((tid, base + s, base + e) for tid, s, e in chunk_spans(uid, lo, hi))
             i += 1
         return out
+
+    def _fallen_back(self, spans: list[tuple[int, int, int]], base: int) -> Iterator[tuple[int, int, int]]:
+        """A byte-fallback replay's spans of one chunk (chars base): a character outside the
+        alphabet (id 0 here) is the tokens of its UTF-8 bytes, as sentencepiece gives them; the
+        first spans the character, the others are empty, at its end."""
+        text = self.text
+        for tid, s, e in spans:
+            if tid or e - s != 1:
+                yield tid, base + s, base + e
+                continue
+            data = text[base + s].encode("utf-8", "surrogateescape")
+            yield 1 + data[0], base + s, base + e  # the alphabet's entries 1-256 are the bytes
+            for byte in data[1:]:
+                yield 1 + byte, base + e, base + e
+
+    def _found_whole(self) -> Callable[[int], int | None]:
+        """A replay's whole-chunk lookup at this step: a distinct chunk's token when its bytes are
+        one (see :meth:`spans`), else None. Answers are kept until the step changes."""
+        script = self._replayed
+        assert script is not None
+        steps = self.steps
+        kept = self._whole_cache
+        if kept is None or kept[0] != steps or kept[1] is not script:
+            if self._whole_index is None:
+                self._whole_index = {piece: i for i, piece in enumerate(script.pieces[script.base_size:])}
+                self._whole_index.update((piece, -1 - i) for i, piece in enumerate(script.whole_pieces))
+                self._chunk_list = list(self._chunks)
+            kept = self._whole_cache = (steps, script, {})
+        answers, index, chunks = kept[2], self._whole_index, self._chunk_list
+        ranks = script.whole_ranks
+        everything = steps >= len(script.merges)
+
+        def found(uid: int) -> int | None:
+            if uid in answers:
+                return answers[uid]
+            at = index.get(chunks[uid].encode("utf-8", "surrogateescape"))
+            if at is not None and at >= 0:  # a merge's token: made once the step passes that merge
+                at = at + script.base_size if at < steps else None
+            elif at is not None:  # a whole piece: there once the step reaches its rank
+                reached = everything if ranks is None else ranks[-1 - at] <= steps
+                at = at if reached else None
+            answers[uid] = at
+            return at
+
+        return found
 
     def frequencies(self) -> list[int]:
         """How often each token id occurs in the corpus now (index = id; merged ids included)."""
@@ -942,14 +1007,19 @@ class Trainer:
 
 
 def _replay_text(text: str, tokenizer: Tokenizer) -> str:
-    """The corpus as a replayed tokenizer's normalizer makes it, where every character keeps its
-    place (the corpus pane shows the text at the same offsets): the prefix it puts before a text
-    (sentencepiece's ▁) is left out; a normalizer that changes the text's length elsewhere
-    (NFKC's ``ﬁ``) leaves the corpus as it is."""
+    """The corpus as a replayed tokenizer's normalizer makes it: what its file's own library
+    merges when given the corpus as one text (NFKC's ``ﬁ`` as ``fi``, sentencepiece's ``▁`` for
+    each space and before the text), which the corpus pane then shows. A normalizer that would
+    join the lines (CLIP's whitespace runs to one space) is applied line by line, the newlines
+    kept: what it adds before a text comes only before the first line
+    (such a tokenizer's chunks hold no whitespace, so its tokens are the same)."""
     if tokenizer.normalizer is None:
         return text
-    prefix = len(tokenizer.normalize("x")) - 1  # what one call adds before a plain character
-    shown = tokenizer.normalize(text)
-    if prefix > 0 and len(shown) == len(text) + prefix:
-        shown = shown[prefix:]
-    return shown if len(shown) == len(text) else text
+    whole = tokenizer.normalize(text)
+    if whole.count("\n") == text.count("\n"):
+        return whole
+    lead = tokenizer.normalize("x")[:-1]  # what one call adds before a plain character
+    lines = [tokenizer.normalize(line) for line in text.split("\n")]
+    if lead:
+        lines[1:] = [line[len(lead):] if line.startswith(lead) else line for line in lines[1:]]
+    return "\n".join(line.replace("\n", " ") for line in lines)
