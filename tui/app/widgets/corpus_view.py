@@ -20,6 +20,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from rich.cells import cell_len, get_character_cell_size
+from rich.markup import escape
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
@@ -291,7 +292,7 @@ class CorpusView(ScrollView, can_focus=True):
             said.append(_("underlined: found whole, no merge makes it"))
         if "byte" in kinds:
             said.append(_("[e5]: a byte of a character not in the vocabulary"))
-        self.border_subtitle = " · ".join(said)
+        self.border_subtitle = escape(" · ".join(said))  # "[e5]" is text, not markup
 
     def _fresh_cache(self) -> None:
         """Forget the wrapped pieces when the tokens or the width have changed since."""
