@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
 from time import perf_counter
-from typing import Any
 
 from ._branches import Branch, Branches, RestoreStopped, check_data, check_work
 from ._checkpoints import Checkpoints
@@ -31,6 +30,11 @@ def _never() -> bool:
     return False
 
 
+#: Objects made under :func:`_gc_paused` that a young collection may scan when it ends (a few
+#: milliseconds' walk); more are moved out of its way.
+YOUNG_SCAN = 50_000
+
+
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     """Pause the cyclic collector: training allocates millions of acyclic objects, and
@@ -43,9 +47,15 @@ def _gc_paused() -> Iterator[None]:
         # What was made meanwhile (a state's millions of node lists in a few dicts) would be
         # scanned by the first young collection once the collector is back (a tenth of a second
         # per million); freezing and unfreezing moves it to the oldest generation unscanned.
-        if not gc.get_freeze_count():  # (objects someone else froze stay frozen)
-            gc.freeze()
-            gc.unfreeze()
+        # Only worth it when much was made: gc.get_freeze_count() walks every frozen object
+        # (the app freezes what it loaded: millions), which once a short batch (a jump's 20 ms)
+        # cost more than the batch.
+        if gc.get_count()[0] > YOUNG_SCAN:
+            if gc.get_freeze_count():  # someone else froze theirs: they stay frozen, and so do these
+                gc.freeze()  # (that someone's unfreeze gives them back with theirs)
+            else:
+                gc.freeze()
+                gc.unfreeze()
         if was_enabled:
             gc.enable()
 
@@ -178,8 +188,13 @@ class Trainer:
         self._leap: tuple[int, int] | None = None  # a jump cut short: (target, where it stopped)
         self._book = Branches()  # what-if branches (see engine._branches): the lines kept aside
         self.stop_reason: str | None = None
-        #: A replayed tokenizer's normalizer and byte fallback, for :meth:`tokenizer_of`.
-        self._replay_options: dict[str, Any] = {}
+        #: The tokenizer a replay rebuilds (see :meth:`replaying`), for :meth:`tokenizer_of`.
+        self._replayed: Tokenizer | None = None
+        #: A replay's whole-chunk lookup (:meth:`_found_whole`): token bytes -> merge index or
+        #: -1 - whole piece; the distinct chunks by uid; (step, script, answers by uid).
+        self._whole_index: dict[bytes, int] | None = None
+        self._chunk_list: list[str] = []
+        self._whole_cache: tuple[int, Tokenizer, dict[int, int | None]] | None = None
 
     @classmethod
     def replaying(
@@ -211,7 +226,7 @@ class Trainer:
             checkpoints=checkpoints,
             checkpoint_memory=checkpoint_memory,
         )
-        trainer._replay_options = {"normalizer": tokenizer.normalizer, "byte_fallback": tokenizer.byte_fallback}
+        trainer._replayed = tokenizer
         return trainer
 
     @classmethod
@@ -368,7 +383,11 @@ class Trainer:
 
     def tokenizer_of(self, merges: list[tuple[int, int]]) -> Tokenizer:
         """A tokenizer of these merges with this trainer's base, alphabet, specials and
-        pre-tokenizer (another branch's line, say)."""
+        pre-tokenizer (another branch's line, say). In a replay, where they are the replayed
+        file's first merges, it encodes as that file cut there does (:meth:`_replayed_at`)."""
+        script = self._replayed
+        if script is not None and merges == script.merges[: len(merges)]:
+            return self._replayed_at(len(merges))
         return Tokenizer(
             merges=merges,
             base=self.config.base,
@@ -378,9 +397,38 @@ class Trainer:
             # (there as here) applies the pattern to the whole text.
             pretokenizer=replace(self.pretokenizer, per_line=False),
             config=self.config,
-            **self._replay_options,
             end_of_word=self.config.end_of_word,
             subword_prefix=self.config.subword_prefix,
+        )
+
+    def _replayed_at(self, steps: int) -> Tokenizer:
+        """The replayed tokenizer after its first ``steps`` merges, as its file encodes: with the
+        file's normalizer and byte fallback, its whole-chunk lookup (a tiktoken rank file's), the
+        whole pieces ranked below this step (tokens no merge makes, which only that lookup gives:
+        Llama 3 has 695) and sentencepiece's ranks by text. Its tokens' bytes are the file's own,
+        already built: no merge is joined again (a 128k-merge file takes ~0.1 s, not seconds)."""
+        script = self._replayed
+        assert script is not None
+        if script.whole_ranks is not None:
+            kept = [i for i, below in enumerate(script.whole_ranks) if below <= steps]
+        else:  # ranks unknown: they belong to the whole file
+            kept = list(range(len(script.whole_pieces))) if steps >= len(script.merges) else []
+        merges = script.merges[:steps]
+        return Tokenizer(
+            base=self.config.base,
+            alphabet=self.alphabet,
+            specials=self.config.specials,
+            pretokenizer=replace(self.pretokenizer, per_line=False),
+            config=self.config,
+            whole_first=script.whole_first,
+            whole_pieces=[script.whole_pieces[i] for i in kept],
+            whole_ranks=None if script.whole_ranks is None else [script.whole_ranks[i] for i in kept],
+            normalizer=script.normalizer,
+            byte_fallback=script.byte_fallback,
+            text_ranks=script.text_ranks[:steps] if script.text_ranks is not None else None,
+            end_of_word=self.config.end_of_word,
+            _pieces=script.pieces[: script.base_size + steps],
+            _parts=([a for a, _ in merges], [b for _, b in merges]),
         )
 
     # -- the corpus as tokens ---------------------------------------------------------------
@@ -428,12 +476,19 @@ class Trainer:
 
         Units are bytes (bytes base: offsets into the UTF-8 of the text) or characters. Text no
         chunk covers (a custom pattern may skip characters) has no span.
+
+        In a replay of a file that looks a chunk up whole first (a tiktoken rank file), a chunk
+        that is one of its tokens at this step is that token, as the file's library gives it:
+        a merged token's id, or ``-1 - i`` for the file's whole piece ``i`` (its
+        ``whole_pieces``: no merge makes those), once the step reaches its rank.
         """
         layout = self.layout()
         offsets, uids, lengths = layout.offsets, layout.uids, self._chunk_lengths
         i = max(bisect_right(offsets, start) - 1, 0)
         out: list[tuple[int, int, int]] = []
         chunk_spans = self._state.chunk_spans
+        found = self._found_whole() if self._replayed is not None and self._replayed.whole_first else None
+        fallback = self._replayed is not None and self._replayed.byte_fallback
         while i < len(offsets):
             base = offsets[i]
             if base >= end:
@@ -441,11 +496,64 @@ class Trainer:
             uid = uids[i]
             length = lengths[uid]
             if base + length > start:
+                tid = found(uid) if found is not None and length > 1 else None
+                if tid is not None:
+                    out.append((tid, base, base + length))
+                    i += 1
+                    continue
                 lo = start - base if start > base else 0
                 hi = end - base if end - base < length else length
-                out.extend((tid, base + s, base + e) for tid, s, e in chunk_spans(uid, lo, hi))
+                if fallback:
+                    out.extend(self._fallen_back(chunk_spans(uid, lo, hi), base))
+                else:
+                    out.extend((tid, base + s, base + e) for tid, s, e in chunk_spans(uid, lo, hi))
             i += 1
         return out
+
+    def _fallen_back(self, spans: list[tuple[int, int, int]], base: int) -> Iterator[tuple[int, int, int]]:
+        """A byte-fallback replay's spans of one chunk (chars base): a character outside the
+        alphabet (id 0 here) is the tokens of its UTF-8 bytes, as sentencepiece gives them; the
+        first spans the character, the others are empty, at its end."""
+        text = self.text
+        for tid, s, e in spans:
+            if tid or e - s != 1:
+                yield tid, base + s, base + e
+                continue
+            data = text[base + s].encode("utf-8", "surrogateescape")
+            yield 1 + data[0], base + s, base + e  # the alphabet's entries 1-256 are the bytes
+            for byte in data[1:]:
+                yield 1 + byte, base + e, base + e
+
+    def _found_whole(self) -> Callable[[int], int | None]:
+        """A replay's whole-chunk lookup at this step: a distinct chunk's token when its bytes are
+        one (see :meth:`spans`), else None. Answers are kept until the step changes."""
+        script = self._replayed
+        assert script is not None
+        steps = self.steps
+        kept = self._whole_cache
+        if kept is None or kept[0] != steps or kept[1] is not script:
+            if self._whole_index is None:
+                self._whole_index = {piece: i for i, piece in enumerate(script.pieces[script.base_size:])}
+                self._whole_index.update((piece, -1 - i) for i, piece in enumerate(script.whole_pieces))
+                self._chunk_list = list(self._chunks)
+            kept = self._whole_cache = (steps, script, {})
+        answers, index, chunks = kept[2], self._whole_index, self._chunk_list
+        ranks = script.whole_ranks
+        everything = steps >= len(script.merges)
+
+        def found(uid: int) -> int | None:
+            if uid in answers:
+                return answers[uid]
+            at = index.get(chunks[uid].encode("utf-8", "surrogateescape"))
+            if at is not None and at >= 0:  # a merge's token: made once the step passes that merge
+                at = at + script.base_size if at < steps else None
+            elif at is not None:  # a whole piece: there once the step reaches its rank
+                reached = everything if ranks is None else ranks[-1 - at] <= steps
+                at = at if reached else None
+            answers[uid] = at
+            return at
+
+        return found
 
     def frequencies(self) -> list[int]:
         """How often each token id occurs in the corpus now (index = id; merged ids included)."""
@@ -938,14 +1046,19 @@ class Trainer:
 
 
 def _replay_text(text: str, tokenizer: Tokenizer) -> str:
-    """The corpus as a replayed tokenizer's normalizer makes it, where every character keeps its
-    place (the corpus pane shows the text at the same offsets): the prefix it puts before a text
-    (sentencepiece's ▁) is left out; a normalizer that changes the text's length elsewhere
-    (NFKC's ``ﬁ``) leaves the corpus as it is."""
+    """The corpus as a replayed tokenizer's normalizer makes it: what its file's own library
+    merges when given the corpus as one text (NFKC's ``ﬁ`` as ``fi``, sentencepiece's ``▁`` for
+    each space and before the text), which the corpus pane then shows. A normalizer that would
+    join the lines (CLIP's whitespace runs to one space) is applied line by line, the newlines
+    kept: what it adds before a text comes only before the first line
+    (such a tokenizer's chunks hold no whitespace, so its tokens are the same)."""
     if tokenizer.normalizer is None:
         return text
-    prefix = len(tokenizer.normalize("x")) - 1  # what one call adds before a plain character
-    shown = tokenizer.normalize(text)
-    if prefix > 0 and len(shown) == len(text) + prefix:
-        shown = shown[prefix:]
-    return shown if len(shown) == len(text) else text
+    whole = tokenizer.normalize(text)
+    if whole.count("\n") == text.count("\n"):
+        return whole
+    lead = tokenizer.normalize("x")[:-1]  # what one call adds before a plain character
+    lines = [tokenizer.normalize(line) for line in text.split("\n")]
+    if lead:
+        lines[1:] = [line[len(lead):] if line.startswith(lead) else line for line in lines[1:]]
+    return "\n".join(line.replace("\n", " ") for line in lines)

@@ -206,17 +206,17 @@ def test_converted_tokenizer_json_every_piece(legacy, json_folder):
 
 
 def test_the_replay_sees_the_corpus_as_the_model_does():
-    """Replayed on a corpus, the merges meet ▁ where the text has spaces (each character keeps
-    its place, so the corpus pane's offsets hold), and the replay's tokenizer normalizes and
-    falls back to bytes as the model does."""
+    """Replayed on a corpus, the merges meet ▁ where the text has spaces and before the text
+    (sentencepiece's dummy prefix, given the corpus as one text; the corpus pane shows this
+    text), and the replay's tokenizer normalizes and falls back to bytes as the model does."""
     from engine.trainer import Trainer
 
     imported, sp, _, _ = loaded("mistral-v1.model")
     text = "the cat sat on the mat\nthe cat ate the rat 𓀀\n"
     trainer = Trainer.replaying(text, imported.tokenizer)
-    assert trainer.text == text.replace(" ", "▁") and len(trainer.text) == len(text)
+    assert trainer.text == "▁" + text.replace(" ", "▁")
     first = trainer.step()
-    assert first.pair == imported.tokenizer.merges[0] and first.count == text.count(" t")  # ▁ + t
+    assert first.pair == imported.tokenizer.merges[0] and first.count == text.count(" t") + 1  # ▁ + t
     tok = trainer.tokenizer()
     assert tok.byte_fallback and tok.normalize("a b") == "▁a▁b"
     assert imported.to_file_ids(tok.encode("𓀀"))[1:] == sp.encode("𓀀")[1:]  # the byte pieces

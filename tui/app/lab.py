@@ -303,6 +303,8 @@ class Lab:
         keeper = self.keeper
         if not keeper.saving or self.workbench is None or self.loading:
             return
+        if self.training.jumping and not now:
+            return  # a long jump's steps are saved when it ends (writing a 128k-merge replay's takes a second)
         try:
             session = self._session(SAVE_NOW_SECONDS if now else 0.0)
         except Busy:

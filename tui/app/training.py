@@ -42,6 +42,9 @@ class Training:
         self._wake = threading.Event()
         #: Set by the worker after it posts each batch (tests wait on it instead of the clock).
         self.posted = threading.Event()
+        #: A long jump is under way in the worker (not a run): nothing is made that a jump
+        #: back could not make again, so the periodic autosave waits for its end.
+        self.jumping = False
 
     @property
     def speed(self) -> int | None:
@@ -131,6 +134,7 @@ class Training:
     def _jump(self, workbench: Workbench, target: int) -> None:
         worker = get_current_worker()
         workbench.training = True
+        self.jumping = True
         try:
             while not worker.is_cancelled:
                 done = workbench.goto_batch(target)
@@ -140,4 +144,5 @@ class Training:
                 time.sleep(0.002)  # let the UI thread read between batches
         finally:
             workbench.training = False
+            self.jumping = False
             self.app.post_message(Trained(done=False, final=True))

@@ -95,13 +95,14 @@ class LoadedCorpus:
 
     @classmethod
     def from_corpus(cls, corpus: Corpus, base: str, path: Path | None, sha256: str = "") -> LoadedCorpus:
-        units: bytes | str = corpus.text.encode("utf-8", "surrogateescape") if base == "bytes" else corpus.text
-        newline = b"\n" if isinstance(units, bytes) else "\n"
-        starts = array("q", [0])
-        starts.extend(m.end() for m in re.finditer(re.escape(newline), units))
-        if starts[-1] != len(units):
-            starts.append(len(units))
+        units, starts = _units_and_lines(corpus.text, base)
         return cls(corpus.name, path, corpus.text, units, starts, corpus.size, corpus.invalid_bytes, sha256, corpus.note(base))
+
+    def shown_as(self, text: str) -> LoadedCorpus:
+        """This corpus showing ``text`` instead: a replayed tokenizer's normalized corpus, which
+        is what it merges (name, path, size and hash stay the file's: a session finds it again)."""
+        units, starts = _units_and_lines(text, "bytes" if isinstance(self.units, bytes) else "chars")
+        return replace(self, text=text, units=units, line_starts=starts)
 
     @classmethod
     def from_table(cls, path: Path, table: ChunkTable, sha256: str = "") -> LoadedCorpus:
@@ -169,6 +170,18 @@ class LoadedCorpus:
         if line + 1 >= len(starts):
             return (starts[-1], starts[-1])
         return starts[line], starts[line + 1]
+
+
+def _units_and_lines(text: str, base: str) -> tuple[bytes | str, array]:
+    """A text's base units (UTF-8 bytes or the text) and the unit offset of each line's start,
+    with one extra entry: the end."""
+    units: bytes | str = text.encode("utf-8", "surrogateescape") if base == "bytes" else text
+    newline = b"\n" if isinstance(units, bytes) else "\n"
+    starts = array("q", [0])
+    starts.extend(m.end() for m in re.finditer(re.escape(newline), units))
+    if starts[-1] != len(units):
+        starts.append(len(units))
+    return units, starts
 
 
 def _is_parquet(path: Path) -> bool:
@@ -285,6 +298,8 @@ class Workbench:
                 corpus.text, script, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY
             )
             config = self.trainer.config
+            if self.trainer.text != corpus.text:  # its normalizer changed it: the pane shows what is merged
+                self.corpus = corpus = corpus.shown_as(self.trainer.text)
         elif corpus.table is not None:
             config = table_config(config, corpus.table)
             self.trainer = Trainer("", config, chunks=corpus.table.chunks, checkpoints=CHECKPOINTS,
@@ -441,32 +456,10 @@ class Workbench:
         with self.reading():
             steps = self.trainer.steps
             if self._tokenizer is None or self._tokenizer[0] != steps or self._stale_tokenizer():
-                tok = self.trainer.tokenizer()
-                self._tokenizer = (steps, tok if self.script is None else self._as_file(tok))
+                # a replay's encodes as its file does at this step (whole pieces, normalizer: see
+                # engine.Trainer.tokenizer_of)
+                self._tokenizer = (steps, self.trainer.tokenizer())
             return self._tokenizer[1]
-
-    def _as_file(self, tok: Tokenizer) -> Tokenizer:
-        """A replay's tokenizer at this step as its file encodes: with the file's normalizer, its
-        whole-chunk lookup (a tiktoken rank file's), and the whole pieces ranked below this step
-        (tokens no merge makes, which only that lookup gives: Llama 3 has 695). Without them the
-        tokenize pane of a finished Llama 3 replay split " Belediyesi" where tiktoken does not."""
-        script = self.script
-        if script is None or not (script.whole_first or script.normalizer is not None):
-            return tok
-        steps = len(tok.merges)
-        if script.whole_ranks is not None:
-            kept = [i for i, below in enumerate(script.whole_ranks) if below <= steps]
-        else:  # ranks unknown: they belong to the whole file
-            kept = list(range(len(script.whole_pieces))) if steps >= len(script.merges) else []
-        return Tokenizer(
-            merges=tok.merges, base=tok.base, alphabet=tok.alphabet, specials=list(tok.specials),
-            pretokenizer=tok.pretokenizer, config=tok.config, whole_first=script.whole_first,
-            whole_pieces=[script.whole_pieces[i] for i in kept],
-            whole_ranks=None if script.whole_ranks is None else [script.whole_ranks[i] for i in kept],
-            normalizer=script.normalizer, byte_fallback=script.byte_fallback,
-            # sentencepiece's merging by text, with the pieces replayed so far
-            text_ranks=script.text_ranks[:steps] if script.text_ranks is not None and tok.merges == script.merges[:steps] else None,
-        )
 
     def _stale_tokenizer(self) -> bool:
         cached = self._tokenizer
@@ -488,6 +481,9 @@ class Workbench:
         script = self.script
         if script is None:
             return token
+        if token < 0:  # a whole piece the corpus pane found (engine.Trainer.spans)
+            token = len(script.pieces) - 1 - token
+            return token if self.file_ids is None else self.file_ids[token]
         made = self.trainer.vocab_size - len(self.config.specials)
         if token >= made:  # a special (the file's follow its whole-piece tokens, which no step makes)
             token += len(script.pieces) + len(script.whole_pieces) - made

@@ -70,6 +70,9 @@ class MainScreen(Screen[None]):
         self.workbench: Workbench | None = None
         self.selected: int | None = None  # the token the inspector shows
         self._last_output = 0.0
+        #: Seconds between re-encodings while training runs: more when one takes long (a 128k-merge
+        #: replay's tokenizer is rebuilt for each), so they keep to about UI_SHARE of the time.
+        self._output_every = OUTPUT_WHILE_RUNNING
         self._last_refresh = 0.0
         self._refresh_every = REFRESH_WHILE_RUNNING
 
@@ -262,13 +265,14 @@ class MainScreen(Screen[None]):
             pane.show(None)
             return
         now = time.monotonic()
-        if self.lab.running and not force and now - self._last_output < OUTPUT_WHILE_RUNNING:
+        if self.lab.running and not force and now - self._last_output < self._output_every:
             return  # while training runs, re-encode a few times a second, not per batch
         self._last_output = now
         try:
             workbench = self.workbench
             tok = workbench.tokenizer()
             pane.show(tok, (lambda ids: workbench.shown_encoded(ids, tok)) if workbench.script is not None else None)
+            self._output_every = max(OUTPUT_WHILE_RUNNING, (time.monotonic() - now) / UI_SHARE)
         except Busy:  # a run or a long jump holds the trainer: show the text once it lets go
             self.set_timer(OUTPUT_WHILE_RUNNING, lambda: self._show_output(force=True))
         except ValueError as exc:  # e.g. a custom pattern that takes too long on this text

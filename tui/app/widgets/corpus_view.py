@@ -20,7 +20,9 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from rich.cells import cell_len, get_character_cell_size
+from rich.markup import escape
 from rich.segment import Segment
+from rich.style import Style
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -28,6 +30,7 @@ from textual.strip import Strip
 
 from engine import mark_edges, token_display, visible_text
 from tui.app.theme import current
+from tui.i18n import _
 from tui.model.cells import seal
 from tui.model.workbench import Busy, Workbench
 
@@ -37,6 +40,9 @@ ROW_UNITS = 512
 WRAP_UNITS = 2048
 #: How far past the screen (in corpus units) ``show_last_merge`` looks for the merged token.
 FOLLOW_SCAN = 65536
+
+#: Added to a whole piece's colours (tokens of a rank file that no merge makes).
+_UNDERLINE = Style(underline=True)
 
 #: A token as drawn: its segments and their width in cells.
 Group = tuple[list[Segment], int]
@@ -74,6 +80,10 @@ class CorpusView(ScrollView, can_focus=True):
         self._view: list[tuple[int, Strip]] = []  # the rows on screen: (piece, row)
         self._view_key: tuple | None = None
         self._measured: tuple | None = None  # (corpus, show_ids) -> what _measure found
+        #: What a piece's rows show that the border's subtitle explains (a replay's whole pieces,
+        #: byte fallback); filled as the rows are made.
+        self._kinds: dict[int, frozenset[str]] = {}
+        self._drawn: set[str] = set()
 
     def attach(self, workbench: Workbench | None) -> None:
         """Show another corpus (or nothing)."""
@@ -267,15 +277,28 @@ class CorpusView(ScrollView, can_focus=True):
         rows = self._wrapped.get(piece)
         if rows is None:
             lo, hi = self.piece_range(piece)
+            self._drawn = set()
             groups = self._groups(lo, hi, self.workbench.trainer.spans(lo, hi)) if hi > lo else []
             rows = self._wrapped[piece] = wrap_groups(groups, self._width)
+            self._kinds[piece] = frozenset(self._drawn)
         return rows
+
+    def _explain(self) -> None:
+        """The border's subtitle says what the rows on screen mark: underlined whole pieces,
+        bytes in brackets that a character falls back to."""
+        kinds = set().union(*(self._kinds.get(piece, frozenset()) for piece in {p for p, _ in self._view}))
+        said = []
+        if "whole" in kinds:
+            said.append(_("underlined: found whole, no merge makes it"))
+        if "byte" in kinds:
+            said.append(_("[e5]: a byte of a character not in the vocabulary"))
+        self.border_subtitle = escape(" · ".join(said))  # "[e5]" is text, not markup
 
     def _fresh_cache(self) -> None:
         """Forget the wrapped pieces when the tokens or the width have changed since."""
         key = (self._version, self._width)
         if key != self._wrapped_key:
-            self._wrapped, self._wrapped_key = {}, key
+            self._wrapped, self._wrapped_key, self._kinds = {}, key, {}
 
     def _prefetch(self) -> None:
         """Lay out the rows on screen: real rows from where the estimate puts the scroll
@@ -318,6 +341,8 @@ class CorpusView(ScrollView, can_focus=True):
         except Busy:
             return  # training holds the trainer: show the last segmentation read
         self._view, self._view_key = view[:height], key
+        if self.workbench.script is not None:
+            self._explain()
         if len(self._wrapped) > 4 * max(height, 16):  # keep the cache to a few screens
             keep = {p for p, _ in self._view}
             self._wrapped = {p: r for p, r in self._wrapped.items() if p in keep}
@@ -343,6 +368,8 @@ class CorpusView(ScrollView, can_focus=True):
         groups: list[Group] = []
         append = groups.append
         cursor = lo
+        script = self.workbench.script
+        fallback = script is not None and script.byte_fallback  # ids 1-256 are bytes (engine.Trainer.spans)
         for index, (tid, start, end) in enumerate(spans):
             s, e = max(start, lo), min(end, hi)
             if s > cursor:  # text no chunk covers (a custom pattern skipped it; a table's counts)
@@ -350,9 +377,16 @@ class CorpusView(ScrollView, can_focus=True):
                 append(([Segment(text, uncovered)], cell_len(text)))
             lit = tid == highlight
             style = highlight_style if lit else token_styles[index % colours]
+            if tid < 0:  # a whole piece of a replayed rank file, found whole: underlined, as in the tokenize pane
+                style = style + _UNDERLINE
+                self._drawn.add("whole")
             if show_ids:
                 text = self.workbench.id_text(tid)  # a replayed file's id
                 append(([Segment(text, style), Segment(" ")], len(text) + 1))
+            elif fallback and 0 < tid <= 256 and (e - s != 1 or len(units[s].encode("utf-8", "surrogateescape")) > 1):
+                text = token_display(bytes([tid - 1]))  # a character's byte, as sentencepiece spells it: [e5]
+                self._drawn.add("byte")
+                append(([Segment(text, style)], cell_len(text)))
             else:
                 text = _show(units[s:e])
                 if text.endswith("↵"):
