@@ -862,10 +862,23 @@ def count_ascii(counts, str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, 
     character there must be ASCII. Returns the number of chunks counted, or -1 (nothing counted)
     when a character is not ASCII or ``drop_last`` finds a last chunk longer than one character:
     the caller scans with the pattern then. Twin: ``Counter(re.findall(ASCII_PATTERNS[...]))``."""
+    return _ascii_chunks(text, start, stop, gpt4, drop_last, counts, None)
+
+
+def split_ascii(list out, str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, bint drop_last):
+    """Append the chunks :func:`count_ascii` would count to ``out``, in order: one string object
+    per distinct chunk, shared by its occurrences (its hash computed once, so the chunk cache's
+    lookups are identity hits). Returns their number, or -1 (nothing appended) as count_ascii.
+    Twin: ``re.findall(ASCII_PATTERNS[...])``."""
+    return _ascii_chunks(text, start, stop, gpt4, drop_last, None, out)
+
+
+cdef Py_ssize_t _ascii_chunks(str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, bint drop_last, counts,
+                              list out) except -2:
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
     cdef const unsigned char *raw = <const unsigned char *>data
-    cdef Py_ssize_t i, end, cap = 1 << 12, used = 0, room = 1 << 10, slot, e, total = 0, last = -1
+    cdef Py_ssize_t i, end, cap = 1 << 12, used = 0, room = 1 << 10, slot, e, total = 0, mark
     cdef Py_ssize_t *slots
     cdef Py_ssize_t *at
     cdef Py_ssize_t *size
@@ -874,11 +887,13 @@ def count_ascii(counts, str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, 
     cdef uint64_t h
     cdef void *grown
     cdef PyObject *old
+    cdef list strs = [] if out is not None else None
     if start < 0 or stop > len(text) or start >= stop:
         return 0 if start >= stop else -1
     for i in range(start, stop):
         if PyUnicode_READ(kind, data, i) >= 128:
             return -1
+    mark = len(out) if out is not None else 0
     slots = <Py_ssize_t *>PyMem_Malloc(cap * sizeof(Py_ssize_t))
     at = <Py_ssize_t *>PyMem_Malloc(room * sizeof(Py_ssize_t))
     size = <Py_ssize_t *>PyMem_Malloc(room * sizeof(Py_ssize_t))
@@ -894,6 +909,8 @@ def count_ascii(counts, str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, 
             end = _chunk_end(kind, data, i, stop, gpt4)
             if drop_last and end == stop:
                 if end - i != 1:
+                    if out is not None:
+                        del out[mark:]
                     return -1
                 break
             h = _span_hash(raw + i * kind, (end - i) * kind)
@@ -908,6 +925,8 @@ def count_ascii(counts, str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, 
                 slot = (slot + 1) & (cap - 1)
             if e >= 0:
                 many[e] += 1
+                if out is not None:
+                    out.append(strs[e])
             else:
                 if used == room:
                     room *= 2
@@ -933,6 +952,10 @@ def count_ascii(counts, str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, 
                 hashes[used] = h
                 slots[slot] = used
                 used += 1
+                if out is not None:
+                    key = PyUnicode_Substring(text, i, end)
+                    strs.append(key)
+                    out.append(key)
                 if used * 2 > cap:  # keep the table at most half full
                     PyMem_Free(slots)
                     cap *= 2
@@ -948,6 +971,8 @@ def count_ascii(counts, str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, 
                         slots[slot] = e
             total += 1
             i = end
+        if counts is None:
+            return total
         for e in range(used):
             key = PyUnicode_Substring(text, at[e], at[e] + size[e])
             old = PyDict_GetItem(counts, key)

@@ -358,6 +358,8 @@ class PreTokenizer:
             chunks = [text] if text else []
         elif self.per_line:
             chunks = [c for line in _lines(text) for c in self._findall(line) if c]
+        elif len(text) >= _COMPILED_MIN and (found := self._split_compiled(text)) is not None:
+            chunks = found
         elif self.name in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
             chunks = []
             for batch in self._mixed(text):
@@ -435,32 +437,55 @@ class PreTokenizer:
         for start, end, ascii in _regions(text):
             yield from _region(fast if ascii else exact, exact, text, start, end)
 
+    def _compiled_regions(self, text: str, name: str) -> tuple[Any, Iterator[tuple[int, int, bool]]] | None:
+        """The compiled core's ASCII function ``name`` (count_ascii, split_ascii) and the regions
+        of ``text`` to use it on; None when the compiled core is not in use or the pre-tokenizer
+        is not gpt2 or gpt4 (scanning the whole text)."""
+        from . import _core
+
+        fast = getattr(_core._compiled, name, None)
+        if fast is None or self.per_line or self.name not in ("gpt2", "gpt4"):
+            return None
+        n = len(text)
+        if text.isascii():
+            return fast, iter([(0, n, True)])
+        if n < _REGIONS_MIN:
+            return fast, iter([(0, n, False)])
+        return fast, _regions(text)
+
     def _count_compiled(self, text: str, counts: Counter[str]) -> bool:
         """Count the pattern's chunks of ``text`` into ``counts`` with the compiled core's
         ASCII counter (``engine._ccore.count_ascii``: no string made per occurrence, only per
         distinct chunk) on the ASCII regions and the pattern on the rest; False (nothing
-        counted) when the compiled core is not in use or the pre-tokenizer is not gpt2 or gpt4."""
-        from . import _core
-
-        compiled = _core._compiled
-        count = getattr(compiled, "count_ascii", None)
-        if count is None or self.per_line or self.name not in ("gpt2", "gpt4"):
+        counted) without the compiled core or for another pre-tokenizer."""
+        found = self._compiled_regions(text, "count_ascii")
+        if found is None:
             return False
+        count, regions = found
         gpt4, n = self.name == "gpt4", len(text)
-        if text.isascii():
-            regions: Iterator[tuple[int, int, bool]] = iter([(0, n, True)])
-        elif n < _REGIONS_MIN:
-            regions = iter([(0, n, False)])
-        else:
-            regions = _regions(text)
-        exact = None
         for start, end, ascii in regions:
             if ascii and count(counts, text, start, n if end == n else end + 1, gpt4, end != n) >= 0:
                 continue
-            exact = exact or self._regex()
-            for batch in _region(_ascii_compiled(self.name) if ascii else exact, exact, text, start, end):
+            for batch in _region(_ascii_compiled(self.name) if ascii else self._regex(), self._regex(), text, start, end):
                 counts.update(batch)
         return True
+
+    def _split_compiled(self, text: str) -> list[str] | None:
+        """The pattern's chunks of ``text`` as :meth:`_count_compiled` scans them, the ASCII
+        regions by ``engine._ccore.split_ascii`` (one string per distinct chunk, shared by its
+        occurrences); None without the compiled core or for another pre-tokenizer."""
+        found = self._compiled_regions(text, "split_ascii")
+        if found is None:
+            return None
+        split, regions = found
+        gpt4, n = self.name == "gpt4", len(text)
+        chunks: list[str] = []
+        for start, end, ascii in regions:
+            if ascii and split(chunks, text, start, n if end == n else end + 1, gpt4, end != n) >= 0:
+                continue
+            for batch in _region(_ascii_compiled(self.name) if ascii else self._regex(), self._regex(), text, start, end):
+                chunks += batch
+        return chunks
 
     def positioned(self, text: str) -> Iterator[tuple[int, str]]:
         """(character offset, chunk) for every chunk, after digit and newline splitting."""

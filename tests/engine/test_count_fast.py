@@ -98,6 +98,25 @@ def test_the_compiled_ascii_counter_on_every_pair_of_ascii_characters(name):
 
 
 @needs_compiled
+@pytest.mark.parametrize("name", NAMES)
+@given(text=pieces(other=False), cut=st.integers(0, 130), drop=st.booleans())
+def test_the_compiled_ascii_splitter_splits_as_the_pattern(name, text, cut, drop):
+    """split_ascii appends the pattern's matches (the last one left out when asked), one
+    string object per distinct chunk; -1 and nothing appended where count_ascii gives -1."""
+    stop = min(cut, len(text))
+    found = regex.compile(NAMED_PATTERNS[name]).findall(text, 0, stop)
+    out = ["before"]
+    got = compiled.split_ascii(out, text, 0, stop, name == "gpt4", drop)
+    if drop and found and len(found[-1]) != 1:
+        assert got == -1 and out == ["before"]
+        return
+    if drop:
+        found = found[:-1]
+    assert got == len(found) and out == ["before", *found]
+    assert len({id(c) for c in out[1:]}) == len(set(found))
+
+
+@needs_compiled
 def test_the_compiled_ascii_counter_refuses_what_is_not_ascii():
     counts: dict[str, int] = {}
     assert compiled.count_ascii(counts, "ab é", 0, 4, False, False) == -1 and counts == {}
