@@ -35,6 +35,7 @@ from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
 from .display import hex_bytes, inert, invisible_name, mark_edges, token_display, visible_text
 from .errors import (
+    MAX_APP_CORPUS_BYTES,
     MAX_FILE_BYTES,
     MAX_STREAM_BYTES,
     BpeLabError,
@@ -120,6 +121,7 @@ __all__ = [
     "FileTooLargeError",
     "MAX_CHUNK_BYTES",
     "MAX_FILE_BYTES",
+    "MAX_APP_CORPUS_BYTES",
     "MAX_STREAM_BYTES",
     "MAX_TABLE_BYTES",
     "MAX_VOCAB",

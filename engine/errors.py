@@ -34,6 +34,11 @@ MAX_FILE_BYTES = 128 * 1024 * 1024
 #: never ends. Reading holds up to the bound before it can refuse, so it stays well inside
 #: 1 GB of memory; a larger stream needs ``--max-corpus-bytes``.
 MAX_STREAM_BYTES = 512 << 20
+#: The largest corpus file the app opens without ``--max-corpus-bytes``: it holds the text, its
+#: units and the trainer's nodes in memory (about 10 bytes a byte of code or prose, 60 of Chinese;
+#: docs/bad-input.md). ``bpe-lab train`` streams instead, and a chunk-count table of any corpus
+#: opens in the app (``bpe-lab count``, then ``bpe-lab --counts``).
+MAX_APP_CORPUS_BYTES = 256 << 20
 
 
 class BpeLabError(ValueError):

@@ -16,14 +16,9 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = "the cat in the hat sat on the mat\nthe cat ate the rat\n"
+from bad_input_files import CORPUS, corpus
+
 WORDS = "the 7\ncat 2\nin 1\nhat 1\nsat 1\non 1\nmat 1\nate 1\nrat 1\n"
-
-
-def corpus(tmp: Path, name: str = "c.txt", data: bytes | str = CORPUS) -> Path:
-    path = tmp / name
-    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
-    return path
 
 
 def meta(**changes) -> dict:

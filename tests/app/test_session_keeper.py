@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from engine import TrainConfig, Trainer
-from tui.model.session import Session, SessionKeeper, corpus_session_path, fingerprint
+from tui.model.session import Session, corpus_session_path, fingerprint
+from tui.model.session_keeper import SessionKeeper
 
 CONFIG = TrainConfig(vocab_size=300)
 TEXT = "low lower lowest newer newest wider widest " * 20

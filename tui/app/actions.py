@@ -216,6 +216,21 @@ class Actions:
             self.lab.toggle_lesson_pane(shown=True)
             self.lab.lesson.restart()
 
+    def action_lesson_scroll(self, pages: int) -> None:
+        """`J` and `K`: the lesson's text a page down or up, on whichever screen shows it."""
+        from textual.containers import VerticalScroll
+
+        if self.lab.lesson is None:
+            return
+        self.lab.toggle_lesson_pane(shown=True)
+        scroll = next(iter(self.screen.query("#lesson-scroll").results(VerticalScroll)), None)
+        if scroll is None:
+            return
+        if pages > 0:
+            scroll.scroll_page_down(animate=False)
+        else:
+            scroll.scroll_page_up(animate=False)
+
     def action_lesson_end(self) -> None:
         """`E`: leave the lesson; training stays where it left it, and sessions act as ever."""
         if self.lab.lesson is None:

@@ -75,6 +75,10 @@ KEYS: list[Binding] = [
     Binding("L", "app.lesson_restart", N_("Restart"), show=False, tooltip=N_("lesson: start it again")),
     Binding("E", "app.lesson_end", N_("End lesson"), show=False,
             tooltip=N_("lesson: end it (training stays where the lesson left it; your sessions are saved again)")),
+    # J and K scroll the lesson's text from any pane and screen (page down and page up belong to
+    # the focused pane: the merge log, a tab); an input keeps them as letters.
+    Binding("J", "app.lesson_scroll(1)", N_("Lesson down"), show=False, tooltip=N_("lesson: scroll its text down a page")),
+    Binding("K", "app.lesson_scroll(-1)", N_("Lesson up"), show=False, tooltip=N_("lesson: scroll its text up a page")),
     Binding("question_mark", "app.help", N_("Help"), tooltip=N_("help: every key and pane")),
     Binding("q", "app.quit", N_("Quit"), tooltip=N_("quit (asks when there is unsaved work)")),
     Binding("ctrl+q", "app.quit", N_("Quit"), show=False, priority=True, tooltip=N_("quit (asks when there is unsaved work)")),

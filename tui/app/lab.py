@@ -31,7 +31,8 @@ from tui.i18n import _
 from tui.model.driver import DriverError, LessonView
 from tui.model.pacing import Pacer
 from tui.model.quiz import Score
-from tui.model.session import Session, SessionKeeper
+from tui.model.session import Session
+from tui.model.session_keeper import SessionKeeper
 from tui.model.workbench import Busy, LoadedCorpus, Workbench
 
 if TYPE_CHECKING:

@@ -33,13 +33,14 @@ from tui.app.toasts import Toasts
 from tui.app.widgets.corpus_view import CorpusView
 from tui.i18n import _, engine_message
 from tui.model.confine import Confinement
-from tui.model.session import SessionKeeper, explicit_session_path
+from tui.model.session import explicit_session_path
+from tui.model.session_keeper import SessionKeeper
 from tui.model.workbench import LoadedCorpus, Workbench
 
 #: Actions that change the training state: disabled (greyed) while a run is live or loading.
 STEPPING = {"step", "undo", "redo", "jump", "goto", "run_to", "settings", "open", "save", "resume_found"}
 #: Actions that move through an open lesson (hidden from the footer while none is).
-LESSON_KEYS = {"lesson_next", "lesson_back", "lesson_restart", "lesson_end"}
+LESSON_KEYS = {"lesson_next", "lesson_back", "lesson_restart", "lesson_end", "lesson_scroll"}
 #: Actions whose keys type into a focused input (step, undo and redo also have arrows, which
 #: move its cursor then).
 TYPED = typed_actions() | {"step", "undo", "redo"}

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from engine import (
+    MAX_APP_CORPUS_BYTES,
     MAX_FILE_BYTES,
     MAX_STREAM_BYTES,
     NAMED_PATTERNS,
@@ -85,7 +86,8 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
                         help="a special token (repeatable); ids follow the merges")
     parser.add_argument("--max-corpus-bytes", type=byte_size, default=None, metavar="N",
                         help="refuse a corpus larger than N bytes (suffixes K, M, G: 512M, 2G); pipes, devices and "
-                             f"standard input stop at {size_text(MAX_STREAM_BYTES)} unless given, regular files are unbounded")
+                             f"standard input stop at {size_text(MAX_STREAM_BYTES)} unless given; regular files are unbounded in "
+                             f"train, the app refuses one above {size_text(MAX_APP_CORPUS_BYTES)}")
 
 
 _SIZE = re.compile(r"(\d{1,20})\s*([kmgt]?)(i?b)?", re.IGNORECASE)

@@ -9,7 +9,6 @@ the format; this module is its reference.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import stat
@@ -18,7 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import BpeLabError, inert, size_text
-from tui.i18n import _, ngettext
+from tui.i18n import _
+from tui.lessons.claim_syntax import (  # noqa: F401 (the format's names, kept where they were)
+    BASELINE_MEASURES,
+    COMPOSITION_KINDS,
+    HELDOUT_MEASURES,
+    OPS,
+    QUANTITIES,
+    Claim,
+    parse_claim,
+    parse_value,
+    show_value,
+)
 from tui.lessons.directives import (  # noqa: F401 (the format's names, kept where they were)
     QUIZ_MODES,
     SETTINGS,
@@ -30,10 +40,9 @@ from tui.lessons.directives import (  # noqa: F401 (the format's names, kept whe
     config_for,
     sample_name,
 )
-from tui.lessons.directives import whole_number as _positive
+from tui.lessons.errors import LessonError, OutsideLessonError
+from tui.lessons.lexer import split_words, strip_comment, words  # noqa: F401 (kept importable here)
 
-#: Comparison operators of a claim.
-OPS = ("==", "!=", "<=", ">=", "<", ">")
 #: The languages bundled lessons come in.
 LANGUAGES = ("en", "de", "zh")
 #: Front matter keys.
@@ -41,68 +50,6 @@ FRONT_KEYS = {"title", "seed", "lang"}
 #: Lesson files above this many bytes are refused before they are read (the bundled ones are
 #: under 5 kB): parsing is linear, but a lesson is prose for people, not data.
 MAX_LESSON_BYTES = 1 << 20
-
-#: Claims: the quantity -> how many arguments it takes, and what they are (docs/lessons.md).
-QUANTITIES: dict[str, tuple[str, ...]] = {
-    "tokens": (),
-    "step": (),
-    "vocab": (),
-    "merge": ("N",),
-    "merges": (),
-    "encode": ("TEXT",),
-    "pieces": ("TEXT",),
-    "decode": ("IDS",),
-    "trace": ("TEXT",),
-    "id": ("TOKEN",),
-    "bytes": ("TOKEN",),
-    "token": ("ID",),
-    "count": ("PAIR",),
-    "candidate": ("N",),
-    "ties": (),
-    "composition": ("KIND",),
-    "heldout": ("TEXT", "MEASURE"),
-    "word": ("WHAT", "TEXT?"),
-    "char": ("WHAT", "TEXT?"),
-    "stop": (),
-}
-COMPOSITION_KINDS = ("whole", "char", "multi", "partial")
-HELDOUT_MEASURES = ("tokens", "bytes_per_token", "chars_per_token")
-BASELINE_MEASURES = ("vocab", "tokens", "unknown")
-
-
-class LessonError(ValueError):
-    """A lesson file that cannot be read or used: one line, ``FILE:LINE: message``."""
-
-
-class OutsideLessonError(LessonError):
-    """A path a lesson names outside the folders it may read (:attr:`Lesson.reach`)."""
-
-
-@dataclass(frozen=True)
-class Claim:
-    """``expect QUANTITY [ARGS] OP VALUE``: checked when its step runs."""
-
-    quantity: str
-    args: tuple[str, ...]
-    op: str
-    value: object  # int, float, str or list
-    line: int
-    source: str
-
-    @property
-    def kind(self) -> str:
-        return "expect"
-
-    @property
-    def expected(self) -> str:
-        """The expected value as the claim wrote it (``== [259, 264, 101]``)."""
-        return f"{self.op} {show_value(self.value)}"
-
-    @property
-    def subject(self) -> str:
-        """What the claim measures, as written (``encode "die katze"``)."""
-        return " ".join([self.quantity, *(a if re.fullmatch(r"#?\w+", a) else json.dumps(a, ensure_ascii=False) for a in self.args)])
-
 
 @dataclass(frozen=True)
 class Step:
@@ -158,171 +105,6 @@ def lesson_reach(path: Path) -> tuple[Path, ...]:
     from tui.model.confine import bundled_folders
 
     return (path.parent.resolve(), *bundled_folders())
-
-
-def show_value(value: object) -> str:
-    """A claim's value as a lesson writes it: numbers bare, text quoted, lists as JSON."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (list, tuple)):
-        return json.dumps(list(value), ensure_ascii=False)
-    return str(value)
-
-
-# -- splitting a directive line ------------------------------------------------------------------
-
-_TOKEN_ID = re.compile(r"#\d+(\s|$)")
-#: What the lexer reads as shlex's whitespace (posix mode: space, tab, CR, LF).
-_SPACE = " \t\r\n"
-_PLAIN = re.compile(r"[^ \t\r\n'\"\\]+")
-_DOUBLE_STOP = re.compile(r'["\\]')
-_COMMENT_STOP = re.compile(r"""[\\'"#]""")
-_QUOTING = re.compile(r"""[\\'"]""")
-_WORD = re.compile(r"[^ \t\r\n]+")
-
-
-def strip_comment(line: str) -> str:
-    """The line up to a ``#`` comment: a ``#`` outside quotes that starts a word, unless the word
-    is a token id (``#12``, the find syntax). Linear: it jumps from one quote, backslash or
-    ``#`` to the next."""
-    if "#" not in line:
-        return line
-    i = 0
-    while True:
-        stop = _COMMENT_STOP.search(line, i)
-        if stop is None:
-            return line
-        at = stop.start()
-        ch = line[at]
-        if ch == "#":
-            if (at == 0 or line[at - 1].isspace()) and not _TOKEN_ID.match(line, at):
-                return line[:at]
-            i = at + 1
-        elif ch == "\\":
-            i = at + 2
-        elif ch == "'":
-            close = line.find("'", at + 1)
-            if close < 0:
-                return line
-            i = close + 1
-        else:  # a double quote: a backslash in it escapes the next character
-            i = at + 1
-            while True:
-                inner = _DOUBLE_STOP.search(line, i)
-                if inner is None:
-                    return line
-                if line[inner.start()] == '"':
-                    i = inner.end()
-                    break
-                i = inner.start() + 2
-
-
-def words(line: str) -> list[tuple[str, str, int]]:
-    """The line's words as shlex reads them, each with its raw text and where it ends.
-
-    Example: ``words('tokenize "a b"')`` -> ``[('tokenize', 'tokenize', 9), ('a b', '"a b"', 14)]``
-    """
-    out = []
-    start = 0
-    for word, end in split_words(line):
-        out.append((word, line[start:end].strip(), end))
-        start = end
-    return out
-
-
-def split_words(line: str) -> list[tuple[str, int]]:
-    """The words ``shlex`` (posix, whitespace_split, no comments) reads from ``line``, each with
-    the offset just past it and the blank that ends it, as ``shlex``'s stream would tell; the same
-    ValueError on an open quote or a trailing backslash. Linear: ``shlex`` adds one character at
-    a time to its token, which is quadratic on a long word.
-
-    Example: ``split_words('a "b c"d')`` -> ``[('a', 2), ('b cd', 8)]``
-    """
-    n = len(line)
-    if _QUOTING.search(line) is None:  # no quotes, no backslashes: the words between blanks
-        return [(word.group(), min(word.end() + 1, n)) for word in _WORD.finditer(line)]
-    out: list[tuple[str, int]] = []
-    i = 0
-    while True:
-        while i < n and line[i] in _SPACE:
-            i += 1
-        if i >= n:
-            return out
-        parts: list[str] = []
-        while i < n and line[i] not in _SPACE:
-            ch = line[i]
-            if ch == "'":
-                close = line.find("'", i + 1)
-                if close < 0:
-                    raise ValueError(_("No closing quotation"))
-                parts.append(line[i + 1:close])
-                i = close + 1
-            elif ch == '"':
-                i += 1
-                while True:
-                    stop = _DOUBLE_STOP.search(line, i)
-                    if stop is None:
-                        raise ValueError(_("No closing quotation"))
-                    at = stop.start()
-                    parts.append(line[i:at])
-                    if line[at] == '"':
-                        i = at + 1
-                        break
-                    if at + 1 >= n:
-                        raise ValueError(_("No escaped character"))
-                    escaped = line[at + 1]
-                    parts.append(escaped if escaped in '"\\' else "\\" + escaped)
-                    i = at + 2
-            elif ch == "\\":
-                if i + 1 >= n:
-                    raise ValueError(_("No escaped character"))
-                parts.append(line[i + 1])
-                i += 2
-            else:
-                plain = _PLAIN.match(line, i)
-                assert plain is not None
-                parts.append(plain.group())
-                i = plain.end()
-        end = min(i + 1, n)  # shlex has read the blank that ends the word
-        out.append(("".join(parts), end))
-        i = end
-
-
-def parse_value(raw: str, where: str) -> object:
-    """A claim's VALUE: a JSON list, a quoted string, a number, or a bare word (a string)."""
-    raw = raw.strip()
-    if not raw:
-        raise LessonError(_("{where}: a claim needs a value after its operator").format(where=where))
-    if raw.startswith("["):
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            raise LessonError(_("{where}: not a JSON list: {raw}").format(where=where, raw=raw)) from None
-        except RecursionError:
-            raise LessonError(_("{where}: a list nested too deeply").format(where=where)) from None
-        except ValueError:  # a number longer than Python converts
-            raise LessonError(_("{where}: a number with too many digits").format(where=where)) from None
-        if not isinstance(value, list):
-            raise LessonError(_("{where}: not a JSON list: {raw}").format(where=where, raw=raw))
-        return value
-    if raw[0] in "'\"":
-        try:
-            parts = [word for word, _end in split_words(raw)]
-        except ValueError:
-            raise LessonError(_("{where}: unbalanced quotes in {raw}").format(where=where, raw=raw)) from None
-        if len(parts) != 1:
-            raise LessonError(_("{where}: one value after the operator, not {raw}").format(where=where, raw=raw))
-        return parts[0]
-    if re.fullmatch(r"[-+]?\d+", raw):
-        try:
-            return int(raw)
-        except ValueError:  # longer than Python converts (sys.get_int_max_str_digits())
-            raise LessonError(_("{where}: a number with too many digits").format(where=where)) from None
-    if re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?", raw):
-        return float(raw)
-    if " " in raw:
-        raise LessonError(_("{where}: one value after the operator, not {raw} (quote text)").format(where=where, raw=raw))
-    return raw
 
 
 # -- parsing a file ------------------------------------------------------------------------------
@@ -568,67 +350,13 @@ def _directive(name: str, number: int, line: str, problems: list[str]) -> Direct
         return None
     try:
         if split[0][0] == "expect":
-            return _claim(where, number, body, split)
+            return parse_claim(where, number, body, split)
         args, options = _options(where, split)
         check_directive(where, split[0][0], args, options)
         return Directive(split[0][0], args, options, number, line.strip())
     except (LessonError, BadDirective) as exc:
         problems.append(str(exc))
         return None
-
-
-def _claim(where: str, number: int, body: str, split: list[tuple[str, str, int]]) -> Claim:
-    ops = [i for i, (word, raw, _) in enumerate(split) if raw in OPS]
-    if not ops or ops[0] < 2:
-        raise LessonError(_("{where}: a claim reads expect QUANTITY [ARGS] OP VALUE, with OP one of {choices}").format(
-            where=where, choices=' '.join(OPS)))
-    at = ops[0]
-    quantity = split[1][0]
-    args = tuple(word for word, _, _ in split[2:at])
-    value = parse_value(body[split[at][2]:], where)
-    if quantity not in QUANTITIES:
-        raise LessonError(_("{where}: unknown quantity {quantity} (have: {choices})").format(
-            where=where, quantity=repr(quantity), choices=', '.join(QUANTITIES)))
-    _check_claim_args(where, quantity, args, split[at][0], value)
-    return Claim(quantity, args, split[at][0], value, number, body.strip())
-
-
-def _check_claim_args(where: str, quantity: str, args: tuple[str, ...], op: str, value: object) -> None:
-    wanted = QUANTITIES[quantity]
-    least = sum(1 for w in wanted if not w.endswith("?"))
-    if not least <= len(args) <= len(wanted):
-        shown = " ".join(wanted) or _("no arguments")
-        raise LessonError(ngettext("{where}: expect {quantity} takes {wanted}, not {count} argument",
-                                   "{where}: expect {quantity} takes {wanted}, not {count} arguments", len(args)).format(
-            where=where, quantity=quantity, wanted=shown, count=len(args)))
-    if quantity in ("merge", "candidate"):
-        _positive(where, args[0], _("merge number") if quantity == "merge" else _("candidate number"))
-    if quantity == "token":
-        _positive(where, args[0].lstrip("#"), _("token id"), 0)
-    if quantity == "decode":
-        try:
-            ids = json.loads(args[0])
-        except (ValueError, RecursionError):  # not JSON, nested too deeply, a number too long
-            ids = None
-        if not isinstance(ids, list) or not all(type(i) is int for i in ids):
-            raise LessonError(_("{where}: decode takes a JSON list of ids, like \"[259, 264]\"").format(where=where))
-    if quantity == "composition" and args[0] not in COMPOSITION_KINDS:
-        raise LessonError(_("{where}: unknown composition kind {word} (choose whole, multi or partial)").format(
-            where=where, word=repr(args[0])))
-    if quantity == "heldout" and args[1] not in HELDOUT_MEASURES:
-        raise LessonError(_("{where}: heldout measures {choices}, not {word}").format(
-            where=where, choices=', '.join(HELDOUT_MEASURES), word=repr(args[1])))
-    if quantity in ("word", "char"):
-        if args[0] not in BASELINE_MEASURES:
-            raise LessonError(_("{where}: {quantity} measures {choices}, not {word}").format(
-                where=where, quantity=quantity, choices=', '.join(BASELINE_MEASURES), word=repr(args[0])))
-        if (args[0] == "vocab") != (len(args) == 1):
-            raise LessonError(_("{where}: expect {quantity} vocab takes no text; {quantity} tokens and unknown take one").format(
-                where=where, quantity=quantity))
-    if quantity == "count" and len(args[0].split()) != 2:
-        raise LessonError(_("{where}: count takes a pair \"A B\" (two tokens, · for a space inside one)").format(where=where))
-    if op not in ("==", "!=") and not isinstance(value, (int, float)):
-        raise LessonError(_("{where}: {op} compares numbers; {value} is not one").format(where=where, op=op, value=show_value(value)))
 
 
 def _options(where: str, split: list[tuple[str, str, int]]) -> tuple[tuple[str, ...], dict[str, str]]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine import (
+    MAX_APP_CORPUS_BYTES,
     ChunkTable,
     Corpus,
     CorpusError,
@@ -32,6 +33,7 @@ from engine import (
     read_corpus_bytes,
     read_counts,
     refuse_inputs,
+    size_text,
 )
 from tui.i18n import _
 from tui.model.samples import sample
@@ -44,6 +46,25 @@ def refuse_standard_input(source: str, what: str = "the corpus") -> None:
     if is_stdin(source) or _is_the_terminal_input(source):
         raise CorpusError(f"{source}: the app reads its keys from standard input, so {what} cannot come from "
                           "there: save the text to a file and open that (bpe-lab train - reads standard input)")
+
+
+APP_CORPUS_BYTES = MAX_APP_CORPUS_BYTES  # engine.errors says why
+
+
+def refuse_too_large(path: Path, max_bytes: int | None) -> None:
+    """A regular file above :data:`APP_CORPUS_BYTES`, with no bound given: refused before it is
+    read, in one line that says what to do instead. Raises CorpusError."""
+    if max_bytes is not None:
+        return
+    try:
+        info = path.stat()
+    except (OSError, ValueError):
+        return  # the reader says why it cannot be read
+    if stat.S_ISREG(info.st_mode) and info.st_size > APP_CORPUS_BYTES:
+        raise CorpusError(f"{path}: {size_text(info.st_size)} is more than the app holds in memory "
+                          f"({size_text(APP_CORPUS_BYTES)}): count it first (bpe-lab count {path} -o counts.parquet) "
+                          "and open the counts (bpe-lab --counts counts.parquet), or raise the bound "
+                          "with --max-corpus-bytes N")
 
 
 def _is_the_terminal_input(path: str) -> bool:
@@ -100,7 +121,8 @@ class LoadedCorpus:
         """A file path, or ``sample:NAME`` for a bundled sample. Raises ValueError (one line).
 
         ``max_bytes`` bounds the corpus (``--max-corpus-bytes``); without it a pipe or a device
-        stops at :data:`engine.corpus.MAX_STREAM_BYTES` and a regular file is read whole."""
+        stops at :data:`engine.corpus.MAX_STREAM_BYTES` and a regular file above
+        :data:`APP_CORPUS_BYTES` is refused before it is read."""
         text = str(source)
         if text.startswith("sample:"):
             name = text.split(":", 1)[1]
@@ -113,6 +135,7 @@ class LoadedCorpus:
             table = read_counts(path)
             check_usable(str(path), table)
             return cls.from_table(path, table, table.file_sha256)
+        refuse_too_large(path, max_bytes)
         data = read_corpus_bytes(path, max_bytes=max_bytes)  # read once: the hash is of exactly the bytes trained on
         if data[:4] == b"PAR1":  # a table from a pipe: told by the bytes read, not by reading it twice
             from engine import counts_from_bytes

@@ -18,7 +18,7 @@ from textual.widgets import Markdown, Static
 from engine import inert
 from tui.app.theme import current
 from tui.app.widgets.line_break import BrokenLines, break_lines
-from tui.i18n import _
+from tui.i18n import _, ngettext
 from tui.model.driver import LessonView
 
 
@@ -185,7 +185,7 @@ class LessonMarkdown(Markdown):
 
 def lesson_keys() -> list[str]:
     """The pane's key line, one item a key, named as the footer and the help name them."""
-    return [_("> next step"), _("< previous step"), _("L again"), _("E end")]
+    return [_("> next step"), _("< previous step"), _("L again"), _("E end"), _("J K scroll")]
 
 
 def fill_items(items: list[str], width: int, gap: int = 2) -> list[str]:
@@ -225,6 +225,10 @@ class KeyItems(Visual):
         return len(fill_items(self.items, max(width, 1)))
 
 
+#: The border's cells around its title: "╭─ " and " ─╮".
+TITLE_FRAME = 6
+
+
 class LessonPane(Vertical):
     """Shown with a lesson open (``l`` hides and shows it)."""
 
@@ -240,13 +244,29 @@ class LessonPane(Vertical):
             yield Static("", id="lesson-claims")
         yield Static(KeyItems(lesson_keys()), id="lesson-keys")
 
+    def on_resize(self) -> None:
+        self._title()
+
+    def _title(self) -> None:
+        """The border's title: "step k/n", or on the introduction "lesson: TITLE" where it fits
+        whole in the border, else "lesson · n steps" (the title is the heading just below it:
+        never cut to "lesson: Tang poems: h…")."""
+        view = getattr(self, "_view", None)
+        if view is None:
+            return
+        if view.step_index == 0:
+            title = inert(_("lesson: {title}").format(title=view.title))
+            if cell_len(title) > max(self.outer_size.width - TITLE_FRAME, 0):
+                title = ngettext("lesson · {n} step", "lesson · {n} steps", view.step_count).format(n=view.step_count)
+        else:
+            title = _("step {k}/{n}").format(k=view.step_index, n=view.step_count)
+        # Text, not a str: a str border title is markup ("[/x]" raised MarkupError, "[@click=...]" acted)
+        self.border_title = Text(title)
+
     def show(self, view: LessonView) -> None:
         """Draw ``view`` (plain data from the player)."""
-        # Text, not a str: a str border title is markup ("[/x]" raised MarkupError, "[@click=...]" acted)
-        if view.step_index == 0:
-            self.border_title = Text(inert(_("lesson: {title}").format(title=view.title)))
-        else:
-            self.border_title = Text(_("step {k}/{n}").format(k=view.step_index, n=view.step_count))
+        self._view = view
+        self._title()
         banner = self.query_one("#lesson-banner", Static)
         line = banner_text(view)
         banner.update(line or "")

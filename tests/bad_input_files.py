@@ -1,0 +1,177 @@
+"""The inputs docs/bad-input.md's rows are run on (files written for a row) and the
+simulations of what a test cannot do for real (a full disk, permissions as root, a file that
+grows while read). tests/app/test_bad_input.py runs the rows."""
+
+from __future__ import annotations
+
+import base64
+import errno
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import engine.corpus
+from engine import TrainConfig, Trainer
+from engine.bytelevel import token_to_unicode
+from engine.formats import export_tokenizer
+from engine.tokenizer import load_tokenizer
+
+#: A row's setup: the files it needs in the test's folder, and its simulations.
+Setup = Callable[[Path, pytest.MonkeyPatch], None]
+
+
+# -- inputs -----------------------------------------------------------------------------------
+
+CORPUS = "the cat in the hat sat on the mat\nthe cat ate the rat\n"
+
+
+def corpus(tmp: Path, name: str = "c.txt", data: bytes | str = CORPUS) -> Path:
+    path = tmp / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return path
+
+
+def native(tmp: Path, name: str = "tok.json", **fields) -> Path:
+    data = {"format": "bpe-lab", "version": 1, "base": "bytes", "merges": [[116, 104], [256, 101]], **fields}
+    path = tmp / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def trained_tok(tmp: Path) -> Path:
+    """tok.json: two merges on the corpus (vocabulary 258)."""
+    trainer = Trainer(CORPUS, TrainConfig(max_merges=2))
+    trainer.train()
+    trainer.tokenizer().save(tmp / "tok.json")
+    return tmp / "tok.json"
+
+
+HF_CHARS = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4}, "merges": ["a b", "ab c"]}}
+BYTES = {token_to_unicode(bytes([b])): b for b in range(256)}
+
+
+def hf(tmp: Path, name: str = "tokenizer.json", **model) -> Path:
+    data = json.loads(json.dumps(HF_CHARS))
+    data["model"].update(model)
+    path = tmp / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def seed001(tmp: Path, vocab: list, merges: list, name: str = "seed.json") -> Path:
+    path = tmp / name
+    path.write_text(json.dumps({"vocab": vocab, "merges": merges}), encoding="utf-8")
+    return path
+
+
+def gpt2_pair(tmp: Path, merges: list[str], extra: dict[str, int] | None = None, folder: str = "pair") -> Path:
+    where = tmp / folder
+    where.mkdir()
+    vocab = dict(BYTES)
+    for line in merges:
+        a, b = line.split(" ")
+        vocab.setdefault(a + b, len(vocab))
+    vocab.update(extra or {})
+    (where / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (where / "merges.txt").write_text("#version: 0.2\n" + "".join(m + "\n" for m in merges), encoding="utf-8")
+    return where
+
+
+def ranks(tmp: Path, lines: list[str], sidecar: dict | None = None, name: str = "t.tiktoken") -> Path:
+    path = tmp / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    side = {"name": "t", "pat_str": r"[\s\S]+", "special_tokens": {}} if sidecar is None else sidecar
+    (tmp / (name + ".json")).write_text(json.dumps(side), encoding="utf-8")
+    return path
+
+
+#: A SentencePiece ModelProto in small: one piece (field 1), a trainer spec (field 2) of model_type 2 (BPE).
+#: The piece is "a" with score -1.0 (field 2, a float: bytes that are not UTF-8, as in every real model).
+SPM_BPE = b"\x0a\x08\x0a\x01a\x15\x00\x00\x80\xbf\x12\x02\x18\x02"
+#: The same with no model_type (field 3 of the trainer spec): sentencepiece's default, Unigram.
+SPM_UNIGRAM = b"\x0a\x08\x0a\x01a\x15\x00\x00\x80\xbf\x12\x00"
+
+
+def with_normalizer(tmp: Path) -> None:
+    """tokenizer.json: tok.json's tokenizer as hf, with an NFKC normalizer."""
+    export_tokenizer(load_tokenizer(trained_tok(tmp)), "hf", tmp / "tokenizer.json")
+    data = json.loads((tmp / "tokenizer.json").read_text(encoding="utf-8"))
+    data["normalizer"] = {"type": "NFKC"}
+    (tmp / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def word_ends(tmp: Path) -> None:
+    """tok.json: a tokenizer trained with the end-of-word suffix </w>."""
+    trainer = Trainer("low lower lowest newest", TrainConfig(max_merges=4, end_of_word="</w>"))
+    list(trainer.run())
+    trainer.tokenizer().save(tmp / "tok.json")
+
+
+def b64(token: bytes) -> str:
+    return base64.b64encode(token).decode("ascii")
+
+
+BYTE_RANKS = [f"{b64(bytes([b]))} {b}" for b in range(256)]
+
+
+# -- simulations ------------------------------------------------------------------------------
+
+
+def deny_reading(monkeypatch, name: str) -> None:
+    """Permission denied on one file (tests run as root, which reads anything)."""
+    real_open = Path.open
+
+    def guarded(self, *args, **kwargs):
+        if self.name == name:
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded)
+    real_os_open = os.open
+
+    def os_open(path, flags, *args, **kwargs):  # the bounded reader opens with os.open
+        if Path(os.fspath(path)).name == name and not flags & (os.O_WRONLY | os.O_RDWR):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_os_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", os_open)
+
+
+def grow_while_read(monkeypatch, path: Path) -> None:
+    """Another program appends to the corpus while bpe-lab counts it."""
+    real = engine.corpus._count_range
+
+    def counting(p, *args):
+        result = real(p, *args)
+        with open(path, "ab") as handle:
+            handle.write(b"more text arrives\n")
+        return result
+
+    monkeypatch.setattr(engine.corpus, "_count_range", counting)
+
+
+def fail_writes(monkeypatch, code: int, message: str, *, after: int = 0) -> None:
+    """The disk fills (or the folder refuses) while a file is written: the ``after``-th sync on."""
+    calls = {"n": 0}
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        calls["n"] += 1
+        if calls["n"] > after:
+            raise OSError(code, message)
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+def refuse_temp_files(monkeypatch) -> None:
+    """Permission denied on the output folder (root writes anywhere, so mkstemp is refused)."""
+
+    def mkstemp(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
