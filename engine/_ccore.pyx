@@ -687,3 +687,303 @@ def account(dict count, hist, dict where, list heap, dict left, dict right, dict
                 if i == len(ahead) or ahead[i] != e:
                     ahead.insert(i, e)
     return old
+
+
+# -- writing ids out; counting ASCII chunks (h-count, issue 24's third round) -------------------
+
+from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
+from cpython.mem cimport PyMem_Realloc
+from cpython.ref cimport PyObject
+from cpython.unicode cimport (PyUnicode_DATA, PyUnicode_DecodeASCII, PyUnicode_KIND, PyUnicode_READ,
+                              PyUnicode_Substring)
+from libc.string cimport memcmp
+
+
+def ids_text(list ids, table=None):
+    """``" ".join(map(str, ids))``, each id first mapped through ``table`` (a list: our id -> the
+    file's; None: the ids as they are), in one C-level pass. None when an id is out of the
+    table's range, negative, not an int, or maps to None: the caller's pure path then says why.
+    Twin: ``engine.formats.common.Imported.ids_text`` on the pure path."""
+    cdef Py_ssize_t n = len(ids), m = 0, i, at = 0, size
+    cdef int64_t *tab = NULL
+    cdef int64_t v, x
+    cdef char *buf
+    cdef char digits[24]
+    cdef char *grown
+    cdef int d
+    if n == 0:
+        return ""
+    if table is not None:
+        m = len(table)
+        tab = <int64_t *>PyMem_Malloc(max(m, 1) * sizeof(int64_t))
+        if tab == NULL:
+            raise MemoryError
+    size = n * 8 + 32
+    buf = <char *>PyMem_Malloc(size)
+    if buf == NULL:
+        PyMem_Free(tab)
+        raise MemoryError
+    try:
+        for i in range(m):
+            item = table[i]
+            if type(item) is not int or item < 0 or item > INT32_MAX:
+                tab[i] = -1
+            else:
+                tab[i] = <int64_t>item
+        for i in range(n):
+            item = ids[i]
+            if type(item) is not int or item < 0 or item > INT32_MAX:
+                return None
+            v = <int64_t>item
+            if tab != NULL:
+                if v >= m or tab[v] < 0:
+                    return None
+                v = tab[v]
+            if at + 24 > size:
+                size *= 2
+                grown = <char *>PyMem_Realloc(buf, size)
+                if grown == NULL:
+                    raise MemoryError
+                buf = grown
+            if i:
+                buf[at] = 32
+                at += 1
+            d = 0
+            x = v
+            while True:
+                digits[d] = <char>(48 + x % 10)
+                d += 1
+                x //= 10
+                if x == 0:
+                    break
+            while d:
+                d -= 1
+                buf[at] = digits[d]
+                at += 1
+        return PyUnicode_DecodeASCII(buf, at, NULL)
+    finally:
+        PyMem_Free(buf)
+        PyMem_Free(tab)
+
+
+# The classes of ASCII characters the named patterns tell apart (engine.pretokenize.ASCII_PATTERNS):
+# letters, digits, space (\t \n \v \f \r and the space; not \x1c-\x1f) and the rest.
+cdef enum:
+    _LET = 1
+    _DIG = 2
+    _WSP = 3
+    _OTH = 4
+
+cdef unsigned char _CLASS[128]
+for _c in range(128):
+    _CLASS[_c] = (_LET if (65 <= _c <= 90 or 97 <= _c <= 122) else _DIG if 48 <= _c <= 57
+                  else _WSP if _c in (9, 10, 11, 12, 13, 32) else _OTH)
+
+
+cdef inline Py_ssize_t _run(int kind, void *data, Py_ssize_t i, Py_ssize_t n, unsigned char cls) noexcept:
+    """The end of the run of characters of class ``cls`` from ``i``."""
+    while i < n and _CLASS[PyUnicode_READ(kind, data, i)] == cls:
+        i += 1
+    return i
+
+
+cdef inline bint _contraction_tail(unsigned int a, unsigned int b, bint fold) noexcept:
+    if fold:
+        a |= 32
+        b |= 32
+    return (a == 108 and b == 108) or (a == 118 and b == 101) or (a == 114 and b == 101)  # ll ve re
+
+
+cdef Py_ssize_t _chunk_end(int kind, void *data, Py_ssize_t i, Py_ssize_t n, bint gpt4) noexcept:
+    """Where the chunk starting at ``i`` ends, for the gpt2 or gpt4 pattern on ASCII text that
+    ends at ``n`` (the patterns' alternatives in order; see ASCII_PATTERNS)."""
+    cdef unsigned int c = PyUnicode_READ(kind, data, i), c1, low
+    cdef unsigned char k = _CLASS[c], k1 = 0
+    cdef Py_ssize_t j, p
+    if i + 1 < n:
+        c1 = PyUnicode_READ(kind, data, i + 1)
+        k1 = _CLASS[c1]
+        if c == 39:  # an apostrophe: 's 'd 'm 't 'll 've 're (any case in gpt4)
+            low = (c1 | 32) if gpt4 else c1
+            if low == 115 or low == 100 or low == 109 or low == 116:
+                return i + 2
+            if i + 2 < n and _contraction_tail(c1, PyUnicode_READ(kind, data, i + 2), gpt4):
+                return i + 3
+    if not gpt4:
+        if c == 32 and k1 != 0 and k1 != _WSP:  # " ?" before letters, digits or the rest
+            return _run(kind, data, i + 1, n, k1)
+        if k != _WSP:
+            return _run(kind, data, i, n, k)
+    else:
+        if k == _LET:
+            return _run(kind, data, i, n, _LET)
+        if c != 10 and c != 13 and k != _DIG and k1 == _LET:  # [^\r\n L N]?+ L+
+            return _run(kind, data, i + 1, n, _LET)
+        if k == _DIG:  # N{1,3}
+            j = i + 1
+            while j < n and j < i + 3 and _CLASS[PyUnicode_READ(kind, data, j)] == _DIG:
+                j += 1
+            return j
+        if k == _OTH or (c == 32 and k1 == _OTH):  # " ?[^\s L N]++[\r\n]*"
+            j = _run(kind, data, i + 1 if k != _OTH else i, n, _OTH)
+            while j < n:
+                c1 = PyUnicode_READ(kind, data, j)
+                if c1 != 10 and c1 != 13:
+                    break
+                j += 1
+            return j
+    # space: the whole run, but a run before a non-space keeps its last character for the next
+    # chunk (\s+(?!\S)); gpt4 first ends a run at its last \r or \n (\s*[\r\n])
+    j = _run(kind, data, i, n, _WSP)
+    if gpt4:
+        p = j
+        while p > i:
+            c1 = PyUnicode_READ(kind, data, p - 1)
+            if c1 == 10 or c1 == 13:
+                return p
+            p -= 1
+    if j == n or j - i < 2:
+        return j
+    return j - 1
+
+
+cdef inline uint64_t _span_hash(const unsigned char *p, Py_ssize_t n) noexcept:
+    cdef uint64_t h = 14695981039346656037ULL
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ p[i]) * 1099511628211ULL
+    return h ^ (h >> 29)
+
+
+def count_ascii(counts, str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, bint drop_last):
+    """Count the gpt2 (or gpt4) pattern's chunks of ``text[start:stop]``, scanned as if the text
+    ended at ``stop``, into ``counts`` (a dict: each new chunk after its keys, in order of first
+    appearance), without the last chunk when ``drop_last`` (a lookahead character). Every
+    character there must be ASCII. Returns the number of chunks counted, or -1 (nothing counted)
+    when a character is not ASCII or ``drop_last`` finds a last chunk longer than one character:
+    the caller scans with the pattern then. Twin: ``Counter(re.findall(ASCII_PATTERNS[...]))``."""
+    return _ascii_chunks(text, start, stop, gpt4, drop_last, counts, None)
+
+
+def split_ascii(list out, str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, bint drop_last):
+    """Append the chunks :func:`count_ascii` would count to ``out``, in order: one string object
+    per distinct chunk, shared by its occurrences (its hash computed once, so the chunk cache's
+    lookups are identity hits). Returns their number, or -1 (nothing appended) as count_ascii.
+    Twin: ``re.findall(ASCII_PATTERNS[...])``."""
+    return _ascii_chunks(text, start, stop, gpt4, drop_last, None, out)
+
+
+cdef Py_ssize_t _ascii_chunks(str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, bint drop_last, counts,
+                              list out) except -2:
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef const unsigned char *raw = <const unsigned char *>data
+    cdef Py_ssize_t i, end, cap = 1 << 12, used = 0, room = 1 << 10, slot, e, total = 0, mark
+    cdef Py_ssize_t *slots
+    cdef Py_ssize_t *at
+    cdef Py_ssize_t *size
+    cdef Py_ssize_t *many
+    cdef uint64_t *hashes
+    cdef uint64_t h
+    cdef void *grown
+    cdef PyObject *old
+    cdef list strs = [] if out is not None else None
+    if start < 0 or stop > len(text) or start >= stop:
+        return 0 if start >= stop else -1
+    for i in range(start, stop):
+        if PyUnicode_READ(kind, data, i) >= 128:
+            return -1
+    mark = len(out) if out is not None else 0
+    slots = <Py_ssize_t *>PyMem_Malloc(cap * sizeof(Py_ssize_t))
+    at = <Py_ssize_t *>PyMem_Malloc(room * sizeof(Py_ssize_t))
+    size = <Py_ssize_t *>PyMem_Malloc(room * sizeof(Py_ssize_t))
+    many = <Py_ssize_t *>PyMem_Malloc(room * sizeof(Py_ssize_t))
+    hashes = <uint64_t *>PyMem_Malloc(room * sizeof(uint64_t))
+    try:
+        if not (slots and at and size and many and hashes):
+            raise MemoryError
+        for i in range(cap):
+            slots[i] = -1
+        i = start
+        while i < stop:
+            end = _chunk_end(kind, data, i, stop, gpt4)
+            if drop_last and end == stop:
+                if end - i != 1:
+                    if out is not None:
+                        del out[mark:]
+                    return -1
+                break
+            h = _span_hash(raw + i * kind, (end - i) * kind)
+            slot = <Py_ssize_t>(h & <uint64_t>(cap - 1))
+            while True:
+                e = slots[slot]
+                if e < 0:
+                    break
+                if (hashes[e] == h and size[e] == end - i
+                        and memcmp(raw + at[e] * kind, raw + i * kind, (end - i) * kind) == 0):
+                    break
+                slot = (slot + 1) & (cap - 1)
+            if e >= 0:
+                many[e] += 1
+                if out is not None:
+                    out.append(strs[e])
+            else:
+                if used == room:
+                    room *= 2
+                    grown = PyMem_Realloc(at, room * sizeof(Py_ssize_t))
+                    if grown == NULL:
+                        raise MemoryError
+                    at = <Py_ssize_t *>grown
+                    grown = PyMem_Realloc(size, room * sizeof(Py_ssize_t))
+                    if grown == NULL:
+                        raise MemoryError
+                    size = <Py_ssize_t *>grown
+                    grown = PyMem_Realloc(many, room * sizeof(Py_ssize_t))
+                    if grown == NULL:
+                        raise MemoryError
+                    many = <Py_ssize_t *>grown
+                    grown = PyMem_Realloc(hashes, room * sizeof(uint64_t))
+                    if grown == NULL:
+                        raise MemoryError
+                    hashes = <uint64_t *>grown
+                at[used] = i
+                size[used] = end - i
+                many[used] = 1
+                hashes[used] = h
+                slots[slot] = used
+                used += 1
+                if out is not None:
+                    key = PyUnicode_Substring(text, i, end)
+                    strs.append(key)
+                    out.append(key)
+                if used * 2 > cap:  # keep the table at most half full
+                    PyMem_Free(slots)
+                    cap *= 2
+                    slots = <Py_ssize_t *>PyMem_Malloc(cap * sizeof(Py_ssize_t))
+                    if slots == NULL:
+                        raise MemoryError
+                    for slot in range(cap):
+                        slots[slot] = -1
+                    for e in range(used):
+                        slot = <Py_ssize_t>(hashes[e] & <uint64_t>(cap - 1))
+                        while slots[slot] >= 0:
+                            slot = (slot + 1) & (cap - 1)
+                        slots[slot] = e
+            total += 1
+            i = end
+        if counts is None:
+            return total
+        for e in range(used):
+            key = PyUnicode_Substring(text, at[e], at[e] + size[e])
+            old = PyDict_GetItem(counts, key)
+            if old == NULL:
+                PyDict_SetItem(counts, key, many[e])
+            else:
+                PyDict_SetItem(counts, key, <object>old + many[e])
+        return total
+    finally:
+        PyMem_Free(slots)
+        PyMem_Free(at)
+        PyMem_Free(size)
+        PyMem_Free(many)
+        PyMem_Free(hashes)

@@ -381,13 +381,18 @@ def _count_range(
                     invalid += bad
                     if base == "chars":
                         text = _ESCAPED.sub("\ufffd", text)
-                raw = pretokenizer.count_raw(text)
+                direct = not (pretokenizer.split_digits or pretokenizer.split_newlines)
+                # Without digit or newline splitting the chunks go straight into the counts (no
+                # table per piece to add up); dropping the lookahead's chunk after counting it
+                # keeps the order of first appearance, as it is the piece's last.
+                raw = pretokenizer.count_raw(text, counts if direct else None)
                 if lookahead:
                     last = text[-1]
                     raw[last] -= 1
                     if not raw[last]:
                         del raw[last]
-                counts.update(pretokenizer.split_counted(raw))
+                if not direct:
+                    counts.update(pretokenizer.split_counted(raw))
                 if progress is not None:
                     progress(read, len(counts))
             if not data:

@@ -50,6 +50,94 @@ def _digit() -> Any:
 
 _PIECE = 1 << 20  # characters per piece when counting a large text
 _MARGIN = 4096  # matches ending this close to a piece's end are scanned again with the next
+#: A text that is not all ASCII, at least this long, is scanned in regions (see :func:`_regions`).
+_REGIONS_MIN = 1 << 12
+#: A text at least this long is counted by the compiled core's ASCII counter, when it is used.
+_COMPILED_MIN = 256
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+#: A safe cut: just after a newline followed by printable ASCII (:func:`engine.corpus._last_cut`
+#: says why every named pattern ends a chunk there); the last one before a point, the next one.
+_LAST_CUT = re.compile(r"(?s:.*)\n[\x21-\x7e]")
+_NEXT_CUT = re.compile(r"\n[\x21-\x7e]")
+
+
+def _regions(text: str) -> Iterator[tuple[int, int, bool]]:
+    """``(start, end, ascii)`` regions covering ``text`` in order, each ending at a safe cut (or
+    the text's end): the ASCII ones hold only ASCII, the character after them included.
+
+    Code is nearly all ASCII, with a few lines that are not (a name, a quote, an arrow): the
+    ASCII regions can be scanned with a named pattern's standard-library twin, which is twice
+    as fast as the ``regex`` module, and only the regions around the other characters with the
+    pattern itself. Each character is looked at a bounded number of times (C-level searches).
+    """
+    n, pos = len(text), 0
+    while pos < n:
+        found = _NON_ASCII.search(text, pos)
+        if found is None:
+            yield pos, n, True
+            return
+        back = _LAST_CUT.match(text, pos, found.start())
+        if back is not None:  # the ASCII before it, to the last safe cut (its next character is ASCII)
+            cut = back.end() - 1
+            yield pos, cut, True
+            pos = cut
+        ahead = _NEXT_CUT.search(text, found.end())
+        end = n if ahead is None else ahead.start() + 1
+        yield pos, end, False
+        pos = end
+
+
+def _region(compiled: Any, exact: Any, text: str, start: int, end: int) -> Iterator[list[str]]:
+    """The chunks of the region ``text[start:end]`` (see :func:`_regions`) by ``compiled``, a batch
+    at a time. A region ending before the text's end ends at a safe cut: it is scanned with the
+    character after it (the patterns look one ahead), which comes back as a chunk of its own
+    and is dropped. ``exact``: the pattern itself, for what cannot happen."""
+    n = len(text)
+    if end == n:
+        yield from _scan(compiled, text, start, n)
+        return
+    held = None
+    for batch in _scan(compiled, text, start, end + 1):
+        if held is not None:
+            yield held
+        held = batch
+    if not held or held[-1] != text[end]:  # pragma: no cover - a safe cut always ends a chunk
+        yield from _scan(exact, text, start, n)
+        return
+    held.pop()
+    yield held
+
+
+def _scan(compiled: Any, text: str, start: int, stop: int) -> Iterator[list[str]]:
+    """A named pattern's chunks of ``text[start:stop]`` (scanned as if the text ended at ``stop``),
+    a batch at a time: a long stretch is scanned a piece at a time, so the list of all its chunks
+    (over a hundred megabytes for 10 MB of text) never exists at once. The named patterns match
+    every character and look at most one character past a match, so a match ending well before
+    a piece's end is exactly the match a whole scan makes there."""
+    if stop - start <= 2 * _PIECE:
+        yield compiled.findall(text, start, stop)  # the named patterns never match an empty string
+        return
+    pos = start
+    while pos < stop:
+        end = pos + _PIECE
+        if end >= stop:
+            yield compiled.findall(text, pos, stop)
+            return
+        chunks = compiled.findall(text, pos, end)
+        if sum(map(len, chunks)) != end - pos:  # pragma: no cover - named patterns cover all
+            yield compiled.findall(text, pos, stop)
+            return
+        reach = end - pos
+        keep = len(chunks)
+        while keep and reach > _PIECE - _MARGIN:
+            keep -= 1
+            reach -= len(chunks[keep])
+        if keep == 0:  # one match spans the whole piece: finish in one go
+            yield compiled.findall(text, pos, stop)
+            return
+        del chunks[keep:]
+        yield chunks
+        pos += reach
 
 
 #: A custom pattern gets this long on a text of n characters before it counts as too slow:
@@ -270,6 +358,12 @@ class PreTokenizer:
             chunks = [text] if text else []
         elif self.per_line:
             chunks = [c for line in _lines(text) for c in self._findall(line) if c]
+        elif len(text) >= _COMPILED_MIN and (found := self._split_compiled(text)) is not None:
+            chunks = found
+        elif self.name in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
+            chunks = []
+            for batch in self._mixed(text):
+                chunks += batch
         elif self.name in NAMED_PATTERNS:
             chunks = self._findall(text)  # they never match an empty string
         else:
@@ -295,11 +389,14 @@ class PreTokenizer:
                 counts[piece] += n
         return counts
 
-    def count_raw(self, text: str) -> Counter[str]:
-        """Chunks as the pattern alone makes them, counted (batch by batch, see batches())."""
-        counts: Counter[str] = Counter()
+    def count_raw(self, text: str, into: Counter[str] | None = None) -> Counter[str]:
+        """Chunks as the pattern alone makes them, counted (batch by batch, see batches()),
+        added to ``into`` when given (new chunks after its own, in order of first appearance)."""
+        counts: Counter[str] = Counter() if into is None else into
+        if len(text) >= _COMPILED_MIN and self._count_compiled(text, counts):
+            return counts
         for batch in self.batches(text):
-            counts.update(batch)
+            counts.update(batch)  # a list: one C-level loop
         return counts
 
     @property
@@ -328,31 +425,67 @@ class PreTokenizer:
         if self.name not in NAMED_PATTERNS:
             yield [c for c in self._findall(text) if c]
             return
-        compiled = self._scanner(text)
-        if len(text) <= 2 * _PIECE:
-            yield compiled.findall(text)  # the named patterns never match an empty string
+        if self.name in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
+            yield from self._mixed(text)
             return
-        pos, n = 0, len(text)
-        while pos < n:
-            end = pos + _PIECE
-            if end >= n:
-                yield compiled.findall(text, pos)
-                return
-            chunks = compiled.findall(text, pos, end)
-            if sum(map(len, chunks)) != end - pos:  # pragma: no cover - named patterns cover all
-                yield compiled.findall(text, pos)
-                return
-            reach = end - pos
-            keep = len(chunks)
-            while keep and reach > _PIECE - _MARGIN:
-                keep -= 1
-                reach -= len(chunks[keep])
-            if keep == 0:  # one match spans the whole piece: finish in one go
-                yield compiled.findall(text, pos)
-                return
-            del chunks[keep:]
-            yield chunks
-            pos += reach
+        yield from _scan(self._scanner(text), text, 0, len(text))
+
+    def _mixed(self, text: str) -> Iterator[list[str]]:
+        """The chunks of a text that is not all ASCII, region by region (:func:`_regions`): the
+        ASCII regions with the pattern's standard-library twin, the rest with the pattern."""
+        fast, exact = _ascii_compiled(self.name), self._regex()
+        for start, end, ascii in _regions(text):
+            yield from _region(fast if ascii else exact, exact, text, start, end)
+
+    def _compiled_regions(self, text: str, name: str) -> tuple[Any, Iterator[tuple[int, int, bool]]] | None:
+        """The compiled core's ASCII function ``name`` (count_ascii, split_ascii) and the regions
+        of ``text`` to use it on; None when the compiled core is not in use or the pre-tokenizer
+        is not gpt2 or gpt4 (scanning the whole text)."""
+        from . import _core
+
+        fast = getattr(_core._compiled, name, None)
+        if fast is None or self.per_line or self.name not in ("gpt2", "gpt4"):
+            return None
+        n = len(text)
+        if text.isascii():
+            return fast, iter([(0, n, True)])
+        if n < _REGIONS_MIN:
+            return fast, iter([(0, n, False)])
+        return fast, _regions(text)
+
+    def _count_compiled(self, text: str, counts: Counter[str]) -> bool:
+        """Count the pattern's chunks of ``text`` into ``counts`` with the compiled core's
+        ASCII counter (``engine._ccore.count_ascii``: no string made per occurrence, only per
+        distinct chunk) on the ASCII regions and the pattern on the rest; False (nothing
+        counted) without the compiled core or for another pre-tokenizer."""
+        found = self._compiled_regions(text, "count_ascii")
+        if found is None:
+            return False
+        count, regions = found
+        gpt4, n = self.name == "gpt4", len(text)
+        for start, end, ascii in regions:
+            if ascii and count(counts, text, start, n if end == n else end + 1, gpt4, end != n) >= 0:
+                continue
+            for batch in _region(_ascii_compiled(self.name) if ascii else self._regex(), self._regex(), text, start, end):
+                counts.update(batch)
+        return True
+
+    def _split_compiled(self, text: str) -> list[str] | None:
+        """The pattern's chunks of ``text`` as :meth:`_count_compiled` scans them, the ASCII
+        regions by ``engine._ccore.split_ascii`` (one string per distinct chunk, shared by its
+        occurrences); None without the compiled core or for another pre-tokenizer."""
+        found = self._compiled_regions(text, "split_ascii")
+        if found is None:
+            return None
+        split, regions = found
+        gpt4, n = self.name == "gpt4", len(text)
+        chunks: list[str] = []
+        for start, end, ascii in regions:
+            if ascii and split(chunks, text, start, n if end == n else end + 1, gpt4, end != n) >= 0:
+                continue
+            for batch in _region(_ascii_compiled(self.name) if ascii else self._regex(), self._regex(), text, start, end):
+                chunks += batch
+        return chunks
 
     def positioned(self, text: str) -> Iterator[tuple[int, str]]:
         """(character offset, chunk) for every chunk, after digit and newline splitting."""

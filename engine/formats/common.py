@@ -82,6 +82,19 @@ class Imported:
             raise TokenIdError(f"{self.path}: the file has no id for token {show(self.tokenizer.token_bytes(i))}")
         return out  # type: ignore[return-value]
 
+    def ids_text(self, ids: list[int]) -> str:
+        """``to_file_ids(ids)`` written out in decimal, separated by spaces (``bpe-lab encode``'s
+        output): in one C-level pass with the compiled core (``engine._ccore.ids_text``), else
+        (and for any id it cannot map, which raises here as in :meth:`to_file_ids`) in Python."""
+        from .. import _core
+
+        fast = getattr(_core._compiled, "ids_text", None)
+        if fast is not None and type(ids) is list:
+            text = fast(ids, self.file_ids)
+            if text is not None:
+                return text
+        return " ".join(map(str, self.to_file_ids(ids)))
+
     def from_file_ids(self, ids: Iterable[int]) -> list[int]:
         """The file's ids as ours; an id the file does not use raises ValueError."""
         if self.file_ids is None:

@@ -88,9 +88,9 @@ def test_lines_without_a_cut_are_linear(tmp_path, monkeypatch):
         searched.append(len(data) - start)
         return last_cut(data, start)
 
-    def counting_raw(self, text):
+    def counting_raw(self, text, *into):
         tokenized.append(len(text))
-        return count_raw(self, text)
+        return count_raw(self, text, *into)
 
     monkeypatch.setattr(corpus_module, "_last_cut", counting_cut)
     monkeypatch.setattr(PreTokenizer, "count_raw", counting_raw)
@@ -139,10 +139,10 @@ def test_a_file_that_changes_while_read_is_refused(tmp_path, monkeypatch, reader
     else:
         real = corpus.PreTokenizer.count_raw
 
-        def count_raw(self, text):  # the file is rewritten after the first block
+        def count_raw(self, text, *into):  # the file is rewritten after the first block
             with open(path, "wb") as handle:
                 handle.write(b"something else entirely\n")
-            return real(self, text)
+            return real(self, text, *into)
 
         monkeypatch.setattr(corpus.PreTokenizer, "count_raw", count_raw)
         read = lambda: count_corpus(path, PreTokenizer("gpt2"), block=64)  # noqa: E731

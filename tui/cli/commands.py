@@ -382,11 +382,10 @@ def run_encode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.pieces:
         print("|".join(token_display(tok.token_bytes(i)) for i in ours), file=out)
         return 0
-    ids = imported.to_file_ids(ours)
     if args.json:
-        print(json.dumps(ids), file=out)
+        print(json.dumps(imported.to_file_ids(ours)), file=out)
     else:
-        print(" ".join(map(str, ids)), file=out)
+        print(imported.ids_text(ours), file=out)
     return 0
 
 

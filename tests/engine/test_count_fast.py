@@ -1,0 +1,205 @@
+"""Issue 24's fast counting paths count exactly what ``Counter(regex.findall(pattern, text))``
+counts, in the same order of first appearance, on both paths (pure and compiled):
+
+- texts that are not all ASCII are scanned in regions (engine.pretokenize._regions): the ASCII
+  ones with the standard-library twin, the rest with the pattern;
+- the compiled core counts ASCII regions itself (engine._ccore.count_ascii);
+- corpus counting adds each piece's chunks straight into the corpus's counts;
+- ``Imported.ids_text`` writes ``bpe-lab encode``'s ids as ``" ".join(map(str, to_file_ids))``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+import regex
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engine.pretokenize as pre
+from engine import PreTokenizer, _core
+from engine.corpus import count_corpus
+from engine.pretokenize import ASCII_PATTERNS, NAMED_PATTERNS
+
+compiled = _core._ccore_module
+needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
+NAMES = ("gpt2", "gpt4")
+
+#: The traps of the ASCII patterns (see test_pretokenize_ascii.py) and of the regions: newlines
+#: before printable ASCII (safe cuts), before space and before other characters; letters,
+#: digits, spaces and punctuation outside ASCII; lone surrogates (undecodable bytes).
+ASCII_PIECES = ["'s", "'S", "'ll", "'LL", "'Ve", "'re", "'", "'d", "'M", "'t", "a", "Z", "q", "0", "7", "1234",
+                " ", "  ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1f", "\x00", "\x7f", "!", "(",
+                "_", ".", "#", "-", "~", "\nx", "\n)", "\n ", "\n\n"]
+OTHER_PIECES = ["é", "中文", "ſ", "K", "²", "١٢", "\u00a0", "\u2028", "\u3000", "\x85", "→", "😀", "\udcff", "ǅ"]
+
+
+def pieces(other: bool = True):
+    alphabet = ASCII_PIECES + OTHER_PIECES if other else ASCII_PIECES
+    return st.lists(st.sampled_from(alphabet), max_size=120).map("".join)
+
+
+def naive(name: str, text: str) -> Counter[str]:
+    return Counter(regex.findall(NAMED_PATTERNS[name], text))
+
+
+@pytest.fixture
+def paths():
+    """The body runs on the pure path, then on the compiled one when it is here."""
+    was = _core.COMPILED
+    yield [False, True] if compiled is not None else [False]
+    _core.select(was)
+
+
+@pytest.fixture
+def small_regions(monkeypatch):
+    """Regions and pieces from a few characters on, so that every boundary case shows."""
+    monkeypatch.setattr(pre, "_REGIONS_MIN", 1)
+    monkeypatch.setattr(pre, "_COMPILED_MIN", 1)
+
+
+@needs_compiled
+@pytest.mark.parametrize("name", NAMES)
+@given(text=pieces(other=False), cut=st.integers(0, 130), drop=st.booleans())
+def test_the_compiled_ascii_counter_counts_as_the_pattern(name, text, cut, drop):
+    """count_ascii over text[start:stop] (as if the text ended there) equals the pattern's
+    matches there, the last one left out when asked (-1 when that one is longer than a
+    character, and then nothing is counted)."""
+    stop = min(cut, len(text))
+    counts: dict[str, int] = {"before": 1}
+    found = regex.compile(NAMED_PATTERNS[name]).findall(text, 0, stop)
+    assert found == re.compile(ASCII_PATTERNS[name]).findall(text, 0, stop)
+    got = compiled.count_ascii(counts, text, 0, stop, name == "gpt4", drop)
+    if drop and found and len(found[-1]) != 1:
+        assert got == -1 and counts == {"before": 1}
+        return
+    if drop:
+        found = found[:-1]
+    expected = Counter({"before": 1})
+    expected.update(found)
+    assert got == len(found)
+    assert counts == expected and list(counts) == list(expected)
+
+
+@needs_compiled
+@pytest.mark.parametrize("name", NAMES)
+def test_the_compiled_ascii_counter_on_every_pair_of_ascii_characters(name):
+    chars = [chr(i) for i in range(128)]
+    fast = re.compile(ASCII_PATTERNS[name])
+    for a in chars:
+        for b in chars:
+            text = a + b + " " + a + "\n" + b + "  " + a + "'" + b
+            counts: dict[str, int] = {}
+            compiled.count_ascii(counts, text, 0, len(text), name == "gpt4", False)
+            expected = Counter(fast.findall(text))
+            assert counts == expected and list(counts) == list(expected), repr(text)
+
+
+@needs_compiled
+@pytest.mark.parametrize("name", NAMES)
+@given(text=pieces(other=False), cut=st.integers(0, 130), drop=st.booleans())
+def test_the_compiled_ascii_splitter_splits_as_the_pattern(name, text, cut, drop):
+    """split_ascii appends the pattern's matches (the last one left out when asked), one
+    string object per distinct chunk; -1 and nothing appended where count_ascii gives -1."""
+    stop = min(cut, len(text))
+    found = regex.compile(NAMED_PATTERNS[name]).findall(text, 0, stop)
+    out = ["before"]
+    got = compiled.split_ascii(out, text, 0, stop, name == "gpt4", drop)
+    if drop and found and len(found[-1]) != 1:
+        assert got == -1 and out == ["before"]
+        return
+    if drop:
+        found = found[:-1]
+    assert got == len(found) and out == ["before", *found]
+    assert len({id(c) for c in out[1:]}) == len(set(found))
+
+
+@needs_compiled
+def test_the_compiled_ascii_counter_refuses_what_is_not_ascii():
+    counts: dict[str, int] = {}
+    assert compiled.count_ascii(counts, "ab é", 0, 4, False, False) == -1 and counts == {}
+    assert compiled.count_ascii(counts, "ab é", 0, 3, False, False) == 2 and counts == {"ab": 1, " ": 1}
+    assert compiled.count_ascii(counts, "ab", 0, 0, False, False) == 0
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])  # fixtures: per test
+@given(text=pieces())
+def test_counting_in_regions_equals_the_pattern(paths, small_regions, name, text):
+    expected = naive(name, text)
+    for use in paths:
+        _core.select(use)
+        tokenizer = PreTokenizer(name)
+        counts = tokenizer.count_raw(text)
+        assert counts == expected and list(counts) == list(expected)
+        assert tokenizer.split(text) == regex.findall(NAMED_PATTERNS[name], text)
+        into: Counter[str] = Counter({"x": 2})
+        tokenizer.count_raw(text, into)
+        assert into == Counter({"x": 2}) + expected and list(into)[1:] == [c for c in expected if c != "x"]
+
+
+@given(text=pieces())
+def test_the_regions_cover_the_text_and_cut_only_at_safe_cuts(text):
+    regions = list(pre._regions(text))
+    assert [r[0] for r in regions] == [r[1] for r in [(0, 0, True), *regions[:-1]]][:len(regions)]
+    assert [r[1] for r in regions[-1:]] == ([len(text)] if text else [])
+    for start, end, ascii in regions:
+        assert start < end
+        if end < len(text):
+            assert text[end - 1] == "\n" and "\x21" <= text[end] <= "\x7e"
+        if ascii:
+            assert text[start:end + 1].isascii()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_corpus_counting_equals_the_pattern_on_code_with_a_few_other_characters(tmp_path, paths, name):
+    """A corpus file counted block by block, in one process and in two, through every path."""
+    import sysconfig
+    from pathlib import Path
+
+    root = Path(sysconfig.get_paths()["stdlib"])
+    text = "".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(root.glob("[a-c]*.py")))
+    text = text.replace("def ", "def é", 50).replace("return", "return 中文 →", 30) + "\n\nx = 'naïve'  \n"
+    path = tmp_path / "code.txt"
+    path.write_text(text, encoding="utf-8")
+    expected = naive(name, text)
+    for use in paths:
+        _core.select(use)
+        for processes in (1, 2):
+            counts = count_corpus(path, PreTokenizer(name), block=1 << 16, processes=processes).chunks
+            assert counts == expected and list(counts) == list(expected)
+
+
+# -- bpe-lab encode's output ------------------------------------------------------------------
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(0, 40), max_size=200), st.sampled_from(["none", "table", "gaps"]))
+def test_ids_text_writes_the_file_ids(paths, ids, kind):
+    from engine.errors import TokenIdError
+    from engine.formats.common import Imported
+    from engine.tokenizer import Tokenizer
+
+    file_ids = {"none": None, "table": [i * 7919 + 3 for i in range(300)],
+                "gaps": [None if i % 5 == 0 else i + 1000 for i in range(300)]}[kind]
+    imported = Imported(Tokenizer([]), "tiktoken", "f.tiktoken", file_ids=file_ids)
+    for use in paths:
+        _core.select(use)
+        try:
+            expected = " ".join(map(str, imported.to_file_ids(ids)))
+        except TokenIdError as error:
+            with pytest.raises(TokenIdError, match=re.escape(str(error))):
+                imported.ids_text(ids)
+            continue
+        assert imported.ids_text(ids) == expected
+
+
+@needs_compiled
+def test_ids_text_leaves_what_it_cannot_map_to_the_pure_path():
+    assert compiled.ids_text([3, 1], [10, 20, 30, 40]) == "40 20"
+    assert compiled.ids_text([0, 2**31, 7]) is None
+    assert compiled.ids_text([1], [5]) is None  # out of the table
+    assert compiled.ids_text([0], [None]) is None
+    assert compiled.ids_text([True]) is None
