@@ -133,6 +133,8 @@ def _batches(shown: str, handle, bounds: Bounds):
         for row in zip(chunks, counts, order):
             if None in row or row[1] < 1 or row[1] > MAX_COUNT:
                 raise CountsError(f"{shown}: a row has no chunk, no order or a count below 1")
+            if not row[0]:  # bpe-lab count never writes one; another writer may
+                raise CountsError(f"{shown}: a row has an empty chunk (a chunk is at least one byte of text)")
             yield row
 
 

@@ -145,6 +145,22 @@ def test_a_count_of_2_to_the_63_and_more_survives_parquet(tmp_path):
         Trainer.from_counts(table.pairs(), TrainConfig())
 
 
+@needs_pyarrow
+def test_an_empty_chunk_from_another_writer_is_refused(tmp_path):
+    """bpe-lab count never writes an empty chunk; a table another writer made with one is refused
+    in one line (the fuzz test found it read as a chunk '' that trains nothing)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    write_counts(ChunkTable(Counter({"ab": 2}), "bytes", PreTokenizer("gpt2")), tmp_path / "ok.parquet")
+    meta = pq.read_schema(tmp_path / "ok.parquet").metadata
+    rows = pa.table({"chunk": pa.array([b"ab", b""], pa.binary()), "count": pa.array([2, 1], pa.int64()),
+                     "order": pa.array([0, 1], pa.int64())}).replace_schema_metadata(meta)
+    pq.write_table(rows, tmp_path / "t.parquet")
+    with pytest.raises(CountsError, match="an empty chunk"):
+        read_counts(tmp_path / "t.parquet")
+
+
 def test_repeated_chunks_add_up_and_bad_counts_are_refused():
     a = Trainer.from_counts([(b"ab", 2), (b"cd", 1), (b"ab", 3)], TrainConfig(max_merges=1))
     assert a.step().count == 5
