@@ -17,7 +17,7 @@ from engine.tokenizer import load_tokenizer
 
 from bad_input_areas import SETUP_COUNTS, let_go
 from bad_input_files import CORPUS
-from bad_input_tables import VERIFY_TABLES
+from bad_input_tables import VERIFY_TABLES, _nothing_written
 
 # -- checks beyond the message ----------------------------------------------------------------
 
@@ -179,17 +179,6 @@ def read_counts_of(path: Path) -> None:
     from engine import read_counts
 
     assert read_counts(path).chunks
-
-
-def _nothing_written(*names: str) -> Callable[[Path], None]:
-    """No output, not even part of one (nor a temporary file beside it)."""
-
-    def check(tmp: Path) -> None:
-        for name in names:
-            assert not (tmp / name).exists(), f"{name} was written"
-        assert not [p.name for p in tmp.iterdir() if p.name.startswith(".")], "a temporary file is left"
-
-    return check
 
 
 VERIFY_COUNTS: dict[str, Callable[[Path], None]] = {

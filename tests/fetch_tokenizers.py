@@ -162,18 +162,21 @@ def gguf_metadata(raw: bytes) -> dict:
     return out
 
 
-def _proto_field(number: int, value: bytes | int) -> bytes:
-    def varint(n: int) -> bytes:
-        out = bytearray()
-        while True:
-            byte, n = n & 0x7F, n >> 7
-            out.append(byte | (0x80 if n else 0))
-            if not n:
-                return bytes(out)
+def proto_varint(n: int) -> bytes:
+    """``n`` as a protobuf varint."""
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
 
+
+def proto_field(number: int, value: bytes | int) -> bytes:
+    """One protobuf field: a varint for an int, length-delimited for bytes."""
     if isinstance(value, int):
-        return varint(number << 3) + varint(value)
-    return varint(number << 3 | 2) + varint(len(value)) + value
+        return proto_varint(number << 3) + proto_varint(value)
+    return proto_varint(number << 3 | 2) + proto_varint(len(value)) + value
 
 
 def llama2_model(gguf: Path) -> bytes:
@@ -189,12 +192,12 @@ def llama2_model(gguf: Path) -> bytes:
     out = b""
     for text, score, kind in zip(meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.scores"],
                                  meta["tokenizer.ggml.token_type"], strict=True):
-        piece = _proto_field(1, text.encode("utf-8")) + b"\x15" + struct.pack("<f", score)
-        piece += _proto_field(3, kind) if kind != 1 else b""  # NORMAL is the default, left out as Llama 2's file does
-        out += _proto_field(1, piece)
-    out += _proto_field(2, _proto_field(3, 2) + _proto_field(35, 1))  # model_type BPE, byte_fallback
+        piece = proto_field(1, text.encode("utf-8")) + b"\x15" + struct.pack("<f", score)
+        piece += proto_field(3, kind) if kind != 1 else b""  # NORMAL is the default, left out as Llama 2's file does
+        out += proto_field(1, piece)
+    out += proto_field(2, proto_field(3, 2) + proto_field(35, 1))  # model_type BPE, byte_fallback
     # name, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces
-    out += _proto_field(3, _proto_field(1, b"identity") + _proto_field(3, 1) + _proto_field(4, 0) + _proto_field(5, 1))
+    out += proto_field(3, proto_field(1, b"identity") + proto_field(3, 1) + proto_field(4, 0) + proto_field(5, 1))
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import struct
 
 import pytest
+from fetch_tokenizers import proto_field, proto_varint
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,19 +18,7 @@ UNKNOWN, CONTROL, BYTE = 2, 3, 6
 CHARS = "ab▁c"
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _field(number: int, value: bytes | int) -> bytes:
-    if isinstance(value, int):
-        return _varint(number << 3) + _varint(value)
-    return _varint(number << 3 | 2) + _varint(len(value)) + value
+_varint, _field = proto_varint, proto_field
 
 
 def model_bytes(pieces: list[tuple[str, float, int]], *, fallback: bool = True, squeeze: bool = False) -> bytes:
