@@ -8,6 +8,7 @@ identical results."""
 from cpython cimport array as carray
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int64_t, uint64_t
+from libc.string cimport memcpy, memset
 
 #: The digest of this file's source, written in by hatch_build.py at build time: engine._core
 #: uses this module only when it matches the .pyx beside it (an editable install edited since
@@ -429,184 +430,188 @@ cdef inline int _address(int64_t x) except -1:
     return <int>x
 
 
-def relink(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, int64_t new_id):
-    """The merge loop of ``engine._pairstate.PairState.merge``: see ``_relink`` there, which
-    returns exactly what this does."""
-    cdef Py_ssize_t m = plist.shape[0]
-    cdef int64_t *buf = <int64_t *>PyMem_Malloc((5 * m + 1) * sizeof(int64_t))
-    if buf == NULL:
-        raise MemoryError()
-    cdef int64_t *o_at = buf
-    cdef int64_t *p_at = buf + m
-    cdef int64_t *so_at = buf + 2 * m
-    cdef int64_t *sr_at = buf + 3 * m
-    cdef int64_t *q_at = buf + 4 * m
-    cdef Py_ssize_t i, done = 0
-    cdef int64_t p, q, o, r, extra = 0
+cdef int _lay(node_t[::1] data, list pairs, int64_t *starts) except -1:
+    """Fill ``data`` with the layout of :func:`layout` (SEP, then each chunk's symbols and a SEP,
+    every node linked to its neighbours and weighing its chunk's count)."""
+    cdef Py_ssize_t i, j, length, node = 1, chunks = len(pairs)
+    cdef int64_t w
+    cdef list seq
+    data[0] = <node_t>SEP
+    data[1] = 4
+    data[2] = -4
+    data[3] = 0
+    for i in range(chunks):
+        pair = <tuple>pairs[i]
+        seq = <list>pair[0]
+        w = pair[1]
+        length = len(seq)
+        starts[i] = 4 * node
+        for j in range(length + 1):
+            data[4 * node] = <node_t>(<int64_t>seq[j] if j < length else SEP)
+            data[4 * node + 1] = <node_t>(4 * node + 4)
+            data[4 * node + 2] = <node_t>(4 * node - 4)
+            data[4 * node + 3] = <node_t>w
+            node += 1
+    return 0
+
+
+def layout(list pairs):
+    """The pair state's node array for ``pairs`` (non-empty symbol lists with their weights), as
+    ``(data, starts, tokens)``: see ``layout`` in engine/_trainloops.py, which returns exactly
+    what this does. None when a weight or a symbol does not fit 63 bits (the pure twin then
+    says what is wrong)."""
+    cdef Py_ssize_t i, chunks = len(pairs), n = 1
+    cdef int64_t w, maxw = 0, length
+    cdef object tokens = 0
+    for i in range(chunks):
+        pair = pairs[i]
+        if type(pair) is not tuple or len(<tuple>pair) != 2 or type((<tuple>pair)[0]) is not list:
+            return None
+        try:
+            w = (<tuple>pair)[1]
+        except (OverflowError, TypeError):
+            return None
+        length = len(<list>(<tuple>pair)[0])
+        n += length + 1
+        if w > maxw:
+            maxw = w
+        tokens += (<object>w) * length
+    code = "i" if maxw <= INT32_MAX and 4 * n + 4 <= INT32_MAX else "q"
+    data = carray.clone(carray.array(code), 4 * n, zero=False)
+    starts = carray.clone(carray.array("q"), chunks, zero=False)
+    cdef long long *at = (<carray.array>starts).data.as_longlongs
+    cdef int[::1] narrow
+    cdef long long[::1] wide
     try:
-        for i in range(m):
-            p = plist[i]
-            if data[p] != a:
-                continue
-            q = data[p + 1]
-            if data[q] != b:
-                continue
-            o = data[p + 2]
-            r = data[q + 1]
-            so_at[done] = data[o]
-            sr_at[done] = data[r]
-            data[p] = <node_t>new_id
-            data[q] = <node_t>DEAD
-            data[p + 1] = <node_t>r
-            data[r + 2] = <node_t>p
-            o_at[done] = o
-            p_at[done] = p
-            q_at[done] = q
-            extra += data[p + 3] - 1
-            done += 1
-        absorbed = _ints(done)
-        for i in range(done):
-            absorbed.data.as_ints[i] = _address(q_at[i])
-        left, lx = _groups(data, so_at, o_at, p_at, done)
-        right, rx = _groups(data, sr_at, p_at, p_at, done)
-        return left, right, lx, rx, extra, absorbed
-    finally:
-        PyMem_Free(buf)
+        if code == "i":
+            narrow = data
+            _lay(narrow, pairs, <int64_t *>at)
+        else:
+            wide = data
+            _lay(wide, pairs, <int64_t *>at)
+    except (OverflowError, TypeError):
+        return None
+    return data, starts, tokens
 
 
-cdef tuple _groups(node_t[::1] data, int64_t *sym, int64_t *at, int64_t *weight_at, Py_ssize_t n):
-    """{symbol: array of ``at`` in order} over the entries whose symbol is a token, and
-    {symbol: extra weight} over those whose node (``weight_at``) weighs more than 1."""
-    cdef dict extra = {}
-    cdef int *gid = <int *>PyMem_Malloc((n + 1) * sizeof(int))
-    cdef int *size = <int *>PyMem_Malloc((n + 1) * sizeof(int))
-    cdef int **into = NULL
-    if gid == NULL or size == NULL:
-        PyMem_Free(gid)
-        PyMem_Free(size)
-        raise MemoryError()
-    cdef Py_ssize_t i, count = 0
-    cdef int g
-    cdef int64_t more, s
-    cdef list order = []
-    # symbol -> group in a C open-addressing table (slots of symbol << 32 | group)
-    cdef uint64_t mask = 15, slot, found
-    while mask < 2 * <uint64_t>n:
-        mask = (mask << 1) | 1
-    cdef uint64_t *table = <uint64_t *>PyMem_Malloc((mask + 1) * sizeof(uint64_t))
-    if table == NULL:
-        PyMem_Free(gid)
-        PyMem_Free(size)
-        raise MemoryError()
-    for slot in range(mask + 1):
-        table[slot] = EMPTY
-    try:
-        for i in range(n):
-            s = sym[i]
-            if s < 0:
-                gid[i] = -1
-                continue
-            slot = _mix(<uint64_t>s) & mask
-            while True:
-                found = table[slot]
-                if found == EMPTY:
-                    g = count
-                    table[slot] = (<uint64_t>s << 32) | <uint64_t>g
-                    order.append(s)
-                    size[g] = 0
-                    count += 1
-                    break
-                if (found >> 32) == <uint64_t>s:
-                    g = <int>(found & LOW32)
-                    break
-                slot = (slot + 1) & mask
-            gid[i] = g
-            size[g] += 1
-            more = data[weight_at[i] + 3] - 1
-            if more:
-                extra[s] = extra.get(s, 0) + more
-        into = <int **>PyMem_Malloc((count + 1) * sizeof(int *))
-        if into == NULL:
-            raise MemoryError()
-        arrays = []
-        for i in range(count):
-            arr = _ints(size[i])
-            arrays.append(arr)
-            into[i] = (<carray.array>arr).data.as_ints
-            size[i] = 0
-        for i in range(n):
-            g = gid[i]
-            if g >= 0:
-                into[g][size[g]] = _address(at[i])
-                size[g] += 1
-        return dict(zip(order, arrays)), extra
-    finally:
-        PyMem_Free(gid)
-        PyMem_Free(size)
-        PyMem_Free(into)
-        PyMem_Free(table)
-
-
-def index_pairs(list sym, list weights):
-    """The first count and occurrence index of the pair state: see ``_index_pairs`` in
-    engine/_pairstate.py, which returns exactly what this does."""
-    cdef Py_ssize_t n = len(sym)
-    if len(weights) != n:
-        raise ValueError("one weight a symbol")
-    cdef int *gid = <int *>PyMem_Malloc((n + 1) * sizeof(int))
-    cdef int *size = <int *>PyMem_Malloc((n + 1) * sizeof(int))
+cdef int _index(node_t[::1] data, Py_ssize_t n, int *gid, list order, list totals) except -1:
+    """Number the pairs of the layout in order of first occurrence (``gid`` per node: the pair
+    it starts, or -1), appending each pair's key to ``order``; ``totals`` gets the weighted counts."""
+    cdef uint64_t size = 1 << 12, mask, slot, i
+    cdef uint64_t *keys = <uint64_t *>PyMem_Malloc(size * sizeof(uint64_t))
+    cdef int *group = <int *>PyMem_Malloc(size * sizeof(int))
     cdef int64_t *total = <int64_t *>PyMem_Malloc((n + 1) * sizeof(int64_t))
-    cdef int **into = NULL
-    if gid == NULL or size == NULL or total == NULL:
-        PyMem_Free(gid)
-        PyMem_Free(size)
-        PyMem_Free(total)
-        raise MemoryError()
-    cdef dict groups = {}
-    cdef list order = []
-    cdef Py_ssize_t i, count = 0
-    cdef int64_t prev = SEP, s, key
+    cdef uint64_t *keys2
+    cdef int *group2
+    cdef Py_ssize_t node, count = 0, j
+    cdef int64_t prev = SEP, s
+    cdef uint64_t key
     cdef int g
     try:
-        for i in range(n):
-            s = sym[i]
-            gid[i] = -1
-            if prev >= 0 and s >= 0:
-                key = (prev << SHIFT) | s
-                found = groups.get(key)
-                if found is None:
-                    g = count
-                    groups[key] = g
-                    order.append(key)
-                    size[g] = 0
-                    total[g] = 0
-                    count += 1
-                else:
-                    g = found
-                gid[i] = g
-                size[g] += 1
-                total[g] += <int64_t>weights[i]
-            prev = s
-        into = <int **>PyMem_Malloc((count + 1) * sizeof(int *))
-        if into == NULL:
+        if keys == NULL or group == NULL or total == NULL:
             raise MemoryError()
-        arrays = []
-        for i in range(count):
-            arr = _ints(size[i])
-            arrays.append(arr)
-            into[i] = (<carray.array>arr).data.as_ints
-            size[i] = 0
+        memset(keys, 0xFF, size * sizeof(uint64_t))
+        mask = size - 1
+        for node in range(n):
+            s = data[4 * node]
+            gid[node] = -1
+            if prev >= 0 and s >= 0:
+                key = (<uint64_t>prev << SHIFT) | <uint64_t>s
+                slot = _mix(key) & mask
+                while True:
+                    if keys[slot] == EMPTY:
+                        g = <int>count
+                        keys[slot] = key
+                        group[slot] = g
+                        order.append(<int64_t>key)
+                        total[g] = 0
+                        count += 1
+                        if 2 * <uint64_t>count > size:  # grow: rehash into twice the slots
+                            keys2 = <uint64_t *>PyMem_Malloc(2 * size * sizeof(uint64_t))
+                            group2 = <int *>PyMem_Malloc(2 * size * sizeof(int))
+                            if keys2 == NULL or group2 == NULL:
+                                PyMem_Free(keys2)
+                                PyMem_Free(group2)
+                                raise MemoryError()
+                            memset(keys2, 0xFF, 2 * size * sizeof(uint64_t))
+                            mask = 2 * size - 1
+                            for i in range(size):
+                                if keys[i] != EMPTY:
+                                    slot = _mix(keys[i]) & mask
+                                    while keys2[slot] != EMPTY:
+                                        slot = (slot + 1) & mask
+                                    keys2[slot] = keys[i]
+                                    group2[slot] = group[i]
+                            PyMem_Free(keys)
+                            PyMem_Free(group)
+                            keys, group, size = keys2, group2, 2 * size
+                        break
+                    if keys[slot] == key:
+                        g = group[slot]
+                        break
+                    slot = (slot + 1) & mask
+                gid[node - 1] = g  # the pair starts at the node before
+                total[g] += data[4 * node + 3]
+            prev = s
+        for j in range(count):
+            totals.append(total[j])
+    finally:
+        PyMem_Free(keys)
+        PyMem_Free(group)
+        PyMem_Free(total)
+    return 0
+
+
+def index_pairs(data, int64_t floor):
+    """The first count and occurrence index of a layout: see ``index_pairs`` in
+    engine/_trainloops.py, which returns exactly what this does."""
+    cdef Py_ssize_t n = len(data) // 4, i, j, count, kept = 0
+    cdef int *gid = <int *>PyMem_Malloc((n + 1) * sizeof(int))
+    cdef int *size = NULL
+    cdef int **into = NULL
+    cdef list order = [], totals = []
+    cdef int[::1] narrow
+    cdef long long[::1] wide
+    cdef int g
+    if gid == NULL:
+        raise MemoryError()
+    try:
+        if data.typecode == "i":
+            narrow = data
+            _index(narrow, n, gid, order, totals)
+        else:
+            wide = data
+            _index(wide, n, gid, order, totals)
+        count = len(order)
+        size = <int *>PyMem_Malloc((count + 1) * sizeof(int))
+        into = <int **>PyMem_Malloc((count + 1) * sizeof(int *))
+        if size == NULL or into == NULL:
+            raise MemoryError()
+        for j in range(count):
+            size[j] = 0
+        for i in range(n):
+            if gid[i] >= 0:
+                size[gid[i]] += 1
+        counts = {}
+        where = {}
+        for j in range(count):
+            if <int64_t>totals[j] < floor:
+                into[j] = NULL
+                continue
+            arr = _ints(size[j])
+            into[j] = (<carray.array>arr).data.as_ints
+            counts[order[j]] = totals[j]
+            where[order[j]] = arr
+            size[j] = 0
         for i in range(n):
             g = gid[i]
-            if g >= 0:
-                into[g][size[g]] = _address(4 * i - 4)
+            if g >= 0 and into[g] != NULL:
+                into[g][size[g]] = _address(4 * i)
                 size[g] += 1
-        counts = [total[i] for i in range(count)]
-        return dict(zip(order, counts)), dict(zip(order, arrays))
+        return counts, where
     finally:
         PyMem_Free(gid)
         PyMem_Free(size)
-        PyMem_Free(total)
         PyMem_Free(into)
 
 
@@ -631,62 +636,242 @@ cdef inline void _lose(dict count, object hist, int64_t k, int64_t wt) except *:
         hist[c0] += 1
 
 
-def account(dict count, hist, dict where, list heap, dict left, dict right, dict lx, dict rx,
-            int64_t a, int64_t b, int64_t new_id, int64_t floor, front, entry):
-    """The counting half of the merge: see ``account`` in engine/_trainloops.py, which does
-    exactly what this does."""
-    cdef int64_t key = (a << SHIFT) | b
-    cdef int64_t k, wt, c, so, sr
-    found = count.pop(key, 0)
-    old = found
-    if found:
-        hist[found] -= 1
-    cdef dict new = {}
-    cdef bint weighted_left = bool(lx), weighted_right = bool(rx)
-    for so_obj, nodes in left.items():
-        so = so_obj
-        wt = len(nodes)
-        if weighted_left:
-            wt += <int64_t>lx.get(so_obj, 0)
-        k = (so << SHIFT) | a
-        if so == new_id:
-            new[k] = <int64_t>new.get(k, 0) - wt
-        elif k != key:
-            _lose(count, hist, k, wt)
-        k = (so << SHIFT) | new_id
-        new[k] = <int64_t>new.get(k, 0) + wt
-    cdef int64_t b_left = b << SHIFT, x_left = new_id << SHIFT
-    for sr_obj, nodes in right.items():
-        sr = sr_obj
-        wt = len(nodes)
-        if weighted_right:
-            wt += <int64_t>rx.get(sr_obj, 0)
-        k = b_left | sr
-        if k != key:
-            _lose(count, hist, k, wt)
-        k = x_left | sr
-        new[k] = <int64_t>new.get(k, 0) + wt
-    bound = front[3] if front is not None else -1
-    for k_obj, c_obj in new.items():
-        c = c_obj
-        if c < floor:
+cdef uint64_t *_table(Py_ssize_t n, uint64_t *mask) except NULL:
+    """An empty open-addressing table of at least 2n slots (``mask``: its size - 1)."""
+    cdef uint64_t size = 16
+    while size < 2 * <uint64_t>n:
+        size <<= 1
+    cdef uint64_t *table = <uint64_t *>PyMem_Malloc(size * sizeof(uint64_t))
+    if table == NULL:
+        raise MemoryError()
+    memset(table, 0xFF, size * sizeof(uint64_t))  # every slot EMPTY
+    mask[0] = size - 1
+    return table
+
+
+cdef Py_ssize_t _group(const int64_t *sym, const int64_t *wt, Py_ssize_t n, int *gid, int64_t *gsym,
+                       int64_t *gwt, int *gsize) except -1:
+    """Group the entries by symbol in order of first appearance (an entry whose symbol is not a
+    token gets group -1): each group's symbol, summed weight and size. Returns the number of groups."""
+    cdef uint64_t mask, slot, found
+    cdef uint64_t *table = _table(n, &mask)
+    cdef Py_ssize_t i, groups = 0
+    cdef int g
+    cdef int64_t s
+    for i in range(n):
+        s = sym[i]
+        if s < 0:
+            gid[i] = -1
             continue
-        count[k_obj] = c_obj
-        hist[c_obj] += 1
-        k = k_obj
-        nodes = left[k >> SHIFT] if (k & MASK) == new_id else right[k & MASK]
-        where[k_obj] = nodes
-        if entry is not None:
-            heappush(heap, entry(k_obj, c_obj, nodes[0]))
-        else:
-            e = ((CMAX - c_obj) << 40) | k_obj
-            heappush(heap, e)
-            if e <= bound:
-                ahead = front[2]
-                i = bisect_left(ahead, e)
-                if i == len(ahead) or ahead[i] != e:
-                    ahead.insert(i, e)
-    return old
+        slot = _mix(<uint64_t>s) & mask
+        while True:
+            found = table[slot]
+            if found == EMPTY:
+                g = <int>groups
+                table[slot] = (<uint64_t>s << 32) | <uint64_t>g
+                gsym[g] = s
+                gwt[g] = 0
+                gsize[g] = 0
+                groups += 1
+                break
+            if (found >> 32) == <uint64_t>s:
+                g = <int>(found & LOW32)
+                break
+            slot = (slot + 1) & mask
+        gid[i] = g
+        gsize[g] += 1
+        gwt[g] += wt[i]
+    PyMem_Free(table)
+    return groups
+
+
+
+cdef inline void _add(uint64_t *table, uint64_t mask, int64_t *nkey, int64_t *ncount, int *nsrc,
+                      Py_ssize_t *fresh, int64_t k, int64_t d, int src) noexcept:
+    """Add ``d`` to new pair ``k``'s count in the C table (a new key joins the order); ``src``:
+    the group whose nodes are its occurrences (-1: none here)."""
+    cdef uint64_t slot = _mix(<uint64_t>k) & mask, found
+    while True:
+        found = table[slot]
+        if found == EMPTY:
+            table[slot] = <uint64_t>fresh[0]
+            nkey[fresh[0]] = k
+            ncount[fresh[0]] = d
+            nsrc[fresh[0]] = src
+            fresh[0] += 1
+            return
+        if nkey[found] == k:
+            ncount[found] += d
+            if src >= 0:
+                nsrc[found] = src
+            return
+        slot = (slot + 1) & mask
+
+
+cdef int _flatten(const int *gid, const int64_t *at, Py_ssize_t n, Py_ssize_t groups, const int *gsize,
+                  int *start, int *flat) except -1:
+    """The entries' addresses grouped: group g's, in order, are ``flat[start[g]:start[g] + gsize[g]]``."""
+    cdef Py_ssize_t i, g, total = 0
+    for g in range(groups):
+        start[g] = <int>total
+        total += gsize[g]
+    cdef int *fill = <int *>PyMem_Malloc((groups + 1) * sizeof(int))
+    if fill == NULL:
+        raise MemoryError()
+    memcpy(fill, start, groups * sizeof(int))
+    for i in range(n):
+        g = gid[i]
+        if g >= 0:
+            flat[fill[g]] = _address(at[i])
+            fill[g] += 1
+    PyMem_Free(fill)
+    return 0
+
+
+cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, int64_t new_id, dict count,
+                  object hist, dict where, list heap, int64_t floor, object front, object entry):
+    cdef Py_ssize_t m = plist.shape[0]
+    cdef Py_ssize_t i, j, done = 0, nl = 0, nr = 0, fresh = 0, g, size
+    cdef int64_t p, q, o, r, w, extra = 0, k, wt, so, sr, c
+    cdef int64_t key = (a << SHIFT) | b
+    cdef int src
+    cdef uint64_t mask = 0
+    cdef uint64_t *table = NULL
+    # per occurrence: o, p, so, sr, weight, q; then per group / new pair
+    cdef int64_t *buf = <int64_t *>PyMem_Malloc((6 * m + 1) * sizeof(int64_t))
+    cdef int64_t *gbuf = <int64_t *>PyMem_Malloc((8 * m + 2) * sizeof(int64_t))
+    cdef int *ibuf = <int *>PyMem_Malloc((10 * m + 1) * sizeof(int))
+    if buf == NULL or gbuf == NULL or ibuf == NULL:
+        PyMem_Free(buf)
+        PyMem_Free(gbuf)
+        PyMem_Free(ibuf)
+        raise MemoryError()
+    cdef int64_t *o_at = buf
+    cdef int64_t *p_at = buf + m
+    cdef int64_t *so_at = buf + 2 * m
+    cdef int64_t *sr_at = buf + 3 * m
+    cdef int64_t *w_at = buf + 4 * m
+    cdef int64_t *q_at = buf + 5 * m
+    cdef int64_t *lsym = gbuf
+    cdef int64_t *lwt = gbuf + m
+    cdef int64_t *rsym = gbuf + 2 * m
+    cdef int64_t *rwt = gbuf + 3 * m
+    cdef int64_t *nkey = gbuf + 4 * m  # new pairs (at most 2m + 1): key, then count
+    cdef int64_t *ncount = gbuf + 6 * m + 1
+    cdef int *lgid = ibuf
+    cdef int *rgid = ibuf + m
+    cdef int *lsize = ibuf + 2 * m
+    cdef int *rsize = ibuf + 3 * m
+    cdef int *lstart = ibuf + 4 * m
+    cdef int *rstart = ibuf + 5 * m
+    cdef int *lflat = ibuf + 6 * m
+    cdef int *rflat = ibuf + 7 * m
+    cdef int *nsrc = ibuf + 8 * m  # each new pair's node group: left g, or right nl + g; -1 none yet
+    try:
+        for i in range(m):
+            p = plist[i]
+            if data[p] != a:
+                continue
+            q = data[p + 1]
+            if data[q] != b:
+                continue
+            o = data[p + 2]
+            r = data[q + 1]
+            so_at[done] = data[o]
+            sr_at[done] = data[r]
+            data[p] = <node_t>new_id
+            data[q] = <node_t>DEAD
+            data[p + 1] = <node_t>r
+            data[r + 2] = <node_t>p
+            o_at[done] = o
+            p_at[done] = p
+            q_at[done] = q
+            w = data[p + 3]
+            w_at[done] = w
+            extra += w - 1
+            done += 1
+        absorbed = _ints(done)
+        for i in range(done):
+            absorbed.data.as_ints[i] = _address(q_at[i])
+        nl = _group(so_at, w_at, done, lgid, lsym, lwt, lsize)
+        nr = _group(sr_at, w_at, done, rgid, rsym, rwt, rsize)
+        old = count.pop(key, 0)
+        if old:
+            hist[old] -= 1
+        # The pairs of existing tokens beside the merged nodes lose their weight, group by
+        # group; the pairs with new_id are summed in a C table, in order of first appearance.
+        table = _table(2 * nl + nr + 1, &mask)
+        for g in range(nl):
+            so = lsym[g]
+            wt = lwt[g]
+            k = (so << SHIFT) | a
+            if so == new_id:  # an adjacent earlier occurrence: (new, a) becomes (new, new)
+                _add(table, mask, nkey, ncount, nsrc, &fresh, k, -wt, -1)
+            elif k != key:
+                _lose(count, hist, k, wt)
+            _add(table, mask, nkey, ncount, nsrc, &fresh, (so << SHIFT) | new_id, wt, <int>g)
+        for g in range(nr):
+            sr = rsym[g]
+            wt = rwt[g]
+            k = (b << SHIFT) | sr
+            if k != key:
+                _lose(count, hist, k, wt)
+            _add(table, mask, nkey, ncount, nsrc, &fresh, (new_id << SHIFT) | sr, wt, <int>(nl + g))
+        _flatten(lgid, o_at, done, nl, lsize, lstart, lflat)
+        _flatten(rgid, p_at, done, nr, rsize, rstart, rflat)
+        # Register the pairs with new_id that can ever win (floor): count, index, queue.
+        bound = front[3] if front is not None else -1
+        for j in range(fresh):
+            c = ncount[j]
+            if c < floor:  # counts never grow: born below the floor (or gone), never merged
+                continue
+            src = nsrc[j]
+            if src < 0:
+                raise RuntimeError("a new pair with a count but no nodes")
+            if src < nl:
+                size = lsize[src]
+                nodes = _ints(size)
+                memcpy((<carray.array>nodes).data.as_ints, lflat + lstart[src], size * sizeof(int))
+            else:
+                size = rsize[src - nl]
+                nodes = _ints(size)
+                memcpy((<carray.array>nodes).data.as_ints, rflat + rstart[src - nl], size * sizeof(int))
+            k_obj = nkey[j]
+            c_obj = c
+            count[k_obj] = c_obj
+            hist[c_obj] += 1
+            where[k_obj] = nodes
+            if entry is not None:
+                heappush(heap, entry(k_obj, c_obj, (<carray.array>nodes).data.as_ints[0]))
+            else:
+                e = ((CMAX - c_obj) << 40) | k_obj
+                heappush(heap, e)
+                if e <= bound:
+                    ahead = front[2]
+                    at = bisect_left(ahead, e)
+                    if at == len(ahead) or ahead[at] != e:
+                        ahead.insert(at, e)
+        return old, extra, absorbed
+    finally:
+        PyMem_Free(buf)
+        PyMem_Free(gbuf)
+        PyMem_Free(ibuf)
+        PyMem_Free(table)
+
+
+def merge(data, plist, int64_t a, int64_t b, int64_t new_id, dict count, hist, dict where, list heap,
+          int64_t floor, front, entry):
+    """One merge of the pair state: ``engine._trainloops.merge`` (relink, then account) in one
+    C pass, which returns exactly what this does. Only the pairs that can ever win get an
+    occurrence array; the others' groups stay C buffers."""
+    cdef int[::1] narrow
+    cdef long long[::1] wide
+    cdef const int[::1] at = plist
+    if data.typecode == "i":  # not a fused def: its dispatch would import numpy
+        narrow = data
+        return _merge(narrow, at, a, b, new_id, count, hist, where, heap, floor, front, entry)
+    wide = data
+    return _merge(wide, at, a, b, new_id, count, hist, where, heap, floor, front, entry)
 
 
 # -- writing ids out; counting ASCII chunks (h-count, issue 24's third round) -------------------

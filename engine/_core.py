@@ -3,9 +3,10 @@ reference, and the default wherever no compiler was found at install) and the co
 ``engine._ccore`` (Cython, built by ``pip install`` when it can be: see ``hatch_build.py``).
 
 - :func:`chunk_encoder`: one chunk's base ids -> its ids under a tokenizer's merge ranks.
-- :func:`relink` and :func:`account`: the trainer's merge loop over the pair state's node
-  array, and the count changes it makes (:meth:`engine._pairstate.PairState.merge`).
-- :func:`index_pairs`: the pair state's first count and occurrence index, in one pass.
+- :func:`merge`: the trainer's merge loop over the pair state's node array and the count
+  changes it makes (:meth:`engine._pairstate.PairState.merge`).
+- :func:`layout` and :func:`index_pairs`: the pair state's node array, and its first count and
+  occurrence index, in one pass each.
 - :func:`split_points`: where tiktoken's merging cuts each token of a rank file (recovering its
   merges, :mod:`engine.formats.tiktoken_bpe`).
 
@@ -79,24 +80,31 @@ def chunk_encoders(ranks: dict[int, int]) -> tuple[Callable[[list[int]], list[in
     return partial(_codec.apply_merges, ranks=ranks), None
 
 
+def _layout(pairs: list) -> tuple:
+    """The compiled layout, or the pure one where it gives up (a weight beyond 63 bits, symbols
+    not in lists): the pure one then builds it or says what is wrong."""
+    made = _ccore_module.layout(pairs)  # type: ignore[union-attr]
+    return made if made is not None else _trainloops.layout(pairs)
+
+
 def select(compiled: bool) -> bool:
     """Use the compiled core (when it is here) or the pure path from now on, for tokenizers and
     pair states made after this (for tests and benchmarks that run both in one process);
     returns whether the compiled core is now in use."""
-    global COMPILED, relink, index_pairs, account, split_points
+    global COMPILED, merge, layout, index_pairs, split_points
     use = _ccore_module if compiled else None
     globals()["_compiled"] = use
     COMPILED = use is not None
-    relink = use.relink if use is not None else _trainloops.relink
+    merge = use.merge if use is not None else _trainloops.merge
+    layout = _layout if use is not None else _trainloops.layout
     index_pairs = use.index_pairs if use is not None else _trainloops.index_pairs
-    account = use.account if use is not None else _trainloops.account
     split_points = use.split_points if use is not None else _rankmerge.split_points
     return COMPILED
 
 
 _ccore_module = _compiled
-relink: Callable = _trainloops.relink
+merge: Callable = _trainloops.merge
+layout: Callable = _trainloops.layout
 index_pairs: Callable = _trainloops.index_pairs
-account: Callable = _trainloops.account
 split_points: Callable = _rankmerge.split_points
 select(_compiled is not None)

@@ -38,13 +38,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
-from itertools import accumulate, chain, repeat
-from operator import add, mul
 
 from . import _core, _trainloops
 from . import _pairviews as views
 from ._pairs import MASK, SHIFT
-from ._pairviews import SEP, MergeRecord, StateCopy
+from ._pairviews import MergeRecord, StateCopy
 from .errors import CorpusError
 
 #: Node lists are arrays, not lists: compact, and invisible to the cyclic garbage collector
@@ -57,15 +55,6 @@ _M40 = (1 << 40) - 1
 #: wrap, so any pair count below it is exact; a corpus (or a chunk-count table) whose tokens
 #: reach it is refused when the state is built (10^15 tokens: a petabyte of text).
 _CMAX = _trainloops.CMAX
-#: The widest weight a node array of 32-bit ints holds; a chunk counted more often than this
-#: (a chunk-count table of a large corpus) makes the node array 64-bit.
-INT32_MAX = (1 << 31) - 1
-
-
-def node_typecode(max_weight: int, max_address: int) -> str:
-    """The node array's typecode: ``"i"`` (32-bit, half the memory) while every weight and
-    address fits, else ``"q"`` (64-bit). Example: ``node_typecode(1 << 32, 40) -> 'q'``"""
-    return "i" if max_weight <= INT32_MAX and max_address <= INT32_MAX else "q"
 #: How many pairs of the top count choose reads ahead (lowest-ids): the next steps' tie sets.
 FRONT = 16
 
@@ -105,47 +94,25 @@ class PairState:
         self.wide = self.first_seen or self.byte_rank is not None
         #: Pairs counted fewer times can never be merged: they are counted but not queued.
         self.min_count = max(1, min_count)
-        # The layout in bulk (C-level maps and chains, no Python loop per chunk): SEP, then
-        # each non-empty chunk's symbols and a SEP; each node weighs its chunk's count.
+        # The layout in bulk (no Python loop per chunk: see _trainloops.layout)
         pairs = [(seq, weight) for seq, weight in sequences if seq]
-        seqs = [seq for seq, _ in pairs]
-        counts = [weight for _, weight in pairs]
-        lengths = list(map(len, seqs))
-        sym: list[int] = [SEP]
-        sym.extend(chain.from_iterable(chain.from_iterable(zip(seqs, repeat((SEP,))))))
-        weights: list[int] = [0]
-        weights.extend(chain.from_iterable(map(repeat, counts, map(add, lengths, repeat(1)))))
-        # address of each chunk's first node: 4 (after the first SEP), then 4 * (length + 1) on
-        starts = list(accumulate(map(mul, map(add, lengths[:-1], repeat(1)), repeat(4)), initial=4)) if seqs else []
-        tokens = sum(map(mul, counts, lengths))
+        data, starts, tokens = _core.layout(pairs)
         if tokens >= _CMAX:
             raise CorpusError(f"the corpus holds {tokens} tokens, more than the {_CMAX - 1} a pair count may reach")
-        n = len(sym)
-        code = node_typecode(max(weights), 4 * n + 4)
-        data = array(code, bytes(4 * array(code).itemsize * n))
-        data[0::4] = array(code, sym)
-        after = array(code, range(4, 4 * n + 4, 4))  # node i links to 4i + 4 and back to 4i - 4
-        data[1::4] = after
-        data[2::4] = (array(code, (-4, 0)) + after)[:n]  # the same run, two nodes later
-        data[3::4] = array(code, weights)
         self.data = data
-        self.starts = array("q", starts)
+        self.starts = starts
         self.tokens = tokens
         self._freq: list[int] | None = None  # weighted occurrences per token id, once asked
         self.count: dict[int, int] = {}
         self.where: dict[int, array[int]] = {}
         self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
         self._front: list | None = None  # see _read_front
-        self._index(sym, weights)
+        self._index()
 
     # -- building ---------------------------------------------------------------------------
 
-    def _index(self, sym: list[int], weights: list[int]) -> None:
-        count, where = _core.index_pairs(sym, weights)
-        floor = self.min_count
-        if floor > 1:
-            count = {k: c for k, c in count.items() if c >= floor}
-            where = {k: where[k] for k in count}
+    def _index(self) -> None:
+        count, where = _core.index_pairs(self.data, self.min_count)
         self.count = count
         self.where = where
         hist = self.hist
@@ -371,14 +338,12 @@ class PairState:
             self.own()
         key = a << SHIFT | b
         plist = self.where.pop(key, _EMPTY)
-        data = self.data
-        left, right, lx, rx, extra, absorbed = _core.relink(data, plist, a, b, new_id)
-        removed = len(absorbed) + extra
         front = self._front  # choose's read-ahead: new entries at or below its bound join it
         if front is not None and front[0] is not self.heap:
             front = self._front = None
-        old = _core.account(self.count, self.hist, self.where, self.heap, left, right, lx, rx, a, b, new_id,
-                            self.min_count, front, self._entry if self.wide else None)
+        old, extra, absorbed = _core.merge(self.data, plist, a, b, new_id, self.count, self.hist, self.where,
+                                           self.heap, self.min_count, front, self._entry if self.wide else None)
+        removed = len(absorbed) + extra
         self.tokens -= removed
         if self._freq is not None:
             self._count_tokens(a, b, new_id, removed)

@@ -10,6 +10,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from functools import partial
 from heapq import heappush
+from itertools import accumulate, chain, repeat
+from operator import add, mul
 
 from ._pairs import MASK, SHIFT
 from ._pairviews import DEAD, SEP
@@ -19,21 +21,61 @@ _nodes = partial(array, "i")
 CMAX = 1 << 50
 
 
-def index_pairs(sym: list[int], weights: list[int]) -> tuple[dict[int, int], dict[int, array[int]]]:
-    """The first pair index of a layout (symbols, ``SEP`` between chunks, and each node's
-    weight): {pair key: weighted count} and {pair key: ascending addresses of its left nodes},
-    both in order of first occurrence."""
+def layout(pairs: list[tuple[list[int], int]]) -> tuple[array[int], array[int], int]:
+    """The pair state's node array for ``pairs`` (non-empty symbol lists, each with its weight):
+    ``(data, starts, tokens)``: SEP, then each chunk's symbols and a SEP, each node linked to
+    its neighbours and weighing its chunk's count (the separators too); the address of each
+    chunk's first node; the weighted number of symbols. The array is 32-bit unless a weight or
+    an address needs 64 (:func:`node_typecode`). Built in bulk: C-level maps and chains."""
+    seqs = [seq for seq, _ in pairs]
+    counts = [weight for _, weight in pairs]
+    lengths = list(map(len, seqs))
+    sym: list[int] = [SEP]
+    sym.extend(chain.from_iterable(chain.from_iterable(zip(seqs, repeat((SEP,))))))
+    weights: list[int] = [0]
+    weights.extend(chain.from_iterable(map(repeat, counts, map(add, lengths, repeat(1)))))
+    # address of each chunk's first node: 4 (after the first SEP), then 4 * (length + 1) on
+    starts = list(accumulate(map(mul, map(add, lengths[:-1], repeat(1)), repeat(4)), initial=4)) if seqs else []
+    tokens = sum(map(mul, counts, lengths))
+    n = len(sym)
+    code = node_typecode(max(weights), 4 * n + 4)
+    data = array(code, bytes(4 * array(code).itemsize * n))
+    data[0::4] = array(code, sym)
+    after = array(code, range(4, 4 * n + 4, 4))  # node i links to 4i + 4 and back to 4i - 4
+    data[1::4] = after
+    data[2::4] = (array(code, (-4, 0)) + after)[:n]  # the same run, two nodes later
+    data[3::4] = array(code, weights)
+    return data, array("q", starts), tokens
+
+
+#: The widest weight a node array of 32-bit ints holds; a chunk counted more often than this
+#: (a chunk-count table of a large corpus) makes the node array 64-bit.
+INT32_MAX = (1 << 31) - 1
+
+
+def node_typecode(max_weight: int, max_address: int) -> str:
+    """The node array's typecode: ``"i"`` (32-bit, half the memory) while every weight and
+    address fits, else ``"q"`` (64-bit). Example: ``node_typecode(1 << 32, 40) -> 'q'``"""
+    return "i" if max_weight <= INT32_MAX and max_address <= INT32_MAX else "q"
+
+
+def index_pairs(data: array[int], floor: int) -> tuple[dict[int, int], dict[int, array[int]]]:
+    """The first pair index of a layout: {pair key: weighted count} and {pair key: ascending
+    addresses of its left nodes}, both in order of first occurrence, for the pairs counted at
+    least ``floor`` times."""
     count: defaultdict[int, int] = defaultdict(int)
     where: defaultdict[int, array[int]] = defaultdict(_nodes)
     prev = SEP
     address = -4
-    for s, wt in zip(sym, weights):
+    for s, wt in zip(data[0::4], data[3::4]):
         if prev >= 0 and s >= 0:
             key = prev << SHIFT | s
             count[key] += wt
             where[key].append(address)
         prev = s
         address += 4
+    if floor > 1:
+        return {k: c for k, c in count.items() if c >= floor}, {k: where[k] for k, c in count.items() if c >= floor}
     return dict(count), dict(where)
 
 
@@ -156,3 +198,13 @@ def account(count: dict[int, int], hist: dict[int, int], where: dict[int, array[
                 if i == len(ahead) or ahead[i] != e:
                     ahead.insert(i, e)
     return old
+
+
+def merge(data: array[int], plist: array[int], a: int, b: int, new_id: int, count: dict[int, int],
+          hist: dict[int, int], where: dict[int, array[int]], heap: list[int], floor: int, front: list | None,
+          entry: Callable[[int, int, int], int] | None) -> tuple[int, int, array[int]]:
+    """One merge of :meth:`engine._pairstate.PairState.merge`: :func:`relink`, then
+    :func:`account`. Returns ``(the merged pair's count before, extra weight, absorbed nodes)``."""
+    left, right, lx, rx, extra, absorbed = relink(data, plist, a, b, new_id)
+    old = account(count, hist, where, heap, left, right, lx, rx, a, b, new_id, floor, front, entry)
+    return old, extra, absorbed

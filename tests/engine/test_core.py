@@ -20,7 +20,7 @@ from helpers import ROOT, sample_text
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer, _codec, _core, _trainloops
+from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer, _codec, _core
 from engine import tokenizer as tokenizer_module
 from engine._pairs import SHIFT
 
@@ -151,27 +151,28 @@ def test_both_trainers_make_the_reference_merges(text, kw):
 
 @needs_compiled
 @given(st.lists(st.tuples(st.lists(st.integers(0, 5), max_size=12), st.integers(1, 3)), max_size=20),
-       st.integers(0, 5), st.integers(0, 5))
-def test_relink_and_the_first_index_agree_between_paths(seqs, a, b):
-    """The two loops on the same node arrays, one merge of (a, b) after the first index: the
-    same groups, weights and absorbed nodes, and the same nodes afterwards (weights above 1
-    stand for chunks that occur more than once)."""
+       st.integers(0, 5), st.integers(0, 5), st.integers(1, 3), st.sampled_from(["lowest-ids", "first-seen"]))
+def test_a_merge_and_the_first_index_agree_between_paths(seqs, a, b, floor, rule):
+    """The two merge loops on the same pair state, one merge of (a, b) after the first index:
+    the same nodes afterwards, the same absorbed nodes and weight, and the same counts,
+    histogram, occurrence lists (in order) and queue entries (weights above 1 stand for chunks
+    that occur more than once; the floor keeps the pairs that can never win out)."""
     from engine._pairstate import PairState
 
     results = []
-    for loops in (_trainloops, compiled):
+    for use in (False, True):
         was = _core.COMPILED
-        _core.select(loops is compiled)
+        _core.select(use)
         try:
-            state = PairState([(list(s), w) for s, w in seqs], "lowest-ids")
+            state = PairState([(list(s), w) for s, w in seqs], rule, floor)
+            index = (dict(state.count), {k: list(v) for k, v in state.where.items()})
+            record = state.merge(a, b, 99)
         finally:
             _core.select(was)
-        index = (state.count, {k: list(v) for k, v in state.where.items()})
-        plist = state.where.get(a << SHIFT | b, _trainloops._nodes())
-        left, right, lx, rx, extra, absorbed = loops.relink(state.data, plist, a, b, 99)
-        results.append((index, {k: list(v) for k, v in left.items()}, {k: list(v) for k, v in right.items()},
-                        lx, rx, extra, list(absorbed), list(state.data)))
-        assert list(left) == list(results[0][1]) and list(right) == list(results[0][2])  # first-appearance order
+        state.verify()
+        results.append((index, list(state.data), list(record.absorbed), record.removed, record.count,
+                        list(state.count.items()), {c: n for c, n in state.hist.items() if n},
+                        [(k, list(v)) for k, v in state.where.items()], sorted(state.heap)))
     assert results[0] == results[1]
 
 

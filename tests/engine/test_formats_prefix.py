@@ -10,11 +10,11 @@ import json
 
 import pytest
 from helpers import CORPORA, SAMPLES
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from engine.bytelevel import unicode_to_token
-from engine.errors import ExportError
+from engine.errors import ExportError, TokenizerFileError
 from engine.formats import export_tokenizer, load_any
 from engine.tokenizer import Tokenizer, tokenizer_from_dict
 
@@ -200,6 +200,26 @@ def test_random_corpora_give_tokenizers_ids(tmp_path_factory, lines, probes, kin
     hf = train_hf(kind, vocab_size=400, suffix=suffix, lines=lines)
     path = tmp_path_factory.mktemp("random") / "tokenizer.json"
     hf.save(str(path))
-    ours = load_any(path)
+    try:
+        ours = load_any(path)
+    except TokenizerFileError:
+        # A corpus of the prefix's own character ('####') makes tokenizers write a merge whose
+        # part only a later merge makes (its ids collide: '#' + '###' is '##'): such a file is
+        # refused, rightly, when it really is out of order.
+        assume(not merges_in_order(json.loads(path.read_text(encoding="utf-8"))["model"]["merges"]))
+        raise
     for text in probes + lines:
         assert ours.encode(text) == hf.encode(text).ids, text
+
+
+def merges_in_order(merges: list) -> bool:
+    """Whether every part of every merge is a single unit (plain, prefixed, with the end-of-word
+    suffix) or a token an earlier merge made (as tokenizers joins them: the right part less
+    the prefix)."""
+    made: set[str] = set()
+    for left, right in merges:
+        for part in (left, right):
+            if part not in made and len(part.removeprefix("##").removesuffix("</w>")) > 1:
+                return False
+        made.add(left + right.removeprefix("##"))
+    return True
