@@ -6,7 +6,9 @@ and the first pair index (``engine._pairstate._index_pairs``). tests/test_core.p
 identical results."""
 
 from cpython cimport array as carray
+from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy, memset
 
@@ -622,18 +624,45 @@ cdef object CMAX = 1 << 50  # engine._trainloops.CMAX
 cdef int64_t MASK = (1 << 20) - 1
 
 
-cdef inline void _lose(dict count, object hist, int64_t k, int64_t wt) except *:
-    """A pair of existing tokens loses ``wt`` (when its count is kept at all)."""
-    found = count.get(k)
-    if found is None:  # born below the floor, never kept
+cdef struct Tally:
+    # count -> change in how many pairs have it, summed over one merge (a C table, its keys in
+    # order of first change), so that the histogram dict is touched once a count, not per pair
+    uint64_t *table
+    uint64_t mask
+    int64_t *key
+    int64_t *change
+    Py_ssize_t size
+
+
+cdef inline void _tally(Tally *t, int64_t c, int64_t d) noexcept:
+    if c == 0:  # the histogram keeps no count 0
         return
-    cdef int64_t c0 = found
-    if c0:
-        hist[c0] -= 1
+    cdef uint64_t slot = _mix(<uint64_t>c) & t.mask, found
+    while True:
+        found = t.table[slot]
+        if found == EMPTY:
+            t.table[slot] = <uint64_t>t.size
+            t.key[t.size] = c
+            t.change[t.size] = d
+            t.size += 1
+            return
+        if t.key[found] == c:
+            t.change[found] += d
+            return
+        slot = (slot + 1) & t.mask
+
+
+cdef inline void _lose(dict count, Tally *t, int64_t k, int64_t wt) except *:
+    """A pair of existing tokens loses ``wt`` (when its count is kept at all)."""
+    key = k
+    cdef PyObject *found = PyDict_GetItem(count, key)
+    if found == NULL:  # born below the floor, never kept
+        return
+    cdef int64_t c0 = <object>found
+    _tally(t, c0, -1)
     c0 -= wt
-    count[k] = c0
-    if c0:
-        hist[c0] += 1
+    count[key] = c0
+    _tally(t, c0, 1)
 
 
 cdef uint64_t *_table(Py_ssize_t n, uint64_t *mask) except NULL:
@@ -737,6 +766,9 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
     cdef int src
     cdef uint64_t mask = 0
     cdef uint64_t *table = NULL
+    cdef Tally tally
+    tally.table = NULL
+    tally.key = NULL
     # per occurrence: o, p, so, sr, weight, q; then per group / new pair
     cdef int64_t *buf = <int64_t *>PyMem_Malloc((6 * m + 1) * sizeof(int64_t))
     cdef int64_t *gbuf = <int64_t *>PyMem_Malloc((8 * m + 2) * sizeof(int64_t))
@@ -796,8 +828,15 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
         nl = _group(so_at, w_at, done, lgid, lsym, lwt, lsize)
         nr = _group(sr_at, w_at, done, rgid, rsym, rwt, rsize)
         old = count.pop(key, 0)
-        if old:
-            hist[old] -= 1
+        # every count this merge changes: the merged pair's, two a group, one a new pair's
+        size = 3 * (nl + nr) + 3
+        tally.table = _table(size, &tally.mask)
+        tally.key = <int64_t *>PyMem_Malloc(2 * size * sizeof(int64_t))
+        if tally.key == NULL:
+            raise MemoryError()
+        tally.change = tally.key + size
+        tally.size = 0
+        _tally(&tally, old, -1)
         # The pairs of existing tokens beside the merged nodes lose their weight, group by
         # group; the pairs with new_id are summed in a C table, in order of first appearance.
         table = _table(2 * nl + nr + 1, &mask)
@@ -808,14 +847,14 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
             if so == new_id:  # an adjacent earlier occurrence: (new, a) becomes (new, new)
                 _add(table, mask, nkey, ncount, nsrc, &fresh, k, -wt, -1)
             elif k != key:
-                _lose(count, hist, k, wt)
+                _lose(count, &tally, k, wt)
             _add(table, mask, nkey, ncount, nsrc, &fresh, (so << SHIFT) | new_id, wt, <int>g)
         for g in range(nr):
             sr = rsym[g]
             wt = rwt[g]
             k = (b << SHIFT) | sr
             if k != key:
-                _lose(count, hist, k, wt)
+                _lose(count, &tally, k, wt)
             _add(table, mask, nkey, ncount, nsrc, &fresh, (new_id << SHIFT) | sr, wt, <int>(nl + g))
         _flatten(lgid, o_at, done, nl, lsize, lstart, lflat)
         _flatten(rgid, p_at, done, nr, rsize, rstart, rflat)
@@ -839,7 +878,7 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
             k_obj = nkey[j]
             c_obj = c
             count[k_obj] = c_obj
-            hist[c_obj] += 1
+            _tally(&tally, c, 1)
             where[k_obj] = nodes
             if entry is not None:
                 heappush(heap, entry(k_obj, c_obj, (<carray.array>nodes).data.as_ints[0]))
@@ -851,8 +890,13 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
                     at = bisect_left(ahead, e)
                     if at == len(ahead) or ahead[at] != e:
                         ahead.insert(at, e)
+        for j in range(tally.size):
+            if tally.change[j]:
+                hist[tally.key[j]] += tally.change[j]
         return old, extra, absorbed
     finally:
+        PyMem_Free(tally.table)
+        PyMem_Free(tally.key)
         PyMem_Free(buf)
         PyMem_Free(gbuf)
         PyMem_Free(ibuf)
@@ -876,9 +920,7 @@ def merge(data, plist, int64_t a, int64_t b, int64_t new_id, dict count, hist, d
 
 # -- writing ids out; counting ASCII chunks (h-count, issue 24's third round) -------------------
 
-from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.mem cimport PyMem_Realloc
-from cpython.ref cimport PyObject
 from cpython.unicode cimport (PyUnicode_DATA, PyUnicode_DecodeASCII, PyUnicode_KIND, PyUnicode_READ,
                               PyUnicode_Substring)
 from libc.string cimport memcmp
