@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The compiled core: the engine's hot loops in Cython, behind :mod:`engine._core` (read it
 first). Every function here has a pure-Python twin that is the reference: chunk encoding
-(``engine._codec.apply_merges``), the merge loop's relinking (``engine._pairstate._relink``)
-and the first pair index (``engine._pairstate._index_pairs``). tests/test_core.py holds them to
+(``engine._codec.apply_merges``), the trainer's merge, node layout and first pair index
+(``merge``, ``layout``, ``index_pairs`` in ``engine._trainloops``). tests/engine/test_core.py holds them to
 identical results."""
 
 from cpython cimport array as carray
@@ -437,28 +437,43 @@ cdef int _lay(node_t[::1] data, list pairs, int64_t *starts) except -1:
     every node linked to its neighbours and weighing its chunk's count)."""
     cdef Py_ssize_t i, j, length, node = 1, chunks = len(pairs)
     cdef int64_t w
-    cdef list seq
+    cdef const unsigned char *raw
     data[0] = <node_t>SEP
     data[1] = 4
     data[2] = -4
     data[3] = 0
     for i in range(chunks):
         pair = <tuple>pairs[i]
-        seq = <list>pair[0]
+        seq = pair[0]
         w = pair[1]
-        length = len(seq)
         starts[i] = 4 * node
-        for j in range(length + 1):
-            data[4 * node] = <node_t>(<int64_t>seq[j] if j < length else SEP)
-            data[4 * node + 1] = <node_t>(4 * node + 4)
-            data[4 * node + 2] = <node_t>(4 * node - 4)
-            data[4 * node + 3] = <node_t>w
-            node += 1
+        if type(seq) is bytes:  # the bytes base: the symbols are the bytes
+            length = len(<bytes>seq)
+            raw = <const unsigned char *>(<bytes>seq)
+            for j in range(length):
+                data[4 * node] = <node_t>raw[j]
+                data[4 * node + 1] = <node_t>(4 * node + 4)
+                data[4 * node + 2] = <node_t>(4 * node - 4)
+                data[4 * node + 3] = <node_t>w
+                node += 1
+        else:
+            length = len(<list>seq)
+            for j in range(length):
+                data[4 * node] = <node_t>(<int64_t>(<list>seq)[j])
+                data[4 * node + 1] = <node_t>(4 * node + 4)
+                data[4 * node + 2] = <node_t>(4 * node - 4)
+                data[4 * node + 3] = <node_t>w
+                node += 1
+        data[4 * node] = <node_t>SEP
+        data[4 * node + 1] = <node_t>(4 * node + 4)
+        data[4 * node + 2] = <node_t>(4 * node - 4)
+        data[4 * node + 3] = <node_t>w
+        node += 1
     return 0
 
 
 def layout(list pairs):
-    """The pair state's node array for ``pairs`` (non-empty symbol lists with their weights), as
+    """The pair state's node array for ``pairs`` (non-empty symbol lists, or bytes, with their weights), as
     ``(data, starts, tokens)``: see ``layout`` in engine/_trainloops.py, which returns exactly
     what this does. None when a weight or a symbol does not fit 63 bits (the pure twin then
     says what is wrong)."""
@@ -467,13 +482,13 @@ def layout(list pairs):
     cdef object tokens = 0
     for i in range(chunks):
         pair = pairs[i]
-        if type(pair) is not tuple or len(<tuple>pair) != 2 or type((<tuple>pair)[0]) is not list:
+        if type(pair) is not tuple or len(<tuple>pair) != 2 or type((<tuple>pair)[0]) not in (list, bytes):
             return None
         try:
             w = (<tuple>pair)[1]
         except (OverflowError, TypeError):
             return None
-        length = len(<list>(<tuple>pair)[0])
+        length = len((<tuple>pair)[0])
         n += length + 1
         if w > maxw:
             maxw = w

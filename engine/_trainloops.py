@@ -7,7 +7,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from heapq import heappush
 from itertools import accumulate, chain, repeat
@@ -21,8 +21,9 @@ _nodes = partial(array, "i")
 CMAX = 1 << 50
 
 
-def layout(pairs: list[tuple[list[int], int]]) -> tuple[array[int], array[int], int]:
-    """The pair state's node array for ``pairs`` (non-empty symbol lists, each with its weight):
+def layout(pairs: list[tuple[Sequence[int], int]]) -> tuple[array[int], array[int], int]:
+    """The pair state's node array for ``pairs`` (non-empty symbol lists, or bytes: their bytes
+    are the symbols; each with its weight):
     ``(data, starts, tokens)``: SEP, then each chunk's symbols and a SEP, each node linked to
     its neighbours and weighing its chunk's count (the separators too); the address of each
     chunk's first node; the weighted number of symbols. The array is 32-bit unless a weight or

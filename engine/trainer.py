@@ -148,7 +148,10 @@ class Trainer:
             else:
                 self.alphabet = None
                 pieces = [bytes([i]) for i in range(256)]
-                seqs = [(list(c.encode("utf-8", "surrogateescape")), n) for c, n in chunks.items()]
+                seqs = [(c.encode("utf-8", "surrogateescape"), n) for c, n in chunks.items()]
+                if config.subword_prefix is not None or config.end_of_word is not None:
+                    seqs = [(list(c), n) for c, n in seqs]  # marked in place below
+                # else bytes, not lists: the pair state lays bytes out as their symbols
             if config.subword_prefix is not None:
                 seqs, pieces = _mark_continuations(seqs, pieces, config.subword_prefix)
             if config.end_of_word is not None:

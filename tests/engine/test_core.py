@@ -20,7 +20,7 @@ from helpers import ROOT, sample_text
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer, _codec, _core
+from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer, _codec, _core, _trainloops
 from engine import tokenizer as tokenizer_module
 from engine._pairs import SHIFT
 
@@ -331,3 +331,16 @@ def test_gpt2_ranks_encode_the_chinese_sample_as_tiktoken_does(gpt2_pair):
     imported, enc = gpt2_pair
     text = sample_text("chinese.txt")
     assert imported.encode(text) == enc.encode_ordinary(text)
+
+
+@needs_compiled
+@given(st.lists(st.tuples(st.binary(min_size=1, max_size=12), st.integers(1, 1 << 33)), max_size=12))
+def test_a_layout_of_bytes_is_the_layout_of_their_lists_on_both_paths(chunks):
+    """The trainer hands the bytes base's chunks over as bytes: the node array, chunk starts and
+    token count are those of the same chunks as lists of ids, compiled and pure (weights past
+    2**31 make the array 64-bit)."""
+    as_lists = [(list(c), w) for c, w in chunks]
+    made = [_trainloops.layout(as_lists), _trainloops.layout(chunks), compiled.layout(as_lists), compiled.layout(chunks)]
+    first = made[0]
+    for data, starts, tokens in made:
+        assert (data.typecode, list(data), list(starts), tokens) == (first[0].typecode, list(first[0]), list(first[1]), first[2])
