@@ -6,6 +6,9 @@ reference, and the default wherever no compiler was found at install) and the co
 - :func:`relink` and :func:`account`: the trainer's merge loop over the pair state's node
   array, and the count changes it makes (:meth:`engine._pairstate.PairState.merge`).
 - :func:`index_pairs`: the pair state's first count and occurrence index, in one pass.
+- :func:`text_coder`: a whole text's ids under the gpt2 or gpt4 split, the split and the chunk
+  cache in C (the pure twin: :meth:`engine.pretokenize.PreTokenizer.split` and the tokenizer's
+  chunk cache).
 - :func:`split_points`: where tiktoken's merging cuts each token of a rank file (recovering its
   merges, :mod:`engine.formats.tiktoken_bpe`).
 
@@ -77,6 +80,20 @@ def chunk_encoders(ranks: dict[int, int]) -> tuple[Callable[[list[int]], list[in
         encoder = _compiled.ChunkEncoder(ranks)
         return encoder.encode, encoder.encode_text
     return partial(_codec.apply_merges, ranks=ranks), None
+
+
+def text_coder(findall: Callable, gpt4: bool, encode: Callable[[str], list[int]], ids: int, limit: int) -> object | None:
+    """With the compiled core: a whole text -> its ids in one C-level pass (``engine._ccore.TextCoder``:
+    the gpt2 or gpt4 split, whose pattern's ``findall`` it is given, and a C table of the chunks
+    met), each new chunk encoded by ``encode`` (or merged in C when ``encode`` is a compiled
+    chunk encoder's ``encode_text``); ``ids`` token ids, ``limit`` chunks kept at most. None on the
+    pure path, whose twin is the pre-tokenizer's split and the tokenizer's chunk cache."""
+    if _compiled is None:
+        return None
+    merger = getattr(encode, "__self__", None)
+    if isinstance(merger, _compiled.ChunkEncoder) and encode == merger.encode_text:
+        return _compiled.TextCoder(findall, gpt4, merger=merger, ids=ids, limit=limit)
+    return _compiled.TextCoder(findall, gpt4, missing=encode, ids=ids, limit=limit)
 
 
 def select(compiled: bool) -> bool:
