@@ -1003,6 +1003,11 @@ ctypedef struct _Kept:
     Py_ssize_t ids   # where its ids start in the id arena
     Py_ssize_t count
 
+ctypedef struct _Ids:  # the ids of the text being encoded (one per call: a chunk encoder may run
+    int32_t *v         # Python code, and another thread encode meanwhile)
+    Py_ssize_t used
+    Py_ssize_t room
+
 #: After a character that is not ASCII, the pattern itself scans on to this many ASCII characters
 #: in a row (a window it can end in: TextCoder._wide); the widest window it scans at once where
 #: no such run comes. (TextCoder's ascii_run and widest: tests make them small.)
@@ -1051,6 +1056,19 @@ cdef inline bint _surely_not_space(unsigned int c) noexcept:
     return Py_UNICODE_ISALPHA(c)
 
 
+cdef int _more(_Ids *out, Py_ssize_t more) except -1:
+    cdef Py_ssize_t room = out.room if out.room else 1 << 12
+    cdef void *grown
+    while out.used + more > room:
+        room *= 2
+    grown = PyMem_Realloc(out.v, room * sizeof(int32_t))
+    if grown == NULL:
+        raise MemoryError
+    out.v = <int32_t *>grown
+    out.room = room
+    return 0
+
+
 cdef class TextCoder:
     """A whole text -> its ids under a tokenizer with the gpt2 or gpt4 pre-tokenizer, in one
     C-level pass: the ASCII stretches split by ``_chunk_end`` (as :func:`split_ascii`), the rest
@@ -1078,8 +1096,6 @@ cdef class TextCoder:
     cdef Py_ssize_t keys_used, keys_room
     cdef int32_t *idv
     cdef Py_ssize_t ids_used, ids_room
-    cdef int32_t *out
-    cdef Py_ssize_t out_used, out_room
 
     def __cinit__(self, findall, bint gpt4, missing=None, ChunkEncoder merger=None, Py_ssize_t ids=0,
                   Py_ssize_t limit=200000, Py_ssize_t ascii_run=ASCII_RUN, Py_ssize_t widest=WIDEST):
@@ -1110,7 +1126,6 @@ cdef class TextCoder:
         PyMem_Free(self.slots)
         PyMem_Free(self.keys)
         PyMem_Free(self.idv)
-        PyMem_Free(self.out)
 
     @property
     def kept_chunks(self):
@@ -1123,25 +1138,13 @@ cdef class TextCoder:
         for s in range(self.cap):
             self.slots[s] = -1
 
-    cdef int _more_out(self, Py_ssize_t more) except -1:
-        cdef Py_ssize_t room = self.out_room if self.out_room else 1 << 12
-        cdef void *grown
-        while self.out_used + more > room:
-            room *= 2
-        grown = PyMem_Realloc(self.out, room * sizeof(int32_t))
-        if grown == NULL:
-            raise MemoryError
-        self.out = <int32_t *>grown
-        self.out_room = room
-        return 0
-
-    cdef inline int _emit(self, Py_ssize_t e) except -1:
+    cdef inline int _emit(self, _Ids *out, Py_ssize_t e) except -1:
         cdef Py_ssize_t k, count = self.kept[e].count, at = self.kept[e].ids
-        if self.out_used + count > self.out_room:
-            self._more_out(count)
+        if out.used + count > out.room:
+            _more(out, count)
         for k in range(count):
-            self.out[self.out_used + k] = self.idv[at + k]
-        self.out_used += count
+            out.v[out.used + k] = self.idv[at + k]
+        out.used += count
         return 0
 
     cdef inline Py_ssize_t _slot(self, int kind, const void *data, Py_ssize_t i, Py_ssize_t n,
@@ -1171,17 +1174,17 @@ cdef class TextCoder:
                     return slot
             slot = (slot + 1) & mask
 
-    cdef int _chunk(self, str text, int kind, const void *data, Py_ssize_t i, Py_ssize_t n, object chunk) except -1:
+    cdef int _chunk(self, _Ids *out, str text, int kind, const void *data, Py_ssize_t i, Py_ssize_t n, object chunk) except -1:
         """Append the ids of the chunk ``[i, n)`` of ``data`` (the characters of ``text``, or of
         ``chunk`` when that is not None: the chunk as a string)."""
         cdef uint64_t h = _text_hash(kind, data, i, n)
         cdef Py_ssize_t slot = self._slot(kind, data, i, n, h)
         cdef Py_ssize_t e = self.slots[slot]
         if e >= 0:
-            return self._emit(e)
-        return self._new(text, kind, data, i, n, h, chunk)
+            return self._emit(out, e)
+        return self._new(out, text, kind, data, i, n, h, chunk)
 
-    cdef int _new(self, str text, int kind, const void *data, Py_ssize_t i, Py_ssize_t n, uint64_t h,
+    cdef int _new(self, _Ids *out, str text, int kind, const void *data, Py_ssize_t i, Py_ssize_t n, uint64_t h,
                   object chunk) except -1:
         """Encode a chunk not kept yet (see _chunk), keep it (unless it is long) and append its ids."""
         cdef Py_ssize_t m, k, slot, size = n - i
@@ -1229,11 +1232,11 @@ cdef class TextCoder:
                 if x >= len(self.ints):
                     self.ints.extend(range(len(self.ints), x + 1))
             if size > _KEEP_SIZE:  # encoded each time it comes
-                if self.out_used + m > self.out_room:
-                    self._more_out(m)
+                if out.used + m > out.room:
+                    _more(out, m)
                 for k in range(m):
-                    self.out[self.out_used + k] = <int32_t>sym[k]
-                self.out_used += m
+                    out.v[out.used + k] = <int32_t>sym[k]
+                out.used += m
                 return 0
             if self.used >= self.limit:
                 self._clear()  # start again (ids handed out are copies)
@@ -1277,7 +1280,7 @@ cdef class TextCoder:
             self.used += 1
             if 2 * self.used > self.cap:
                 self._rehash()
-            return self._emit(self.used - 1)
+            return self._emit(out, self.used - 1)
         finally:
             PyMem_Free(sym)
 
@@ -1298,7 +1301,7 @@ cdef class TextCoder:
         self.cap = cap
         return 0
 
-    cdef Py_ssize_t _wide(self, str text, int kind, void *data, Py_ssize_t i, Py_ssize_t x,
+    cdef Py_ssize_t _wide(self, _Ids *out, str text, int kind, void *data, Py_ssize_t i, Py_ssize_t x,
                           Py_ssize_t n) except -1:
         """Encode from ``i`` (where a chunk starts; ``x``, at or after it, is not ASCII) with the
         pattern, up to a point where the ASCII scan can go on; returns that point.
@@ -1341,7 +1344,7 @@ cdef class TextCoder:
                 for j in range(best + 1):
                     c = <str>chunks[j]
                     ckind = PyUnicode_KIND(c)
-                    self._chunk(text, ckind, PyUnicode_DATA(c), 0, len(c), c)
+                    self._chunk(out, text, ckind, PyUnicode_DATA(c), 0, len(c), c)
                 return best_end
             w = min(n, i + 2 * (w - i) + 2)
 
@@ -1354,7 +1357,9 @@ cdef class TextCoder:
         cdef bint gpt4 = self.gpt4
         cdef list result
         cdef object item
-        self.out_used = 0
+        cdef _Ids out
+        out.v = NULL
+        out.used = out.room = 0
         try:
             while i < n:
                 x = i  # the next character that is not ASCII (or the end)
@@ -1368,19 +1373,15 @@ cdef class TextCoder:
                     e = _chunk_end(kind, data, i, x, gpt4)
                     if x < n and _reach(kind, data, i, e, x) >= x:
                         break  # what the pattern finds here depends on what follows x
-                    self._chunk(text, kind, data, i, e, None)
+                    self._chunk(&out, text, kind, data, i, e, None)
                     i = e
                 if i < n:
-                    i = self._wide(text, kind, data, i, x, n)
-            result = PyList_New(self.out_used)
-            for k in range(self.out_used):
-                item = <object>PyList_GET_ITEM(self.ints, self.out[k])
+                    i = self._wide(&out, text, kind, data, i, x, n)
+            result = PyList_New(out.used)
+            for k in range(out.used):
+                item = <object>PyList_GET_ITEM(self.ints, out.v[k])
                 Py_INCREF(item)
                 PyList_SET_ITEM(result, k, item)
             return result
         finally:
-            self.out_used = 0
-            if self.out_room > (1 << 20):  # a long text's buffer is not kept
-                PyMem_Free(self.out)
-                self.out = NULL
-                self.out_room = 0
+            PyMem_Free(out.v)
