@@ -1105,7 +1105,7 @@ cdef class TextCoder:
         self.gpt4 = gpt4
         self.missing = missing
         self.merger = merger
-        self.ints = list(range(max(ids, 256)))
+        self.ints = [None] * max(ids, 256)  # the int objects of the ids met, made as they come
         self.limit = max(limit, 1)
         self.ascii_run = max(ascii_run, 1)
         self.widest = max(widest, 1)
@@ -1230,7 +1230,9 @@ cdef class TextCoder:
             for k in range(m):
                 x = sym[k]
                 if x >= len(self.ints):
-                    self.ints.extend(range(len(self.ints), x + 1))
+                    self.ints.extend([None] * (x + 1 - len(self.ints)))
+                if PyList_GET_ITEM(self.ints, x) == <PyObject *>None:
+                    self.ints[x] = x
             if size > _KEEP_SIZE:  # encoded each time it comes
                 if out.used + m > out.room:
                     _more(out, m)
