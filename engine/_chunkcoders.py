@@ -13,7 +13,7 @@ from ._pairs import SHIFT
 from ._rankmerge import rank_merge
 
 #: The compiled whole-text encoder keeps at most this many chunks (then starts again): about
-#: 40 bytes and the chunk's characters and ids each.
+#: 60 bytes a chunk, and 4 per character and per id.
 _KEPT_LIMIT = 1 << 19
 
 
