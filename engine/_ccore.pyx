@@ -996,12 +996,9 @@ from cpython.ref cimport Py_INCREF
 from cpython.unicode cimport Py_UNICODE_ISALPHA
 from libc.stdint cimport int32_t, uint32_t
 
-ctypedef struct _Kept:
+ctypedef struct _Kept:  # a slot of the chunk table: a chunk's hash and where it is kept
     uint64_t hash
-    Py_ssize_t key   # where its characters start in the key arena
-    Py_ssize_t size  # its length in characters
-    Py_ssize_t ids   # where its ids start in the id arena
-    Py_ssize_t count
+    Py_ssize_t at      # in the arena: its length, its number of ids, its code points, its ids; -1: empty
 
 ctypedef struct _Ids:  # the ids of the text being encoded (one per call: a chunk encoder may run
     int32_t *v         # Python code, and another thread encode meanwhile)
@@ -1088,14 +1085,10 @@ cdef class TextCoder:
     cdef bint gpt4
     cdef list ints
     cdef Py_ssize_t limit, ascii_run, widest
-    cdef _Kept *kept
-    cdef Py_ssize_t used, room
-    cdef Py_ssize_t *slots
-    cdef Py_ssize_t cap
-    cdef uint32_t *keys
-    cdef Py_ssize_t keys_used, keys_room
-    cdef int32_t *idv
-    cdef Py_ssize_t ids_used, ids_room
+    cdef _Kept *slots
+    cdef Py_ssize_t cap, used  # slots (a power of two, at most half of them used)
+    cdef uint32_t *arena       # every kept chunk's block, one after the other
+    cdef Py_ssize_t arena_used, arena_room
 
     def __cinit__(self, findall, bint gpt4, missing=None, ChunkEncoder merger=None, Py_ssize_t ids=0,
                   Py_ssize_t limit=200000, Py_ssize_t ascii_run=ASCII_RUN, Py_ssize_t widest=WIDEST):
@@ -1109,23 +1102,17 @@ cdef class TextCoder:
         self.limit = max(limit, 1)
         self.ascii_run = max(ascii_run, 1)
         self.widest = max(widest, 1)
-        self.room = 1 << 10
         self.cap = 1 << 11
-        self.keys_room = 1 << 14
-        self.ids_room = 1 << 13
-        self.kept = <_Kept *>PyMem_Malloc(self.room * sizeof(_Kept))
-        self.slots = <Py_ssize_t *>PyMem_Malloc(self.cap * sizeof(Py_ssize_t))
-        self.keys = <uint32_t *>PyMem_Malloc(self.keys_room * sizeof(uint32_t))
-        self.idv = <int32_t *>PyMem_Malloc(self.ids_room * sizeof(int32_t))
-        if not (self.kept and self.slots and self.keys and self.idv):
+        self.arena_room = 1 << 15
+        self.slots = <_Kept *>PyMem_Malloc(self.cap * sizeof(_Kept))
+        self.arena = <uint32_t *>PyMem_Malloc(self.arena_room * sizeof(uint32_t))
+        if not (self.slots and self.arena):
             raise MemoryError
         self._clear()
 
     def __dealloc__(self):
-        PyMem_Free(self.kept)
         PyMem_Free(self.slots)
-        PyMem_Free(self.keys)
-        PyMem_Free(self.idv)
+        PyMem_Free(self.arena)
 
     @property
     def kept_chunks(self):
@@ -1134,40 +1121,43 @@ cdef class TextCoder:
 
     cdef void _clear(self) noexcept:
         cdef Py_ssize_t s
-        self.used = self.keys_used = self.ids_used = 0
+        self.used = self.arena_used = 0
         for s in range(self.cap):
-            self.slots[s] = -1
+            self.slots[s].at = -1
 
-    cdef inline int _emit(self, _Ids *out, Py_ssize_t e) except -1:
-        cdef Py_ssize_t k, count = self.kept[e].count, at = self.kept[e].ids
+    cdef inline int _emit(self, _Ids *out, Py_ssize_t at) except -1:
+        """Append the ids of the chunk kept at ``at`` in the arena."""
+        cdef Py_ssize_t k, count = self.arena[at + 1]
+        cdef const uint32_t *ids = self.arena + at + 2 + self.arena[at]
         if out.used + count > out.room:
             _more(out, count)
         for k in range(count):
-            out.v[out.used + k] = self.idv[at + k]
+            out.v[out.used + k] = <int32_t>ids[k]
         out.used += count
         return 0
 
     cdef inline Py_ssize_t _slot(self, int kind, const void *data, Py_ssize_t i, Py_ssize_t n,
                                  uint64_t h) noexcept:
         """The slot holding the chunk ``[i, n)`` of ``data``, or the empty slot it would go in."""
-        cdef Py_ssize_t mask = self.cap - 1, slot = <Py_ssize_t>(h & <uint64_t>mask), e, k, at
+        cdef Py_ssize_t mask = self.cap - 1, slot = <Py_ssize_t>(h & <uint64_t>mask), at, k
         cdef const unsigned char *raw = <const unsigned char *>data
+        cdef const uint32_t *key
         cdef bint same
         while True:
-            e = self.slots[slot]
-            if e < 0:
+            at = self.slots[slot].at
+            if at < 0:
                 return slot
-            if self.kept[e].hash == h and self.kept[e].size == n - i:
-                at = self.kept[e].key
+            if self.slots[slot].hash == h and self.arena[at] == <uint32_t>(n - i):
+                key = self.arena + at + 2
                 same = True
                 if kind == 1:
                     for k in range(n - i):
-                        if self.keys[at + k] != raw[i + k]:
+                        if key[k] != raw[i + k]:
                             same = False
                             break
                 else:
                     for k in range(n - i):
-                        if self.keys[at + k] != <uint32_t>PyUnicode_READ(kind, <void *>data, i + k):
+                        if key[k] != <uint32_t>PyUnicode_READ(kind, <void *>data, i + k):
                             same = False
                             break
                 if same:
@@ -1179,15 +1169,15 @@ cdef class TextCoder:
         ``chunk`` when that is not None: the chunk as a string)."""
         cdef uint64_t h = _text_hash(kind, data, i, n)
         cdef Py_ssize_t slot = self._slot(kind, data, i, n, h)
-        cdef Py_ssize_t e = self.slots[slot]
-        if e >= 0:
-            return self._emit(out, e)
+        cdef Py_ssize_t at = self.slots[slot].at
+        if at >= 0:
+            return self._emit(out, at)
         return self._new(out, text, kind, data, i, n, h, chunk)
 
     cdef int _new(self, _Ids *out, str text, int kind, const void *data, Py_ssize_t i, Py_ssize_t n, uint64_t h,
                   object chunk) except -1:
         """Encode a chunk not kept yet (see _chunk), keep it (unless it is long) and append its ids."""
-        cdef Py_ssize_t m, k, slot, size = n - i
+        cdef Py_ssize_t m, k, slot, at, need, size = n - i
         cdef int64_t *sym = NULL
         cdef int64_t x
         cdef bytes raw
@@ -1243,61 +1233,47 @@ cdef class TextCoder:
             if self.used >= self.limit:
                 self._clear()  # start again (ids handed out are copies)
             slot = self._slot(kind, data, i, n, h)
-            if self.used == self.room:
-                grown = PyMem_Realloc(self.kept, 2 * self.room * sizeof(_Kept))
-                if grown == NULL:
-                    raise MemoryError
-                self.kept = <_Kept *>grown
-                self.room *= 2
-            if self.keys_used + size > self.keys_room:
-                k = self.keys_room
-                while self.keys_used + size > k:
+            need = 2 + size + m
+            if self.arena_used + need > self.arena_room:
+                k = self.arena_room
+                while self.arena_used + need > k:
                     k *= 2
-                grown = PyMem_Realloc(self.keys, k * sizeof(uint32_t))
+                grown = PyMem_Realloc(self.arena, k * sizeof(uint32_t))
                 if grown == NULL:
                     raise MemoryError
-                self.keys = <uint32_t *>grown
-                self.keys_room = k
-            if self.ids_used + m > self.ids_room:
-                k = self.ids_room
-                while self.ids_used + m > k:
-                    k *= 2
-                grown = PyMem_Realloc(self.idv, k * sizeof(int32_t))
-                if grown == NULL:
-                    raise MemoryError
-                self.idv = <int32_t *>grown
-                self.ids_room = k
+                self.arena = <uint32_t *>grown
+                self.arena_room = k
+            at = self.arena_used
+            self.arena[at] = <uint32_t>size
+            self.arena[at + 1] = <uint32_t>m
             for k in range(size):
-                self.keys[self.keys_used + k] = <uint32_t>PyUnicode_READ(kind, <void *>data, i + k)
+                self.arena[at + 2 + k] = <uint32_t>PyUnicode_READ(kind, <void *>data, i + k)
             for k in range(m):
-                self.idv[self.ids_used + k] = <int32_t>sym[k]
-            self.kept[self.used].hash = h
-            self.kept[self.used].key = self.keys_used
-            self.kept[self.used].size = size
-            self.kept[self.used].ids = self.ids_used
-            self.kept[self.used].count = m
-            self.keys_used += size
-            self.ids_used += m
-            self.slots[slot] = self.used
+                self.arena[at + 2 + size + k] = <uint32_t>sym[k]
+            self.arena_used += need
+            self.slots[slot].hash = h
+            self.slots[slot].at = at
             self.used += 1
             if 2 * self.used > self.cap:
                 self._rehash()
-            return self._emit(out, self.used - 1)
+            return self._emit(out, at)
         finally:
             PyMem_Free(sym)
 
     cdef int _rehash(self) except -1:
-        cdef Py_ssize_t cap = 2 * self.cap, e, slot
-        cdef Py_ssize_t *slots = <Py_ssize_t *>PyMem_Malloc(cap * sizeof(Py_ssize_t))
+        cdef Py_ssize_t cap = 2 * self.cap, s, slot
+        cdef _Kept *slots = <_Kept *>PyMem_Malloc(cap * sizeof(_Kept))
         if slots == NULL:
             raise MemoryError
         for slot in range(cap):
-            slots[slot] = -1
-        for e in range(self.used):
-            slot = <Py_ssize_t>(self.kept[e].hash & <uint64_t>(cap - 1))
-            while slots[slot] >= 0:
+            slots[slot].at = -1
+        for s in range(self.cap):
+            if self.slots[s].at < 0:
+                continue
+            slot = <Py_ssize_t>(self.slots[s].hash & <uint64_t>(cap - 1))
+            while slots[slot].at >= 0:
                 slot = (slot + 1) & (cap - 1)
-            slots[slot] = e
+            slots[slot] = self.slots[s]
         PyMem_Free(self.slots)
         self.slots = slots
         self.cap = cap
