@@ -1010,8 +1010,10 @@ ctypedef struct _Ids:  # the ids of the text being encoded (one per call: a chun
 #: no such run comes. (TextCoder's ascii_run and widest: tests make them small.)
 ASCII_RUN = 24
 WIDEST = 1 << 20
-#: Chunks longer than this are encoded each time they come, not kept.
+#: Chunks longer than this are encoded each time they come, not kept; the table starts again
+#: before its arena would pass this many code points and ids (256 MB).
 cdef Py_ssize_t _KEEP_SIZE = 1 << 10
+cdef Py_ssize_t _ARENA_LIMIT = 1 << 26
 
 
 cdef inline uint64_t _text_hash(int kind, const void *data, Py_ssize_t i, Py_ssize_t n) noexcept:
@@ -1230,10 +1232,10 @@ cdef class TextCoder:
                     out.v[out.used + k] = <int32_t>sym[k]
                 out.used += m
                 return 0
-            if self.used >= self.limit:
+            need = 2 + size + m
+            if self.used >= self.limit or self.arena_used + need > _ARENA_LIMIT:
                 self._clear()  # start again (ids handed out are copies)
             slot = self._slot(kind, data, i, n, h)
-            need = 2 + size + m
             if self.arena_used + need > self.arena_room:
                 k = self.arena_room
                 while self.arena_used + need > k:
