@@ -1229,3 +1229,381 @@ cdef Py_ssize_t _ascii_chunks(str text, Py_ssize_t start, Py_ssize_t stop, bint 
         PyMem_Free(size)
         PyMem_Free(many)
         PyMem_Free(hashes)
+
+
+# -- encoding a whole text: the split and the chunk cache in C (h-encode, issue 24) ------------
+
+from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
+from cpython.unicode cimport Py_UNICODE_ISALPHA
+from libc.stdint cimport int32_t, uint32_t
+
+ctypedef struct _Kept:  # a slot of the chunk table: a chunk's hash and where it is kept
+    uint64_t hash
+    Py_ssize_t at      # in the arena: its length, its number of ids, its code points, its ids; -1: empty
+
+ctypedef struct _Ids:  # the ids of the text being encoded (one per call: a chunk encoder may run
+    int32_t *v         # Python code, and another thread encode meanwhile)
+    Py_ssize_t used
+    Py_ssize_t room
+
+#: After a character that is not ASCII, the pattern itself scans on to this many ASCII characters
+#: in a row (a window it can end in: TextCoder._wide); the widest window it scans at once where
+#: no such run comes. (TextCoder's ascii_run and widest: tests make them small.)
+ASCII_RUN = 24
+WIDEST = 1 << 20
+#: Chunks longer than this are encoded each time they come, not kept; the table starts again
+#: before its arena would pass this many code points and ids (256 MB).
+cdef Py_ssize_t _KEEP_SIZE = 1 << 10
+cdef Py_ssize_t _ARENA_LIMIT = 1 << 26
+
+
+cdef inline uint64_t _text_hash(int kind, const void *data, Py_ssize_t i, Py_ssize_t n) noexcept:
+    """FNV-1a of the code points of ``[i, n)``: the same for a chunk in a text of any kind."""
+    cdef uint64_t h = 14695981039346656037ULL
+    cdef Py_ssize_t k
+    cdef const unsigned char *raw = <const unsigned char *>data
+    if kind == 1:
+        for k in range(i, n):
+            h = (h ^ raw[k]) * 1099511628211ULL
+    else:
+        for k in range(i, n):
+            h = (h ^ <uint64_t>PyUnicode_READ(kind, data, k)) * 1099511628211ULL
+    return _mix(h)
+
+
+cdef inline Py_ssize_t _reach(int kind, void *data, Py_ssize_t i, Py_ssize_t e, Py_ssize_t x) noexcept:
+    """The farthest character the gpt2 and gpt4 patterns (and _chunk_end) look at to find the
+    chunk ``[i, e)`` of ASCII text ending at ``x``: the one after it (where a run stops), the
+    two after an apostrophe (the contractions), and a whitespace run's end (``\\s+(?!\\S)``,
+    gpt4's ``\\s*[\\r\\n]``). A chunk whose reach is below ``x`` is the pattern's chunk there
+    whatever follows ``x``."""
+    cdef Py_ssize_t r = e if e > i + 1 else i + 1, j
+    cdef unsigned int c = PyUnicode_READ(kind, data, i)
+    if c == 39 and r < i + 2:
+        r = i + 2
+    if _CLASS[c] == _WSP:
+        j = _run(kind, data, i, x, _WSP)
+        if j > r:
+            r = j
+    return r
+
+
+cdef inline bint _surely_not_space(unsigned int c) noexcept:
+    """Whether the pattern's ``\\s`` never matches ``c`` (ASCII: its class; any other: a letter,
+    which no Unicode version counts as space)."""
+    if c < 128:
+        return _CLASS[c] != _WSP
+    return Py_UNICODE_ISALPHA(c)
+
+
+cdef int _more(_Ids *out, Py_ssize_t more) except -1:
+    cdef Py_ssize_t room = out.room if out.room else 1 << 12
+    cdef void *grown
+    while out.used + more > room:
+        room *= 2
+    grown = PyMem_Realloc(out.v, room * sizeof(int32_t))
+    if grown == NULL:
+        raise MemoryError
+    out.v = <int32_t *>grown
+    out.room = room
+    return 0
+
+
+cdef class TextCoder:
+    """A whole text -> its ids under a tokenizer with the gpt2 or gpt4 pre-tokenizer, in one
+    C-level pass: the ASCII stretches split by ``_chunk_end`` (as :func:`split_ascii`), the rest
+    by the pattern's ``findall``, and each chunk's ids looked up in a C hash table of the chunks
+    met before (code points -> ids); a chunk not in it is encoded once, by ``merger`` (its UTF-8
+    bytes merged in C: the bytes base) or by ``missing`` (the tokenizer's own chunk encoder).
+
+    Twin: ``Tokenizer.encode_ordinary`` on the pure path (pre-tokenizer split, then the chunk
+    cache). The split is the pattern's: a chunk found in an ASCII stretch is kept only when
+    everything the pattern looks at to find it (``_reach``) lies before the next other
+    character; from there the pattern itself scans a window that ends after a run of ASCII
+    (``_wide``), and only the chunks it surely finds whatever follows the window are kept."""
+
+    cdef ChunkEncoder merger
+    cdef object missing
+    cdef object findall
+    cdef bint gpt4
+    cdef list ints
+    cdef Py_ssize_t limit, ascii_run, widest
+    cdef _Kept *slots
+    cdef Py_ssize_t cap, used  # slots (a power of two, at most half of them used)
+    cdef uint32_t *arena       # every kept chunk's block, one after the other
+    cdef Py_ssize_t arena_used, arena_room
+
+    def __cinit__(self, findall, bint gpt4, missing=None, ChunkEncoder merger=None, Py_ssize_t ids=0,
+                  Py_ssize_t limit=200000, Py_ssize_t ascii_run=ASCII_RUN, Py_ssize_t widest=WIDEST):
+        if merger is None and missing is None:
+            raise ValueError("a TextCoder needs a merger or a chunk encoder")
+        self.findall = findall
+        self.gpt4 = gpt4
+        self.missing = missing
+        self.merger = merger
+        self.ints = [None] * max(ids, 256)  # the int objects of the ids met, made as they come
+        self.limit = max(limit, 1)
+        self.ascii_run = max(ascii_run, 1)
+        self.widest = max(widest, 1)
+        self.cap = 1 << 11
+        self.arena_room = 1 << 15
+        self.slots = <_Kept *>PyMem_Malloc(self.cap * sizeof(_Kept))
+        self.arena = <uint32_t *>PyMem_Malloc(self.arena_room * sizeof(uint32_t))
+        if not (self.slots and self.arena):
+            raise MemoryError
+        self._clear()
+
+    def __dealloc__(self):
+        PyMem_Free(self.slots)
+        PyMem_Free(self.arena)
+
+    @property
+    def kept_chunks(self):
+        """How many chunks the table holds now."""
+        return self.used
+
+    cdef void _clear(self) noexcept:
+        cdef Py_ssize_t s
+        self.used = self.arena_used = 0
+        for s in range(self.cap):
+            self.slots[s].at = -1
+
+    cdef inline int _emit(self, _Ids *out, Py_ssize_t at) except -1:
+        """Append the ids of the chunk kept at ``at`` in the arena."""
+        cdef Py_ssize_t k, count = self.arena[at + 1]
+        cdef const uint32_t *ids = self.arena + at + 2 + self.arena[at]
+        if out.used + count > out.room:
+            _more(out, count)
+        for k in range(count):
+            out.v[out.used + k] = <int32_t>ids[k]
+        out.used += count
+        return 0
+
+    cdef inline Py_ssize_t _slot(self, int kind, const void *data, Py_ssize_t i, Py_ssize_t n,
+                                 uint64_t h) noexcept:
+        """The slot holding the chunk ``[i, n)`` of ``data``, or the empty slot it would go in."""
+        cdef Py_ssize_t mask = self.cap - 1, slot = <Py_ssize_t>(h & <uint64_t>mask), at, k
+        cdef const unsigned char *raw = <const unsigned char *>data
+        cdef const uint32_t *key
+        cdef bint same
+        while True:
+            at = self.slots[slot].at
+            if at < 0:
+                return slot
+            if self.slots[slot].hash == h and self.arena[at] == <uint32_t>(n - i):
+                key = self.arena + at + 2
+                same = True
+                if kind == 1:
+                    for k in range(n - i):
+                        if key[k] != raw[i + k]:
+                            same = False
+                            break
+                else:
+                    for k in range(n - i):
+                        if key[k] != <uint32_t>PyUnicode_READ(kind, <void *>data, i + k):
+                            same = False
+                            break
+                if same:
+                    return slot
+            slot = (slot + 1) & mask
+
+    cdef int _chunk(self, _Ids *out, str text, int kind, const void *data, Py_ssize_t i, Py_ssize_t n, object chunk) except -1:
+        """Append the ids of the chunk ``[i, n)`` of ``data`` (the characters of ``text``, or of
+        ``chunk`` when that is not None: the chunk as a string)."""
+        cdef uint64_t h = _text_hash(kind, data, i, n)
+        cdef Py_ssize_t slot = self._slot(kind, data, i, n, h)
+        cdef Py_ssize_t at = self.slots[slot].at
+        if at >= 0:
+            return self._emit(out, at)
+        return self._new(out, text, kind, data, i, n, h, chunk)
+
+    cdef int _new(self, _Ids *out, str text, int kind, const void *data, Py_ssize_t i, Py_ssize_t n, uint64_t h,
+                  object chunk) except -1:
+        """Encode a chunk not kept yet (see _chunk), keep it (unless it is long) and append its ids."""
+        cdef Py_ssize_t m, k, slot, at, need, size = n - i
+        cdef int64_t *sym = NULL
+        cdef int64_t x
+        cdef bytes raw
+        cdef const unsigned char *b
+        cdef list ids
+        cdef void *grown
+        try:
+            if self.merger is not None:
+                if chunk is None:  # an ASCII chunk of the text: its characters are its bytes
+                    m = size
+                    sym = <int64_t *>PyMem_Malloc(max(m, 1) * sizeof(int64_t))
+                    if sym == NULL:
+                        raise MemoryError
+                    for k in range(m):
+                        sym[k] = <int64_t>PyUnicode_READ(kind, <void *>data, i + k)
+                else:
+                    raw = (<str>chunk).encode("utf-8", "surrogateescape")
+                    m = len(raw)
+                    b = raw
+                    sym = <int64_t *>PyMem_Malloc(max(m, 1) * sizeof(int64_t))
+                    if sym == NULL:
+                        raise MemoryError
+                    for k in range(m):
+                        sym[k] = b[k]
+                if m >= 2:
+                    m = self.merger._scan(sym, m) if m <= SCAN_LIMIT else self.merger._heap(sym, m)
+            else:
+                if chunk is None:
+                    chunk = PyUnicode_Substring(text, i, n)
+                ids = self.missing(chunk)
+                m = len(ids)
+                sym = <int64_t *>PyMem_Malloc(max(m, 1) * sizeof(int64_t))
+                if sym == NULL:
+                    raise MemoryError
+                for k in range(m):
+                    item = ids[k]
+                    if type(item) is not int or item < 0 or item > INT32_MAX:
+                        raise ValueError(f"the chunk encoder gave {item!r}, not a token id")
+                    sym[k] = <int64_t>item
+            for k in range(m):
+                x = sym[k]
+                if x >= len(self.ints):
+                    self.ints.extend([None] * (x + 1 - len(self.ints)))
+                if PyList_GET_ITEM(self.ints, x) == <PyObject *>None:
+                    self.ints[x] = x
+            if size > _KEEP_SIZE:  # encoded each time it comes
+                if out.used + m > out.room:
+                    _more(out, m)
+                for k in range(m):
+                    out.v[out.used + k] = <int32_t>sym[k]
+                out.used += m
+                return 0
+            need = 2 + size + m
+            if self.used >= self.limit or self.arena_used + need > _ARENA_LIMIT:
+                self._clear()  # start again (ids handed out are copies)
+            slot = self._slot(kind, data, i, n, h)
+            if self.arena_used + need > self.arena_room:
+                k = self.arena_room
+                while self.arena_used + need > k:
+                    k *= 2
+                grown = PyMem_Realloc(self.arena, k * sizeof(uint32_t))
+                if grown == NULL:
+                    raise MemoryError
+                self.arena = <uint32_t *>grown
+                self.arena_room = k
+            at = self.arena_used
+            self.arena[at] = <uint32_t>size
+            self.arena[at + 1] = <uint32_t>m
+            for k in range(size):
+                self.arena[at + 2 + k] = <uint32_t>PyUnicode_READ(kind, <void *>data, i + k)
+            for k in range(m):
+                self.arena[at + 2 + size + k] = <uint32_t>sym[k]
+            self.arena_used += need
+            self.slots[slot].hash = h
+            self.slots[slot].at = at
+            self.used += 1
+            if 2 * self.used > self.cap:
+                self._rehash()
+            return self._emit(out, at)
+        finally:
+            PyMem_Free(sym)
+
+    cdef int _rehash(self) except -1:
+        cdef Py_ssize_t cap = 2 * self.cap, s, slot
+        cdef _Kept *slots = <_Kept *>PyMem_Malloc(cap * sizeof(_Kept))
+        if slots == NULL:
+            raise MemoryError
+        for slot in range(cap):
+            slots[slot].at = -1
+        for s in range(self.cap):
+            if self.slots[s].at < 0:
+                continue
+            slot = <Py_ssize_t>(self.slots[s].hash & <uint64_t>(cap - 1))
+            while slots[slot].at >= 0:
+                slot = (slot + 1) & (cap - 1)
+            slots[slot] = self.slots[s]
+        PyMem_Free(self.slots)
+        self.slots = slots
+        self.cap = cap
+        return 0
+
+    cdef Py_ssize_t _wide(self, _Ids *out, str text, int kind, void *data, Py_ssize_t i, Py_ssize_t x,
+                          Py_ssize_t n) except -1:
+        """Encode from ``i`` (where a chunk starts; ``x``, at or after it, is not ASCII) with the
+        pattern, up to a point where the ASCII scan can go on; returns that point.
+
+        The pattern scans a window ``[i, w)`` that ends after a run of ASCII (or at the widest).
+        ``findall`` takes ``w`` for the text's end, so a chunk near it may differ from the
+        whole text's; but a chunk whose last character is surely not space, ending before
+        ``w - 1``, is found from no further than the character after it (see _reach), and every
+        chunk before it from no further than it (a whitespace run before it stops there): those
+        chunks are the whole text's, and the ASCII scan goes on after the last of them. A window
+        with none of those is widened, up to the whole rest of the text."""
+        cdef Py_ssize_t q = x, run = 0, w, pos, best, best_end, j, total
+        cdef list chunks
+        cdef str c
+        cdef int ckind
+        while q < n and q - i < self.widest:
+            if <unsigned int>PyUnicode_READ(kind, data, q) < 128:
+                run += 1
+                if run == self.ascii_run:
+                    q += 1
+                    break
+            else:
+                run = 0
+            q += 1
+        w = q if q < n else n
+        while True:
+            chunks = self.findall(text, i, w)
+            best = -1
+            best_end = i
+            pos = i
+            total = len(chunks)
+            for j in range(total):
+                pos += len(<str>chunks[j])
+                if w == n or (pos + 1 < w and _surely_not_space(<unsigned int>PyUnicode_READ(kind, data, pos - 1))):
+                    best = j
+                    best_end = pos
+            if pos != w:
+                raise RuntimeError("the pattern left characters out")  # never: named patterns cover all
+            if best >= 0:
+                for j in range(best + 1):
+                    c = <str>chunks[j]
+                    ckind = PyUnicode_KIND(c)
+                    self._chunk(out, text, ckind, PyUnicode_DATA(c), 0, len(c), c)
+                return best_end
+            w = min(n, i + 2 * (w - i) + 2)
+
+    def encode(self, str text):
+        """``text``'s ids: its chunks' ids in order (see the class doc)."""
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        cdef const unsigned char *raw = <const unsigned char *>data
+        cdef Py_ssize_t n = len(text), i = 0, x, e, k
+        cdef bint gpt4 = self.gpt4
+        cdef list result
+        cdef object item
+        cdef _Ids out
+        out.v = NULL
+        out.used = out.room = 0
+        try:
+            while i < n:
+                x = i  # the next character that is not ASCII (or the end)
+                if kind == 1:
+                    while x < n and raw[x] < 128:
+                        x += 1
+                else:
+                    while x < n and <unsigned int>PyUnicode_READ(kind, data, x) < 128:
+                        x += 1
+                while i < x:
+                    e = _chunk_end(kind, data, i, x, gpt4)
+                    if x < n and _reach(kind, data, i, e, x) >= x:
+                        break  # what the pattern finds here depends on what follows x
+                    self._chunk(&out, text, kind, data, i, e, None)
+                    i = e
+                if i < n:
+                    i = self._wide(&out, text, kind, data, i, x, n)
+            result = PyList_New(out.used)
+            for k in range(out.used):
+                item = <object>PyList_GET_ITEM(self.ints, out.v[k])
+                Py_INCREF(item)
+                PyList_SET_ITEM(result, k, item)
+            return result
+        finally:
+            PyMem_Free(out.v)

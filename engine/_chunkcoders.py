@@ -8,8 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import _core
 from ._pairs import SHIFT
 from ._rankmerge import rank_merge
+
+#: The compiled whole-text encoder keeps at most this many chunks (then starts again): about
+#: 60 bytes a chunk, and 4 per character and per id.
+_KEPT_LIMIT = 1 << 19
 
 
 class ChunkEncoders:
@@ -39,6 +44,23 @@ class ChunkEncoders:
     _merge_chunk: Any
     _encode_chunk: Any
     _base_ids: Any  # Tokenizer's method
+    _cache: Any
+    _coder: Any
+    pretokenizer: Any
+
+    def _text_coder(self) -> Any:
+        """The compiled core's whole-text encoder for this tokenizer (made at first use), or None:
+        on the pure path, and for a pre-tokenizer other than plain gpt2 or gpt4 (no digit or
+        newline splitting, not line by line). New chunks are encoded as the chunk cache would."""
+        coder = self._coder
+        if coder is None:
+            pre = self.pretokenizer
+            made = None
+            if pre.name in ("gpt2", "gpt4") and not (pre.per_line or pre.split_digits or pre.split_newlines):
+                made = _core.text_coder(lambda text, start, end: pre._regex().findall(text, start, end),
+                                        pre.name == "gpt4", self._cache._encode, len(self.pieces), _KEPT_LIMIT)
+            coder = self._coder = made if made is not None else False
+        return coder or None
 
     def _encode_by_text(self, chunk: str) -> list[int]:
         """Merge ``chunk`` by the rank of joined text (``text_ranks``): sentencepiece's BPE."""

@@ -7,6 +7,9 @@ reference, and the default wherever no compiler was found at install) and the co
   changes it makes (:meth:`engine._pairstate.PairState.merge`).
 - :func:`layout` and :func:`index_pairs`: the pair state's node array, and its first count and
   occurrence index, in one pass each.
+- :func:`text_coder`: a whole text's ids under the gpt2 or gpt4 split, the split and the chunk
+  cache in C (the pure twin: :meth:`engine.pretokenize.PreTokenizer.split` and the tokenizer's
+  chunk cache).
 - :func:`split_points`: where tiktoken's merging cuts each token of a rank file (recovering its
   merges, :mod:`engine.formats.tiktoken_bpe`).
 
@@ -82,9 +85,23 @@ def chunk_encoders(ranks: dict[int, int]) -> tuple[Callable[[list[int]], list[in
 
 def _layout(pairs: list) -> tuple:
     """The compiled layout, or the pure one where it gives up (a weight beyond 63 bits, symbols
-    not in lists): the pure one then builds it or says what is wrong."""
+    neither lists nor bytes): the pure one then builds it or says what is wrong."""
     made = _ccore_module.layout(pairs)  # type: ignore[union-attr]
     return made if made is not None else _trainloops.layout(pairs)
+
+
+def text_coder(findall: Callable, gpt4: bool, encode: Callable[[str], list[int]], ids: int, limit: int) -> object | None:
+    """With the compiled core: a whole text -> its ids in one C-level pass (``engine._ccore.TextCoder``:
+    the gpt2 or gpt4 split, whose pattern's ``findall`` it is given, and a C table of the chunks
+    met), each new chunk encoded by ``encode`` (or merged in C when ``encode`` is a compiled
+    chunk encoder's ``encode_text``); ``ids`` token ids, ``limit`` chunks kept at most. None on the
+    pure path, whose twin is the pre-tokenizer's split and the tokenizer's chunk cache."""
+    if _compiled is None:
+        return None
+    merger = getattr(encode, "__self__", None)
+    if isinstance(merger, _compiled.ChunkEncoder) and encode == merger.encode_text:
+        return _compiled.TextCoder(findall, gpt4, merger=merger, ids=ids, limit=limit)
+    return _compiled.TextCoder(findall, gpt4, missing=encode, ids=ids, limit=limit)
 
 
 def select(compiled: bool) -> bool:

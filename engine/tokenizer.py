@@ -66,6 +66,9 @@ _PAUSE_GC_CHUNKS = 1 << 14
 #: The first this many distinct chunks a tokenizer encodes go through the merges, before the
 #: table of whole tokens is built (for a few chunks, bpe-lab encode "hi", the table costs more).
 _BEFORE_WHOLE = 16
+#: encode_ordinary hands texts of at least this many characters to the compiled core's whole-text
+#: encoder (engine._core.text_coder), when it is there.
+_TEXT_CODER_MIN = 64
 
 FORMAT = "bpe-lab"
 VERSION = 1
@@ -338,6 +341,7 @@ class Tokenizer(ChunkEncoders):
         self._before_whole = _BEFORE_WHOLE
         self._judged = False  # every token's self-encoding known (_judge_all)
         self._known = bytearray(b"\x01") * first + bytearray(len(pieces) - first)  # base tokens: yes
+        self._coder: Any = None if _core.COMPILED else False  # _text_coder(), made at first use
 
     def _continues_after(self, lefts: Sequence[int], rights: Sequence[int], first: int) -> None:
         """Extend ``_continues`` over the merges (a token continues a word when its left part
@@ -432,6 +436,10 @@ class Tokenizer(ChunkEncoders):
         """Encode ``text`` treating special-token strings as plain text."""
         if self.normalizer is not None:
             text = self.normalizer(text)
+        if len(text) >= _TEXT_CODER_MIN and (coder := self._text_coder()) is not None:
+            if not self._judged and not self._by_text and len(text) >= 4 * _JUDGE_ALL_CHUNKS * len(self.pieces):
+                self._judge_all()  # (a chunk is about four characters of code or prose)
+            return coder.encode(text)  # split and chunk cache in C (gpt2 and gpt4, compiled)
         # One C-level loop over the chunks; only a chunk not seen before calls back into
         # Python (the cache's __missing__), once per distinct chunk.
         chunks = self.pretokenizer.split(text)

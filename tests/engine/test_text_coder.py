@@ -1,0 +1,182 @@
+"""The compiled whole-text encoder (engine._ccore.TextCoder, behind Tokenizer.encode_ordinary for
+the gpt2 and gpt4 pre-tokenizers) gives the pure path's ids: its split is the pattern's
+(``regex.findall``) on texts mixing ASCII and other characters, with windows small enough that
+every way of handing over between the ASCII scan and the pattern shows; its table of chunks
+gives what the chunk encoder gives, also when it fills and starts again; and a tokenizer gives
+the same ids on both paths and as tiktoken."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import regex
+from helpers import sample_text
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer, _core
+from engine.pretokenize import NAMED_PATTERNS
+
+from test_count_fast import ASCII_PIECES, OTHER_PIECES, pieces
+
+compiled = _core._ccore_module
+pytestmark = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
+NAMES = ("gpt2", "gpt4")
+#: Long runs too: whitespace with newlines in it (gpt4's \s*[\r\n] looks to the run's end), letters.
+LONG_PIECES = ["      ", "\n    \n  ", " \u00a0 \n", "abcdefgh", "\u00e9\u00e9\u00e9\u00e9", "12345678"]
+
+
+def texts():
+    return st.lists(st.sampled_from(ASCII_PIECES + OTHER_PIECES + LONG_PIECES), max_size=80).map("".join)
+
+
+def chunk_coder(name: str, **kw):
+    """A TextCoder whose chunk encoder gives each distinct chunk an id of its own (its index in
+    ``seen``): its ids, read back, are its split."""
+    seen: list[str] = []
+    index: dict[str, int] = {}
+
+    def missing(chunk: str) -> list[int]:
+        if chunk not in index:
+            index[chunk] = len(seen)
+            seen.append(chunk)
+        return [index[chunk]]
+
+    pattern = regex.compile(NAMED_PATTERNS[name])
+    return compiled.TextCoder(pattern.findall, name == "gpt4", missing=missing, **kw), seen
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(text=texts(), run=st.integers(1, 6), widest=st.integers(1, 40))
+def test_the_split_is_the_patterns(name, text, run, widest):
+    coder, seen = chunk_coder(name, ascii_run=run, widest=widest)
+    expected = regex.findall(NAMED_PATTERNS[name], text)
+    assert [seen[i] for i in coder.encode(text)] == expected
+    assert [seen[i] for i in coder.encode(text)] == expected  # again, from the table
+
+
+#: Where the hand-over can go wrong: space outside ASCII continuing an ASCII run (with a newline
+#: after it, for gpt4), letters and digits outside ASCII after ASCII ones, an apostrophe before one.
+TRAPS = ["\n", " ", "  ", "\r\n", "\u00a0", "\u3000", "\u2028", "\x85", "a", "\u00e9", "1", "\u00b2", "'", "'l", "!",
+         "\u2192", "x"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_split_is_the_patterns_at_every_trap(name):
+    pattern = regex.compile(NAMED_PATTERNS[name])
+    coders = [chunk_coder(name, ascii_run=run, widest=widest) for run, widest in ((1, 1), (2, 3), (24, 1 << 20))]
+    for a in TRAPS:
+        for b in TRAPS:
+            for c in TRAPS:
+                text = "ab" + a + b + c + b + "\n"
+                expected = pattern.findall(text)
+                for coder, seen in coders:
+                    assert [seen[i] for i in coder.encode(text)] == expected, repr(text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(text=pieces(), limit=st.integers(1, 5))
+def test_a_full_table_starts_again(name, text, limit):
+    coder, seen = chunk_coder(name, limit=limit, ascii_run=2, widest=8)
+    expected = regex.findall(NAMED_PATTERNS[name], text)
+    assert [seen[i] for i in coder.encode(text)] == expected
+    assert coder.kept_chunks <= limit
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_split_of_real_text(name):
+    text = sample_text("workshop.txt") + sample_text("chinese.txt") + "x = 'caf\u00e9'  # \u2192 \u00a0\n\tdone\n"
+    for run, widest in ((24, 1 << 20), (1, 1), (3, 7)):
+        coder, seen = chunk_coder(name, ascii_run=run, widest=widest)
+        assert [seen[i] for i in coder.encode(text)] == regex.findall(NAMED_PATTERNS[name], text)
+
+
+def test_long_chunks_are_encoded_each_time_not_kept():
+    coder, seen = chunk_coder("gpt2")
+    text = "a" * 5000 + " " + "b" * 3
+    assert [seen[i] for i in coder.encode(text)] == ["a" * 5000, " bbb"]
+    assert coder.kept_chunks == 1
+    assert [seen[i] for i in coder.encode(text)] == ["a" * 5000, " bbb"]
+
+
+def test_a_chunk_encoder_giving_no_ids_is_refused():
+    pattern = regex.compile(NAMED_PATTERNS["gpt2"])
+    with pytest.raises(ValueError, match="not a token id"):
+        compiled.TextCoder(pattern.findall, False, missing=lambda chunk: [-1]).encode("ab")
+    with pytest.raises(ValueError, match="needs a merger"):
+        compiled.TextCoder(pattern.findall, False)
+
+
+@pytest.fixture(scope="module")
+def trained():
+    trainer = Trainer(sample_text("workshop.txt") + sample_text("chinese.txt"), TrainConfig(vocab_size=900))
+    trainer.train()
+    return trainer.tokenizer().merges
+
+
+def pure_ids(merges, name: str, text: str, **kw) -> list[int]:
+    was = _core.COMPILED
+    try:
+        _core.select(False)
+        return Tokenizer(merges, pretokenizer=PreTokenizer(name), **kw).encode_ordinary(text)
+    finally:
+        _core.select(was)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=texts())
+def test_a_tokenizer_gives_the_pure_paths_ids(trained, name, text):
+    text = text * 3  # past encode_ordinary's threshold for the whole-text encoder
+    tok = Tokenizer(trained, pretokenizer=PreTokenizer(name))
+    expected = pure_ids(trained, name, text)
+    assert tok.encode_ordinary(text) == expected
+    assert tok.encode_ordinary(text) == expected  # warm
+    assert isinstance(tok._coder, compiled.TextCoder) or len(text) < 64
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_chars_base_tokenizers_go_through_their_own_chunk_encoder(name):
+    text = sample_text("workshop.txt") + sample_text("chinese.txt")
+    trainer = Trainer(text, TrainConfig(vocab_size=400, base="chars", pretokenizer=name))
+    trainer.train()
+    tok = trainer.tokenizer()
+    was = _core.COMPILED
+    try:
+        _core.select(False)
+        pure = Tokenizer(tok.merges, base="chars", alphabet=tok.alphabet, pretokenizer=PreTokenizer(name))
+        expected = pure.encode_ordinary(text)
+    finally:
+        _core.select(was)
+    fresh = Tokenizer(tok.merges, base="chars", alphabet=tok.alphabet, pretokenizer=PreTokenizer(name))
+    assert fresh.encode_ordinary(text) == expected
+    assert isinstance(fresh._coder, compiled.TextCoder)
+
+
+def test_other_pre_tokenizers_keep_the_split_and_the_cache(trained):
+    text = "a 123 \u00e9\n" * 20
+    for pre in (PreTokenizer("gpt2", split_digits=True), PreTokenizer("gpt4", per_line=True), PreTokenizer("simple")):
+        tok = Tokenizer(trained, pretokenizer=pre)
+        assert tok.encode_ordinary(text) == [i for c in pre.split(text) for i in tok.encode_chunk(c)]
+        assert tok._coder is False
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_ids_are_tiktokens(tmp_path, trained, name):
+    tiktoken = pytest.importorskip("tiktoken")
+    from tiktoken.load import load_tiktoken_bpe
+
+    from engine.formats import export_tokenizer, load_any
+
+    tok = Tokenizer(trained, pretokenizer=PreTokenizer(name))
+    export_tokenizer(tok, "tiktoken", tmp_path / "t.tiktoken")
+    side = json.loads((tmp_path / "t.tiktoken.json").read_text(encoding="utf-8"))
+    enc = tiktoken.Encoding(name="t", pat_str=side["pat_str"], mergeable_ranks=load_tiktoken_bpe(str(tmp_path / "t.tiktoken")),
+                            special_tokens={})
+    text = sample_text("workshop.txt") + sample_text("chinese.txt") + "x = 'caf\u00e9'  # \u2192 \u00a0\n\tdone\n'LL 'll 12345\r\n\r\n"
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+    imported = load_any(tmp_path / "t.tiktoken", pretokenizer=PreTokenizer(name))  # merged by rank, whole pieces first
+    assert imported.tokenizer.whole_first
+    assert imported.to_file_ids(imported.tokenizer.encode_ordinary(text)) == enc.encode_ordinary(text)
+    assert isinstance(imported.tokenizer._coder, compiled.TextCoder)
