@@ -38,6 +38,8 @@ def layout(pairs: list[tuple[Sequence[int], int]]) -> tuple[array[int], array[in
     # address of each chunk's first node: 4 (after the first SEP), then 4 * (length + 1) on
     starts = list(accumulate(map(mul, map(add, lengths[:-1], repeat(1)), repeat(4)), initial=4)) if seqs else []
     tokens = sum(map(mul, counts, lengths))
+    if tokens >= CMAX:  # (the pair state says so; the array could not hold such weights)
+        return array("i"), array("q"), tokens
     n = len(sym)
     code = node_typecode(max(weights), 4 * n + 4)
     data = array(code, bytes(4 * array(code).itemsize * n))
