@@ -28,7 +28,7 @@ TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
 #: The CLI's modules: its messages stay English by design (README, "Languages"), so they are
 #: not marked; everything else in tui/ is the app.
 #: The headless commands print English (the CLI stays English), and so do the launcher and the front door.
-CLI_MODULES = {"cli/commands.py", "cli/common.py", "cli/count.py", "cli/report.py", "app/launch.py", "cli/app_options.py", "main.py", "__main__.py", "i18n.py"}
+CLI_MODULES = {"cli/commands.py", "cli/train.py", "cli/compare.py", "cli/encode.py", "cli/decode.py", "cli/common.py", "cli/count.py", "cli/report.py", "app/launch.py", "cli/app_options.py", "main.py", "__main__.py", "i18n.py"}
 MARKERS = {"_": 1, "N_": 1, "ngettext": 2}
 
 

@@ -300,7 +300,7 @@ def test_text_decode_is_the_same_in_batches(tmp_path, tok, monkeypatch):
 
     tokenizer = load_tokenizer(tok)
     ids = tokenizer.encode(TEXT * 3)
-    monkeypatch.setattr(cli, "DECODE_BATCH", 3)
+    monkeypatch.setattr("tui.cli.decode.DECODE_BATCH", 3)  # decode's batch (tui/cli/decode.py)
     out = io.StringIO()
     assert cli.main(["decode", "-t", str(tok), json.dumps(ids)], out=out, err=io.StringIO()) == 0
     assert out.getvalue() == TEXT * 3

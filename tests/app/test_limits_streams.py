@@ -193,7 +193,7 @@ def test_the_launcher_and_the_command_line_turn_the_same_failures_into_one_line(
     read (train) gives the same line and exit code."""
     import engine
     import tui.cli.commands as cli
-    import tui.model.workbench
+    import tui.model.loaded_corpus
     from tui.app.launch import launch
 
     def fail(*args, **kwargs):
@@ -201,7 +201,7 @@ def test_the_launcher_and_the_command_line_turn_the_same_failures_into_one_line(
 
     (tmp_path / "c.txt").write_text(CORPUS, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(tui.model.workbench, "read_corpus_bytes", fail)
+    monkeypatch.setattr(tui.model.loaded_corpus, "read_corpus_bytes", fail)  # LoadedCorpus.open reads with it
     monkeypatch.setattr(engine, "count_corpus", fail)  # train imports it from engine when it runs
     monkeypatch.setattr("tui.app.BpeApp.run", lambda *a, **k: pytest.fail("the app started"))
     for run in (lambda err: launch(["c.txt"], err=err), lambda err: cli.main(["train", "c.txt", "-o", "t.json"], err=err)):

@@ -9,14 +9,14 @@ calls into a screen: it tells the screens with Textual signals (:attr:`Lab.attac
 
 The lab is also the :class:`tui.model.driver.LabDriver` that lessons and the quiz use: every
 move goes through ``Training`` (awaitable, cancellable), every open through the open dialog's path.
+That side of it is the mixin of :mod:`tui.app.lab_driving`; saving the session is
+:mod:`tui.app.lab_sessions`'s; what :attr:`Lab.changed` carries is :class:`tui.app.messages.Change`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,10 +25,12 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine import Tokenizer, TrainConfig, inert
 from tui.app import collector
-from tui.app.messages import Loaded, LoadFailed, Trained
+from tui.app.lab_driving import LabDriving
+from tui.app.lab_sessions import AUTOSAVE_RETRY, SAVE_NOW_SECONDS, LabSessions  # noqa: F401 (kept importable here)
+from tui.app.messages import Change, Loaded, LoadFailed, Trained
 from tui.app.training import GROUP, Training
 from tui.i18n import _
-from tui.model.driver import DriverError, LessonView
+from tui.model.driver import LessonView
 from tui.model.pacing import Pacer
 from tui.model.quiz import Score
 from tui.model.session import Session
@@ -40,31 +42,11 @@ if TYPE_CHECKING:
 
 #: Seconds between session saves while something changes.
 AUTOSAVE_SECONDS = 3.0
-#: A save that found the trainer mid-batch tries again this soon.
-AUTOSAVE_RETRY = 0.1
-#: A save that must happen now (quitting, a closed tab, another corpus) waits this long at
-#: most for a batch to end (serve's QUIT_SECONDS leave the time), rather than skip.
-SAVE_NOW_SECONDS = 2.0
 #: The load worker's group.
 LOAD = "load"
 
 
-@dataclass(frozen=True)
-class Change:
-    """What :attr:`Lab.changed` says happened to the trainer.
-
-    ``kind``: ``moved`` (a step, undo or jump: inspect the last merge again), ``refresh`` (bring
-    the panes up to date), ``status`` (only the status line: running, loading, the speed) or
-    ``follow`` (a training batch: ``done``, ``final``, ``each`` as in :class:`Trained`)."""
-
-    kind: str
-    done: bool = False
-    final: bool = False
-    each: bool = False
-    text: str | None = None  # ``status``: what the status line says instead of its state
-
-
-class Lab:
+class Lab(LabSessions, LabDriving):
     """One app's training state, and the driver lessons and the quiz use."""
 
     def __init__(self, app: App, *, workbench: Workbench | None = None, corpus: LoadedCorpus | None = None,
@@ -294,78 +276,6 @@ class Lab:
         self._open_note = note
         return True
 
-    # -- sessions -----------------------------------------------------------------------------
-
-    def autosave(self, now: bool = False) -> None:
-        """Write the session when it changed (every few seconds, and on quit): at most the last
-        few seconds are lost to a crash. The file is written by a worker, atomically. Nothing
-        while a lesson owns the training state."""
-        keeper = self.keeper
-        if not keeper.saving or self.workbench is None or self.loading:
-            return
-        if self.training.jumping and not now:
-            return  # a long jump's steps are saved when it ends (writing a 128k-merge replay's takes a second)
-        try:
-            session = self._session(SAVE_NOW_SECONDS if now else 0.0)
-        except Busy:
-            # Mid-batch: try again after the next batch or two rather than wait a whole tick
-            # (a run of slow merges could otherwise miss tick after tick).
-            if not self._save_retry:
-                self._save_retry = True
-                self.app.set_timer(AUTOSAVE_RETRY, self._retry_autosave)
-            return
-        if not keeper.changed(session):
-            return
-        path, note = keeper.claim(keeper.path_for(session.source, session.sha256))
-        if note:  # another app writes it: this one writes a sibling instead
-            self.say(note, severity="warning", timeout=12)
-        if now:
-            problem = keeper.write(session, path)
-            self._say_kept()
-            if problem:
-                self.say(problem, severity="warning")
-        else:
-            self.app.run_worker(lambda: self._write_later(session, path), thread=True, exclusive=True,
-                                group="session", exit_on_error=False)
-
-    def _session(self, wait: float) -> Session:
-        """The workbench's session; mid-batch, try again for ``wait`` seconds, then Busy (a
-        quit must not skip its save because the run it just paused is ending a batch)."""
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                return self.workbench.session(self.app.selected)
-            except Busy:
-                if time.monotonic() >= deadline:
-                    raise
-
-    def _retry_autosave(self) -> None:
-        self._save_retry = False
-        self.autosave()
-
-    def _write_later(self, session: Session, path: Path) -> None:
-        problem = self.keeper.write(session, path)
-        self.app.call_from_thread(self._say_kept)
-        if problem:
-            self.app.call_from_thread(self.say, problem, severity="warning")
-
-    def _say_kept(self) -> None:
-        note = self.keeper.take_kept_note()
-        if note:
-            self.say(note, timeout=10)
-
-    def merges_fate(self, leaving: bool = False) -> str:
-        """What happens to the current merges when the app quits (or, ``leaving``, opens
-        another corpus)."""
-        workbench = self.workbench
-        corpus = workbench.corpus if workbench is not None else None
-        return self.keeper.fate(workbench.steps if workbench else 0, corpus.source if corpus else None,
-                                corpus.sha256 if corpus else None, leaving)
-
-    def close(self) -> None:
-        """The app ends: save (in serve mode a closed tab ends it without `q`) and let go."""
-        self.keeper.release()
-
     # -- training and stepping --------------------------------------------------------------
 
     def _active(self, group: str) -> list[Worker]:
@@ -457,106 +367,3 @@ class Lab:
         self._tell(Change("moved"))
         self.running = True
         self.training.jump(self.workbench, step)
-
-    # -- the driver (tui.model.driver.LabDriver) ------------------------------------------------
-
-    async def open(self, source: str, config: TrainConfig, script: Tokenizer | None = None,
-                   file_ids: list[int | None] | None = None) -> None:
-        """Load ``source`` with ``config`` as the open dialog does; returns once it is shown."""
-        await self.idle(stop=True)
-        if not self.open_with(source, config, script, file_ids):
-            raise DriverError(self._load_error or _("cannot open"))
-        await self.idle()
-        if self._load_error is not None:
-            raise DriverError(self._load_error)
-
-    async def move(self, target: int | None) -> int:
-        """Train or jump to ``target`` (None: to the end) through :class:`Training`, at full
-        speed; the step reached. Cancelling the awaiting task pauses the move at a batch's end."""
-        workbench = self.workbench
-        if workbench is None:
-            raise DriverError(_("no corpus is open (an open directive comes first)"))
-        await self.idle(stop=True)
-        try:
-            if target is not None and (target <= workbench.steps or self.training.at_once(workbench, target)):
-                workbench.goto(max(target, 0))
-                self._tell(Change("moved"))
-                self.app.call_after_refresh(workbench.settle)
-            else:
-                self._tell(Change("moved"))
-                self.running = True
-                if target is not None and target < workbench.steps:
-                    self.training.jump(workbench, target)
-                else:
-                    self.training.start(workbench, until=target, paced=False)
-                await self.idle()
-        except asyncio.CancelledError:
-            self.training.stop()
-            raise
-        self._tell(Change("moved"))
-        return workbench.steps
-
-    async def idle(self, *, stop: bool = False) -> None:
-        """Return once nothing holds the trainer; ``stop``: pause a live run first."""
-        if stop and self.running:
-            self.training.stop()
-        while self.busy:
-            await self._idle.wait()
-
-    def select(self, token_id: int) -> None:
-        """Select a token in every pane (corpus highlight, inspector, log)."""
-        self.selected.publish(token_id)
-
-    def tokenize(self, text: str | None = None, *, trace: bool | None = None) -> None:
-        self.tokenized.publish((text, trace))
-
-    def show_tab(self, tab: str | None, *, text: str | None = None) -> None:
-        """The analysis screen at ``tab`` (with ``text`` in its input), the lesson beside it;
-        None: back to the main screen (closing the quiz too). The app pushes and pops screens."""
-        self.app.show_tab(tab, text=text)
-
-    def start_quiz(self, mode: str = "shuffled", rounds: int = 1) -> bool:
-        """Open the quiz in ``mode`` (``shuffled``, ``hidden`` or ``typed``; see tui.model.quiz),
-        or switch an open quiz to it. False (and a message) when it cannot start now."""
-        return self.app.start_quiz(mode, for_lesson=True)
-
-    def show_lesson(self, view: LessonView | None) -> None:
-        """Redraw the lesson pane with ``view`` (None: the lesson has ended; hide it)."""
-        self.lesson_view = view
-        self.lesson_shown.publish(view)
-        self.app.refresh_bindings()  # a lesson's step being busy greys the keys that move training
-
-    def toggle_lesson_pane(self, shown: bool | None = None) -> None:
-        """Hide or show the lesson's pane (``shown``: which), on the main screen."""
-        self.lesson_pane_shown = not self.lesson_pane_shown if shown is None else shown
-        if shown is None:
-            self.show_tab(None)
-        self.lesson_shown.publish(self.lesson_view)
-
-    # -- lessons ------------------------------------------------------------------------------
-
-    def start_lesson(self, lesson, note: str | None = None) -> None:
-        """Play ``lesson`` (a tui.lessons.format.Lesson) from its introduction: a mode of the lab
-        in which the lesson owns the training state (see SessionKeeper's lesson mode). The
-        user's own merges are saved first."""
-        from tui.lessons.player import LessonPlayer
-
-        self.autosave(now=True)
-        self.keeper.begin_lesson()
-        self.lesson_pane_shown = True
-        self.lesson = LessonPlayer(self, lesson, note)
-        self.lesson.start()
-
-    def end_lesson(self) -> None:
-        """Leave the lesson: ordinary sessions again, from the state it left."""
-        lesson = self.lesson
-        if lesson is None:
-            return
-        self.lesson = None
-        lesson.close()  # a step still running is cancelled; the pane is hidden
-        self.keeper.end_lesson()
-        if self.workbench is not None:
-            note = self.keeper.notice(self.workbench.corpus.source, self.workbench.corpus.sha256)
-            if note:
-                self.say(note, timeout=10)
-        self.app.refresh_bindings()

@@ -1,4 +1,5 @@
-"""Messages that workers post to the app (thread-safe via post_message)."""
+"""Messages that workers post to the app (thread-safe via post_message), and what the lab's
+``changed`` signal tells the screens (:class:`Change`)."""
 
 from __future__ import annotations
 
@@ -34,3 +35,18 @@ class LoadFailed(Message):
     """Loading a corpus or building its trainer failed; ``reason`` is one line."""
 
     reason: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """What :attr:`Lab.changed` says happened to the trainer.
+
+    ``kind``: ``moved`` (a step, undo or jump: inspect the last merge again), ``refresh`` (bring
+    the panes up to date), ``status`` (only the status line: running, loading, the speed) or
+    ``follow`` (a training batch: ``done``, ``final``, ``each`` as in :class:`Trained`)."""
+
+    kind: str
+    done: bool = False
+    final: bool = False
+    each: bool = False
+    text: str | None = None  # ``status``: what the status line says instead of its state
