@@ -34,6 +34,7 @@ from engine import (
     read_counts,
     refuse_inputs,
     size_text,
+    token_display,
 )
 from tui.i18n import _
 from tui.model.samples import sample
@@ -522,6 +523,15 @@ class Workbench:
                 theirs = file_ids[theirs] if 0 <= theirs < len(file_ids) else None
             shown.append(theirs)
         return shown
+
+    def token_name(self, token: int, space: str = " ") -> str:
+        """A token as every pane names it. In a byte-fallback replay ids 1-256 are the byte
+        pieces, shown as sentencepiece spells them ([e5]), and id 0 is a character outside the
+        vocabulary, which sentencepiece writes as its bytes: ``[..]``, not its U+FFFD piece."""
+        script = self.script
+        if script is not None and script.byte_fallback and 0 <= token <= 256:
+            return token_display(bytes([token - 1])) if token else "[..]"
+        return token_display(self.trainer.token_bytes(token), space=space)
 
     def id_text(self, token: int) -> str:
         """A token's shown id as text ("?" when the replayed file has none for it)."""

@@ -119,7 +119,7 @@ class Candidates(Static):
                 nxt = trainer.scripted_next()
                 top = trainer.candidates(k - 3)
                 total = len(workbench.script.merges)
-                show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+                show = lambda i: workbench.token_name(i, space="·")  # noqa: E731  # byte pieces as the corpus pane names them
                 scripted = (show(nxt[0][0]), show(nxt[0][1]), nxt[1], nxt[2], trainer.steps + 1) if nxt else None
                 rows = [(show(c.pair[0]), show(c.pair[1]), c.count, nxt is not None and c.pair == nxt[0]) for c in top]
         except Busy:
