@@ -206,3 +206,27 @@ def test_a_cut_never_splits_a_byte_group(width):
         groups = re.findall(r"\[[^\]]*\]?", kept)
         assert all(g.endswith("]") for g in groups), (shown, width, cut)
         assert shown.startswith(kept.replace("\u200b", "").rstrip()) or kept.strip() == "", (shown, cut)
+
+
+@pytest.mark.parametrize("width", [28, 30, 36])  # 30: the next-merge pane at 80 columns
+def test_a_replays_cut_pair_never_touches_its_count(width):
+    """A pair too long for its column is cut with "…" and still has a cell before its count
+    (at 80 columns, "▶ ▁constructor + ▁initialization" ran into "123"); wide characters too."""
+    rows = [("▁constructor", "▁initialization", 123, True), ("床前明月光", "疑是地上霜", 99, False),
+            ("天", "长安天长安天长安", 12, False), ("a", "b", 7, False), (ACCENT, "天", 3, False)]
+    text = Candidates().render_replay(("▁constructor", "▁initialization", 123, 1, 5), rows, 900, width=width)
+    lines = candidate_lines(text, width)
+    assert len(lines) == text.plain.count("\n") + 1  # no row wrapped
+    at = next(i for i, line in enumerate(lines) if line.startswith("by count here"))
+    body = lines[at + 1:at + 1 + len(rows)]
+    cut = 0
+    for line, (a, b, count, _) in zip(body, rows):
+        assert cell_len(line) <= width
+        number = f"{count:>3} "
+        at = line.find(number)
+        assert at > 0, (line, count)
+        label = line[2:at]
+        assert label.endswith(" ") and label.strip(), (line, label)  # a cell between pair and count
+        cut += "…" in label
+        assert label.rstrip().rstrip("…") in f"{a} + {b}" or "…" in label
+    assert cut >= 2, body  # the test cut pairs, wide ones among them

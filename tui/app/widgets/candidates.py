@@ -119,7 +119,7 @@ class Candidates(Static):
                 nxt = trainer.scripted_next()
                 top = trainer.candidates(k - 3)
                 total = len(workbench.script.merges)
-                show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+                show = lambda i: workbench.token_name(i, space="·")  # noqa: E731  # byte pieces as the corpus pane names them
                 scripted = (show(nxt[0][0]), show(nxt[0][1]), nxt[1], nxt[2], trainer.steps + 1) if nxt else None
                 rows = [(show(c.pair[0]), show(c.pair[1]), c.count, nxt is not None and c.pair == nxt[0]) for c in top]
         except Busy:
@@ -127,10 +127,12 @@ class Candidates(Static):
         self._draw(lambda: self.render_replay(scripted, rows, total))
 
     def render_replay(
-        self, scripted: tuple[str, str, int, int, int] | None, rows: list[tuple[str, str, int, bool]], total: int
+        self, scripted: tuple[str, str, int, int, int] | None, rows: list[tuple[str, str, int, bool]], total: int,
+        width: int | None = None,
     ) -> Text:
-        """``scripted``: (left, right, count here, rank by count, step) of the file's next merge."""
-        width = max(self.content_region.width, 24)
+        """``scripted``: (left, right, count here, rank by count, step) of the file's next merge;
+        ``width``: cells to draw in (default: the pane's content width)."""
+        width = max(width or self.content_region.width, 24)
         text = Text()
         if scripted is None:
             text.append(fit_cells(_("done: all {n} merges made").format(n=total), width) + "\n", style="bold")
@@ -147,13 +149,14 @@ class Candidates(Static):
             return text
         text.append(_("by count here:") + "\n", style="dim")
         digits = len(str(rows[0][2]))
+        # in cells (天 takes two); the +1 is the space before the count, kept when the pair is cut
         label = min(max(cell_len(f"{a} + {b}") for a, b, _, _ in rows) + 1, width // 2)
         bar_room = max(width - 2 - label - digits - 2, 3)
         best = rows[0][2] or 1
         for a, b, count, is_next in rows:
             style = f"bold {current().accent}" if is_next else ""
             text.append("▶ " if is_next else "  ", style=style)
-            text.append(fit_cells(f"{a} + {b}", label), style=style)
+            text.append(fit(f"{a} + {b}", label - 1) + " ", style=style)  # cut or not, a cell before the count
             text.append(f"{count:>{digits}} ", style=style)
             text.append("█" * max(1, round(bar_room * count / best)) + "\n", style=current().bar)
         return text

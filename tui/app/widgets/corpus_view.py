@@ -384,7 +384,7 @@ class CorpusView(ScrollView, can_focus=True):
                 text = self.workbench.id_text(tid)  # a replayed file's id
                 append(([Segment(text, style), Segment(" ")], len(text) + 1))
             elif fallback and 0 < tid <= 256 and (e - s != 1 or len(units[s].encode("utf-8", "surrogateescape")) > 1):
-                text = token_display(bytes([tid - 1]))  # a character's byte, as sentencepiece spells it: [e5]
+                text = self.workbench.token_name(tid)  # a character's byte, as sentencepiece spells it: [e5]
                 self._drawn.add("byte")
                 append(([Segment(text, style)], cell_len(text)))
             else:

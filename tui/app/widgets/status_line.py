@@ -78,7 +78,7 @@ class StatusLine(Static):
                 trainer = workbench.trainer
                 steps = trainer.steps
                 target = trainer.target_merges
-                tokens = trainer.corpus_tokens
+                tokens = workbench.corpus_tokens()  # as the corpus pane shows them
                 vocab = trainer.vocab_size
                 redo = len(trainer.future)
         except Busy:
