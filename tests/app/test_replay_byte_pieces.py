@@ -28,29 +28,3 @@ async def test_pairs_of_byte_pieces_are_named_as_the_corpus_pane_names_them(tmp_
         assert "\ufffd" not in shown, shown
         assert "[..] + [..]" in shown, shown  # two characters outside the vocabulary side by side
         assert "\ufffd" not in corpus_pane
-
-
-async def test_the_status_line_counts_the_tokens_the_corpus_pane_shows(tmp_path):
-    """A byte-fallback replay's status line counted a character outside the vocabulary as one
-    token; the corpus pane shows it as the tokens of its bytes ([e7][a7][a6]). Both now count
-    the spans the pane draws (tui.model.workbench.Workbench.shown_counts)."""
-    imported = load_any(needed("llama2-rebuilt.model"))
-    text = shared_corpus("tang_2000.txt").read_text(encoding="utf-8")[:3000]
-    path = tmp_path / "tang.txt"
-    path.write_text(text, encoding="utf-8")
-    corpus = LoadedCorpus.open(path, imported.tokenizer.base)
-    app = app_on(corpus, script=imported.tokenizer, file_ids=imported.file_ids, autosave=False)
-    async with app.run_test(size=(100, 30)) as pilot:
-        pane = app.query_one(Candidates)
-        await settle_until(pilot, lambda: "by count here" in str(pane.render()), "the replay's candidates")
-        workbench = app.workbench
-        with workbench.reading():
-            trainer = workbench.trainer
-            spans = trainer.spans(0, trainer.layout().size)
-            engine_count = trainer.corpus_tokens
-            byte = next(tid for tid, s, e in spans if 0 < tid <= 256 and s == e)  # a byte after a character's first
-            drawn = sum(1 for tid, _, _ in spans if tid == byte)
-            assert workbench.token_frequency(byte) == drawn > trainer.frequency(byte)
-        assert len(spans) > engine_count  # the bytes of the characters outside the vocabulary
-        status = str(app.query_one("StatusLine").render())
-        assert f"{len(spans)} tokens" in status, status

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -343,33 +342,6 @@ class Workbench:
         if script is not None and script.byte_fallback and 0 <= token <= 256:
             return token_display(bytes([token - 1])) if token else "[..]"
         return token_display(self.trainer.token_bytes(token), space=space)
-
-    def shown_counts(self) -> Counter[int] | None:
-        """How often each token occurs in the corpus as the corpus pane draws it, when that
-        differs from the trainer's counts: a replay whose file looks chunks up whole (a whole
-        piece is one token) or falls back to bytes (a character outside the vocabulary is the
-        tokens of its bytes). None otherwise: the trainer's counts are the pane's. Call it
-        holding :meth:`reading`; kept until the step changes."""
-        script = self.script
-        if script is None or not (script.byte_fallback or script.whole_first):
-            return None
-        trainer = self.trainer
-        key = (id(trainer), trainer.steps, len(trainer.history))
-        kept = getattr(self, "_shown_counts", None)
-        if kept is None or kept[0] != key:
-            counts = Counter(tid for tid, _, _ in trainer.spans(0, trainer.layout().size))
-            kept = self._shown_counts = (key, counts)
-        return kept[1]
-
-    def corpus_tokens(self) -> int:
-        """The corpus's length in tokens, as the corpus pane shows them (the status line's)."""
-        counts = self.shown_counts()
-        return self.trainer.corpus_tokens if counts is None else counts.total()
-
-    def token_frequency(self, token: int) -> int:
-        """How often ``token`` occurs in the corpus, as the corpus pane shows it (the inspector's)."""
-        counts = self.shown_counts()
-        return self.trainer.frequency(token) if counts is None else counts[token]
 
     def id_text(self, token: int) -> str:
         """A token's shown id as text ("?" when the replayed file has none for it)."""

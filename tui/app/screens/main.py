@@ -10,7 +10,6 @@ messages and the keys that act on them (find, copy, ids, trace).
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -258,8 +257,6 @@ class MainScreen(Screen[None]):
             if token is None and trainer.last is not None:
                 token = trainer.last.new_id
             info = token_info(trainer, token) if token is not None else None
-            if info is not None and workbench.shown_counts() is not None:  # count what the corpus pane shows
-                info = replace(info, frequency=workbench.token_frequency(token))
         self.query_one(Inspector).show(info, workbench.id_text if workbench.script is not None else None, reveal=reveal)
 
     def _show_output(self, force: bool = False) -> None:

@@ -78,7 +78,7 @@ class StatusLine(Static):
                 trainer = workbench.trainer
                 steps = trainer.steps
                 target = trainer.target_merges
-                tokens = workbench.corpus_tokens()  # as the corpus pane shows them
+                tokens = trainer.corpus_tokens
                 vocab = trainer.vocab_size
                 redo = len(trainer.future)
         except Busy:
