@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._chunktable import MAX_CHUNK_BYTES, MAX_TABLE_BYTES
 from ._events import Candidate, Merge
+from ._gcpause import gc_paused
 from ._version import VERSION
 from .bytelevel import hf_byte_rank
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, PRETOKENIZERS, TIE_RULES, TrainConfig
@@ -158,6 +159,7 @@ __all__ = [
     "decode_corpus",
     "expand_inputs",
     "export_tokenizer",
+    "gc_paused",
     "hex_bytes",
     "hf_byte_rank",
     "inert",

@@ -12,13 +12,13 @@ import gc
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
 
 from ._branches import Branches
 from ._checkpoints import Checkpoints
 from ._events import TIE_CAP, Candidate, Merge
+from ._gcpause import gc_paused
 from ._layout import CorpusLayout
 from ._pairstate import MergeRecord, PairState
 from ._trainer_branches import TrainerBranches
@@ -32,35 +32,6 @@ from .errors import ConfigError, CorpusError
 from .pretokenize import PreTokenizer, pretokenizer_for
 from .tokenizer import Tokenizer
 
-#: Objects made under :func:`_gc_paused` that a young collection may scan when it ends (a few
-#: milliseconds' walk); more are moved out of its way.
-YOUNG_SCAN = 50_000
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic collector: training allocates millions of acyclic objects, and
-    collections that scan them would cost 10-45% of the run."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        # What was made meanwhile (a state's millions of node lists in a few dicts) would be
-        # scanned by the first young collection once the collector is back (a tenth of a second
-        # per million); freezing and unfreezing moves it to the oldest generation unscanned.
-        # Only worth it when much was made: gc.get_freeze_count() walks every frozen object
-        # (the app freezes what it loaded: millions), which once a short batch (a jump's 20 ms)
-        # cost more than the batch.
-        if gc.get_count()[0] > YOUNG_SCAN:
-            if gc.get_freeze_count():  # someone else froze theirs: they stay frozen, and so do these
-                gc.freeze()  # (that someone's unfreeze gives them back with theirs)
-            else:
-                gc.freeze()
-                gc.unfreeze()
-        if was_enabled:
-            gc.enable()
-
 
 class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBranches):
     """Trains BPE one merge at a time; pause by not pulling, undo/redo/goto any step.
@@ -72,9 +43,9 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
         [t.token_text(m.new_id) for m in t.run()]  # ['lo', 'low', ' low', ' lowe']
     """
 
-    #: The collector pause, as the mixins call it (``self._gc_paused()``): it lives in this
-    #: module, with YOUNG_SCAN, its threshold.
-    _gc_paused = staticmethod(_gc_paused)
+    #: The collector pause, as the mixins call it (``self._gc_paused()``): it lives in
+    #: engine._gcpause, with YOUNG_SCAN, its threshold.
+    _gc_paused = staticmethod(gc_paused)
 
     def __init__(
         self,
@@ -105,7 +76,7 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
         self.pretokenizer: PreTokenizer = pretokenizer or pretokenizer_for(config)
         self.text = text
         self._script = [tuple(pair) for pair in script] if script is not None else None
-        with _gc_paused():
+        with gc_paused():
             if chunks is None:
                 chunks = self.pretokenizer.count(text)
             if not chunks:
@@ -275,7 +246,7 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
 
     def candidates(self, k: int = 10) -> list[Candidate]:
         """The top-``k`` pairs for the next merge, in the order the tie rule ranks them."""
-        with _gc_paused():
+        with gc_paused():
             top = self._state.top(k)
             if self._by_texts and top:
                 top = self._by_text_order(top, k)
@@ -329,7 +300,7 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
             return None
         if not gc.isenabled():  # already paused by train()
             return self._fresh_step()
-        gc.disable()  # see _gc_paused; called directly here because it runs per step
+        gc.disable()  # see gc_paused; called directly here because it runs per step
         try:
             return self._fresh_step()
         finally:
@@ -396,5 +367,5 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
 
     def train(self) -> list[Merge]:
         """Run to the end and return every merge made by this call."""
-        with _gc_paused():
+        with gc_paused():
             return list(self.run())

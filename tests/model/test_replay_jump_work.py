@@ -10,7 +10,7 @@ import gc
 import pytest
 
 from engine import TrainConfig, Trainer
-from engine import trainer as trainer_module
+from engine import _gcpause as gcpause
 from tui.model.workbench import LoadedCorpus, Workbench
 
 TEXT = "".join(f"the cat {i} sat on the mat {i * 7}. the bakery opens at {i % 13}; bakers bake.\n" for i in range(200))
@@ -47,7 +47,7 @@ def test_a_short_batch_does_not_walk_frozen_objects(replayed, monkeypatch):
     tok, workbench = replayed
     walks = []
     real = gc.get_freeze_count
-    monkeypatch.setattr(trainer_module.gc, "get_freeze_count", lambda: walks.append(1) or real())
+    monkeypatch.setattr(gcpause.gc, "get_freeze_count", lambda: walks.append(1) or real())
     kept = [[i] for i in range(1000)]  # something frozen, as the app's loaded state is
     gc.freeze()
     try:
@@ -63,11 +63,11 @@ def test_a_short_batch_does_not_walk_frozen_objects(replayed, monkeypatch):
 
 
 def test_a_batch_that_made_many_objects_moves_them_out_of_the_young_collection(monkeypatch):
-    monkeypatch.setattr(trainer_module, "YOUNG_SCAN", 10)
+    monkeypatch.setattr(gcpause, "YOUNG_SCAN", 10)
     was = gc.isenabled()
     gc.enable()
     try:
-        with trainer_module._gc_paused():
+        with gcpause.gc_paused():
             made = [[i] for i in range(1000)]
         assert gc.get_count()[0] < 100  # frozen and unfrozen: out of the youngest generation
     finally:

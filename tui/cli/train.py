@@ -4,14 +4,13 @@ log, the curve, forced merges and a merges prefix; then save it and write the re
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import re
 import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
-from engine import MAX_VOCAB_BYTES, PreTokenizer, TrainConfig, size_text, token_display
+from engine import MAX_VOCAB_BYTES, PreTokenizer, TrainConfig, gc_paused, size_text, token_display
 from tui.cli.common import PROG, add_training_options, config_from_args
 from tui.cli.count import add_counts_options, check_counts_args, load_for_training
 from tui.cli.progress import Bar
@@ -138,9 +137,9 @@ def train_and_save(args: argparse.Namespace, trainer: Trainer, config: TrainConf
     if args.log:
         for event in forced:
             print(format_merge(event, show), file=out)
-    collecting = gc.isenabled()
-    gc.disable()  # as Trainer.train does: each step would otherwise pause and resume it
-    try:
+    # As Trainer.train does: each step would otherwise pause and resume the collector, and
+    # what training made is moved out of the first collection's way after it (0.2 s on tang_all)
+    with gc_paused():
         with Bar(err, quiet=args.quiet or args.log, what="train") as bar:
             target = trainer.target_merges
             for event in trainer.run():
@@ -155,9 +154,6 @@ def train_and_save(args: argparse.Namespace, trainer: Trainer, config: TrainConf
         tokenizer = trainer.tokenizer()
         tokenizer.save(args.output)  # atomic: a failed write raises WriteError and keeps the old file
         write_reports(args, trainer, corpus_bytes, text, heldout, err)
-    finally:
-        if collecting:
-            gc.enable()
     reason = {"vocab-size": "vocabulary size reached", "merges": "merge count reached",
               "min-frequency": f"no pair occurs {config.min_frequency} times", "no-pairs": "no pairs left",
               "vocab-bytes": f"the tokens reached {size_text(MAX_VOCAB_BYTES)}, the most a tokenizer may hold"}
