@@ -7,7 +7,7 @@ identical results."""
 
 from cpython cimport array as carray
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy, memset
@@ -18,6 +18,7 @@ from libc.string cimport memcpy, memset
 BUILT_FROM = None
 
 cdef int SHIFT = 20
+cdef int64_t MASK = (1 << 20) - 1
 #: engine._pairs.SHIFT, as this module packs pairs (tests/test_core.py checks they agree).
 SHIFT_BITS = SHIFT
 cdef uint64_t EMPTY = <uint64_t>-1
@@ -609,7 +610,7 @@ def index_pairs(data, int64_t floor):
         for i in range(n):
             if gid[i] >= 0:
                 size[gid[i]] += 1
-        counts = {}
+        counts = Counts()
         where = {}
         for j in range(count):
             if <int64_t>totals[j] < floor:
@@ -617,7 +618,7 @@ def index_pairs(data, int64_t floor):
                 continue
             arr = _ints(size[j])
             into[j] = (<carray.array>arr).data.as_ints
-            counts[order[j]] = totals[j]
+            counts.put(order[j], totals[j])
             where[order[j]] = arr
             size[j] = 0
         for i in range(n):
@@ -632,11 +633,458 @@ def index_pairs(data, int64_t floor):
         PyMem_Free(into)
 
 
+cdef struct Slot:
+    int64_t key  # -1: empty
+    int64_t value
+
+
+cdef class Counts:
+    """The compiled core's pair counts: {pair key: count} in an open-addressing table of C ints
+    (linear probing, keys >= 0), with the part of a dict's interface the pair state and its
+    readers use. The compiled merge reads and changes it in C: a dict of int objects costs
+    a cache miss on each value and an allocation on each change, for millions of changes."""
+
+    cdef Slot *slots
+    cdef uint64_t mask
+    cdef Py_ssize_t used
+
+    def __cinit__(self, items=None):
+        self.slots = NULL
+        self.used = 0
+        self._alloc(16)
+
+    def __init__(self, items=None):
+        if items is not None:
+            for k, v in (items.items() if hasattr(items, "items") else items):
+                self[k] = v
+
+    def __dealloc__(self):
+        PyMem_Free(self.slots)
+
+    cdef int _alloc(self, uint64_t size) except -1:
+        cdef Slot *slots = <Slot *>PyMem_Malloc(size * sizeof(Slot))
+        if slots == NULL:
+            raise MemoryError()
+        memset(slots, 0xFF, size * sizeof(Slot))  # every key -1
+        PyMem_Free(self.slots)
+        self.slots = slots
+        self.mask = size - 1
+        return 0
+
+    cdef inline Py_ssize_t find(self, int64_t key) noexcept:
+        """The slot holding ``key``, or -1."""
+        cdef uint64_t slot = _mix(<uint64_t>key) & self.mask
+        cdef int64_t found
+        while True:
+            found = self.slots[slot].key
+            if found == key:
+                return <Py_ssize_t>slot
+            if found < 0:
+                return -1
+            slot = (slot + 1) & self.mask
+
+    cdef int put(self, int64_t key, int64_t value) except -1:
+        """Set ``key``'s count (a new key is added)."""
+        cdef uint64_t slot = _mix(<uint64_t>key) & self.mask
+        cdef int64_t found
+        if key < 0:
+            raise ValueError("a pair key is not negative")
+        while True:
+            found = self.slots[slot].key
+            if found == key:
+                self.slots[slot].value = value
+                return 0
+            if found < 0:
+                break
+            slot = (slot + 1) & self.mask
+        self.slots[slot].key = key
+        self.slots[slot].value = value
+        self.used += 1
+        if 2 * <uint64_t>self.used > self.mask + 1:
+            self._grow()
+        return 0
+
+    cdef int _grow(self) except -1:
+        cdef Slot *old = self.slots
+        cdef uint64_t size = self.mask + 1, i, slot
+        self.slots = NULL
+        try:
+            self._alloc(2 * size)
+        except MemoryError:
+            self.slots = old
+            raise
+        for i in range(size):
+            if old[i].key >= 0:
+                slot = _mix(<uint64_t>old[i].key) & self.mask
+                while self.slots[slot].key >= 0:
+                    slot = (slot + 1) & self.mask
+                self.slots[slot] = old[i]
+        PyMem_Free(old)
+        return 0
+
+    cdef void remove(self, Py_ssize_t at) noexcept:
+        """Empty slot ``at``, shifting back the entries after it that probed past it."""
+        cdef uint64_t i = <uint64_t>at, j = i, home, mask = self.mask
+        while True:
+            j = (j + 1) & mask
+            if self.slots[j].key < 0:
+                break
+            home = _mix(<uint64_t>self.slots[j].key) & mask
+            # entry j may move to the hole at i unless its home lies cyclically in (i, j]
+            if (j > i and (home <= i or home > j)) or (j < i and home <= i and home > j):
+                self.slots[i] = self.slots[j]
+                i = j
+        self.slots[i].key = -1
+        self.used -= 1
+
+    # -- the dict interface ------------------------------------------------------------------
+
+    def __len__(self):
+        return self.used
+
+    def __contains__(self, key):
+        return type(key) is int and key >= 0 and self.find(key) >= 0
+
+    def __getitem__(self, key):
+        cdef Py_ssize_t at = self.find(key) if type(key) is int and key >= 0 else -1
+        if at < 0:
+            raise KeyError(key)
+        return self.slots[at].value
+
+    def __setitem__(self, key, int64_t value):
+        self.put(key, value)
+
+    def __delitem__(self, key):
+        cdef Py_ssize_t at = self.find(key) if type(key) is int and key >= 0 else -1
+        if at < 0:
+            raise KeyError(key)
+        self.remove(at)
+
+    def get(self, key, default=None):
+        cdef Py_ssize_t at = self.find(key) if type(key) is int and key >= 0 else -1
+        return self.slots[at].value if at >= 0 else default
+
+    def pop(self, key, *default):
+        cdef Py_ssize_t at = self.find(key) if type(key) is int and key >= 0 else -1
+        if at < 0:
+            if default:
+                return default[0]
+            raise KeyError(key)
+        value = self.slots[at].value
+        self.remove(at)
+        return value
+
+    def keys(self):
+        cdef uint64_t i
+        cdef list out = []
+        for i in range(self.mask + 1):
+            if self.slots[i].key >= 0:
+                out.append(self.slots[i].key)
+        return out
+
+    def values(self):
+        cdef uint64_t i
+        cdef list out = []
+        for i in range(self.mask + 1):
+            if self.slots[i].key >= 0:
+                out.append(self.slots[i].value)
+        return out
+
+    def items(self):
+        cdef uint64_t i
+        cdef list out = []
+        for i in range(self.mask + 1):
+            if self.slots[i].key >= 0:
+                out.append((self.slots[i].key, self.slots[i].value))
+        return out
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def copy(self):
+        cdef Counts other = Counts.__new__(Counts)
+        other._alloc(self.mask + 1)
+        memcpy(other.slots, self.slots, (self.mask + 1) * sizeof(Slot))
+        other.used = self.used
+        return other
+
+    def __eq__(self, other):
+        if isinstance(other, (Counts, dict)):
+            return dict(self.items()) == (dict(other.items()) if isinstance(other, Counts) else other)
+        return NotImplemented
+
+    def __reduce__(self):
+        return Counts, (dict(self.items()),)
+
+    def __repr__(self):
+        return f"Counts({dict(self.items())!r})"
+
+    def queue(self):
+        """The lowest-ids queue of these pairs (:class:`Queue`)."""
+        return Queue.of(self)
+
+    def histogram(self, hist):
+        """Add one to ``hist[count]`` for every pair (the pair state's histogram, built once)."""
+        cdef uint64_t i
+        for i in range(self.mask + 1):
+            if self.slots[i].key >= 0:
+                hist[self.slots[i].value] += 1
+
+
+cdef struct QEntry:
+    # a lowest-ids queue entry, (CMAX - count) << 40 | key as a Python int, in two fields
+    uint64_t field  # CMAX - count
+    uint64_t key
+
+
+cdef inline bint _before(QEntry x, QEntry y) noexcept nogil:
+    return x.field < y.field or (x.field == y.field and x.key < y.key)
+
+
+cdef uint64_t C_CMAX = (<uint64_t>1) << 50  # engine._trainloops.CMAX
+cdef uint64_t M40 = ((<uint64_t>1) << 40) - 1
+
+
+cdef class Queue:
+    """The pair state's queue under the lowest-ids rule, on the compiled path: a binary min-heap
+    of C structs holding exactly the entries of the pure path's heap of Python ints
+    (``(CMAX - count) << 40 | key``), with the pair state's readers of it in C (settle, top,
+    the read-ahead of the top count's ties: the pure twins are PairState._settle, top and
+    _read_front). Iterating gives the entries as Python ints, in no order."""
+
+    cdef QEntry *heap
+    cdef Py_ssize_t size
+    cdef Py_ssize_t cap
+
+    def __cinit__(self):
+        self.heap = NULL
+        self.size = 0
+        self.cap = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.heap)
+
+    cdef int _reserve(self, Py_ssize_t n) except -1:
+        if n <= self.cap:
+            return 0
+        cdef Py_ssize_t cap = self.cap * 2 if self.cap else 64
+        while cap < n:
+            cap *= 2
+        cdef QEntry *grown = <QEntry *>PyMem_Realloc(self.heap, cap * sizeof(QEntry))
+        if grown == NULL:
+            raise MemoryError()
+        self.heap = grown
+        self.cap = cap
+        return 0
+
+    cdef int push(self, QEntry e) except -1:
+        self._reserve(self.size + 1)
+        cdef Py_ssize_t i = self.size, parent
+        cdef QEntry *h = self.heap
+        while i > 0:
+            parent = (i - 1) >> 1
+            if not _before(e, h[parent]):
+                break
+            h[i] = h[parent]
+            i = parent
+        h[i] = e
+        self.size += 1
+        return 0
+
+    cdef void _down(self, QEntry e) noexcept:
+        """Put ``e`` at the root and sift it down."""
+        cdef Py_ssize_t i = 0, child, n = self.size
+        cdef QEntry *h = self.heap
+        while True:
+            child = 2 * i + 1
+            if child >= n:
+                break
+            if child + 1 < n and _before(h[child + 1], h[child]):
+                child += 1
+            if not _before(h[child], e):
+                break
+            h[i] = h[child]
+            i = child
+        h[i] = e
+
+    cdef void pop(self) noexcept:
+        self.size -= 1
+        if self.size > 0:
+            self._down(self.heap[self.size])
+
+    cdef void replace(self, QEntry e) noexcept:
+        self._down(e)
+
+    cdef void heapify(self) noexcept:
+        cdef Py_ssize_t i, j, child, n = self.size
+        cdef QEntry *h = self.heap
+        cdef QEntry e
+        for j in range(n // 2 - 1, -1, -1):
+            e = h[j]
+            i = j
+            while True:
+                child = 2 * i + 1
+                if child >= n:
+                    break
+                if child + 1 < n and _before(h[child + 1], h[child]):
+                    child += 1
+                if not _before(h[child], e):
+                    break
+                h[i] = h[child]
+                i = child
+            h[i] = e
+
+    cdef inline int64_t _live(self, Counts count, uint64_t key) noexcept:
+        cdef Py_ssize_t at = count.find(<int64_t>key)
+        return count.slots[at].value if at >= 0 else 0
+
+    cdef bint _settle(self, Counts count, int64_t floor) noexcept:
+        """Repair the queue until its top entry is exact (PairState._settle); False if empty."""
+        cdef QEntry e
+        cdef int64_t live, stored
+        while self.size:
+            e = self.heap[0]
+            live = self._live(count, e.key)
+            stored = <int64_t>(C_CMAX - e.field)
+            if live < floor or live > stored:
+                self.pop()  # gone, or a newer optimistic entry exists
+                continue
+            if live != stored:
+                e.field = C_CMAX - <uint64_t>live
+                self.replace(e)
+                continue
+            return True
+        return False
+
+    # -- what the pair state calls -----------------------------------------------------------
+
+    @staticmethod
+    def of(Counts count):
+        """The queue of every pair in ``count`` (the first index's counts)."""
+        cdef Queue q = Queue.__new__(Queue)
+        cdef uint64_t i
+        cdef Slot s
+        q._reserve(count.used + 1)
+        for i in range(count.mask + 1):
+            s = count.slots[i]
+            if s.key >= 0:
+                q.heap[q.size].field = C_CMAX - <uint64_t>s.value
+                q.heap[q.size].key = <uint64_t>s.key
+                q.size += 1
+        q.heapify()
+        return q
+
+    def __len__(self):
+        return self.size
+
+    def __iter__(self):
+        cdef Py_ssize_t i
+        cdef list out = []
+        for i in range(self.size):
+            out.append((<object>self.heap[i].field) << 40 | self.heap[i].key)
+        return iter(out)
+
+    def copy(self):
+        cdef Queue q = Queue.__new__(Queue)
+        q._reserve(self.size + 1)
+        memcpy(q.heap, self.heap, self.size * sizeof(QEntry))
+        q.size = self.size
+        return q
+
+    def push_entry(self, entry):
+        """Push an entry given as the pure path's Python int."""
+        cdef QEntry e
+        e.field = entry >> 40
+        e.key = entry & M40
+        self.push(e)
+
+    def settle(self, Counts count, int64_t floor):
+        """PairState._settle: the exact top entry as a Python int, or None when empty."""
+        if not self._settle(count, floor):
+            return None
+        return (<object>self.heap[0].field) << 40 | self.heap[0].key
+
+    def top(self, Counts count, int64_t floor, Py_ssize_t k):
+        """PairState.top under lowest-ids: the ``k`` best pairs as ``(a, b, count)``, the queue
+        unchanged (the entries taken are pushed back)."""
+        cdef list out = []
+        cdef Py_ssize_t n = 0, i
+        cdef QEntry *taken = NULL
+        cdef QEntry *grown
+        cdef Py_ssize_t room = 0
+        cdef QEntry e
+        cdef uint64_t last = <uint64_t>-1
+        cdef int64_t live
+        try:
+            while len(out) < k and self._settle(count, floor):
+                e = self.heap[0]
+                self.pop()
+                if n == room:
+                    room = 2 * room if room else 16
+                    grown = <QEntry *>PyMem_Realloc(taken, room * sizeof(QEntry))
+                    if grown == NULL:
+                        raise MemoryError()
+                    taken = grown
+                taken[n] = e
+                n += 1
+                if e.key != last:  # a pair's exact entries are equal, so popped one after another
+                    last = e.key
+                    live = <int64_t>(C_CMAX - e.field)
+                    out.append((<int64_t>(e.key >> SHIFT), <int64_t>(e.key & MASK), live))
+            for i in range(n):
+                self.push(taken[i])
+        finally:
+            PyMem_Free(taken)
+        return out
+
+    def read_front(self, Counts count, int64_t floor, int64_t top_count, Py_ssize_t k, Py_ssize_t want):
+        """PairState._read_front's reading, the top entry exact (settled): the exact entries of
+        ``top_count`` in queue order, one a pair, at most ``want`` (as Python ints), the first
+        ``k`` of their pairs, and whether that was all of them: ``(ahead, ties, complete)``."""
+        cdef list ahead = []
+        cdef list ties = []
+        cdef Py_ssize_t n = 0, i
+        cdef QEntry *taken = NULL
+        cdef QEntry *grown
+        cdef Py_ssize_t room = 0
+        cdef QEntry e
+        cdef uint64_t last
+        cdef int64_t live
+        cdef bint complete = True
+        try:
+            while self._settle(count, floor):
+                e = self.heap[0]
+                if <int64_t>(C_CMAX - e.field) != top_count:
+                    break
+                self.pop()
+                if n == room:
+                    room = 2 * room if room else 16
+                    grown = <QEntry *>PyMem_Realloc(taken, room * sizeof(QEntry))
+                    if grown == NULL:
+                        raise MemoryError()
+                    taken = grown
+                taken[n] = e
+                n += 1
+                if n > 1 and e.key == last:
+                    continue
+                last = e.key
+                ahead.append((<object>e.field) << 40 | e.key)
+                if len(ties) < k:
+                    ties.append((<int64_t>(e.key >> SHIFT), <int64_t>(e.key & MASK)))
+                if len(ahead) == want:
+                    complete = False
+                    break
+            for i in range(n):
+                self.push(taken[i])
+        finally:
+            PyMem_Free(taken)
+        return ahead, tuple(ties), complete
+
+
 from bisect import bisect_left
 from heapq import heappush
 
 cdef object CMAX = 1 << 50  # engine._trainloops.CMAX
-cdef int64_t MASK = (1 << 20) - 1
 
 
 cdef struct Tally:
@@ -667,16 +1115,15 @@ cdef inline void _tally(Tally *t, int64_t c, int64_t d) noexcept:
         slot = (slot + 1) & t.mask
 
 
-cdef inline void _lose(dict count, Tally *t, int64_t k, int64_t wt) except *:
+cdef inline void _lose(Counts count, Tally *t, int64_t k, int64_t wt) noexcept:
     """A pair of existing tokens loses ``wt`` (when its count is kept at all)."""
-    key = k
-    cdef PyObject *found = PyDict_GetItem(count, key)
-    if found == NULL:  # born below the floor, never kept
+    cdef Py_ssize_t at = count.find(k)
+    if at < 0:  # born below the floor, never kept
         return
-    cdef int64_t c0 = <object>found
+    cdef int64_t c0 = count.slots[at].value
     _tally(t, c0, -1)
     c0 -= wt
-    count[key] = c0
+    count.slots[at].value = c0
     _tally(t, c0, 1)
 
 
@@ -772,8 +1219,8 @@ cdef int _flatten(const int *gid, const int64_t *at, Py_ssize_t n, Py_ssize_t gr
     return 0
 
 
-cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, int64_t new_id, dict count,
-                  object hist, dict where, list heap, int64_t floor, object front, object entry):
+cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, int64_t new_id, Counts count,
+                  object hist, dict where, object heap, int64_t floor, object front, object entry):
     cdef Py_ssize_t m = plist.shape[0]
     cdef Py_ssize_t i, j, done = 0, nl = 0, nr = 0, fresh = 0, g, size
     cdef int64_t p, q, o, r, w, extra = 0, k, wt, so, sr, c
@@ -782,6 +1229,9 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
     cdef uint64_t mask = 0
     cdef uint64_t *table = NULL
     cdef Tally tally
+    cdef QEntry qe
+    cdef Queue queue
+    cdef uint64_t bfield = 0, bkey = 0
     tally.table = NULL
     tally.key = NULL
     # per occurrence: o, p, so, sr, weight, q; then per group / new pair
@@ -842,7 +1292,11 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
             absorbed.data.as_ints[i] = _address(q_at[i])
         nl = _group(so_at, w_at, done, lgid, lsym, lwt, lsize)
         nr = _group(sr_at, w_at, done, rgid, rsym, rwt, rsize)
-        old = count.pop(key, 0)
+        g = count.find(key)
+        old = 0
+        if g >= 0:
+            old = count.slots[g].value
+            count.remove(g)
         # every count this merge changes: the merged pair's, two a group, one a new pair's
         size = 3 * (nl + nr) + 3
         tally.table = _table(size, &tally.mask)
@@ -875,6 +1329,10 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
         _flatten(rgid, p_at, done, nr, rsize, rstart, rflat)
         # Register the pairs with new_id that can ever win (floor): count, index, queue.
         bound = front[3] if front is not None else -1
+        queue = heap if type(heap) is Queue else None  # lowest-ids: the C queue
+        if bound >= 0:
+            bfield = bound >> 40
+            bkey = bound & M40
         for j in range(fresh):
             c = ncount[j]
             if c < floor:  # counts never grow: born below the floor (or gone), never merged
@@ -890,13 +1348,23 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
                 size = rsize[src - nl]
                 nodes = _ints(size)
                 memcpy((<carray.array>nodes).data.as_ints, rflat + rstart[src - nl], size * sizeof(int))
+            count.put(nkey[j], c)
             k_obj = nkey[j]
             c_obj = c
-            count[k_obj] = c_obj
             _tally(&tally, c, 1)
             where[k_obj] = nodes
             if entry is not None:
                 heappush(heap, entry(k_obj, c_obj, (<carray.array>nodes).data.as_ints[0]))
+            elif queue is not None:
+                qe.field = C_CMAX - <uint64_t>c
+                qe.key = <uint64_t>nkey[j]
+                queue.push(qe)
+                if bound >= 0 and (qe.field < bfield or (qe.field == bfield and qe.key <= bkey)):
+                    e = ((CMAX - c_obj) << 40) | k_obj
+                    ahead = front[2]
+                    at = bisect_left(ahead, e)
+                    if at == len(ahead) or ahead[at] != e:
+                        ahead.insert(at, e)
             else:
                 e = ((CMAX - c_obj) << 40) | k_obj
                 heappush(heap, e)
@@ -918,7 +1386,7 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
         PyMem_Free(table)
 
 
-def merge(data, plist, int64_t a, int64_t b, int64_t new_id, dict count, hist, dict where, list heap,
+def merge(data, plist, int64_t a, int64_t b, int64_t new_id, Counts count, hist, dict where, heap,
           int64_t floor, front, entry):
     """One merge of the pair state: ``engine._trainloops.merge`` (relink, then account) in one
     C pass, which returns exactly what this does. Only the pairs that can ever win get an
@@ -935,7 +1403,6 @@ def merge(data, plist, int64_t a, int64_t b, int64_t new_id, dict count, hist, d
 
 # -- writing ids out; counting ASCII chunks (h-count, issue 24's third round) -------------------
 
-from cpython.mem cimport PyMem_Realloc
 from cpython.unicode cimport (PyUnicode_DATA, PyUnicode_DecodeASCII, PyUnicode_KIND, PyUnicode_READ,
                               PyUnicode_Substring)
 from libc.string cimport memcmp

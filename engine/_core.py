@@ -6,7 +6,8 @@ reference, and the default wherever no compiler was found at install) and the co
 - :func:`merge`: the trainer's merge loop over the pair state's node array and the count
   changes it makes (:meth:`engine._pairstate.PairState.merge`).
 - :func:`layout` and :func:`index_pairs`: the pair state's node array, and its first count and
-  occurrence index, in one pass each.
+  occurrence index, in one pass each (compiled: the counts in a C table, ``engine._ccore.Counts``,
+  which also makes the lowest-ids queue, ``engine._ccore.Queue``).
 - :func:`text_coder`: a whole text's ids under the gpt2 or gpt4 split, the split and the chunk
   cache in C (the pure twin: :meth:`engine.pretokenize.PreTokenizer.split` and the tokenizer's
   chunk cache).

@@ -28,6 +28,11 @@ ints: ``(_CMAX - count) << 40 | key`` under the lowest-ids rule, ``((_CMAX - cou
 tie-rule order, the next merge with its tie set) lives in this class with the merge loop, which
 pushes the new pairs' entries and keeps :meth:`PairState._read_front`'s read-ahead true.
 
+On the compiled path the counts are a C table (``engine._ccore.Counts``, a dict's interface)
+and, under lowest-ids, the queue is a C heap of the same entries (``engine._ccore.Queue``) whose
+readers (settle, top, the read-ahead) run in C; the code below is their pure twin, and
+tests/engine/test_core.py walks both through merges, undos and jumps.
+
 Sections: building, the queue, merging, undo, views and copies.
 """
 
@@ -35,7 +40,7 @@ from __future__ import annotations
 
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, MutableMapping, Sequence
 from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
 
@@ -70,6 +75,8 @@ class PairState:
 
     #: True after a restore until the borrowed parts are copied (see :meth:`own`).
     _borrowed = False
+    #: Whether :attr:`heap` is the compiled core's queue (lowest-ids), not a list heap.
+    _cq = False
     #: The copy whose node array the state uses after a restore, until :meth:`own`.
     _lender: StateCopy | None = None
     #: What a restore replaced (the state's own dicts and queue), freed by :meth:`own`.
@@ -103,10 +110,13 @@ class PairState:
         self.starts = starts
         self.tokens = tokens
         self._freq: list[int] | None = None  # weighted occurrences per token id, once asked
-        self.count: dict[int, int] = {}
+        self.count: MutableMapping[int, int] = {}  # a dict, or engine._ccore.Counts
         self.where: dict[int, array[int]] = {}
         self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
         self._front: list | None = None  # see _read_front
+        #: The merge loop of the path this state was built on (its counts are a dict on the
+        #: pure path, the compiled core's C table on the other: see engine._core.index_pairs).
+        self._merge = _core.merge
         self._index()
 
     # -- building ---------------------------------------------------------------------------
@@ -116,8 +126,16 @@ class PairState:
         self.count = count
         self.where = where
         hist = self.hist
-        for c in count.values():
-            hist[c] += 1
+        if isinstance(count, dict):
+            for c in count.values():
+                hist[c] += 1
+        else:
+            count.histogram(hist)
+        if not self.wide and not isinstance(count, dict):
+            # The compiled core's C queue (engine._ccore.Queue), with the readers below in C
+            self.heap = count.queue()
+            self._cq = True
+            return
         self.heap = [self._entry(k, c, where[k][0]) for k, c in count.items()]
         heapify(self.heap)
 
@@ -155,6 +173,8 @@ class PairState:
 
     def _settle(self) -> int | None:
         """Repair the queue until its top entry is exact; return that entry (None if empty)."""
+        if self._cq:
+            return self.heap.settle(self.count, self.min_count)
         heap, count = self.heap, self.count
         first_seen, wide = self.first_seen, self.wide
         floor = self.min_count  # below it a pair can never be merged: drop its entries
@@ -192,6 +212,8 @@ class PairState:
         Called by the app after every step, so the repair loop of :meth:`_settle` is inlined
         for the lowest-ids rule.
         """
+        if self._cq:
+            return self.heap.top(self.count, self.min_count, k)
         out: list[tuple[int, int, int]] = []
         taken: list[int] = []
         seen: set[int] = set()
@@ -288,9 +310,14 @@ class PairState:
         pair's count has fallen since are stepped over (and dropped once at the head).
         """
         heap = self.heap
+        want = k if k > FRONT else FRONT
+        if self._cq:
+            ahead, ties, complete = heap.read_front(self.count, self.min_count, count, k, want)
+            field = ahead[0] >> 40
+            self._front = [heap, field, ahead, ((field + 1) << 40) - 1 if complete else ahead[-1]]
+            return ties
         cget = self.count.get
         floor = self.min_count
-        want = k if k > FRONT else FRONT
         taken = [heappop(heap)]
         key = entry & _M40
         seen = {key}
@@ -341,7 +368,7 @@ class PairState:
         front = self._front  # choose's read-ahead: new entries at or below its bound join it
         if front is not None and front[0] is not self.heap:
             front = self._front = None
-        old, extra, absorbed = _core.merge(self.data, plist, a, b, new_id, self.count, self.hist, self.where,
+        old, extra, absorbed = self._merge(self.data, plist, a, b, new_id, self.count, self.hist, self.where,
                                            self.heap, self.min_count, front, self._entry if self.wide else None)
         removed = len(absorbed) + extra
         self.tokens -= removed
@@ -402,11 +429,12 @@ class PairState:
         restored.extend(so << SHIFT | a for so in left if so != new_id)
         restored.extend(b << SHIFT | sr for sr in right)
         floor = self.min_count
+        push = self.heap.push_entry if self._cq else partial(heappush, self.heap)
         for k in restored:
             c = count.get(k, 0)
             if c >= floor:
                 first = self.first(k) if self.first_seen else 0
-                heappush(self.heap, self._entry(k, c, first or 0))
+                push(self._entry(k, c, first or 0))
 
     def _recount(
         self,
@@ -518,7 +546,8 @@ class PairState:
         else:
             data = self.data[:]
         freq = self._freq[:] if self._freq is not None else None
-        return StateCopy(data, self.count.copy(), self.where.copy(), self.heap[:], dict(self.hist), freq, self.tokens)
+        heap = self.heap.copy() if self._cq else self.heap[:]
+        return StateCopy(data, self.count.copy(), self.where.copy(), heap, dict(self.hist), freq, self.tokens)
 
     def hand_over(self, spare: array | None = None) -> StateCopy:
         """This state as a copy, made of its own parts rather than copies of them, for a jump
@@ -550,7 +579,8 @@ class PairState:
             self._lender = None
         self.count = self.count.copy()
         self.where = self.where.copy()  # the position arrays are never changed in place
-        borrowed, self.heap = self.heap, self.heap[:]
+        borrowed = self.heap
+        self.heap = borrowed.copy() if self._cq else borrowed[:]
         front = self._front
         if front is not None and front[0] is borrowed:
             front[0] = self.heap  # the same entries: the read-ahead stays true

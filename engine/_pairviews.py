@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from array import array
 from collections import defaultdict
+from collections.abc import Collection, MutableMapping, Sized
 from dataclasses import dataclass
 
 from ._pairs import SHIFT
@@ -39,9 +40,9 @@ class StateCopy:
     """
 
     data: array
-    count: dict[int, int]
+    count: MutableMapping[int, int]  # a dict, or the compiled core's Counts
     where: dict[int, array]
-    heap: list[int]
+    heap: Collection[int]  # a list heap, or the compiled core's Queue (lowest-ids)
     hist: dict[int, int]
     freq: list[int] | None
     tokens: int
@@ -57,12 +58,12 @@ class StateCopy:
         return self.bytes_of(self.data, self.count, self.heap)
 
     @staticmethod
-    def bytes_of(data: array, count: dict[int, int], heap: list[int]) -> int:
+    def bytes_of(data: array, count: Sized, heap: Sized) -> int:
         """Roughly the bytes a copy holds: the node array, two dict tables, the queue's entries."""
         return data.itemsize * len(data) + 100 * len(count) + 40 * len(heap)
 
     @staticmethod
-    def estimate(data: array, count: dict[int, int], heap: list[int]) -> int:
+    def estimate(data: array, count: Sized, heap: Sized) -> int:
         """What restoring it takes, in the units of ``engine._checkpoints.WORK_PER_MERGE``
         (calibrated with ``tests/bench/bench_undo.py``, ratios in docs/benchmarks.md: a node is
         copied back far faster than an undo moves one, since it goes into the array in use; a

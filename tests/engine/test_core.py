@@ -171,9 +171,92 @@ def test_a_merge_and_the_first_index_agree_between_paths(seqs, a, b, floor, rule
             _core.select(was)
         state.verify()
         results.append((index, list(state.data), list(record.absorbed), record.removed, record.count,
-                        list(state.count.items()), {c: n for c, n in state.hist.items() if n},
+                        dict(state.count), {c: n for c, n in state.hist.items() if n},
                         [(k, list(v)) for k, v in state.where.items()], sorted(state.heap)))
     assert results[0] == results[1]
+
+
+def _walk(seqs, rule, floor, ops):
+    """A pair state driven through ``ops`` (merge the best pair, undo, read the top pairs, copy
+    the state, jump back to a copy, own it): what each step read, with the state checked."""
+    from engine._pairstate import PairState
+
+    state = PairState([(list(s), w) for s, w in seqs], rule, floor)
+    records: list = []
+    copies: list = []
+    trace = []
+    for op, arg in ops:
+        if op == "merge":
+            chosen = state.choose(arg)
+            trace.append(chosen)
+            if chosen is not None:
+                records.append(state.merge(chosen[0], chosen[1], 100 + len(records)))
+        elif op == "undo" and records:
+            state.unmerge(records.pop())
+        elif op == "top":
+            trace.append(state.top(arg))
+        elif op == "copy":
+            copies.append((state.snapshot(), list(records)))
+        elif op == "jump" and copies:
+            copy, then = copies[arg % len(copies)]
+            if arg & 1:  # as engine._checkpoints takes one on a jump: the state's parts, owned
+                state.own()
+                copies.append((state.hand_over(), list(records)))
+            state.restore(copy)
+            records = list(then)
+        elif op == "own":
+            state.own()
+        trace.append((state.tokens, {c: n for c, n in state.hist.items() if n}, sorted(state.heap) if op == "top" else None))
+        state.verify()
+    return trace
+
+
+@needs_compiled
+@given(st.lists(st.tuples(st.lists(st.integers(0, 4), max_size=14), st.integers(1, 3)), max_size=16),
+       st.integers(1, 3), st.sampled_from(["lowest-ids", "first-seen"]),
+       st.lists(st.tuples(st.sampled_from(["merge", "merge", "merge", "undo", "top", "copy", "jump", "own"]),
+                          st.integers(0, 7)), max_size=40), st.integers(1, 4))
+def test_merges_undos_and_jumps_read_the_same_queue_on_both_paths(seqs, floor, rule, ops, front):
+    """The compiled core's pair counts and queue (engine._ccore.Counts and Queue) against the pure
+    path's dict and heap of ints, through merges, undos, copies and jumps back: the same choices
+    with their tie sets, the same top pairs, histogram and queue entries, each state verified.
+    The read-ahead of ties (FRONT) is made short so that these small corpora run past it."""
+    from engine import _pairstate
+
+    traces = []
+    was, kept = _core.COMPILED, _pairstate.FRONT
+    try:
+        _pairstate.FRONT = front
+        for use in (False, True):
+            _core.select(use)
+            traces.append(_walk(seqs, rule, floor, ops))
+    finally:
+        _core.select(was)
+        _pairstate.FRONT = kept
+    assert traces[0] == traces[1]
+
+
+@needs_compiled
+def test_the_compiled_counts_behave_as_a_dict():
+    """engine._ccore.Counts, the compiled path's pair counts, as the dict it stands in for: set,
+    get, pop, delete (the table shifts entries back over a hole), grow, copy, compare."""
+    counts, mirror = compiled.Counts(), {}
+    keys = [(i * 7919) % 5003 << 20 | i % 13 for i in range(3000)]
+    for i, k in enumerate(keys):
+        counts[k] = mirror[k] = i
+    for k in keys[::3]:
+        assert counts.pop(k) == mirror.pop(k)
+    for k in keys[1::5]:
+        if k in mirror:
+            del counts[k], mirror[k]
+    assert counts.pop(keys[0], "gone") == "gone" and counts.get(keys[0]) is None
+    with pytest.raises(KeyError):
+        counts[keys[0]]
+    copy = counts.copy()
+    copy[keys[2]] = -1
+    assert len(counts) == len(mirror) and counts == mirror and dict(counts.items()) == mirror
+    assert sorted(counts) == sorted(mirror) and sorted(counts.values()) == sorted(mirror.values())
+    assert all(counts[k] == v for k, v in mirror.items()) and copy[keys[2]] == -1 != counts[keys[2]]
 
 
 @needs_compiled
