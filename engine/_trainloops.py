@@ -69,7 +69,8 @@ def index_pairs(data: array[int], floor: int) -> tuple[dict[int, int], dict[int,
 
     One loop over the nodes gathers the addresses; a pair's count is then its number of
     addresses, plus the extra weight of the few chunks that occur more than once (found by a
-    C-level filter on the weights): a quarter less time than summing weights node by node."""
+    C-level filter on the weights), rather than summing weights node by node (figures:
+    docs/benchmarks.md, "Issue 24, fifth round")."""
     where: defaultdict[int, array[int]] = defaultdict(_nodes)
     syms = data[0::4]
     end = len(data)
