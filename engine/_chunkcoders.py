@@ -42,6 +42,7 @@ class ChunkEncoders:
     _order: dict[bytes, int] | None
     _text_order: tuple[dict[str, int], dict[str, int]] | None
     _merge_chunk: Any
+    _merge_bytes: Any
     _encode_chunk: Any
     _base_ids: Any  # Tokenizer's method
     _cache: Any
@@ -100,11 +101,16 @@ class ChunkEncoders:
                 self._before_whole -= 1
                 return self._merge_chunk(self._base_ids(chunk))
             whole = self._whole = self._whole_table()
-        if whole:
-            key = chunk if self.alphabet is not None else chunk.encode("utf-8", "surrogateescape")
-            token = whole.get(key)
+        if self.alphabet is None:  # the bytes base: a chunk's bytes are its base ids
+            data = chunk.encode("utf-8", "surrogateescape")
+            token = whole.get(data)
             if token is not None and (self._known[token] == 1 or self._self_encodes(token)):
                 return [token]  # the usual case, in short
+            return self._merge_bytes(chunk, data)
+        if whole:
+            token = whole.get(chunk)
+            if token is not None and (self._known[token] == 1 or self._self_encodes(token)):
+                return [token]
         return self._merge_chunk(self._base_ids(chunk))
 
     def normalize(self, text: str) -> str:

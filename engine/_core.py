@@ -2,7 +2,8 @@
 reference, and the default wherever no compiler was found at install) and the compiled core
 ``engine._ccore`` (Cython, built by ``pip install`` when it can be: see ``hatch_build.py``).
 
-- :func:`chunk_encoder`: one chunk's base ids -> its ids under a tokenizer's merge ranks.
+- :func:`chunk_encoders`: one chunk's base ids -> its ids under a tokenizer's merge ranks
+  (and :func:`bytes_merger`: the same from a bytes-base chunk's bytes).
 - :func:`merge`: the trainer's merge loop over the pair state's node array and the count
   changes it makes (:meth:`engine._pairstate.PairState.merge`).
 - :func:`layout` and :func:`index_pairs`: the pair state's node array, and its first count and
@@ -82,6 +83,18 @@ def chunk_encoders(ranks: dict[int, int]) -> tuple[Callable[[list[int]], list[in
         encoder = _compiled.ChunkEncoder(ranks)
         return encoder.encode, encoder.encode_text
     return partial(_codec.apply_merges, ranks=ranks), None
+
+
+def bytes_merger(
+    ranks: dict[int, int], pieces: list[bytes], merge_chunk: Callable[[list[int]], list[int]]
+) -> Callable[[str, bytes], list[int]]:
+    """A bytes-base chunk's text and bytes -> its ids, for ``ranks``, the tokens' bytes
+    ``pieces`` and the chunk encoder :func:`chunk_encoders` made for them: the pure path's
+    :class:`engine._codec.ByteMerger` (a table of byte pairs, and characters that no merge can
+    join merged one by one), or the compiled encoder over the bytes."""
+    if _compiled is not None:
+        return lambda chunk, data: merge_chunk(list(data))
+    return _codec.ByteMerger(ranks, pieces)
 
 
 def _layout(pairs: list) -> tuple:

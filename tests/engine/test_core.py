@@ -74,6 +74,38 @@ def test_the_pure_paths_agree_with_the_seed(merges, ids):
     assert _codec._apply_long(list(ids), tok._ranks) == expected
 
 
+_WIDE = "中国。"  # three bytes each: E4 B8 AD, E5 9B BD, E3 80 82
+_WIDE_BYTES = sorted(set("".join(_WIDE).encode()))
+
+
+@given(merge_lists(base_ids=(97, *_WIDE_BYTES)),
+       st.text(alphabet=_WIDE + "a\u00e9\U0001f600\udce4\udcad", max_size=40))
+def test_the_pure_byte_merger_agrees_with_the_seed(merges, text):
+    """ByteMerger (the pure bytes-base encoder: a table of byte pairs, three-byte characters
+    merged one by one where no token joins them) gives seed 002's ids, with merges across
+    the characters' borders or not, lone surrogates' escapes and a four-byte character."""
+    tok = Tokenizer(merges)
+    data = text.encode("utf-8", "surrogateescape")
+    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
+    assert merger(text, data) == seed_encode(tok, list(data)) == _codec.apply_merges(list(data), tok._ranks)
+
+
+def test_the_byte_merger_reads_unjoinable_characters_one_by_one():
+    """Merges inside 中 and 国 but none across them: a chunk of the two is their ids in a row,
+    each character merged once; a merge across them (AD E5) sends such a chunk through the
+    merges again."""
+    inside = [(0xE4, 0xB8), (256, 0xAD), (0xE5, 0x9B)]  # 中 whole, 国 two tokens
+    chunk = "中国中国中"
+    data = chunk.encode()
+    merger = _codec.ByteMerger(Tokenizer(inside)._ranks, Tokenizer(inside).pieces)
+    assert merger(chunk, data) == [257, 258, 0xBD, 257, 258, 0xBD, 257]
+    assert sorted(merger._chars) == sorted("中国")  # the characters were merged alone
+    across = Tokenizer([*inside, (0xAD, 0xE5)])
+    merger = _codec.ByteMerger(across._ranks, across.pieces)
+    assert merger(chunk, data) == seed_encode(across, list(data))
+    assert not merger._chars
+
+
 @needs_compiled
 @given(merge_lists(base_ids=(97, 98, 0xC3, 0xA9)), st.text(alphabet="ab\u00e9\udcc3\udca9z", max_size=300))
 def test_the_compiled_encoder_reads_a_chunks_text_as_its_bytes(merges, text):
@@ -364,8 +396,11 @@ def test_pip_builds_the_compiled_core_into_the_wheel(tmp_path):
 def gpt2_ranks() -> Path | None:
     """GPT-2's ``gpt2.tiktoken`` when it is on this machine: ``$BPE_LAB_GPT2_TIKTOKEN``, or in
     ``$BPE_LAB_WHISPER_ASSETS`` (``whisper/assets`` of the sdist ``pip download --no-deps
-    --no-binary :all: openai-whisper`` fetches), or from an installed openai-whisper."""
+    --no-binary :all: openai-whisper`` fetches), or from an installed openai-whisper, or the
+    interop tests' copy from that sdist (tests/fetch_tokenizers.py, fetched when need be)."""
     import importlib.metadata
+
+    from fetch_tokenizers import real_file
 
     candidates = [os.environ.get("BPE_LAB_GPT2_TIKTOKEN", "")]
     if os.environ.get("BPE_LAB_WHISPER_ASSETS"):
@@ -374,7 +409,8 @@ def gpt2_ranks() -> Path | None:
         candidates.append(str(importlib.metadata.distribution("openai-whisper").locate_file("whisper/assets/gpt2.tiktoken")))
     except importlib.metadata.PackageNotFoundError:
         pass
-    return next((Path(c) for c in candidates if c and Path(c).is_file()), None)
+    found = next((Path(c) for c in candidates if c and Path(c).is_file()), None)
+    return found if found is not None else real_file("whisper-gpt2.tiktoken")
 
 
 @pytest.fixture(scope="module")
