@@ -60,6 +60,7 @@ class Imported:
     def __post_init__(self) -> None:
         self._ours: dict[int, int] | None = None  # built by the first from_file_ids: encoding never needs it
         self._gaps: bool | None = None  # whether some token has no file id (to_file_ids checks then)
+        self._texts: list[str | None] | None = None  # ids_text's table, built at its first use
 
     def _file_to_ours(self) -> dict[int, int]:
         """Theirs -> ours, the first of ours where two share a file id (built from the end)."""
@@ -85,7 +86,8 @@ class Imported:
     def ids_text(self, ids: list[int]) -> str:
         """``to_file_ids(ids)`` written out in decimal, separated by spaces (``bpe-lab encode``'s
         output): in one C-level pass with the compiled core (``engine._ccore.ids_text``), else
-        (and for any id it cannot map, which raises here as in :meth:`to_file_ids`) in Python."""
+        (and for any id it cannot map, which raises here as in :meth:`to_file_ids`) from a table
+        of each id's text."""
         from .. import _core
 
         fast = getattr(_core._compiled, "ids_text", None)
@@ -93,7 +95,14 @@ class Imported:
             text = fast(ids, self.file_ids)
             if text is not None:
                 return text
-        return " ".join(map(str, self.to_file_ids(ids)))
+        texts = self._texts
+        if texts is None:  # each id's decimal text, once (a lookup an id, not a conversion)
+            numbers = self.file_ids if self.file_ids is not None else range(self.tokenizer.vocab_size)
+            texts = self._texts = [None if i is None else str(i) for i in numbers]
+        try:
+            return " ".join(map(texts.__getitem__, ids))
+        except (TypeError, IndexError):  # an id the file lacks: to_file_ids says which
+            return " ".join(map(str, self.to_file_ids(ids)))
 
     def from_file_ids(self, ids: Iterable[int]) -> list[int]:
         """The file's ids as ours; an id the file does not use raises ValueError."""
