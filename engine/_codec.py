@@ -1,6 +1,6 @@
 """Rank-based encoding of one chunk: the earliest-learned merge present fires first (seed 000).
 
-Two paths give identical results (and the compiled core, :mod:`engine._core`, a third):
+These paths give identical results (and the compiled core, :mod:`engine._core`, too):
 
 - short chunks (most of them): a list of the chunk's ids and a list of its pairs' ranks, built
   with C-level maps; each step finds the lowest rank with the C-level ``min`` and
@@ -9,6 +9,9 @@ Two paths give identical results (and the compiled core, :mod:`engine._core`, a 
 - long chunks (pre-tokenizer ``none`` makes a whole text one chunk): a heap of candidate merges,
   ``rank << 32 | position``, over a linked list of parts, as HuggingFace's ``Word.merge_all``
   does, O(n log n).
+- a bytes-base chunk (:class:`ByteMerger`, from its text and bytes): its first pair ranks off a
+  table of byte pairs, and a chunk of three-byte characters that no token joins read off a
+  table of characters.
 
 Merging the leftmost lowest-rank pair one at a time equals the seeds' "merge every occurrence left
 to right" because a merge never creates a pair of lower rank than its own.
@@ -16,6 +19,7 @@ to right" because a merge never creates a pair of lower rank than its own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from heapq import heapify, heappop, heappush
 from itertools import chain, repeat
@@ -28,8 +32,8 @@ from ._pairs import SHIFT
 LONG_CHUNK = 16
 #: The rank of a pair no merge covers: above every real one.
 _NO_RANK = 1 << 62
-#: A byte pair no token holds side by side (:class:`ByteMerger`): no merge ever joins across it.
-_CUT = _NO_RANK + 1
+#: The last byte of a three-byte character and the first of the next (:class:`ByteMerger`).
+_BORDER = re.compile(rb"[\x80-\xbf][\xe0-\xef]")
 
 
 def apply_merges(ids: list[int], ranks: dict[int, int]) -> list[int]:
@@ -45,17 +49,19 @@ def apply_merges(ids: list[int], ranks: dict[int, int]) -> list[int]:
 
 class ByteMerger:
     """:func:`apply_merges` for a bytes-base chunk, given as its text and its bytes (each byte
-    its base id), with two shortcuts, both exact (built at the first call; ``ranks`` and
-    ``pieces`` must not change afterwards):
+    its base id), with two shortcuts, both exact (``ranks`` and ``pieces`` must not change
+    afterwards):
 
     - the ranks of the chunk's pairs are read off a table of the 65,536 byte pairs (a list of
-      rows: two C-level lookups a pair and no arithmetic, half the cost of hashing packed pairs);
+      rows: two C-level lookups a pair and no arithmetic, half the cost of hashing packed pairs),
+      built at the first call;
     - a chunk of three-byte characters (Chinese, Japanese, Korean, their punctuation) is the
       characters' own ids in a row when no token holds the bytes met at any border between two
       of them side by side: no merge can join across such a border (the token it made would
       hold them), so each character merges on its own, and each distinct one is merged once (a
       table of characters). GPT-2's ranks join almost no Chinese characters: 200,000 of
-      tang_all's 220,000 distinct chunks are read this way.
+      tang_all's 220,000 distinct chunks are read this way. The table of borders is built at
+      the first such chunk, from one C-level scan of the tokens' bytes.
 
     Example: with ranks {(104,105)->256}: ``ByteMerger(ranks, pieces)("hi!", b"hi!") -> [256, 33]``
     """
@@ -64,32 +70,36 @@ class ByteMerger:
         self._ranks = ranks
         self._pieces = pieces
         self._rows: list[list[int]] | None = None
+        self._apart: list[list[bool]] | None = None
         self._chars = _Chars(self._merge)
 
-    def _table(self) -> list[list[int]]:
-        """Each byte pair's rank, ``_NO_RANK`` where no merge makes it but some token holds it
-        (a merge may still join across it), ``_CUT`` where no token does."""
-        held: set[tuple[int, int]] = set()
-        for piece in self._pieces:
-            if len(piece) > 1:
-                held.update(zip(piece, piece[1:]))
+    def _rank_rows(self) -> list[list[int]]:
+        """Each byte pair's rank (``_NO_RANK`` where no merge makes it), row by first byte."""
         get, none = self._ranks.get, _NO_RANK
-        self._rows = [[get(a << SHIFT | b, none if (a, b) in held else _CUT) for b in range(256)] for a in range(256)]
+        self._rows = [[get(a << SHIFT | b, none) for b in range(256)] for a in range(256)]
         return self._rows
+
+    def _apart_rows(self) -> list[list[bool]]:
+        """For the last byte of a three-byte character and the first of the next (a continuation
+        byte, then E0-EF): whether no token holds the two side by side (other pairs: False)."""
+        held = set(_BORDER.findall(b"\0".join(self._pieces)))  # (the separator is neither kind)
+        self._apart = [[bytes((a, b)) not in held if 0x80 <= a < 0xC0 and 0xE0 <= b < 0xF0 else False
+                        for b in range(256)] for a in range(256)]
+        return self._apart
 
     def __call__(self, chunk: str, data: bytes) -> list[int]:
         n = len(data)
         if n < 2:
             return list(data)
-        rows = self._rows or self._table()
         if n == 3 * len(chunk) and max(data) < 0xF0:
             # no character of four bytes, so three bytes each (a lone surrogate's escape is
             # one byte, another character at most three): the borders are at 2-3, 5-6, ...
-            borders = list(map(getitem, map(rows.__getitem__, data[2:-1:3]), data[3::3]))
-            if borders.count(_CUT) == len(borders):
+            apart = self._apart or self._apart_rows()
+            if all(map(getitem, map(apart.__getitem__, data[2:-1:3]), data[3::3])):
                 return list(chain.from_iterable(map(self._chars.__getitem__, chunk)))
         if n > LONG_CHUNK:
             return _apply_long(list(data), self._ranks)
+        rows = self._rows or self._rank_rows()
         return _apply_short(list(data), self._ranks, list(map(getitem, map(rows.__getitem__, data[:-1]), data[1:])))
 
     def _merge(self, char: str) -> list[int]:
@@ -123,7 +133,7 @@ def _apply_short(ids: list[int], ranks: dict[int, int], pair_ranks: list[int] | 
     lowest, index = min, pair_ranks.index
     while True:
         r = lowest(pair_ranks)
-        if r >= none:  # (_CUT, from ByteMerger's table, is no rank either)
+        if r == none:
             return ids
         i = index(r)  # the leftmost pair of that rank
         del ids[i + 1]
