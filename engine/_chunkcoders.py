@@ -49,6 +49,18 @@ class ChunkEncoders:
     _coder: Any
     pretokenizer: Any
 
+    def _all_rebuild_themselves(self) -> None:
+        """Record what a loader found: every token is what the merges make of its own bytes
+        (:meth:`_self_encodes` of each, so :meth:`_judge_all` need not run). With no whole
+        pieces and no merging by rank, the whole-piece lookup of ``whole_first`` then gives
+        what merging gives (a chunk that is a token's bytes merges into that token, and no two
+        tokens share bytes, since merging gives one of them), so new chunks go straight to the
+        merges: in C on the compiled path."""
+        self._known[:] = b"\x01" * len(self._known)
+        self._judged = True
+        if self.whole_first and not self.whole_pieces and self.whole_ranks is None:
+            self._cache._encode = self._encode_chunk
+
     def _text_coder(self) -> Any:
         """The compiled core's whole-text encoder for this tokenizer (made at first use), or None:
         on the pure path, and for a pre-tokenizer other than plain gpt2 or gpt4 (no digit or

@@ -471,6 +471,8 @@ def ranked_tokenizer(
     warnings += _unreachable_notes(unreachable)
     if tok.whole_ranks is None:
         warnings += _odd_warning(odd)
+    if not odd:  # every token rebuilds itself: the encoders need not look whole pieces up first
+        tok._all_rebuild_themselves()
     return tok, file_ids, warnings + more
 
 

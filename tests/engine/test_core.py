@@ -446,6 +446,36 @@ def test_gpt2_ranks_encode_chinese_as_tiktoken_does_on_both_paths(gpt2_pair, tex
         _core.select(was)
 
 
+@pytest.fixture(scope="module")
+def gpt2_loaded(gpt2_pair):
+    """GPT-2's rank file loaded on each path there is here: {compiled?: Imported}."""
+    from engine.formats import load_any
+
+    was = _core.COMPILED
+    try:
+        loaded = {}
+        for use in {False, was}:
+            _core.select(use)
+            loaded[use] = load_any(gpt2_pair[0].path, pretokenizer=PreTokenizer("gpt2"))
+        return loaded
+    finally:
+        _core.select(was)
+
+
+@given(st.text(alphabet=CJK + "abc 1é😀\t", min_size=64, max_size=400))
+def test_a_rank_file_whose_tokens_all_rebuild_themselves_merges_new_chunks_directly(gpt2_pair, gpt2_loaded, text):
+    """GPT-2's rank file has no whole pieces and every token is what the merges make of its
+    bytes (the loader finds it, or reads it from its cache): the loaded tokenizer knows every
+    token's self-encoding, its new chunks skip the whole-piece lookup (in C when compiled), and
+    it still encodes as tiktoken does, on both paths."""
+    enc = gpt2_pair[1]
+    for loaded in gpt2_loaded.values():
+        tok = loaded.tokenizer
+        assert tok.whole_first and tok._judged and tok._known.count(1) == len(tok.pieces)
+        assert tok._cache._encode == tok._encode_chunk
+        assert loaded.encode(text) == enc.encode_ordinary(text)
+
+
 def test_gpt2_ranks_encode_the_chinese_sample_as_tiktoken_does(gpt2_pair):
     imported, enc = gpt2_pair
     text = sample_text("chinese.txt")
