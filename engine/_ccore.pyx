@@ -411,6 +411,110 @@ def split_points(list tokens, progress=None):
         PyMem_Free(heap)
 
 
+cdef class RankMerger:
+    """tiktoken's merging of one piece under a fixed rank order, in C: ``merge(piece)`` returns
+    the parts ``rank_merge(piece, order)`` of engine/_rankmerge.py returns, for ``tokens`` the
+    keys of ``order`` in rank order (each token's rank its place in the list). The loop is
+    split_points's: a heap of ``rank << 24 | start`` over the parts, each pair looked up in a C
+    table of the tokens' bytes; ``merge`` returns None for a piece of 16 MB or more."""
+
+    cdef _TokenTable table
+    cdef Py_ssize_t room
+    cdef Py_ssize_t *end
+    cdef Py_ssize_t *prev
+    cdef int64_t *current
+    cdef uint64_t *heap
+
+    def __cinit__(self, list tokens):
+        cdef Py_ssize_t t
+        if len(tokens) >= (<Py_ssize_t>1 << 39):
+            raise ValueError("too many tokens")
+        self.table = _TokenTable(tokens)
+        for t in range(len(tokens)):
+            self.table.add(t)
+        self.room = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.end)
+        PyMem_Free(self.prev)
+        PyMem_Free(self.current)
+        PyMem_Free(self.heap)
+
+    cdef int _make_room(self, Py_ssize_t n) except -1:
+        if n <= self.room:
+            return 0
+        PyMem_Free(self.end)
+        PyMem_Free(self.prev)
+        PyMem_Free(self.current)
+        PyMem_Free(self.heap)
+        self.room = 0
+        self.end = <Py_ssize_t *>PyMem_Malloc((n + 1) * sizeof(Py_ssize_t))
+        self.prev = <Py_ssize_t *>PyMem_Malloc((n + 1) * sizeof(Py_ssize_t))
+        self.current = <int64_t *>PyMem_Malloc((n + 1) * sizeof(int64_t))
+        self.heap = <uint64_t *>PyMem_Malloc(3 * (n + 1) * sizeof(uint64_t))
+        if self.end == NULL or self.prev == NULL or self.current == NULL or self.heap == NULL:
+            raise MemoryError()
+        self.room = n
+        return 0
+
+    def merge(self, bytes piece):
+        cdef Py_ssize_t n = len(piece), s, e, stop, o, size = 0
+        if n < 2:
+            return [piece]
+        if n >= (1 << 24):
+            return None
+        self._make_room(n)
+        cdef const unsigned char *p = piece
+        cdef Py_ssize_t *end = self.end
+        cdef Py_ssize_t *prev = self.prev
+        cdef int64_t *current = self.current
+        cdef uint64_t *heap = self.heap
+        cdef _TokenTable table = self.table
+        cdef int64_t r
+        cdef uint64_t entry
+        with nogil:
+            for s in range(n):  # every byte a part; the candidate pairs in a heap
+                end[s] = s + 1
+                prev[s] = s - 1
+                current[s] = -1
+            for s in range(n - 1):
+                r = table.find(p + s, 2)
+                current[s] = r
+                if r >= 0:
+                    size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
+            while size > 0:
+                entry = heap[0]
+                size = _pop(heap, size)
+                s = <Py_ssize_t>(entry & 0xFFFFFF)
+                r = <int64_t>(entry >> 24)
+                if current[s] != r:
+                    continue  # stale: one of the two parts changed since
+                e = end[s]
+                stop = end[e]
+                current[e] = -1  # the right part is absorbed
+                end[s] = stop
+                if stop < n:
+                    prev[stop] = s
+                    r = table.find(p + s, end[stop] - s)
+                    current[s] = r
+                    if r >= 0:
+                        size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
+                else:
+                    current[s] = -1
+                o = prev[s]
+                if o >= 0:
+                    r = table.find(p + o, stop - o)
+                    current[o] = r
+                    if r >= 0:
+                        size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>o)
+        out = []
+        s = 0
+        while s < n:
+            out.append(piece[s:end[s]])
+            s = end[s]
+        return out
+
+
 # -- training ---------------------------------------------------------------------------------
 
 ctypedef fused node_t:

@@ -40,6 +40,7 @@ class ChunkEncoders:
     _before_whole: int
     _by_bytes: dict[bytes, int] | None
     _order: dict[bytes, int] | None
+    _rank_merge: Any
     _text_order: tuple[dict[str, int], dict[str, int]] | None
     _merge_chunk: Any
     _merge_bytes: Any
@@ -151,7 +152,10 @@ class ChunkEncoders:
             return self._encode_chunk(chunk)
         ids = self._by_bytes
         assert ids is not None  # built by whole_piece
-        return [ids[part] for part in rank_merge(key, self._rank_order())]
+        merge = self._rank_merge
+        if merge is None:
+            merge = self._rank_merge = _core.rank_merger(self._rank_order())
+        return [ids[part] for part in merge(key)]
 
     def _rank_order(self) -> dict[bytes, int]:
         """Every token of two bytes or more -> its rank, the whole pieces among the merges as

@@ -13,7 +13,8 @@ reference, and the default wherever no compiler was found at install) and the co
   cache in C (the pure twin: :meth:`engine.pretokenize.PreTokenizer.split` and the tokenizer's
   chunk cache).
 - :func:`split_points`: where tiktoken's merging cuts each token of a rank file (recovering its
-  merges, :mod:`engine.formats.tiktoken_bpe`).
+  merges, :mod:`engine.formats.tiktoken_bpe`), and :func:`rank_merger`: that merging of a piece
+  (a rank file with whole pieces encodes by it).
 
 The pure twins are :func:`engine._codec.apply_merges`, :mod:`engine._trainloops` and
 :func:`engine._rankmerge.split_points`.
@@ -95,6 +96,23 @@ def bytes_merger(
     if _compiled is not None:
         return lambda chunk, data: merge_chunk(list(data))
     return _codec.ByteMerger(ranks, pieces)
+
+
+def rank_merger(order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
+    """tiktoken's merging of one piece under ``order`` (bytes -> rank; it must not change
+    afterwards): :func:`engine._rankmerge.rank_merge` bound to it, or with the compiled core
+    ``engine._ccore.RankMerger`` (its loop in C, a C table of the tokens' bytes) when the ranks
+    are the tokens' places in ``order`` (as a tokenizer's rank order makes them)."""
+    pure = partial(_rankmerge.rank_merge, order=order)
+    if _compiled is None or list(order.values()) != list(range(len(order))):
+        return pure
+    merge = _compiled.RankMerger(list(order)).merge
+
+    def merged(piece: bytes) -> list[bytes]:
+        parts = merge(piece)
+        return parts if parts is not None else pure(piece)  # (a piece of 16 MB or more)
+
+    return merged
 
 
 def _layout(pairs: list) -> tuple:

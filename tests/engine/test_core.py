@@ -118,6 +118,26 @@ def test_the_compiled_encoder_reads_a_chunks_text_as_its_bytes(merges, text):
 
 
 @needs_compiled
+@given(st.lists(st.binary(min_size=2, max_size=5).map(lambda b: bytes(x % 4 + 97 for x in b)), unique=True, max_size=40),
+       st.lists(st.binary(max_size=60).map(lambda b: bytes(x % 4 + 97 for x in b)), max_size=6))
+def test_the_compiled_rank_merge_leaves_the_parts_the_pure_one_does(tokens, pieces):
+    """engine._ccore.RankMerger (a rank file with whole pieces encodes by it) against
+    engine._rankmerge.rank_merge, over random rank orders of tokens of a few letters and pieces
+    long enough for the pure heap (past SCAN_LIMIT): the same parts; the bound merger from
+    engine._core takes it, and falls back to the pure one for ranks that are not places."""
+    from engine import _rankmerge
+
+    order = {t: i for i, t in enumerate(tokens)}
+    merge = compiled.RankMerger(list(order)).merge
+    for piece in pieces:
+        assert merge(piece) == _rankmerge.rank_merge(piece, order)
+    assert _core.rank_merger(order) is not None
+    gaps = {t: 2 * i for i, t in enumerate(tokens)}  # ranks that are not places: the pure merging
+    for piece in pieces:
+        assert _core.rank_merger(gaps)(piece) == _rankmerge.rank_merge(piece, gaps)
+
+
+@needs_compiled
 def test_the_compiled_encoder_refuses_ids_no_tokenizer_has():
     encode = compiled.ChunkEncoder({}).encode
     assert encode([]) == [] and encode([5]) == [5]
