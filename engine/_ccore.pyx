@@ -329,12 +329,56 @@ cdef class _TokenTable:
             slot = (slot + 1) & self.mask
 
 
+cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, Py_ssize_t *end,
+                      Py_ssize_t *prev, int64_t *current, uint64_t *heap) noexcept nogil:
+    """tiktoken's merging of the ``n`` bytes at ``p`` under ``table``'s ranks (the tokens'
+    places): afterwards the parts start at 0, ``end[0]``, ``end[end[0]]``, ... A heap of
+    ``rank << 24 | start`` over the parts (arrays of n + 1, the heap of 3n + 3)."""
+    cdef Py_ssize_t s, e, stop, o, size = 0
+    cdef int64_t r
+    cdef uint64_t entry
+    for s in range(n):  # every byte a part; the candidate pairs in a heap
+        end[s] = s + 1
+        prev[s] = s - 1
+        current[s] = -1
+    for s in range(n - 1):
+        r = table.find(p + s, 2)
+        current[s] = r
+        if r >= 0:
+            size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
+    while size > 0:
+        entry = heap[0]
+        size = _pop(heap, size)
+        s = <Py_ssize_t>(entry & 0xFFFFFF)
+        r = <int64_t>(entry >> 24)
+        if current[s] != r:
+            continue  # stale: one of the two parts changed since
+        e = end[s]
+        stop = end[e]
+        current[e] = -1  # the right part is absorbed
+        end[s] = stop
+        if stop < n:
+            prev[stop] = s
+            r = table.find(p + s, end[stop] - s)
+            current[s] = r
+            if r >= 0:
+                size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
+        else:
+            current[s] = -1
+        o = prev[s]
+        if o >= 0:
+            r = table.find(p + o, stop - o)
+            current[o] = r
+            if r >= 0:
+                size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>o)
+
+
 def split_points(list tokens, progress=None):
     """For each token, in rank order (distinct, two bytes or more), where tiktoken's merging of
     its bytes with only the tokens before it cuts it when exactly two parts are left (the
     length of the first), else 0: see ``split_points`` in engine/_rankmerge.py, which returns
     exactly what this does. ``progress(done, total)`` is called now and then."""
-    cdef Py_ssize_t count = len(tokens), longest = 2, t, n, s, e, stop, o, size, parts
+    cdef Py_ssize_t count = len(tokens), longest = 2, t, n, s, parts
     cdef bytes token
     for token in tokens:
         if len(token) > longest:
@@ -349,8 +393,6 @@ def split_points(list tokens, progress=None):
     cdef int64_t *current = <int64_t *>PyMem_Malloc((longest + 1) * sizeof(int64_t))
     cdef uint64_t *heap = <uint64_t *>PyMem_Malloc(3 * (longest + 1) * sizeof(uint64_t))
     cdef const unsigned char *p
-    cdef int64_t r
-    cdef uint64_t entry
     try:
         if end == NULL or prev == NULL or current == NULL or heap == NULL:
             raise MemoryError()
@@ -359,42 +401,8 @@ def split_points(list tokens, progress=None):
                 progress(t, count)
             p = table.data[t]
             n = table.length[t]
-            size = 0
             with nogil:
-                for s in range(n):  # every byte a part; the candidate pairs in a heap
-                    end[s] = s + 1
-                    prev[s] = s - 1
-                    current[s] = -1
-                for s in range(n - 1):
-                    r = table.find(p + s, 2)
-                    current[s] = r
-                    if r >= 0:
-                        size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
-                while size > 0:
-                    entry = heap[0]
-                    size = _pop(heap, size)
-                    s = <Py_ssize_t>(entry & 0xFFFFFF)
-                    r = <int64_t>(entry >> 24)
-                    if current[s] != r:
-                        continue  # stale: one of the two parts changed since
-                    e = end[s]
-                    stop = end[e]
-                    current[e] = -1  # the right part is absorbed
-                    end[s] = stop
-                    if stop < n:
-                        prev[stop] = s
-                        r = table.find(p + s, end[stop] - s)
-                        current[s] = r
-                        if r >= 0:
-                            size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
-                    else:
-                        current[s] = -1
-                    o = prev[s]
-                    if o >= 0:
-                        r = table.find(p + o, stop - o)
-                        current[o] = r
-                        if r >= 0:
-                            size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>o)
+                _rank_merge(table, p, n, end, prev, current, heap)
                 parts, s = 0, 0
                 while s < n:
                     parts += 1
@@ -415,8 +423,7 @@ cdef class RankMerger:
     """tiktoken's merging of one piece under a fixed rank order, in C: ``merge(piece)`` returns
     the parts ``rank_merge(piece, order)`` of engine/_rankmerge.py returns, for ``tokens`` the
     keys of ``order`` in rank order (each token's rank its place in the list). The loop is
-    split_points's: a heap of ``rank << 24 | start`` over the parts, each pair looked up in a C
-    table of the tokens' bytes; ``merge`` returns None for a piece of 16 MB or more."""
+    split_points's (``_rank_merge``), each pair looked up in a C table of the tokens' bytes; ``merge`` returns None for a piece of 16 MB or more."""
 
     cdef _TokenTable table
     cdef Py_ssize_t room
@@ -458,7 +465,7 @@ cdef class RankMerger:
         return 0
 
     def merge(self, bytes piece):
-        cdef Py_ssize_t n = len(piece), s, e, stop, o, size = 0
+        cdef Py_ssize_t n = len(piece), s
         if n < 2:
             return [piece]
         if n >= (1 << 24):
@@ -470,43 +477,8 @@ cdef class RankMerger:
         cdef int64_t *current = self.current
         cdef uint64_t *heap = self.heap
         cdef _TokenTable table = self.table
-        cdef int64_t r
-        cdef uint64_t entry
         with nogil:
-            for s in range(n):  # every byte a part; the candidate pairs in a heap
-                end[s] = s + 1
-                prev[s] = s - 1
-                current[s] = -1
-            for s in range(n - 1):
-                r = table.find(p + s, 2)
-                current[s] = r
-                if r >= 0:
-                    size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
-            while size > 0:
-                entry = heap[0]
-                size = _pop(heap, size)
-                s = <Py_ssize_t>(entry & 0xFFFFFF)
-                r = <int64_t>(entry >> 24)
-                if current[s] != r:
-                    continue  # stale: one of the two parts changed since
-                e = end[s]
-                stop = end[e]
-                current[e] = -1  # the right part is absorbed
-                end[s] = stop
-                if stop < n:
-                    prev[stop] = s
-                    r = table.find(p + s, end[stop] - s)
-                    current[s] = r
-                    if r >= 0:
-                        size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
-                else:
-                    current[s] = -1
-                o = prev[s]
-                if o >= 0:
-                    r = table.find(p + o, stop - o)
-                    current[o] = r
-                    if r >= 0:
-                        size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>o)
+            _rank_merge(table, p, n, end, prev, current, heap)
         out = []
         s = 0
         while s < n:
