@@ -231,7 +231,7 @@ BLOCK = 1 << 20
 
 def streamable(pretokenizer: PreTokenizer) -> bool:
     """Whether :func:`count_corpus` can pre-tokenize with this pre-tokenizer block by block."""
-    return pretokenizer.name in NAMED_PATTERNS
+    return pretokenizer.scan in NAMED_PATTERNS
 
 
 def count_corpus(

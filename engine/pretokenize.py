@@ -22,6 +22,21 @@ GPT4_PATTERN = (
 )
 NAMED_PATTERNS = {"simple": SIMPLE_PATTERN, "gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}
 _NAMED_SOURCES = frozenset(NAMED_PATTERNS.values())
+#: Llama 3's pattern (its tokenizer.json's Split, Meta's tiktoken setup; also Llama 3.1-3.3).
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+#: Other spellings of a named pattern that match exactly what it matches, on any text: a custom
+#: pre-tokenizer with one of them is split by the named pattern's fast paths (its ASCII twin,
+#: the compiled core's scanners, block-by-block counting), and stays custom everywhere else.
+#: Llama 3's is cl100k's: the contractions are the same set (the apostrophe inside or outside
+#: ``(?i:)``, in an order where none is a prefix of another); ``?`` and ``+`` match as their
+#: possessive twins there (giving back the optional character, or part of the run, never lets
+#: what follows match); and ``\s*[\r\n]+`` ends where ``\s*[\r\n]`` does, after the last
+#: newline of the whitespace run (tests/engine/test_pretokenize_same.py checks them on text).
+#: ``simple`` has no other spelling here: it is compiled with ``re``, whose ``\w`` differs.
+SAME_AS = {GPT2_PATTERN: "gpt2", GPT4_PATTERN: "gpt4", LLAMA3_PATTERN: "gpt4"}
 
 _WS = r"\t\n\x0b\x0c\r "
 #: The named patterns that need the ``regex`` module, rewritten for ASCII text for the standard
@@ -326,6 +341,7 @@ class PreTokenizer:
     def __post_init__(self) -> None:
         if self.name == "none":
             object.__setattr__(self, "_compiled", None)
+            object.__setattr__(self, "scan", "none")
             return
         if self.name == "custom":
             if not self.pattern:
@@ -336,6 +352,8 @@ class PreTokenizer:
         else:
             raise ConfigError(f"unknown pre-tokenizer {self.name!r}")
         object.__setattr__(self, "pattern", source)
+        #: the named pattern whose fast paths split this one's text (see SAME_AS), else the name
+        object.__setattr__(self, "scan", SAME_AS.get(source, "custom") if self.name == "custom" else self.name)
         if self.name == "custom":  # a bad pattern is reported now; the named ones compile on first use
             object.__setattr__(self, "_compiled", compile_pattern(source))
 
@@ -360,11 +378,11 @@ class PreTokenizer:
             chunks = [c for line in _lines(text) for c in self._findall(line) if c]
         elif len(text) >= _COMPILED_MIN and (found := self._split_compiled(text)) is not None:
             chunks = found
-        elif self.name in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
+        elif self.scan in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
             chunks = []
             for batch in self._mixed(text):
                 chunks += batch
-        elif self.name in NAMED_PATTERNS:
+        elif self.scan in NAMED_PATTERNS:
             chunks = self._findall(text)  # they never match an empty string
         else:
             chunks = [c for c in self._findall(text) if c]
@@ -403,7 +421,7 @@ class PreTokenizer:
     def covers_everything(self) -> bool:
         """Whether every character of any text lands in some chunk (true of the named
         pre-tokenizers; a custom pattern may skip characters)."""
-        return self.name == "none" or self.name in NAMED_PATTERNS
+        return self.scan == "none" or self.scan in NAMED_PATTERNS
 
     def batches(self, text: str) -> Iterator[list[str]]:
         """The pattern's chunks of ``text`` in order, a batch at a time (before digit and newline
@@ -422,10 +440,10 @@ class PreTokenizer:
             for line in _lines(text):
                 yield [c for c in self._findall(line) if c]
             return
-        if self.name not in NAMED_PATTERNS:
+        if self.scan not in NAMED_PATTERNS:
             yield [c for c in self._findall(text) if c]
             return
-        if self.name in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
+        if self.scan in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
             yield from self._mixed(text)
             return
         yield from _scan(self._scanner(text), text, 0, len(text))
@@ -433,7 +451,7 @@ class PreTokenizer:
     def _mixed(self, text: str) -> Iterator[list[str]]:
         """The chunks of a text that is not all ASCII, region by region (:func:`_regions`): the
         ASCII regions with the pattern's standard-library twin, the rest with the pattern."""
-        fast, exact = _ascii_compiled(self.name), self._regex()
+        fast, exact = _ascii_compiled(self.scan), self._regex()
         for start, end, ascii in _regions(text):
             yield from _region(fast if ascii else exact, exact, text, start, end)
 
@@ -444,7 +462,7 @@ class PreTokenizer:
         from . import _core
 
         fast = getattr(_core._compiled, name, None)
-        if fast is None or self.per_line or self.name not in ("gpt2", "gpt4"):
+        if fast is None or self.per_line or self.scan not in ("gpt2", "gpt4"):
             return None
         n = len(text)
         if text.isascii():
@@ -462,11 +480,11 @@ class PreTokenizer:
         if found is None:
             return False
         count, regions = found
-        gpt4, n = self.name == "gpt4", len(text)
+        gpt4, n = self.scan == "gpt4", len(text)
         for start, end, ascii in regions:
             if ascii and count(counts, text, start, n if end == n else end + 1, gpt4, end != n) >= 0:
                 continue
-            for batch in _region(_ascii_compiled(self.name) if ascii else self._regex(), self._regex(), text, start, end):
+            for batch in _region(_ascii_compiled(self.scan) if ascii else self._regex(), self._regex(), text, start, end):
                 counts.update(batch)
         return True
 
@@ -478,12 +496,12 @@ class PreTokenizer:
         if found is None:
             return None
         split, regions = found
-        gpt4, n = self.name == "gpt4", len(text)
+        gpt4, n = self.scan == "gpt4", len(text)
         chunks: list[str] = []
         for start, end, ascii in regions:
             if ascii and split(chunks, text, start, n if end == n else end + 1, gpt4, end != n) >= 0:
                 continue
-            for batch in _region(_ascii_compiled(self.name) if ascii else self._regex(), self._regex(), text, start, end):
+            for batch in _region(_ascii_compiled(self.scan) if ascii else self._regex(), self._regex(), text, start, end):
                 chunks += batch
         return chunks
 
@@ -509,12 +527,12 @@ class PreTokenizer:
     def _scanner(self, text: str) -> Any:
         """The compiled pattern to scan ``text`` with: a named pattern's standard-library twin
         (:data:`ASCII_PATTERNS`) when the text is ASCII (an O(1) check), else the pattern."""
-        if self.name in ASCII_PATTERNS and text.isascii():
-            return _ascii_compiled(self.name)
+        if self.scan in ASCII_PATTERNS and text.isascii():
+            return _ascii_compiled(self.scan)
         return self._regex()
 
     def _findall(self, text: str) -> list[str]:
-        if self.name != "custom":
+        if self.scan != "custom":
             return self._scanner(text).findall(text)
         compiled = self._regex()
         try:  # a custom pattern may backtrack catastrophically: bound its time

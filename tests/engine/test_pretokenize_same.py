@@ -1,0 +1,97 @@
+"""Other spellings of a named pattern (engine.pretokenize.SAME_AS): Llama 3's pattern matches
+exactly what cl100k's (gpt4) matches, so a custom pre-tokenizer with it is split by gpt4's fast
+paths and still reads, writes and shows as custom; and Llama 3's real rank file encodes long
+text through them as tiktoken does."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+import regex
+from fetch_tokenizers import LLAMA3_PATTERN as META_LLAMA3
+from helpers import shared_corpus
+from hypothesis import given
+from hypothesis import strategies as st
+from texts import TEXTS
+
+from engine import _core
+from engine.pretokenize import GPT4_PATTERN, LLAMA3_PATTERN, SAME_AS, PreTokenizer
+
+# What the two patterns could disagree on: contractions in any case (and the long s, which
+# folds to s), letters and digits of other scripts, every kind of space and newline, runs of
+# punctuation before newlines.
+TRAPS = "'’sStTdDmMlLvVreEſKİı中文éß٣²1234567890 \t\n\r\x0b\x0c\u00a0\u2028\u3000!?.,;:-_/()[]{}\"#😀"
+
+GPT4 = regex.compile(GPT4_PATTERN)
+LLAMA3 = regex.compile(LLAMA3_PATTERN)
+
+
+def test_the_engine_knows_the_pattern_meta_ships():
+    assert LLAMA3_PATTERN == META_LLAMA3
+    assert SAME_AS[LLAMA3_PATTERN] == "gpt4"
+
+
+@given(st.text(alphabet=TRAPS, max_size=60))
+def test_llama3_matches_what_cl100k_matches(text):
+    assert LLAMA3.findall(text) == GPT4.findall(text)
+
+
+@pytest.mark.parametrize("name", ["tang_all.txt", "the-verdict.txt"])
+def test_llama3_matches_what_cl100k_matches_on_real_text(name):
+    path = shared_corpus(name)
+    if path is None:
+        pytest.skip("../shared/corpora is absent")
+    text = path.read_text(encoding="utf-8")[:300_000]
+    assert LLAMA3.findall(text) == GPT4.findall(text)
+
+
+def mixed_text():
+    # long enough for the region scan and the compiled core's whole-text encoder, not all ASCII
+    return "\n".join(TEXTS * 40) + " It'S  \r\n\n  done ٣٤٥ 2024\n"
+
+
+def test_a_custom_llama3_splits_as_its_own_pattern_and_stays_custom():
+    pre = PreTokenizer("custom", LLAMA3_PATTERN)
+    assert pre.scan == "gpt4" and pre.name == "custom" and pre.covers_everything
+    text = mixed_text()
+    expected = LLAMA3.findall(text)
+    assert pre.split(text) == expected
+    assert pre.count(text) == Counter(expected)
+    assert [c for batch in pre.batches(text) for c in batch] == expected
+    assert pre.to_dict()["name"] == "custom" and pre.to_dict()["pattern"] == LLAMA3_PATTERN
+    assert PreTokenizer.from_dict(pre.to_dict()) == pre
+
+
+def test_a_pattern_that_differs_keeps_its_own_scan():
+    qwen = LLAMA3_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")  # Qwen 2: one digit a chunk
+    pre = PreTokenizer("custom", qwen)
+    assert pre.scan == "custom" and not pre.covers_everything
+    assert pre.split("year 2024, it's") == regex.findall(qwen, "year 2024, it's")
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_llama3_encodes_long_text_as_tiktoken_does(compiled):
+    tiktoken = pytest.importorskip("tiktoken")
+    from fetch_tokenizers import load_cached, needed
+    from tiktoken.load import load_tiktoken_bpe
+
+    if compiled and _core._ccore_module is None:
+        pytest.skip(f"no compiled core here: {_core.WHY_PURE}")
+    path = needed("llama3.tiktoken")
+    enc = tiktoken.Encoding(name="llama3", pat_str=META_LLAMA3, mergeable_ranks=load_tiktoken_bpe(str(path)),
+                            special_tokens={})
+    was = _core.COMPILED
+    _core.select(compiled)
+    try:
+        imported = load_cached(path, pretokenizer=PreTokenizer("custom", META_LLAMA3))
+        tok = imported.tokenizer
+        text = mixed_text()
+        assert imported.encode(text) == enc.encode_ordinary(text)
+        assert (tok._text_coder() is not None) == compiled  # gpt4's whole-text encoder
+        tang = shared_corpus("tang_2000.txt")
+        if tang is not None:
+            poems = tang.read_text(encoding="utf-8")
+            assert imported.encode(poems) == enc.encode_ordinary(poems)
+    finally:
+        _core.select(was)
