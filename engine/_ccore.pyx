@@ -486,6 +486,47 @@ cdef class RankMerger:
             s = end[s]
         return out
 
+    def merge_ids(self, bytes piece, carray.array ranked, carray.array single):
+        """``merge(piece)``'s parts as ids: a part of two bytes or more is ``ranked[its rank]``,
+        a byte ``single[its value]`` (arrays of ints); None where one is below 0 (no id given),
+        for an empty piece, or for one of 16 MB or more."""
+        cdef Py_ssize_t n = len(piece), s, e, k = 0
+        cdef int64_t r
+        cdef int token
+        if n == 0 or n >= (1 << 24) or len(single) < 256:
+            return None
+        self._make_room(max(n, 1))
+        cdef const unsigned char *p = piece
+        cdef Py_ssize_t *end = self.end
+        cdef Py_ssize_t *prev = self.prev
+        cdef int64_t *current = self.current
+        cdef uint64_t *heap = self.heap
+        cdef _TokenTable table = self.table
+        cdef const int *by_rank = ranked.data.as_ints
+        cdef const int *by_byte = single.data.as_ints
+        cdef Py_ssize_t rank_count = len(ranked)
+        if n >= 2:
+            with nogil:
+                _rank_merge(table, p, n, end, prev, current, heap)
+        else:
+            end[0] = n
+        out = []
+        s = 0
+        while s < n:
+            e = end[s]
+            if e - s == 1:
+                token = by_byte[p[s]]
+            else:
+                r = table.find(p + s, e - s)
+                if r < 0 or r >= rank_count:
+                    return None
+                token = by_rank[r]
+            if token < 0:
+                return None
+            out.append(token)
+            s = e
+        return out
+
 
 # -- training ---------------------------------------------------------------------------------
 

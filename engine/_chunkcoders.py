@@ -150,12 +150,11 @@ class ChunkEncoders:
             return [token]
         if self.whole_ranks is None:
             return self._encode_chunk(chunk)
-        ids = self._by_bytes
-        assert ids is not None  # built by whole_piece
         merge = self._rank_merge
         if merge is None:
-            merge = self._rank_merge = _core.rank_merger(self._rank_order())
-        return [ids[part] for part in merge(key)]
+            assert self._by_bytes is not None  # built by whole_piece
+            merge = self._rank_merge = _core.rank_id_merger(self._rank_order(), self._by_bytes)
+        return merge(key)
 
     def _rank_order(self) -> dict[bytes, int]:
         """Every token of two bytes or more -> its rank, the whole pieces among the merges as

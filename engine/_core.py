@@ -28,6 +28,7 @@ since: ``pip install -e .`` again builds it anew).
 from __future__ import annotations
 
 import hashlib
+from array import array
 import importlib
 import os
 from collections.abc import Callable
@@ -106,11 +107,32 @@ def rank_merger(order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
     pure = partial(_rankmerge.rank_merge, order=order)
     if _compiled is None or list(order.values()) != list(range(len(order))):
         return pure
-    merge = _compiled.RankMerger(list(order)).merge
+    merger = _compiled.RankMerger(list(order))
+    merge = merger.merge
 
     def merged(piece: bytes) -> list[bytes]:
         parts = merge(piece)
         return parts if parts is not None else pure(piece)  # (a piece of 16 MB or more)
+
+    merged.merger = merger  # type: ignore[attr-defined]  # for rank_id_merger
+    return merged
+
+
+def rank_id_merger(order: dict[bytes, int], ids: dict[bytes, int]) -> Callable[[bytes], list[int]]:
+    """:func:`rank_merger`'s parts as ids (``ids``: bytes -> id, holding every part merging can
+    give: each byte and each token of ``order``): with the compiled core in one C call
+    (``RankMerger.merge_ids``), without a bytes object a part."""
+    merge = rank_merger(order)
+    bound = getattr(merge, "merger", None)
+    if bound is None:
+        return lambda piece: [ids[part] for part in merge(piece)]
+    ranked = array("i", [ids.get(token, -1) for token in order])
+    single = array("i", [ids.get(bytes([b]), -1) for b in range(256)])
+    by_ids = partial(bound.merge_ids, ranked=ranked, single=single)
+
+    def merged(piece: bytes) -> list[int]:
+        out = by_ids(piece)
+        return out if out is not None else [ids[part] for part in merge(piece)]
 
     return merged
 
