@@ -11,7 +11,7 @@ import pytest
 import regex
 from fetch_tokenizers import LLAMA3_PATTERN as META_LLAMA3
 from helpers import shared_corpus
-from hypothesis import given
+from hypothesis import find, given, settings
 from hypothesis import strategies as st
 from texts import TEXTS
 
@@ -35,6 +35,20 @@ def test_the_engine_knows_the_pattern_meta_ships():
 @given(st.text(alphabet=TRAPS, max_size=60))
 def test_llama3_matches_what_cl100k_matches(text):
     assert LLAMA3.findall(text) == GPT4.findall(text)
+
+
+@pytest.mark.parametrize("other", [
+    # tiktoken's newer cl100k spelling: a whitespace run at the end of the text is one chunk
+    r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s",
+    LLAMA3_PATTERN.replace("(?i:'s|'t|'re|'ve|'m|'ll|'d)", "'s|'t|'re|'ve|'m|'ll|'d"),  # case-sensitive
+    LLAMA3_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}"),  # Qwen 2's digits
+])
+def test_the_texts_tell_a_pattern_that_differs(other):
+    """The strategy above finds where a near spelling splits otherwise (so its test can fail)."""
+    other = regex.compile(other)
+    found = find(st.text(alphabet=TRAPS, max_size=60), lambda text: other.findall(text) != GPT4.findall(text),
+                 settings=settings(max_examples=5000, database=None, derandomize=True))
+    assert other.findall(found) != GPT4.findall(found)
 
 
 @pytest.mark.parametrize("name", ["tang_all.txt", "the-verdict.txt"])
