@@ -27,6 +27,8 @@ LLAMA3_PATTERN = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
+#: GPT-2's pattern as its encoder.py and tiktoken's gpt2 spell it (each contraction on its own).
+GPT2_SPELLED_OUT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 #: Other spellings of a named pattern that match exactly what it matches, on any text: a custom
 #: pre-tokenizer with one of them is split by the named pattern's fast paths (its ASCII twin,
 #: the compiled core's scanners, block-by-block counting), and stays custom everywhere else.
@@ -36,7 +38,8 @@ LLAMA3_PATTERN = (
 #: what follows match); and ``\s*[\r\n]+`` ends where ``\s*[\r\n]`` does, after the last
 #: newline of the whitespace run (tests/engine/test_pretokenize_same.py checks them on text).
 #: ``simple`` has no other spelling here: it is compiled with ``re``, whose ``\w`` differs.
-SAME_AS = {GPT2_PATTERN: "gpt2", GPT4_PATTERN: "gpt4", LLAMA3_PATTERN: "gpt4"}
+#: GPT-2's spelled-out contractions are its grouped ones (no contraction is a prefix of another).
+SAME_AS = {GPT2_PATTERN: "gpt2", GPT2_SPELLED_OUT: "gpt2", GPT4_PATTERN: "gpt4", LLAMA3_PATTERN: "gpt4"}
 
 _WS = r"\t\n\x0b\x0c\r "
 #: The named patterns that need the ``regex`` module, rewritten for ASCII text for the standard

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from texts import TEXTS
 
 from engine import _core
-from engine.pretokenize import GPT4_PATTERN, LLAMA3_PATTERN, SAME_AS, PreTokenizer
+from engine.pretokenize import GPT2_PATTERN, GPT2_SPELLED_OUT, GPT4_PATTERN, LLAMA3_PATTERN, SAME_AS, PreTokenizer
 
 # What the two patterns could disagree on: contractions in any case (and the long s, which
 # folds to s), letters and digits of other scripts, every kind of space and newline, runs of
@@ -25,6 +25,8 @@ TRAPS = "'’sStTdDmMlLvVreEſKİı中文éß٣²1234567890 \t\n\r\x0b\x0c\u00a0
 
 GPT4 = regex.compile(GPT4_PATTERN)
 LLAMA3 = regex.compile(LLAMA3_PATTERN)
+GPT2 = regex.compile(GPT2_PATTERN)
+GPT2_OUT = regex.compile(GPT2_SPELLED_OUT)
 
 
 def test_the_engine_knows_the_pattern_meta_ships():
@@ -35,6 +37,12 @@ def test_the_engine_knows_the_pattern_meta_ships():
 @given(st.text(alphabet=TRAPS, max_size=60))
 def test_llama3_matches_what_cl100k_matches(text):
     assert LLAMA3.findall(text) == GPT4.findall(text)
+
+
+@given(st.text(alphabet=TRAPS, max_size=60))
+def test_gpt2_spelled_out_matches_what_gpt2_matches(text):
+    assert GPT2_OUT.findall(text) == GPT2.findall(text)
+    assert PreTokenizer("custom", GPT2_SPELLED_OUT).scan == "gpt2"
 
 
 @pytest.mark.parametrize("other", [
@@ -58,6 +66,7 @@ def test_llama3_matches_what_cl100k_matches_on_real_text(name):
         pytest.skip("../shared/corpora is absent")
     text = path.read_text(encoding="utf-8")[:300_000]
     assert LLAMA3.findall(text) == GPT4.findall(text)
+    assert GPT2_OUT.findall(text) == GPT2.findall(text)
 
 
 def mixed_text():
