@@ -1899,7 +1899,9 @@ cdef class TextCoder:
     C-level pass: the ASCII stretches split by ``_chunk_end`` (as :func:`split_ascii`), the rest
     by the pattern's ``findall``, and each chunk's ids looked up in a C hash table of the chunks
     met before (code points -> ids); a chunk not in it is encoded once, by ``merger`` (its UTF-8
-    bytes merged in C: the bytes base) or by ``missing`` (the tokenizer's own chunk encoder).
+    bytes merged in C: the bytes base), by ``rank`` (a rank file with whole pieces: the chunk's
+    token in ``whole``, bytes -> id, else ``RankMerger.merge_ids`` with ``ranked`` and ``single``)
+    or by ``missing`` (the tokenizer's own chunk encoder, also where ``rank`` gives up).
 
     Twin: ``Tokenizer.encode_ordinary`` on the pure path (pre-tokenizer split, then the chunk
     cache). The split is the pattern's: a chunk found in an ASCII stretch is kept only when
@@ -1910,6 +1912,7 @@ cdef class TextCoder:
     cdef ChunkEncoder merger
     cdef object missing
     cdef object findall
+    cdef object rank, whole, ranked, single
     cdef bint gpt4
     cdef list ints
     cdef Py_ssize_t limit, ascii_run, widest
@@ -1919,10 +1922,14 @@ cdef class TextCoder:
     cdef Py_ssize_t arena_used, arena_room
 
     def __cinit__(self, findall, bint gpt4, missing=None, ChunkEncoder merger=None, Py_ssize_t ids=0,
-                  Py_ssize_t limit=200000, Py_ssize_t ascii_run=ASCII_RUN, Py_ssize_t widest=WIDEST):
+                  Py_ssize_t limit=200000, Py_ssize_t ascii_run=ASCII_RUN, Py_ssize_t widest=WIDEST,
+                  RankMerger rank=None, dict whole=None, carray.array ranked=None, carray.array single=None):
         if merger is None and missing is None:
             raise ValueError("a TextCoder needs a merger or a chunk encoder")
+        if rank is not None and (missing is None or whole is None or ranked is None or single is None):
+            raise ValueError("merging by rank needs the whole pieces, the ids by rank and by byte, and a chunk encoder")
         self.findall = findall
+        self.rank, self.whole, self.ranked, self.single = rank, whole, ranked, single
         self.gpt4 = gpt4
         self.missing = missing
         self.merger = merger
@@ -2035,7 +2042,13 @@ cdef class TextCoder:
             else:
                 if chunk is None:
                     chunk = PyUnicode_Substring(text, i, n)
-                ids = self.missing(chunk)
+                ids = None
+                if self.rank is not None:  # a whole piece first, else merged by rank, in C
+                    raw = (<str>chunk).encode("utf-8", "surrogateescape")
+                    item = self.whole.get(raw)
+                    ids = [item] if item is not None else (<RankMerger>self.rank).merge_ids(raw, self.ranked, self.single)
+                if ids is None:
+                    ids = self.missing(chunk)
                 m = len(ids)
                 sym = <int64_t *>PyMem_Malloc(max(m, 1) * sizeof(int64_t))
                 if sym == NULL:

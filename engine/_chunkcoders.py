@@ -6,6 +6,7 @@ is the tokenizer's (moved out of engine/tokenizer.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import _core
@@ -72,9 +73,21 @@ class ChunkEncoders:
             made = None
             if pre.scan in ("gpt2", "gpt4") and not (pre.per_line or pre.split_digits or pre.split_newlines):
                 made = _core.text_coder(lambda text, start, end: pre._regex().findall(text, start, end),
-                                        pre.scan == "gpt4", self._cache._encode, len(self.pieces), _KEPT_LIMIT)
+                                        pre.scan == "gpt4", self._cache._encode, len(self.pieces), _KEPT_LIMIT,
+                                        self._by_rank())
             coder = self._coder = made if made is not None else False
         return coder or None
+
+    def _by_rank(self) -> tuple[Callable[[bytes], list[int]], dict[bytes, int]] | None:
+        """When new chunks go to :meth:`_encode_whole_first` merging by rank: its merger and its
+        whole-piece table (for the compiled core's whole-text encoder to do the same in C)."""
+        if self._cache._encode != self._encode_whole_first or self.whole_ranks is None:
+            return None
+        self.whole_piece(b"")  # builds the table
+        assert self._by_bytes is not None
+        if self._rank_merge is None:
+            self._rank_merge = _core.rank_id_merger(self._rank_order(), self._by_bytes)
+        return self._rank_merge, self._by_bytes
 
     def _encode_by_text(self, chunk: str) -> list[int]:
         """Merge ``chunk`` by the rank of joined text (``text_ranks``): sentencepiece's BPE."""
@@ -152,8 +165,7 @@ class ChunkEncoders:
             return self._encode_chunk(chunk)
         merge = self._rank_merge
         if merge is None:
-            assert self._by_bytes is not None  # built by whole_piece
-            merge = self._rank_merge = _core.rank_id_merger(self._rank_order(), self._by_bytes)
+            merge = self._by_rank()[0]  # type: ignore[index]
         return merge(key)
 
     def _rank_order(self) -> dict[bytes, int]:

@@ -134,6 +134,7 @@ def rank_id_merger(order: dict[bytes, int], ids: dict[bytes, int]) -> Callable[[
         out = by_ids(piece)
         return out if out is not None else [ids[part] for part in merge(piece)]
 
+    merged.parts = (bound, ranked, single)  # type: ignore[attr-defined]  # for text_coder
     return merged
 
 
@@ -144,14 +145,22 @@ def _layout(pairs: list) -> tuple:
     return made if made is not None else _trainloops.layout(pairs)
 
 
-def text_coder(findall: Callable, gpt4: bool, encode: Callable[[str], list[int]], ids: int, limit: int) -> object | None:
+def text_coder(findall: Callable, gpt4: bool, encode: Callable[[str], list[int]], ids: int, limit: int,
+               by_rank: tuple[Callable, dict[bytes, int]] | None = None) -> object | None:
     """With the compiled core: a whole text -> its ids in one C-level pass (``engine._ccore.TextCoder``:
     the gpt2 or gpt4 split, whose pattern's ``findall`` it is given, and a C table of the chunks
     met), each new chunk encoded by ``encode`` (or merged in C when ``encode`` is a compiled
-    chunk encoder's ``encode_text``); ``ids`` token ids, ``limit`` chunks kept at most. None on the
-    pure path, whose twin is the pre-tokenizer's split and the tokenizer's chunk cache."""
+    chunk encoder's ``encode_text``, or when ``by_rank`` is a :func:`rank_id_merger` and the
+    whole pieces, bytes -> id, that ``encode`` looks a chunk up in first); ``ids`` token ids,
+    ``limit`` chunks kept at most. None on the pure path, whose twin is the pre-tokenizer's split
+    and the tokenizer's chunk cache."""
     if _compiled is None:
         return None
+    parts = getattr(by_rank[0], "parts", None) if by_rank is not None else None
+    if parts is not None and by_rank is not None:
+        rank, ranked, single = parts
+        return _compiled.TextCoder(findall, gpt4, missing=encode, ids=ids, limit=limit, rank=rank,
+                                   whole=by_rank[1], ranked=ranked, single=single)
     merger = getattr(encode, "__self__", None)
     if isinstance(merger, _compiled.ChunkEncoder) and encode == merger.encode_text:
         return _compiled.TextCoder(findall, gpt4, merger=merger, ids=ids, limit=limit)
