@@ -464,6 +464,10 @@ cdef class RankMerger:
         self.room = n
         return 0
 
+    cdef void _cut(self, const unsigned char *p, Py_ssize_t n) noexcept nogil:
+        """Merge the ``n`` bytes at ``p`` (2 or more, room made): the parts end at ``self.end``."""
+        _rank_merge(self.table, p, n, self.end, self.prev, self.current, self.heap)
+
     def merge(self, bytes piece):
         cdef Py_ssize_t n = len(piece), s
         if n < 2:
@@ -472,13 +476,9 @@ cdef class RankMerger:
             return None
         self._make_room(n)
         cdef const unsigned char *p = piece
-        cdef Py_ssize_t *end = self.end
-        cdef Py_ssize_t *prev = self.prev
-        cdef int64_t *current = self.current
-        cdef uint64_t *heap = self.heap
-        cdef _TokenTable table = self.table
         with nogil:
-            _rank_merge(table, p, n, end, prev, current, heap)
+            self._cut(p, n)
+        cdef Py_ssize_t *end = self.end
         out = []
         s = 0
         while s < n:
@@ -488,26 +488,25 @@ cdef class RankMerger:
 
     def merge_ids(self, bytes piece, carray.array ranked, carray.array single):
         """``merge(piece)``'s parts as ids: a part of two bytes or more is ``ranked[its rank]``,
-        a byte ``single[its value]`` (arrays of ints); None where one is below 0 (no id given),
-        for an empty piece, or for one of 16 MB or more."""
-        cdef Py_ssize_t n = len(piece), s, e, k = 0
+        a byte ``single[its value]`` (arrays of ints, typecode ``i``); None where one is below 0
+        (no id given), for an empty piece, or for one of 16 MB or more."""
+        cdef Py_ssize_t n = len(piece), s, e
         cdef int64_t r
         cdef int token
+        if ranked.typecode != "i" or single.typecode != "i":
+            raise TypeError("the ids by rank and by byte are arrays of typecode 'i'")
         if n == 0 or n >= (1 << 24) or len(single) < 256:
             return None
-        self._make_room(max(n, 1))
+        self._make_room(n)
         cdef const unsigned char *p = piece
-        cdef Py_ssize_t *end = self.end
-        cdef Py_ssize_t *prev = self.prev
-        cdef int64_t *current = self.current
-        cdef uint64_t *heap = self.heap
-        cdef _TokenTable table = self.table
         cdef const int *by_rank = ranked.data.as_ints
         cdef const int *by_byte = single.data.as_ints
         cdef Py_ssize_t rank_count = len(ranked)
+        cdef Py_ssize_t *end = self.end
+        cdef _TokenTable table = self.table
         if n >= 2:
             with nogil:
-                _rank_merge(table, p, n, end, prev, current, heap)
+                self._cut(p, n)
         else:
             end[0] = n
         out = []

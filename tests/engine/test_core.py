@@ -8,6 +8,8 @@ without it."""
 
 from __future__ import annotations
 
+from array import array
+
 import os
 import subprocess
 import sys
@@ -142,6 +144,8 @@ def test_the_compiled_rank_merge_leaves_the_parts_the_pure_one_does(tokens, piec
     for piece in pieces:
         assert by_ids(piece) == [ids[part] for part in _rankmerge.rank_merge(piece, order)]
         assert _core.rank_id_merger(gaps, ids)(piece) == [ids[part] for part in _rankmerge.rank_merge(piece, gaps)]
+    with pytest.raises(TypeError, match="typecode"):
+        compiled.RankMerger(list(order)).merge_ids(b"ab", array("q", [0]), array("i", range(256)))
     short = {t: i for t, i in ids.items() if len(t) > 1}  # no ids for the bytes: the parts' way
     for piece in pieces:
         expected = [short.get(part) for part in _rankmerge.rank_merge(piece, order)]
