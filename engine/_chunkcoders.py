@@ -66,7 +66,8 @@ class ChunkEncoders:
     def _text_coder(self) -> Any:
         """The compiled core's whole-text encoder for this tokenizer (made at first use), or None:
         on the pure path, and for a pre-tokenizer other than plain gpt2 or gpt4 (or another
-        spelling of them: ``PreTokenizer.scan``; no digit or newline splitting, not line by line). New chunks are encoded as the chunk cache would."""
+        spelling of them: ``PreTokenizer.scan``; no digit or newline splitting, not line by line).
+        New chunks are encoded as the chunk cache would."""
         coder = self._coder
         if coder is None:
             pre = self.pretokenizer

@@ -28,9 +28,9 @@ since: ``pip install -e .`` again builds it anew).
 from __future__ import annotations
 
 import hashlib
-from array import array
 import importlib
 import os
+from array import array
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path

@@ -8,12 +8,11 @@ without it."""
 
 from __future__ import annotations
 
-from array import array
-
 import os
 import subprocess
 import sys
 import zipfile
+from array import array
 from functools import partial
 from pathlib import Path
 
