@@ -6,7 +6,6 @@ is the tokenizer's (moved out of engine/tokenizer.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from . import _core
@@ -79,16 +78,18 @@ class ChunkEncoders:
             coder = self._coder = made if made is not None else False
         return coder or None
 
-    def _by_rank(self) -> tuple[Callable[[bytes], list[int]], dict[bytes, int]] | None:
+    def _by_rank(self) -> tuple[_core.RankIds, dict[bytes, int]] | None:
         """When new chunks go to :meth:`_encode_whole_first` merging by rank: its merger and its
         whole-piece table (for the compiled core's whole-text encoder to do the same in C)."""
         if self._cache._encode != self._encode_whole_first or self.whole_ranks is None:
             return None
-        self.whole_piece(b"")  # builds the table
-        assert self._by_bytes is not None
+        return self._rank_ids(), self._by_bytes_table()
+
+    def _rank_ids(self) -> _core.RankIds:
+        """tiktoken's merging by :meth:`_rank_order`, to ids (made at first use)."""
         if self._rank_merge is None:
-            self._rank_merge = _core.rank_id_merger(self._rank_order(), self._by_bytes)
-        return self._rank_merge, self._by_bytes
+            self._rank_merge = _core.RankIds(self._rank_order(), self._by_bytes_table())
+        return self._rank_merge
 
     def _encode_by_text(self, chunk: str) -> list[int]:
         """Merge ``chunk`` by the rank of joined text (``text_ranks``): sentencepiece's BPE."""
@@ -150,11 +151,15 @@ class ChunkEncoders:
         those bytes), which the chunk encodes to without merging; else None."""
         if not self.whole_first:
             return None
+        return self._by_bytes_table().get(chunk)
+
+    def _by_bytes_table(self) -> dict[bytes, int]:
+        """Every token's bytes and every whole piece's -> its (first) id, made at first use."""
         table = self._by_bytes
         if table is None:
             table = self._by_bytes = dict(zip(self.whole_pieces, range(len(self.pieces), len(self.pieces) + len(self.whole_pieces))))
             table.update(zip(reversed(self.pieces), range(len(self.pieces) - 1, -1, -1)))
-        return table.get(chunk)
+        return table
 
     def _encode_whole_first(self, chunk: str) -> list[int]:
         """A chunk that is a whole token is that token (``whole_first``); any other is merged."""
@@ -164,10 +169,7 @@ class ChunkEncoders:
             return [token]
         if self.whole_ranks is None:
             return self._encode_chunk(chunk)
-        merge = self._rank_merge
-        if merge is None:
-            merge = self._by_rank()[0]  # type: ignore[index]
-        return merge(key)
+        return self._rank_ids()(key)
 
     def _rank_order(self) -> dict[bytes, int]:
         """Every token of two bytes or more -> its rank, the whole pieces among the merges as

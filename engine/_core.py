@@ -99,43 +99,51 @@ def bytes_merger(
     return _codec.ByteMerger(ranks, pieces)
 
 
+def _by_place(order: dict[bytes, int]) -> bool:
+    """Whether each token's rank is its place in ``order`` (what the compiled merge needs)."""
+    return list(order.values()) == list(range(len(order)))
+
+
 def rank_merger(order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
     """tiktoken's merging of one piece under ``order`` (bytes -> rank; it must not change
     afterwards): :func:`engine._rankmerge.rank_merge` bound to it, or with the compiled core
     ``engine._ccore.RankMerger`` (its loop in C, a C table of the tokens' bytes) when the ranks
     are the tokens' places in ``order`` (as a tokenizer's rank order makes them)."""
     pure = partial(_rankmerge.rank_merge, order=order)
-    if _compiled is None or list(order.values()) != list(range(len(order))):
+    if _compiled is None or not _by_place(order):
         return pure
-    merger = _compiled.RankMerger(list(order))
-    merge = merger.merge
+    merge = _compiled.RankMerger(list(order)).merge
 
     def merged(piece: bytes) -> list[bytes]:
         parts = merge(piece)
         return parts if parts is not None else pure(piece)  # (a piece of 16 MB or more)
 
-    merged.merger = merger  # type: ignore[attr-defined]  # for rank_id_merger
     return merged
 
 
-def rank_id_merger(order: dict[bytes, int], ids: dict[bytes, int]) -> Callable[[bytes], list[int]]:
+class RankIds:
     """:func:`rank_merger`'s parts as ids (``ids``: bytes -> id, holding every part merging can
-    give: each byte and each token of ``order``): with the compiled core in one C call
-    (``RankMerger.merge_ids``), without a bytes object a part."""
-    merge = rank_merger(order)
-    bound = getattr(merge, "merger", None)
-    if bound is None:
-        return lambda piece: [ids[part] for part in merge(piece)]
-    ranked = array("i", [ids.get(token, -1) for token in order])
-    single = array("i", [ids.get(bytes([b]), -1) for b in range(256)])
-    by_ids = partial(bound.merge_ids, ranked=ranked, single=single)
+    give: each byte and each token of ``order``), called with a piece. With the compiled core
+    one C call (``merger.merge_ids`` with the id arrays ``ranked`` and ``single``, which
+    :func:`text_coder` hands to the whole-text encoder); else, and where it gives up, the
+    parts of the pure merging looked up one by one."""
 
-    def merged(piece: bytes) -> list[int]:
-        out = by_ids(piece)
-        return out if out is not None else [ids[part] for part in merge(piece)]
+    __slots__ = ("ids", "merger", "pure", "ranked", "single")
 
-    merged.parts = (bound, ranked, single)  # type: ignore[attr-defined]  # for text_coder
-    return merged
+    def __init__(self, order: dict[bytes, int], ids: dict[bytes, int]) -> None:
+        self.ids = ids
+        self.pure = partial(_rankmerge.rank_merge, order=order)
+        self.merger = _compiled.RankMerger(list(order)) if _compiled is not None and _by_place(order) else None
+        self.ranked = array("i", [ids.get(token, -1) for token in order]) if self.merger is not None else None
+        self.single = array("i", [ids.get(bytes([b]), -1) for b in range(256)]) if self.merger is not None else None
+
+    def __call__(self, piece: bytes) -> list[int]:
+        if self.merger is not None:
+            out = self.merger.merge_ids(piece, self.ranked, self.single)
+            if out is not None:
+                return out
+        ids = self.ids
+        return [ids[part] for part in self.pure(piece)]
 
 
 def _layout(pairs: list) -> tuple:
@@ -146,21 +154,20 @@ def _layout(pairs: list) -> tuple:
 
 
 def text_coder(findall: Callable, gpt4: bool, encode: Callable[[str], list[int]], ids: int, limit: int,
-               by_rank: tuple[Callable, dict[bytes, int]] | None = None) -> object | None:
+               by_rank: tuple[RankIds, dict[bytes, int]] | None = None) -> object | None:
     """With the compiled core: a whole text -> its ids in one C-level pass (``engine._ccore.TextCoder``:
     the gpt2 or gpt4 split, whose pattern's ``findall`` it is given, and a C table of the chunks
     met), each new chunk encoded by ``encode`` (or merged in C when ``encode`` is a compiled
-    chunk encoder's ``encode_text``, or when ``by_rank`` is a :func:`rank_id_merger` and the
-    whole pieces, bytes -> id, that ``encode`` looks a chunk up in first); ``ids`` token ids,
+    chunk encoder's ``encode_text``, or when ``by_rank`` is a :class:`RankIds` and the whole
+    pieces, bytes -> id, that ``encode`` looks a chunk up in first); ``ids`` token ids,
     ``limit`` chunks kept at most. None on the pure path, whose twin is the pre-tokenizer's split
     and the tokenizer's chunk cache."""
     if _compiled is None:
         return None
-    parts = getattr(by_rank[0], "parts", None) if by_rank is not None else None
-    if parts is not None and by_rank is not None:
-        rank, ranked, single = parts
-        return _compiled.TextCoder(findall, gpt4, missing=encode, ids=ids, limit=limit, rank=rank,
-                                   whole=by_rank[1], ranked=ranked, single=single)
+    if by_rank is not None and by_rank[0].merger is not None:
+        rank, whole = by_rank
+        return _compiled.TextCoder(findall, gpt4, missing=encode, ids=ids, limit=limit, rank=rank.merger,
+                                   whole=whole, ranked=rank.ranked, single=rank.single)
     merger = getattr(encode, "__self__", None)
     if isinstance(merger, _compiled.ChunkEncoder) and encode == merger.encode_text:
         return _compiled.TextCoder(findall, gpt4, merger=merger, ids=ids, limit=limit)

@@ -36,9 +36,9 @@ GPT2_SPELLED_OUT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N
 #: ``(?i:)``, in an order where none is a prefix of another); ``?`` and ``+`` match as their
 #: possessive twins there (giving back the optional character, or part of the run, never lets
 #: what follows match); and ``\s*[\r\n]+`` ends where ``\s*[\r\n]`` does, after the last
-#: newline of the whitespace run (tests/engine/test_pretokenize_same.py checks them on text).
-#: ``simple`` has no other spelling here: it is compiled with ``re``, whose ``\w`` differs.
-#: GPT-2's spelled-out contractions are its grouped ones (no contraction is a prefix of another).
+#: newline of the whitespace run. GPT-2's spelled-out contractions are its grouped ones (no
+#: contraction is a prefix of another). tests/engine/test_pretokenize_same.py checks both on
+#: text. ``simple`` has no other spelling here: it is compiled with ``re``, whose ``\w`` differs.
 SAME_AS = {GPT2_PATTERN: "gpt2", GPT2_SPELLED_OUT: "gpt2", GPT4_PATTERN: "gpt4", LLAMA3_PATTERN: "gpt4"}
 
 _WS = r"\t\n\x0b\x0c\r "

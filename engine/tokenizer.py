@@ -272,7 +272,7 @@ class Tokenizer(ChunkEncoders, Traces):
         self.whole_first, self.whole_pieces = _whole_pieces(base, whole_first, whole_pieces, len(pieces))
         self.whole_ranks = _whole_ranks(whole_ranks, self.whole_pieces, count)
         self._order: dict[bytes, int] | None = None  # whole_ranks: each token's bytes -> its rank
-        self._rank_merge: Callable[[bytes], list[int]] | None = None  # whole_ranks: merging by _order, to ids
+        self._rank_merge: _core.RankIds | None = None  # whole_ranks: merging by _order, to ids
         first_special = len(pieces) + len(self.whole_pieces)
         self.specials: dict[str, int] = {}
         for token in specials:

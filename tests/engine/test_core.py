@@ -138,11 +138,11 @@ def test_the_compiled_rank_merge_leaves_the_parts_the_pure_one_does(tokens, piec
         assert _core.rank_merger(gaps)(piece) == _rankmerge.rank_merge(piece, gaps)
     # the parts as ids in one call: each byte's and each token's id (here: ids from 1000 on)
     ids = {bytes([b]): b for b in range(256)} | {t: 1000 + i for i, t in enumerate(tokens)}
-    by_ids = _core.rank_id_merger(order, ids)
+    by_ids = _core.RankIds(order, ids)
     pieces = [piece for piece in pieces if piece]  # (a chunk is never empty)
     for piece in pieces:
         assert by_ids(piece) == [ids[part] for part in _rankmerge.rank_merge(piece, order)]
-        assert _core.rank_id_merger(gaps, ids)(piece) == [ids[part] for part in _rankmerge.rank_merge(piece, gaps)]
+        assert _core.RankIds(gaps, ids)(piece) == [ids[part] for part in _rankmerge.rank_merge(piece, gaps)]
     with pytest.raises(TypeError, match="typecode"):
         compiled.RankMerger(list(order)).merge_ids(b"ab", array("q", [0]), array("i", range(256)))
     short = {t: i for t, i in ids.items() if len(t) > 1}  # no ids for the bytes: the parts' way
@@ -150,9 +150,9 @@ def test_the_compiled_rank_merge_leaves_the_parts_the_pure_one_does(tokens, piec
         expected = [short.get(part) for part in _rankmerge.rank_merge(piece, order)]
         if None in expected:
             with pytest.raises(KeyError):
-                _core.rank_id_merger(order, short)(piece)
+                _core.RankIds(order, short)(piece)
         else:
-            assert _core.rank_id_merger(order, short)(piece) == expected
+            assert _core.RankIds(order, short)(piece) == expected
 
 
 @needs_compiled
