@@ -1,0 +1,52 @@
+"""The pure node layout (engine._trainloops.layout) against a node-by-node reference: chunks of
+bytes take a path that writes the array's fields through byte views, lists take the general
+one, and both must give what one loop over the nodes gives."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import _trainloops
+from engine._pairviews import SEP
+
+
+def naive_layout(pairs):
+    """SEP, then each chunk's symbols and a SEP; node i is [symbol, 4i + 4, 4i - 4, weight]."""
+    nodes = [(SEP, 0)]
+    starts = []
+    for seq, weight in pairs:
+        starts.append(4 * len(nodes))
+        nodes.extend((symbol, weight) for symbol in seq)
+        nodes.append((SEP, weight))
+    flat = []
+    for i, (symbol, weight) in enumerate(nodes):
+        flat.extend((symbol, 4 * i + 4, 4 * i - 4, weight))
+    return flat, starts, sum(len(seq) * weight for seq, weight in pairs)
+
+
+weights = st.one_of(st.just(1), st.integers(1, 3), st.integers(1, (1 << 31) - 1), st.integers(1 << 31, 1 << 40))
+chunks = st.lists(st.tuples(st.binary(min_size=1, max_size=40), weights), max_size=30)
+# long enough to cross the 2**14-node period of the links' low halves, several times
+long_chunks = st.lists(st.tuples(st.binary(min_size=2000, max_size=9000), st.sampled_from([1, 1, 1, 5])),
+                       min_size=1, max_size=8)
+
+
+@given(st.one_of(chunks, long_chunks))
+@settings(max_examples=150, deadline=None)
+def test_the_layout_of_bytes_and_of_lists_is_the_nodes_one_by_one(pairs):
+    flat, starts, tokens = naive_layout(pairs)
+    for given_as in (pairs, [(list(seq), weight) for seq, weight in pairs]):
+        data, got_starts, got_tokens = _trainloops.layout(given_as)
+        assert (list(data), list(got_starts), got_tokens) == (flat, starts, tokens)
+        wide = max((weight for _, weight in pairs), default=0) > (1 << 31) - 1
+        assert data.typecode == ("q" if wide else "i")
+
+
+def test_the_bytes_layout_writes_weights_both_ways():
+    """Few chunks counted more than once (written over 1s) and many (packed and repeated)."""
+    few = [(bytes([i % 256, 7]), 1) for i in range(40)] + [(b"\xfe\x00\xff", 9)]
+    many = [(bytes([i % 256]) * 3, 2 + i % 5) for i in range(40)] + [(b"\x00", 1)]
+    for pairs in (few, many):
+        data, starts, tokens = _trainloops.layout(pairs)
+        assert (list(data), list(starts), tokens) == naive_layout(pairs)
