@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from array import array
 from bisect import bisect_left
@@ -113,21 +114,23 @@ def node_typecode(max_weight: int, max_address: int) -> str:
     return "i" if max_weight <= INT32_MAX and max_address <= INT32_MAX else "q"
 
 
+#: Nodes from which the pure first index gathers the second half of the layout in a forked
+#: child at the same time (a smaller layout costs less than the fork: docs/benchmarks.md).
+INDEX_SPLIT = 1 << 20
+
+
 def index_pairs(data: array[int], floor: int) -> tuple[dict[int, int], dict[int, array[int]]]:
     """The first pair index of a layout: {pair key: weighted count} and {pair key: ascending
     addresses of its left nodes}, both in order of first occurrence, for the pairs counted at
     least ``floor`` times.
 
-    One loop over the nodes gathers the addresses; a pair's count is then its number of
-    addresses, plus the extra weight of the few chunks that occur more than once (found by a
-    C-level filter on the weights), rather than summing weights node by node (figures:
-    docs/benchmarks.md, "Issue 24, fifth round")."""
-    where: defaultdict[int, array[int]] = defaultdict(_nodes)
-    syms = data[0::4]
+    One loop over the nodes gathers the addresses (on a large layout, two at once: see
+    :func:`_gather_in_two`); a pair's count is then its number of addresses, plus the extra
+    weight of the few chunks that occur more than once (found by a C-level filter on the
+    weights), rather than summing weights node by node (figures: docs/benchmarks.md, "Issue
+    24, fifth round")."""
     end = len(data)
-    for x, y, address in zip(syms, syms[1:], range(0, end, 4)):
-        if x >= 0 and y >= 0:
-            where[x << SHIFT | y].append(address)
+    where = _gather_in_two(data) if end >= 4 * INDEX_SPLIT and _may_fork() else _gather(data, 0, end)
     count = {k: len(nodes) for k, nodes in where.items()}
     for address in compress(range(0, end, 4), map(ne, data[3::4], repeat(1))):
         x = data[address]
@@ -138,6 +141,73 @@ def index_pairs(data: array[int], floor: int) -> tuple[dict[int, int], dict[int,
     if floor > 1:
         return {k: c for k, c in count.items() if c >= floor}, {k: where[k] for k, c in count.items() if c >= floor}
     return count, dict(where)
+
+
+def _gather(data: array[int], lo: int, hi: int) -> dict[int, array[int]]:
+    """{pair key: ascending addresses} of the pairs whose left node is in [lo, hi), in order of
+    first occurrence (a pair's right node may be at hi)."""
+    where: defaultdict[int, array[int]] = defaultdict(_nodes)
+    for x, y, address in zip(data[lo:hi:4], data[lo + 4:hi + 4:4], range(lo, hi, 4)):
+        if x >= 0 and y >= 0:
+            where[x << SHIFT | y].append(address)
+    return where
+
+
+def _may_fork() -> bool:
+    """Whether the index may fork: where a process can, and no other thread could hold a lock
+    the child would need (the app builds its trainers beside Textual's threads)."""
+    import threading
+
+    return hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
+
+
+def _gather_in_two(data: array[int]) -> dict[int, array[int]]:
+    """:func:`_gather` of the whole layout, its second half in a forked child at the same time:
+    the child sends its keys, their lengths and all its addresses as three raw arrays, and each
+    of its lists is put after ours (ascending, first occurrences in order). Should the child
+    fail, its half is gathered here."""
+    end = len(data)
+    mid = end // 8 * 4
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: gather the second half, send it back, and leave at once
+        payload = b""
+        try:
+            os.close(read_end)
+            second = _gather(data, mid, end)
+            keys = array("q", second)
+            sizes = array("q", map(len, second.values()))
+            payload = b"".join((array("q", [len(keys)]).tobytes(), keys.tobytes(), sizes.tobytes(),
+                                *map(bytes, second.values())))
+        except BaseException:  # noqa: BLE001 - the parent gathers the half itself
+            payload = b""
+        with os.fdopen(write_end, "wb") as out:
+            out.write(payload)
+        os._exit(0)
+    os.close(write_end)
+    try:
+        where = _gather(data, 0, mid)
+    finally:
+        with os.fdopen(read_end, "rb") as incoming:
+            payload = incoming.read()
+        os.waitpid(pid, 0)
+    if not payload:
+        second = _gather(data, mid, end)
+    else:
+        n = array("q", payload[:8])[0]
+        keys = array("q", payload[8:8 + 8 * n])
+        sizes = array("q", payload[8 + 8 * n:8 + 16 * n])
+        flat = _nodes(payload[8 + 16 * n:])
+        offsets = accumulate(sizes, initial=0)
+        second = {k: flat[o:o + size] for k, o, size in zip(keys, offsets, sizes)}
+    get = where.get
+    for k, nodes in second.items():
+        mine = get(k)
+        if mine is None:
+            where[k] = nodes
+        else:
+            mine.extend(nodes)
+    return where
 
 
 def relink(data: array[int], plist: array[int], a: int, b: int, new_id: int) -> tuple[

@@ -1,9 +1,13 @@
-"""The pure node layout (engine._trainloops.layout) against a node-by-node reference: chunks of
-bytes take a path that writes the array's fields through byte views, lists take the general
-one, and both must give what one loop over the nodes gives."""
+"""The pure node layout and first index (engine._trainloops) against simpler builds: chunks of
+bytes take a layout that writes the array's fields through byte views, lists the general one,
+and both must give what one loop over the nodes gives; a large layout's index is gathered in
+two processes and must be the one gathered in one."""
 
 from __future__ import annotations
 
+import os
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,3 +54,43 @@ def test_the_bytes_layout_writes_weights_both_ways():
     for pairs in (few, many):
         data, starts, tokens = _trainloops.layout(pairs)
         assert (list(data), list(starts), tokens) == naive_layout(pairs)
+
+
+@given(st.lists(st.tuples(st.lists(st.integers(0, 5), min_size=1, max_size=30), st.sampled_from([1, 1, 2, 9])),
+                min_size=1, max_size=40), st.sampled_from([1, 2, 3]))
+@settings(max_examples=60, deadline=None)
+def test_the_first_index_gathered_in_two_processes_is_the_one_gathered_in_one(pairs, floor):
+    """A large layout's second half is gathered in a forked child: the counts, the address
+    lists and their order of first occurrence are those of one loop over the nodes."""
+    data = _trainloops.layout(pairs)[0]
+    alone = _trainloops.index_pairs(data, floor)
+    forked = []
+    real = _trainloops._gather_in_two
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_trainloops, "INDEX_SPLIT", 1)
+        patch.setattr(_trainloops, "_may_fork", lambda: True)
+        patch.setattr(_trainloops, "_gather_in_two", lambda d: forked.append(1) or real(d))
+        split = _trainloops.index_pairs(data, floor)
+    assert forked
+    for made, want in zip(split, alone):
+        assert list(made.items()) == list(want.items())
+
+
+def test_a_failed_child_leaves_the_index_to_the_parent(monkeypatch):
+    """Should the forked child fail, the parent gathers the second half itself."""
+    pairs = [(bytes([i % 7, i % 5, 3]), 1 + i % 3) for i in range(200)]
+    data = _trainloops.layout(pairs)[0]
+    alone = _trainloops.index_pairs(data, 1)
+    parent = os.getpid()
+    real = _trainloops._gather
+
+    def gather(d, lo, hi):
+        if os.getpid() != parent:
+            raise MemoryError("the child's gather fails")
+        return real(d, lo, hi)
+
+    monkeypatch.setattr(_trainloops, "_gather", gather)
+    assert list(_trainloops._gather_in_two(data).items()) == list(real(data, 0, len(data)).items())
+    monkeypatch.setattr(_trainloops, "INDEX_SPLIT", 1)
+    monkeypatch.setattr(_trainloops, "_may_fork", lambda: True)
+    assert [list(part.items()) for part in _trainloops.index_pairs(data, 1)] == [list(part.items()) for part in alone]
