@@ -161,6 +161,24 @@ def _may_fork() -> bool:
     return hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
 
 
+def _answer(payload: bytes) -> dict[int, array[int]] | None:
+    """The child's gathering from its raw arrays (count, keys, sizes, addresses), or None when
+    the payload is empty or not whole."""
+    head = 8
+    if len(payload) < head:
+        return None
+    n = array("q", payload[:head])[0]
+    if n < 0 or len(payload) < head + 16 * n:
+        return None
+    keys = array("q", payload[head:head + 8 * n])
+    sizes = array("q", payload[head + 8 * n:head + 16 * n])
+    flat = payload[head + 16 * n:]
+    if len(flat) != _nodes().itemsize * sum(sizes):
+        return None
+    flat = _nodes(flat)
+    return {k: flat[o:o + size] for k, o, size in zip(keys, accumulate(sizes, initial=0), sizes)}
+
+
 def _gather_in_two(data: array[int]) -> dict[int, array[int]]:
     """:func:`_gather` of the whole layout, its second half in a forked child at the same time:
     the child sends its keys, their lengths and all its addresses as three raw arrays, and each
@@ -169,21 +187,28 @@ def _gather_in_two(data: array[int]) -> dict[int, array[int]]:
     end = len(data)
     mid = end // 8 * 4
     read_end, write_end = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:  # no room for another process now: one loop, here
+        os.close(read_end)
+        os.close(write_end)
+        return _gather(data, 0, end)
     if pid == 0:  # the child: gather the second half, send it back, and leave at once
-        payload = b""
         try:
             os.close(read_end)
-            second = _gather(data, mid, end)
-            keys = array("q", second)
-            sizes = array("q", map(len, second.values()))
-            payload = b"".join((array("q", [len(keys)]).tobytes(), keys.tobytes(), sizes.tobytes(),
-                                *map(bytes, second.values())))
-        except BaseException:  # noqa: BLE001 - the parent gathers the half itself
             payload = b""
-        with os.fdopen(write_end, "wb") as out:
-            out.write(payload)
-        os._exit(0)
+            try:
+                second = _gather(data, mid, end)
+                keys = array("q", second)
+                sizes = array("q", map(len, second.values()))
+                payload = b"".join((array("q", [len(keys)]).tobytes(), keys.tobytes(), sizes.tobytes(),
+                                    *map(bytes, second.values())))
+            except BaseException:  # noqa: BLE001 - an empty answer: the parent gathers the half itself
+                payload = b""
+            with os.fdopen(write_end, "wb") as out:
+                out.write(payload)
+        finally:  # whatever happened (the parent gone, the pipe broken), never return from here
+            os._exit(0)
     os.close(write_end)
     try:
         where = _gather(data, 0, mid)
@@ -191,15 +216,9 @@ def _gather_in_two(data: array[int]) -> dict[int, array[int]]:
         with os.fdopen(read_end, "rb") as incoming:
             payload = incoming.read()
         os.waitpid(pid, 0)
-    if not payload:
+    second = _answer(payload)
+    if second is None:  # the child failed, or was stopped before it had written all
         second = _gather(data, mid, end)
-    else:
-        n = array("q", payload[:8])[0]
-        keys = array("q", payload[8:8 + 8 * n])
-        sizes = array("q", payload[8 + 8 * n:8 + 16 * n])
-        flat = _nodes(payload[8 + 16 * n:])
-        offsets = accumulate(sizes, initial=0)
-        second = {k: flat[o:o + size] for k, o, size in zip(keys, offsets, sizes)}
     get = where.get
     for k, nodes in second.items():
         mine = get(k)

@@ -6,6 +6,7 @@ two processes and must be the one gathered in one."""
 from __future__ import annotations
 
 import os
+from array import array
 
 import pytest
 from hypothesis import given, settings
@@ -94,3 +95,17 @@ def test_a_failed_child_leaves_the_index_to_the_parent(monkeypatch):
     monkeypatch.setattr(_trainloops, "INDEX_SPLIT", 1)
     monkeypatch.setattr(_trainloops, "_may_fork", lambda: True)
     assert [list(part.items()) for part in _trainloops.index_pairs(data, 1)] == [list(part.items()) for part in alone]
+
+
+def test_a_child_answer_cut_short_is_refused():
+    """A payload the child did not finish (stopped mid-write) is no answer: the parent gathers."""
+    pairs = [(bytes([i % 7, i % 5, 3]), 1) for i in range(50)]
+    data = _trainloops.layout(pairs)[0]
+    gathered = _trainloops._gather(data, 0, len(data))
+    keys = array("q", gathered)
+    sizes = array("q", map(len, gathered.values()))
+    whole = b"".join((array("q", [len(keys)]).tobytes(), keys.tobytes(), sizes.tobytes(),
+                      *map(bytes, gathered.values())))
+    assert list(_trainloops._answer(whole).items()) == list(gathered.items())
+    for cut in (0, 5, 8, 8 + 8 * len(keys), len(whole) - 4):
+        assert _trainloops._answer(whole[:cut]) is None
