@@ -30,6 +30,16 @@ LLAMA3_PATTERN = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
+#: tiktoken's o200k_base pattern (GPT-4o's; Llama 4's tiktoken setup uses it too).
+O200K_PATTERN = "|".join((
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+))
 #: GPT-2's pattern as its encoder.py and tiktoken's gpt2 spell it (each contraction on its own).
 GPT2_SPELLED_OUT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 #: Other spellings of a named pattern that match exactly what it matches, on any text: a custom
@@ -42,7 +52,12 @@ GPT2_SPELLED_OUT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N
 #: newline of the whitespace run. GPT-2's spelled-out contractions are its grouped ones (no
 #: contraction is a prefix of another). tests/engine/test_pretokenize_same.py checks both on
 #: text. ``simple`` has no other spelling here: it is compiled with ``re``, whose ``\w`` differs.
-SAME_AS = {GPT2_PATTERN: "gpt2", GPT2_SPELLED_OUT: "gpt2", GPT4_PATTERN: "gpt4", LLAMA3_PATTERN: "gpt4"}
+SAME_AS = {GPT2_PATTERN: "gpt2", GPT2_SPELLED_OUT: "gpt2", GPT4_PATTERN: "gpt4", LLAMA3_PATTERN: "gpt4",
+           O200K_PATTERN: "o200k"}
+#: The pattern each fast path (``PreTokenizer.scan``) stands for. o200k is no named
+#: pre-tokenizer: a custom one with its pattern has only its ASCII twin (below), scanning ASCII
+#: regions cut where it ends a chunk (:data:`CUTS`); the text as a whole, as any custom pattern.
+SCAN_PATTERNS = {**NAMED_PATTERNS, "o200k": O200K_PATTERN}
 
 _WS = r"\t\n\x0b\x0c\r "
 #: The named patterns that need the ``regex`` module, rewritten for ASCII text for the standard
@@ -54,6 +69,12 @@ ASCII_PATTERNS = {
     "gpt4": (
         rf"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]+|[0-9]{{1,3}}| ?[^{_WS}A-Za-z0-9]++[\r\n]*"""
         rf"""|[{_WS}]*[\r\n]|[{_WS}]+(?![^{_WS}])|[{_WS}]+"""
+    ),
+    # On ASCII \p{Lu} is [A-Z], \p{Ll} [a-z], and Lt, Lm, Lo and M hold nothing.
+    "o200k": (
+        rf"""[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+        rf"""|[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+        rf"""|[0-9]{{1,3}}| ?[^{_WS}A-Za-z0-9]+[\r\n/]*|[{_WS}]*[\r\n]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+"""
     ),
 }
 
@@ -80,9 +101,17 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 #: says why every named pattern ends a chunk there); the last one before a point, the next one.
 _LAST_CUT = re.compile(r"(?s:.*)\n[\x21-\x7e]")
 _NEXT_CUT = re.compile(r"\n[\x21-\x7e]")
+#: The safe cuts (last before a point, next after one) of each fast path's regions: o200k's
+#: ``[\r\n/]*`` carries a run of punctuation on past its newlines and slashes, so a newline
+#: before ``/`` is no cut there.
+CUTS = {
+    "gpt2": (_LAST_CUT, _NEXT_CUT),
+    "gpt4": (_LAST_CUT, _NEXT_CUT),
+    "o200k": (re.compile(r"(?s:.*)\n[\x21-\x2e\x30-\x7e]"), re.compile(r"\n[\x21-\x2e\x30-\x7e]")),
+}
 
 
-def _regions(text: str) -> Iterator[tuple[int, int, bool]]:
+def _regions(text: str, cuts: tuple[re.Pattern[str], re.Pattern[str]] = (_LAST_CUT, _NEXT_CUT)) -> Iterator[tuple[int, int, bool]]:
     """``(start, end, ascii)`` regions covering ``text`` in order, each ending at a safe cut (or
     the text's end): the ASCII ones hold only ASCII, the character after them included.
 
@@ -92,17 +121,18 @@ def _regions(text: str) -> Iterator[tuple[int, int, bool]]:
     pattern itself. Each character is looked at a bounded number of times (C-level searches).
     """
     n, pos = len(text), 0
+    last_cut, next_cut = cuts
     while pos < n:
         found = _NON_ASCII.search(text, pos)
         if found is None:
             yield pos, n, True
             return
-        back = _LAST_CUT.match(text, pos, found.start())
+        back = last_cut.match(text, pos, found.start())
         if back is not None:  # the ASCII before it, to the last safe cut (its next character is ASCII)
             cut = back.end() - 1
             yield pos, cut, True
             pos = cut
-        ahead = _NEXT_CUT.search(text, found.end())
+        ahead = next_cut.search(text, found.end())
         end = n if ahead is None else ahead.start() + 1
         yield pos, end, False
         pos = end
@@ -473,7 +503,7 @@ class PreTokenizer:
             for line in _lines(text):
                 yield [c for c in self._findall(line) if c]
             return
-        if self.scan not in NAMED_PATTERNS:
+        if self.scan not in SCAN_PATTERNS:
             yield [c for c in self._findall(text) if c]
             return
         if self.scan in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
@@ -485,7 +515,7 @@ class PreTokenizer:
         """The chunks of a text that is not all ASCII, region by region (:func:`_regions`): the
         ASCII regions with the pattern's standard-library twin, the rest with the pattern."""
         fast, exact = _ascii_compiled(self.scan), self._regex()
-        for start, end, ascii in _regions(text):
+        for start, end, ascii in _regions(text, CUTS[self.scan]):
             yield from _region(fast if ascii else exact, exact, text, start, end)
 
     def _compiled_regions(self, text: str, name: str) -> tuple[Any, Iterator[tuple[int, int, bool]]] | None:

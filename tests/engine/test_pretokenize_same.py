@@ -16,7 +16,15 @@ from hypothesis import strategies as st
 from texts import TEXTS
 
 from engine import _core
-from engine.pretokenize import GPT2_PATTERN, GPT2_SPELLED_OUT, GPT4_PATTERN, LLAMA3_PATTERN, SAME_AS, PreTokenizer
+from engine.pretokenize import (
+    GPT2_PATTERN,
+    GPT2_SPELLED_OUT,
+    GPT4_PATTERN,
+    LLAMA3_PATTERN,
+    O200K_PATTERN,
+    SAME_AS,
+    PreTokenizer,
+)
 
 # What the two patterns could disagree on: contractions in any case (and the long s, which
 # folds to s), letters and digits of other scripts, every kind of space and newline, runs of
@@ -116,5 +124,74 @@ def test_llama3_encodes_long_text_as_tiktoken_does(compiled):
         if tang is not None:
             poems = tang.read_text(encoding="utf-8")
             assert imported.encode(poems) == enc.encode_ordinary(poems)
+    finally:
+        _core.select(was)
+
+
+# -- o200k (GPT-4o, Llama 4): its ASCII twin, on regions cut where o200k ends a chunk ----------
+
+#: o200k's classes: capitals (Lu, and Lt, Lm, Lo, M on both sides), small letters, digits of
+#: other scripts, punctuation that runs on over newlines and slashes; and ASCII to make regions.
+O200K_TRAPS = ["a", "Z", "HTTP", "Server", "'s", "'S", "'ll", "É", "é", "ǅ", "ʰ", "中", "\u0301", "٣", "12345",
+               " ", "  ", "\t", "\n", "\r\n", "\n/", "/", "//", ";", "(", "\u00a0", "😀", "x = 1", "def f():"]
+
+
+def test_the_engine_knows_tiktokens_o200k():
+    import inspect
+
+    openai = pytest.importorskip("tiktoken_ext.openai_public")
+    source = inspect.getsource(openai.o200k_base)
+    pieces = [piece for piece in source.split('r"""')[1:]]  # the pieces tiktoken joins with "|"
+    assert "|".join(piece.split('"""')[0] for piece in pieces) == O200K_PATTERN
+    assert SAME_AS[O200K_PATTERN] == "o200k"
+    assert PreTokenizer("custom", O200K_PATTERN).scan == "o200k"
+
+
+@given(st.lists(st.lists(st.sampled_from(O200K_TRAPS), max_size=12).map("".join), max_size=30))
+def test_a_custom_o200k_splits_as_its_own_pattern_on_mixed_text(lines):
+    import engine.pretokenize as pre
+
+    text = "\n".join(lines)
+    expected = regex.findall(O200K_PATTERN, text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pre, "_REGIONS_MIN", 1)  # regions and pieces however short the text
+        patch.setattr(pre, "_PIECE", 16)
+        patch.setattr(pre, "_MARGIN", 4)
+        tokenizer = PreTokenizer("custom", O200K_PATTERN)
+        assert tokenizer.split(text) == expected
+        assert [c for batch in tokenizer.batches(text) for c in batch] == expected
+        assert tokenizer.count(text) == Counter(expected)
+
+
+def test_a_newline_before_a_slash_is_no_cut_for_o200k():
+    """The test above can fail: with cl100k's cuts, o200k's ``;\\n/`` would be cut in two."""
+    import engine.pretokenize as pre
+
+    text = "é;\n/x\nb"
+    assert regex.findall(O200K_PATTERN, text)[1] == ";\n/"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pre, "_REGIONS_MIN", 1)
+        patch.setitem(pre.CUTS, "o200k", pre.CUTS["gpt4"])
+        assert PreTokenizer("custom", O200K_PATTERN).split(text) != regex.findall(O200K_PATTERN, text)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_llama4_encodes_long_text_as_tiktoken_does(compiled):
+    tiktoken = pytest.importorskip("tiktoken")
+    from fetch_tokenizers import load_cached, needed
+    from tiktoken.load import load_tiktoken_bpe
+
+    if compiled and _core._ccore_module is None:
+        pytest.skip(f"no compiled core here: {_core.WHY_PURE}")
+    path = needed("llama4.tiktoken")
+    enc = tiktoken.Encoding(name="llama4", pat_str=O200K_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(path)),
+                            special_tokens={})
+    was = _core.COMPILED
+    _core.select(compiled)
+    try:
+        imported = load_cached(path, pretokenizer=PreTokenizer("custom", O200K_PATTERN))
+        assert imported.tokenizer.pretokenizer.scan == "o200k"
+        text = mixed_text() + "\n".join(O200K_TRAPS) * 30
+        assert imported.encode(text) == enc.encode_ordinary(text)
     finally:
         _core.select(was)
