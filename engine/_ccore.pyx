@@ -1619,13 +1619,63 @@ cdef inline bint _contraction_tail(unsigned int a, unsigned int b, bint fold) no
     return (a == 108 and b == 108) or (a == 118 and b == 101) or (a == 114 and b == 101)  # ll ve re
 
 
-cdef Py_ssize_t _chunk_end(int kind, void *data, Py_ssize_t i, Py_ssize_t n, bint gpt4) noexcept:
-    """Where the chunk starting at ``i`` ends, for the gpt2 or gpt4 pattern on ASCII text that
-    ends at ``n`` (the patterns' alternatives in order; see ASCII_PATTERNS)."""
+cdef inline bint _upper(unsigned int c) noexcept:
+    return 65 <= c <= 90
+
+
+cdef inline bint _lower(unsigned int c) noexcept:
+    return 97 <= c <= 122
+
+
+cdef Py_ssize_t _o200k_letters(int kind, void *data, Py_ssize_t s, Py_ssize_t n) noexcept:
+    """o200k's letters from ``s`` (a letter) on ASCII text ending at ``n``: its two first
+    alternatives are capitals then small letters, one run of each (``HTTPServer`` is one chunk,
+    ``fooBar`` two), then a contraction in any case."""
+    cdef Py_ssize_t j = s
+    cdef unsigned int c1
+    while j < n and _upper(PyUnicode_READ(kind, data, j)):
+        j += 1
+    while j < n and _lower(PyUnicode_READ(kind, data, j)):
+        j += 1
+    if j + 1 < n and <unsigned int>PyUnicode_READ(kind, data, j) == 39:
+        c1 = <unsigned int>PyUnicode_READ(kind, data, j + 1)
+        c1 |= 32
+        if c1 == 115 or c1 == 116 or c1 == 109 or c1 == 100:  # 's 't 'm 'd
+            return j + 2
+        if j + 2 < n and _contraction_tail(PyUnicode_READ(kind, data, j + 1), PyUnicode_READ(kind, data, j + 2), True):
+            return j + 3
+    return j
+
+
+cdef Py_ssize_t _chunk_end(int kind, void *data, Py_ssize_t i, Py_ssize_t n, int mode) noexcept:
+    """Where the chunk starting at ``i`` ends, for the gpt2 (mode 0), gpt4 (1) or o200k (2)
+    pattern on ASCII text that ends at ``n`` (the patterns' alternatives in order; see
+    ASCII_PATTERNS)."""
     cdef unsigned int c = PyUnicode_READ(kind, data, i), c1, low
     cdef unsigned char k = _CLASS[c], k1 = 0
     cdef Py_ssize_t j, p
+    cdef bint gpt4 = mode != 0
     if i + 1 < n:
+        k1 = _CLASS[PyUnicode_READ(kind, data, i + 1)]
+    if mode == 2:
+        if k == _LET:
+            return _o200k_letters(kind, data, i, n)
+        if c != 10 and c != 13 and k != _DIG and k1 == _LET:  # [^\r\n L N]? before letters
+            return _o200k_letters(kind, data, i + 1, n)
+        if k == _DIG:  # N{1,3}
+            j = i + 1
+            while j < n and j < i + 3 and _CLASS[PyUnicode_READ(kind, data, j)] == _DIG:
+                j += 1
+            return j
+        if k == _OTH or (c == 32 and k1 == _OTH):  # " ?[^\s L N]+[\r\n/]*"
+            j = _run(kind, data, i + 1 if k != _OTH else i, n, _OTH)
+            while j < n:
+                c1 = PyUnicode_READ(kind, data, j)
+                if c1 != 10 and c1 != 13 and c1 != 47:
+                    break
+                j += 1
+            return j
+    elif i + 1 < n:
         c1 = PyUnicode_READ(kind, data, i + 1)
         k1 = _CLASS[c1]
         if c == 39:  # an apostrophe: 's 'd 'm 't 'll 've 're (any case in gpt4)
@@ -1634,7 +1684,9 @@ cdef Py_ssize_t _chunk_end(int kind, void *data, Py_ssize_t i, Py_ssize_t n, bin
                 return i + 2
             if i + 2 < n and _contraction_tail(c1, PyUnicode_READ(kind, data, i + 2), gpt4):
                 return i + 3
-    if not gpt4:
+    if mode == 2:
+        pass  # space: below, as gpt4's (\s*[\r\n]+ ends where \s*[\r\n] does)
+    elif not gpt4:
         if c == 32 and k1 != 0 and k1 != _WSP:  # " ?" before letters, digits or the rest
             return _run(kind, data, i + 1, n, k1)
         if k != _WSP:
@@ -1680,25 +1732,26 @@ cdef inline uint64_t _span_hash(const unsigned char *p, Py_ssize_t n) noexcept:
     return h ^ (h >> 29)
 
 
-def count_ascii(counts, str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, bint drop_last):
-    """Count the gpt2 (or gpt4) pattern's chunks of ``text[start:stop]``, scanned as if the text
-    ended at ``stop``, into ``counts`` (a dict: each new chunk after its keys, in order of first
-    appearance), without the last chunk when ``drop_last`` (a lookahead character). Every
+def count_ascii(counts, str text, Py_ssize_t start, Py_ssize_t stop, int mode, bint drop_last):
+    """Count the gpt2 (mode 0), gpt4 (1) or o200k (2) pattern's chunks of ``text[start:stop]``,
+    scanned as if the text ended at ``stop``, into ``counts`` (a dict: each new chunk after its
+    keys, in order of first appearance), without the last chunk when ``drop_last`` (a lookahead
+    character). Every
     character there must be ASCII. Returns the number of chunks counted, or -1 (nothing counted)
     when a character is not ASCII or ``drop_last`` finds a last chunk longer than one character:
     the caller scans with the pattern then. Twin: ``Counter(re.findall(ASCII_PATTERNS[...]))``."""
-    return _ascii_chunks(text, start, stop, gpt4, drop_last, counts, None)
+    return _ascii_chunks(text, start, stop, mode, drop_last, counts, None)
 
 
-def split_ascii(list out, str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, bint drop_last):
+def split_ascii(list out, str text, Py_ssize_t start, Py_ssize_t stop, int mode, bint drop_last):
     """Append the chunks :func:`count_ascii` would count to ``out``, in order: one string object
     per distinct chunk, shared by its occurrences (its hash computed once, so the chunk cache's
     lookups are identity hits). Returns their number, or -1 (nothing appended) as count_ascii.
     Twin: ``re.findall(ASCII_PATTERNS[...])``."""
-    return _ascii_chunks(text, start, stop, gpt4, drop_last, None, out)
+    return _ascii_chunks(text, start, stop, mode, drop_last, None, out)
 
 
-cdef Py_ssize_t _ascii_chunks(str text, Py_ssize_t start, Py_ssize_t stop, bint gpt4, bint drop_last, counts,
+cdef Py_ssize_t _ascii_chunks(str text, Py_ssize_t start, Py_ssize_t stop, int mode, bint drop_last, counts,
                               list out) except -2:
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
@@ -1731,7 +1784,7 @@ cdef Py_ssize_t _ascii_chunks(str text, Py_ssize_t start, Py_ssize_t stop, bint 
             slots[i] = -1
         i = start
         while i < stop:
-            end = _chunk_end(kind, data, i, stop, gpt4)
+            end = _chunk_end(kind, data, i, stop, mode)
             if drop_last and end == stop:
                 if end - i != 1:
                     if out is not None:
@@ -1855,16 +1908,18 @@ cdef inline uint64_t _text_hash(int kind, const void *data, Py_ssize_t i, Py_ssi
     return _mix(h)
 
 
-cdef inline Py_ssize_t _reach(int kind, void *data, Py_ssize_t i, Py_ssize_t e, Py_ssize_t x) noexcept:
-    """The farthest character the gpt2 and gpt4 patterns (and _chunk_end) look at to find the
-    chunk ``[i, e)`` of ASCII text ending at ``x``: the one after it (where a run stops), the
-    two after an apostrophe (the contractions), and a whitespace run's end (``\\s+(?!\\S)``,
-    gpt4's ``\\s*[\\r\\n]``). A chunk whose reach is below ``x`` is the pattern's chunk there
-    whatever follows ``x``."""
+cdef inline Py_ssize_t _reach(int kind, void *data, Py_ssize_t i, Py_ssize_t e, Py_ssize_t x, int mode) noexcept:
+    """The farthest character the gpt2, gpt4 and o200k patterns (and _chunk_end) look at to find
+    the chunk ``[i, e)`` of ASCII text ending at ``x``: the one after it (where a run stops), the
+    two after an apostrophe (the contractions: at a chunk's start in gpt2 and gpt4, after its
+    letters in o200k), and a whitespace run's end (``\\s+(?!\\S)``, gpt4's ``\\s*[\\r\\n]``).
+    A chunk whose reach is below ``x`` is the pattern's chunk there whatever follows ``x``."""
     cdef Py_ssize_t r = e if e > i + 1 else i + 1, j
     cdef unsigned int c = PyUnicode_READ(kind, data, i)
     if c == 39 and r < i + 2:
         r = i + 2
+    if mode == 2 and e < x and <unsigned int>PyUnicode_READ(kind, data, e) == 39 and r < e + 2:
+        r = e + 2
     if _CLASS[c] == _WSP:
         j = _run(kind, data, i, x, _WSP)
         if j > r:
@@ -1894,7 +1949,7 @@ cdef int _more(_Ids *out, Py_ssize_t more) except -1:
 
 
 cdef class TextCoder:
-    """A whole text -> its ids under a tokenizer with the gpt2 or gpt4 pre-tokenizer, in one
+    """A whole text -> its ids under a tokenizer with the gpt2, gpt4 or o200k pattern, in one
     C-level pass: the ASCII stretches split by ``_chunk_end`` (as :func:`split_ascii`), the rest
     by the pattern's ``findall``, and each chunk's ids looked up in a C hash table of the chunks
     met before (code points -> ids); a chunk not in it is encoded once, by ``merger`` (its UTF-8
@@ -1912,7 +1967,7 @@ cdef class TextCoder:
     cdef object missing
     cdef object findall
     cdef object rank, whole, ranked, single
-    cdef bint gpt4
+    cdef int mode
     cdef list ints
     cdef Py_ssize_t limit, ascii_run, widest
     cdef _Kept *slots
@@ -1920,7 +1975,7 @@ cdef class TextCoder:
     cdef uint32_t *arena       # every kept chunk's block, one after the other
     cdef Py_ssize_t arena_used, arena_room
 
-    def __cinit__(self, findall, bint gpt4, missing=None, ChunkEncoder merger=None, Py_ssize_t ids=0,
+    def __cinit__(self, findall, int mode, missing=None, ChunkEncoder merger=None, Py_ssize_t ids=0,
                   Py_ssize_t limit=200000, Py_ssize_t ascii_run=ASCII_RUN, Py_ssize_t widest=WIDEST,
                   RankMerger rank=None, dict whole=None, carray.array ranked=None, carray.array single=None):
         if merger is None and missing is None:
@@ -1929,7 +1984,9 @@ cdef class TextCoder:
             raise ValueError("merging by rank needs the whole pieces, the ids by rank and by byte, and a chunk encoder")
         self.findall = findall
         self.rank, self.whole, self.ranked, self.single = rank, whole, ranked, single
-        self.gpt4 = gpt4
+        if not 0 <= mode <= 2:
+            raise ValueError("mode is 0 (gpt2), 1 (gpt4) or 2 (o200k)")
+        self.mode = mode
         self.missing = missing
         self.merger = merger
         self.ints = [None] * max(ids, 256)  # the int objects of the ids met, made as they come
@@ -2132,6 +2189,7 @@ cdef class TextCoder:
         chunks are the whole text's, and the ASCII scan goes on after the last of them. A window
         with none of those is widened, up to the whole rest of the text."""
         cdef Py_ssize_t q = x, run = 0, w, pos, best, best_end, j, total
+        cdef Py_ssize_t ahead = 3 if self.mode == 2 else 1  # o200k's letters look 3 on (\'re)
         cdef list chunks
         cdef str c
         cdef int ckind
@@ -2153,7 +2211,7 @@ cdef class TextCoder:
             total = len(chunks)
             for j in range(total):
                 pos += len(<str>chunks[j])
-                if w == n or (pos + 1 < w and _surely_not_space(<unsigned int>PyUnicode_READ(kind, data, pos - 1))):
+                if w == n or (pos + ahead < w and _surely_not_space(<unsigned int>PyUnicode_READ(kind, data, pos - 1))):
                     best = j
                     best_end = pos
             if pos != w:
@@ -2172,7 +2230,7 @@ cdef class TextCoder:
         cdef void *data = PyUnicode_DATA(text)
         cdef const unsigned char *raw = <const unsigned char *>data
         cdef Py_ssize_t n = len(text), i = 0, x, e, k
-        cdef bint gpt4 = self.gpt4
+        cdef int mode = self.mode
         cdef list result
         cdef object item
         cdef _Ids out
@@ -2188,8 +2246,8 @@ cdef class TextCoder:
                     while x < n and <unsigned int>PyUnicode_READ(kind, data, x) < 128:
                         x += 1
                 while i < x:
-                    e = _chunk_end(kind, data, i, x, gpt4)
-                    if x < n and _reach(kind, data, i, e, x) >= x:
+                    e = _chunk_end(kind, data, i, x, mode)
+                    if x < n and _reach(kind, data, i, e, x, mode) >= x:
                         break  # what the pattern finds here depends on what follows x
                     self._chunk(&out, text, kind, data, i, e, None)
                     i = e

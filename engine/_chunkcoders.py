@@ -11,6 +11,7 @@ from typing import Any
 from . import _core
 from ._pairs import SHIFT
 from ._rankmerge import rank_merge
+from .pretokenize import SCAN_MODES
 
 #: The compiled whole-text encoder keeps at most this many chunks (then starts again): about
 #: 60 bytes a chunk, and 4 per character and per id.
@@ -64,16 +65,16 @@ class ChunkEncoders:
 
     def _text_coder(self) -> Any:
         """The compiled core's whole-text encoder for this tokenizer (made at first use), or None:
-        on the pure path, and for a pre-tokenizer other than plain gpt2 or gpt4 (or another
-        spelling of them: ``PreTokenizer.scan``; no digit or newline splitting, not line by line).
+        on the pure path, and for a pre-tokenizer other than plain gpt2, gpt4 or o200k (or
+        another spelling of them: ``PreTokenizer.scan``; no digit or newline splitting, not line by line).
         New chunks are encoded as the chunk cache would."""
         coder = self._coder
         if coder is None:
             pre = self.pretokenizer
             made = None
-            if pre.scan in ("gpt2", "gpt4") and not (pre.per_line or pre.split_digits or pre.split_newlines):
+            if pre.scan in SCAN_MODES and not (pre.per_line or pre.split_digits or pre.split_newlines):
                 made = _core.text_coder(lambda text, start, end: pre._regex().findall(text, start, end),
-                                        pre.scan == "gpt4", self._cache._encode, len(self.pieces), _KEPT_LIMIT,
+                                        SCAN_MODES[pre.scan], self._cache._encode, len(self.pieces), _KEPT_LIMIT,
                                         self._by_rank())
             coder = self._coder = made if made is not None else False
         return coder or None

@@ -153,10 +153,11 @@ def _layout(pairs: list) -> tuple:
     return made if made is not None else _trainloops.layout(pairs)
 
 
-def text_coder(findall: Callable, gpt4: bool, encode: Callable[[str], list[int]], ids: int, limit: int,
+def text_coder(findall: Callable, mode: int, encode: Callable[[str], list[int]], ids: int, limit: int,
                by_rank: tuple[RankIds, dict[bytes, int]] | None = None) -> object | None:
     """With the compiled core: a whole text -> its ids in one C-level pass (``engine._ccore.TextCoder``:
-    the gpt2 or gpt4 split, whose pattern's ``findall`` it is given, and a C table of the chunks
+    the gpt2, gpt4 or o200k split (``mode`` 0, 1, 2: ``engine.pretokenize.SCAN_MODES``), whose
+    pattern's ``findall`` it is given, and a C table of the chunks
     met), each new chunk encoded by ``encode`` (or merged in C when ``encode`` is a compiled
     chunk encoder's ``encode_text``, or when ``by_rank`` is a :class:`RankIds` and the whole
     pieces, bytes -> id, that ``encode`` looks a chunk up in first); ``ids`` token ids,
@@ -166,12 +167,12 @@ def text_coder(findall: Callable, gpt4: bool, encode: Callable[[str], list[int]]
         return None
     if by_rank is not None and by_rank[0].merger is not None:
         rank, whole = by_rank
-        return _compiled.TextCoder(findall, gpt4, missing=encode, ids=ids, limit=limit, rank=rank.merger,
+        return _compiled.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit, rank=rank.merger,
                                    whole=whole, ranked=rank.ranked, single=rank.single)
     merger = getattr(encode, "__self__", None)
     if isinstance(merger, _compiled.ChunkEncoder) and encode == merger.encode_text:
-        return _compiled.TextCoder(findall, gpt4, merger=merger, ids=ids, limit=limit)
-    return _compiled.TextCoder(findall, gpt4, missing=encode, ids=ids, limit=limit)
+        return _compiled.TextCoder(findall, mode, merger=merger, ids=ids, limit=limit)
+    return _compiled.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit)
 
 
 def select(compiled: bool) -> bool:

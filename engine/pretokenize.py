@@ -58,6 +58,9 @@ SAME_AS = {GPT2_PATTERN: "gpt2", GPT2_SPELLED_OUT: "gpt2", GPT4_PATTERN: "gpt4",
 #: pre-tokenizer: a custom one with its pattern has only its ASCII twin (below), scanning ASCII
 #: regions cut where it ends a chunk (:data:`CUTS`); the text as a whole, as any custom pattern.
 SCAN_PATTERNS = {**NAMED_PATTERNS, "o200k": O200K_PATTERN}
+#: The fast paths the compiled core's scanners (``_chunk_end``) and whole-text encoder know,
+#: by the number they go by there.
+SCAN_MODES = {"gpt2": 0, "gpt4": 1, "o200k": 2}
 
 _WS = r"\t\n\x0b\x0c\r "
 #: The named patterns that need the ``regex`` module, rewritten for ASCII text for the standard
@@ -521,18 +524,18 @@ class PreTokenizer:
     def _compiled_regions(self, text: str, name: str) -> tuple[Any, Iterator[tuple[int, int, bool]]] | None:
         """The compiled core's ASCII function ``name`` (count_ascii, split_ascii) and the regions
         of ``text`` to use it on; None when the compiled core is not in use or the pre-tokenizer
-        is not gpt2 or gpt4 (scanning the whole text)."""
+        is not gpt2, gpt4 or o200k (scanning the whole text)."""
         from . import _core
 
         fast = getattr(_core._compiled, name, None)
-        if fast is None or self.per_line or self.scan not in ("gpt2", "gpt4"):
+        if fast is None or self.per_line or self.scan not in SCAN_MODES:
             return None
         n = len(text)
         if text.isascii():
             return fast, iter([(0, n, True)])
         if n < _REGIONS_MIN:
             return fast, iter([(0, n, False)])
-        return fast, _regions(text)
+        return fast, _regions(text, CUTS[self.scan])
 
     def _count_compiled(self, text: str, counts: Counter[str]) -> bool:
         """Count the pattern's chunks of ``text`` into ``counts`` with the compiled core's
@@ -543,9 +546,9 @@ class PreTokenizer:
         if found is None:
             return False
         count, regions = found
-        gpt4, n = self.scan == "gpt4", len(text)
+        mode, n = SCAN_MODES[self.scan], len(text)
         for start, end, ascii in regions:
-            if ascii and count(counts, text, start, n if end == n else end + 1, gpt4, end != n) >= 0:
+            if ascii and count(counts, text, start, n if end == n else end + 1, mode, end != n) >= 0:
                 continue
             for batch in _region(_ascii_compiled(self.scan) if ascii else self._regex(), self._regex(), text, start, end):
                 counts.update(batch)
@@ -559,10 +562,10 @@ class PreTokenizer:
         if found is None:
             return None
         split, regions = found
-        gpt4, n = self.scan == "gpt4", len(text)
+        mode, n = SCAN_MODES[self.scan], len(text)
         chunks: list[str] = []
         for start, end, ascii in regions:
-            if ascii and split(chunks, text, start, n if end == n else end + 1, gpt4, end != n) >= 0:
+            if ascii and split(chunks, text, start, n if end == n else end + 1, mode, end != n) >= 0:
                 continue
             for batch in _region(_ascii_compiled(self.scan) if ascii else self._regex(), self._regex(), text, start, end):
                 chunks += batch

@@ -21,19 +21,24 @@ from hypothesis import strategies as st
 import engine.pretokenize as pre
 from engine import PreTokenizer, _core
 from engine.corpus import count_corpus
-from engine.pretokenize import ASCII_PATTERNS, NAMED_PATTERNS
+from engine.pretokenize import ASCII_PATTERNS, NAMED_PATTERNS, SCAN_MODES, SCAN_PATTERNS
 
 compiled = _core._ccore_module
 needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
-NAMES = ("gpt2", "gpt4")
+NAMES = tuple(SCAN_MODES)  # gpt2, gpt4, o200k (a custom pattern with fast paths)
 
 #: The traps of the ASCII patterns (see test_pretokenize_ascii.py) and of the regions: newlines
 #: before printable ASCII (safe cuts), before space and before other characters; letters,
 #: digits, spaces and punctuation outside ASCII; lone surrogates (undecodable bytes).
 ASCII_PIECES = ["'s", "'S", "'ll", "'LL", "'Ve", "'re", "'", "'d", "'M", "'t", "a", "Z", "q", "0", "7", "1234",
                 " ", "  ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1f", "\x00", "\x7f", "!", "(",
-                "_", ".", "#", "-", "~", "\nx", "\n)", "\n ", "\n\n"]
+                "_", ".", "#", "-", "~", "\nx", "\n)", "\n ", "\n\n", "HTTP", "Server", "bC", "/", "\n/"]
 OTHER_PIECES = ["é", "中文", "ſ", "K", "²", "١٢", "\u00a0", "\u2028", "\u3000", "\x85", "→", "😀", "\udcff", "ǅ"]
+
+
+def pre_of(name: str) -> PreTokenizer:
+    """The pre-tokenizer of a fast path: o200k's is custom (its pattern), the others named."""
+    return PreTokenizer(name) if name in NAMED_PATTERNS else PreTokenizer("custom", SCAN_PATTERNS[name])
 
 
 def pieces(other: bool = True):
@@ -42,7 +47,7 @@ def pieces(other: bool = True):
 
 
 def naive(name: str, text: str) -> Counter[str]:
-    return Counter(regex.findall(NAMED_PATTERNS[name], text))
+    return Counter(regex.findall(SCAN_PATTERNS[name], text))
 
 
 @pytest.fixture
@@ -69,9 +74,9 @@ def test_the_compiled_ascii_counter_counts_as_the_pattern(name, text, cut, drop)
     character, and then nothing is counted)."""
     stop = min(cut, len(text))
     counts: dict[str, int] = {"before": 1}
-    found = regex.compile(NAMED_PATTERNS[name]).findall(text, 0, stop)
+    found = regex.compile(SCAN_PATTERNS[name]).findall(text, 0, stop)
     assert found == re.compile(ASCII_PATTERNS[name]).findall(text, 0, stop)
-    got = compiled.count_ascii(counts, text, 0, stop, name == "gpt4", drop)
+    got = compiled.count_ascii(counts, text, 0, stop, SCAN_MODES[name], drop)
     if drop and found and len(found[-1]) != 1:
         assert got == -1 and counts == {"before": 1}
         return
@@ -92,7 +97,7 @@ def test_the_compiled_ascii_counter_on_every_pair_of_ascii_characters(name):
         for b in chars:
             text = a + b + " " + a + "\n" + b + "  " + a + "'" + b
             counts: dict[str, int] = {}
-            compiled.count_ascii(counts, text, 0, len(text), name == "gpt4", False)
+            compiled.count_ascii(counts, text, 0, len(text), SCAN_MODES[name], False)
             expected = Counter(fast.findall(text))
             assert counts == expected and list(counts) == list(expected), repr(text)
 
@@ -104,9 +109,9 @@ def test_the_compiled_ascii_splitter_splits_as_the_pattern(name, text, cut, drop
     """split_ascii appends the pattern's matches (the last one left out when asked), one
     string object per distinct chunk; -1 and nothing appended where count_ascii gives -1."""
     stop = min(cut, len(text))
-    found = regex.compile(NAMED_PATTERNS[name]).findall(text, 0, stop)
+    found = regex.compile(SCAN_PATTERNS[name]).findall(text, 0, stop)
     out = ["before"]
-    got = compiled.split_ascii(out, text, 0, stop, name == "gpt4", drop)
+    got = compiled.split_ascii(out, text, 0, stop, SCAN_MODES[name], drop)
     if drop and found and len(found[-1]) != 1:
         assert got == -1 and out == ["before"]
         return
@@ -131,29 +136,31 @@ def test_counting_in_regions_equals_the_pattern(paths, small_regions, name, text
     expected = naive(name, text)
     for use in paths:
         _core.select(use)
-        tokenizer = PreTokenizer(name)
+        tokenizer = pre_of(name)
         counts = tokenizer.count_raw(text)
         assert counts == expected and list(counts) == list(expected)
-        assert tokenizer.split(text) == regex.findall(NAMED_PATTERNS[name], text)
+        assert tokenizer.split(text) == regex.findall(SCAN_PATTERNS[name], text)
         into: Counter[str] = Counter({"x": 2})
         tokenizer.count_raw(text, into)
         assert into == Counter({"x": 2}) + expected and list(into)[1:] == [c for c in expected if c != "x"]
 
 
+@pytest.mark.parametrize("name", NAMES)
 @given(text=pieces())
-def test_the_regions_cover_the_text_and_cut_only_at_safe_cuts(text):
-    regions = list(pre._regions(text))
+def test_the_regions_cover_the_text_and_cut_only_at_safe_cuts(name, text):
+    regions = list(pre._regions(text, pre.CUTS[name]))
     assert [r[0] for r in regions] == [r[1] for r in [(0, 0, True), *regions[:-1]]][:len(regions)]
     assert [r[1] for r in regions[-1:]] == ([len(text)] if text else [])
     for start, end, ascii in regions:
         assert start < end
         if end < len(text):
             assert text[end - 1] == "\n" and "\x21" <= text[end] <= "\x7e"
+            assert name != "o200k" or text[end] != "/"  # o200k carries punctuation on over "\n/"
         if ascii:
             assert text[start:end + 1].isascii()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ["gpt2", "gpt4"])  # a custom pattern (o200k's) is counted whole
 def test_corpus_counting_equals_the_pattern_on_code_with_a_few_other_characters(tmp_path, paths, name):
     """A corpus file counted block by block, in one process and in two, through every path."""
     import sysconfig
@@ -168,7 +175,7 @@ def test_corpus_counting_equals_the_pattern_on_code_with_a_few_other_characters(
     for use in paths:
         _core.select(use)
         for processes in (1, 2):
-            counts = count_corpus(path, PreTokenizer(name), block=1 << 16, processes=processes).chunks
+            counts = count_corpus(path, pre_of(name), block=1 << 16, processes=processes).chunks
             assert counts == expected and list(counts) == list(expected)
 
 

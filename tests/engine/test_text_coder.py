@@ -16,15 +16,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer, _core
-from engine.pretokenize import NAMED_PATTERNS
+from engine.pretokenize import NAMED_PATTERNS, SCAN_MODES, SCAN_PATTERNS
 
-from test_count_fast import ASCII_PIECES, OTHER_PIECES, pieces
+from test_count_fast import ASCII_PIECES, OTHER_PIECES, pieces, pre_of
 
 compiled = _core._ccore_module
 pytestmark = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
-NAMES = ("gpt2", "gpt4")
+NAMES = tuple(SCAN_MODES)  # gpt2, gpt4, o200k (a custom pattern with fast paths)
 #: Long runs too: whitespace with newlines in it (gpt4's \s*[\r\n] looks to the run's end), letters.
-LONG_PIECES = ["      ", "\n    \n  ", " \u00a0 \n", "abcdefgh", "\u00e9\u00e9\u00e9\u00e9", "12345678"]
+LONG_PIECES = ["      ", "\n    \n  ", " \u00a0 \n", "abcdefgh", "\u00e9\u00e9\u00e9\u00e9", "12345678",
+               "we're", "WE'Ré", "x'\u0301", "we'\u017f"]  # o200k's contractions after letters (ſ folds to s), a mark
 
 
 def texts():
@@ -43,15 +44,15 @@ def chunk_coder(name: str, **kw):
             seen.append(chunk)
         return [index[chunk]]
 
-    pattern = regex.compile(NAMED_PATTERNS[name])
-    return compiled.TextCoder(pattern.findall, name == "gpt4", missing=missing, **kw), seen
+    pattern = regex.compile(SCAN_PATTERNS[name])
+    return compiled.TextCoder(pattern.findall, SCAN_MODES[name], missing=missing, **kw), seen
 
 
 @pytest.mark.parametrize("name", NAMES)
 @given(text=texts(), run=st.integers(1, 6), widest=st.integers(1, 40))
 def test_the_split_is_the_patterns(name, text, run, widest):
     coder, seen = chunk_coder(name, ascii_run=run, widest=widest)
-    expected = regex.findall(NAMED_PATTERNS[name], text)
+    expected = regex.findall(SCAN_PATTERNS[name], text)
     assert [seen[i] for i in coder.encode(text)] == expected
     assert [seen[i] for i in coder.encode(text)] == expected  # again, from the table
 
@@ -64,7 +65,7 @@ TRAPS = ["\n", " ", "  ", "\r\n", "\u00a0", "\u3000", "\u2028", "\x85", "a", "\u
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_split_is_the_patterns_at_every_trap(name):
-    pattern = regex.compile(NAMED_PATTERNS[name])
+    pattern = regex.compile(SCAN_PATTERNS[name])
     coders = [chunk_coder(name, ascii_run=run, widest=widest) for run, widest in ((1, 1), (2, 3), (24, 1 << 20))]
     for a in TRAPS:
         for b in TRAPS:
@@ -79,7 +80,7 @@ def test_the_split_is_the_patterns_at_every_trap(name):
 @given(text=pieces(), limit=st.integers(1, 5))
 def test_a_full_table_starts_again(name, text, limit):
     coder, seen = chunk_coder(name, limit=limit, ascii_run=2, widest=8)
-    expected = regex.findall(NAMED_PATTERNS[name], text)
+    expected = regex.findall(SCAN_PATTERNS[name], text)
     assert [seen[i] for i in coder.encode(text)] == expected
     assert coder.kept_chunks <= limit
 
@@ -89,7 +90,7 @@ def test_the_split_of_real_text(name):
     text = sample_text("workshop.txt") + sample_text("chinese.txt") + "x = 'caf\u00e9'  # \u2192 \u00a0\n\tdone\n"
     for run, widest in ((24, 1 << 20), (1, 1), (3, 7)):
         coder, seen = chunk_coder(name, ascii_run=run, widest=widest)
-        assert [seen[i] for i in coder.encode(text)] == regex.findall(NAMED_PATTERNS[name], text)
+        assert [seen[i] for i in coder.encode(text)] == regex.findall(SCAN_PATTERNS[name], text)
 
 
 def test_long_chunks_are_encoded_each_time_not_kept():
@@ -119,7 +120,7 @@ def pure_ids(merges, name: str, text: str, **kw) -> list[int]:
     was = _core.COMPILED
     try:
         _core.select(False)
-        return Tokenizer(merges, pretokenizer=PreTokenizer(name), **kw).encode_ordinary(text)
+        return Tokenizer(merges, pretokenizer=pre_of(name), **kw).encode_ordinary(text)
     finally:
         _core.select(was)
 
@@ -129,7 +130,7 @@ def pure_ids(merges, name: str, text: str, **kw) -> list[int]:
 @given(text=texts())
 def test_a_tokenizer_gives_the_pure_paths_ids(trained, name, text):
     text = text * 3  # past encode_ordinary's threshold for the whole-text encoder
-    tok = Tokenizer(trained, pretokenizer=PreTokenizer(name))
+    tok = Tokenizer(trained, pretokenizer=pre_of(name))
     expected = pure_ids(trained, name, text)
     assert tok.encode_ordinary(text) == expected
     assert tok.encode_ordinary(text) == expected  # warm
@@ -139,17 +140,18 @@ def test_a_tokenizer_gives_the_pure_paths_ids(trained, name, text):
 @pytest.mark.parametrize("name", NAMES)
 def test_chars_base_tokenizers_go_through_their_own_chunk_encoder(name):
     text = sample_text("workshop.txt") + sample_text("chinese.txt")
-    trainer = Trainer(text, TrainConfig(vocab_size=400, base="chars", pretokenizer=name))
+    trainer = Trainer(text, TrainConfig(vocab_size=400, base="chars", pretokenizer=pre_of(name).name,
+                                        pattern=None if name in NAMED_PATTERNS else SCAN_PATTERNS[name]))
     trainer.train()
     tok = trainer.tokenizer()
     was = _core.COMPILED
     try:
         _core.select(False)
-        pure = Tokenizer(tok.merges, base="chars", alphabet=tok.alphabet, pretokenizer=PreTokenizer(name))
+        pure = Tokenizer(tok.merges, base="chars", alphabet=tok.alphabet, pretokenizer=pre_of(name))
         expected = pure.encode_ordinary(text)
     finally:
         _core.select(was)
-    fresh = Tokenizer(tok.merges, base="chars", alphabet=tok.alphabet, pretokenizer=PreTokenizer(name))
+    fresh = Tokenizer(tok.merges, base="chars", alphabet=tok.alphabet, pretokenizer=pre_of(name))
     assert fresh.encode_ordinary(text) == expected
     assert isinstance(fresh._coder, compiled.TextCoder)
 
@@ -169,14 +171,14 @@ def test_the_ids_are_tiktokens(tmp_path, trained, name):
 
     from engine.formats import export_tokenizer, load_any
 
-    tok = Tokenizer(trained, pretokenizer=PreTokenizer(name))
+    tok = Tokenizer(trained, pretokenizer=pre_of(name))
     export_tokenizer(tok, "tiktoken", tmp_path / "t.tiktoken")
     side = json.loads((tmp_path / "t.tiktoken.json").read_text(encoding="utf-8"))
     enc = tiktoken.Encoding(name="t", pat_str=side["pat_str"], mergeable_ranks=load_tiktoken_bpe(str(tmp_path / "t.tiktoken")),
                             special_tokens={})
     text = sample_text("workshop.txt") + sample_text("chinese.txt") + "x = 'caf\u00e9'  # \u2192 \u00a0\n\tdone\n'LL 'll 12345\r\n\r\n"
     assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
-    imported = load_any(tmp_path / "t.tiktoken", pretokenizer=PreTokenizer(name))  # merged by rank, whole pieces first
+    imported = load_any(tmp_path / "t.tiktoken", pretokenizer=pre_of(name))  # merged by rank, whole pieces first
     assert imported.tokenizer.whole_first
     assert imported.to_file_ids(imported.tokenizer.encode_ordinary(text)) == enc.encode_ordinary(text)
     assert isinstance(imported.tokenizer._coder, compiled.TextCoder)
