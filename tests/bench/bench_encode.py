@@ -18,6 +18,11 @@ the file's ids, in process (ours cold with the compiled core and on the pure pat
 tokenizers with the same vocabulary exported) and as whole processes (``bpe-lab encode -t
 gpt2.tiktoken`` reading standard input, against a tiktoken script doing the same). The machine
 is shared: medians, and the ratios are what to read.
+
+With ``--o200k`` (a rank file split by tiktoken's o200k pattern: Llama 4's ``tokenizer.model``
+from llama-models, as tests/fetch_tokenizers.py caches it): 10 MB of code and tang_all in the
+file's ids, in process and as whole processes (``bpe-lab encode -t FILE --pattern O200K``),
+against tiktoken with the same ranks and pattern.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ os.environ.setdefault("TIKTOKEN_CACHE_DIR", "")
 
 from engine import Tokenizer, TrainConfig, Trainer, _core  # noqa: E402
 from engine.formats import export_tokenizer, load_any  # noqa: E402
-from engine.pretokenize import GPT2_PATTERN, PreTokenizer  # noqa: E402
+from engine.pretokenize import GPT2_PATTERN, O200K_PATTERN, PreTokenizer  # noqa: E402
 
 TIKTOKEN_STDIN = """
 import sys, tiktoken
@@ -97,6 +102,48 @@ def gpt2_chinese(path: Path, runs: int, before: Path | None = None) -> None:
     report("the same, whole processes reading standard input (time x: ours / tiktoken's)", results, "tiktoken script")
 
 
+def o200k_rows(path: Path, runs: int, before: Path | None = None) -> None:
+    """A rank file under o200k's pattern on code and on Chinese: in process, then whole processes."""
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    load_any(path, pretokenizer=PreTokenizer("custom", O200K_PATTERN))  # writes the merge cache the first time
+    enc = tiktoken.Encoding(name="o200k", pat_str=O200K_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(path)),
+                            special_tokens={})
+    corpora = {"code 10 MB": stdlib_corpus(10_000_000), "tang_all.txt": shared_corpus("tang_all.txt")}
+    was = _core.COMPILED
+    for title, corpus in corpora.items():
+        if corpus is None:
+            print(f"\n== {title}: skipped (../shared/corpora absent)")
+            continue
+        text = corpus.read_text(encoding="utf-8")
+        expected = enc.encode_ordinary(text)
+        print(f"\n== {title} ({len(text.encode()) / 1e6:.1f} MB) with {path.name}'s ranks and o200k's pattern, "
+              f"{len(expected)} tokens, in process")
+        times = {}
+        for name, compiled in (("bpe-lab cold (compiled)", True), ("bpe-lab cold (pure)", False)):
+            if compiled and _core._ccore_module is None:
+                continue
+            _core.select(compiled)
+
+            def fresh():  # cold: loaded again (from the merge cache), no chunk met yet
+                return load_any(path, pretokenizer=PreTokenizer("custom", O200K_PATTERN))
+
+            assert fresh().encode(text) == expected, "bpe-lab disagrees"
+            times[name] = timed(lambda cold: cold.encode(text), runs, setup=fresh)
+        _core.select(was)
+        times["tiktoken"] = timed(lambda: enc.encode_ordinary(text), runs)
+        for name, t in times.items():
+            print(f"  {name:<24} {t:7.3f} s   throughput x{times['tiktoken'] / t:5.2f} tiktoken")
+        command = ("encode", "-t", str(path), "--pattern", O200K_PATTERN)
+        contenders: dict = {"bpe-lab encode": (ours(*command), INSTALLED), "bpe-lab encode (pure)": (ours(*command), PURE)}
+        if before is not None:
+            contenders["bpe-lab encode (before)"] = (ours(*command, root=before.resolve()), INSTALLED)
+        contenders["tiktoken script"] = [sys.executable, "-c", TIKTOKEN_STDIN, str(path), O200K_PATTERN]
+        results = alternate(contenders, runs=runs, stdin=corpus)
+        report("the same, whole processes reading standard input (time x: ours / tiktoken's)", results, "tiktoken script")
+
+
 def timed(fn, runs: int, setup=lambda: None) -> float:
     return timed_cpu(fn, runs, setup)[0]
 
@@ -120,11 +167,15 @@ def main() -> None:
     parser.add_argument("--gpt2", type=Path, default=os.environ.get("BPE_LAB_GPT2_TIKTOKEN"),
                         help="GPT-2's gpt2.tiktoken, for the Chinese rows")
     parser.add_argument("--only-gpt2", action="store_true", help="only the Chinese rows")
+    parser.add_argument("--o200k", type=Path, help="a rank file split by o200k's pattern (Llama 4's): its rows only")
     parser.add_argument("--before", type=Path, help="another checkout whose bpe-lab encode is timed too (whole process)")
     parser.add_argument("--skip", action="append", default=[], choices=["tokenizers", "pure", "before"],
                         help="leave a contender out of the code rows (repeatable)")
     args = parser.parse_args()
     print(f"bpe-lab's hot loops: {_core.implementation()}")
+    if args.o200k is not None:
+        o200k_rows(args.o200k, args.runs, args.before)
+        return
     if args.gpt2 is not None:
         gpt2_chinese(args.gpt2, args.runs, args.before)
     elif args.only_gpt2:
