@@ -486,8 +486,9 @@ class PreTokenizer:
     @property
     def covers_everything(self) -> bool:
         """Whether every character of any text lands in some chunk (true of the named
-        pre-tokenizers; a custom pattern may skip characters)."""
-        return self.scan == "none" or self.scan in NAMED_PATTERNS
+        pre-tokenizers and of other spellings with fast paths; a custom pattern may skip
+        characters)."""
+        return self.scan == "none" or self.scan in SCAN_PATTERNS  # o200k's too: \s+ and [^\s L N]+ end it
 
     def batches(self, text: str) -> Iterator[list[str]]:
         """The pattern's chunks of ``text`` in order, a batch at a time (before digit and newline

@@ -161,6 +161,7 @@ def test_a_custom_o200k_splits_as_its_own_pattern_on_mixed_text(lines):
         assert tokenizer.split(text) == expected
         assert [c for batch in tokenizer.batches(text) for c in batch] == expected
         assert tokenizer.count(text) == Counter(expected)
+        assert list(tokenizer.positioned(text)) == [(m.start(), m.group()) for m in regex.finditer(O200K_PATTERN, text)]
 
 
 def test_a_newline_before_a_slash_is_no_cut_for_o200k():
