@@ -4,7 +4,10 @@ A :class:`Normalizer` is the ``"normalizer"`` object of a ``tokenizer.json`` (ke
 so that an hf export writes it back unchanged): ``NFC``, ``NFD``, ``NFKC``, ``NFKD``,
 ``Lowercase``, ``Strip``, ``Prepend``, ``Replace`` and a ``Sequence`` of them, which is what real
 BPE files use (Anthropic's has NFKC; SentencePiece conversions have Prepend and Replace).
-Any other type is refused by name when the normalizer is made. Example::
+A ``Precompiled`` step (sentencepiece's normalization table, as converted SentencePiece models
+carry it) is kept in the spec and not applied: :attr:`Normalizer.skipped` names it, and the
+readers say so in a note (text it would change encodes differently). Any other type is refused
+by name when the normalizer is made. Example::
 
     Normalizer({"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]})("ＡＢ")  # -> 'ab'
 
@@ -26,6 +29,8 @@ RUST_WHITESPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\
                    "\u2028\u2029\u202f\u205f\u3000")
 
 KNOWN = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip", "Prepend", "Replace", "Sequence")
+#: Steps kept in the spec (an hf export writes them back) but not applied.
+SKIPPED = ("Precompiled",)
 
 
 class Normalizer:
@@ -33,7 +38,9 @@ class Normalizer:
 
     def __init__(self, spec: Any) -> None:
         self.spec = spec
-        self._steps = _steps(spec)
+        #: the steps of the spec that are not applied (see :data:`SKIPPED`), by type
+        self.skipped: list[str] = []
+        self._steps = _steps(spec, self.skipped)
 
     def __call__(self, text: str) -> str:
         for step in self._steps:
@@ -64,10 +71,12 @@ def _summary(spec: dict[str, Any]) -> str:
     if kind == "Replace":
         pattern = spec["pattern"]
         return f"Replace({pattern.get('String', pattern.get('Regex'))!r}, {spec['content']!r})"
+    if kind in SKIPPED:
+        return f"{kind} (not applied)"
     return kind
 
 
-def _steps(spec: Any) -> list[Callable[[str], str]]:
+def _steps(spec: Any, skipped: list[str]) -> list[Callable[[str], str]]:
     if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
         raise ConfigError("a normalizer is an object with a \"type\"")
     kind = spec["type"]
@@ -99,7 +108,10 @@ def _steps(spec: Any) -> list[Callable[[str], str]]:
         parts = spec.get("normalizers")
         if not isinstance(parts, list):
             raise ConfigError("a Sequence normalizer needs \"normalizers\": a list")
-        return [step for part in parts for step in _steps(part)]
+        return [step for part in parts for step in _steps(part, skipped)]
+    if kind in SKIPPED:
+        skipped.append(kind)
+        return []
     raise ConfigError(f"the {kind} normalizer is not supported (bpe-lab applies {', '.join(KNOWN)})")
 
 

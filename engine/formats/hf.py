@@ -36,6 +36,7 @@ from .common import (
     quick_merges,
     read_json,
     show,
+    skipped_note,
     write_json,
 )
 from .hfpre import pretokenizer_json, read_pretokenizer
@@ -282,10 +283,12 @@ def _normalizer(spec: Any, path: Path, warnings: list[str]) -> Normalizer | None
     if spec is None:
         return None
     try:
-        return Normalizer(spec)
+        normalizer = Normalizer(spec)
     except ValueError as exc:
         warnings.append(f"the file's normalizer is ignored ({exc}): text that it would change encodes differently")
         return None
+    skipped_note(normalizer, warnings)
+    return normalizer
 
 
 def _whole_first(

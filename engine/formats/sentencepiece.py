@@ -27,6 +27,7 @@ Unigram, word and char models are refused in one line naming the type.
 
 from __future__ import annotations
 
+import base64
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -120,7 +121,8 @@ class Model:
     whitespace_as_suffix: bool = False
     unk_surface: str = " \u2047 "
     normalizer_name: str = ""
-    charsmap: bool = False
+    #: the normalizer spec's precompiled_charsmap (sentencepiece's normalization table), or b""
+    charsmap: bytes = b""
     add_dummy_prefix: bool = True
     remove_extra_whitespaces: bool = True
     escape_whitespaces: bool = True
@@ -157,7 +159,7 @@ def parse_model(raw: bytes) -> Model:
                 if n == 1 and w == 2:
                     model.normalizer_name = v.decode("utf-8")
                 elif n == 2 and w == 2:
-                    model.charsmap = bool(v)
+                    model.charsmap = bytes(v)
                 elif n == 3 and w == 0:
                     model.add_dummy_prefix = bool(v)
                 elif n == 4 and w == 0:
@@ -172,6 +174,8 @@ def normalizer_spec(model: Model) -> dict[str, Any]:
     applies and an hf export keeps): invalid bytes to U+FFFD, extra spaces removed, the dummy
     prefix, spaces escaped as ``▁``."""
     steps: list[dict[str, Any]] = [{"type": "Replace", "pattern": {"Regex": r"[\udc80-\udcff]"}, "content": "\ufffd"}]
+    if model.charsmap:  # kept for an hf export (tokenizers applies it), not applied here
+        steps.insert(0, {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(model.charsmap).decode("ascii")})
     if model.remove_extra_whitespaces:  # spaces at the start go, runs of them become one ...
         steps += [{"type": "Replace", "pattern": {"Regex": r"\A +"}, "content": ""},
                   {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]
