@@ -1654,58 +1654,35 @@ cdef Py_ssize_t _chunk_end(int kind, void *data, Py_ssize_t i, Py_ssize_t n, int
     cdef unsigned int c = PyUnicode_READ(kind, data, i), c1, low
     cdef unsigned char k = _CLASS[c], k1 = 0
     cdef Py_ssize_t j, p
-    cdef bint gpt4 = mode != 0
+    cdef bint gpt4 = mode != 0  # gpt4 and o200k: the same alternatives but for letters and '/'
     if i + 1 < n:
-        k1 = _CLASS[PyUnicode_READ(kind, data, i + 1)]
-    if mode == 2:
-        if k == _LET:
-            return _o200k_letters(kind, data, i, n)
-        if c != 10 and c != 13 and k != _DIG and k1 == _LET:  # [^\r\n L N]? before letters
-            return _o200k_letters(kind, data, i + 1, n)
-        if k == _DIG:  # N{1,3}
-            j = i + 1
-            while j < n and j < i + 3 and _CLASS[PyUnicode_READ(kind, data, j)] == _DIG:
-                j += 1
-            return j
-        if k == _OTH or (c == 32 and k1 == _OTH):  # " ?[^\s L N]+[\r\n/]*"
-            j = _run(kind, data, i + 1 if k != _OTH else i, n, _OTH)
-            while j < n:
-                c1 = PyUnicode_READ(kind, data, j)
-                if c1 != 10 and c1 != 13 and c1 != 47:
-                    break
-                j += 1
-            return j
-    elif i + 1 < n:
         c1 = PyUnicode_READ(kind, data, i + 1)
         k1 = _CLASS[c1]
-        if c == 39:  # an apostrophe: 's 'd 'm 't 'll 've 're (any case in gpt4)
+        if c == 39 and mode != 2:  # an apostrophe: 's 'd 'm 't 'll 've 're (any case in gpt4)
             low = (c1 | 32) if gpt4 else c1
             if low == 115 or low == 100 or low == 109 or low == 116:
                 return i + 2
             if i + 2 < n and _contraction_tail(c1, PyUnicode_READ(kind, data, i + 2), gpt4):
                 return i + 3
-    if mode == 2:
-        pass  # space: below, as gpt4's (\s*[\r\n]+ ends where \s*[\r\n] does)
-    elif not gpt4:
+    if not gpt4:
         if c == 32 and k1 != 0 and k1 != _WSP:  # " ?" before letters, digits or the rest
             return _run(kind, data, i + 1, n, k1)
         if k != _WSP:
             return _run(kind, data, i, n, k)
     else:
-        if k == _LET:
-            return _run(kind, data, i, n, _LET)
-        if c != 10 and c != 13 and k != _DIG and k1 == _LET:  # [^\r\n L N]?+ L+
-            return _run(kind, data, i + 1, n, _LET)
+        if k == _LET or (c != 10 and c != 13 and k != _DIG and k1 == _LET):  # [^\r\n L N]?+ L+
+            j = i if k == _LET else i + 1
+            return _o200k_letters(kind, data, j, n) if mode == 2 else _run(kind, data, j, n, _LET)
         if k == _DIG:  # N{1,3}
             j = i + 1
             while j < n and j < i + 3 and _CLASS[PyUnicode_READ(kind, data, j)] == _DIG:
                 j += 1
             return j
-        if k == _OTH or (c == 32 and k1 == _OTH):  # " ?[^\s L N]++[\r\n]*"
+        if k == _OTH or (c == 32 and k1 == _OTH):  # " ?[^\s L N]++[\r\n]*" (o200k: [\r\n/]*)
             j = _run(kind, data, i + 1 if k != _OTH else i, n, _OTH)
             while j < n:
                 c1 = PyUnicode_READ(kind, data, j)
-                if c1 != 10 and c1 != 13:
+                if c1 != 10 and c1 != 13 and (mode != 2 or c1 != 47):
                     break
                 j += 1
             return j
