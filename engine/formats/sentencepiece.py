@@ -214,17 +214,6 @@ def _parts(text: str, order: dict[str, int], limit: int) -> list[str]:
     return parts
 
 
-def _greedy_run(m: int, lengths: frozenset[int]) -> list[int]:
-    """sentencepiece's merging of a run of ``m`` of one character whose runs ``lengths`` are
-    pieces of one score: the leftmost pair whose joined run is a piece, again and again."""
-    parts = [1] * m
-    while True:
-        at = next((i for i in range(len(parts) - 1) if parts[i] + parts[i + 1] in lengths), None)
-        if at is None:
-            return parts
-        parts[at : at + 2] = [parts[at] + parts[at + 1]]
-
-
 def _planned_run(m: int, plan: list[tuple[int, int]]) -> list[int]:
     """Pair merges (left length, right length) made in turn on a run of ``m``, each left to
     right and non-overlapping, as a replay makes them."""
@@ -273,7 +262,8 @@ def _run_plan(lengths: frozenset[int]) -> list[tuple[int, int]] | None:
     if len(plan) != len(lengths) or {x + y for x, y in plan} != lengths:
         return None
     longest = max(lengths)
-    if any(_planned_run(m, plan) != _greedy_run(m, lengths) for m in range(2, 4 * longest + 2)):
+    tied = {"a" * n: 0 for n in lengths}  # sentencepiece's rule on runs of "a" with only the tied pieces
+    if any(_planned_run(m, plan) != list(map(len, _parts("a" * m, tied, 1))) for m in range(2, 4 * longest + 2)):
         return None
     return plan
 
