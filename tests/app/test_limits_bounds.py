@@ -34,6 +34,7 @@ from engine.pretokenize import (
     MAX_PATTERN_CHARS,
     MAX_PATTERN_SIZE,
     NAMED_PATTERNS,
+    O200K_PATTERN,
     PreTokenizer,
     check_pattern,
     compile_pattern,
@@ -43,16 +44,8 @@ from engine.pretokenize import (
 LIMIT = 1 << 30  # bytes of address space for a bomb's subprocess
 CORPUS = "the cat in the hat sat on the mat\nthe cat ate the rat\n"
 
-#: Real patterns from other tokenizers, as their libraries spell them.
-O200K_PATTERN = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
+#: Real patterns from other tokenizers, as their libraries spell them (o200k's: engine.pretokenize's,
+#: checked against tiktoken's in tests/engine/test_pretokenize_same.py).
 LLAMA3_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 QWEN2_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 REAL_PATTERNS = {**NAMED_PATTERNS, "o200k": O200K_PATTERN, "llama3": LLAMA3_PATTERN, "qwen2": QWEN2_PATTERN}

@@ -93,11 +93,18 @@ def gpt2_chinese(path: Path, runs: int, before: Path | None = None) -> None:
         print(f"  {name:<24} {t:7.3f} s   throughput x{times['tiktoken'] / t:5.2f} tiktoken, x{times['tokenizers'] / t:5.2f} tokenizers")
         if name.startswith("bpe-lab"):
             record(f"encode Chinese gpt2 {name}", times["tiktoken"] / t)
-    command = ("encode", "-t", str(path), "--pattern-name", "gpt2")
+    whole_processes(path, ("--pattern-name", "gpt2"), GPT2_PATTERN, corpus, runs, before)
+
+
+def whole_processes(path: Path, pattern_args: tuple[str, ...], pattern: str, corpus: Path, runs: int,
+                    before: Path | None) -> None:
+    """``bpe-lab encode -t path`` (compiled, pure, before) against a tiktoken script with the
+    same ranks and pattern, each reading ``corpus`` on standard input."""
+    command = ("encode", "-t", str(path), *pattern_args)
     contenders: dict = {"bpe-lab encode": (ours(*command), INSTALLED), "bpe-lab encode (pure)": (ours(*command), PURE)}
     if before is not None:
         contenders["bpe-lab encode (before)"] = (ours(*command, root=before.resolve()), INSTALLED)
-    contenders["tiktoken script"] = [sys.executable, "-c", TIKTOKEN_STDIN, str(path), GPT2_PATTERN]
+    contenders["tiktoken script"] = [sys.executable, "-c", TIKTOKEN_STDIN, str(path), pattern]
     results = alternate(contenders, runs=runs, stdin=corpus)
     report("the same, whole processes reading standard input (time x: ours / tiktoken's)", results, "tiktoken script")
 
@@ -135,13 +142,7 @@ def o200k_rows(path: Path, runs: int, before: Path | None = None) -> None:
         times["tiktoken"] = timed(lambda: enc.encode_ordinary(text), runs)
         for name, t in times.items():
             print(f"  {name:<24} {t:7.3f} s   throughput x{times['tiktoken'] / t:5.2f} tiktoken")
-        command = ("encode", "-t", str(path), "--pattern", O200K_PATTERN)
-        contenders: dict = {"bpe-lab encode": (ours(*command), INSTALLED), "bpe-lab encode (pure)": (ours(*command), PURE)}
-        if before is not None:
-            contenders["bpe-lab encode (before)"] = (ours(*command, root=before.resolve()), INSTALLED)
-        contenders["tiktoken script"] = [sys.executable, "-c", TIKTOKEN_STDIN, str(path), O200K_PATTERN]
-        results = alternate(contenders, runs=runs, stdin=corpus)
-        report("the same, whole processes reading standard input (time x: ours / tiktoken's)", results, "tiktoken script")
+        whole_processes(path, ("--pattern", O200K_PATTERN), O200K_PATTERN, corpus, runs, before)
 
 
 def timed(fn, runs: int, setup=lambda: None) -> float:

@@ -6,6 +6,7 @@ text through them as tiktoken does."""
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import contextmanager
 
 import pytest
 import regex
@@ -101,21 +102,29 @@ def test_a_pattern_that_differs_keeps_its_own_scan():
     assert pre.split("year 2024, it's") == regex.findall(qwen, "year 2024, it's")
 
 
-@pytest.mark.parametrize("compiled", [False, True])
-def test_llama3_encodes_long_text_as_tiktoken_does(compiled):
+@contextmanager
+def rank_file(name: str, pattern: str, compiled: bool):
+    """The cached rank file ``name`` read with ``pattern``, on the compiled core or the pure
+    path, and tiktoken with the same ranks and pattern."""
     tiktoken = pytest.importorskip("tiktoken")
     from fetch_tokenizers import load_cached, needed
     from tiktoken.load import load_tiktoken_bpe
 
     if compiled and _core._ccore_module is None:
         pytest.skip(f"no compiled core here: {_core.WHY_PURE}")
-    path = needed("llama3.tiktoken")
-    enc = tiktoken.Encoding(name="llama3", pat_str=META_LLAMA3, mergeable_ranks=load_tiktoken_bpe(str(path)),
-                            special_tokens={})
+    path = needed(name)
+    enc = tiktoken.Encoding(name=name, pat_str=pattern, mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens={})
     was = _core.COMPILED
     _core.select(compiled)
     try:
-        imported = load_cached(path, pretokenizer=PreTokenizer("custom", META_LLAMA3))
+        yield load_cached(path, pretokenizer=PreTokenizer("custom", pattern)), enc
+    finally:
+        _core.select(was)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_llama3_encodes_long_text_as_tiktoken_does(compiled):
+    with rank_file("llama3.tiktoken", META_LLAMA3, compiled) as (imported, enc):
         tok = imported.tokenizer
         text = mixed_text()
         assert imported.encode(text) == enc.encode_ordinary(text)
@@ -124,8 +133,6 @@ def test_llama3_encodes_long_text_as_tiktoken_does(compiled):
         if tang is not None:
             poems = tang.read_text(encoding="utf-8")
             assert imported.encode(poems) == enc.encode_ordinary(poems)
-    finally:
-        _core.select(was)
 
 
 # -- o200k (GPT-4o, Llama 4): its ASCII twin, on regions cut where o200k ends a chunk ----------
@@ -178,21 +185,7 @@ def test_a_newline_before_a_slash_is_no_cut_for_o200k():
 
 @pytest.mark.parametrize("compiled", [False, True])
 def test_llama4_encodes_long_text_as_tiktoken_does(compiled):
-    tiktoken = pytest.importorskip("tiktoken")
-    from fetch_tokenizers import load_cached, needed
-    from tiktoken.load import load_tiktoken_bpe
-
-    if compiled and _core._ccore_module is None:
-        pytest.skip(f"no compiled core here: {_core.WHY_PURE}")
-    path = needed("llama4.tiktoken")
-    enc = tiktoken.Encoding(name="llama4", pat_str=O200K_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(path)),
-                            special_tokens={})
-    was = _core.COMPILED
-    _core.select(compiled)
-    try:
-        imported = load_cached(path, pretokenizer=PreTokenizer("custom", O200K_PATTERN))
+    with rank_file("llama4.tiktoken", O200K_PATTERN, compiled) as (imported, enc):
         assert imported.tokenizer.pretokenizer.scan == "o200k"
         text = mixed_text() + "\n".join(O200K_TRAPS) * 30
         assert imported.encode(text) == enc.encode_ordinary(text)
-    finally:
-        _core.select(was)
