@@ -4,7 +4,7 @@ against sentencepiece's own, on indented code.
 Llama 2's and Mistral's runs of ``▁`` (2-16) all have one score, and sentencepiece joins such
 pieces leftmost first: four spaces before ``if`` are ``▁▁▁`` + ``▁if``. Made in the file's order,
 each split as the converter splits it, a replay left ``▁▁`` + ``▁``. The reader now orders and
-splits such runs by a plan (engine.formats.sentencepiece._run_plan) checked against that rule;
+splits such runs by a plan (engine.formats.spm_merges._run_plan) checked against that rule;
 here the plan is checked against a naive reference of the rule, and the replay against
 sentencepiece itself on random indented code."""
 
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from engine import Trainer
 from engine.formats import load_any
-from engine.formats.sentencepiece import _run_plan
+from engine.formats.spm_merges import _run_plan
 
 CODE = "def f(x):\n    if x:\n        return  x   + 1\n    return 0\n"
 MODELS = ["mistral-v1.model", "llama2-rebuilt.model"]
