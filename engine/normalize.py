@@ -3,11 +3,13 @@
 A :class:`Normalizer` is the ``"normalizer"`` object of a ``tokenizer.json`` (kept as that JSON,
 so that an hf export writes it back unchanged): ``NFC``, ``NFD``, ``NFKC``, ``NFKD``,
 ``Lowercase``, ``Strip``, ``Prepend``, ``Replace`` and a ``Sequence`` of them, which is what real
-BPE files use (Anthropic's has NFKC; SentencePiece conversions have Prepend and Replace).
-A ``Precompiled`` step (sentencepiece's normalization table, as converted SentencePiece models
-carry it) is kept in the spec and not applied: :attr:`Normalizer.skipped` names it, and the
-readers say so in a note (text it would change encodes differently). Any other type is refused
-by name when the normalizer is made. Example::
+BPE files use (Anthropic's has NFKC; SentencePiece conversions have Prepend and Replace), and
+``Precompiled``: sentencepiece's normalization table (``nmt_nfkc``), as converted SentencePiece
+models carry it. The table is applied by the rule of the library the file is for
+(:mod:`engine._charsmap`): tokenizers' grapheme by grapheme (``precompiled="tokenizers"``, a
+``tokenizer.json``'s), or sentencepiece's longest match (``precompiled="sentencepiece"``, what
+a ``.model`` is read with). Any other type is refused by name when the normalizer is made.
+Example::
 
     Normalizer({"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]})("ＡＢ")  # -> 'ab'
 
@@ -17,10 +19,13 @@ As in ``tokenizers``, special tokens are found in the text first and are not nor
 
 from __future__ import annotations
 
+import base64
+import binascii
 import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from ._charsmap import Charsmap, CharsmapError, charsmap
 from .errors import ConfigError
 
 #: What Rust's ``char::is_whitespace`` (Unicode's White_Space) counts, which ``Strip`` strips;
@@ -28,19 +33,22 @@ from .errors import ConfigError
 RUST_WHITESPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
                    "\u2028\u2029\u202f\u205f\u3000")
 
-KNOWN = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip", "Prepend", "Replace", "Sequence")
-#: Steps kept in the spec (an hf export writes them back) but not applied.
-SKIPPED = ("Precompiled",)
+KNOWN = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip", "Prepend", "Replace", "Precompiled", "Sequence")
+#: How a ``Precompiled`` table is applied: as tokenizers does (the default: the spec is
+#: tokenizers' JSON), or as sentencepiece does (a ``.model``'s table).
+PRECOMPILED_RULES = ("tokenizers", "sentencepiece")
 
 
 class Normalizer:
-    """A normalizer from its ``tokenizer.json`` object (``spec``); calling it normalizes text."""
+    """A normalizer from its ``tokenizer.json`` object (``spec``); calling it normalizes text.
+    ``precompiled`` names the rule a ``Precompiled`` step is applied by (:data:`PRECOMPILED_RULES`)."""
 
-    def __init__(self, spec: Any) -> None:
+    def __init__(self, spec: Any, precompiled: str = "tokenizers") -> None:
+        if precompiled not in PRECOMPILED_RULES:
+            raise ConfigError(f"a Precompiled table is applied as {' or '.join(PRECOMPILED_RULES)} does, not {precompiled!r}")
         self.spec = spec
-        #: the steps of the spec that are not applied (see :data:`SKIPPED`), by type
-        self.skipped: list[str] = []
-        self._steps = _steps(spec, self.skipped)
+        self.precompiled = precompiled
+        self._steps = _steps(spec, precompiled)
 
     def __call__(self, text: str) -> str:
         for step in self._steps:
@@ -48,13 +56,14 @@ class Normalizer:
         return text
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Normalizer) and other.spec == self.spec
+        return isinstance(other, Normalizer) and other.spec == self.spec and other.precompiled == self.precompiled
 
     def __hash__(self) -> int:
-        return hash(repr(self.spec))
+        return hash((repr(self.spec), self.precompiled))
 
     def __repr__(self) -> str:
-        return f"Normalizer({self.spec!r})"
+        rule = f", precompiled={self.precompiled!r}" if self.precompiled != "tokenizers" else ""
+        return f"Normalizer({self.spec!r}{rule})"
 
     @property
     def summary(self) -> str:
@@ -71,12 +80,12 @@ def _summary(spec: dict[str, Any]) -> str:
     if kind == "Replace":
         pattern = spec["pattern"]
         return f"Replace({pattern.get('String', pattern.get('Regex'))!r}, {spec['content']!r})"
-    if kind in SKIPPED:
-        return f"{kind} (not applied)"
+    if kind == "Precompiled":
+        return "Precompiled (sentencepiece's table)"
     return kind
 
 
-def _steps(spec: Any, skipped: list[str]) -> list[Callable[[str], str]]:
+def _steps(spec: Any, precompiled: str) -> list[Callable[[str], str]]:
     if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
         raise ConfigError("a normalizer is an object with a \"type\"")
     kind = spec["type"]
@@ -108,11 +117,30 @@ def _steps(spec: Any, skipped: list[str]) -> list[Callable[[str], str]]:
         parts = spec.get("normalizers")
         if not isinstance(parts, list):
             raise ConfigError("a Sequence normalizer needs \"normalizers\": a list")
-        return [step for part in parts for step in _steps(part, skipped)]
-    if kind in SKIPPED:
-        skipped.append(kind)
-        return []
+        return [step for part in parts for step in _steps(part, precompiled)]
+    if kind == "Precompiled":
+        table = _charsmap(spec)
+        if table is None:  # tokenizers reads an empty table as no table
+            return []
+        return [table.sentencepiece if precompiled == "sentencepiece" else table.tokenizers]
     raise ConfigError(f"the {kind} normalizer is not supported (bpe-lab applies {', '.join(KNOWN)})")
+
+
+def _charsmap(spec: dict[str, Any]) -> Charsmap | None:
+    """The table of a ``Precompiled`` step (base64 in ``precompiled_charsmap``), None when empty."""
+    encoded = spec.get("precompiled_charsmap")
+    if not isinstance(encoded, str):
+        raise ConfigError("a Precompiled normalizer needs \"precompiled_charsmap\": base64 text")
+    try:
+        blob = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise ConfigError("a Precompiled normalizer's table is not base64") from None
+    if not blob:
+        return None
+    try:
+        return charsmap(blob)
+    except CharsmapError as exc:
+        raise ConfigError(f"a Precompiled normalizer's table is malformed: {exc}") from None
 
 
 def _replace(spec: dict[str, Any]) -> Callable[[str], str]:

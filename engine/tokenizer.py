@@ -16,7 +16,9 @@ then leaves out entries 1-256, the bytes) and ``"text_ranks"`` (see :class:`Toke
 A tokenizer that looks chunks up whole first (a tiktoken rank file's) is version 2, with
 ``"whole_first": true`` and ``"whole_pieces": [hex, ...]`` (the bytes of tokens no merge makes,
 whose ids follow the merges; the specials follow them), and so is one with a ``"normalizer"``
-(HuggingFace's JSON of it, :mod:`engine.normalize`) or an ``"end_of_word"`` suffix (its base
+(HuggingFace's JSON of it, :mod:`engine.normalize`; ``"precompiled_rule": "sentencepiece"``
+when its ``Precompiled`` table is applied as sentencepiece applies it, a ``.model``'s) or an
+``"end_of_word"`` suffix (its base
 then holds every base token twice: plain, then with the suffix, as CLIP's ``e`` and ``e</w>``)
 or a ``"subword_prefix"`` (plain, then with the prefix: ``b`` and ``##b``; both: four times).
 """
@@ -52,7 +54,7 @@ from ._tokparts import (  # noqa: F401 - importable from here, as before the spl
 from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, end_of_word_problem, special_text_problem, subword_prefix_problem
 from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
 from .io import atomic_write_text, parse_json, read_file
-from .normalize import Normalizer
+from .normalize import PRECOMPILED_RULES, Normalizer
 from .pretokenize import PreTokenizer
 
 #: The chunk cache's generation size (_ChunkCache).
@@ -543,6 +545,8 @@ def tokenizer_to_dict(tok: Tokenizer) -> dict[str, Any]:
             data["whole_ranks"] = tok.whole_ranks
     if tok.normalizer is not None:
         data["normalizer"] = tok.normalizer.spec
+        if tok.normalizer.precompiled != "tokenizers":  # a .model's table: sentencepiece's rule
+            data["precompiled_rule"] = tok.normalizer.precompiled
     if tok.byte_fallback:
         data["byte_fallback"] = True
     if tok.text_ranks is not None:
@@ -636,7 +640,9 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
         pretokenizer = PreTokenizer.from_dict(pre)
         train_config = TrainConfig.from_dict(config) if isinstance(config, dict) else None
         spec = data.get("normalizer") if version == WHOLE_VERSION else None
-        normalizer = Normalizer(spec) if spec is not None else None
+        rule = data.get("precompiled_rule", "tokenizers")
+        _need(rule in PRECOMPILED_RULES, f"\"precompiled_rule\" is one of {', '.join(PRECOMPILED_RULES)}")
+        normalizer = Normalizer(spec, precompiled=rule) if spec is not None else None
     except TypeError as exc:
         raise TokenizerFileError(f"malformed tokenizer settings: {exc}") from None
     return Tokenizer(

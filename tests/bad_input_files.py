@@ -94,6 +94,8 @@ def ranks(tmp: Path, lines: list[str], sidecar: dict | None = None, name: str = 
 SPM_BPE = b"\x0a\x08\x0a\x01a\x15\x00\x00\x80\xbf\x12\x02\x18\x02"
 #: The same with no model_type (field 3 of the trainer spec): sentencepiece's default, Unigram.
 SPM_UNIGRAM = b"\x0a\x08\x0a\x01a\x15\x00\x00\x80\xbf\x12\x00"
+#: SPM_BPE with an nmt_nfkc normalizer spec whose table (field 2) is two bytes: no trie fits.
+SPM_BAD_TABLE = SPM_BPE + b"\x1a\x0e\x0a\x08nmt_nfkc\x12\x02\x01\x00"
 
 
 def with_normalizer(tmp: Path) -> None:

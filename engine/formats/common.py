@@ -126,14 +126,6 @@ class Imported:
         return self.tokenizer.decode(self.from_file_ids(ids))
 
 
-def skipped_note(normalizer: Any, warnings: list[str]) -> None:
-    """A note for the steps of a file's normalizer that bpe-lab keeps but does not apply
-    (``Normalizer.skipped``: a ``Precompiled`` table)."""
-    if normalizer.skipped:
-        warnings.append(f"the file's {', '.join(normalizer.skipped)} normalizer step (sentencepiece's normalization "
-                        "table) is not applied: text it would change encodes differently; the other steps are")
-
-
 def fail(path: str | Path, message: str) -> TokenizerFileError:
     """A one-line error naming the file."""
     return TokenizerFileError(f"{path}: {message}")

@@ -36,7 +36,6 @@ from .common import (
     quick_merges,
     read_json,
     show,
-    skipped_note,
     write_json,
 )
 from .hfpre import pretokenizer_json, read_pretokenizer
@@ -283,12 +282,10 @@ def _normalizer(spec: Any, path: Path, warnings: list[str]) -> Normalizer | None
     if spec is None:
         return None
     try:
-        normalizer = Normalizer(spec)
+        return Normalizer(spec)
     except ValueError as exc:
         warnings.append(f"the file's normalizer is ignored ({exc}): text that it would change encodes differently")
         return None
-    skipped_note(normalizer, warnings)
-    return normalizer
 
 
 def _whole_first(

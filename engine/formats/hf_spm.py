@@ -21,7 +21,7 @@ from typing import Any
 from ..normalize import Normalizer
 from ..pretokenize import PreTokenizer
 from ..tokenizer import BYTE_CHARS, Tokenizer
-from .common import Imported, check_special, check_unique_ids, fail, show, skipped_note
+from .common import Imported, check_special, check_unique_ids, fail, show
 from .sentencepiece import SPACE, SentencePieceImport, _byte_of
 
 
@@ -70,8 +70,6 @@ def load_byte_fallback(path: Path, data: dict[str, Any], model: dict[str, Any], 
         normalizer = Normalizer(spec) if spec is not None else None
     except ValueError as exc:
         raise fail(path, f"the file's normalizer is not supported ({exc})") from None
-    if normalizer is not None:
-        skipped_note(normalizer, warnings)
     special_texts = {t for t, _ in specials}
     bytes_at: dict[int, int] = {}
     for name, i in vocab.items():

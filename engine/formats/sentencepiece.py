@@ -6,9 +6,11 @@ tests use ``sentencepiece`` itself to check every id).
 A BPE model (Mistral 7B's and its instruct models', Llama 2's) becomes a chars-base tokenizer
 that encodes as sentencepiece does:
 
-- the text is normalized as the model's normalizer spec says (an ``identity`` model: a ``▁``
-  before the text and ``▁`` for each space; ``remove_extra_whitespaces`` too); a byte that is
-  not UTF-8 becomes U+FFFD, as in sentencepiece;
+- the text is normalized as the model's normalizer spec says: its normalization table
+  (``nmt_nfkc``, sentencepiece's default; none in an ``identity`` model), applied by
+  sentencepiece's longest-match rule (:mod:`engine._charsmap`), then a ``▁`` before the text and
+  ``▁`` for each space (``remove_extra_whitespaces`` too); a byte that is not UTF-8 becomes
+  U+FFFD, as in sentencepiece;
 - the alphabet is the unknown piece (id 0), the 256 byte pieces ``<0x00>``-``<0xFF>`` (for
   ``byte_fallback``: a character outside the alphabet becomes its bytes' pieces) and every piece
   of one character;
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._charsmap import CharsmapError, charsmap
 from ..errors import ExportError
 from ..normalize import Normalizer
 from ..pretokenize import PreTokenizer
@@ -173,10 +176,10 @@ def parse_model(raw: bytes) -> Model:
 
 def normalizer_spec(model: Model) -> dict[str, Any]:
     """The model's normalization as HuggingFace normalizer JSON (what :mod:`engine.normalize`
-    applies and an hf export keeps): invalid bytes to U+FFFD, extra spaces removed, the dummy
-    prefix, spaces escaped as ``▁``."""
+    applies and an hf export keeps): the normalization table, invalid bytes to U+FFFD, extra
+    spaces removed, the dummy prefix, spaces escaped as ``▁``."""
     steps: list[dict[str, Any]] = [{"type": "Replace", "pattern": {"Regex": r"[\udc80-\udcff]"}, "content": "\ufffd"}]
-    if model.charsmap:  # kept for an hf export (tokenizers applies it), not applied here
+    if model.charsmap:  # read with Normalizer(..., precompiled="sentencepiece"): its own rule
         steps.insert(0, {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(model.charsmap).decode("ascii")})
     if model.remove_extra_whitespaces:  # spaces at the start go, runs of them become one ...
         steps += [{"type": "Replace", "pattern": {"Regex": r"\A +"}, "content": ""},
@@ -215,8 +218,12 @@ def read_model(path: Path, raw: bytes) -> Imported:
         raise fail(path, "a SentencePiece model with treat_whitespace_as_suffix: bpe-lab reads ▁ as a prefix only")
     warnings: list[str] = []
     if model.charsmap:
-        warnings.append(f"the model's {model.normalizer_name or 'precompiled'} normalization table is not applied: "
-                        "text it would change encodes differently")
+        try:
+            charsmap(model.charsmap)
+        except CharsmapError as exc:
+            raise fail(path, f"the model's {model.normalizer_name or 'normalization'} table is malformed ({exc})") from None
+    # its table (nmt_nfkc, say) is applied as sentencepiece applies it
+    normalizer = Normalizer(normalizer_spec(model), precompiled="sentencepiece")
     pieces = model.pieces
     unk = [i for i, (_, _, kind) in enumerate(pieces) if kind == UNKNOWN]
     if len(unk) != 1:
@@ -275,7 +282,7 @@ def read_model(path: Path, raw: bytes) -> Imported:
     file_ids.extend(i for _, i in specials)
     try:
         tok = Tokenizer(merges, base="chars", alphabet=alphabet, specials=[t for t, _ in specials],
-                        pretokenizer=PreTokenizer("none"), normalizer=Normalizer(normalizer_spec(model)),
+                        pretokenizer=PreTokenizer("none"), normalizer=normalizer,
                         byte_fallback=fallback, text_ranks=ranks)
     except ValueError as exc:
         raise fail(path, str(exc)) from None
