@@ -71,7 +71,8 @@ def test_ci_runs_the_readme_test_command():
 def test_ci_runs_the_slow_tests_the_default_run_leaves_out():
     """Issue 12: a fast default pytest, and CI still runs everything: whatever marks a test has
     (slow, hypothesis, serial), some pass of the README's command selects it on the compiled
-    core, and the pure-Python pass (BPE_LAB_PURE=1) runs the fast tests that are not serial."""
+    core, and the pure-Python pass (BPE_LAB_PURE=1) runs the fast tests that are not serial. The
+    default run is on two workers (-n 2), so the pass that selects serial tests runs one (-n 0)."""
     import itertools
     import re
     import shlex
@@ -80,14 +81,18 @@ def test_ci_runs_the_slow_tests_the_default_run_leaves_out():
     from _pytest.mark.expression import Expression
 
     options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
-    assert "-m 'not slow'" in options["addopts"] and any(m.startswith("slow:") for m in options["markers"])
+    default = "not slow and not serial"
+    assert f"-m '{default}'" in options["addopts"] and any(m.startswith("slow:") for m in options["markers"])
+    assert "-n 2" in options["addopts"]
     assert any(m.startswith("serial:") for m in options["markers"])
     passes = [part.strip() for part in readme_command("test-command").split("&&") if "-m pytest" in part]
     chosen = []  # (pure?, marker expression) a pass
     for command in passes:
         words = shlex.split(command)
-        expression = words[words.index("-m", words.index("pytest")) + 1] if words.count("-m") > 1 else "not slow"
+        expression = words[words.index("-m", words.index("pytest")) + 1] if words.count("-m") > 1 else default
         chosen.append((bool(re.match(r"BPE_LAB_PURE=1\b", command)), Expression.compile(expression)))
+        if Expression.compile(expression).evaluate(lambda name, **kwargs: name == "serial"):
+            assert words[words.index("-n") + 1] == "0" if "-n" in words else False, f"{command}: serial tests beside a worker"
     for marks in itertools.product([False, True], repeat=3):
         has = dict(zip(("slow", "hypothesis", "serial"), marks))
         def matcher(name, **kwargs):

@@ -55,6 +55,7 @@ async def export(app, monkeypatch, inject=None) -> list[tuple[str, str]]:
     return said
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("call", [1, 3, 8])
 async def test_a_full_disk_mid_export_leaves_nothing(tmp_path, monkeypatch, call):
     """The disk fills at the 1st, 3rd or 8th file's sync (of 8: six tables, two figures)."""
@@ -71,6 +72,7 @@ async def test_a_full_disk_mid_export_leaves_nothing(tmp_path, monkeypatch, call
     assert list((tmp_path / "exports").iterdir()) == []
 
 
+@pytest.mark.slow
 async def test_a_rename_failing_mid_export_puts_the_old_export_back(tmp_path, monkeypatch):
     """An export made before, then again at the same step: the 4th rename fails, the files
     already replaced are put back, so the folder holds the first export whole."""
@@ -91,6 +93,7 @@ async def test_a_rename_failing_mid_export_puts_the_old_export_back(tmp_path, mo
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 
+@pytest.mark.slow
 async def test_a_figure_that_cannot_be_drawn_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("BPE_LAB_EXPORTS", str(tmp_path / "exports"))
     app = make_app("low-lower-lowest.txt", base="chars", pretokenizer="none", max_merges=4, vocab_size=None)
@@ -112,6 +115,7 @@ async def test_a_figure_that_cannot_be_drawn_writes_nothing(tmp_path, monkeypatc
     assert not (tmp_path / "exports").exists()  # refused before anything was made
 
 
+@pytest.mark.slow
 async def test_in_a_tab_a_failed_export_lets_its_folder_go(tmp_path, monkeypatch):
     """Serve: the export's folder is claimed (mkdir) first; when the write then fails, the
     empty folder goes, so neither this tab nor another finds a stray folder."""
@@ -132,6 +136,7 @@ async def test_in_a_tab_a_failed_export_lets_its_folder_go(tmp_path, monkeypatch
     assert len(list(folder.iterdir())) == 8
 
 
+@pytest.mark.slow
 async def test_exports_pointing_at_a_file_is_one_message(tmp_path, monkeypatch):
     (tmp_path / "v.txt").write_text("a file\n", encoding="utf-8")
     monkeypatch.setenv("BPE_LAB_EXPORTS", str(tmp_path / "v.txt"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from helpers import ROOT, app_on, settle_until, settled
 from rich.cells import cell_len
 from rich.console import Console
@@ -57,6 +58,7 @@ def test_segmented_text_wraps_between_tokens_only():
         assert "".join(out.plain.split("\n")) == coloured(seg, text).plain  # nothing lost
 
 
+@pytest.mark.slow
 async def test_the_compare_tab_beside_a_lesson_at_80x24_cuts_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     lesson = parse(LESSON)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from helpers import ROOT, app_on, settle_until, settled
 from textual.widgets import Input
 
@@ -37,6 +38,7 @@ async def to_step(pilot, step: int) -> None:
 
 # -- (a) a key to leave the lesson -------------------------------------------------------------------
 
+@pytest.mark.slow
 async def test_E_ends_the_lesson_and_sessions_act_as_ever(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     session = tmp_path / "session.json"
@@ -78,6 +80,7 @@ async def test_E_without_a_lesson_is_no_key_at_all(tmp_path, monkeypatch):
 
 # -- (b) the lesson's own quiz is not exploring --------------------------------------------------------
 
+@pytest.mark.slow
 async def test_the_lessons_quiz_merges_are_not_exploring(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     app = lesson_app("001-low-lower-lowest", autosave=False)
@@ -99,6 +102,7 @@ async def test_the_lessons_quiz_merges_are_not_exploring(tmp_path, monkeypatch):
         assert app.lesson.drifted() and app.lab.lesson_view.drifted
 
 
+@pytest.mark.slow
 async def test_a_quiz_the_learner_opens_is_exploring(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     app = lesson_app("001-low-lower-lowest", autosave=False)
@@ -115,6 +119,7 @@ async def test_a_quiz_the_learner_opens_is_exploring(tmp_path, monkeypatch):
 
 # -- (c) back to a step that opened an analysis tab ----------------------------------------------------
 
+@pytest.mark.slow
 async def test_back_to_a_step_that_opened_a_tab_shows_that_tab(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     app = lesson_app("001-low-lower-lowest", autosave=False)
@@ -139,6 +144,7 @@ def footer_keys(app) -> dict[str, str]:
     return {b.binding.key: b.binding.description for b in bindings.values() if b.binding.show and b.enabled}
 
 
+@pytest.mark.slow
 async def test_typing_beside_a_lesson_is_a_mode_escape_leaves(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     app = lesson_app("000-die-katze", autosave=False)
@@ -165,6 +171,7 @@ async def test_typing_beside_a_lesson_is_a_mode_escape_leaves(tmp_path, monkeypa
         assert app.workbench.steps == app.lesson.marks[2].steps + 1  # n steps again
 
 
+@pytest.mark.slow
 async def test_the_compare_input_beside_a_lesson_is_left_by_escape(tmp_path, monkeypatch):
     """Lesson 003's compare step: the compare input does not take the keyboard by itself; focused,
     it types, > still moves the lesson, and escape leaves the input before it leaves the screen."""

@@ -29,6 +29,7 @@ def title_of(app: BpeApp) -> str:
     return str(app.screen.query_one(LessonPane).border_title)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "de", "zh"])
 async def test_the_introductions_border_title_fits_whole_or_says_the_steps(lang, tmp_path, monkeypatch):
     """At 80 columns "lesson: Tang poems: h…" was cut; now the title shows whole where it fits
@@ -76,6 +77,7 @@ async def test_a_toast_beside_a_lesson_never_covers_it(tmp_path, monkeypatch):
         assert all(t.region.right > lesson.x for t in app.screen.query(Toast))  # where the pane was
 
 
+@pytest.mark.slow
 async def test_j_and_k_scroll_the_lesson_on_both_screens_and_type_in_an_input(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     app = app_on(None, autosave=False, lesson=parse(LESSONS / "002-tang-poems.en.md"))

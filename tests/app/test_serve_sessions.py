@@ -23,6 +23,7 @@ from tui.model.workbench import READ_WAIT, LoadedCorpus
 CONFIG = TrainConfig(vocab_size=300)
 
 
+@pytest.mark.slow
 async def test_a_closed_tab_saves_though_a_batch_holds_the_trainer(tmp_path, monkeypatch):
     """The close comes while the worker holds the trainer for longer than a read waits (a slow
     merge on a large corpus): the save waits for the batch instead of skipping it."""

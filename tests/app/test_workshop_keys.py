@@ -34,6 +34,7 @@ def test_the_lesson_keys_are_named_next_and_previous_step():
     assert "Lesson: next step (>)" in titles and "Lesson: previous step (<)" in titles
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "de", "zh"])
 async def test_one_name_per_key_beside_a_lesson_on_the_analysis_screen(lang, tmp_path, monkeypatch):
     """Lesson 001 step 8 shows the curve beside the lesson: the footer showed `esc Back … < Back`

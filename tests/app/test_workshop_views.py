@@ -48,6 +48,7 @@ def assert_milestones_shown(lines: list[str], rows: dict[int, int]) -> None:
 SEED_001 = {0: 3225, 6: 2747, 12: 2506, 24: 2188, 48: 1816}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 async def test_the_curve_tab_shows_seed_001s_table_beside_the_lesson(size, tmp_path, monkeypatch):
     """Lesson 001 step 8 says the curve tab shows seed 001's table at every row: at 80x24 beside
@@ -100,6 +101,7 @@ def test_a_narrow_table_becomes_a_list_that_keeps_every_word():
                 assert f"{header.plain}: {cell.plain}" in listed, (width, listed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("size", "as_list"), [((80, 24), True), ((100, 30), True), ((160, 40), False)])
 async def test_the_lesson_table_at_each_size(size, as_list, tmp_path, monkeypatch):
     """Lesson 001 step 8's table (merges, vocabulary, tokens) in the pane beside the curve tab:
@@ -133,6 +135,7 @@ def visible_rows(view) -> list[str]:
     return view.rows[top: top + height]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 async def test_a_lesson_select_brings_the_byte_roles_into_view(size, tmp_path, monkeypatch):
     """Lesson 002 step 3 says "The inspector shows each byte's role": at 80x24 the role lines
@@ -186,6 +189,7 @@ def test_code_spans_show_their_edge_spaces_and_the_palettes_colours():
     assert len(code) == 3 and all(span.style.background.hex.lower() == current().code_bg.lower() for span in code)
 
 
+@pytest.mark.slow
 async def test_lesson_000s_space_k_reads_with_a_dot(tmp_path, monkeypatch):
     """Lesson 000 step 1 names the pair `` ` k` ``: the pane shows "·k" on the code background."""
     from tui.app.theme import current

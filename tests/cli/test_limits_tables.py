@@ -68,6 +68,7 @@ def test_a_gzip_bomb_is_refused_within_the_memory_limit(tmp_path):
     assert not (tmp_path / "z.parquet").exists()
 
 
+@pytest.mark.slow
 def test_a_small_parquet_file_holding_a_huge_chunk_is_refused_before_decoding(tmp_path):
     """12 kB on disk, one 300 MB chunk: 5.3 GB once read and trained on."""
     huge_chunk(tmp_path)
@@ -99,14 +100,17 @@ def test_an_endless_pipe_given_to_count_stops_at_its_bound(tmp_path):
 FIFO_LINE = "bpe-lab: error: {}: a named pipe with no writer (nothing to read); start what writes it first, or save it to a file"
 
 
+# each waits the writer grace (2 s) out: one in the default run, the others in the slow pass
 @pytest.mark.parametrize("command", [
     "bpe-lab train --counts fifo -o tok.json",
-    "bpe-lab compare --counts fifo",
-    "bpe-lab count fifo -o z.parquet",
-    "bpe-lab count --merge fifo fifo -o all.parquet",
-    "bpe-lab plot fifo -o c.svg",
-    "bpe-lab encode -t fifo hello",
-    "bpe-lab decode -t fifo 1 2",
+    *(pytest.param(command, marks=pytest.mark.slow) for command in (
+        "bpe-lab compare --counts fifo",
+        "bpe-lab count fifo -o z.parquet",
+        "bpe-lab count --merge fifo fifo -o all.parquet",
+        "bpe-lab plot fifo -o c.svg",
+        "bpe-lab encode -t fifo hello",
+        "bpe-lab decode -t fifo 1 2",
+    )),
 ])
 def test_a_fifo_without_a_writer_is_refused_not_waited_on(tmp_path, command):
     os.mkfifo(tmp_path / "fifo")
@@ -159,6 +163,7 @@ def test_count_reads_a_pipe_whole(tmp_path):
     assert small.returncode == 0 and "3 distinct chunks, 3 in all" in small.stderr, small.stderr
 
 
+@pytest.mark.slow
 def test_a_tokenizer_and_a_plot_table_from_a_pipe(tmp_path):
     (tmp_path / "c.txt").write_text(CORPUS, encoding="utf-8")
     assert run("bpe-lab train c.txt -o tok.json --merges 20 --curve-out curve.csv", tmp_path).returncode == 0

@@ -14,6 +14,7 @@ def model_path():
     return path
 
 
+@pytest.mark.slow
 def test_encode_and_decode_speak_sentencepiece(capsys):
     spm = pytest.importorskip("sentencepiece")
     from tui.cli.commands import main

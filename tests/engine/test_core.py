@@ -404,6 +404,7 @@ def build_wheel(folder: Path, env: dict[str, str], isolation: bool) -> subproces
     return subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **env}, timeout=900)
 
 
+@pytest.mark.slow
 def test_a_failed_build_gives_a_pure_wheel_with_one_note(tmp_path):
     pytest.importorskip("hatchling")
     run = build_wheel(tmp_path, {"CC": "false", "LDSHARED": "false"}, isolation=False)

@@ -99,6 +99,7 @@ def test_llama3_keeps_its_whole_piece_tokens():
     assert belediyesi in imported.encode(text)
 
 
+@pytest.mark.slow
 def test_llama3_exports_keep_its_whole_piece_tokens(tmp_path):
     """hf (ignore_merges) and tiktoken keep the whole-piece tokens, and their libraries give the
     file's ids; native keeps them too; the pair cannot, and says so."""

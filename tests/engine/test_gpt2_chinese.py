@@ -54,6 +54,7 @@ def gpt2_pair():
 CJK = "床前明月光疑是地上霜举头望低思故乡，。！？「」\n 的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年"
 
 
+@pytest.mark.slow
 @given(st.text(alphabet=CJK + "abc 1é😀\t", max_size=300))
 def test_gpt2_ranks_encode_chinese_as_tiktoken_does_on_both_paths(gpt2_pair, text):
     imported, enc = gpt2_pair

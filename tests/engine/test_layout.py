@@ -59,6 +59,7 @@ def test_the_bytes_layout_writes_weights_both_ways():
 
 @given(st.lists(st.tuples(st.lists(st.integers(0, 5), min_size=1, max_size=30), st.sampled_from([1, 1, 2, 9])),
                 min_size=1, max_size=40), st.sampled_from([1, 2, 3]))
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 def test_the_first_index_gathered_in_two_processes_is_the_one_gathered_in_one(pairs, floor):
     """A large layout's second half is gathered in a forked child: the counts, the address

@@ -59,6 +59,7 @@ def test_a_llama3_replay_encodes_as_tiktoken_on_the_ranks_it_reached(tmp_path):
     assert len(workbench.tokenizer().encode(sentence)) == len(enc.encode_ordinary(sentence))
 
 
+@pytest.mark.slow
 def test_a_replay_of_a_normalizing_file_normalizes_what_is_typed(tmp_path):
     tokenizers = pytest.importorskip("tokenizers")
     path = needed("anthropic.json")
