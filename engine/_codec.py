@@ -10,8 +10,8 @@ These paths give identical results (and the compiled core, :mod:`engine._core`, 
   ``rank << 32 | position``, over a linked list of parts, as HuggingFace's ``Word.merge_all``
   does, O(n log n).
 - a bytes-base chunk (:class:`ByteMerger`, from its text and bytes): its first pair ranks off a
-  table of byte pairs, and a chunk of three-byte characters that no token joins read off a
-  table of characters.
+  table of byte pairs, and a chunk of three-byte characters merged character by character
+  first (a table of characters), then across them only where a token can join them.
 
 Merging the leftmost lowest-rank pair one at a time equals the seeds' "merge every occurrence left
 to right" because a merge never creates a pair of lower rank than its own.
@@ -34,6 +34,9 @@ LONG_CHUNK = 16
 _NO_RANK = 1 << 62
 #: The last byte of a three-byte character and the first of the next (:class:`ByteMerger`).
 _BORDER = re.compile(rb"[\x80-\xbf][\xe0-\xef]")
+#: What a border between two three-byte characters is (:meth:`ByteMerger._border_rows`): held by
+#: a token that is not whole characters, held only by tokens of whole characters, held by none.
+_CUT, _WHOLE, _APART = 0, 1, 2
 
 
 def apply_merges(ids: list[int], ranks: dict[int, int]) -> list[int]:
@@ -60,8 +63,17 @@ class ByteMerger:
       of them side by side: no merge can join across such a border (the token it made would
       hold them), so each character merges on its own, and each distinct one is merged once (a
       table of characters). GPT-2's ranks join almost no Chinese characters: 200,000 of
-      tang_all's 220,000 distinct chunks are read this way. The table of borders is built at
-      the first such chunk, from one C-level scan of the tokens' bytes.
+      tang_all's 220,000 distinct chunks are read this way.
+    - when the tokens that hold a border's bytes are all whole characters (valid UTF-8, as
+      Llama 3's and 4's words of two characters are), the characters are still merged each on
+      its own first, and then the chunk of their ids is merged: a merge across the border joins
+      two tokens of whole characters (a token of whole characters cut inside a character would
+      have one part that holds a border without starting at a character), so every character
+      is whole before any merge touches it, and every merge that does comes after the merges
+      that made its parts (they are ranked earlier), as it would in one pass.
+
+    The table of borders is built at the first such chunk, from one C-level scan of the tokens'
+    bytes.
 
     Example: with ranks {(104,105)->256}: ``ByteMerger(ranks, pieces)("hi!", b"hi!") -> [256, 33]``
     """
@@ -70,7 +82,7 @@ class ByteMerger:
         self._ranks = ranks
         self._pieces = pieces
         self._rows: list[list[int]] | None = None
-        self._apart: list[list[bool]] | None = None
+        self._borders: list[list[int]] | None = None
         self._chars = _Chars(self._merge)
 
     def _rank_rows(self) -> list[list[int]]:
@@ -79,13 +91,23 @@ class ByteMerger:
         self._rows = [[get(a << SHIFT | b, none) for b in range(256)] for a in range(256)]
         return self._rows
 
-    def _apart_rows(self) -> list[list[bool]]:
+    def _border_rows(self) -> list[list[int]]:
         """For the last byte of a three-byte character and the first of the next (a continuation
-        byte, then E0-EF): whether no token holds the two side by side (other pairs: False)."""
+        byte, then E0-EF): ``_APART`` when no token holds the two side by side, ``_WHOLE`` when
+        only tokens of whole characters (valid UTF-8) hold them, else ``_CUT`` (and for other
+        pairs of bytes)."""
         held = set(_BORDER.findall(b"\0".join(self._pieces)))  # (the separator is neither kind)
-        self._apart = [[bytes((a, b)) not in held if 0x80 <= a < 0xC0 and 0xE0 <= b < 0xF0 else False
-                        for b in range(256)] for a in range(256)]
-        return self._apart
+        cut = set(_BORDER.findall(b"\0".join(piece for piece in self._pieces if not _whole_chars(piece))))
+        kinds: list[list[int]] = []
+        for a in range(256):
+            row = [_CUT] * 256
+            if 0x80 <= a < 0xC0:
+                for b in range(0xE0, 0xF0):
+                    pair = bytes((a, b))
+                    row[b] = _APART if pair not in held else _CUT if pair in cut else _WHOLE
+            kinds.append(row)
+        self._borders = kinds
+        return kinds
 
     def __call__(self, chunk: str, data: bytes) -> list[int]:
         n = len(data)
@@ -94,9 +116,12 @@ class ByteMerger:
         if n == 3 * len(chunk) and max(data) < 0xF0:
             # no character of four bytes, so three bytes each (a lone surrogate's escape is
             # one byte, another character at most three): the borders are at 2-3, 5-6, ...
-            apart = self._apart or self._apart_rows()
-            if all(map(getitem, map(apart.__getitem__, data[2:-1:3]), data[3::3])):
+            borders = self._borders or self._border_rows()
+            kind = min(map(getitem, map(borders.__getitem__, data[2:-1:3]), data[3::3]), default=_APART)
+            if kind == _APART:
                 return list(chain.from_iterable(map(self._chars.__getitem__, chunk)))
+            if kind == _WHOLE:  # each character first, then across the borders
+                return apply_merges(list(chain.from_iterable(map(self._chars.__getitem__, chunk))), self._ranks)
         if n > LONG_CHUNK:
             return _apply_long(list(data), self._ranks)
         rows = self._rows or self._rank_rows()
@@ -105,6 +130,15 @@ class ByteMerger:
     def _merge(self, char: str) -> list[int]:
         """One character's ids (a table miss)."""
         return _apply_short(list(char.encode("utf-8", "surrogateescape")), self._ranks)
+
+
+def _whole_chars(piece: bytes) -> bool:
+    """Whether ``piece`` is whole characters (valid UTF-8)."""
+    try:
+        piece.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class _Chars(dict):
