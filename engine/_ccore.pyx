@@ -9,7 +9,7 @@ from cpython cimport array as carray
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport PyObject
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 #: The digest of this file's source, written in by hatch_build.py at build time: engine._core
@@ -68,13 +68,29 @@ cdef inline Py_ssize_t _pop(uint64_t *heap, Py_ssize_t size) noexcept nogil:
     return size
 
 
+#: engine._codec's kinds of border between two three-byte characters (held by a token cut there,
+#: only by tokens of whole characters, by none).
+cdef unsigned char B_CUT = 0, B_WHOLE = 1, B_APART = 2
+
+
 cdef class ChunkEncoder:
     """A tokenizer's merge ranks in an open-addressing table of C ints, and the chunk encoder
-    over it: ``encode(ids)`` is ``engine._codec.apply_merges(ids, ranks)``."""
+    over it: ``encode(ids)`` is ``engine._codec.apply_merges(ids, ranks)``.
+
+    Given the kinds of border between three-byte characters (:meth:`set_borders`, from
+    ``engine._codec.border_kinds``), a chunk's bytes that are all three-byte characters whose
+    borders no cut token holds are merged as ``engine._codec.ByteMerger`` merges them: each
+    character alone (once: a table of characters), then across the borders when a token of
+    whole characters holds one."""
 
     cdef uint64_t *keys
     cdef int64_t *values
     cdef uint64_t mask
+    cdef object border_source          # () -> the 65,536 kinds, asked for at the first such chunk
+    cdef bytes border_kinds
+    cdef uint32_t *char_keys           # a character's three bytes | 1 << 24; 0: an empty slot
+    cdef int32_t *char_ids             # four a slot: how many ids, then the ids (at most three)
+    cdef Py_ssize_t char_cap, char_used
 
     def __cinit__(self, dict ranks):
         cdef uint64_t size = 16
@@ -100,6 +116,101 @@ cdef class ChunkEncoder:
     def __dealloc__(self):
         PyMem_Free(self.keys)
         PyMem_Free(self.values)
+        PyMem_Free(self.char_keys)
+        PyMem_Free(self.char_ids)
+
+    def set_borders(self, source):
+        """``source()`` gives the border kinds (65,536 bytes, ``kinds[a << 8 | b]``), asked for at
+        the first chunk of three-byte characters; None turns the shortcut off."""
+        self.border_source = source
+        self.border_kinds = None
+
+    cdef int _char(self, const unsigned char *b, int64_t *out) except -1:
+        """Write the ids of the three-byte character ``b[0:3]`` merged alone to ``out``; returns
+        how many (kept in the table of characters)."""
+        cdef uint32_t key = (<uint32_t>b[0] << 16 | <uint32_t>b[1] << 8 | <uint32_t>b[2]) | (<uint32_t>1 << 24)
+        cdef Py_ssize_t slot, k, m, cap
+        cdef int64_t sym[3]
+        cdef uint32_t *keys
+        cdef int32_t *ids
+        if self.char_cap == 0 or 2 * (self.char_used + 1) > self.char_cap:
+            cap = self.char_cap * 2 if self.char_cap else 1024
+            keys = <uint32_t *>PyMem_Malloc(cap * sizeof(uint32_t))
+            ids = <int32_t *>PyMem_Malloc(4 * cap * sizeof(int32_t))
+            if keys == NULL or ids == NULL:
+                PyMem_Free(keys)
+                PyMem_Free(ids)
+                raise MemoryError()
+            memset(keys, 0, cap * sizeof(uint32_t))
+            for k in range(self.char_cap):
+                if self.char_keys[k]:
+                    slot = <Py_ssize_t>(_mix(self.char_keys[k]) & <uint64_t>(cap - 1))
+                    while keys[slot]:
+                        slot = (slot + 1) & (cap - 1)
+                    keys[slot] = self.char_keys[k]
+                    memcpy(ids + 4 * slot, self.char_ids + 4 * k, 4 * sizeof(int32_t))
+            PyMem_Free(self.char_keys)
+            PyMem_Free(self.char_ids)
+            self.char_keys, self.char_ids, self.char_cap = keys, ids, cap
+        slot = <Py_ssize_t>(_mix(key) & <uint64_t>(self.char_cap - 1))
+        while self.char_keys[slot] and self.char_keys[slot] != key:
+            slot = (slot + 1) & (self.char_cap - 1)
+        ids = self.char_ids + 4 * slot
+        if not self.char_keys[slot]:
+            sym[0], sym[1], sym[2] = b[0], b[1], b[2]
+            m = self._scan(sym, 3)
+            self.char_keys[slot] = key
+            ids[0] = <int32_t>m
+            for k in range(m):
+                ids[1 + k] = <int32_t>sym[k]
+            self.char_used += 1
+        for k in range(ids[0]):
+            out[k] = ids[1 + k]
+        return ids[0]
+
+    cdef Py_ssize_t _wide(self, int64_t *sym, Py_ssize_t n) except -2:
+        """``sym`` (``n`` bytes) merged character by character first when it is three-byte
+        characters none of whose borders a cut token holds (then the new length), else -1 and
+        ``sym`` unchanged."""
+        cdef Py_ssize_t k, m = 0
+        cdef unsigned char kind = B_APART, border
+        cdef unsigned char b[3]
+        cdef const unsigned char *kinds
+        if n < 6 or n % 3 or self.border_source is None:
+            return -1
+        for k in range(0, n, 3):  # valid three-byte characters only (E0 A0-BF, ED 80-9F)
+            if not (0xE0 <= sym[k] <= 0xEF and 0x80 <= sym[k + 1] <= 0xBF and 0x80 <= sym[k + 2] <= 0xBF):
+                return -1
+            if (sym[k] == 0xE0 and sym[k + 1] < 0xA0) or (sym[k] == 0xED and sym[k + 1] > 0x9F):
+                return -1
+        if self.border_kinds is None:
+            kinds_bytes = self.border_source()
+            if not isinstance(kinds_bytes, bytes) or len(<bytes>kinds_bytes) != 65536:
+                raise ValueError("the border kinds are 65,536 bytes")
+            self.border_kinds = kinds_bytes
+        kinds = self.border_kinds
+        for k in range(3, n, 3):
+            border = kinds[sym[k - 1] << 8 | sym[k]]
+            if border < kind:
+                kind = border
+                if kind == B_CUT:
+                    return -1
+        for k in range(0, n, 3):  # (the ids never outrun the bytes: m <= k)
+            b[0], b[1], b[2] = <unsigned char>sym[k], <unsigned char>sym[k + 1], <unsigned char>sym[k + 2]
+            m += self._char(b, sym + m)
+        if kind == B_WHOLE and m >= 2:
+            m = self._scan(sym, m) if m <= SCAN_LIMIT else self._heap(sym, m)
+        return m
+
+    cdef Py_ssize_t _bytes(self, int64_t *sym, Py_ssize_t n) except -1:
+        """A bytes-base chunk's ``n`` bytes in ``sym`` merged; returns the new length."""
+        cdef Py_ssize_t m
+        if n < 2:
+            return n
+        m = self._wide(sym, n)
+        if m >= 0:
+            return m
+        return self._scan(sym, n) if n <= SCAN_LIMIT else self._heap(sym, n)
 
     cdef inline int64_t rank(self, int64_t a, int64_t b) noexcept nogil:
         cdef uint64_t key = (<uint64_t>a << SHIFT) | <uint64_t>b
@@ -152,10 +263,7 @@ cdef class ChunkEncoder:
         try:
             for i in range(n):
                 sym[i] = data[i]
-            if n <= SCAN_LIMIT:
-                n = self._scan(sym, n)
-            else:
-                n = self._heap(sym, n)
+            n = self._bytes(sym, n)
             return [sym[i] for i in range(n)]
         finally:
             PyMem_Free(sym)
@@ -2070,8 +2178,7 @@ cdef class TextCoder:
                         raise MemoryError
                     for k in range(m):
                         sym[k] = b[k]
-                if m >= 2:
-                    m = self.merger._scan(sym, m) if m <= SCAN_LIMIT else self.merger._heap(sym, m)
+                m = self.merger._bytes(sym, m)
             else:
                 if chunk is None:
                     chunk = PyUnicode_Substring(text, i, n)

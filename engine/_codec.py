@@ -82,7 +82,7 @@ class ByteMerger:
         self._ranks = ranks
         self._pieces = pieces
         self._rows: list[list[int]] | None = None
-        self._borders: list[list[int]] | None = None
+        self._borders: list[bytes] | None = None
         self._chars = _Chars(self._merge)
 
     def _rank_rows(self) -> list[list[int]]:
@@ -91,23 +91,11 @@ class ByteMerger:
         self._rows = [[get(a << SHIFT | b, none) for b in range(256)] for a in range(256)]
         return self._rows
 
-    def _border_rows(self) -> list[list[int]]:
-        """For the last byte of a three-byte character and the first of the next (a continuation
-        byte, then E0-EF): ``_APART`` when no token holds the two side by side, ``_WHOLE`` when
-        only tokens of whole characters (valid UTF-8) hold them, else ``_CUT`` (and for other
-        pairs of bytes)."""
-        held = set(_BORDER.findall(b"\0".join(self._pieces)))  # (the separator is neither kind)
-        cut = set(_BORDER.findall(b"\0".join(piece for piece in self._pieces if not _whole_chars(piece))))
-        kinds: list[list[int]] = []
-        for a in range(256):
-            row = [_CUT] * 256
-            if 0x80 <= a < 0xC0:
-                for b in range(0xE0, 0xF0):
-                    pair = bytes((a, b))
-                    row[b] = _APART if pair not in held else _CUT if pair in cut else _WHOLE
-            kinds.append(row)
-        self._borders = kinds
-        return kinds
+    def _border_rows(self) -> list[bytes]:
+        """:func:`border_kinds` as rows by first byte."""
+        kinds = border_kinds(self._pieces)
+        self._borders = rows = [kinds[a << 8:(a + 1) << 8] for a in range(256)]
+        return rows
 
     def __call__(self, chunk: str, data: bytes) -> list[int]:
         n = len(data)
@@ -130,6 +118,22 @@ class ByteMerger:
     def _merge(self, char: str) -> list[int]:
         """One character's ids (a table miss)."""
         return _apply_short(list(char.encode("utf-8", "surrogateescape")), self._ranks)
+
+
+def border_kinds(pieces: Sequence[bytes]) -> bytes:
+    """What each pair of bytes ``a``, ``b`` is as the last byte of a three-byte character and the
+    first of the next (a continuation byte, then E0-EF), at ``kinds[a << 8 | b]``: ``_APART``
+    when no token of ``pieces`` holds the two side by side, ``_WHOLE`` when only tokens of whole
+    characters (valid UTF-8) hold them, else ``_CUT`` (and for any other pair of bytes). One
+    C-level scan of the tokens' bytes; the compiled encoder reads the same table."""
+    held = set(_BORDER.findall(b"\0".join(pieces)))  # (the separator is neither kind)
+    cut = set(_BORDER.findall(b"\0".join(piece for piece in pieces if not _whole_chars(piece))))
+    kinds = bytearray(1 << 16)  # _CUT
+    for a in range(0x80, 0xC0):
+        for b in range(0xE0, 0xF0):
+            pair = bytes((a, b))
+            kinds[a << 8 | b] = _APART if pair not in held else _CUT if pair in cut else _WHOLE
+    return bytes(kinds)
 
 
 def _whole_chars(piece: bytes) -> bool:

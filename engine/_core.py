@@ -75,14 +75,20 @@ def implementation() -> str:
     return "compiled" if COMPILED else f"pure ({WHY_PURE})"
 
 
-def chunk_encoders(ranks: dict[int, int]) -> tuple[Callable[[list[int]], list[int]], Callable[[str], list[int]] | None]:
+def chunk_encoders(ranks: dict[int, int], pieces: list[bytes] | None = None) -> tuple[
+        Callable[[list[int]], list[int]], Callable[[str], list[int]] | None]:
     """For ``ranks`` (``a << SHIFT | b`` -> the id the merge makes; it must not change
     afterwards): a function from one chunk's base ids to its ids (the earliest-learned merge
     first; the ids given are not changed), and, with the compiled core, one from a chunk's
     text to its ids under the bytes base (None on the pure path, where the tokenizer reads
-    whole tokens off first)."""
+    whole tokens off first). With the bytes base's tokens ``pieces``, the text's three-byte
+    characters are merged one by one first where they can be (as
+    :class:`engine._codec.ByteMerger` does; the kinds of border are worked out at the first
+    such chunk)."""
     if _compiled is not None:
         encoder = _compiled.ChunkEncoder(ranks)
+        if pieces is not None:
+            encoder.set_borders(partial(_codec.border_kinds, pieces))
         return encoder.encode, encoder.encode_text
     return partial(_codec.apply_merges, ranks=ranks), None
 

@@ -304,7 +304,7 @@ class Tokenizer(ChunkEncoders, Traces):
         #: whole tokens first: the compiled merges cost less than the lookups). A rank file's
         #: tokens that only a whole piece makes (``whole_first``) are looked up first.
         self._merge_chunk: Callable[[list[int]], list[int]]
-        self._merge_chunk, by_text = _core.chunk_encoders(ranks)
+        self._merge_chunk, by_text = _core.chunk_encoders(ranks, self.pieces if base == "bytes" else None)
         self._merge_bytes = _core.bytes_merger(ranks, self.pieces, self._merge_chunk)  # (the bytes base's, from its bytes)
         self._by_text = by_text is not None and base == "bytes" and end_of_word is None and subword_prefix is None
         self._encode_chunk = by_text if self._by_text else self._encode_new

@@ -134,7 +134,7 @@ def word_merges(draw):
             right = known.get(bytes([b1, b2])) or add(b1, b2)
             whole[ch] = known.get(bytes([b0]) + pieces[right]) or add(b0, right)
     words = [whole[ch] for ch in _CJK]
-    for _ in range(draw(st.integers(0, 12))):
+    for _ in range(draw(st.integers(3, 12))):
         a, b = draw(st.sampled_from(words)), draw(st.sampled_from(words))
         if pieces[a] + pieces[b] not in pieces:
             words.append(add(a, b))
@@ -146,7 +146,11 @@ def word_merges(draw):
     return merges
 
 
-@given(word_merges(), st.text(alphabet=_CJK, max_size=30))
+#: Chinese text of two characters or more (so that most hold a word)
+_cjk_texts = st.lists(st.sampled_from(_CJK), min_size=2, max_size=30).map("".join)
+
+
+@given(word_merges(), _cjk_texts)
 def test_the_byte_merger_merges_characters_first_where_only_whole_characters_join(merges, text):
     """Where every token that holds a border's bytes is whole characters (words of two
     characters), ByteMerger merges each character alone and then the chunk of their ids: the
@@ -183,6 +187,25 @@ def test_the_compiled_encoder_reads_a_chunks_text_as_its_bytes(merges, text):
     raw = list(text.encode("utf-8", "surrogateescape"))
     encoder = compiled.ChunkEncoder(tok._ranks)
     assert encoder.encode_text(text) == encoder.encode(raw) == seed_encode(tok, raw)
+
+
+@needs_compiled
+@given(word_merges(), st.lists(_cjk_texts | st.text(alphabet=_CJK + "\u0800\ud7ffa\udce4\udcb8", max_size=30), max_size=4))
+def test_the_compiled_encoder_merges_characters_first_as_the_pure_one(merges, texts):
+    """With the kinds of border (engine._codec.border_kinds), encode_text merges a chunk of
+    three-byte characters character by character first as ByteMerger does, its table of
+    characters kept from chunk to chunk: the ids of merging the bytes. Characters at the edges
+    of the three-byte range (U+0800, U+D7FF), an ASCII letter and lone surrogates' escapes (which
+    can look like a character's bytes) take the full path."""
+    tok = Tokenizer(merges)
+    encoder = compiled.ChunkEncoder(tok._ranks)
+    asked = []
+    encoder.set_borders(lambda: asked.append(1) or _codec.border_kinds(tok.pieces))
+    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
+    for text in texts:
+        raw = text.encode("utf-8", "surrogateescape")
+        assert encoder.encode_text(text) == merger(text, raw) == seed_encode(tok, list(raw))
+    assert len(asked) <= 1  # the kinds are worked out once
 
 
 @needs_compiled
