@@ -18,7 +18,8 @@ value is its string's offset). Two libraries apply it, by two rules:
 Both are pure Python. Text that holds no character a key can start with (found by one regex
 search; most scripts, Chinese ideographs among them, have none) is returned as it is; elsewhere
 the trie is walked from each character that can start a key. A table whose trie points outside
-itself is read as far as it holds together: a walk that would leave it stops there.
+itself is read as far as it holds together: a walk that would leave it stops there, and none
+goes further than :data:`MAX_KEY_BYTES`.
 Example: ``Charsmap(model.charsmap).sentencepiece("ｶﾞ①") -> 'ガ1'``
 """
 
@@ -31,6 +32,10 @@ from functools import lru_cache
 
 #: The most keys one walk reports (sentencepiece's kMaxTrieResultsSize).
 MAX_RESULTS = 32
+#: The longest key a walk looks for, in bytes: the tables spm_train makes hold keys of a few
+#: characters, and a table that loops back on itself would otherwise walk the whole rest of
+#: the text from every character (a text's square).
+MAX_KEY_BYTES = 256
 #: tokenizers replaces a grapheme cluster whole only below this many UTF-8 bytes.
 WHOLE_BELOW = 6
 
@@ -119,7 +124,7 @@ class Charsmap:
         unit = units[0]
         node = (unit >> 10) << ((unit & (1 << 9)) >> 6)
         found: list[tuple[int, int]] = []
-        for i in range(start, len(data)):
+        for i in range(start, min(len(data), start + MAX_KEY_BYTES)):
             byte = data[i]
             if not byte:
                 break
@@ -133,8 +138,9 @@ class Charsmap:
             if (unit >> 8) & 1:
                 if node >= n:
                     break
-                if len(found) < MAX_RESULTS:
-                    found.append((units[node] & 0x7FFFFFFF, i + 1 - start))
+                found.append((units[node] & 0x7FFFFFFF, i + 1 - start))
+                if len(found) == MAX_RESULTS:  # (sentencepiece reads no more)
+                    break
         return found
 
     def _text(self, value: int) -> bytes | None:

@@ -198,3 +198,25 @@ def test_a_tokenizer_json_with_a_bad_table_is_refused_in_one_line(trained, tmp_p
                                  "normalizer's table is malformed: 2 bytes, shorter than its 4-byte header)")
     with pytest.raises(ConfigError, match="not base64"):
         Normalizer({"type": "Precompiled", "precompiled_charsmap": "*"})
+
+
+def test_a_table_that_loops_is_walked_a_bounded_way(monkeypatch):
+    """A hostile trie whose node for ``a`` leads back to itself, with a key at every step: every
+    run of a's is a key. A walk stops at the 32nd key (sentencepiece reads no more) or after
+    MAX_KEY_BYTES, so a text of a's costs that much a character at most, not the rest of the
+    text from each one."""
+    import struct
+    from array import array
+
+    from engine import _charsmap
+
+    units = array("I", [0]) * 0x200
+    units[0] = 0x100 << 10  # the root's children at 0x100 ^ byte
+    units[0x100 ^ 0x61] = (0x61 << 10) | (1 << 8) | 0x61  # label a, a key ends here, back to 0x100
+    units[0x100] = 0  # the key's value: the string at offset 0
+    blob = struct.pack("<I", 4 * len(units)) + units.tobytes() + b"b\0"
+    table = Charsmap(blob)
+    assert table.sentencepiece("a" * 1000) == "b" * -(-1000 // _charsmap.MAX_RESULTS)
+    assert table.sentencepiece("xa") == "xb" and table.tokenizers("a") == "b"
+    monkeypatch.setattr(_charsmap, "MAX_KEY_BYTES", 8)
+    assert table.sentencepiece("a" * 1000) == "b" * (1000 // 8)
