@@ -82,7 +82,7 @@ class ByteMerger:
         self._ranks = ranks
         self._pieces = pieces
         self._rows: list[list[int]] | None = None
-        self._borders: list[bytes] | None = None
+        self._borders: Borders | None = None
         self._chars = _Chars(self._merge)
 
     def _rank_rows(self) -> list[list[int]]:
@@ -91,12 +91,6 @@ class ByteMerger:
         self._rows = [[get(a << SHIFT | b, none) for b in range(256)] for a in range(256)]
         return self._rows
 
-    def _border_rows(self) -> list[bytes]:
-        """:func:`border_kinds` as rows by first byte."""
-        kinds = border_kinds(self._pieces)
-        self._borders = rows = [kinds[a << 8:(a + 1) << 8] for a in range(256)]
-        return rows
-
     def __call__(self, chunk: str, data: bytes) -> list[int]:
         n = len(data)
         if n < 2:
@@ -104,8 +98,10 @@ class ByteMerger:
         if n == 3 * len(chunk) and max(data) < 0xF0:
             # no character of four bytes, so three bytes each (a lone surrogate's escape is
             # one byte, another character at most three): the borders are at 2-3, 5-6, ...
-            borders = self._borders or self._border_rows()
-            kind = min(map(getitem, map(borders.__getitem__, data[2:-1:3]), data[3::3]), default=_APART)
+            borders = self._borders
+            if borders is None:
+                borders = self._borders = Borders(self._pieces)
+            kind = borders.kind(data) if n > 3 else _APART
             if kind == _APART:
                 return list(chain.from_iterable(map(self._chars.__getitem__, chunk)))
             if kind == _WHOLE:  # each character first, then across the borders
@@ -134,6 +130,38 @@ def border_kinds(pieces: Sequence[bytes]) -> bytes:
             pair = bytes((a, b))
             kinds[a << 8 | b] = _APART if pair not in held else _CUT if pair in cut else _WHOLE
     return bytes(kinds)
+
+
+class Borders:
+    """:func:`border_kinds` of ``pieces`` as rows by first byte, and the tokens cut across a
+    border by the pair of bytes they hold there: such a token can only join characters in a
+    piece that holds it, so :meth:`kind` looks for it around the border."""
+
+    def __init__(self, pieces: Sequence[bytes]) -> None:
+        kinds = border_kinds(pieces)
+        self._rows = [kinds[a << 8:(a + 1) << 8] for a in range(256)]
+        self._cut_at: dict[bytes, list[tuple[bytes, int]]] = {}
+        for piece in pieces:
+            if _BORDER.search(piece) and not _whole_chars(piece):
+                for found in _BORDER.finditer(piece):  # (pairs of these two kinds never overlap)
+                    self._cut_at.setdefault(found.group(), []).append((piece, found.start()))
+
+    def kind(self, data: bytes) -> int:
+        """For the bytes of two or more three-byte characters: ``_APART`` when no token holds any
+        of their borders, else ``_CUT`` when a token cut across a border is there, in ``data``,
+        else ``_WHOLE``."""
+        kinds = list(map(getitem, map(self._rows.__getitem__, data[2:-1:3]), data[3::3]))
+        kind = min(kinds)
+        if kind != _CUT:
+            return kind
+        cut_at = self._cut_at
+        for j, k in enumerate(kinds):
+            if k == _CUT:
+                at = 3 * j + 2
+                for token, offset in cut_at[data[at:at + 2]]:
+                    if at >= offset and data.startswith(token, at - offset):
+                        return _CUT
+        return _WHOLE
 
 
 def _whole_chars(piece: bytes) -> bool:

@@ -134,11 +134,12 @@ class RankIds:
     :func:`text_coder` hands to the whole-text encoder); else, and where it gives up, the
     parts of the pure merging looked up one by one."""
 
-    __slots__ = ("ids", "merger", "pure", "ranked", "single")
+    __slots__ = ("chars_first", "ids", "merger", "pure", "ranked", "single")
 
     def __init__(self, order: dict[bytes, int], ids: dict[bytes, int]) -> None:
         self.ids = ids
         self.pure = partial(_rankmerge.rank_merge, order=order)
+        self.chars_first = _rankmerge.CharsFirst(order)
         self.merger = _compiled.RankMerger(list(order)) if _compiled is not None and _by_place(order) else None
         self.ranked = array("i", [ids.get(token, -1) for token in order]) if self.merger is not None else None
         self.single = array("i", [ids.get(bytes([b]), -1) for b in range(256)]) if self.merger is not None else None
@@ -149,7 +150,8 @@ class RankIds:
             if out is not None:
                 return out
         ids = self.ids
-        return [ids[part] for part in self.pure(piece)]
+        parts = self.chars_first(piece)  # a piece of Chinese, say: its characters first
+        return [ids[part] for part in (parts if parts is not None else self.pure(piece))]
 
 
 def _layout(pairs: list) -> tuple:

@@ -1,0 +1,158 @@
+"""Chinese merged character by character first (engine._rankmerge.CharsFirst, tiktoken's rule;
+engine._codec.Borders, shared with the merges' ByteMerger): the parts are tiktoken's plain merging
+of the bytes (a naive reference written here) whenever the shortcut is taken, on vocabularies
+made as training makes them (each token two earlier ones) and on vocabularies in any order,
+where the shortcut must see that it does not hold; and Llama 3's real rank file, whose Chinese
+takes it, gives tiktoken's ids."""
+
+from __future__ import annotations
+
+import pytest
+from fetch_tokenizers import real_file
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import _codec
+from engine._rankmerge import CharsFirst, rank_merge
+
+#: Three bytes each; 中 and 人 share a lead byte (E4), 大 and 天 two bytes (E5 A4), and the
+#: full-width comma ends in 8C as 宅 does not.
+CJK = "中国人大天，宅"
+
+
+def naive(piece: bytes, order: dict[bytes, int]) -> list[bytes]:
+    """tiktoken's merging as its docs say: rescan every pair, join the lowest, leftmost first."""
+    parts = [piece[i:i + 1] for i in range(len(piece))]
+    while len(parts) > 1:
+        best = at = None
+        for i in range(len(parts) - 1):
+            r = order.get(parts[i] + parts[i + 1])
+            if r is not None and (best is None or r < best):
+                best, at = r, i
+        if at is None:
+            break
+        parts[at:at + 2] = [parts[at] + parts[at + 1]]
+    return parts
+
+
+@st.composite
+def trained(draw):
+    """A rank order as training makes one: each token two earlier tokens (bytes first), over the
+    bytes of the characters: their pieces, whole characters, words of them, and now and then a
+    token cut across a border."""
+    units = sorted({bytes([b]) for b in CJK.encode()})
+    order: dict[bytes, int] = {}
+    known = list(units)
+    chars = [c.encode() for c in CJK]
+    for _ in range(draw(st.integers(2, 40))):
+        kind = draw(st.sampled_from(["inside", "inside", "word", "cut", "any"]))
+        if kind == "inside":  # a piece of one character, from two known pieces
+            c = draw(st.sampled_from(chars))
+            cut = draw(st.integers(1, 2))
+            left, right = c[:cut], c[cut:]
+            sides = [(a, b) for a, b in ((left, right), (c[:1], c[1:2]), (c[1:2], c[2:])) if a in known and b in known]
+            if not sides:
+                continue
+            a, b = draw(st.sampled_from(sides))
+        elif kind == "word":  # two known tokens of whole characters
+            whole = [t for t in known if len(t) % 3 == 0 and _whole(t)]
+            if not whole:
+                continue
+            a, b = draw(st.sampled_from(whole)), draw(st.sampled_from(whole))
+        else:  # any two known tokens (a cut one when they meet inside characters)
+            a, b = draw(st.sampled_from(known)), draw(st.sampled_from(known))
+        token = a + b
+        if token not in order and len(token) <= 12:
+            order[token] = len(order)
+            known.append(token)
+    return order
+
+
+def _whole(piece: bytes) -> bool:
+    try:
+        piece.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+texts = st.lists(st.sampled_from(CJK), min_size=2, max_size=30).map(lambda s: "".join(s).encode())
+
+
+@given(trained(), st.lists(texts, max_size=5))
+def test_characters_first_are_tiktokens_parts_on_trained_orders(order, pieces):
+    first = CharsFirst(order)
+    for piece in pieces:
+        parts = first(piece)
+        expected = naive(piece, order)
+        assert rank_merge(piece, order) == expected
+        if parts is not None:
+            assert parts == expected
+
+
+@given(st.dictionaries(st.sampled_from([c.encode()[i:j] for c in CJK for i in range(3) for j in range(i + 2, 4)]
+                                       + [(a + b).encode() for a in CJK for b in CJK]
+                                       + [a.encode()[2:] + b.encode()[:2] for a in CJK for b in CJK]),
+                       st.integers(0, 10**6), max_size=30),
+       st.lists(texts, max_size=5))
+def test_any_order_is_right_or_left_alone(ranks, pieces):
+    """Ranks in any order, tokens that no two earlier ones make among them: the shortcut either
+    sees that its rule (2) fails, or gives tiktoken's parts."""
+    order = {token: rank for rank, token in enumerate(sorted(ranks, key=ranks.get))}
+    first = CharsFirst(order)
+    for piece in pieces:
+        parts = first(piece)
+        if parts is not None:
+            assert parts == naive(piece, order)
+
+
+def test_the_shortcut_is_taken_where_it_holds_and_not_where_a_cut_token_is():
+    zhong, guo = "中".encode(), "国".encode()
+    order = {zhong[:2]: 0, zhong: 1, guo[:2]: 2, guo: 3, zhong + guo: 4}
+    first = CharsFirst(order)
+    piece = "中国国中国".encode()
+    assert first(piece) == [zhong + guo, guo, zhong + guo] == naive(piece, order)
+    assert first._borders is not False
+    # a token cut across the border 中|国 (AD E5): chunks that hold it take the bytes' path,
+    # others (国中: the border BD E4) keep the shortcut
+    cut = {**order, zhong[2:] + guo[:1]: 5}
+    first = CharsFirst(cut)
+    assert first(piece) is None
+    assert first("国中".encode()) == [guo, zhong]
+    # a token of whole characters that no two earlier tokens make: rule (2) fails everywhere
+    unsound = {zhong + guo: 0, **{t: r + 1 for t, r in order.items() if t != zhong + guo}}
+    assert CharsFirst(unsound)(piece) is None
+
+
+def test_borders_see_a_cut_token_only_where_it_is():
+    zhong, guo = "中".encode(), "国".encode()
+    borders = _codec.Borders([zhong, guo, zhong + guo, zhong[2:] + guo[:1] + b"x"])
+    assert borders.kind(zhong + guo) == _codec._WHOLE  # the cut token needs an x after 国's lead
+    assert borders.kind(zhong + guo[:1] + b"x"[:0] + guo[1:]) == _codec._WHOLE
+    assert _codec.Borders([zhong[2:] + guo[:1]]).kind(zhong + guo) == _codec._CUT
+    assert _codec.Borders([zhong, guo]).kind(zhong + guo) == _codec._APART
+
+
+def test_llama3s_chinese_takes_the_shortcut_and_gives_tiktokens_ids():
+    tiktoken = pytest.importorskip("tiktoken")
+    from tiktoken.load import load_tiktoken_bpe
+
+    from engine.formats import load_any
+    from engine.pretokenize import GPT4_PATTERN, PreTokenizer
+
+    path = real_file("llama3.tiktoken")
+    if path is None:
+        pytest.skip("Llama 3's rank file could not be had")
+    imported = load_any(path, pretokenizer=PreTokenizer("custom", GPT4_PATTERN))
+    enc = tiktoken.Encoding(name="llama3", pat_str=GPT4_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens={})
+    text = "秦川雄帝宅，函谷壮皇居。绮殿千寻起，离宫百雉余。我们今天学习分词器，中华人民共和国成立了。" * 3
+    assert imported.to_file_ids(imported.tokenizer.encode_ordinary(text)) == enc.encode_ordinary(text)
+    order = imported.tokenizer._rank_order()
+    first = CharsFirst(order)
+    taken = 0
+    for chunk in set(PreTokenizer("custom", GPT4_PATTERN)._regex().findall(text)):
+        piece = chunk.encode()
+        parts = first(piece)
+        taken += parts is not None
+        assert parts is None or parts == rank_merge(piece, order), chunk
+    assert taken >= 6 and isinstance(first._borders, _codec.Borders)  # Llama 3's tokens of Chinese are all two earlier ones
