@@ -10,7 +10,7 @@ from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 
 #: The digest of this file's source, written in by hatch_build.py at build time: engine._core
 #: uses this module only when it matches the .pyx beside it (an editable install edited since
@@ -438,22 +438,29 @@ cdef class _TokenTable:
 
 
 cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, Py_ssize_t *end,
-                      Py_ssize_t *prev, int64_t *current, uint64_t *heap) noexcept nogil:
+                      Py_ssize_t *prev, int64_t *current, uint64_t *heap, bint parts=False) noexcept nogil:
     """tiktoken's merging of the ``n`` bytes at ``p`` under ``table``'s ranks (the tokens'
     places): afterwards the parts start at 0, ``end[0]``, ``end[end[0]]``, ... A heap of
-    ``rank << 24 | start`` over the parts (arrays of n + 1, the heap of 3n + 3)."""
+    ``rank << 24 | start`` over the parts (arrays of n + 1, the heap of 3n + 3). With ``parts``,
+    it starts from the parts ``end`` holds already (from 0, as it leaves them), not the bytes."""
     cdef Py_ssize_t s, e, stop, o, size = 0
     cdef int64_t r
     cdef uint64_t entry
-    for s in range(n):  # every byte a part; the candidate pairs in a heap
-        end[s] = s + 1
-        prev[s] = s - 1
+    if not parts:
+        for s in range(n):  # every byte a part
+            end[s] = s + 1
+    for s in range(n):
         current[s] = -1
-    for s in range(n - 1):
-        r = table.find(p + s, 2)
-        current[s] = r
-        if r >= 0:
-            size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
+    s, o = 0, -1
+    while s < n:  # the candidate pairs in a heap
+        prev[s] = o
+        e = end[s]
+        if e < n:
+            r = table.find(p + s, end[e] - s)
+            current[s] = r
+            if r >= 0:
+                size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
+        o, s = s, e
     while size > 0:
         entry = heap[0]
         size = _pop(heap, size)
@@ -539,6 +546,19 @@ cdef class RankMerger:
     cdef Py_ssize_t *prev
     cdef int64_t *current
     cdef uint64_t *heap
+    # characters first (engine._rankmerge.CharsFirst): asked for at the first piece of
+    # three-byte characters; None after: not for this vocabulary
+    cdef object chars_source
+    cdef bytes kinds                  # 65,536 kinds of border (engine._codec.border_kinds)
+    cdef int32_t *cut_head            # by pair of bytes: the first of its cut tokens, or -1
+    cdef int32_t *cut_next
+    cdef const unsigned char **cut_data
+    cdef Py_ssize_t *cut_length
+    cdef Py_ssize_t *cut_offset       # where the pair stands in the token
+    cdef list cut_keep
+    cdef uint32_t *char_keys          # a character's three bytes | 1 << 24; 0: an empty slot
+    cdef unsigned char *char_ends     # four a slot: how many parts, then where each ends
+    cdef Py_ssize_t char_cap, char_used
 
     def __cinit__(self, list tokens):
         cdef Py_ssize_t t
@@ -554,6 +574,147 @@ cdef class RankMerger:
         PyMem_Free(self.prev)
         PyMem_Free(self.current)
         PyMem_Free(self.heap)
+        PyMem_Free(self.cut_head)
+        PyMem_Free(self.cut_next)
+        PyMem_Free(self.cut_data)
+        PyMem_Free(self.cut_length)
+        PyMem_Free(self.cut_offset)
+        PyMem_Free(self.char_keys)
+        PyMem_Free(self.char_ends)
+
+    def set_chars(self, source):
+        """``source()`` gives, at the first piece of three-byte characters, the kinds of border
+        (65,536 bytes) and the tokens cut across a border as ``(pair << 16... )``: a list of
+        ``(first byte << 8 | second byte, token, offset of the pair in it)``; or None when
+        characters first does not hold for these ranks (engine._rankmerge.CharsFirst)."""
+        self.chars_source = source
+        self.kinds = None
+
+    cdef int _load_chars(self) except -1:
+        """Ask ``chars_source`` for its tables (once); 0 when there are none."""
+        cdef Py_ssize_t k, count, code
+        source = self.chars_source
+        self.chars_source = None
+        made = source()
+        if made is None:
+            return 0
+        kinds, cuts = made
+        if not isinstance(kinds, bytes) or len(<bytes>kinds) != 65536:
+            raise ValueError("the border kinds are 65,536 bytes")
+        count = len(cuts)
+        self.cut_head = <int32_t *>PyMem_Malloc(65536 * sizeof(int32_t))
+        self.cut_next = <int32_t *>PyMem_Malloc(max(count, 1) * sizeof(int32_t))
+        self.cut_data = <const unsigned char **>PyMem_Malloc(max(count, 1) * sizeof(unsigned char *))
+        self.cut_length = <Py_ssize_t *>PyMem_Malloc(max(count, 1) * sizeof(Py_ssize_t))
+        self.cut_offset = <Py_ssize_t *>PyMem_Malloc(max(count, 1) * sizeof(Py_ssize_t))
+        if not (self.cut_head and self.cut_next and self.cut_data and self.cut_length and self.cut_offset):
+            raise MemoryError()
+        for k in range(65536):
+            self.cut_head[k] = -1
+        self.cut_keep = []
+        for k in range(count):
+            code, token, offset = cuts[k]
+            if not (0 <= code < 65536 and isinstance(token, bytes) and 0 <= offset < len(token) - 1):
+                raise ValueError("a cut token is (pair, bytes, offset of the pair)")
+            self.cut_keep.append(token)
+            self.cut_data[k] = <bytes>token
+            self.cut_length[k] = len(<bytes>token)
+            self.cut_offset[k] = offset
+            self.cut_next[k] = self.cut_head[code]
+            self.cut_head[code] = <int32_t>k
+        self.kinds = kinds
+        return 1
+
+    cdef int _char_parts(self, const unsigned char *b, Py_ssize_t *out) except -1:
+        """Where the parts of the three-byte character ``b[0:3]`` merged alone end (1 to 3 of
+        them, written to ``out``); kept in the table of characters."""
+        cdef uint32_t key = (<uint32_t>b[0] << 16 | <uint32_t>b[1] << 8 | <uint32_t>b[2]) | (<uint32_t>1 << 24)
+        cdef Py_ssize_t slot, k, m, cap, s
+        cdef uint32_t *keys
+        cdef unsigned char *ends
+        cdef Py_ssize_t end3[4]
+        cdef Py_ssize_t prev3[4]
+        cdef int64_t current3[4]
+        cdef uint64_t heap3[12]
+        if self.char_cap == 0 or 2 * (self.char_used + 1) > self.char_cap:
+            cap = self.char_cap * 2 if self.char_cap else 1024
+            keys = <uint32_t *>PyMem_Malloc(cap * sizeof(uint32_t))
+            ends = <unsigned char *>PyMem_Malloc(4 * cap)
+            if keys == NULL or ends == NULL:
+                PyMem_Free(keys)
+                PyMem_Free(ends)
+                raise MemoryError()
+            memset(keys, 0, cap * sizeof(uint32_t))
+            for k in range(self.char_cap):
+                if self.char_keys[k]:
+                    slot = <Py_ssize_t>(_mix(self.char_keys[k]) & <uint64_t>(cap - 1))
+                    while keys[slot]:
+                        slot = (slot + 1) & (cap - 1)
+                    keys[slot] = self.char_keys[k]
+                    memcpy(ends + 4 * slot, self.char_ends + 4 * k, 4)
+            PyMem_Free(self.char_keys)
+            PyMem_Free(self.char_ends)
+            self.char_keys, self.char_ends, self.char_cap = keys, ends, cap
+        slot = <Py_ssize_t>(_mix(key) & <uint64_t>(self.char_cap - 1))
+        while self.char_keys[slot] and self.char_keys[slot] != key:
+            slot = (slot + 1) & (self.char_cap - 1)
+        ends = self.char_ends + 4 * slot
+        if not self.char_keys[slot]:
+            _rank_merge(self.table, b, 3, end3, prev3, current3, heap3)  # (the piece's parts are in self.end)
+            m, s = 0, 0
+            while s < 3:
+                s = end3[s]
+                m += 1
+                ends[m] = <unsigned char>s
+            ends[0] = <unsigned char>m
+            self.char_keys[slot] = key
+            self.char_used += 1
+        for k in range(ends[0]):
+            out[k] = ends[1 + k]
+        return ends[0]
+
+    cdef int _chars_first(self, const unsigned char *p, Py_ssize_t n) except -1:
+        """Merge the ``n`` bytes at ``p`` character by character first, as
+        engine._rankmerge.CharsFirst does, when they are three-byte characters and it holds
+        (room made for ``n``; the parts end at ``self.end``): 1, else 0."""
+        cdef Py_ssize_t k, i, j, at, start, m, count
+        cdef unsigned char kind = B_APART, border
+        cdef const unsigned char *kinds
+        cdef Py_ssize_t ends[3]
+        cdef int32_t c
+        if n < 6 or n % 3:
+            return 0
+        for k in range(0, n, 3):  # valid three-byte characters only (E0 A0-BF, ED 80-9F)
+            if not (0xE0 <= p[k] <= 0xEF and 0x80 <= p[k + 1] <= 0xBF and 0x80 <= p[k + 2] <= 0xBF):
+                return 0
+            if (p[k] == 0xE0 and p[k + 1] < 0xA0) or (p[k] == 0xED and p[k + 1] > 0x9F):
+                return 0
+        if self.kinds is None:
+            if self.chars_source is None or not self._load_chars():
+                return 0
+        kinds = self.kinds
+        for k in range(3, n, 3):
+            border = kinds[p[k - 1] << 8 | p[k]]
+            if border == B_CUT:  # cut only where the cut token stands in the piece
+                at = k - 1
+                c = self.cut_head[p[k - 1] << 8 | p[k]]
+                while c >= 0:
+                    start = at - self.cut_offset[c]
+                    if start >= 0 and start + self.cut_length[c] <= n and memcmp(p + start, self.cut_data[c], self.cut_length[c]) == 0:
+                        return 0
+                    c = self.cut_next[c]
+                border = B_WHOLE
+            if border < kind:
+                kind = border
+        for k in range(0, n, 3):  # each character's parts (its table holds where they end)
+            count = self._char_parts(p + k, ends)
+            start = k
+            for j in range(count):
+                self.end[start] = k + ends[j]
+                start = k + ends[j]
+        if kind == B_WHOLE:
+            _rank_merge(self.table, p, n, self.end, self.prev, self.current, self.heap, True)
+        return 1
 
     cdef int _make_room(self, Py_ssize_t n) except -1:
         if n <= self.room:
@@ -575,6 +736,15 @@ cdef class RankMerger:
     cdef void _cut(self, const unsigned char *p, Py_ssize_t n) noexcept nogil:
         """Merge the ``n`` bytes at ``p`` (2 or more, room made): the parts end at ``self.end``."""
         _rank_merge(self.table, p, n, self.end, self.prev, self.current, self.heap)
+
+    cdef int _cut_text(self, const unsigned char *p, Py_ssize_t n) except -1:
+        """:meth:`_cut`, characters first where they can be (:meth:`_chars_first`)."""
+        if self.chars_source is not None or self.kinds is not None:
+            if self._chars_first(p, n):
+                return 0
+        with nogil:
+            self._cut(p, n)
+        return 0
 
     def merge(self, bytes piece):
         cdef Py_ssize_t n = len(piece), s
@@ -613,8 +783,7 @@ cdef class RankMerger:
         cdef Py_ssize_t *end = self.end
         cdef _TokenTable table = self.table
         if n >= 2:
-            with nogil:
-                self._cut(p, n)
+            self._cut_text(p, n)
         else:
             end[0] = n
         out = []
@@ -1629,7 +1798,6 @@ def merge(data, plist, int64_t a, int64_t b, int64_t new_id, Counts count, hist,
 
 from cpython.unicode cimport (PyUnicode_DATA, PyUnicode_DecodeASCII, PyUnicode_KIND, PyUnicode_READ,
                               PyUnicode_Substring)
-from libc.string cimport memcmp
 
 
 def ids_text(list ids, table=None):

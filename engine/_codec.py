@@ -138,7 +138,7 @@ class Borders:
     piece that holds it, so :meth:`kind` looks for it around the border."""
 
     def __init__(self, pieces: Sequence[bytes]) -> None:
-        kinds = border_kinds(pieces)
+        self.kinds = kinds = border_kinds(pieces)
         self._rows = [kinds[a << 8:(a + 1) << 8] for a in range(256)]
         self._cut_at: dict[bytes, list[tuple[bytes, int]]] = {}
         for piece in pieces:
@@ -162,6 +162,11 @@ class Borders:
                     if at >= offset and data.startswith(token, at - offset):
                         return _CUT
         return _WHOLE
+
+    def cut_tokens(self) -> list[tuple[int, bytes, int]]:
+        """The tokens cut across a border as ``(first byte << 8 | second byte, token, where
+        the pair stands in it)``, for the compiled core."""
+        return [(pair[0] << 8 | pair[1], token, offset) for pair, held in self._cut_at.items() for token, offset in held]
 
 
 def _whole_chars(piece: bytes) -> bool:

@@ -141,6 +141,8 @@ class RankIds:
         self.pure = partial(_rankmerge.rank_merge, order=order)
         self.chars_first = _rankmerge.CharsFirst(order)
         self.merger = _compiled.RankMerger(list(order)) if _compiled is not None and _by_place(order) else None
+        if self.merger is not None:
+            self.merger.set_chars(self.chars_first.tables)
         self.ranked = array("i", [ids.get(token, -1) for token in order]) if self.merger is not None else None
         self.single = array("i", [ids.get(bytes([b]), -1) for b in range(256)]) if self.merger is not None else None
 

@@ -109,6 +109,17 @@ class CharsFirst:
         self._borders: Borders | bool | None = None  # False: (2) does not hold
         self._chars = _Lengths(order)
 
+    def _made(self) -> Borders | bool:
+        """The borders of ``order``'s tokens, or False where (2) does not hold (made once)."""
+        self._borders = Borders(list(self._order)) if self._sound() else False
+        return self._borders
+
+    def tables(self) -> tuple[bytes, list[tuple[int, bytes, int]]] | None:
+        """What the compiled core's RankMerger needs to do the same: the kinds of border and
+        the cut tokens (:class:`engine._codec.Borders`), or None where (2) does not hold."""
+        borders = self._borders if self._borders is not None else self._made()
+        return None if borders is False else (borders.kinds, borders.cut_tokens())
+
     def _sound(self) -> bool:
         """(2) above, over the tokens of three-byte characters' bytes (a single byte, which
         ``order`` leaves out, ranks before every token)."""
@@ -128,9 +139,7 @@ class CharsFirst:
         n = len(piece)
         if n < 6 or n % 3 or not _THREE.fullmatch(piece):
             return None
-        borders = self._borders
-        if borders is None:
-            borders = self._borders = Borders(list(self._order)) if self._sound() else False
+        borders = self._borders if self._borders is not None else self._made()
         if borders is False:
             return None
         kind = borders.kind(piece)

@@ -22,7 +22,8 @@ is shared: medians, and the ratios are what to read.
 With ``--o200k`` (a rank file split by tiktoken's o200k pattern: Llama 4's ``tokenizer.model``
 from llama-models, as tests/fetch_tokenizers.py caches it): 10 MB of code and tang_all in the
 file's ids, in process and as whole processes (``bpe-lab encode -t FILE --pattern O200K``),
-against tiktoken with the same ranks and pattern.
+against tiktoken with the same ranks and pattern. ``--llama3`` does the same for a rank file
+split by Llama 3's pattern (Llama 3's ``tokenizer.model``).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ os.environ.setdefault("TIKTOKEN_CACHE_DIR", "")
 
 from engine import Tokenizer, TrainConfig, Trainer, _core  # noqa: E402
 from engine.formats import export_tokenizer, load_any  # noqa: E402
-from engine.pretokenize import GPT2_PATTERN, O200K_PATTERN, PreTokenizer  # noqa: E402
+from engine.pretokenize import GPT2_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, PreTokenizer  # noqa: E402
 
 TIKTOKEN_STDIN = """
 import sys, tiktoken
@@ -109,13 +110,15 @@ def whole_processes(path: Path, pattern_args: tuple[str, ...], pattern: str, cor
     report("the same, whole processes reading standard input (time x: ours / tiktoken's)", results, "tiktoken script")
 
 
-def o200k_rows(path: Path, runs: int, before: Path | None = None) -> None:
-    """A rank file under o200k's pattern on code and on Chinese: in process, then whole processes."""
+def rank_file_rows(path: Path, runs: int, before: Path | None = None, pattern: str = O200K_PATTERN,
+                   label: str = "o200k's pattern") -> None:
+    """A rank file under its pattern (o200k's, or Llama 3's) on code and on Chinese: in process,
+    then whole processes."""
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    load_any(path, pretokenizer=PreTokenizer("custom", O200K_PATTERN))  # writes the merge cache the first time
-    enc = tiktoken.Encoding(name="o200k", pat_str=O200K_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(path)),
+    load_any(path, pretokenizer=PreTokenizer("custom", pattern))  # writes the merge cache the first time
+    enc = tiktoken.Encoding(name="ranks", pat_str=pattern, mergeable_ranks=load_tiktoken_bpe(str(path)),
                             special_tokens={})
     corpora = {"code 10 MB": stdlib_corpus(10_000_000), "tang_all.txt": shared_corpus("tang_all.txt")}
     was = _core.COMPILED
@@ -125,7 +128,7 @@ def o200k_rows(path: Path, runs: int, before: Path | None = None) -> None:
             continue
         text = corpus.read_text(encoding="utf-8")
         expected = enc.encode_ordinary(text)
-        print(f"\n== {title} ({len(text.encode()) / 1e6:.1f} MB) with {path.name}'s ranks and o200k's pattern, "
+        print(f"\n== {title} ({len(text.encode()) / 1e6:.1f} MB) with {path.name}'s ranks and {label}, "
               f"{len(expected)} tokens, in process")
         times = {}
         for name, compiled in (("bpe-lab cold (compiled)", True), ("bpe-lab cold (pure)", False)):
@@ -134,7 +137,7 @@ def o200k_rows(path: Path, runs: int, before: Path | None = None) -> None:
             _core.select(compiled)
 
             def fresh():  # cold: loaded again (from the merge cache), no chunk met yet
-                return load_any(path, pretokenizer=PreTokenizer("custom", O200K_PATTERN))
+                return load_any(path, pretokenizer=PreTokenizer("custom", pattern))
 
             assert fresh().encode(text) == expected, "bpe-lab disagrees"
             times[name] = timed(lambda cold: cold.encode(text), runs, setup=fresh)
@@ -142,7 +145,7 @@ def o200k_rows(path: Path, runs: int, before: Path | None = None) -> None:
         times["tiktoken"] = timed(lambda: enc.encode_ordinary(text), runs)
         for name, t in times.items():
             print(f"  {name:<24} {t:7.3f} s   throughput x{times['tiktoken'] / t:5.2f} tiktoken")
-        whole_processes(path, ("--pattern", O200K_PATTERN), O200K_PATTERN, corpus, runs, before)
+        whole_processes(path, ("--pattern", pattern), pattern, corpus, runs, before)
 
 
 def timed(fn, runs: int, setup=lambda: None) -> float:
@@ -169,13 +172,17 @@ def main() -> None:
                         help="GPT-2's gpt2.tiktoken, for the Chinese rows")
     parser.add_argument("--only-gpt2", action="store_true", help="only the Chinese rows")
     parser.add_argument("--o200k", type=Path, help="a rank file split by o200k's pattern (Llama 4's): its rows only")
+    parser.add_argument("--llama3", type=Path, help="a rank file split by Llama 3's pattern (Llama 3's): its rows only")
     parser.add_argument("--before", type=Path, help="another checkout whose bpe-lab encode is timed too (whole process)")
     parser.add_argument("--skip", action="append", default=[], choices=["tokenizers", "pure", "before"],
                         help="leave a contender out of the code rows (repeatable)")
     args = parser.parse_args()
     print(f"bpe-lab's hot loops: {_core.implementation()}")
     if args.o200k is not None:
-        o200k_rows(args.o200k, args.runs, args.before)
+        rank_file_rows(args.o200k, args.runs, args.before)
+    if args.llama3 is not None:
+        rank_file_rows(args.llama3, args.runs, args.before, LLAMA3_PATTERN, "Llama 3's pattern")
+    if args.o200k is not None or args.llama3 is not None:
         return
     if args.gpt2 is not None:
         gpt2_chinese(args.gpt2, args.runs, args.before)

@@ -7,13 +7,18 @@ takes it, gives tiktoken's ids."""
 
 from __future__ import annotations
 
+from array import array
+
 import pytest
 from fetch_tokenizers import real_file
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import _codec
+from engine import _codec, _core
 from engine._rankmerge import CharsFirst, rank_merge
+
+compiled = _core._ccore_module
+needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
 
 #: Three bytes each; 中 and 人 share a lead byte (E4), 大 and 天 two bytes (E5 A4), and the
 #: full-width comma ends in 8C as 宅 does not.
@@ -45,7 +50,7 @@ def trained(draw):
     known = list(units)
     chars = [c.encode() for c in CJK]
     for _ in range(draw(st.integers(2, 40))):
-        kind = draw(st.sampled_from(["inside", "inside", "word", "cut", "any"]))
+        kind = draw(st.sampled_from(["inside", "inside", "word", "cut", "cut", "any"]))
         if kind == "inside":  # a piece of one character, from two known pieces
             c = draw(st.sampled_from(chars))
             cut = draw(st.integers(1, 2))
@@ -59,6 +64,10 @@ def trained(draw):
             if not whole:
                 continue
             a, b = draw(st.sampled_from(whole)), draw(st.sampled_from(whole))
+        elif kind == "cut":  # the end of one character and the start of another: cut across the border
+            x, y = draw(st.sampled_from(chars)), draw(st.sampled_from(chars))
+            a = draw(st.sampled_from([t for t in (x[2:], x[1:]) if t in known]))
+            b = draw(st.sampled_from([t for t in (y[:1], y[:2]) if t in known]))
         else:  # any two known tokens (a cut one when they meet inside characters)
             a, b = draw(st.sampled_from(known)), draw(st.sampled_from(known))
         token = a + b
@@ -104,6 +113,38 @@ def test_any_order_is_right_or_left_alone(ranks, pieces):
         parts = first(piece)
         if parts is not None:
             assert parts == naive(piece, order)
+
+
+def compiled_ids(order: dict[bytes, int], pieces: list[bytes]) -> list[list[int] | None]:
+    """The compiled RankMerger's ids of ``pieces`` (a part's rank, a byte 1000 + its value),
+    characters first as ``CharsFirst(order)`` says."""
+    merger = compiled.RankMerger(list(order))
+    merger.set_chars(CharsFirst(order).tables)
+    ranked, single = array("i", range(len(order))), array("i", range(1000, 1256))
+    return [merger.merge_ids(piece, ranked, single) for piece in pieces]
+
+
+def as_ids(parts: list[bytes], order: dict[bytes, int]) -> list[int]:
+    return [order[p] if len(p) > 1 else 1000 + p[0] for p in parts]
+
+
+@needs_compiled
+@given(trained(), st.lists(texts | st.binary(max_size=12).map(lambda b: "中".encode() + b), max_size=5))
+def test_the_compiled_merge_takes_characters_first_as_the_pure_one(order, pieces):
+    """The compiled RankMerger, characters first where CharsFirst's rules hold (kinds of border
+    and cut tokens handed over once), gives tiktoken's parts: on trained orders, Chinese text
+    and Chinese with any bytes after it."""
+    assert compiled_ids(order, pieces) == [as_ids(naive(piece, order), order) for piece in pieces]
+
+
+@needs_compiled
+@given(st.dictionaries(st.sampled_from([(a + b).encode() for a in CJK for b in CJK] + [c.encode()[:2] for c in CJK]
+                                       + [c.encode() for c in CJK] + [a.encode()[2:] + b.encode()[:2] for a in CJK for b in CJK]),
+                       st.integers(0, 10**6), max_size=30),
+       st.lists(texts, max_size=5))
+def test_the_compiled_merge_on_any_order(ranks, pieces):
+    order = {token: rank for rank, token in enumerate(sorted(ranks, key=ranks.get))}
+    assert compiled_ids(order, pieces) == [as_ids(naive(piece, order), order) for piece in pieces]
 
 
 def test_the_shortcut_is_taken_where_it_holds_and_not_where_a_cut_token_is():
