@@ -73,24 +73,161 @@ cdef inline Py_ssize_t _pop(uint64_t *heap, Py_ssize_t size) noexcept nogil:
 cdef unsigned char B_CUT = 0, B_WHOLE = 1, B_APART = 2
 
 
+cdef inline bint _three_byte_chars(const unsigned char *p, Py_ssize_t n) noexcept nogil:
+    """Whether ``p[:n]`` is two or more three-byte characters, each valid UTF-8 (E0 A0-BF,
+    E1-EC, ED 80-9F, EE-EF)."""
+    cdef Py_ssize_t k
+    if n < 6 or n % 3:
+        return False
+    for k in range(0, n, 3):
+        if not (0xE0 <= p[k] <= 0xEF and 0x80 <= p[k + 1] <= 0xBF and 0x80 <= p[k + 2] <= 0xBF):
+            return False
+        if (p[k] == 0xE0 and p[k + 1] < 0xA0) or (p[k] == 0xED and p[k + 1] > 0x9F):
+            return False
+    return True
+
+
+cdef class _Wide:
+    """Three-byte characters merged one by one first: ``source()`` gives, at the first piece of
+    them (:meth:`ready`), the tables of ``engine._codec.Borders.tables`` (the 65,536 kinds of
+    border, and the tokens cut across a border as ``(first byte << 8 | second byte, token,
+    where the pair stands in it)``), or None where characters first does not hold. It keeps a
+    table of characters with four ints each, which the encoder that holds it fills:
+    ChunkEncoder's ids, RankMerger's parts."""
+
+    cdef object source                # None once asked
+    cdef bytes kinds                  # None: no tables
+    cdef int32_t *cut_head            # by pair of bytes: the first of its cut tokens, or -1
+    cdef int32_t *cut_next
+    cdef const unsigned char **cut_data
+    cdef Py_ssize_t *cut_length
+    cdef Py_ssize_t *cut_offset       # where the pair stands in the token
+    cdef list cut_keep
+    cdef uint32_t *char_keys          # a character's three bytes | 1 << 24; 0: an empty slot
+    cdef int32_t *char_vals           # four a slot
+    cdef Py_ssize_t char_cap, char_used
+
+    def __cinit__(self, source):
+        self.source = source
+
+    cdef bint ready(self) except -1:
+        """Whether there are tables (asked for the first time here)."""
+        if self.source is not None:
+            tables, self.source = self.source(), None
+            if tables is not None:
+                self._load(tables)
+        return self.kinds is not None
+
+    cdef int _load(self, tables) except -1:
+        cdef Py_ssize_t k, count, code
+        kinds, cuts = tables
+        if not isinstance(kinds, bytes) or len(<bytes>kinds) != 65536:
+            raise ValueError("the border kinds are 65,536 bytes")
+        count = len(cuts)
+        self.cut_head = <int32_t *>PyMem_Malloc(65536 * sizeof(int32_t))
+        self.cut_next = <int32_t *>PyMem_Malloc(max(count, 1) * sizeof(int32_t))
+        self.cut_data = <const unsigned char **>PyMem_Malloc(max(count, 1) * sizeof(unsigned char *))
+        self.cut_length = <Py_ssize_t *>PyMem_Malloc(max(count, 1) * sizeof(Py_ssize_t))
+        self.cut_offset = <Py_ssize_t *>PyMem_Malloc(max(count, 1) * sizeof(Py_ssize_t))
+        if not (self.cut_head and self.cut_next and self.cut_data and self.cut_length and self.cut_offset):
+            raise MemoryError()
+        for k in range(65536):
+            self.cut_head[k] = -1
+        self.cut_keep = []
+        for k in range(count):
+            code, token, offset = cuts[k]
+            if not (0 <= code < 65536 and isinstance(token, bytes) and 0 <= offset < len(token) - 1):
+                raise ValueError("a cut token is (pair, bytes, offset of the pair)")
+            self.cut_keep.append(token)
+            self.cut_data[k] = <bytes>token
+            self.cut_length[k] = len(<bytes>token)
+            self.cut_offset[k] = offset
+            self.cut_next[k] = self.cut_head[code]
+            self.cut_head[code] = <int32_t>k
+        self.kinds = kinds
+        return 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.cut_head)
+        PyMem_Free(self.cut_next)
+        PyMem_Free(self.cut_data)
+        PyMem_Free(self.cut_length)
+        PyMem_Free(self.cut_offset)
+        PyMem_Free(self.char_keys)
+        PyMem_Free(self.char_vals)
+
+    cdef unsigned char kind(self, const unsigned char *p, Py_ssize_t n) noexcept:
+        """The least kind of the borders of ``p[:n]`` (three-byte characters: see
+        _three_byte_chars), a border held by a cut token counting as whole where that token
+        does not stand around it."""
+        cdef const unsigned char *kinds = self.kinds
+        cdef unsigned char kind = B_APART, border
+        cdef Py_ssize_t k, start
+        cdef int32_t c
+        for k in range(3, n, 3):
+            border = kinds[p[k - 1] << 8 | p[k]]
+            if border == B_CUT:
+                c = self.cut_head[p[k - 1] << 8 | p[k]]
+                while c >= 0:
+                    start = k - 1 - self.cut_offset[c]
+                    if start >= 0 and start + self.cut_length[c] <= n and memcmp(p + start, self.cut_data[c], self.cut_length[c]) == 0:
+                        return B_CUT
+                    c = self.cut_next[c]
+                border = B_WHOLE
+            if border < kind:
+                kind = border
+        return kind
+
+    cdef int32_t *slot(self, const unsigned char *b, bint *fresh) except NULL:
+        """The four ints kept for the character ``b[0:3]``; ``fresh`` says they were just made
+        (for the caller to fill)."""
+        cdef uint32_t key = (<uint32_t>b[0] << 16 | <uint32_t>b[1] << 8 | <uint32_t>b[2]) | (<uint32_t>1 << 24)
+        cdef Py_ssize_t at, k, cap
+        cdef uint32_t *keys
+        cdef int32_t *vals
+        if self.char_cap == 0 or 2 * (self.char_used + 1) > self.char_cap:
+            cap = self.char_cap * 2 if self.char_cap else 1024
+            keys = <uint32_t *>PyMem_Malloc(cap * sizeof(uint32_t))
+            vals = <int32_t *>PyMem_Malloc(4 * cap * sizeof(int32_t))
+            if keys == NULL or vals == NULL:
+                PyMem_Free(keys)
+                PyMem_Free(vals)
+                raise MemoryError()
+            memset(keys, 0, cap * sizeof(uint32_t))
+            for k in range(self.char_cap):
+                if self.char_keys[k]:
+                    at = <Py_ssize_t>(_mix(self.char_keys[k]) & <uint64_t>(cap - 1))
+                    while keys[at]:
+                        at = (at + 1) & (cap - 1)
+                    keys[at] = self.char_keys[k]
+                    memcpy(vals + 4 * at, self.char_vals + 4 * k, 4 * sizeof(int32_t))
+            PyMem_Free(self.char_keys)
+            PyMem_Free(self.char_vals)
+            self.char_keys, self.char_vals, self.char_cap = keys, vals, cap
+        at = <Py_ssize_t>(_mix(key) & <uint64_t>(self.char_cap - 1))
+        while self.char_keys[at] and self.char_keys[at] != key:
+            at = (at + 1) & (self.char_cap - 1)
+        fresh[0] = not self.char_keys[at]
+        if fresh[0]:
+            self.char_keys[at] = key
+            self.char_used += 1
+        return self.char_vals + 4 * at
+
+
+
 cdef class ChunkEncoder:
     """A tokenizer's merge ranks in an open-addressing table of C ints, and the chunk encoder
     over it: ``encode(ids)`` is ``engine._codec.apply_merges(ids, ranks)``.
 
-    Given the kinds of border between three-byte characters (:meth:`set_borders`, from
-    ``engine._codec.border_kinds``), a chunk's bytes that are all three-byte characters whose
-    borders no cut token holds are merged as ``engine._codec.ByteMerger`` merges them: each
-    character alone (once: a table of characters), then across the borders when a token of
-    whole characters holds one."""
+    Given the tables of three-byte characters first (:meth:`set_chars`: :class:`_Wide`), a
+    chunk's bytes that are all three-byte characters no cut token stands across are merged as
+    ``engine._codec.ByteMerger`` merges them: each character alone (once: a table of
+    characters), then across the borders when a token of whole characters holds one."""
 
     cdef uint64_t *keys
     cdef int64_t *values
     cdef uint64_t mask
-    cdef object border_source          # () -> the 65,536 kinds, asked for at the first such chunk
-    cdef bytes border_kinds
-    cdef uint32_t *char_keys           # a character's three bytes | 1 << 24; 0: an empty slot
-    cdef int32_t *char_ids             # four a slot: how many ids, then the ids (at most three)
-    cdef Py_ssize_t char_cap, char_used
+    cdef _Wide wide                    # three-byte characters first (set_chars), or None
 
     def __cinit__(self, dict ranks):
         cdef uint64_t size = 16
@@ -116,98 +253,48 @@ cdef class ChunkEncoder:
     def __dealloc__(self):
         PyMem_Free(self.keys)
         PyMem_Free(self.values)
-        PyMem_Free(self.char_keys)
-        PyMem_Free(self.char_ids)
 
-    def set_borders(self, source):
-        """``source()`` gives the border kinds (65,536 bytes, ``kinds[a << 8 | b]``), asked for at
-        the first chunk of three-byte characters; None turns the shortcut off."""
-        self.border_source = source
-        self.border_kinds = None
+    def set_chars(self, source):
+        """Three-byte characters first, with the tables ``source()`` gives (see :class:`_Wide`);
+        None turns it off."""
+        self.wide = _Wide(source) if source is not None else None
 
-    cdef int _char(self, const unsigned char *b, int64_t *out) except -1:
-        """Write the ids of the three-byte character ``b[0:3]`` merged alone to ``out``; returns
-        how many (kept in the table of characters)."""
-        cdef uint32_t key = (<uint32_t>b[0] << 16 | <uint32_t>b[1] << 8 | <uint32_t>b[2]) | (<uint32_t>1 << 24)
-        cdef Py_ssize_t slot, k, m, cap
-        cdef int64_t sym[3]
-        cdef uint32_t *keys
+    cdef Py_ssize_t _wide(self, int64_t *sym, Py_ssize_t n, const unsigned char *raw) except -2:
+        """The bytes ``raw[:n]`` (also in ``sym``) merged character by character first into
+        ``sym`` when they are three-byte characters no cut token stands across (then the new
+        length), else -1 and ``sym`` unchanged."""
+        cdef Py_ssize_t k, j, m = 0
+        cdef unsigned char kind
+        cdef int64_t one[3]
         cdef int32_t *ids
-        if self.char_cap == 0 or 2 * (self.char_used + 1) > self.char_cap:
-            cap = self.char_cap * 2 if self.char_cap else 1024
-            keys = <uint32_t *>PyMem_Malloc(cap * sizeof(uint32_t))
-            ids = <int32_t *>PyMem_Malloc(4 * cap * sizeof(int32_t))
-            if keys == NULL or ids == NULL:
-                PyMem_Free(keys)
-                PyMem_Free(ids)
-                raise MemoryError()
-            memset(keys, 0, cap * sizeof(uint32_t))
-            for k in range(self.char_cap):
-                if self.char_keys[k]:
-                    slot = <Py_ssize_t>(_mix(self.char_keys[k]) & <uint64_t>(cap - 1))
-                    while keys[slot]:
-                        slot = (slot + 1) & (cap - 1)
-                    keys[slot] = self.char_keys[k]
-                    memcpy(ids + 4 * slot, self.char_ids + 4 * k, 4 * sizeof(int32_t))
-            PyMem_Free(self.char_keys)
-            PyMem_Free(self.char_ids)
-            self.char_keys, self.char_ids, self.char_cap = keys, ids, cap
-        slot = <Py_ssize_t>(_mix(key) & <uint64_t>(self.char_cap - 1))
-        while self.char_keys[slot] and self.char_keys[slot] != key:
-            slot = (slot + 1) & (self.char_cap - 1)
-        ids = self.char_ids + 4 * slot
-        if not self.char_keys[slot]:
-            sym[0], sym[1], sym[2] = b[0], b[1], b[2]
-            m = self._scan(sym, 3)
-            self.char_keys[slot] = key
-            ids[0] = <int32_t>m
-            for k in range(m):
-                ids[1 + k] = <int32_t>sym[k]
-            self.char_used += 1
-        for k in range(ids[0]):
-            out[k] = ids[1 + k]
-        return ids[0]
-
-    cdef Py_ssize_t _wide(self, int64_t *sym, Py_ssize_t n) except -2:
-        """``sym`` (``n`` bytes) merged character by character first when it is three-byte
-        characters none of whose borders a cut token holds (then the new length), else -1 and
-        ``sym`` unchanged."""
-        cdef Py_ssize_t k, m = 0
-        cdef unsigned char kind = B_APART, border
-        cdef unsigned char b[3]
-        cdef const unsigned char *kinds
-        if n < 6 or n % 3 or self.border_source is None:
+        cdef bint fresh
+        cdef _Wide wide = self.wide
+        if wide is None or raw == NULL or not _three_byte_chars(raw, n) or not wide.ready():
             return -1
-        for k in range(0, n, 3):  # valid three-byte characters only (E0 A0-BF, ED 80-9F)
-            if not (0xE0 <= sym[k] <= 0xEF and 0x80 <= sym[k + 1] <= 0xBF and 0x80 <= sym[k + 2] <= 0xBF):
-                return -1
-            if (sym[k] == 0xE0 and sym[k + 1] < 0xA0) or (sym[k] == 0xED and sym[k + 1] > 0x9F):
-                return -1
-        if self.border_kinds is None:
-            kinds_bytes = self.border_source()
-            if not isinstance(kinds_bytes, bytes) or len(<bytes>kinds_bytes) != 65536:
-                raise ValueError("the border kinds are 65,536 bytes")
-            self.border_kinds = kinds_bytes
-        kinds = self.border_kinds
-        for k in range(3, n, 3):
-            border = kinds[sym[k - 1] << 8 | sym[k]]
-            if border < kind:
-                kind = border
-                if kind == B_CUT:
-                    return -1
-        for k in range(0, n, 3):  # (the ids never outrun the bytes: m <= k)
-            b[0], b[1], b[2] = <unsigned char>sym[k], <unsigned char>sym[k + 1], <unsigned char>sym[k + 2]
-            m += self._char(b, sym + m)
+        kind = wide.kind(raw, n)
+        if kind == B_CUT:
+            return -1
+        for k in range(0, n, 3):  # each character's ids, merged once (the ids never outrun the bytes)
+            ids = wide.slot(raw + k, &fresh)
+            if fresh:  # how many ids, then the ids
+                one[0], one[1], one[2] = raw[k], raw[k + 1], raw[k + 2]
+                ids[0] = <int32_t>self._scan(one, 3)
+                for j in range(ids[0]):
+                    ids[1 + j] = <int32_t>one[j]
+            for j in range(ids[0]):
+                sym[m + j] = ids[1 + j]
+            m += ids[0]
         if kind == B_WHOLE and m >= 2:
             m = self._scan(sym, m) if m <= SCAN_LIMIT else self._heap(sym, m)
         return m
 
-    cdef Py_ssize_t _bytes(self, int64_t *sym, Py_ssize_t n) except -1:
-        """A bytes-base chunk's ``n`` bytes in ``sym`` merged; returns the new length."""
+    cdef Py_ssize_t _bytes(self, int64_t *sym, Py_ssize_t n, const unsigned char *raw) except -1:
+        """A bytes-base chunk's ``n`` bytes in ``sym`` (and ``raw``, or NULL) merged; returns the
+        new length."""
         cdef Py_ssize_t m
         if n < 2:
             return n
-        m = self._wide(sym, n)
+        m = self._wide(sym, n, raw)
         if m >= 0:
             return m
         return self._scan(sym, n) if n <= SCAN_LIMIT else self._heap(sym, n)
@@ -263,7 +350,7 @@ cdef class ChunkEncoder:
         try:
             for i in range(n):
                 sym[i] = data[i]
-            n = self._bytes(sym, n)
+            n = self._bytes(sym, n, data)
             return [sym[i] for i in range(n)]
         finally:
             PyMem_Free(sym)
@@ -546,19 +633,7 @@ cdef class RankMerger:
     cdef Py_ssize_t *prev
     cdef int64_t *current
     cdef uint64_t *heap
-    # characters first (engine._rankmerge.CharsFirst): asked for at the first piece of
-    # three-byte characters; None after: not for this vocabulary
-    cdef object chars_source
-    cdef bytes kinds                  # 65,536 kinds of border (engine._codec.border_kinds)
-    cdef int32_t *cut_head            # by pair of bytes: the first of its cut tokens, or -1
-    cdef int32_t *cut_next
-    cdef const unsigned char **cut_data
-    cdef Py_ssize_t *cut_length
-    cdef Py_ssize_t *cut_offset       # where the pair stands in the token
-    cdef list cut_keep
-    cdef uint32_t *char_keys          # a character's three bytes | 1 << 24; 0: an empty slot
-    cdef unsigned char *char_ends     # four a slot: how many parts, then where each ends
-    cdef Py_ssize_t char_cap, char_used
+    cdef _Wide wide                   # characters first (engine._rankmerge.CharsFirst), or None
 
     def __cinit__(self, list tokens):
         cdef Py_ssize_t t
@@ -574,144 +649,44 @@ cdef class RankMerger:
         PyMem_Free(self.prev)
         PyMem_Free(self.current)
         PyMem_Free(self.heap)
-        PyMem_Free(self.cut_head)
-        PyMem_Free(self.cut_next)
-        PyMem_Free(self.cut_data)
-        PyMem_Free(self.cut_length)
-        PyMem_Free(self.cut_offset)
-        PyMem_Free(self.char_keys)
-        PyMem_Free(self.char_ends)
 
     def set_chars(self, source):
-        """``source()`` gives, at the first piece of three-byte characters, the kinds of border
-        (65,536 bytes) and the tokens cut across a border as ``(pair << 16... )``: a list of
-        ``(first byte << 8 | second byte, token, offset of the pair in it)``; or None when
-        characters first does not hold for these ranks (engine._rankmerge.CharsFirst)."""
-        self.chars_source = source
-        self.kinds = None
-
-    cdef int _load_chars(self) except -1:
-        """Ask ``chars_source`` for its tables (once); 0 when there are none."""
-        cdef Py_ssize_t k, count, code
-        source = self.chars_source
-        self.chars_source = None
-        made = source()
-        if made is None:
-            return 0
-        kinds, cuts = made
-        if not isinstance(kinds, bytes) or len(<bytes>kinds) != 65536:
-            raise ValueError("the border kinds are 65,536 bytes")
-        count = len(cuts)
-        self.cut_head = <int32_t *>PyMem_Malloc(65536 * sizeof(int32_t))
-        self.cut_next = <int32_t *>PyMem_Malloc(max(count, 1) * sizeof(int32_t))
-        self.cut_data = <const unsigned char **>PyMem_Malloc(max(count, 1) * sizeof(unsigned char *))
-        self.cut_length = <Py_ssize_t *>PyMem_Malloc(max(count, 1) * sizeof(Py_ssize_t))
-        self.cut_offset = <Py_ssize_t *>PyMem_Malloc(max(count, 1) * sizeof(Py_ssize_t))
-        if not (self.cut_head and self.cut_next and self.cut_data and self.cut_length and self.cut_offset):
-            raise MemoryError()
-        for k in range(65536):
-            self.cut_head[k] = -1
-        self.cut_keep = []
-        for k in range(count):
-            code, token, offset = cuts[k]
-            if not (0 <= code < 65536 and isinstance(token, bytes) and 0 <= offset < len(token) - 1):
-                raise ValueError("a cut token is (pair, bytes, offset of the pair)")
-            self.cut_keep.append(token)
-            self.cut_data[k] = <bytes>token
-            self.cut_length[k] = len(<bytes>token)
-            self.cut_offset[k] = offset
-            self.cut_next[k] = self.cut_head[code]
-            self.cut_head[code] = <int32_t>k
-        self.kinds = kinds
-        return 1
-
-    cdef int _char_parts(self, const unsigned char *b, Py_ssize_t *out) except -1:
-        """Where the parts of the three-byte character ``b[0:3]`` merged alone end (1 to 3 of
-        them, written to ``out``); kept in the table of characters."""
-        cdef uint32_t key = (<uint32_t>b[0] << 16 | <uint32_t>b[1] << 8 | <uint32_t>b[2]) | (<uint32_t>1 << 24)
-        cdef Py_ssize_t slot, k, m, cap, s
-        cdef uint32_t *keys
-        cdef unsigned char *ends
-        cdef Py_ssize_t end3[4]
-        cdef Py_ssize_t prev3[4]
-        cdef int64_t current3[4]
-        cdef uint64_t heap3[12]
-        if self.char_cap == 0 or 2 * (self.char_used + 1) > self.char_cap:
-            cap = self.char_cap * 2 if self.char_cap else 1024
-            keys = <uint32_t *>PyMem_Malloc(cap * sizeof(uint32_t))
-            ends = <unsigned char *>PyMem_Malloc(4 * cap)
-            if keys == NULL or ends == NULL:
-                PyMem_Free(keys)
-                PyMem_Free(ends)
-                raise MemoryError()
-            memset(keys, 0, cap * sizeof(uint32_t))
-            for k in range(self.char_cap):
-                if self.char_keys[k]:
-                    slot = <Py_ssize_t>(_mix(self.char_keys[k]) & <uint64_t>(cap - 1))
-                    while keys[slot]:
-                        slot = (slot + 1) & (cap - 1)
-                    keys[slot] = self.char_keys[k]
-                    memcpy(ends + 4 * slot, self.char_ends + 4 * k, 4)
-            PyMem_Free(self.char_keys)
-            PyMem_Free(self.char_ends)
-            self.char_keys, self.char_ends, self.char_cap = keys, ends, cap
-        slot = <Py_ssize_t>(_mix(key) & <uint64_t>(self.char_cap - 1))
-        while self.char_keys[slot] and self.char_keys[slot] != key:
-            slot = (slot + 1) & (self.char_cap - 1)
-        ends = self.char_ends + 4 * slot
-        if not self.char_keys[slot]:
-            _rank_merge(self.table, b, 3, end3, prev3, current3, heap3)  # (the piece's parts are in self.end)
-            m, s = 0, 0
-            while s < 3:
-                s = end3[s]
-                m += 1
-                ends[m] = <unsigned char>s
-            ends[0] = <unsigned char>m
-            self.char_keys[slot] = key
-            self.char_used += 1
-        for k in range(ends[0]):
-            out[k] = ends[1 + k]
-        return ends[0]
+        """Three-byte characters first, with the tables ``source()`` gives (see :class:`_Wide`;
+        engine._rankmerge.CharsFirst.tables, None where it does not hold); None turns it off."""
+        self.wide = _Wide(source) if source is not None else None
 
     cdef int _chars_first(self, const unsigned char *p, Py_ssize_t n) except -1:
         """Merge the ``n`` bytes at ``p`` character by character first, as
         engine._rankmerge.CharsFirst does, when they are three-byte characters and it holds
         (room made for ``n``; the parts end at ``self.end``): 1, else 0."""
-        cdef Py_ssize_t k, i, j, at, start, m, count
-        cdef unsigned char kind = B_APART, border
-        cdef const unsigned char *kinds
-        cdef Py_ssize_t ends[3]
-        cdef int32_t c
-        if n < 6 or n % 3:
+        cdef Py_ssize_t k, j, s, start, count
+        cdef unsigned char kind
+        cdef int32_t *ends
+        cdef bint fresh
+        cdef Py_ssize_t end3[4]
+        cdef Py_ssize_t prev3[4]
+        cdef int64_t current3[4]
+        cdef uint64_t heap3[12]
+        cdef _Wide wide = self.wide
+        if wide is None or not _three_byte_chars(p, n) or not wide.ready():
             return 0
-        for k in range(0, n, 3):  # valid three-byte characters only (E0 A0-BF, ED 80-9F)
-            if not (0xE0 <= p[k] <= 0xEF and 0x80 <= p[k + 1] <= 0xBF and 0x80 <= p[k + 2] <= 0xBF):
-                return 0
-            if (p[k] == 0xE0 and p[k + 1] < 0xA0) or (p[k] == 0xED and p[k + 1] > 0x9F):
-                return 0
-        if self.kinds is None:
-            if self.chars_source is None or not self._load_chars():
-                return 0
-        kinds = self.kinds
-        for k in range(3, n, 3):
-            border = kinds[p[k - 1] << 8 | p[k]]
-            if border == B_CUT:  # cut only where the cut token stands in the piece
-                at = k - 1
-                c = self.cut_head[p[k - 1] << 8 | p[k]]
-                while c >= 0:
-                    start = at - self.cut_offset[c]
-                    if start >= 0 and start + self.cut_length[c] <= n and memcmp(p + start, self.cut_data[c], self.cut_length[c]) == 0:
-                        return 0
-                    c = self.cut_next[c]
-                border = B_WHOLE
-            if border < kind:
-                kind = border
+        kind = wide.kind(p, n)
+        if kind == B_CUT:
+            return 0
         for k in range(0, n, 3):  # each character's parts (its table holds where they end)
-            count = self._char_parts(p + k, ends)
+            ends = wide.slot(p + k, &fresh)
+            if fresh:  # how many parts, then where each ends (merged alone: not in self.end)
+                _rank_merge(self.table, p + k, 3, end3, prev3, current3, heap3)
+                count, s = 0, 0
+                while s < 3:
+                    s = end3[s]
+                    count += 1
+                    ends[count] = <int32_t>s
+                ends[0] = <int32_t>count
             start = k
-            for j in range(count):
-                self.end[start] = k + ends[j]
-                start = k + ends[j]
+            for j in range(ends[0]):
+                self.end[start] = k + ends[1 + j]
+                start = k + ends[1 + j]
         if kind == B_WHOLE:
             _rank_merge(self.table, p, n, self.end, self.prev, self.current, self.heap, True)
         return 1
@@ -739,9 +714,8 @@ cdef class RankMerger:
 
     cdef int _cut_text(self, const unsigned char *p, Py_ssize_t n) except -1:
         """:meth:`_cut`, characters first where they can be (:meth:`_chars_first`)."""
-        if self.chars_source is not None or self.kinds is not None:
-            if self._chars_first(p, n):
-                return 0
+        if self.wide is not None and self._chars_first(p, n):
+            return 0
         with nogil:
             self._cut(p, n)
         return 0
@@ -2346,7 +2320,7 @@ cdef class TextCoder:
                         raise MemoryError
                     for k in range(m):
                         sym[k] = b[k]
-                m = self.merger._bytes(sym, m)
+                m = self.merger._bytes(sym, m, b if chunk is not None else NULL)
             else:
                 if chunk is None:
                     chunk = PyUnicode_Substring(text, i, n)

@@ -163,10 +163,11 @@ class Borders:
                         return _CUT
         return _WHOLE
 
-    def cut_tokens(self) -> list[tuple[int, bytes, int]]:
-        """The tokens cut across a border as ``(first byte << 8 | second byte, token, where
-        the pair stands in it)``, for the compiled core."""
-        return [(pair[0] << 8 | pair[1], token, offset) for pair, held in self._cut_at.items() for token, offset in held]
+    def tables(self) -> tuple[bytes, list[tuple[int, bytes, int]]]:
+        """What the compiled core reads: the kinds of border, and the tokens cut across one as
+        ``(first byte << 8 | second byte, token, where the pair stands in it)``."""
+        cut = [(pair[0] << 8 | pair[1], token, offset) for pair, held in self._cut_at.items() for token, offset in held]
+        return self.kinds, cut
 
 
 def _whole_chars(piece: bytes) -> bool:

@@ -83,12 +83,12 @@ def chunk_encoders(ranks: dict[int, int], pieces: list[bytes] | None = None) -> 
     text to its ids under the bytes base (None on the pure path, where the tokenizer reads
     whole tokens off first). With the bytes base's tokens ``pieces``, the text's three-byte
     characters are merged one by one first where they can be (as
-    :class:`engine._codec.ByteMerger` does; the kinds of border are worked out at the first
-    such chunk)."""
+    :class:`engine._codec.ByteMerger` does; its :class:`engine._codec.Borders` are worked out
+    at the first such chunk)."""
     if _compiled is not None:
         encoder = _compiled.ChunkEncoder(ranks)
         if pieces is not None:
-            encoder.set_borders(partial(_codec.border_kinds, pieces))
+            encoder.set_chars(lambda: _codec.Borders(pieces).tables())
         return encoder.encode, encoder.encode_text
     return partial(_codec.apply_merges, ranks=ranks), None
 

@@ -118,7 +118,7 @@ class CharsFirst:
         """What the compiled core's RankMerger needs to do the same: the kinds of border and
         the cut tokens (:class:`engine._codec.Borders`), or None where (2) does not hold."""
         borders = self._borders if self._borders is not None else self._made()
-        return None if borders is False else (borders.kinds, borders.cut_tokens())
+        return None if borders is False else borders.tables()
 
     def _sound(self) -> bool:
         """(2) above, over the tokens of three-byte characters' bytes (a single byte, which

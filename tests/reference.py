@@ -147,3 +147,19 @@ def reference_train_counts(chunks, *, base="bytes", tie_rule="lowest-ids", max_m
         learned.append((pair, count))
         seqs = [(merge(s, pair, size + len(learned) - 1), n) for s, n in seqs]
     return learned
+
+
+def tiktoken_parts(piece, ranks):
+    """tiktoken's merging as its docs say: rescan every pair of parts, join the one whose joined
+    bytes rank lowest (the leftmost of equal ranks), until no joined pair is a token."""
+    parts = [piece[i:i + 1] for i in range(len(piece))]
+    while len(parts) > 1:
+        best = at = None
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and (best is None or r < best):
+                best, at = r, i
+        if at is None:
+            break
+        parts[at:at + 2] = [parts[at] + parts[at + 1]]
+    return parts

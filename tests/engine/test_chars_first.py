@@ -1,9 +1,13 @@
-"""Chinese merged character by character first (engine._rankmerge.CharsFirst, tiktoken's rule;
-engine._codec.Borders, shared with the merges' ByteMerger): the parts are tiktoken's plain merging
-of the bytes (a naive reference written here) whenever the shortcut is taken, on vocabularies
-made as training makes them (each token two earlier ones) and on vocabularies in any order,
-where the shortcut must see that it does not hold; and Llama 3's real rank file, whose Chinese
-takes it, gives tiktoken's ids."""
+"""Chinese merged character by character first, on both paths, against merging the bytes:
+
+- tiktoken's rule (engine._rankmerge.CharsFirst, the compiled RankMerger): the parts are a naive
+  tiktoken's (tests/reference.py) whenever the shortcut is taken, on vocabularies made as
+  training makes them (each token two earlier ones) and in any order, where the shortcut must
+  see that it does not hold; Llama 3's real rank file gives tiktoken's ids;
+- the merges (engine._codec.ByteMerger, the compiled ChunkEncoder): seed 002's ids, with words
+  of whole characters and tokens cut across a border.
+
+Both read engine._codec.Borders."""
 
 from __future__ import annotations
 
@@ -14,8 +18,11 @@ from fetch_tokenizers import real_file
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import _codec, _core
+from engine import Tokenizer, _codec, _core
 from engine._rankmerge import CharsFirst, rank_merge
+
+from reference import tiktoken_parts
+from test_tokenizer import seed_encode
 
 compiled = _core._ccore_module
 needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
@@ -23,21 +30,6 @@ needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core 
 #: Three bytes each; 中 and 人 share a lead byte (E4), 大 and 天 two bytes (E5 A4), and the
 #: full-width comma ends in 8C as 宅 does not.
 CJK = "中国人大天，宅"
-
-
-def naive(piece: bytes, order: dict[bytes, int]) -> list[bytes]:
-    """tiktoken's merging as its docs say: rescan every pair, join the lowest, leftmost first."""
-    parts = [piece[i:i + 1] for i in range(len(piece))]
-    while len(parts) > 1:
-        best = at = None
-        for i in range(len(parts) - 1):
-            r = order.get(parts[i] + parts[i + 1])
-            if r is not None and (best is None or r < best):
-                best, at = r, i
-        if at is None:
-            break
-        parts[at:at + 2] = [parts[at] + parts[at + 1]]
-    return parts
 
 
 @st.composite
@@ -85,7 +77,9 @@ def _whole(piece: bytes) -> bool:
     return True
 
 
-texts = st.lists(st.sampled_from(CJK), min_size=2, max_size=30).map(lambda s: "".join(s).encode())
+#: Chinese text of two characters or more (so that most hold a word), and its bytes
+cjk_text = st.lists(st.sampled_from(CJK), min_size=2, max_size=30).map("".join)
+texts = cjk_text.map(str.encode)
 
 
 @given(trained(), st.lists(texts, max_size=5))
@@ -93,7 +87,7 @@ def test_characters_first_are_tiktokens_parts_on_trained_orders(order, pieces):
     first = CharsFirst(order)
     for piece in pieces:
         parts = first(piece)
-        expected = naive(piece, order)
+        expected = tiktoken_parts(piece, order)
         assert rank_merge(piece, order) == expected
         if parts is not None:
             assert parts == expected
@@ -112,7 +106,7 @@ def test_any_order_is_right_or_left_alone(ranks, pieces):
     for piece in pieces:
         parts = first(piece)
         if parts is not None:
-            assert parts == naive(piece, order)
+            assert parts == tiktoken_parts(piece, order)
 
 
 def compiled_ids(order: dict[bytes, int], pieces: list[bytes]) -> list[list[int] | None]:
@@ -134,7 +128,7 @@ def test_the_compiled_merge_takes_characters_first_as_the_pure_one(order, pieces
     """The compiled RankMerger, characters first where CharsFirst's rules hold (kinds of border
     and cut tokens handed over once), gives tiktoken's parts: on trained orders, Chinese text
     and Chinese with any bytes after it."""
-    assert compiled_ids(order, pieces) == [as_ids(naive(piece, order), order) for piece in pieces]
+    assert compiled_ids(order, pieces) == [as_ids(tiktoken_parts(piece, order), order) for piece in pieces]
 
 
 @needs_compiled
@@ -144,7 +138,7 @@ def test_the_compiled_merge_takes_characters_first_as_the_pure_one(order, pieces
        st.lists(texts, max_size=5))
 def test_the_compiled_merge_on_any_order(ranks, pieces):
     order = {token: rank for rank, token in enumerate(sorted(ranks, key=ranks.get))}
-    assert compiled_ids(order, pieces) == [as_ids(naive(piece, order), order) for piece in pieces]
+    assert compiled_ids(order, pieces) == [as_ids(tiktoken_parts(piece, order), order) for piece in pieces]
 
 
 def test_the_shortcut_is_taken_where_it_holds_and_not_where_a_cut_token_is():
@@ -152,7 +146,7 @@ def test_the_shortcut_is_taken_where_it_holds_and_not_where_a_cut_token_is():
     order = {zhong[:2]: 0, zhong: 1, guo[:2]: 2, guo: 3, zhong + guo: 4}
     first = CharsFirst(order)
     piece = "中国国中国".encode()
-    assert first(piece) == [zhong + guo, guo, zhong + guo] == naive(piece, order)
+    assert first(piece) == [zhong + guo, guo, zhong + guo] == tiktoken_parts(piece, order)
     assert first._borders is not False
     # a token cut across the border 中|国 (AD E5): chunks that hold it take the bytes' path,
     # others (国中: the border BD E4) keep the shortcut
@@ -197,3 +191,88 @@ def test_llama3s_chinese_takes_the_shortcut_and_gives_tiktokens_ids():
         taken += parts is not None
         assert parts is None or parts == rank_merge(piece, order), chunk
     assert taken >= 6 and isinstance(first._borders, _codec.Borders)  # Llama 3's tokens of Chinese are all two earlier ones
+
+
+# -- the merges (GPT-2, Llama 4, any bpe-lab tokenizer): ByteMerger and ChunkEncoder -------------
+
+@st.composite
+def word_merges(draw):
+    """Merges as training on Chinese makes them: each character's bytes joined (in either order),
+    then words of whole characters, and now and then a token cut across a border (the last
+    byte of one character and the first of the next), placed anywhere in the list."""
+    pieces = [bytes([i]) for i in range(256)]
+    merges: list[tuple[int, int]] = []
+
+    def add(a: int, b: int) -> int:
+        merges.append((a, b))
+        pieces.append(pieces[a] + pieces[b])
+        return len(pieces) - 1
+
+    whole = {}
+    for ch in draw(st.permutations(CJK)):
+        b0, b1, b2 = ch.encode()
+        known = {p: i for i, p in enumerate(pieces)}
+        if draw(st.booleans()):
+            left = known.get(bytes([b0, b1])) or add(b0, b1)
+            whole[ch] = known.get(pieces[left] + bytes([b2])) or add(left, b2)
+        else:
+            right = known.get(bytes([b1, b2])) or add(b1, b2)
+            whole[ch] = known.get(bytes([b0]) + pieces[right]) or add(b0, right)
+    words = [whole[ch] for ch in CJK]
+    for _ in range(draw(st.integers(3, 12))):
+        a, b = draw(st.sampled_from(words)), draw(st.sampled_from(words))
+        if pieces[a] + pieces[b] not in pieces:
+            words.append(add(a, b))
+    if draw(st.booleans()):  # a token cut across a border: the chunks it can touch take the full path
+        x, y = draw(st.sampled_from(CJK)), draw(st.sampled_from(CJK))
+        cut = (x.encode()[2], y.encode()[0])
+        if bytes(cut) not in pieces:
+            add(*cut)
+    return merges
+
+
+@given(word_merges(), cjk_text)
+def test_the_byte_merger_merges_characters_first_where_only_whole_characters_join(merges, text):
+    """Where every token that holds a border's bytes is whole characters (words of two
+    characters), ByteMerger merges each character alone and then the chunk of their ids: the
+    same ids as merging the bytes, as the seed does."""
+    tok = Tokenizer(merges)
+    data = text.encode()
+    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
+    assert merger(text, data) == seed_encode(tok, list(data)) == _codec._apply_long(list(data), tok._ranks)
+
+
+def test_words_of_whole_characters_are_merged_after_their_characters():
+    """中国 is a token: the borders of a chunk of 中 and 国 are held only by whole characters,
+    so each character is merged once (the table of characters) and the words after; a token
+    cut across a border (AD E5) sends the chunk through the bytes again."""
+    inside = [(0xE4, 0xB8), (256, 0xAD), (0xE5, 0x9B), (258, 0xBD), (257, 259)]  # 中, 国, then 中国
+    chunk = "中国国中国"
+    data = chunk.encode()
+    tok = Tokenizer(inside)
+    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
+    assert merger(chunk, data) == [260, 259, 260] == seed_encode(tok, list(data))
+    assert sorted(merger._chars) == sorted("中国")
+    cut = Tokenizer([*inside, (0xAD, 0xE5)])
+    merger = _codec.ByteMerger(cut._ranks, cut.pieces)
+    assert merger(chunk, data) == seed_encode(cut, list(data))
+    assert not merger._chars
+
+
+@needs_compiled
+@given(word_merges(), st.lists(cjk_text | st.text(alphabet=CJK + "\u0800\ud7ffa\udce4\udcb8", max_size=30), max_size=4))
+def test_the_compiled_encoder_merges_characters_first_as_the_pure_one(merges, texts):
+    """With the tables of engine._codec.Borders, encode_text merges a chunk of
+    three-byte characters character by character first as ByteMerger does, its table of
+    characters kept from chunk to chunk: the ids of merging the bytes. Characters at the edges
+    of the three-byte range (U+0800, U+D7FF), an ASCII letter and lone surrogates' escapes (which
+    can look like a character's bytes) take the full path."""
+    tok = Tokenizer(merges)
+    encoder = compiled.ChunkEncoder(tok._ranks)
+    asked = []
+    encoder.set_chars(lambda: asked.append(1) or _codec.Borders(tok.pieces).tables())
+    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
+    for text in texts:
+        raw = text.encode("utf-8", "surrogateescape")
+        assert encoder.encode_text(text) == merger(text, raw) == seed_encode(tok, list(raw))
+    assert len(asked) <= 1  # the tables are worked out once

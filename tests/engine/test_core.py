@@ -107,77 +107,6 @@ def test_the_byte_merger_reads_unjoinable_characters_one_by_one():
     assert not merger._chars
 
 
-_CJK = "中国人大天。"  # three bytes each; 中 and 人 share a lead byte (E4), 大 and 天 two bytes (E5 A4)
-
-
-@st.composite
-def word_merges(draw):
-    """Merges as training on Chinese makes them: each character's bytes joined (in either order),
-    then words of whole characters, and now and then a token cut across a border (the last
-    byte of one character and the first of the next), placed anywhere in the list."""
-    pieces = [bytes([i]) for i in range(256)]
-    merges: list[tuple[int, int]] = []
-
-    def add(a: int, b: int) -> int:
-        merges.append((a, b))
-        pieces.append(pieces[a] + pieces[b])
-        return len(pieces) - 1
-
-    whole = {}
-    for ch in draw(st.permutations(_CJK)):
-        b0, b1, b2 = ch.encode()
-        known = {p: i for i, p in enumerate(pieces)}
-        if draw(st.booleans()):
-            left = known.get(bytes([b0, b1])) or add(b0, b1)
-            whole[ch] = known.get(pieces[left] + bytes([b2])) or add(left, b2)
-        else:
-            right = known.get(bytes([b1, b2])) or add(b1, b2)
-            whole[ch] = known.get(bytes([b0]) + pieces[right]) or add(b0, right)
-    words = [whole[ch] for ch in _CJK]
-    for _ in range(draw(st.integers(3, 12))):
-        a, b = draw(st.sampled_from(words)), draw(st.sampled_from(words))
-        if pieces[a] + pieces[b] not in pieces:
-            words.append(add(a, b))
-    if draw(st.booleans()):  # a token cut across a border: the chunks it can touch take the full path
-        x, y = draw(st.sampled_from(_CJK)), draw(st.sampled_from(_CJK))
-        cut = (x.encode()[2], y.encode()[0])
-        if bytes(cut) not in pieces:
-            add(*cut)
-    return merges
-
-
-#: Chinese text of two characters or more (so that most hold a word)
-_cjk_texts = st.lists(st.sampled_from(_CJK), min_size=2, max_size=30).map("".join)
-
-
-@given(word_merges(), _cjk_texts)
-def test_the_byte_merger_merges_characters_first_where_only_whole_characters_join(merges, text):
-    """Where every token that holds a border's bytes is whole characters (words of two
-    characters), ByteMerger merges each character alone and then the chunk of their ids: the
-    same ids as merging the bytes, as the seed does."""
-    tok = Tokenizer(merges)
-    data = text.encode()
-    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
-    assert merger(text, data) == seed_encode(tok, list(data)) == _codec._apply_long(list(data), tok._ranks)
-
-
-def test_words_of_whole_characters_are_merged_after_their_characters():
-    """中国 is a token: the borders of a chunk of 中 and 国 are held only by whole characters,
-    so each character is merged once (the table of characters) and the words after; a token
-    cut across a border (AD E5) sends the chunk through the bytes again."""
-    inside = [(0xE4, 0xB8), (256, 0xAD), (0xE5, 0x9B), (258, 0xBD), (257, 259)]  # 中, 国, then 中国
-    chunk = "中国国中国"
-    data = chunk.encode()
-    tok = Tokenizer(inside)
-    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
-    assert merger(chunk, data) == [260, 259, 260] == seed_encode(tok, list(data))
-    assert sorted(merger._chars) == sorted("中国")
-    cut = Tokenizer([*inside, (0xAD, 0xE5)])
-    merger = _codec.ByteMerger(cut._ranks, cut.pieces)
-    assert merger(chunk, data) == seed_encode(cut, list(data))
-    assert not merger._chars
-
-
 @needs_compiled
 @given(merge_lists(base_ids=(97, 98, 0xC3, 0xA9)), st.text(alphabet="ab\u00e9\udcc3\udca9z", max_size=300))
 def test_the_compiled_encoder_reads_a_chunks_text_as_its_bytes(merges, text):
@@ -187,25 +116,6 @@ def test_the_compiled_encoder_reads_a_chunks_text_as_its_bytes(merges, text):
     raw = list(text.encode("utf-8", "surrogateescape"))
     encoder = compiled.ChunkEncoder(tok._ranks)
     assert encoder.encode_text(text) == encoder.encode(raw) == seed_encode(tok, raw)
-
-
-@needs_compiled
-@given(word_merges(), st.lists(_cjk_texts | st.text(alphabet=_CJK + "\u0800\ud7ffa\udce4\udcb8", max_size=30), max_size=4))
-def test_the_compiled_encoder_merges_characters_first_as_the_pure_one(merges, texts):
-    """With the kinds of border (engine._codec.border_kinds), encode_text merges a chunk of
-    three-byte characters character by character first as ByteMerger does, its table of
-    characters kept from chunk to chunk: the ids of merging the bytes. Characters at the edges
-    of the three-byte range (U+0800, U+D7FF), an ASCII letter and lone surrogates' escapes (which
-    can look like a character's bytes) take the full path."""
-    tok = Tokenizer(merges)
-    encoder = compiled.ChunkEncoder(tok._ranks)
-    asked = []
-    encoder.set_borders(lambda: asked.append(1) or _codec.border_kinds(tok.pieces))
-    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
-    for text in texts:
-        raw = text.encode("utf-8", "surrogateescape")
-        assert encoder.encode_text(text) == merger(text, raw) == seed_encode(tok, list(raw))
-    assert len(asked) <= 1  # the kinds are worked out once
 
 
 @needs_compiled

@@ -14,22 +14,15 @@ from hypothesis import strategies as st
 from engine import _core, _rankmerge
 from engine.formats import load_any, loading
 
+from reference import tiktoken_parts
+
 compiled = _core._ccore_module
 
 
 def naive_cut(token: bytes, earlier: dict[bytes, int]) -> int:
     """tiktoken's merging as written in its docs (rescan every pair each step): the first
     part's length when two parts are left, else 0."""
-    parts = [token[i : i + 1] for i in range(len(token))]
-    while len(parts) > 1:
-        best = at = None
-        for i in range(len(parts) - 1):
-            r = earlier.get(parts[i] + parts[i + 1])
-            if r is not None and (best is None or r < best):
-                best, at = r, i
-        if at is None:
-            break
-        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    parts = tiktoken_parts(token, earlier)
     return len(parts[0]) if len(parts) == 2 else 0
 
 
