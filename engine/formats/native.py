@@ -1,7 +1,7 @@
-"""bpe-lab's own tokenizer file (versioned JSON, described in :mod:`engine.tokenizer`) as a
-format of the registry. The structure itself is read and written in :mod:`engine.tokenizer`
-(``Tokenizer.save`` and ``Tokenizer.load`` need it, and the engine's modules import each
-other without cycles); this module is its hooks.
+"""bpe-lab's own tokenizer file (versioned JSON, described in :mod:`engine._nativefile`) as a
+format of the registry. The structure itself is checked in :mod:`engine._nativefile`, and read
+and written by :mod:`engine.tokenizer` (``Tokenizer.save`` and ``Tokenizer.load`` need it, and
+the engine's modules import each other without cycles); this module is its hooks.
 """
 
 from __future__ import annotations
