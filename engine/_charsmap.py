@@ -87,7 +87,7 @@ class Charsmap:
         self._units = units
         self._strings = blob[4 + size:]
         self._texts: dict[int, bytes | None] = {}
-        starts = {byte for byte in range(1, 256) if self._step(self._root(), byte) is not None}
+        starts = {byte for byte in range(1, 256) if self._child(_offset(units[0]), byte)}
         # keys start with lead bytes; a continuation byte there could only begin a malformed key
         self._leads = {b for b in starts if b < 0x80 or 0xC2 <= b <= 0xF4}
         body = _ranges_of_lead_bytes(self._leads)
@@ -99,30 +99,17 @@ class Charsmap:
 
     # -- the double array (darts-clone's units) ---------------------------------------------
 
-    def _root(self) -> int | None:
-        unit = self._units[0]
-        return (unit >> 10) << ((unit & (1 << 9)) >> 6)
-
-    def _step(self, node: int | None, byte: int) -> int | None:
-        """The node after ``byte`` from ``node`` (None: no such key continues)."""
-        if node is None:
-            return None
-        units = self._units
+    def _child(self, node: int, byte: int) -> bool:
+        """Whether a key goes on from ``node`` with ``byte``."""
         pos = node ^ byte
-        if pos >= len(units):
-            return None
-        unit = units[pos]
-        if unit & 0x800000FF != byte:
-            return None
-        return pos ^ ((unit >> 10) << ((unit & (1 << 9)) >> 6))
+        return pos < len(self._units) and self._units[pos] & 0x800000FF == byte
 
     def _matches(self, data: bytes, start: int) -> list[tuple[int, int]]:
         """The keys that start at ``data[start:]``, shortest first, as (value, length in bytes),
         at most :data:`MAX_RESULTS` of them (a NUL byte ends the walk, as both libraries stop)."""
         units = self._units
         n = len(units)
-        unit = units[0]
-        node = (unit >> 10) << ((unit & (1 << 9)) >> 6)
+        node = _offset(units[0])
         found: list[tuple[int, int]] = []
         for i in range(start, min(len(data), start + MAX_KEY_BYTES)):
             byte = data[i]
@@ -134,7 +121,7 @@ class Charsmap:
             unit = units[pos]
             if unit & 0x800000FF != byte:
                 break
-            node = pos ^ ((unit >> 10) << ((unit & (1 << 9)) >> 6))
+            node = pos ^ ((unit >> 10) << ((unit & (1 << 9)) >> 6))  # (_offset, inline: the hot loop)
             if (unit >> 8) & 1:
                 if node >= n:
                     break
@@ -167,8 +154,7 @@ class Charsmap:
         """``text`` as sentencepiece's normalizer maps it: the longest key at each place."""
         if not self.needs(text):
             return text
-        errors = _errors(text)
-        data = text.encode("utf-8", errors)
+        data, errors = _encoded(text)
         search = self._starter_bytes.search  # type: ignore[union-attr]
         out: list[bytes] = []
         pos = 0
@@ -197,8 +183,7 @@ class Charsmap:
 
     def _first(self, piece: str) -> str | None:
         """tokenizers' ``transform``: the string of the shortest key that starts ``piece``."""
-        errors = _errors(piece)
-        for value, _ in self._matches(piece.encode("utf-8", errors), 0):
+        for value, _ in self._matches(_encoded(piece)[0], 0):
             replaced = self._text(value)
             if replaced is None:
                 return None
@@ -214,7 +199,7 @@ class Charsmap:
             done = cluster
         else:
             done = None
-            if len(cluster.encode("utf-8", _errors(cluster))) < WHOLE_BELOW:
+            if len(_encoded(cluster)[0]) < WHOLE_BELOW:
                 done = self._first(cluster)
             if done is None:
                 parts = []
@@ -253,11 +238,15 @@ def _char_length(data: bytes, at: int) -> int:
     return step
 
 
-def _errors(text: str) -> str:
-    """How ``text`` is encoded and decoded again unchanged: ``surrogateescape`` (bpe-lab reads
+def _offset(unit: int) -> int:
+    """A darts-clone unit's offset to its node's children."""
+    return (unit >> 10) << ((unit & (1 << 9)) >> 6)
+
+
+def _encoded(text: str) -> tuple[bytes, str]:
+    """``text``'s UTF-8 and how it is decoded again unchanged: ``surrogateescape`` (bpe-lab reads
     undecodable bytes as U+DC80-U+DCFF), or ``surrogatepass`` for any other lone surrogate."""
     try:
-        text.encode("utf-8", "surrogateescape")
+        return text.encode("utf-8", "surrogateescape"), "surrogateescape"
     except UnicodeEncodeError:
-        return "surrogatepass"
-    return "surrogateescape"
+        return text.encode("utf-8", "surrogatepass"), "surrogatepass"
