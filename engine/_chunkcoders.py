@@ -6,6 +6,8 @@ is the tokenizer's (moved out of engine/tokenizer.py)."""
 
 from __future__ import annotations
 
+from array import array
+from itertools import islice
 from typing import Any
 
 from . import _core
@@ -41,6 +43,8 @@ class ChunkEncoders:
     _before_whole: int
     _by_bytes: dict[bytes, int] | None
     _order: dict[bytes, int] | None
+    _rank_marks: Any
+    _ranked_from: Any
     _rank_merge: Any
     _text_order: tuple[dict[str, int], dict[str, int]] | None
     _merge_chunk: Any
@@ -89,7 +93,9 @@ class ChunkEncoders:
     def _rank_ids(self) -> _core.RankIds:
         """tiktoken's merging by :meth:`_rank_order`, to ids (made at first use)."""
         if self._rank_merge is None:
-            self._rank_merge = _core.RankIds(self._rank_order(), self._by_bytes_table())
+            longer = self._ranked_from
+            shared = longer._rank_ids().chars_first.analysis() if longer is not None else None
+            self._rank_merge = _core.RankIds(self._rank_order(), self._by_bytes_table(), shared)
         return self._rank_merge
 
     def _encode_by_text(self, chunk: str) -> list[int]:
@@ -174,9 +180,17 @@ class ChunkEncoders:
 
     def _rank_order(self) -> dict[bytes, int]:
         """Every token of two bytes or more -> its rank, the whole pieces among the merges as
-        ``whole_ranks`` places them (for tiktoken's merging)."""
+        ``whole_ranks`` places them (for tiktoken's merging). A tokenizer ``_ranked_from`` a longer
+        one (a replay's step) cuts that one's: the same loop stopped before its last merge's
+        token would have made the same entries in the same order."""
         if self._order is None:
+            longer = self._ranked_from
+            if longer is not None:
+                whole = longer._rank_order()
+                self._order = dict(islice(whole.items(), longer._rank_marks[len(self.merges)]))
+                return self._order
             order: dict[bytes, int] = {}
+            marks = array("q")
             ranks = self.whole_ranks or []
             places = sorted(range(len(ranks)), key=lambda k: (ranks[k], k))
             at = 0
@@ -184,8 +198,10 @@ class ChunkEncoders:
                 while at < len(places) and ranks[places[at]] <= j:
                     order.setdefault(self.whole_pieces[places[at]], len(order))
                     at += 1
+                marks.append(len(order))
                 if j < len(self.merges):
                     order.setdefault(self.pieces[self.base_size + j], len(order))
+            self._rank_marks = marks  # (first: a tokenizer ranked from this one reads both)
             self._order = order
         return self._order
 

@@ -102,17 +102,29 @@ class CharsFirst:
     it ends alone, before any merge across its borders. By (2) a merge that a whole character
     would allow ranks after that character's own merges, which rank after the merges pending
     inside it: so no merge across borders can be passed over, or taken first, because another
-    character was not whole yet. Where (2) fails the whole vocabulary takes the bytes' path."""
+    character was not whole yet. Where (2) fails the whole vocabulary takes the bytes' path.
 
-    def __init__(self, order: dict[bytes, int]) -> None:
+    ``shared``: the :meth:`analysis` of an order this one is the start of (its tokens of the
+    lowest ranks, in the same order: a replay's rank file cut at a step), which spares making
+    it again. It holds here too: (2) holds for every token of the start, whose parts rank before
+    it; and the borders' kinds are the longer order's, so a border it finds no token across may
+    be taken as it is, and one it finds held is merged from the characters' parts by this order
+    (where (1) holds too: its tokens are some of the longer order's), or bytes by bytes."""
+
+    def __init__(self, order: dict[bytes, int], shared: Borders | bool | None = None) -> None:
         self._order = order
-        self._borders: Borders | bool | None = None  # False: (2) does not hold
+        self._borders: Borders | bool | None = shared  # False: (2) does not hold
         self._chars = _Lengths(order)
 
     def _made(self) -> Borders | bool:
         """The borders of ``order``'s tokens, or False where (2) does not hold (made once)."""
         self._borders = Borders(list(self._order)) if self._sound() else False
         return self._borders
+
+    def analysis(self) -> Borders | bool:
+        """What this order's borders are and whether (2) holds (False where it does not): what
+        a shorter order of its first tokens may be given as ``shared``."""
+        return self._borders if self._borders is not None else self._made()
 
     def tables(self) -> tuple[bytes, list[tuple[int, bytes, int]]] | None:
         """What the compiled core's RankMerger needs to do the same: the kinds of border and

@@ -100,6 +100,7 @@ class TrainerReplay:
             end_of_word=self.config.end_of_word,
             _pieces=script.pieces[: script.base_size + steps],
             _parts=([a for a, _ in merges], [b for _, b in merges]),
+            _ranked_from=script,
         )
 
     def _fallen_back(self, spans: list[tuple[int, int, int]], base: int) -> Iterator[tuple[int, int, int]]:

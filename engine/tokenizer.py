@@ -151,11 +151,15 @@ class Tokenizer(ChunkEncoders, Traces):
         subword_prefix: str | None = None,
         _pieces: list[bytes] | None = None,
         _parts: tuple[list[int], list[int]] | None = None,
+        _ranked_from: Tokenizer | None = None,
     ) -> None:
         """``_pieces`` (internal: the file loaders) is every token's bytes, base tokens first, from
         a caller that checked each merge's token is its two parts joined; it spares building them.
         ``_parts`` (internal too) is the merges as a list of left and a list of right ids, in
-        place of ``merges``."""
+        place of ``merges``. ``_ranked_from`` (internal: a replay) is a tokenizer with
+        ``whole_ranks`` of which this one is the start: its first merges and the whole pieces
+        ranked among them; this one's rank order and its analysis are then cut from that one's
+        (see :meth:`_rank_order`), not made again at each step."""
         if base == "chars":
             if not alphabet:
                 raise ConfigError("the chars base needs an alphabet")
@@ -251,6 +255,10 @@ class Tokenizer(ChunkEncoders, Traces):
         self.whole_ranks = _whole_ranks(whole_ranks, self.whole_pieces, count)
         self._order: dict[bytes, int] | None = None  # whole_ranks: each token's bytes -> its rank
         self._rank_merge: _core.RankIds | None = None  # whole_ranks: merging by _order, to ids
+        self._ranked_from = _ranked_from if whole_ranks is not None else None
+        #: whole_ranks: the length of _order before merge j's token joins it, for each j (and at
+        #: the end): a tokenizer ranked from this one cuts _order there
+        self._rank_marks = None
         first_special = len(pieces) + len(self.whole_pieces)
         self.specials: dict[str, int] = {}
         for token in specials:

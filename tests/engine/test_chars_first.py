@@ -11,11 +11,13 @@ Both read engine._codec.Borders."""
 
 from __future__ import annotations
 
+import base64
 from array import array
+from itertools import islice
 
 import pytest
 from fetch_tokenizers import real_file
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Tokenizer, _codec, _core
@@ -93,6 +95,20 @@ def test_characters_first_are_tiktokens_parts_on_trained_orders(order, pieces):
             assert parts == expected
 
 
+@given(trained(), st.integers(0, 40), st.lists(texts, max_size=5))
+def test_the_start_of_an_order_may_share_the_longer_ones_analysis(order, cut, pieces):
+    """A replay's rank file cut at a step is the start of the whole file's order: the longer
+    order's borders and rule (2), handed over, still give tiktoken's parts of the start."""
+    start = dict(islice(order.items(), cut))
+    shared = CharsFirst(order).analysis()
+    first = CharsFirst(start, shared)
+    assert first.analysis() is shared  # not made again
+    for piece in pieces:
+        parts = first(piece)
+        if parts is not None:
+            assert parts == tiktoken_parts(piece, start)
+
+
 @given(st.dictionaries(st.sampled_from([c.encode()[i:j] for c in CJK for i in range(3) for j in range(i + 2, 4)]
                                        + [(a + b).encode() for a in CJK for b in CJK]
                                        + [a.encode()[2:] + b.encode()[:2] for a in CJK for b in CJK]),
@@ -109,11 +125,11 @@ def test_any_order_is_right_or_left_alone(ranks, pieces):
             assert parts == tiktoken_parts(piece, order)
 
 
-def compiled_ids(order: dict[bytes, int], pieces: list[bytes]) -> list[list[int] | None]:
+def compiled_ids(order: dict[bytes, int], pieces: list[bytes], shared=None) -> list[list[int] | None]:
     """The compiled RankMerger's ids of ``pieces`` (a part's rank, a byte 1000 + its value),
-    characters first as ``CharsFirst(order)`` says."""
+    characters first as ``CharsFirst(order, shared)`` says."""
     merger = compiled.RankMerger(list(order))
-    merger.set_chars(CharsFirst(order).tables)
+    merger.set_chars(CharsFirst(order, shared).tables)
     ranked, single = array("i", range(len(order))), array("i", range(1000, 1256))
     return [merger.merge_ids(piece, ranked, single) for piece in pieces]
 
@@ -129,6 +145,14 @@ def test_the_compiled_merge_takes_characters_first_as_the_pure_one(order, pieces
     and cut tokens handed over once), gives tiktoken's parts: on trained orders, Chinese text
     and Chinese with any bytes after it."""
     assert compiled_ids(order, pieces) == [as_ids(tiktoken_parts(piece, order), order) for piece in pieces]
+
+
+@needs_compiled
+@given(trained(), st.integers(0, 40), st.lists(texts | st.binary(max_size=12).map(lambda b: "中".encode() + b), max_size=5))
+def test_the_compiled_merge_of_a_start_with_the_longer_orders_tables(order, cut, pieces):
+    start = dict(islice(order.items(), cut))
+    ids = compiled_ids(start, pieces, CharsFirst(order).analysis())
+    assert ids == [as_ids(tiktoken_parts(piece, start), start) for piece in pieces]
 
 
 @needs_compiled
@@ -276,3 +300,51 @@ def test_the_compiled_encoder_merges_characters_first_as_the_pure_one(merges, te
         raw = text.encode("utf-8", "surrogateescape")
         assert encoder.encode_text(text) == merger(text, raw) == seed_encode(tok, list(raw))
     assert len(asked) <= 1  # the tables are worked out once
+
+
+#: Tokens moved before their parts (or words no two tokens make): whole pieces of the rank file,
+#: which its whole-chunk lookup gives (Llama 3's 695), and with which the replay merges by rank
+#: where tiktoken's merging of their bytes makes them all the same (as Llama 3's " nghiệ").
+WHOLE = [c.encode() for c in CJK] + [w.encode() for w in ("中国", "大天", "中国人")] + ["天，".encode()[:5]]
+
+
+@settings(deadline=None)
+@given(trained(), st.lists(st.tuples(st.sampled_from(WHOLE), st.integers(0, 40)), min_size=1, max_size=3),
+       st.lists(cjk_text, min_size=1, max_size=3), st.integers(0, 40))
+def test_a_replayed_rank_file_encodes_as_tiktoken_cut_at_each_step(order, wholes, texts, middle):
+    """A replay's tokenizer at a step takes its rank order and its analysis from the whole file's
+    (engine.Tokenizer's ``_ranked_from``): on a generated rank file with whole pieces among its
+    tokens, at the start, a step in the middle and the end, it gives the bytes tiktoken gives
+    with the ranks that step reached."""
+    tiktoken = pytest.importorskip("tiktoken")
+    from engine import Trainer
+    from engine.formats.tiktoken_bpe import load_tiktoken
+    from engine.pretokenize import GPT4_PATTERN, PreTokenizer
+
+    tokens = list(order)
+    for piece, place in wholes:
+        if piece in tokens:
+            tokens.remove(piece)
+        tokens.insert(min(place, len(tokens)), piece)
+    # "xyz" before "yz": tiktoken's merging of "xyz" makes it (from "yz"), so the replay merges
+    # by rank, and the Chinese tokens' rule (2) is left as it was
+    tokens.insert(min(middle, len(tokens)), b"xyz")
+    tokens.append(b"yz")
+    ranks = {bytes([b]): b for b in range(256)}
+    for token in tokens:
+        ranks.setdefault(token, len(ranks))
+    content = "".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items())
+    imported = load_tiktoken("generated.tiktoken", PreTokenizer("custom", GPT4_PATTERN), content)
+    tok = imported.tokenizer
+    trainer = Trainer.replaying(CJK, tok)
+    merges = len(tok.merges)
+    for step in sorted({0, min(middle, merges), merges}):
+        trainer.goto(step)
+        below = imported.to_file_ids([tok.base_size + step])[0] if step < merges else len(ranks)
+        cut = {token: rank for token, rank in ranks.items() if rank < below}
+        enc = tiktoken.Encoding(name=f"generated-{step}", pat_str=GPT4_PATTERN, mergeable_ranks=cut, special_tokens={})
+        mine = trainer.tokenizer()
+        assert mine._ranked_from is (tok if tok.whole_ranks is not None else None)
+        for text in texts:
+            theirs = [enc.decode_single_token_bytes(i) for i in enc.encode_ordinary(text)]
+            assert [mine.token_bytes(i) for i in mine.encode(text)] == theirs, (step, text)
