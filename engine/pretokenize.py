@@ -167,8 +167,10 @@ def _scan(compiled: Any, text: str, start: int, stop: int) -> Iterator[list[str]
     """A named pattern's chunks of ``text[start:stop]`` (scanned as if the text ended at ``stop``),
     a batch at a time: a long stretch is scanned a piece at a time, so the list of all its chunks
     (over a hundred megabytes for 10 MB of text) never exists at once. The named patterns match
-    every character and look at most one character past a match, so a match ending well before
-    a piece's end is exactly the match a whole scan makes there."""
+    every character, and to choose a match they look past it at most one character or as far as
+    the next match goes (o200k: ``ʰ`` before ``HTTP``, cut before an ``s``, is a chunk of its
+    own; with the ``s`` it starts ``ʰHTTPServer``), so a match followed by another that ends well
+    before a piece's end is exactly the match a whole scan makes there."""
     if stop - start <= 2 * _PIECE:
         yield compiled.findall(text, start, stop)  # the named patterns never match an empty string
         return
@@ -185,6 +187,9 @@ def _scan(compiled: Any, text: str, start: int, stop: int) -> Iterator[list[str]
         reach = end - pos
         keep = len(chunks)
         while keep and reach > _PIECE - _MARGIN:
+            keep -= 1
+            reach -= len(chunks[keep])
+        if keep:  # and the match before the first dropped: it may have looked as far as that one went
             keep -= 1
             reach -= len(chunks[keep])
         if keep == 0:  # one match spans the whole piece: finish in one go

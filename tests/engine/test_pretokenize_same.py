@@ -12,7 +12,7 @@ import pytest
 import regex
 from fetch_tokenizers import LLAMA3_PATTERN as META_LLAMA3
 from helpers import shared_corpus
-from hypothesis import find, given, settings
+from hypothesis import example, find, given, settings
 from hypothesis import strategies as st
 from texts import TEXTS
 
@@ -155,6 +155,7 @@ def test_the_engine_knows_tiktokens_o200k():
 
 
 @given(st.lists(st.lists(st.sampled_from(O200K_TRAPS), max_size=12).map("".join), max_size=30))
+@example(lines=["aaServerdef f():", "", "", "", "\r\nʰHTTPServer"])  # ʰ alone when cut before the S
 def test_a_custom_o200k_splits_as_its_own_pattern_on_mixed_text(lines):
     import engine.pretokenize as pre
 
