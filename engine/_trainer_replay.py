@@ -84,7 +84,6 @@ class TrainerReplay:
             kept = [i for i, below in enumerate(script.whole_ranks) if below <= steps]
         else:  # ranks unknown: they belong to the whole file
             kept = list(range(len(script.whole_pieces))) if steps >= len(script.merges) else []
-        merges = script.merges[:steps]
         return Tokenizer(
             base=self.config.base,
             alphabet=self.alphabet,
@@ -98,9 +97,8 @@ class TrainerReplay:
             byte_fallback=script.byte_fallback,
             text_ranks=script.text_ranks[:steps] if script.text_ranks is not None else None,
             end_of_word=self.config.end_of_word,
-            _pieces=script.pieces[: script.base_size + steps],
-            _parts=([a for a, _ in merges], [b for _, b in merges]),
-            _ranked_from=script,
+            subword_prefix=self.config.subword_prefix,
+            _cut_from=(script, steps),
         )
 
     def _fallen_back(self, spans: list[tuple[int, int, int]], base: int) -> Iterator[tuple[int, int, int]]:

@@ -10,7 +10,7 @@ import json
 import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
-from itertools import chain, repeat
+from itertools import chain, islice, repeat
 from pathlib import Path
 from typing import Any
 
@@ -151,15 +151,16 @@ class Tokenizer(ChunkEncoders, Traces):
         subword_prefix: str | None = None,
         _pieces: list[bytes] | None = None,
         _parts: tuple[list[int], list[int]] | None = None,
-        _ranked_from: Tokenizer | None = None,
+        _cut_from: tuple[Tokenizer, int] | None = None,
     ) -> None:
         """``_pieces`` (internal: the file loaders) is every token's bytes, base tokens first, from
         a caller that checked each merge's token is its two parts joined; it spares building them.
         ``_parts`` (internal too) is the merges as a list of left and a list of right ids, in
-        place of ``merges``. ``_ranked_from`` (internal: a replay) is a tokenizer with
-        ``whole_ranks`` of which this one is the start: its first merges and the whole pieces
-        ranked among them; this one's rank order and its analysis are then cut from that one's
-        (see :meth:`_rank_order`), not made again at each step."""
+        place of ``merges``. ``_cut_from`` (internal: a replay's step) is ``(longer, steps)``: this
+        tokenizer is ``longer`` cut after its first ``steps`` merges (with the same base, and the
+        whole pieces ranked among those), so its merges, tokens and ranks are cut from that
+        one's, already checked, and not built again at each step; with ``whole_ranks``, so are
+        its rank order and the analysis of its borders (see :meth:`_rank_order`)."""
         if base == "chars":
             if not alphabet:
                 raise ConfigError("the chars base needs an alphabet")
@@ -188,74 +189,90 @@ class Tokenizer(ChunkEncoders, Traces):
         self.base_size = len(pieces)
         self.merges: list[tuple[int, int]] = []
         self._ranks: dict[int, int] = {}
-        if _parts is None:
-            merges = list(merges)
-            lefts = [a for a, _ in merges]
-            rights = [b for _, b in merges]
-        else:
-            lefts, rights = _parts
-        count = len(lefts)
-        last = len(pieces) + count - 1  # the id the last merge makes
-        if last >= MAX_VOCAB:
-            raise ConfigError(f"too many tokens: {last + 1} base tokens and merges (at most {MAX_VOCAB})")
-        # First the merges are checked and their tokens' lengths added up (integers only), so
-        # that a file whose tokens would take gigabytes is refused before any token is built.
-        first = len(pieces)
-        made_by = range(first, first + count)
         ranks = self._ranks
-        # The usual case checked with C-level maps: ids that are ints, each made before the merge
-        # that uses it, no pair twice. Anything else goes through the loop, which names the merge.
-        if (set(map(type, lefts)) | set(map(type, rights)) <= {int} and min(lefts, default=0) >= 0
-                and min(rights, default=0) >= 0 and all(map(operator.lt, lefts, made_by))
-                and all(map(operator.lt, rights, made_by))):
-            ranks.update(zip(map(operator.or_, map(operator.lshift, lefts, repeat(SHIFT)), rights), made_by))
-        if len(ranks) != count:
-            ranks.clear()
-            for k, (a, b) in enumerate(zip(lefts, rights)):
-                new_id = first + k
-                key = a << SHIFT | b
-                if not (0 <= a < new_id and 0 <= b < new_id) or key in ranks:
-                    self._refuse(k, a, b, new_id, last)
-                ranks[key] = new_id
-        if self._continues is not None:
-            self._continues_after(lefts, rights, first)
-        if _pieces is not None and len(_pieces) == len(pieces) + count:
-            lengths = list(map(len, _pieces))  # the caller's tokens, every one already built
-        elif self.subword_prefix is not None:
-            _pieces = None
-            cut = len(self.subword_prefix.encode("utf-8"))
-            lengths = list(map(len, pieces))
-            for a, b in zip(lefts, rights):
-                lengths.append(lengths[a] + lengths[b] - cut)
+        first = len(pieces)
+        if _cut_from is not None and (_cut_from[0].base != base or _cut_from[0].base_size != first):
+            longer, count = _cut_from  # another base: its merges are built here
+            _parts = ([a for a, _ in longer.merges[:count]], [b for _, b in longer.merges[:count]])
+            _pieces = longer.pieces[:longer.base_size + count]
+            _cut_from = None
+        if _cut_from is not None:  # the start of a tokenizer whose merges were checked: cut from it
+            longer, count = _cut_from
+            ranks.update(islice(longer._ranks.items(), count))  # (filled in the merges' order)
+            self.merges = longer.merges[:count]
+            self._left_of = longer._left_of[:first + count]
+            self._right_of = longer._right_of[:first + count]
+            if self._continues is not None and longer._continues is not None:
+                self._continues = longer._continues[:first + count]
+            pieces = longer.pieces[:first + count]
         else:
-            _pieces = None
-            lengths = list(map(len, pieces))
-            _grow(lengths, lefts, rights)
-        if sum(lengths) > MAX_VOCAB_BYTES:
-            total = 0
-            for k, size in enumerate(lengths):
-                total += size
-                if total > MAX_VOCAB_BYTES:
-                    raise too_many_bytes(k - first + 1, size)
-        self.merges = list(zip(lefts, rights))
-        #: Each token's two parts by id (-1 for a base token): the walks of :meth:`_apart` and
-        #: :meth:`_self_encodes` read them once a step.
-        self._left_of = [-1] * first + lefts
-        self._right_of = [-1] * first + rights
-        if _pieces is not None:
-            pieces = list(_pieces)
-        elif self.subword_prefix is not None:
-            cut = len(self.subword_prefix.encode("utf-8"))
-            for a, b in zip(lefts, rights):  # the right part continues a word: its prefix goes
-                pieces.append(pieces[a] + pieces[b][cut:])
-        else:
-            _grow(pieces, lefts, rights)
+            if _parts is None:
+                merges = list(merges)
+                lefts = [a for a, _ in merges]
+                rights = [b for _, b in merges]
+            else:
+                lefts, rights = _parts
+            count = len(lefts)
+            last = len(pieces) + count - 1  # the id the last merge makes
+            if last >= MAX_VOCAB:
+                raise ConfigError(f"too many tokens: {last + 1} base tokens and merges (at most {MAX_VOCAB})")
+            # First the merges are checked and their tokens' lengths added up (integers only), so
+            # that a file whose tokens would take gigabytes is refused before any token is built.
+            made_by = range(first, first + count)
+            # The usual case checked with C-level maps: ids that are ints, each made before the merge
+            # that uses it, no pair twice. Anything else goes through the loop, which names the merge.
+            if (set(map(type, lefts)) | set(map(type, rights)) <= {int} and min(lefts, default=0) >= 0
+                    and min(rights, default=0) >= 0 and all(map(operator.lt, lefts, made_by))
+                    and all(map(operator.lt, rights, made_by))):
+                ranks.update(zip(map(operator.or_, map(operator.lshift, lefts, repeat(SHIFT)), rights), made_by))
+            if len(ranks) != count:
+                ranks.clear()
+                for k, (a, b) in enumerate(zip(lefts, rights)):
+                    new_id = first + k
+                    key = a << SHIFT | b
+                    if not (0 <= a < new_id and 0 <= b < new_id) or key in ranks:
+                        self._refuse(k, a, b, new_id, last)
+                    ranks[key] = new_id
+            if self._continues is not None:
+                self._continues_after(lefts, rights, first)
+            if _pieces is not None and len(_pieces) == len(pieces) + count:
+                lengths = list(map(len, _pieces))  # the caller's tokens, every one already built
+            elif self.subword_prefix is not None:
+                _pieces = None
+                cut = len(self.subword_prefix.encode("utf-8"))
+                lengths = list(map(len, pieces))
+                for a, b in zip(lefts, rights):
+                    lengths.append(lengths[a] + lengths[b] - cut)
+            else:
+                _pieces = None
+                lengths = list(map(len, pieces))
+                _grow(lengths, lefts, rights)
+            if sum(lengths) > MAX_VOCAB_BYTES:
+                total = 0
+                for k, size in enumerate(lengths):
+                    total += size
+                    if total > MAX_VOCAB_BYTES:
+                        raise too_many_bytes(k - first + 1, size)
+            self.merges = list(zip(lefts, rights))
+            #: Each token's two parts by id (-1 for a base token): the walks of :meth:`_apart` and
+            #: :meth:`_self_encodes` read them once a step.
+            self._left_of = [-1] * first + lefts
+            self._right_of = [-1] * first + rights
+            if _pieces is not None:
+                pieces = list(_pieces)
+            elif self.subword_prefix is not None:
+                cut = len(self.subword_prefix.encode("utf-8"))
+                for a, b in zip(lefts, rights):  # the right part continues a word: its prefix goes
+                    pieces.append(pieces[a] + pieces[b][cut:])
+            else:
+                _grow(pieces, lefts, rights)
         self.pieces = pieces
         self.whole_first, self.whole_pieces = _whole_pieces(base, whole_first, whole_pieces, len(pieces))
         self.whole_ranks = _whole_ranks(whole_ranks, self.whole_pieces, count)
         self._order: dict[bytes, int] | None = None  # whole_ranks: each token's bytes -> its rank
         self._rank_merge: _core.RankIds | None = None  # whole_ranks: merging by _order, to ids
-        self._ranked_from = _ranked_from if whole_ranks is not None else None
+        #: whole_ranks: the tokenizer this one's rank order is the start of (see _cut_from)
+        self._ranked_from = _cut_from[0] if _cut_from is not None and whole_ranks is not None else None
         #: whole_ranks: the length of _order before merge j's token joins it, for each j (and at
         #: the end): a tokenizer ranked from this one cuts _order there
         self._rank_marks = None
