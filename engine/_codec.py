@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import partial
 from heapq import heapify, heappop, heappush
 from itertools import chain, repeat
 from operator import getitem, lshift, or_
@@ -78,11 +79,15 @@ class ByteMerger:
     Example: with ranks {(104,105)->256}: ``ByteMerger(ranks, pieces)("hi!", b"hi!") -> [256, 33]``
     """
 
-    def __init__(self, ranks: dict[int, int], pieces: Sequence[bytes]) -> None:
+    def __init__(self, ranks: dict[int, int], pieces: Sequence[bytes],
+                 borders: Callable[[], Borders] | None = None) -> None:
         self._ranks = ranks
         self._pieces = pieces
         self._rows: list[list[int]] | None = None
         self._borders: Borders | None = None
+        #: Makes the borders at the first chunk that needs them: a longer vocabulary's may be
+        #: given (see Borders), else this one's are worked out.
+        self._made = borders if borders is not None else partial(Borders, pieces)
         self._chars = _Chars(self._merge)
 
     def _rank_rows(self) -> list[list[int]]:
@@ -100,7 +105,7 @@ class ByteMerger:
             # one byte, another character at most three): the borders are at 2-3, 5-6, ...
             borders = self._borders
             if borders is None:
-                borders = self._borders = Borders(self._pieces)
+                borders = self._borders = self._made()
             kind = borders.kind(data) if n > 3 else _APART
             if kind == _APART:
                 return list(chain.from_iterable(map(self._chars.__getitem__, chunk)))
@@ -135,7 +140,12 @@ def border_kinds(pieces: Sequence[bytes]) -> bytes:
 class Borders:
     """:func:`border_kinds` of ``pieces`` as rows by first byte, and the tokens cut across a
     border by the pair of bytes they hold there: such a token can only join characters in a
-    piece that holds it, so :meth:`kind` looks for it around the border."""
+    piece that holds it, so :meth:`kind` looks for it around the border.
+
+    The borders of a vocabulary serve any vocabulary of some of its tokens (a replay's step, whose
+    tokens are the file's first): a border no token holds is held by none of them, one held only
+    by whole characters is held by whole characters or none (merging the characters first is
+    then exact too), and a cut token found in a piece sends it through its bytes."""
 
     def __init__(self, pieces: Sequence[bytes]) -> None:
         self.kinds = kinds = border_kinds(pieces)

@@ -75,7 +75,8 @@ def implementation() -> str:
     return "compiled" if COMPILED else f"pure ({WHY_PURE})"
 
 
-def chunk_encoders(ranks: dict[int, int], pieces: list[bytes] | None = None) -> tuple[
+def chunk_encoders(ranks: dict[int, int], pieces: list[bytes] | None = None,
+                   borders: Callable[[], _codec.Borders] | None = None) -> tuple[
         Callable[[list[int]], list[int]], Callable[[str], list[int]] | None]:
     """For ``ranks`` (``a << SHIFT | b`` -> the id the merge makes; it must not change
     afterwards): a function from one chunk's base ids to its ids (the earliest-learned merge
@@ -84,25 +85,27 @@ def chunk_encoders(ranks: dict[int, int], pieces: list[bytes] | None = None) -> 
     whole tokens off first). With the bytes base's tokens ``pieces``, the text's three-byte
     characters are merged one by one first where they can be (as
     :class:`engine._codec.ByteMerger` does; its :class:`engine._codec.Borders` are worked out
-    at the first such chunk)."""
+    at the first such chunk, or given by ``borders``, a longer vocabulary's)."""
     if _compiled is not None:
         encoder = _compiled.ChunkEncoder(ranks)
         if pieces is not None:
-            encoder.set_chars(lambda: _codec.Borders(pieces).tables())
+            encoder.set_chars(lambda: (borders() if borders is not None else _codec.Borders(pieces)).tables())
         return encoder.encode, encoder.encode_text
     return partial(_codec.apply_merges, ranks=ranks), None
 
 
 def bytes_merger(
-    ranks: dict[int, int], pieces: list[bytes], merge_chunk: Callable[[list[int]], list[int]]
+    ranks: dict[int, int], pieces: list[bytes], merge_chunk: Callable[[list[int]], list[int]],
+    borders: Callable[[], _codec.Borders] | None = None,
 ) -> Callable[[str, bytes], list[int]]:
     """A bytes-base chunk's text and bytes -> its ids, for ``ranks``, the tokens' bytes
     ``pieces`` and the chunk encoder :func:`chunk_encoders` made for them: the pure path's
     :class:`engine._codec.ByteMerger` (a table of byte pairs, and characters that no merge can
-    join merged one by one), or the compiled encoder over the bytes."""
+    join merged one by one; ``borders``: see :func:`chunk_encoders`), or the compiled encoder
+    over the bytes."""
     if _compiled is not None:
         return lambda chunk, data: merge_chunk(list(data))
-    return _codec.ByteMerger(ranks, pieces)
+    return _codec.ByteMerger(ranks, pieces, borders)
 
 
 def _by_place(order: dict[bytes, int]) -> bool:

@@ -266,6 +266,25 @@ def test_the_byte_merger_merges_characters_first_where_only_whole_characters_joi
     assert merger(text, data) == seed_encode(tok, list(data)) == _codec._apply_long(list(data), tok._ranks)
 
 
+@given(word_merges(), st.integers(0, 40), st.lists(cjk_text, max_size=4))
+def test_the_first_merges_may_share_the_longer_lists_borders(merges, cut, texts):
+    """A replay's step (its tokens the file's first) takes the file's borders: ByteMerger and the
+    compiled encoder still give the ids of merging the bytes with the first merges alone."""
+    longer = Tokenizer(merges)
+    tok = Tokenizer(merges[:cut])
+    shared = _codec.Borders(longer.pieces)
+    merger = _codec.ByteMerger(tok._ranks, tok.pieces, lambda: shared)
+    encoder = compiled.ChunkEncoder(tok._ranks) if compiled is not None else None
+    if encoder is not None:
+        encoder.set_chars(shared.tables)
+    for text in texts:
+        data = text.encode()
+        expected = seed_encode(tok, list(data))
+        assert merger(text, data) == expected
+        if encoder is not None:
+            assert encoder.encode_text(text) == expected
+
+
 def test_words_of_whole_characters_are_merged_after_their_characters():
     """中国 is a token: the borders of a chunk of 中 and 国 are held only by whole characters,
     so each character is merged once (the table of characters) and the words after; a token

@@ -10,7 +10,7 @@ from fetch_tokenizers import LLAMA3_PATTERN, needed
 from fetch_tokenizers import load_cached as loaded
 
 from engine import TrainConfig
-from engine.pretokenize import PreTokenizer
+from engine.pretokenize import O200K_PATTERN, PreTokenizer
 from tui.model.workbench import LoadedCorpus, Workbench
 
 tiktoken = pytest.importorskip("tiktoken")
@@ -31,12 +31,15 @@ def replay(imported, tmp_path) -> Workbench:
 
 
 @pytest.mark.slow
-def test_a_llama3_replay_encodes_as_tiktoken_on_the_ranks_it_reached(tmp_path):
+@pytest.mark.parametrize(("name", "pattern"), [("llama3.tiktoken", LLAMA3_PATTERN), ("llama4.tiktoken", O200K_PATTERN)])
+def test_a_llama_replay_encodes_as_tiktoken_on_the_ranks_it_reached(tmp_path, name, pattern):
+    """Llama 3 merges by rank (whole pieces among its merges), Llama 4 by its merges; each step's
+    tokenizer is cut from the file's, its rank order and borders too."""
     from tiktoken.load import load_tiktoken_bpe
 
-    path = needed("llama3.tiktoken")
-    imported = loaded(path, pretokenizer=PreTokenizer("custom", LLAMA3_PATTERN))
-    assert imported.tokenizer.whole_pieces, "Llama 3's rank file has tokens no merge makes"
+    path = needed(name)
+    imported = loaded(path, pretokenizer=PreTokenizer("custom", pattern))
+    assert bool(imported.tokenizer.whole_pieces) == (name == "llama3.tiktoken"), "Llama 3 has tokens no merge makes"
     ranks = load_tiktoken_bpe(str(path))
     workbench = replay(imported, tmp_path)
     merges = len(imported.tokenizer.merges)
@@ -48,7 +51,7 @@ def test_a_llama3_replay_encodes_as_tiktoken_on_the_ranks_it_reached(tmp_path):
         # a step has reached every rank below the next merge's (its token's rank in the file)
         below = imported.to_file_ids([base + step])[0] if step < merges else max(ranks.values()) + 1
         cut = {token: rank for token, rank in ranks.items() if rank < below}
-        enc = tiktoken.Encoding(name=f"llama3-{step}", pat_str=LLAMA3_PATTERN, mergeable_ranks=cut, special_tokens={})
+        enc = tiktoken.Encoding(name=f"{name}-{step}", pat_str=pattern, mergeable_ranks=cut, special_tokens={})
         tok = workbench.tokenizer()
         whole_seen = max(whole_seen, len(tok.whole_pieces))
         for text in TEXTS:
