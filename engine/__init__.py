@@ -67,7 +67,7 @@ from .io import (
     refuse_collisions,
     refuse_inputs,
 )
-from .pretokenize import NAMED_PATTERNS, PreTokenizer, compile_pattern, pretokenizer_for
+from .pretokenize import FILE_PATTERNS, NAMED_PATTERNS, PreTokenizer, compile_pattern, pretokenizer_for, pretokenizer_named
 from .tokenizer import TRACE_LIMIT, Tokenizer, TraceStep, load_tokenizer, tokenizer_from_dict, tokenizer_to_dict
 
 if TYPE_CHECKING:
@@ -130,6 +130,7 @@ __all__ = [
     "Merge",
     "MergeError",
     "MergeTree",
+    "FILE_PATTERNS",
     "NAMED_PATTERNS",
     "PRETOKENIZERS",
     "PatternError",
@@ -173,6 +174,7 @@ __all__ = [
     "parse_json",
     "open_bounded",
     "pretokenizer_for",
+    "pretokenizer_named",
     "prune",
     "read_counts",
     "read_bounded",

@@ -563,6 +563,20 @@ def _split_each(chunks: list[str], splitter: Any, *, has: Any) -> list[str]:
     return out
 
 
+#: Patterns a tokenizer file that holds none may be read with by name (``--pattern-name``),
+#: besides the named pre-tokenizers: custom patterns, spelled as the files' own libraries do.
+FILE_PATTERNS = {"llama3": LLAMA3_PATTERN, "o200k": O200K_PATTERN}
+
+
+def pretokenizer_named(name: str) -> PreTokenizer:
+    """``none``, a named pre-tokenizer, or a custom one with a pattern of :data:`FILE_PATTERNS`.
+
+    Example: ``pretokenizer_named("o200k").scan -> 'o200k'``"""
+    if name in FILE_PATTERNS:
+        return PreTokenizer("custom", FILE_PATTERNS[name])
+    return PreTokenizer(name)
+
+
 def pretokenizer_for(config: Any) -> PreTokenizer:
     """The pre-tokenizer a :class:`~engine.config.TrainConfig` describes."""
     return PreTokenizer(

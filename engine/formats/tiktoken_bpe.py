@@ -422,7 +422,7 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     side = _sidecar(path, side_data)
     if pretokenizer is None:
         if side is None and need_pattern:
-            raise fail(path, "a .tiktoken file holds no pattern: give --pattern-name gpt2|gpt4|simple|none or --pattern REGEX")
+            raise fail(path, "a .tiktoken file holds no pattern: give --pattern-name gpt2|gpt4|o200k|llama3|simple|none or --pattern REGEX")
         try:
             pretokenizer = pattern_pretokenizer(side["pat_str"]) if side is not None else PreTokenizer("none")
         except ValueError as exc:

@@ -425,3 +425,21 @@ def test_a_merges_txt_missing_a_few_lines_gives_a_note(tmp_path):
     imported = load_any(where)
     assert any("look merged (first: 'abc')" in note and "truncated?" in note for note in imported.warnings)
     assert imported.tokenizer.specials == {"abc": 258} and imported.encode("abc") == [257]  # the file's id
+
+
+def test_a_rank_file_is_replayed_with_a_pattern_named_after_its_family(tmp_path):
+    """The app's --pattern-name takes the names the headless commands take: o200k (GPT-4o's and
+    Llama 4's) and llama3, kept as those files' patterns; a name it does not know is refused."""
+    import argparse
+
+    from engine.pretokenize import GPT4_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
+    from tui.app.launch import imported_tokenizer
+
+    ranks = tmp_path / "t.tiktoken"
+    ranks.write_text("\n".join(BYTE_RANKS) + "\n", encoding="utf-8")
+    for name, pattern, kind in (("o200k", O200K_PATTERN, "custom"), ("llama3", LLAMA3_PATTERN, "custom"),
+                                ("gpt4", GPT4_PATTERN, "gpt4")):
+        imported = imported_tokenizer(argparse.Namespace(tokenizer=str(ranks), pattern_name=name, pattern=None))
+        pre = imported.tokenizer.pretokenizer
+        assert (pre.pattern, pre.name) == (pattern, kind)
+    assert launch([str(ranks), "--tokenizer", str(ranks), "--pattern-name", "o100k"]) == 2

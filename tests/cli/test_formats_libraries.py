@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.bytelevel import unicode_to_token
 from engine.formats import export_tokenizer
-from engine.pretokenize import GPT4_PATTERN
+from engine.pretokenize import GPT4_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
 
 from test_cli import bpe_lab
 from test_formats import CONFIGS, TEXTS, trained
@@ -193,6 +193,10 @@ def test_a_tiktoken_file_tiktoken_wrote_encodes_alike(tmp_path, monkeypatch):
     assert encode_cli("-t", str(tmp_path / "workshop.tiktoken"), "--pattern-name", "gpt4") == expected
     run = bpe_lab("encode", "-t", str(tmp_path / "workshop.tiktoken"), "abc")
     assert run.returncode == 2 and b"--pattern-name" in run.stderr and run.stderr.count(b"\n") == 1
+    # the patterns of Llama 3's and of o200k's (GPT-4o, Llama 4) files go by name too
+    for name, pattern in (("llama3", LLAMA3_PATTERN), ("o200k", O200K_PATTERN)):
+        enc = tiktoken.Encoding(name=name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+        assert encode_cli("-t", str(tmp_path / "workshop.tiktoken"), "--pattern-name", name) == enc.encode(PROBE)
 
 
 # -- Whisper's multilingual.tiktoken: an empty token at the end (issue 11) ----------------------

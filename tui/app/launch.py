@@ -40,13 +40,13 @@ def imported_tokenizer(args: argparse.Namespace):
     ids; None without one); notes go to stderr, errors raise ValueError."""
     if not args.tokenizer:
         return None
-    from engine import PreTokenizer
+    from engine import PreTokenizer, pretokenizer_named
     from engine.formats import load_any
     from tui.cli.progress import loading_bar
 
     pre = None
     if args.pattern_name:
-        pre = PreTokenizer(args.pattern_name)
+        pre = pretokenizer_named(args.pattern_name)
     elif args.pattern:
         pre = PreTokenizer("custom", args.pattern)
     with loading_bar(sys.stderr):  # before the app's screen: the first use of a rank file takes seconds

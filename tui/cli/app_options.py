@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tui.cli.common import PROG, Parser, add_training_options
+from tui.cli.common import PATTERN_NAMES, PROG, Parser, add_training_options
 from tui.i18n import LANGUAGES
 from tui.model.pacing import SPEED_NAMES
 
@@ -24,8 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("corpus", nargs="?", metavar="CORPUS", help="a text file (default: the bundled workshop corpus)")
     add_training_options(parser)
     parser.add_argument("--tokenizer", metavar="TOK", help="replay a tokenizer (any supported format) on the corpus, merge by merge")
-    parser.add_argument("--pattern-name", choices=("none", "simple", "gpt2", "gpt4"), metavar="NAME",
-                        help="pre-tokenizer for a --tokenizer file that holds none (.tiktoken, vocab.json + merges.txt)")
+    parser.add_argument("--pattern-name", choices=PATTERN_NAMES, metavar="NAME",
+                        help="pre-tokenizer for a --tokenizer file that holds none (.tiktoken, vocab.json + merges.txt): "
+                             f"{', '.join(PATTERN_NAMES)}")
     parser.add_argument("--resume", action="store_true",
                         help="continue the last session where you left it (with CORPUS: that corpus's session)")
     parser.add_argument("--session", metavar="PATH",

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from engine import (
+    FILE_PATTERNS,
     MAX_APP_CORPUS_BYTES,
     MAX_FILE_BYTES,
     MAX_STREAM_BYTES,
@@ -26,6 +27,7 @@ from engine import (
     PreTokenizer,
     TrainConfig,
     one_line,
+    pretokenizer_named,
     size_text,
 )
 from engine.formats import FORMATS
@@ -45,7 +47,9 @@ PROG = "bpe-lab"
 HEADLESS = ("train", "encode", "decode", "export", "compare", "plot", "lesson", "count")
 
 
-PATTERN_NAMES = ("none", *NAMED_PATTERNS)
+#: ``--pattern-name``: the named pre-tokenizers, and patterns tokenizer files are read with
+#: (engine.pretokenize.FILE_PATTERNS: Llama 3's; o200k, GPT-4o's and Llama 4's)
+PATTERN_NAMES = ("none", *NAMED_PATTERNS, *FILE_PATTERNS)
 
 
 #: The formats ``export --format`` writes, from the registry (which imports no format module).
@@ -152,7 +156,7 @@ def load_tokenizer_arg(args: argparse.Namespace, err: TextIO, *, need_pattern: b
     if getattr(args, "pattern", None) is not None:
         pre = PreTokenizer("custom", args.pattern)
     elif getattr(args, "pattern_name", None) is not None:
-        pre = PreTokenizer(args.pattern_name)
+        pre = pretokenizer_named(args.pattern_name)
     from engine.formats import load_any
     from tui.cli.progress import loading_bar
 
