@@ -27,6 +27,7 @@ from itertools import chain, repeat
 from operator import getitem, lshift, or_
 
 from ._pairs import SHIFT
+from .display import is_complete_utf8
 
 #: Chunks longer than this use the heap path (below it the list scans, all C-level, cost less
 #: than the heap's Python-level pushes and pops; docs/benchmarks.md has the crossing point).
@@ -128,7 +129,7 @@ def border_kinds(pieces: Sequence[bytes]) -> bytes:
     characters (valid UTF-8) hold them, else ``_CUT`` (and for any other pair of bytes). One
     C-level scan of the tokens' bytes; the compiled encoder reads the same table."""
     held = set(_BORDER.findall(b"\0".join(pieces)))  # (the separator is neither kind)
-    cut = set(_BORDER.findall(b"\0".join(piece for piece in pieces if not _whole_chars(piece))))
+    cut = set(_BORDER.findall(b"\0".join(piece for piece in pieces if not is_complete_utf8(piece))))
     kinds = bytearray(1 << 16)  # _CUT
     for a in range(0x80, 0xC0):
         for b in range(0xE0, 0xF0):
@@ -152,7 +153,7 @@ class Borders:
         self._rows = [kinds[a << 8:(a + 1) << 8] for a in range(256)]
         self._cut_at: dict[bytes, list[tuple[bytes, int]]] = {}
         for piece in pieces:
-            if _BORDER.search(piece) and not _whole_chars(piece):
+            if _BORDER.search(piece) and not is_complete_utf8(piece):
                 for found in _BORDER.finditer(piece):  # (pairs of these two kinds never overlap)
                     self._cut_at.setdefault(found.group(), []).append((piece, found.start()))
 
@@ -178,15 +179,6 @@ class Borders:
         ``(first byte << 8 | second byte, token, where the pair stands in it)``."""
         cut = [(pair[0] << 8 | pair[1], token, offset) for pair, held in self._cut_at.items() for token, offset in held]
         return self.kinds, cut
-
-
-def _whole_chars(piece: bytes) -> bool:
-    """Whether ``piece`` is whole characters (valid UTF-8)."""
-    try:
-        piece.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 class _Chars(dict):
