@@ -12,7 +12,7 @@ from typing import Any
 
 from . import _core
 from ._pairs import SHIFT
-from ._rankmerge import rank_merge
+from ._rankmerge import analyse, rank_merge
 from .pretokenize import SCAN_MODES
 
 #: The compiled whole-text encoder keeps at most this many chunks (then starts again): about
@@ -45,6 +45,7 @@ class ChunkEncoders:
     _order: dict[bytes, int] | None
     _rank_marks: Any
     _ranked_from: Any
+    _analysed: Any
     _rank_merge: Any
     _text_order: tuple[dict[str, int], dict[str, int]] | None
     _merge_chunk: Any
@@ -93,10 +94,16 @@ class ChunkEncoders:
     def _rank_ids(self) -> _core.RankIds:
         """tiktoken's merging by :meth:`_rank_order`, to ids (made at first use)."""
         if self._rank_merge is None:
-            longer = self._ranked_from
-            shared = longer._rank_ids().chars_first.analysis() if longer is not None else None
-            self._rank_merge = _core.RankIds(self._rank_order(), self._by_bytes_table(), shared)
+            source = self._ranked_from if self._ranked_from is not None else self
+            self._rank_merge = _core.RankIds(self._rank_order(), self._by_bytes_table(), source._rank_analysis)
         return self._rank_merge
+
+    def _rank_analysis(self) -> Any:
+        """:func:`engine._rankmerge.analyse` of :meth:`_rank_order` (made once), which the
+        tokenizers ranked from this one take as theirs (see ``_cut_from``)."""
+        if self._analysed is None:
+            self._analysed = analyse(self._rank_order())
+        return self._analysed
 
     def _encode_by_text(self, chunk: str) -> list[int]:
         """Merge ``chunk`` by the rank of joined text (``text_ranks``): sentencepiece's BPE."""

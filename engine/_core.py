@@ -135,15 +135,16 @@ class RankIds:
     give: each byte and each token of ``order``), called with a piece. With the compiled core
     one C call (``merger.merge_ids`` with the id arrays ``ranked`` and ``single``, which
     :func:`text_coder` hands to the whole-text encoder); else, and where it gives up, the
-    parts of the pure merging looked up one by one. ``shared``: see
+    parts of the pure merging looked up one by one. ``analysis``: see
     :class:`engine._rankmerge.CharsFirst`."""
 
     __slots__ = ("chars_first", "ids", "merger", "pure", "ranked", "single")
 
-    def __init__(self, order: dict[bytes, int], ids: dict[bytes, int], shared: object = None) -> None:
+    def __init__(self, order: dict[bytes, int], ids: dict[bytes, int],
+                 analysis: Callable[[], object] | None = None) -> None:
         self.ids = ids
         self.pure = partial(_rankmerge.rank_merge, order=order)
-        self.chars_first = _rankmerge.CharsFirst(order, shared)  # type: ignore[arg-type]
+        self.chars_first = _rankmerge.CharsFirst(order, analysis)  # type: ignore[arg-type]
         self.merger = _compiled.RankMerger(list(order)) if _compiled is not None and _by_place(order) else None
         if self.merger is not None:
             self.merger.set_chars(self.chars_first.tables)

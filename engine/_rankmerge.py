@@ -16,6 +16,7 @@ import heapq
 import re
 from array import array
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import accumulate, chain
 
 from ._codec import _APART, _CUT, Borders
@@ -104,54 +105,37 @@ class CharsFirst:
     inside it: so no merge across borders can be passed over, or taken first, because another
     character was not whole yet. Where (2) fails the whole vocabulary takes the bytes' path.
 
-    ``shared``: the :meth:`analysis` of an order this one is the start of (its tokens of the
-    lowest ranks, in the same order: a replay's rank file cut at a step), which spares making
-    it again. It holds here too: (2) holds for every token of the start, whose parts rank before
-    it; and the borders' kinds are the longer order's, so a border it finds no token across may
-    be taken as it is, and one it finds held is merged from the characters' parts by this order
-    (where (1) holds too: its tokens are some of the longer order's), or bytes by bytes."""
+    ``analysis``: makes :func:`analyse` of an order this one is the start of (its tokens of the
+    lowest ranks, in the same order: a replay's rank file cut at a step), at first need, in
+    place of this order's own. It holds here too: (2) holds for every token of the start, whose
+    parts rank before it; and the borders' kinds are the longer order's, so a border it finds no
+    token across may be taken as it is, and one it finds held is merged from the characters'
+    parts by this order (where (1) holds too: its tokens are some of the longer order's), or
+    bytes by bytes."""
 
-    def __init__(self, order: dict[bytes, int], shared: Borders | bool | None = None) -> None:
+    def __init__(self, order: dict[bytes, int], analysis: Callable[[], Borders | bool] | None = None) -> None:
         self._order = order
-        self._borders: Borders | bool | None = shared  # False: (2) does not hold
+        self._borders: Borders | bool | None = None  # False: (2) does not hold
+        self._analyse = analysis if analysis is not None else partial(analyse, order)
         self._chars = _Lengths(order)
 
-    def _made(self) -> Borders | bool:
-        """The borders of ``order``'s tokens, or False where (2) does not hold (made once)."""
-        self._borders = Borders(list(self._order)) if self._sound() else False
-        return self._borders
-
     def analysis(self) -> Borders | bool:
-        """What this order's borders are and whether (2) holds (False where it does not): what
-        a shorter order of its first tokens may be given as ``shared``."""
-        return self._borders if self._borders is not None else self._made()
+        """:func:`analyse` of the order (or the longer one's given), made once."""
+        if self._borders is None:
+            self._borders = self._analyse()
+        return self._borders
 
     def tables(self) -> tuple[bytes, list[tuple[int, bytes, int]]] | None:
         """What the compiled core's RankMerger needs to do the same: the kinds of border and
         the cut tokens (:class:`engine._codec.Borders`), or None where (2) does not hold."""
-        borders = self._borders if self._borders is not None else self._made()
+        borders = self.analysis()
         return None if borders is False else borders.tables()
-
-    def _sound(self) -> bool:
-        """(2) above, over the tokens of three-byte characters' bytes (a single byte, which
-        ``order`` leaves out, ranks before every token)."""
-        get = self._order.get
-        none = 1 << 62
-
-        def before(part: bytes, rank: int) -> bool:
-            return len(part) == 1 or get(part, none) < rank
-
-        for token, rank in self._order.items():
-            if len(token) > 1 and _THREE_MATERIAL.fullmatch(token):
-                if not any(before(token[:i], rank) and before(token[i:], rank) for i in range(1, len(token))):
-                    return False
-        return True
 
     def __call__(self, piece: bytes) -> list[bytes] | None:
         n = len(piece)
         if n < 6 or n % 3 or not _THREE.fullmatch(piece):
             return None
-        borders = self._borders if self._borders is not None else self._made()
+        borders = self._borders if self._borders is not None else self.analysis()
         if borders is False:
             return None
         kind = borders.kind(piece)
@@ -163,6 +147,28 @@ class CharsFirst:
             return [piece[s:s + k] for s, k in zip(cuts, lengths)]
         return rank_merge(piece, self._order, cuts)
 
+
+
+def analyse(order: dict[bytes, int]) -> Borders | bool:
+    """The borders of ``order``'s tokens (:class:`engine._codec.Borders`) where rule (2) of
+    :class:`CharsFirst` holds for them, else False."""
+    return Borders(list(order)) if _sound(order) else False
+
+
+def _sound(order: dict[bytes, int]) -> bool:
+    """Rule (2) of :class:`CharsFirst`, over the tokens of three-byte characters' bytes (a single
+    byte, which ``order`` leaves out, ranks before every token)."""
+    get = order.get
+    none = 1 << 62
+
+    def before(part: bytes, rank: int) -> bool:
+        return len(part) == 1 or get(part, none) < rank
+
+    for token, rank in order.items():
+        if len(token) > 1 and _THREE_MATERIAL.fullmatch(token):
+            if not any(before(token[:i], rank) and before(token[i:], rank) for i in range(1, len(token))):
+                return False
+    return True
 
 
 class _Lengths(dict):

@@ -276,6 +276,7 @@ class Tokenizer(ChunkEncoders, Traces):
         #: whole_ranks: the length of _order before merge j's token joins it, for each j (and at
         #: the end): a tokenizer ranked from this one cuts _order there
         self._rank_marks = None
+        self._analysed = None  # whole_ranks: _rank_analysis(), made at first need
         first_special = len(pieces) + len(self.whole_pieces)
         self.specials: dict[str, int] = {}
         for token in specials:
