@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import gc
 import json
-import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
-from itertools import chain, islice, repeat
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from ._chunkcoders import ChunkEncoders
 from ._nativefile import FORMAT, VERSION, WHOLE_VERSION  # noqa: F401 - importable from here, as before the split
 from ._pairs import SHIFT
 from ._tokentrace import TRACE_LIMIT, Traces, TraceStep  # noqa: F401 - importable from here, as before the split
+from ._tokmerges import TokenizerMerges, too_many_bytes  # noqa: F401 - importable from here, as before the split
 from ._tokparts import (  # noqa: F401 - importable from here, as before the split
     _ALTERNATION_LIMIT,
     BYTE_CHARS,
@@ -32,8 +32,8 @@ from ._tokparts import (  # noqa: F401 - importable from here, as before the spl
     _whole_ranks,
     unmark,
 )
-from .config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, special_text_problem
-from .errors import ConfigError, TokenIdError, TokenizerFileError, size_text
+from .config import MAX_VOCAB, TrainConfig, special_text_problem
+from .errors import ConfigError, TokenIdError, TokenizerFileError
 from .io import atomic_write_text, parse_json, read_file
 from .normalize import Normalizer
 from .pretokenize import PreTokenizer
@@ -80,16 +80,7 @@ class _ChunkCache(dict):
 
 
 
-def too_many_bytes(merge_number: int, size: int) -> ConfigError:
-    """The error for merge ``merge_number`` (1-based), whose token of ``size`` bytes takes the
-    bytes of all tokens together past :data:`~engine.config.MAX_VOCAB_BYTES`."""
-    return ConfigError(
-        f"merge {merge_number} makes the tokens hold more than {size_text(MAX_VOCAB_BYTES)} in all, the most a "
-        f"tokenizer may hold (that merge's token alone is {size_text(size)})"
-    )
-
-
-class Tokenizer(ChunkEncoders, Traces):
+class Tokenizer(ChunkEncoders, TokenizerMerges, Traces):
     """Encode and decode with learned merges, applied in the order they were learned.
 
     Example: ``Tokenizer(merges=[(104, 105)]).encode("hi hi") -> [256, 32, 256]``
@@ -189,83 +180,11 @@ class Tokenizer(ChunkEncoders, Traces):
         self.base_size = len(pieces)
         self.merges: list[tuple[int, int]] = []
         self._ranks: dict[int, int] = {}
-        ranks = self._ranks
         first = len(pieces)
-        if _cut_from is not None and (_cut_from[0].base != base or _cut_from[0].base_size != first):
-            longer, count = _cut_from  # another base: its merges are built here
-            _parts = ([a for a, _ in longer.merges[:count]], [b for _, b in longer.merges[:count]])
-            _pieces = longer.pieces[:longer.base_size + count]
-            _cut_from = None
-        if _cut_from is not None:  # the start of a tokenizer whose merges were checked: cut from it
-            longer, count = _cut_from
-            ranks.update(islice(longer._ranks.items(), count))  # (filled in the merges' order)
-            self.merges = longer.merges[:count]
-            self._left_of = longer._left_of[:first + count]
-            self._right_of = longer._right_of[:first + count]
-            if self._continues is not None and longer._continues is not None:
-                self._continues = longer._continues[:first + count]
-            pieces = longer.pieces[:first + count]
+        if _cut_from is not None:
+            pieces, count = self._cut(*_cut_from, base)
         else:
-            if _parts is None:
-                merges = list(merges)
-                lefts = [a for a, _ in merges]
-                rights = [b for _, b in merges]
-            else:
-                lefts, rights = _parts
-            count = len(lefts)
-            last = len(pieces) + count - 1  # the id the last merge makes
-            if last >= MAX_VOCAB:
-                raise ConfigError(f"too many tokens: {last + 1} base tokens and merges (at most {MAX_VOCAB})")
-            # First the merges are checked and their tokens' lengths added up (integers only), so
-            # that a file whose tokens would take gigabytes is refused before any token is built.
-            made_by = range(first, first + count)
-            # The usual case checked with C-level maps: ids that are ints, each made before the merge
-            # that uses it, no pair twice. Anything else goes through the loop, which names the merge.
-            if (set(map(type, lefts)) | set(map(type, rights)) <= {int} and min(lefts, default=0) >= 0
-                    and min(rights, default=0) >= 0 and all(map(operator.lt, lefts, made_by))
-                    and all(map(operator.lt, rights, made_by))):
-                ranks.update(zip(map(operator.or_, map(operator.lshift, lefts, repeat(SHIFT)), rights), made_by))
-            if len(ranks) != count:
-                ranks.clear()
-                for k, (a, b) in enumerate(zip(lefts, rights)):
-                    new_id = first + k
-                    key = a << SHIFT | b
-                    if not (0 <= a < new_id and 0 <= b < new_id) or key in ranks:
-                        self._refuse(k, a, b, new_id, last)
-                    ranks[key] = new_id
-            if self._continues is not None:
-                self._continues_after(lefts, rights, first)
-            if _pieces is not None and len(_pieces) == len(pieces) + count:
-                lengths = list(map(len, _pieces))  # the caller's tokens, every one already built
-            elif self.subword_prefix is not None:
-                _pieces = None
-                cut = len(self.subword_prefix.encode("utf-8"))
-                lengths = list(map(len, pieces))
-                for a, b in zip(lefts, rights):
-                    lengths.append(lengths[a] + lengths[b] - cut)
-            else:
-                _pieces = None
-                lengths = list(map(len, pieces))
-                _grow(lengths, lefts, rights)
-            if sum(lengths) > MAX_VOCAB_BYTES:
-                total = 0
-                for k, size in enumerate(lengths):
-                    total += size
-                    if total > MAX_VOCAB_BYTES:
-                        raise too_many_bytes(k - first + 1, size)
-            self.merges = list(zip(lefts, rights))
-            #: Each token's two parts by id (-1 for a base token): the walks of :meth:`_apart` and
-            #: :meth:`_self_encodes` read them once a step.
-            self._left_of = [-1] * first + lefts
-            self._right_of = [-1] * first + rights
-            if _pieces is not None:
-                pieces = list(_pieces)
-            elif self.subword_prefix is not None:
-                cut = len(self.subword_prefix.encode("utf-8"))
-                for a, b in zip(lefts, rights):  # the right part continues a word: its prefix goes
-                    pieces.append(pieces[a] + pieces[b][cut:])
-            else:
-                _grow(pieces, lefts, rights)
+            pieces, count = self._built(pieces, merges, _parts, _pieces)
         self.pieces = pieces
         self.whole_first, self.whole_pieces = _whole_pieces(base, whole_first, whole_pieces, len(pieces))
         self.whole_ranks = _whole_ranks(whole_ranks, self.whole_pieces, count)
@@ -310,6 +229,7 @@ class Tokenizer(ChunkEncoders, Traces):
         #: and shared with the tokenizers cut from this one (a replay's steps)
         self._border_table: _codec.Borders | None = None
         borders = _cut_from[0]._borders if _cut_from is not None and base == "bytes" else self._borders
+        ranks = self._ranks
         self._merge_chunk, by_text = _core.chunk_encoders(ranks, self.pieces if base == "bytes" else None, borders)
         self._merge_bytes = _core.bytes_merger(ranks, self.pieces, self._merge_chunk, borders)  # (the bytes base's, from its bytes)
         self._by_text = by_text is not None and base == "bytes" and end_of_word is None and subword_prefix is None
@@ -342,37 +262,11 @@ class Tokenizer(ChunkEncoders, Traces):
             table = self._border_table = _codec.Borders(self.pieces)
         return table
 
-    def _continues_after(self, lefts: Sequence[int], rights: Sequence[int], first: int) -> None:
-        """Extend ``_continues`` over the merges (a token continues a word when its left part
-        does); a merge whose right part starts a word is refused: no text puts it after another
-        token, and tokenizers would build its token by cutting the prefix's bytes off it anyway."""
-        continues = self._continues
-        assert continues is not None and self.subword_prefix is not None
-        for k, (a, b) in enumerate(zip(lefts, rights)):
-            if not continues[b]:
-                raise ConfigError(f"merge {k + 1} ({a}, {b}): its right part starts a word (it has no subword "
-                                  f"prefix {self.subword_prefix!r}), so no text puts it after another token")
-            continues.append(continues[a])
-
     def continues_word(self, token_id: int) -> bool:
         """Whether token ``token_id`` continues a word (a prefix tokenizer's ``##ab``: its
         bytes begin with the prefix, which decoding drops); False without a prefix."""
         continues = self._continues
         return continues is not None and 0 <= token_id < len(continues) and bool(continues[token_id])
-
-    def _refuse(self, k: int, a: int, b: int, new_id: int, last: int) -> None:
-        """Raise the error for merge ``k`` (0-based), ``(a, b)``, which refers to an id it may not
-        use or repeats an earlier merge."""
-        where = f"merge {k + 1} ({a}, {b})"
-        if not (0 <= a < new_id and 0 <= b < new_id):
-            if a == new_id or b == new_id:
-                raise ConfigError(f"{where} refers to the id it makes itself ({new_id})")
-            bad = a if not 0 <= a < new_id else b
-            if new_id < bad <= last:
-                raise ConfigError(f"{where} refers to id {bad}, which only a later merge makes")
-            raise ConfigError(f"{where} refers to id {bad}, outside the vocabulary (0-{last})")
-        earlier = self._ranks[a << SHIFT | b] - self.base_size + 1
-        raise ConfigError(f"merge {k + 1} ({a}, {b}) repeats merge {earlier}")
 
     # -- sizes and lookups --------------------------------------------------------------------
 

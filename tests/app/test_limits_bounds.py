@@ -23,6 +23,7 @@ import pytest
 import regex
 from helpers import ROOT, app_on
 
+import engine._tokmerges
 import engine.tokenizer
 import tui.cli.commands as cli
 from engine import Tokenizer, TrainConfig, Trainer
@@ -324,7 +325,7 @@ def test_every_format_goes_through_the_same_bound(tmp_path, monkeypatch, fmt):
     path = tmp_path / {"hf": "tokenizer.json", "gpt2": "pair", "seed001": "seed.json", "tiktoken": "t.tiktoken"}[fmt]
     export_tokenizer(tok, fmt, path)
     assert sum(map(len, load_any(path).tokenizer.pieces)) > 1000  # fine under the real bound
-    monkeypatch.setattr(engine.tokenizer, "MAX_VOCAB_BYTES", 1000)
+    monkeypatch.setattr(engine._tokmerges, "MAX_VOCAB_BYTES", 1000)  # (where Tokenizer builds its merges)
     with pytest.raises(TokenizerFileError, match=r"makes the tokens hold more than 1000 bytes in all"):
         load_any(path)
 
