@@ -16,6 +16,7 @@ from hypothesis import example, find, given, settings
 from hypothesis import strategies as st
 from texts import TEXTS
 
+import engine._regions
 from engine import _core
 from engine.pretokenize import (
     GPT2_PATTERN,
@@ -163,8 +164,8 @@ def test_a_custom_o200k_splits_as_its_own_pattern_on_mixed_text(lines):
     expected = regex.findall(O200K_PATTERN, text)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pre, "_REGIONS_MIN", 1)  # regions and pieces however short the text
-        patch.setattr(pre, "_PIECE", 16)
-        patch.setattr(pre, "_MARGIN", 4)
+        patch.setattr(engine._regions, "_PIECE", 16)
+        patch.setattr(engine._regions, "_MARGIN", 4)
         tokenizer = PreTokenizer("custom", O200K_PATTERN)
         assert tokenizer.split(text) == expected
         assert [c for batch in tokenizer.batches(text) for c in batch] == expected
