@@ -1,11 +1,11 @@
-"""Build the optional compiled core, ``engine._ccore`` (engine/_ccore.pyx), with every wheel and
+"""Build the optional compiled core, ``engine.native.compiled`` (engine/native/compiled.pyx), with every wheel and
 editable install, when it can be built: Cython makes the C, setuptools' ``build_ext`` compiles it
 with the machine's C compiler. Anything that goes wrong (no compiler, no Python headers, no
 Cython) leaves one note on stderr and a pure-Python install, which works the same, only slower;
 the install itself never fails for it. ``BPE_LAB_PURE=1`` at install skips the build.
 
 The compiled module records the digest of the source it was built from (``BUILT_FROM``), so that
-engine._core can refuse one left behind by an editable install whose .pyx changed since.
+engine.native.backend can refuse one left behind by an editable install whose .pyx changed since.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-MODULE = "engine._ccore"
-SOURCE = Path("engine") / "_ccore.pyx"
+MODULE = "engine.native.compiled"
+SOURCE = Path("engine") / "native" / "compiled.pyx"
 
 
 def note(message: str) -> None:
@@ -29,16 +29,16 @@ def note(message: str) -> None:
 
 
 def compile_core(root: Path, work: Path) -> Path:
-    """Compile engine/_ccore.pyx under ``work``; returns the built extension's path."""
+    """Compile engine/native/compiled.pyx under ``work``; returns the built extension's path."""
     from Cython.Build import cythonize
     from setuptools import Distribution, Extension
 
     text = (root / SOURCE).read_bytes()
-    digest = hashlib.sha256(text).hexdigest()[:16]  # engine._core.source_digest
+    digest = hashlib.sha256(text).hexdigest()[:16]  # engine.native.backend.source_digest
     marked = text.replace(b"\nBUILT_FROM = None\n", f'\nBUILT_FROM = "{digest}"\n'.encode("ascii"), 1)
     if marked == text:
-        raise RuntimeError("engine/_ccore.pyx has no BUILT_FROM line")
-    pyx = work / "src" / "_ccore.pyx"
+        raise RuntimeError("engine/native/compiled.pyx has no BUILT_FROM line")
+    pyx = work / "src" / "compiled.pyx"
     pyx.parent.mkdir(parents=True)
     pyx.write_bytes(marked)
     extension = Extension(MODULE, [str(pyx)], extra_compile_args=["-O2"])
@@ -79,11 +79,11 @@ class CompiledCoreHook(BuildHookInterface):
         if version == "editable":
             # An editable install imports engine/ from the source tree: the module goes there
             # (ignored by git), beside the .pyx it was built from.
-            for old in (root / "engine").glob("_ccore.*.so"):
+            for old in (root / "engine" / "native").glob("compiled.*.so"):
                 old.unlink()
-            shutil.copy2(built, root / "engine" / built.name)
+            shutil.copy2(built, root / "engine" / "native" / built.name)
         else:
-            build_data["force_include"][str(built)] = f"engine/{built.name}"
+            build_data["force_include"][str(built)] = f"engine/native/{built.name}"
         self._work = work
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:

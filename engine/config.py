@@ -6,8 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .errors import ConfigError, one_line
-from .pretokenize import check_pattern
+from engine.errors import ConfigError, one_line
+from engine.text.pretokenize import check_pattern
 
 BASES = ("bytes", "chars")
 TIE_RULES = ("lowest-ids", "first-seen", "hf", "subword-nmt")

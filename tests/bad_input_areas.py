@@ -20,8 +20,8 @@ from helpers import ROOT
 
 import tui.cli.commands as cli
 from engine import Tokenizer, TrainConfig
+from engine.encode.tokenizer import load_tokenizer
 from engine.formats import export_tokenizer
-from engine.tokenizer import load_tokenizer
 
 from bad_input_files import (
     BYTE_RANKS,
@@ -247,8 +247,8 @@ def hf_specials(tmp: Path, added: list[dict]) -> Path:
 
 def hf_own_order(tmp: Path) -> Path:
     """tokenizer.json numbered as tokenizers' trainer numbers it: specials, bytes, merges."""
-    from engine.bytelevel import hf_byte_rank
     from engine.formats.hf import tokenizer_json
+    from engine.text.bytelevel import hf_byte_rank
 
     tok = Tokenizer([(116, 104), (256, 101)], specials=["<pad>"])
     rank = hf_byte_rank()
@@ -406,8 +406,8 @@ def without_module(monkeypatch, name: str) -> None:
 
 
 def table_file(tmp: Path, name: str = "c.parquet", pretokenizer: str = "gpt2", version: str | None = None) -> Path:
-    from engine import count_inputs, write_counts
-    from engine.pretokenize import PreTokenizer
+    from engine.corpus import count_inputs, write_counts
+    from engine.text.pretokenize import PreTokenizer
 
     table = count_inputs([str(corpus(tmp))], PreTokenizer(pretokenizer), processes=1)
     if version is not None:
@@ -437,12 +437,12 @@ def refusing_server(monkeypatch) -> None:
             conn.close()
 
     threading.Thread(target=serve, daemon=True).start()
-    monkeypatch.setattr("engine._dask_count.CONNECT_SECONDS", 2)
+    monkeypatch.setattr("engine.corpus.dask_count.CONNECT_SECONDS", 2)
 
 
 def vanish_while_counting(monkeypatch, tmp: Path) -> None:
     """b.txt is deleted while a.txt is counted (another program cleans up the shard)."""
-    import engine._blocks as blocks
+    import engine.corpus.count_blocks as blocks
 
     corpus(tmp, "a.txt")
     corpus(tmp, "b.txt")
@@ -461,7 +461,7 @@ SETUP_COUNTS: dict[str, Setup] = {
     "counts-no-pyarrow": lambda tmp, mp: (corpus(tmp), without_module(mp, "pyarrow")),
     "counts-no-dask": lambda tmp, mp: (corpus(tmp), without_module(mp, "distributed")),
     "counts-no-zstandard": lambda tmp, mp: (corpus(tmp, "c.txt.zst", b"(\xb5/\xfd"), without_module(mp, "zstandard")),
-    "counts-scheduler-unreachable": lambda tmp, mp: (corpus(tmp), mp.setattr("engine._dask_count.CONNECT_SECONDS", 2)),
+    "counts-scheduler-unreachable": lambda tmp, mp: (corpus(tmp), mp.setattr("engine.corpus.dask_count.CONNECT_SECONDS", 2)),
     "counts-scheduler-refusing": lambda tmp, mp: (corpus(tmp), refusing_server(mp)),
     "counts-input-vanishes": lambda tmp, mp: vanish_while_counting(mp, tmp),
     "counts-glob-empty": lambda tmp, mp: None,

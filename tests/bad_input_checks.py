@@ -12,8 +12,8 @@ import pytest
 
 import tui.cli.commands as cli
 from engine import TrainConfig, Trainer
+from engine.encode.tokenizer import load_tokenizer
 from engine.formats import export_tokenizer, load_any
-from engine.tokenizer import load_tokenizer
 
 from bad_input_areas import SETUP_COUNTS, let_go
 from bad_input_files import CORPUS
@@ -176,7 +176,7 @@ VERIFY_SERVE: dict[str, Callable[[Path], None]] = {
 
 def read_counts_of(path: Path) -> None:
     """The table is still the one the setup wrote, whole."""
-    from engine import read_counts
+    from engine.corpus import read_counts
 
     assert read_counts(path).chunks
 

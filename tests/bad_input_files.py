@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-import engine.corpus
+import engine.corpus.reading
 from engine import TrainConfig, Trainer
-from engine.bytelevel import token_to_unicode
+from engine.encode.tokenizer import load_tokenizer
 from engine.formats import export_tokenizer
-from engine.tokenizer import load_tokenizer
+from engine.text.bytelevel import token_to_unicode
 
 #: A row's setup: the files it needs in the test's folder, and its simulations.
 Setup = Callable[[Path, pytest.MonkeyPatch], None]
@@ -152,7 +152,7 @@ def deny_reading(monkeypatch, name: str) -> None:
 
 def grow_while_read(monkeypatch, path: Path) -> None:
     """Another program appends to the corpus while bpe-lab counts it."""
-    real = engine.corpus._count_range
+    real = engine.corpus.reading._count_range
 
     def counting(p, *args):
         result = real(p, *args)
@@ -160,7 +160,7 @@ def grow_while_read(monkeypatch, path: Path) -> None:
             handle.write(b"more text arrives\n")
         return result
 
-    monkeypatch.setattr(engine.corpus, "_count_range", counting)
+    monkeypatch.setattr(engine.corpus.reading, "_count_range", counting)
 
 
 def fail_writes(monkeypatch, code: int, message: str, *, after: int = 0) -> None:

@@ -23,8 +23,8 @@ WORDS = "the 7\ncat 2\nin 1\nhat 1\nsat 1\non 1\nmat 1\nate 1\nrat 1\n"
 
 def meta(**changes) -> dict:
     """The metadata of a table bpe-lab counted (gpt2, bytes base), with ``changes``."""
-    from engine._chunktable import FORMAT, TABLE_VERSION
-    from engine._version import VERSION
+    from engine.corpus.chunk_table import FORMAT, TABLE_VERSION
+    from engine.version import VERSION
 
     data = {"format": FORMAT, "version": TABLE_VERSION, "bpe_lab": VERSION, "base": "bytes",
             "pretokenizer": {"name": "gpt2", "pattern": None, "split_digits": False, "split_newlines": False,
@@ -107,7 +107,7 @@ def gz(tmp: Path, name: str, piece: bytes, times: int) -> Path:
 def shrink_decompressed_floor(monkeypatch) -> None:
     """The 256 MB floor of the decompressed bound lowered to 1 MB: the row's 6 MB of text stands
     for a bomb of gigabytes (the bound is 100 times the file's size either way)."""
-    monkeypatch.setattr("engine._blocks.MIN_DECOMPRESSED", 1 << 20)
+    monkeypatch.setattr("engine.corpus.count_blocks.MIN_DECOMPRESSED", 1 << 20)
 
 
 Setup = Callable[[Path, pytest.MonkeyPatch], None]
@@ -115,10 +115,10 @@ Setup = Callable[[Path, pytest.MonkeyPatch], None]
 
 SETUP_TABLES: dict[str, Setup] = {
     "table-app-float-counts": lambda tmp, mp: parquet(tmp, counts=(9.5, 0.25), count_type="double"),
-    "table-app-fifo": lambda tmp, mp: (fifo(tmp, "t.fifo", None), mp.setattr("engine.io.WRITER_GRACE", 0.3)),
-    "corpus-fifo-no-writer": lambda tmp, mp: (fifo(tmp, "t.fifo", None), mp.setattr("engine.io.WRITER_GRACE", 0.3)),
+    "table-app-fifo": lambda tmp, mp: (fifo(tmp, "t.fifo", None), mp.setattr("engine.corpus.files.WRITER_GRACE", 0.3)),
+    "corpus-fifo-no-writer": lambda tmp, mp: (fifo(tmp, "t.fifo", None), mp.setattr("engine.corpus.files.WRITER_GRACE", 0.3)),
     "table-from-fifo": lambda tmp, mp: fifo(tmp, "words.fifo", WORDS.encode()),
-    "table-fifo-no-writer": lambda tmp, mp: (fifo(tmp, "t.fifo", None), mp.setattr("engine.io.WRITER_GRACE", 0.3)),
+    "table-fifo-no-writer": lambda tmp, mp: (fifo(tmp, "t.fifo", None), mp.setattr("engine.corpus.files.WRITER_GRACE", 0.3)),
     "table-device": lambda tmp, mp: None,
     "table-float-counts": lambda tmp, mp: parquet(tmp, counts=(9.5, 0.25), count_type="double"),
     "table-nan-counts": lambda tmp, mp: parquet(tmp, counts=(float("nan"), 2.0), count_type="double"),
@@ -140,7 +140,7 @@ SETUP_TABLES: dict[str, Setup] = {
     "table-words-long-count": lambda tmp, mp: corpus(tmp, "dict.txt", "hello " + "9" * 5000 + "\n"),
     "table-words-empty": lambda tmp, mp: corpus(tmp, "dict.txt", "\n\n"),
     "count-from-fifo": lambda tmp, mp: fifo(tmp, "c.fifo", CORPUS.encode()),
-    "count-fifo-no-writer": lambda tmp, mp: (fifo(tmp, "c.fifo", None), mp.setattr("engine.io.WRITER_GRACE", 0.3)),
+    "count-fifo-no-writer": lambda tmp, mp: (fifo(tmp, "c.fifo", None), mp.setattr("engine.corpus.files.WRITER_GRACE", 0.3)),
     "count-device": lambda tmp, mp: None,
     "count-gz-no-cut": lambda tmp, mp: gz(tmp, "a.gz", b"a" * (1 << 20), 65),
     "count-gz-bomb": lambda tmp, mp: (gz(tmp, "lines.gz", b"a a\n" * (1 << 18), 6), shrink_decompressed_floor(mp)),
@@ -188,8 +188,8 @@ def _same_as_the_file(output: str, source: str) -> Callable[[Path], None]:
         import io
 
         import tui.cli.commands as cli
-        from engine import read_counts
-        from engine.tokenizer import load_tokenizer
+        from engine.corpus import read_counts
+        from engine.encode.tokenizer import load_tokenizer
 
         (tmp / "copy.txt").write_text(source, encoding="utf-8")
         if output.endswith(".parquet"):

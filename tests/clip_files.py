@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fetch_tokenizers import real_file, why_missing
 
-from engine.bytelevel import byte_level_names
+from engine.text.bytelevel import byte_level_names
 
 #: CLIP's pattern (OpenAI's SimpleTokenizer, transformers' CLIPConverter), without the specials.
 CLIP_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""

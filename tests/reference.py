@@ -13,7 +13,7 @@ from collections import Counter
 
 import regex
 
-from engine.pretokenize import GPT2_PATTERN, GPT4_PATTERN, SIMPLE_PATTERN
+from engine.text.pretokenize import GPT2_PATTERN, GPT4_PATTERN, SIMPLE_PATTERN
 
 
 def merge(ids, pair, new_id):

@@ -34,7 +34,7 @@ LAZY = {("subword.py", "tokenizers")}
 
 
 def test_import_engine_loads_no_ui():
-    mods = loaded_modules("import engine, engine.io, engine.corpus, engine.formats, engine.analysis")
+    mods = loaded_modules("import engine, engine.corpus.files, engine.corpus.reading, engine.formats, engine.analysis")
     assert not {m for m in mods if m.split(".")[0] in {"textual", "rich", "tui"} | LIBRARIES}
 
 
@@ -78,9 +78,19 @@ def test_engine_sources_never_import_ui():
 
 # -- the engine's public surface ----------------------------------------------------------------
 
-#: Engine subpackages that are public (``engine/__init__.py`` says so): the app may import the
-#: names in their ``__all__``.
-PUBLIC_SUBPACKAGES = {"engine.formats", "engine.analysis"}
+#: The engine's rooms (``engine/__init__.py`` names them): the app may import the names in their
+#: ``__all__``, and nothing else of theirs.
+ROOMS = ("engine.text", "engine.corpus", "engine.train", "engine.encode", "engine.native", "engine.formats",
+         "engine.analysis")
+#: The engine's top-level modules besides its rooms: public as a whole (every name without a
+#: leading underscore).
+PUBLIC_MODULES = ("engine.errors", "engine.config")
+
+
+def public_names(module_name: str) -> set[str]:
+    module = importlib.import_module(module_name)
+    names = getattr(module, "__all__", None)
+    return set(names) if names is not None else {n for n in vars(module) if not n.startswith("_")}
 
 
 def tui_engine_imports() -> list[tuple[str, int, str, str]]:
@@ -99,8 +109,8 @@ def tui_engine_imports() -> list[tuple[str, int, str, str]]:
 
 def test_tui_imports_only_public_engine_names():
     allowed = {"engine": set(engine.__all__)}
-    for name in PUBLIC_SUBPACKAGES:
-        allowed[name] = set(importlib.import_module(name).__all__)
+    for name in (*ROOMS, *PUBLIC_MODULES):
+        allowed[name] = public_names(name)
     found = tui_engine_imports()
     assert any(module == "engine" for _, _, module, _ in found)  # the scan sees the imports
     bad = [
@@ -120,6 +130,33 @@ def test_public_names_resolve_and_formats_stay_lazy():
     assert "engine.formats" in mods
     for name in engine.__all__:
         assert getattr(engine, name) is not None, name
+
+
+def test_the_engine_is_rooms_without_private_modules():
+    """No ``_name.py`` module: privacy is a room's ``__all__``; every folder of engine/ is a room."""
+    private = [str(p.relative_to(ROOT)) for p in (ROOT / "engine").rglob("_*.py") if p.name != "__init__.py"]
+    assert not private
+    folders = {f"engine.{p.name}" for p in (ROOT / "engine").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == set(ROOMS)
+    assert len(engine.__all__) <= 32
+
+
+def test_each_room_types_what_it_serves():
+    """A room's ``__init__`` imports its ``__all__`` for type checkers, and serves each name."""
+    for room in ("engine", *ROOMS):
+        module = importlib.import_module(room)
+        path = ROOT / Path(*room.split(".")) / "__init__.py"
+        typed = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+                for sub in node.body:
+                    if isinstance(sub, ast.ImportFrom):
+                        typed.update(a.asname or a.name for a in sub.names)
+        if "exports(__name__" in path.read_text(encoding="utf-8"):  # a lazy room: engine.lazy serves its names
+            assert typed <= set(module.__all__), room
+            assert set(module.__all__) - typed <= set(vars(module)), room  # the rest imported eagerly
+        for name in module.__all__:
+            assert getattr(module, name) is not None, (room, name)
 
 
 def engine_import_graph() -> dict[str, set[str]]:
@@ -176,11 +213,38 @@ def test_find_cycle_finds_one():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
 
 
+#: What each room (and top-level module) of the engine may import, besides itself: the data's way
+#: (docs/architecture.md says it in a table). ``native`` is the door to the compiled core and
+#: holds no pure twin of its own: it imports them from the rooms that own them.
+ROOM_IMPORTS = {
+    "errors": set(),
+    "lazy": set(),
+    "version": set(),
+    "config": {"errors", "text"},
+    "text": {"errors", "lazy", "native"},
+    "corpus": {"errors", "lazy", "text", "version", "config"},
+    "encode": {"errors", "lazy", "text", "corpus", "config", "native"},
+    "train": {"errors", "lazy", "text", "corpus", "config", "encode", "native"},
+    "native": {"lazy", "encode", "train"},
+    "formats": {"errors", "text", "corpus", "config", "encode", "native"},
+    "analysis": {"errors", "text", "corpus", "config", "encode", "train"},
+}
+
+
+def test_each_room_imports_only_what_comes_before_it():
+    def room(module: str) -> str:
+        return module.split(".")[1] if "." in module else "engine"
+
+    bad = sorted(f"{a} -> {b}" for a, targets in engine_import_graph().items() for b in targets
+                 if room(a) != "engine" and room(b) != room(a) and room(b) not in ROOM_IMPORTS[room(a)])
+    assert not bad
+
+
 def test_engine_modules_import_each_other_without_cycles():
     graph = engine_import_graph()
-    assert "engine.tokenizer" in graph["engine.trainer"]  # the graph sees relative imports
-    assert "engine.io" in graph["engine.tokenizer"]
-    assert "engine._rankmerge" in graph["engine.formats.tiktoken_bpe"]
+    assert "engine.encode.tokenizer" in graph["engine.train.trainer"]  # the graph sees relative imports
+    assert "engine.corpus.files" in graph["engine.encode.tokenizer"]
+    assert "engine.encode.tiktoken_merge" in graph["engine.formats.tiktoken_bpe"]
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph))
 
 

@@ -120,7 +120,7 @@ def test_wheel_ships_the_samples(wheel):
     for sample in ("workshop.txt", "low-lower-lowest.txt", "die-katze.txt", "mueller.txt", "the-cat-in-the-hat.txt",
                    "qa.txt", "parallel.txt", "chinese.txt", "emoji.txt"):
         assert f"tui/samples/{sample}" in names
-    assert "engine/trainer.py" in names and "tui/cli/commands.py" in names
+    assert "engine/train/trainer.py" in names and "tui/cli/commands.py" in names
 
 
 def test_wheel_ships_the_compiled_catalogs(wheel):

@@ -157,7 +157,7 @@ def _write(path: Path, catalog, *, mo: bool = False) -> None:
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import write_po
 
-    from engine import atomic_write_bytes
+    from engine.corpus import atomic_write_bytes
 
     buffer = io.BytesIO()
     if mo:

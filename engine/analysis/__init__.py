@@ -1,11 +1,12 @@
-"""Seeing why: compression curve, vocabulary composition, held-out evaluation, baselines, comparisons
-and the tie-rule diff (issue 5). Pure Python; the WordPiece and Unigram baselines import the optional
-``tokenizers`` library only when they are built (``pip install 'bpe-lab[compare]'``).
+"""Seeing why: compression curve, vocabulary composition, held-out evaluation, baselines,
+comparisons, the tie-rule diff, and the inspector (everything there is to say about one token).
+Pure Python; the WordPiece and Unigram baselines import the optional ``tokenizers`` library only
+when they are built (the ``compare`` extra).
 """
 
-from .baselines import BpeSegmenter, CharTokenizer, Piece, Segmenter, WordTokenizer, split_words
-from .branches import BranchComparison, BranchRow, compare_branches
-from .compare import (
+from engine.analysis.baselines import BpeSegmenter, CharTokenizer, Piece, Segmenter, WordTokenizer, split_words
+from engine.analysis.branches import BranchComparison, BranchRow, compare_branches
+from engine.analysis.compare import (
     BASELINES,
     Baseline,
     Row,
@@ -18,10 +19,11 @@ from .compare import (
     token_tax,
     trainer_counts,
 )
-from .composition import KINDS, LABELS, Composition, classify, composition
-from .curve import Curve, compression_curve
-from .heldout import HeldOutReport, evaluate_heldout, hold_back, segmentation
-from .report import (
+from engine.analysis.composition import KINDS, LABELS, Composition, classify, composition
+from engine.analysis.curve import Curve, compression_curve
+from engine.analysis.heldout import HeldOutReport, evaluate_heldout, hold_back, segmentation
+from engine.analysis.inspector import MergeTree, TokenInfo, token_info
+from engine.analysis.report import (
     FIGURE_SUFFIXES,
     PLOTS_HINT,
     PlotsUnavailable,
@@ -37,10 +39,13 @@ from .report import (
     write_figure,
     write_tables,
 )
-from .subword import INSTALL_HINT, SubwordUnavailable, subword_available, train_unigram, train_wordpiece
-from .tiediff import TieDiff, tie_rule_diff
+from engine.analysis.subword import INSTALL_HINT, SubwordUnavailable, subword_available, train_unigram, train_wordpiece
+from engine.analysis.tiediff import TieDiff, tie_rule_diff
 
 __all__ = [
+    "MergeTree",
+    "TokenInfo",
+    "token_info",
     "FIGURE_SUFFIXES",
     "PLOTS_HINT",
     "PlotsUnavailable",

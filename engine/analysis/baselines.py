@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..tokenizer import Tokenizer
+from engine.encode.tokenizer import Tokenizer
 
 #: Seed 004's regex, exactly: punctuation, the double dash, or whitespace (kept by the group).
 WORD_PATTERN = r'([,.?_!"()\']|--|\s)'

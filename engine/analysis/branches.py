@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..trainer import Trainer
+from engine.train.trainer import Trainer
 
 #: Held-out text beyond this many characters is not encoded (each row encodes it twice).
 HELDOUT_LIMIT = 200_000

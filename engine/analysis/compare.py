@@ -7,11 +7,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from .baselines import CharTokenizer, Segmenter, WordTokenizer
-from .subword import SubwordUnavailable, train_unigram, train_wordpiece
+from engine.analysis.baselines import CharTokenizer, Segmenter, WordTokenizer
+from engine.analysis.subword import SubwordUnavailable, train_unigram, train_wordpiece
 
 if TYPE_CHECKING:
-    from ..trainer import Trainer
+    from engine.train.trainer import Trainer
 
 #: The baselines, in the order rows show them.
 BASELINES = ("char", "word", "wordpiece", "unigram")

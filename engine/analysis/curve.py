@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..trainer import Trainer
+    from engine.train.trainer import Trainer
 
 
 @dataclass(frozen=True)

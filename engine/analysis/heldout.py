@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..display import token_display
-from ..tokenizer import Tokenizer
+from engine.encode.tokenizer import Tokenizer
+from engine.text.display import token_display
 
 
 def hold_back(text: str, fraction: float) -> tuple[str, str]:

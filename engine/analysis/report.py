@@ -18,15 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..display import hex_bytes, token_display
-from ..errors import BpeLabError, one_line
-from ..io import read_file
-from .composition import KINDS, LABELS, Composition
+from engine.analysis.composition import KINDS, LABELS, Composition
+from engine.corpus.files import read_file
+from engine.errors import BpeLabError, one_line
+from engine.text.display import hex_bytes, token_display
 
 if TYPE_CHECKING:
-    from ..trainer import Trainer
-    from .curve import Curve
-    from .heldout import HeldOutReport
+    from engine.analysis.curve import Curve
+    from engine.analysis.heldout import HeldOutReport
+    from engine.train.trainer import Trainer
 
 #: How to get the figures' library, said in one line when it is missing.
 PLOTS_HINT = "figures need matplotlib: pip install 'bpe-lab[plots]' (or pip install matplotlib)"
@@ -129,9 +129,9 @@ def write_tables(folder: str | os.PathLike[str], tables: Sequence[Table],
                  extra: Sequence[tuple[str, bytes]] = ()) -> list[Path]:
     """Each table as ``NAME.csv`` and ``NAME.json`` in ``folder`` (made if missing), and the
     ``extra`` files (``(name, bytes)``: figures drawn with :func:`figure_bytes`), all written as
-    one (:func:`engine.io.atomic_write_files`); returns the paths written. A failed write raises
+    one (:func:`engine.corpus.files.atomic_write_files`); returns the paths written. A failed write raises
     ``WriteError`` (one line) and leaves none of them."""
-    from ..io import atomic_write_files
+    from engine.corpus.files import atomic_write_files
 
     folder = Path(folder)
     make_folder(folder)
@@ -146,7 +146,7 @@ def write_tables(folder: str | os.PathLike[str], tables: Sequence[Table],
 
 def make_folder(folder: Path) -> None:
     """``folder`` and its parents, or a one-line ``WriteError``."""
-    from ..errors import WriteError
+    from engine.errors import WriteError
 
     if folder.exists() and not folder.is_dir():
         raise WriteError(folder, "it is a file, not a folder", after="nothing was written")
@@ -225,7 +225,7 @@ def write_figure(table: Table, path: str | os.PathLike[str], *, title: str | Non
     written, ``ValueError`` for another suffix or table.
     """
 
-    from ..io import atomic_write_bytes
+    from engine.corpus.files import atomic_write_bytes
 
     path = Path(path)
     atomic_write_bytes(path, figure_bytes(table, path, title=title))
@@ -235,7 +235,7 @@ def write_figure(table: Table, path: str | os.PathLike[str], *, title: str | Non
 def figure_bytes(table: Table, path: str | os.PathLike[str], *, title: str | None = None) -> bytes:
     """The figure :func:`write_figure` writes to ``path`` (its suffix picks the format), as bytes:
     a caller writing several files as one draws them first."""
-    from ..errors import WriteError
+    from engine.errors import WriteError
 
     path = Path(path)
     suffix = path.suffix.lower()

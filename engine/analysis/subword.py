@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .baselines import Piece
+from engine.analysis.baselines import Piece
 
 #: What a missing library row says instead of numbers.
 INSTALL_HINT = "needs the tokenizers library: pip install 'bpe-lab[compare]'"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..config import TrainConfig
-from ..trainer import Merge, Trainer
+from engine.config import TrainConfig
+from engine.train.trainer import Merge, Trainer
 
 #: How far the diff trains when no stop rule limits it.
 DEFAULT_LIMIT = 10_000

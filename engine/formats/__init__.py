@@ -32,10 +32,10 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..pretokenize import PreTokenizer
-    from ..tokenizer import Tokenizer
-    from .common import Imported
-    from .sniff import Probe
+    from engine.encode.tokenizer import Tokenizer
+    from engine.formats.common import Imported
+    from engine.formats.sniff import Probe
+    from engine.text.pretokenize import PreTokenizer
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ def get_format(name: str) -> Format:
     """The record of format ``name``; an unknown name raises ExportError listing the choices."""
     found = BY_NAME.get(name)
     if found is None:
-        from ..errors import ExportError
+        from engine.errors import ExportError
 
         raise ExportError(f"unknown format {name!r} (choose {', '.join(FORMATS)})")
     return found
@@ -142,7 +142,7 @@ def export_tokenizer(tok: Tokenizer, fmt: str, path: str | Path, *, ids: Sequenc
     (``source`` names where those came from). Raises ValueError when the format cannot hold the
     tokenizer, and for a normalizer the format cannot hold unless ``drop_normalizer``.
     """
-    from ..errors import ExportError, WriteError
+    from engine.errors import ExportError, WriteError
 
     record = get_format(fmt)
     if not record.writable:
@@ -215,7 +215,7 @@ def written_paths(fmt: str, path: str | Path) -> list[Path]:
 def detect_format(path: str | Path) -> str:
     """Which format a path holds (one of the :data:`REGISTRY` names), from its content (the name
     only chooses between formats the content allows)."""
-    from .sniff import sniff
+    from engine.formats.sniff import sniff
 
     return sniff(Path(path), REGISTRY)[0].name
 
@@ -240,8 +240,8 @@ def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt:
 
 
 def _load_any(path: Path, pretokenizer: PreTokenizer | None, fmt: str | None, need_pattern: bool) -> Imported:
-    from .common import fail
-    from .sniff import sniff
+    from engine.formats.common import fail
+    from engine.formats.sniff import sniff
 
     content = None
     if fmt is None:

@@ -16,11 +16,11 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from ..config import special_text_problem
-from ..errors import TokenIdError, TokenizerFileError
-from ..io import atomic_write_bytes, parse_json, read_file
-from ..pretokenize import NAMED_PATTERNS, PreTokenizer
-from ..tokenizer import Tokenizer
+from engine.config import special_text_problem
+from engine.corpus.files import atomic_write_bytes, parse_json, read_file
+from engine.encode.tokenizer import Tokenizer
+from engine.errors import TokenIdError, TokenizerFileError
+from engine.text.pretokenize import NAMED_PATTERNS, PreTokenizer
 
 #: Seed 000's pattern as other regex engines must spell it: Python's ``re`` (which the simple
 #: pre-tokenizer uses) counts U+001C-U+001F as whitespace and only letters, numbers and ``_`` as
@@ -85,10 +85,10 @@ class Imported:
 
     def ids_text(self, ids: list[int]) -> str:
         """``to_file_ids(ids)`` written out in decimal, separated by spaces (``bpe-lab encode``'s
-        output): in one C-level pass with the compiled core (``engine._ccore.ids_text``), else
+        output): in one C-level pass with the compiled core (``engine.native.compiled.ids_text``), else
         (and for any id it cannot map, which raises here as in :meth:`to_file_ids`) from a table
         of each id's text."""
-        from .. import _core
+        from engine.native import backend as _core
 
         fast = getattr(_core._compiled, "ids_text", None)
         if fast is not None and type(ids) is list:
@@ -207,7 +207,7 @@ def build(
     before it and make a token the vocabulary holds; a pair may not repeat. A product made twice
     (two pairs, the same token) keeps both merges and maps both to the file's one id.
     ``whole`` is whether chunks are looked up as whole tokens first, the tokens (bytes, file id)
-    only that lookup gives, and their ``whole_ranks`` (see :class:`~engine.tokenizer.Tokenizer`).
+    only that lookup gives, and their ``whole_ranks`` (see :class:`~engine.encode.tokenizer.Tokenizer`).
     With ``end_of_word``, ``alphabet`` is the base keys and then each again ending a word (their
     keys spelled with the suffix), as the tokenizer numbers them. With ``subword_prefix``, the base
     keys come twice before that: plain, then after the prefix (``b``, ``##b``); a merge's token

@@ -13,13 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..bytelevel import byte_level_names, token_to_unicode, unicode_to_token
-from ..errors import ExportError, WriteError
-from ..io import atomic_write_files
-from ..pretokenize import PreTokenizer
-from ..tokenizer import Tokenizer
-from . import sniff as sniffed
-from .common import (
+from engine.corpus.files import atomic_write_files
+from engine.encode.tokenizer import Tokenizer
+from engine.errors import ExportError, WriteError
+from engine.formats import sniff as sniffed
+from engine.formats.common import (
     Imported,
     build,
     byte_alphabet,
@@ -34,10 +32,12 @@ from .common import (
     read_text,
     show,
 )
-from .hf import rank_merge_note
+from engine.formats.hf import rank_merge_note
+from engine.text.bytelevel import byte_level_names, token_to_unicode, unicode_to_token
+from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
-    from .sniff import Probe
+    from engine.formats.sniff import Probe
 
 VOCAB = "vocab.json"
 MERGES = "merges.txt"

@@ -16,14 +16,11 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..bytelevel import byte_level_names, not_byte_level, token_to_unicode, unicode_to_token, unicode_to_tokens
-from ..config import end_of_word_problem, subword_prefix_problem
-from ..errors import TokenizerFileError
-from ..normalize import Normalizer
-from ..pretokenize import PreTokenizer
-from ..tokenizer import Tokenizer
-from . import sniff as sniffed
-from .common import (
+from engine.config import end_of_word_problem, subword_prefix_problem
+from engine.encode.tokenizer import Tokenizer
+from engine.errors import TokenizerFileError
+from engine.formats import sniff as sniffed
+from engine.formats.common import (
     Imported,
     build,
     built,
@@ -38,17 +35,20 @@ from .common import (
     show,
     write_json,
 )
-from .hfpre import pretokenizer_json, read_pretokenizer
+from engine.formats.hfpre import pretokenizer_json, read_pretokenizer
+from engine.text.bytelevel import byte_level_names, not_byte_level, token_to_unicode, unicode_to_token, unicode_to_tokens
+from engine.text.normalize import Normalizer
+from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
-    from .sniff import Probe
+    from engine.formats.sniff import Probe
 
 
 def tokenizer_json(tok: Tokenizer, ids: Sequence[int | None] | None = None) -> dict[str, Any]:
     """The ``tokenizer.json`` structure for ``tok`` (ids from ``ids`` when complete, else ours)."""
     out = output_ids(tok, ids)
     if tok.byte_fallback:  # SentencePiece-style: <0xXX> byte tokens and byte_fallback
-        from .hf_spm import spm_tokenizer_json
+        from engine.formats.hf_spm import spm_tokenizer_json
 
         return spm_tokenizer_json(tok, out)
     byte_level = tok.base == "bytes"
@@ -232,7 +232,7 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     if isinstance(post, dict) and post.get("type") not in (None, "ByteLevel"):
         warnings.append(f"the file's {post.get('type')} post-processor is ignored (bpe-lab adds no tokens)")
     if model.get("byte_fallback"):  # a SentencePiece-style model (Llama 2's, Mistral's)
-        from .hf_spm import load_byte_fallback
+        from engine.formats.hf_spm import load_byte_fallback
 
         imported = load_byte_fallback(path, data, model, specials, _merge_list(model, path))
         imported.warnings[:0] = warnings

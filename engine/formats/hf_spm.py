@@ -18,11 +18,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..normalize import Normalizer
-from ..pretokenize import PreTokenizer
-from ..tokenizer import BYTE_CHARS, Tokenizer
-from .common import Imported, check_special, check_unique_ids, fail, show
-from .sentencepiece import SPACE, SentencePieceImport, _byte_of
+from engine.encode.parts import BYTE_CHARS
+from engine.encode.tokenizer import Tokenizer
+from engine.formats.common import Imported, check_special, check_unique_ids, fail, show
+from engine.formats.sentencepiece import SPACE, SentencePieceImport, _byte_of
+from engine.text.normalize import Normalizer
+from engine.text.pretokenize import PreTokenizer
 
 
 def _metaspace(node: Any, path: Path, warnings: list[str]) -> tuple[list[dict[str, Any]], PreTokenizer, bool]:
@@ -129,7 +130,7 @@ def spm_tokenizer_json(tok: Tokenizer, out: list[int]) -> dict[str, Any]:
     ``<0xXX>`` byte tokens, ``byte_fallback``, and (for merging by text) every split of a token
     into two tokens as a merge, in rank order, so that tokenizers merges as bpe-lab does; ``out``
     is the id each of our tokens gets."""
-    from .hfpre import pretokenizer_json
+    from engine.formats.hfpre import pretokenizer_json
 
     assert tok.alphabet is not None
     names = ["<unk>", *(f"<0x{b:02X}>" for b in range(256)), *tok.alphabet[257:]]

@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..pretokenize import GPT2_PATTERN, NAMED_PATTERNS, PreTokenizer, check_pattern
-from .common import SIMPLE_PORTABLE, fail, portable_pattern, pretokenizer_from_pattern
+from engine.formats.common import SIMPLE_PORTABLE, fail, portable_pattern, pretokenizer_from_pattern
+from engine.text.pretokenize import GPT2_PATTERN, NAMED_PATTERNS, PreTokenizer, check_pattern
 
 DIGIT = r"\p{N}"
 #: CLIP's pattern (its tokenizer.json keeps the matches only, then ByteLevel with GPT-2's regex,

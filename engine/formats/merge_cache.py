@@ -30,8 +30,8 @@ from array import array
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import BpeLabError
-from ..io import atomic_write_bytes, read_bounded
+from engine.corpus.files import atomic_write_bytes, read_bounded
+from engine.errors import BpeLabError
 
 MAGIC = b"bpe-lab merge cache 1\n"
 #: Entries kept at most; past that the least recently used are removed.

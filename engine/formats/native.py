@@ -1,6 +1,6 @@
-"""bpe-lab's own tokenizer file (versioned JSON, described in :mod:`engine._nativefile`) as a
-format of the registry. The structure itself is checked in :mod:`engine._nativefile`, and read
-and written by :mod:`engine.tokenizer` (``Tokenizer.save`` and ``Tokenizer.load`` need it, and
+"""bpe-lab's own tokenizer file (versioned JSON, described in :mod:`engine.encode.lab_file`) as a
+format of the registry. The structure itself is checked in :mod:`engine.encode.lab_file`, and read
+and written by :mod:`engine.encode.tokenizer` (``Tokenizer.save`` and ``Tokenizer.load`` need it, and
 the engine's modules import each other without cycles); this module is its hooks.
 """
 
@@ -10,13 +10,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..pretokenize import PreTokenizer
-from ..tokenizer import FORMAT, Tokenizer, load_tokenizer, save_tokenizer, tokenizer_from_dict
-from . import sniff as sniffed
-from .common import Imported, fail, show
+from engine.encode.lab_file import FORMAT
+from engine.encode.tokenizer import Tokenizer, load_tokenizer, save_tokenizer, tokenizer_from_dict
+from engine.formats import sniff as sniffed
+from engine.formats.common import Imported, fail, show
+from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
-    from .sniff import Probe
+    from engine.formats.sniff import Probe
 
 def renumbered_note(tok: Tokenizer, ids: Sequence[int | None] | None, source: str = "the file") -> list[str]:
     """A warning when ``ids`` (an import's ``file_ids``) differ from the native ids of ``tok``

@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ExportError
-from ..pretokenize import PreTokenizer
-from ..tokenizer import Tokenizer
-from . import sniff as sniffed
-from .common import Imported, check_special, fail, read_json, show, write_json
+from engine.encode.tokenizer import Tokenizer
+from engine.errors import ExportError
+from engine.formats import sniff as sniffed
+from engine.formats.common import Imported, check_special, fail, read_json, show, write_json
+from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
-    from .sniff import Probe
+    from engine.formats.sniff import Probe
 
 
 def _plain_enough(tok: Tokenizer) -> str | None:

@@ -8,7 +8,7 @@ that encodes as sentencepiece does:
 
 - the text is normalized as the model's normalizer spec says: its normalization table
   (``nmt_nfkc``, sentencepiece's default; none in an ``identity`` model), applied by
-  sentencepiece's longest-match rule (:mod:`engine._charsmap`), then a ``▁`` before the text and
+  sentencepiece's longest-match rule (:mod:`engine.text.charsmap`), then a ``▁`` before the text and
   ``▁`` for each space (``remove_extra_whitespaces`` too); a byte that is not UTF-8 becomes
   U+FFFD, as in sentencepiece;
 - the alphabet is the unknown piece (id 0), the 256 byte pieces ``<0x00>``-``<0xFF>`` (for
@@ -37,17 +37,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._charsmap import CharsmapError, charsmap
-from ..errors import ExportError
-from ..normalize import Normalizer
-from ..pretokenize import PreTokenizer
-from ..tokenizer import BYTE_CHARS, Tokenizer
-from . import sniff as sniffed
-from .common import Imported, check_special, fail, read_raw, show
-from .spm_merges import _parts, _plan_ties
+from engine.encode.parts import BYTE_CHARS
+from engine.encode.tokenizer import Tokenizer
+from engine.errors import ExportError
+from engine.formats import sniff as sniffed
+from engine.formats.common import Imported, check_special, fail, read_raw, show
+from engine.formats.spm_merges import _parts, _plan_ties
+from engine.text.charsmap import CharsmapError, charsmap
+from engine.text.normalize import Normalizer
+from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
-    from .sniff import Probe
+    from engine.formats.sniff import Probe
 
 #: trainer_spec.model_type's values (sentencepiece_model.proto).
 MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "word", 4: "char"}
@@ -175,7 +176,7 @@ def parse_model(raw: bytes) -> Model:
 
 
 def normalizer_spec(model: Model) -> dict[str, Any]:
-    """The model's normalization as HuggingFace normalizer JSON (what :mod:`engine.normalize`
+    """The model's normalization as HuggingFace normalizer JSON (what :mod:`engine.text.normalize`
     applies and an hf export keeps): the normalization table, invalid bytes to U+FFFD, extra
     spaces removed, the dummy prefix, spaces escaped as ``▁``."""
     steps: list[dict[str, Any]] = [{"type": "Replace", "pattern": {"Regex": r"[\udc80-\udcff]"}, "content": "\ufffd"}]

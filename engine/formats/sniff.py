@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..io import parse_json
-from .common import fail, read_raw
+from engine.corpus.files import parse_json
+from engine.formats.common import fail, read_raw
 
 
 class Sniffer(Protocol):

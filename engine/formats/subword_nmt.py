@@ -21,15 +21,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ExportError
-from ..io import atomic_write_bytes
-from ..pretokenize import PreTokenizer
-from ..tokenizer import Tokenizer
-from . import sniff as sniffed
-from .common import Imported, build, fail, read_text, show
+from engine.corpus.files import atomic_write_bytes
+from engine.encode.tokenizer import Tokenizer
+from engine.errors import ExportError
+from engine.formats import sniff as sniffed
+from engine.formats.common import Imported, build, fail, read_text, show
+from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
-    from .sniff import Probe
+    from engine.formats.sniff import Probe
 
 HEADER = "#version: 0.2"
 SUFFIX = "</w>"

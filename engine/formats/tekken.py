@@ -18,16 +18,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ExportError
-from ..pretokenize import PreTokenizer
-from ..tokenizer import Tokenizer
-from . import merge_cache
-from . import sniff as sniffed
-from .common import Imported, fail, is_id, read_json
-from .tiktoken_bpe import check_rank_bytes, pattern_pretokenizer, ranked_tokenizer
+from engine.encode.tokenizer import Tokenizer
+from engine.errors import ExportError
+from engine.formats import merge_cache
+from engine.formats import sniff as sniffed
+from engine.formats.common import Imported, fail, is_id, read_json
+from engine.formats.tiktoken_bpe import check_rank_bytes, pattern_pretokenizer, ranked_tokenizer
+from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
-    from .sniff import Probe
+    from engine.formats.sniff import Probe
 
 
 def _config(data: Any) -> dict[str, Any] | None:

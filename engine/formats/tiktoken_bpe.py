@@ -26,16 +26,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import _core
-from .._rankmerge import PROGRESS_EVERY, rank_merge
-from ..config import MAX_VOCAB_BYTES
-from ..errors import ExportError, size_text
-from ..io import atomic_write_files
-from ..pretokenize import PreTokenizer
-from ..tokenizer import Tokenizer
-from . import loading, merge_cache
-from . import sniff as sniffed
-from .common import (
+from engine.config import MAX_VOCAB_BYTES
+from engine.corpus.files import atomic_write_files
+from engine.encode.tiktoken_merge import PROGRESS_EVERY, rank_merge
+from engine.encode.tokenizer import Tokenizer
+from engine.errors import ExportError, size_text
+from engine.formats import loading, merge_cache
+from engine.formats import sniff as sniffed
+from engine.formats.common import (
     MAX_ID,
     Imported,
     build,
@@ -52,9 +50,11 @@ from .common import (
     read_text,
     show,
 )
+from engine.native import backend as _core
+from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
-    from .sniff import Probe
+    from engine.formats.sniff import Probe
 
 #: The pattern that makes the whole text one piece (pre-tokenizer ``none``).
 WHOLE_TEXT = r"[\s\S]+"
@@ -117,7 +117,7 @@ def save_tiktoken(tok: Tokenizer, path: str | Path, ids: Sequence[int | None] | 
 def _limited_bpe(ranks: dict[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
     """tiktoken's merging on ``token`` using only tokens ranked below ``max_rank``: merge the
     adjacent pair whose bytes rank lowest (the leftmost on a tie) until none is ranked
-    (:func:`engine._rankmerge.rank_merge`)."""
+    (:func:`engine.encode.tiktoken_merge.rank_merge`)."""
     order = ranks if max_rank >= _NO_LIMIT else {t: r for t, r in ranks.items() if r < max_rank}
     return rank_merge(token, order)
 
@@ -135,7 +135,7 @@ def _recover(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], list[b
     """The recovered merges and the tokens no merge reaches (both in rank order).
 
     Each token is merged as tiktoken would with the tokens ranked below it
-    (:func:`engine._core.split_points`, compiled or pure); two parts left, both reached before,
+    (:func:`engine.native.backend.split_points`, compiled or pure); two parts left, both reached before,
     are its merge."""
     merges: list[tuple[bytes, bytes]] = []
     known = {token for token in ranks if len(token) == 1}
@@ -166,7 +166,7 @@ def _unreachable_notes(unreachable: Sequence[bytes]) -> list[str]:
 def _whole_ranks(ranks: dict[bytes, int], products: Sequence[int], unreachable: Sequence[bytes],
                  odd: Sequence[bytes] | None) -> list[int] | None:
     """For each whole piece, how many merges rank below it, when the tokenizer must merge by
-    rank as tiktoken does (:mod:`engine._rankmerge`); None when its merge rules give the same.
+    rank as tiktoken does (:mod:`engine.encode.tiktoken_merge`); None when its merge rules give the same.
 
     Rules fall short where tiktoken's merging of a whole piece's own bytes ends in that token (it
     then builds it inside longer pieces too: Llama 3's " nghiệ" in " nghiệx"), or where a token
@@ -263,7 +263,7 @@ def _our_ids(base_ids: list[int | None], products: list[int], *wanted: list[int]
 def _ambiguous(tok: Tokenizer) -> list[bytes]:
     """Tokens that bpe-lab's pair merges do not rebuild from their own bytes (tiktoken would:
     it looks a whole piece up before merging)."""
-    encode = tok._merge_chunk  # the tokenizer's own merging of a chunk's base ids (engine._core)
+    encode = tok._merge_chunk  # the tokenizer's own merging of a chunk's base ids (engine.native.backend)
     progress = loading.reporter(loading.STAGES[1])
     pieces = tok.pieces
     first, total = tok.base_size, len(pieces) - tok.base_size

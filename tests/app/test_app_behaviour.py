@@ -12,7 +12,7 @@ from helpers import CORPORA, app_on, run_from_palette, settled
 from textual.widgets import Input
 
 from engine import TrainConfig
-from engine.corpus import decode_corpus
+from engine.corpus.reading import decode_corpus
 from tui.app.widgets.merge_log import MergeLog
 from tui.model.workbench import LoadedCorpus, Workbench
 

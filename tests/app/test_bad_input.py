@@ -26,8 +26,8 @@ from helpers import ROOT
 import tui.cli.commands as cli
 import tui.cli.common as common
 from engine import Tokenizer, TrainConfig, Trainer
+from engine.encode.tokenizer import load_tokenizer
 from engine.formats import export_tokenizer, load_any
-from engine.tokenizer import load_tokenizer
 from tui.app.launch import launch
 
 from bad_input_areas import (
@@ -384,9 +384,9 @@ def test_every_engine_error_is_a_one_line_value_error():
 
 @pytest.mark.slow
 def test_slow_patterns_are_bounded_everywhere(monkeypatch):
-    import engine.pretokenize as pre
+    import engine.text.pretokenize as pre
     from engine.errors import PatternTimeoutError
-    from engine.pretokenize import PreTokenizer
+    from engine.text.pretokenize import PreTokenizer
 
     assert PreTokenizer("custom", "(a+)+$").split("a" * 40 + "!") == []  # short runs are fine
     monkeypatch.setattr(pre, "PATTERN_SECONDS", 0.1)
@@ -432,7 +432,7 @@ def test_a_rank_file_is_replayed_with_a_pattern_named_after_its_family(tmp_path)
     Llama 4's) and llama3, kept as those files' patterns; a name it does not know is refused."""
     import argparse
 
-    from engine.pretokenize import GPT4_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
+    from engine.text.pretokenize import GPT4_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
     from tui.app.launch import imported_tokenizer
 
     ranks = tmp_path / "t.tiktoken"

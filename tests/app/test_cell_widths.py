@@ -15,9 +15,10 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from engine import TrainConfig, token_display
+from engine import TrainConfig
 from engine.analysis import BpeSegmenter, parse_parallel, tie_rule_diff
-from engine.trainer import Trainer
+from engine.text import token_display
+from engine.train.trainer import Trainer
 from tui.app import BpeApp
 from tui.app.widgets.candidates import Candidates
 from tui.app.widgets.compare_pane import parallel_view, through_each

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import token_display, visible_text
-from engine.display import hex_bytes, is_complete_utf8
+from engine.text import token_display, visible_text
+from engine.text.display import hex_bytes, is_complete_utf8
 
 
 def test_complete_text_shows_as_text():
@@ -94,7 +94,7 @@ COMBINING = st.sampled_from(["\u0301", "\u0308", "\u094d", "\u20e3", "\u0903"])
 def test_no_token_starts_or_ends_with_something_invisible(chars):
     import unicodedata
 
-    from engine import invisible_name
+    from engine.text import invisible_name
 
     shown = token_display("".join(chars).encode(), space="·")
     assert invisible_name(shown[0]) is None and invisible_name(shown[-1]) is None

@@ -303,7 +303,8 @@ def test_the_unwrapped_check_catches_each_kind(tmp_path):
 def test_the_engines_commonest_messages_are_said_in_the_uis_language(tmp_path):
     """The engine speaks English; the app says its file messages in German or Chinese, made from
     the real errors the engine raises, and leaves any other message as it is."""
-    from engine import CorpusError, WriteError, read_corpus_bytes
+    from engine import CorpusError, WriteError
+    from engine.corpus import read_corpus_bytes
 
     (tmp_path / "empty.txt").write_bytes(b"")
     raised = []

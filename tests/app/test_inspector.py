@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine import TrainConfig, Trainer
-from engine.inspect import token_info
+from engine.analysis.inspector import token_info
 from tui.app.widgets.inspector import render_info, split_bits
 
 

@@ -21,7 +21,7 @@ from helpers import ROOT, app_on
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.display import inert
+from engine.text.display import inert
 from tui.lessons.format import (
     MAX_LESSON_BYTES,
     LessonError,

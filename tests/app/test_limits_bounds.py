@@ -23,29 +23,21 @@ import pytest
 import regex
 from helpers import ROOT, app_on
 
-import engine._tokmerges
-import engine.tokenizer
+import engine.encode.tokenizer
+import engine.encode.vocab
 import tui.cli.commands as cli
 from engine import Tokenizer, TrainConfig, Trainer
-from engine.bytelevel import token_to_unicode
 from engine.config import MAX_VOCAB_BYTES
 from engine.errors import ConfigError, PatternError, TokenizerFileError
 from engine.formats import load_any
-from engine.pretokenize import (
-    MAX_PATTERN_CHARS,
-    MAX_PATTERN_SIZE,
-    NAMED_PATTERNS,
-    O200K_PATTERN,
-    PreTokenizer,
-    check_pattern,
-    compile_pattern,
-    pattern_size,
-)
+from engine.text.bytelevel import token_to_unicode
+from engine.text.pattern_bounds import MAX_PATTERN_CHARS, MAX_PATTERN_SIZE, pattern_size
+from engine.text.pretokenize import NAMED_PATTERNS, O200K_PATTERN, PreTokenizer, check_pattern, compile_pattern
 
 LIMIT = 1 << 30  # bytes of address space for a bomb's subprocess
 CORPUS = "the cat in the hat sat on the mat\nthe cat ate the rat\n"
 
-#: Real patterns from other tokenizers, as their libraries spell them (o200k's: engine.pretokenize's,
+#: Real patterns from other tokenizers, as their libraries spell them (o200k's: engine.text.pretokenize's,
 #: checked against tiktoken's in tests/engine/test_pretokenize_same.py).
 LLAMA3_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 QWEN2_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
@@ -135,7 +127,7 @@ def test_a_pattern_of_gigabytes_is_refused_under_a_memory_cap(tmp_path):
 def test_every_disguise_is_refused_under_a_memory_cap(tmp_path):
     """All the bombs through ``--pattern``'s path in one child: each refused in one line."""
     code = f"""
-        from engine.pretokenize import PreTokenizer
+        from engine.text.pretokenize import PreTokenizer
         for pattern in {BOMBS!r}:
             try:
                 PreTokenizer("custom", pattern)
@@ -325,7 +317,7 @@ def test_every_format_goes_through_the_same_bound(tmp_path, monkeypatch, fmt):
     path = tmp_path / {"hf": "tokenizer.json", "gpt2": "pair", "seed001": "seed.json", "tiktoken": "t.tiktoken"}[fmt]
     export_tokenizer(tok, fmt, path)
     assert sum(map(len, load_any(path).tokenizer.pieces)) > 1000  # fine under the real bound
-    monkeypatch.setattr(engine._tokmerges, "MAX_VOCAB_BYTES", 1000)  # (where Tokenizer builds its merges)
+    monkeypatch.setattr(engine.encode.vocab, "MAX_VOCAB_BYTES", 1000)  # (where Tokenizer builds its merges)
     with pytest.raises(TokenizerFileError, match=r"makes the tokens hold more than 1000 bytes in all"):
         load_any(path)
 
@@ -338,7 +330,7 @@ def test_out_of_memory_names_what_was_being_done(tmp_path, monkeypatch):
     def exhausted(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(engine.tokenizer.Tokenizer, "__init__", exhausted)
+    monkeypatch.setattr(engine.encode.tokenizer.Tokenizer, "__init__", exhausted)
     err = io.StringIO()
     assert cli.main(["encode", "-t", "tok.json", "hi"], out=io.StringIO(), err=err) == 2
     assert err.getvalue() == (
@@ -355,7 +347,7 @@ def test_out_of_memory_names_what_was_being_done(tmp_path, monkeypatch):
 
 def test_training_stops_at_the_bound_and_undo_redo_keep_it(monkeypatch):
     """The trainer's bound counts every merge it made, undone ones too; redoing is never refused."""
-    monkeypatch.setattr("engine.trainer.MAX_VOCAB_BYTES", 256 + 2 + 3 + 4 + 5)
+    monkeypatch.setattr("engine.train.trainer.MAX_VOCAB_BYTES", 256 + 2 + 3 + 4 + 5)
     run = "abcdefghij"
     trainer = Trainer(run + run, TrainConfig(pretokenizer="none", tie_rule="first-seen", max_merges=9))
     made = trainer.train()
@@ -377,7 +369,7 @@ def test_many_specials_are_found_as_the_alternation_finds_them():
     import random
     import re
 
-    from engine.tokenizer import _SpecialFinder
+    from engine.encode.tokenizer import _SpecialFinder
 
     rng = random.Random(3)
     for _ in range(500):

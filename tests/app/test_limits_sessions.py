@@ -178,7 +178,7 @@ def test_every_field_is_checked_with_a_line_naming_it(name, tmp_path, tok):
 
 def test_a_sessions_pattern_is_refused_before_the_app_starts(tmp_path, tok):
     """The config's pattern is compiled (and refused, naming the file) as a --pattern is."""
-    from engine.pretokenize import pretokenizer_for
+    from engine.text.pretokenize import pretokenizer_for
 
     config = {**TrainConfig(max_merges=5).to_dict(), "pretokenizer": "custom", "pattern": "(a"}
     (tmp_path / "s.json").write_text(json.dumps(session_dict(tmp_path, config=config)), encoding="utf-8")
@@ -243,7 +243,7 @@ def test_encode_reads_a_stream_only_up_to_its_bound_but_a_file_whole(tmp_path, t
 @pytest.mark.slow
 def test_decode_streams_a_long_output_within_a_memory_limit(tmp_path, tok):
     """2M ids of the longest token: the text is written a batch at a time."""
-    from engine.tokenizer import load_tokenizer
+    from engine.encode.tokenizer import load_tokenizer
 
     tokenizer = load_tokenizer(tok)
     longest = max(range(tokenizer.vocab_size), key=lambda i: len(tokenizer.token_bytes(i)))
@@ -272,7 +272,7 @@ def test_encode_then_decode_bytes_gives_back_any_input_exactly(fmt, tmp_path, to
     if fmt == "native":
         target = "tok.json"
     else:
-        from engine.tokenizer import load_tokenizer
+        from engine.encode.tokenizer import load_tokenizer
 
         target = {"hf": "tokenizer.json", "gpt2": "pair", "tiktoken": "t.tiktoken"}[fmt]
         export_tokenizer(load_tokenizer(tok), fmt, tmp_path / target)
@@ -296,7 +296,7 @@ def test_text_decode_is_the_same_in_batches(tmp_path, tok, monkeypatch):
     """A character cut between two batches comes out whole (the decoder carries it over)."""
     import io
 
-    from engine.tokenizer import load_tokenizer
+    from engine.encode.tokenizer import load_tokenizer
 
     tokenizer = load_tokenizer(tok)
     ids = tokenizer.encode(TEXT * 3)
@@ -307,7 +307,7 @@ def test_text_decode_is_the_same_in_batches(tmp_path, tok, monkeypatch):
 
 
 def test_a_tiktoken_file_decodes_without_a_pattern(tmp_path, tok):
-    from engine.tokenizer import load_tokenizer
+    from engine.encode.tokenizer import load_tokenizer
 
     export_tokenizer(load_tokenizer(tok), "tiktoken", tmp_path / "t.tiktoken")
     (tmp_path / "t.tiktoken.json").unlink()

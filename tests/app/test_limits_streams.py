@@ -20,9 +20,9 @@ import pytest
 from helpers import ROOT
 
 from engine import TrainConfig
-from engine.corpus import MAX_STREAM_BYTES
+from engine.corpus.reading import MAX_STREAM_BYTES
+from engine.encode.tokenizer import load_tokenizer
 from engine.errors import size_text
-from engine.tokenizer import load_tokenizer
 
 MEMORY = 1 << 30  # the address space each command may use
 TIMEOUT = 120
@@ -80,8 +80,8 @@ def test_endless_random_bytes_are_refused_at_the_bound(tmp_path):
 
 def test_a_stream_past_its_bound_is_refused_before_any_pre_tokenizing(tmp_path, monkeypatch):
     """No time is spent on a stream that will be refused (random bytes pre-tokenize slowly)."""
-    from engine.corpus import CorpusError, count_corpus
-    from engine.pretokenize import PreTokenizer
+    from engine.corpus.reading import CorpusError, count_corpus
+    from engine.text.pretokenize import PreTokenizer
 
     (tmp_path / "c.txt").write_text(CORPUS * 10, encoding="utf-8")
     monkeypatch.setattr(sys, "stdin", open(tmp_path / "c.txt", encoding="utf-8"))  # '-' is read as a stream

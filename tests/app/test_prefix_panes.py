@@ -7,7 +7,7 @@ from __future__ import annotations
 from engine import token_info
 from engine.config import TrainConfig
 from engine.formats.hfpre import WHITESPACE
-from engine.trainer import Trainer
+from engine.train.trainer import Trainer
 from tui.app.widgets.inspector import byte_lines, render_info
 from tui.app.widgets.tokenize_pane import render_tokens
 

@@ -14,9 +14,10 @@ import json
 import pytest
 from helpers import app_on, sample_text, settled
 
-from engine import TrainConfig, Trainer, token_display
+from engine import TrainConfig, Trainer
 from engine.formats import load_any
-from engine.pretokenize import GPT2_PATTERN, PreTokenizer
+from engine.text import token_display
+from engine.text.pretokenize import GPT2_PATTERN, PreTokenizer
 from tui.app.widgets.candidates import Candidates
 from tui.app.widgets.inspector import Inspector
 from tui.app.widgets.merge_log import MergeLog

@@ -12,7 +12,7 @@ from textual.widgets import Input
 from textual.widgets._footer import FooterKey
 
 from engine import TrainConfig
-from engine.corpus import decode_corpus
+from engine.corpus.reading import decode_corpus
 from tui.app import BpeApp
 from tui.app.keys import FOOTER_PRIORITY, KEYS
 from tui.app.widgets.footer import FittingFooter

@@ -14,7 +14,7 @@ from rich.segment import Segment
 from textual.strip import Strip
 
 from engine import TrainConfig
-from engine.display import visible_text
+from engine.text.display import visible_text
 from tui.app import BpeApp
 from tui.app.theme import current
 from tui.app.widgets.corpus_view import CorpusView, wrap_groups

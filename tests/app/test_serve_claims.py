@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from engine import atomic_write_text
+from engine.corpus import atomic_write_text
 from tui.model.confine import Confinement, NotThisTabsError, abandon
 
 REFUSED = ("tok.json is in the shared folder and was not saved from this tab: choose another name "

@@ -13,7 +13,7 @@ import pytest
 from helpers import app_on
 
 from engine import TrainConfig
-from engine.corpus import decode_corpus
+from engine.corpus.reading import decode_corpus
 from tui.app import BpeApp
 from tui.model.workbench import LoadedCorpus, Workbench
 

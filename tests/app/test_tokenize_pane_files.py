@@ -6,7 +6,7 @@ from __future__ import annotations
 from fetch_tokenizers import LLAMA3_PATTERN, needed
 from fetch_tokenizers import load_cached as loaded
 
-from engine.pretokenize import PreTokenizer
+from engine.text.pretokenize import PreTokenizer
 from tui.app.widgets.tokenize_pane import is_whole_piece, render_tokens, render_trace
 
 SENTENCE = "Türkiye Büyükşehir Belediyesi Ayrıca açıklama yaptı."

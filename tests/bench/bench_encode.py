@@ -42,9 +42,10 @@ from common import INSTALLED, PURE, ROOT, alternate, ours, record, report, share
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TIKTOKEN_CACHE_DIR", "")
 
-from engine import Tokenizer, TrainConfig, Trainer, _core  # noqa: E402
+from engine import Tokenizer, TrainConfig, Trainer  # noqa: E402
 from engine.formats import export_tokenizer, load_any  # noqa: E402
-from engine.pretokenize import GPT2_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, PreTokenizer  # noqa: E402
+from engine.native import backend as _core
+from engine.text.pretokenize import GPT2_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, PreTokenizer  # noqa: E402
 
 TIKTOKEN_STDIN = """
 import sys, tiktoken

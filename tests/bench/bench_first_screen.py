@@ -33,7 +33,7 @@ from common import CACHE, ROOT
 
 sys.path.insert(0, str(ROOT / "tests"))
 
-from engine.pretokenize import O200K_PATTERN  # noqa: E402
+from engine.text.pretokenize import O200K_PATTERN  # noqa: E402
 
 
 def app_code(root: Path, argv: list[str]) -> str:

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from engine import TrainConfig, Trainer  # noqa: E402
-from engine.pretokenize import PreTokenizer  # noqa: E402
+from engine.text.pretokenize import PreTokenizer  # noqa: E402
 
 from reference import merge  # noqa: E402
 

@@ -45,7 +45,7 @@ def main() -> None:
     from fetch_tokenizers import LLAMA3_PATTERN, load_cached, real_file
 
     from engine import TrainConfig, Trainer
-    from engine.pretokenize import PreTokenizer
+    from engine.text.pretokenize import PreTokenizer
     from tui.model.workbench import LoadedCorpus, Workbench
 
     path = real_file(args.tokenizer)

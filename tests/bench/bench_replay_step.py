@@ -37,8 +37,9 @@ def main() -> None:
     sys.path[:0] = [str(args.code.resolve()), str(TESTS)]
     from fetch_tokenizers import LLAMA3_PATTERN, load_cached, real_file
 
-    from engine import Trainer, _core
-    from engine.pretokenize import O200K_PATTERN, PreTokenizer
+    from engine import Trainer
+    from engine.native import backend as _core
+    from engine.text.pretokenize import O200K_PATTERN, PreTokenizer
 
     path = real_file(args.tokenizer)
     if path is None:

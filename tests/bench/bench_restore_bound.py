@@ -22,7 +22,7 @@ from common import ROOT, record
 sys.path.insert(0, str(ROOT))
 
 from engine import TrainConfig  # noqa: E402
-from engine._branches import RESTORE_FACTOR, RESTORE_SLACK, restore_work  # noqa: E402
+from engine.train.branches import RESTORE_FACTOR, RESTORE_SLACK, restore_work  # noqa: E402
 from tui.model.workbench import LoadedCorpus, Workbench  # noqa: E402
 
 

@@ -6,7 +6,7 @@ Trains to the vocabulary (undo log on), then undoes half of the merges, redoes t
 them again, and goes from half-way to 0, to the end and back to 0; each is compared with the
 time training those merges took (target: undo or redo of N merges <= 0.1 x the time to train
 them). Twice per corpus: walking merge by merge (no checkpoints) and as the app does it (its
-checkpoints and memory bound, tui/model/workbench.py; engine/_checkpoints.py). Corpora: 10 MB of standard library source;
+checkpoints and memory bound, tui/model/workbench.py; engine/train/checkpoints.py). Corpora: 10 MB of standard library source;
 ../shared/corpora/tang_all.txt too when present.
 """
 

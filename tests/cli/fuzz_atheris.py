@@ -23,9 +23,9 @@ import atheris
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
 
 with atheris.instrument_imports():
-    from engine.corpus import count_corpus, decode_corpus, read_corpus
+    from engine.corpus.reading import count_corpus, decode_corpus, read_corpus
     from engine.formats import load_any
-    from engine.pretokenize import PreTokenizer
+    from engine.text.pretokenize import PreTokenizer
 
 from test_fuzz import VALID, check  # noqa: E402  (after the instrumented imports)
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from engine import Tokenizer, TrainConfig, Trainer
+from engine.corpus.files import atomic_write_bytes, atomic_write_files, atomic_write_text
 from engine.errors import WriteError
 from engine.formats import export_tokenizer, written_paths
-from engine.io import atomic_write_bytes, atomic_write_files, atomic_write_text
 from tui.cli.commands import main
 
 

@@ -1,11 +1,11 @@
 """Lesson files are read through the one bounded reader every file goes through
-(engine.io.open_bounded, issue 21), with the lesson's own one-line refusals."""
+(engine.corpus.files.open_bounded, issue 21), with the lesson's own one-line refusals."""
 
 from __future__ import annotations
 
 import os
 
-import engine
+import engine.corpus
 from tui.lessons.format import MAX_LESSON_BYTES, read_lesson_text
 
 LESSON = '+++\ntitle = "t"\n+++\n## one\nsome prose\n'
@@ -15,13 +15,13 @@ def test_a_lesson_is_read_by_the_bounded_reader(tmp_path, monkeypatch):
     path = tmp_path / "l.md"
     path.write_text(LESSON.replace("\n", "\r\n"), encoding="utf-8")
     seen = []
-    real = engine.open_bounded
+    real = engine.corpus.open_bounded
 
     def spy(target, **options):
         seen.append((os.fspath(target), options["limit"], options["pipes"]))
         return real(target, **options)
 
-    monkeypatch.setattr(engine, "open_bounded", spy)
+    monkeypatch.setattr(engine.corpus, "open_bounded", spy)
     assert read_lesson_text(path, "l.md") == (LESSON, None)  # newlines as read_text gives them
     assert seen == [(str(path), MAX_LESSON_BYTES, False)]
 
@@ -56,7 +56,8 @@ def test_a_lessons_corpus_is_read_by_the_bounded_reader(tmp_path):
     lesson's folder was read whole and trained on. It is held to the stream bound now."""
     import pytest
 
-    from engine import MAX_STREAM_BYTES, TrainConfig
+    from engine import TrainConfig
+    from engine.errors import MAX_STREAM_BYTES
     from tui.lessons.directives import ActionFailed, Source, read_source
 
     big = tmp_path / "big.txt"

@@ -32,8 +32,8 @@ def test_lesson_languages_are_the_format_languages():
 #: What ``bpe-lab encode`` with a rank file must not load: training, counting, corpora, the
 #: inspector, branches, the lesson format, the analysis, the regex module (ASCII text is split by
 #: ``re``), and the temporary files only writing needs.
-NOT_FOR_ENCODE = ("engine.trainer", "engine._pairstate", "engine.counts", "engine.corpus", "engine.inspect",
-                  "engine._branches", "engine.analysis", "tui.lessons.format", "tomllib", "regex", "tempfile")
+NOT_FOR_ENCODE = ("engine.train.trainer", "engine.train.pair_state", "engine.corpus.counts", "engine.corpus.reading", "engine.analysis.inspector",
+                  "engine.train.branches", "engine.analysis", "tui.lessons.format", "tomllib", "regex", "tempfile")
 
 
 def test_encode_loads_only_what_it_needs(tmp_path):

@@ -20,22 +20,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tui.cli.commands as cli
-from engine import (
-    ChunkTable,
-    CorpusError,
-    CountsError,
-    PreTokenizer,
-    TrainConfig,
-    Trainer,
-    count_inputs,
-    decode_corpus,
-    merge_tables,
-    pretokenizer_for,
-    prune,
-    read_counts,
-    write_counts,
-)
-from engine.tokenizer import load_tokenizer
+from engine import CorpusError, CountsError, PreTokenizer, TrainConfig, Trainer
+from engine.corpus import ChunkTable, count_inputs, decode_corpus, merge_tables, prune, read_counts, write_counts
+from engine.encode.tokenizer import load_tokenizer
+from engine.text import pretokenizer_for
 
 from reference import reference_train_counts
 
@@ -345,7 +333,7 @@ def test_compare_from_a_table(tmp_path):
 
 def test_hashing_reports_its_progress_before_the_counting(tmp_path):
     """Every input is read once for its hash before counting: that reading shows as progress."""
-    from engine.counts import count_inputs
+    from engine.corpus.counts import count_inputs
 
     for name, text in (("a.txt", "the cat sat\n" * 30_000), ("b.txt", "on the mat\n" * 20_000)):
         (tmp_path / name).write_text(text)

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 import tui.cli.commands as cli
-from engine import PreTokenizer, count_inputs, read_counts
+from engine import PreTokenizer
+from engine.corpus import count_inputs, read_counts
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.slow  # a cluster takes seconds to start
@@ -76,7 +77,7 @@ def _corpus(tmp_path: Path) -> list[str]:
 
 def test_dask_on_a_two_worker_cluster_counts_exactly_as_the_local_counter(cluster, tmp_path, monkeypatch):
     inputs = _corpus(tmp_path)
-    monkeypatch.setattr("engine._blocks.TASK_BYTES", 100_000)  # many blocks, spread over both workers
+    monkeypatch.setattr("engine.corpus.count_blocks.TASK_BYTES", 100_000)  # many blocks, spread over both workers
     err = io.StringIO()
     code = cli.main(["count", *inputs, "-o", str(tmp_path / "dask.parquet"), "--engine", "dask", "--scheduler", cluster],
                     out=io.StringIO(), err=err)

@@ -12,10 +12,10 @@ import pytest
 from helpers import sample_text
 
 from engine import Tokenizer, TrainConfig, Trainer
-from engine.bytelevel import hf_byte_rank, token_to_unicode
 from engine.formats import FORMATS, detect_format, export_tokenizer, load_any, recover_merges, written_paths
 from engine.formats.hf import tokenizer_json
-from engine.pretokenize import PreTokenizer
+from engine.text.bytelevel import hf_byte_rank, token_to_unicode
+from engine.text.pretokenize import PreTokenizer
 from tui.cli.commands import main
 
 TEXTS = [
@@ -456,8 +456,8 @@ def test_gpt2s_own_vocab_json_is_not_taken_for_native(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["native", "hf", "seed001", "gpt2", "gpt2-vocab", "gpt2-merges", "tiktoken", "tiktoken-sidecar"])
 def test_each_file_is_read_once(tmp_path, tokenizers_by_config, monkeypatch, fmt):
+    import engine.corpus.files
     import engine.formats.common as common
-    import engine.io
 
     tok = tokenizers_by_config["chars-seed001" if fmt == "seed001" else "gpt2"]
     base = fmt.split("-")[0]
@@ -466,14 +466,14 @@ def test_each_file_is_read_once(tmp_path, tokenizers_by_config, monkeypatch, fmt
             "gpt2-merges": tmp_path / "pair" / "merges.txt", "tiktoken-sidecar": tmp_path / "tok.tiktoken.json"}.get(
         fmt, target(tmp_path, base))
     reads: list[str] = []
-    real = engine.io.read_file
+    real = engine.corpus.files.read_file
 
     def counting(p, *args, **kwargs):
         reads.append(Path(p).name)
         return real(p, *args, **kwargs)
 
     monkeypatch.setattr(common, "read_file", counting)
-    monkeypatch.setattr(engine.io, "read_file", counting)
+    monkeypatch.setattr(engine.corpus.files, "read_file", counting)
     imported = load_any(path)
     assert imported.tokenizer.merges == tok.merges
     assert sorted(reads) == sorted(set(reads)) and reads, reads  # every file once

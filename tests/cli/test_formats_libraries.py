@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import Tokenizer, TrainConfig, Trainer
-from engine.bytelevel import unicode_to_token
 from engine.formats import export_tokenizer
-from engine.pretokenize import GPT4_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
+from engine.text.bytelevel import unicode_to_token
+from engine.text.pretokenize import GPT4_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
 
 from test_cli import bpe_lab
 from test_formats import CONFIGS, TEXTS, trained
@@ -238,9 +238,9 @@ def check_against_tiktoken(path: Path, imported, texts: list[str], pat_str: str)
 
 def test_a_miniature_whisper_file_encodes_as_tiktoken_does(tmp_path):
     """Whisper's file in small: the bytes in GPT-2's order, merges, then ``= N``, an empty token."""
-    from engine.bytelevel import hf_byte_rank
     from engine.formats import load_any
-    from engine.pretokenize import GPT2_PATTERN, PreTokenizer
+    from engine.text.bytelevel import hf_byte_rank
+    from engine.text.pretokenize import GPT2_PATTERN, PreTokenizer
 
     tok = trained(pretokenizer="gpt2", vocab_size=600)
     rank = hf_byte_rank()  # GPT-2's encoder.json order: "!" is 0
@@ -260,7 +260,7 @@ def test_whispers_real_file_encodes_as_tiktoken_does():
     if path is None:
         pytest.skip("Whisper's multilingual.tiktoken is not here (see whisper_asset)")
     from engine.formats import load_any
-    from engine.pretokenize import GPT2_PATTERN, PreTokenizer
+    from engine.text.pretokenize import GPT2_PATTERN, PreTokenizer
 
     imported = load_any(path, pretokenizer=PreTokenizer("gpt2"))
     assert imported.warnings == ["line 50257 is an empty token (rank 50256); skipped"]
@@ -272,7 +272,7 @@ def test_added_tokens_json_beside_a_pair_is_read_as_transformers_does(tmp_path):
     multilingual pair) holds tokens found whole in text: ids as tokenizers gives them with the
     same tokens added."""
     from engine.formats import load_any, read_paths
-    from engine.pretokenize import PreTokenizer
+    from engine.text.pretokenize import PreTokenizer
 
     tok = trained(pretokenizer="gpt2", vocab_size=600)
     export_tokenizer(tok, "gpt2", tmp_path / "pair")

@@ -38,14 +38,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from engine import Tokenizer, TrainConfig, Trainer
-from engine.corpus import count_corpus, decode_corpus, read_corpus
+from engine.corpus.reading import count_corpus, decode_corpus, read_corpus
+from engine.encode.tokenizer import load_tokenizer, tokenizer_from_dict
 from engine.formats import detect_format, export_tokenizer, load_any
 from engine.formats.gpt2 import load_gpt2
 from engine.formats.hf import load_hf
 from engine.formats.seed001 import load_seed001
 from engine.formats.tiktoken_bpe import _limited_bpe, load_tiktoken
-from engine.pretokenize import PreTokenizer
-from engine.tokenizer import load_tokenizer, tokenizer_from_dict
+from engine.text.pretokenize import PreTokenizer
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
 FUZZ_EXAMPLES = int(os.environ.get("BPE_LAB_FUZZ_EXAMPLES", 2000 if PROFILE == "thorough" else 25))
@@ -382,7 +382,7 @@ def test_corpus_readers_on_any_bytes(data, block):
 def check_table(path: Path) -> None:
     """``read_counts`` gives a table of text chunks with whole counts of 1 or more, that trains;
     or one one-line ValueError. Never another exception, nor a float, NaN or bool count."""
-    from engine import read_counts
+    from engine.corpus import read_counts
 
     try:
         table = read_counts(path, max_table_bytes=1 << 20, max_chunk_bytes=4096)
@@ -405,7 +405,7 @@ def check_table(path: Path) -> None:
 
 def _table_bytes() -> tuple[bytes, dict]:
     """A table bpe-lab count wrote (bytes base, gpt2) and its metadata."""
-    from engine import count_inputs, write_counts
+    from engine.corpus import count_inputs, write_counts
 
     with folder() as tmp:
         write(tmp / "c.txt", CORPUS)
@@ -616,7 +616,7 @@ def lesson_texts(draw) -> str:
 def test_any_lesson_file(content):
     """check() gives one-line, inert problems; parse() a lesson or one LessonError; never another
     exception, whatever the bytes."""
-    from engine.display import inert
+    from engine.text.display import inert
     from tui.lessons.format import LessonError, check, parse
 
     with tempfile.TemporaryDirectory() as folder:

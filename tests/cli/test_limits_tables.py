@@ -25,7 +25,7 @@ import pytest
 from helpers import ROOT
 
 from engine import TrainConfig, Trainer
-from engine.tokenizer import load_tokenizer
+from engine.encode.tokenizer import load_tokenizer
 
 from bad_input_tables import huge_chunk
 
@@ -156,7 +156,7 @@ def test_count_reads_a_pipe_whole(tmp_path):
     assert run("bpe-lab count c.txt -o file.parquet", tmp_path).returncode == 0
     result = run("bpe-lab count <(cat c.txt) -o pipe.parquet", tmp_path)
     assert result.returncode == 0, result.stderr
-    from engine import read_counts
+    from engine.corpus import read_counts
 
     assert list(read_counts(tmp_path / "pipe.parquet").chunks.items()) == list(read_counts(tmp_path / "file.parquet").chunks.items())
     small = run("bpe-lab count <(printf 'the cat\\n') -o small.parquet", tmp_path)
@@ -208,7 +208,7 @@ def test_crafted_branches_are_refused_before_any_restore(tmp_path):
     trainer = Trainer(TEXT, TrainConfig(max_merges=3000))
     trainer.train()
     data = crafted_branches(trainer)
-    from engine._branches import restore_work
+    from engine.train.branches import restore_work
 
     trained, walked = restore_work(data["branches"])
     fresh = Trainer(TEXT, TrainConfig(max_merges=3000))
@@ -230,7 +230,7 @@ def test_a_session_of_real_branches_is_within_the_bound():
         trainer.force(pair)
         trainer.train()
     data = trainer.branch_data()
-    from engine._branches import restore_work
+    from engine.train.branches import restore_work
 
     trained, walked = restore_work(data["branches"])
     assert walked <= 2 * trained
@@ -245,7 +245,7 @@ def test_a_restore_can_be_stopped():
     trainer.goto(10)
     trainer.force(next(iter(trainer.pair_counts())))
     data = trainer.branch_data()
-    from engine._branches import RestoreStopped
+    from engine.train.branches import RestoreStopped
 
     asked = []
     fresh = Trainer(TEXT, TrainConfig(max_merges=300))
@@ -262,7 +262,7 @@ def test_the_bound_runs_in_a_small_fraction_of_the_restore():
     items = [{"name": "main", "parent": None, "parts_at": 0, "at": 0, "merges": [[1, 2]] * 100_000}]
     items += [{"name": f"b{k}", "parent": f"b{k - 1}" if k > 1 else "main", "parts_at": 50_000 - k, "at": 0,
                "merges": [[1, 2]] * 1000} for k in range(1, 64)]
-    script = ("import json, sys; from engine._branches import restore_work; "
+    script = ("import json, sys; from engine.train.branches import restore_work; "
               "print(restore_work(json.load(sys.stdin)))")
     result = subprocess.run([sys.executable, "-c", script], input=json.dumps(items), capture_output=True, text=True,
                             env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=TIMEOUT,

@@ -1,4 +1,4 @@
-"""HuggingFace's common normalizers (engine/normalize.py) against tokenizers' own, and a
+"""HuggingFace's common normalizers (engine/text/normalize.py) against tokenizers' own, and a
 tokenizer with one: encoding, the native and hf files, and the exports that refuse it."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import Tokenizer
+from engine.encode.tokenizer import tokenizer_from_dict, tokenizer_to_dict
 from engine.errors import ConfigError, ExportError
 from engine.formats import export_tokenizer, load_any
-from engine.normalize import Normalizer
-from engine.pretokenize import PreTokenizer
-from engine.tokenizer import tokenizer_from_dict, tokenizer_to_dict
+from engine.text.normalize import Normalizer
+from engine.text.pretokenize import PreTokenizer
 
 tokenizers = pytest.importorskip("tokenizers")
 

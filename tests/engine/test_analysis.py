@@ -9,7 +9,7 @@ from helpers import sample_text, shared_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import TrainConfig, Trainer, token_display
+from engine import TrainConfig, Trainer
 from engine.analysis import (
     BpeSegmenter,
     CharTokenizer,
@@ -28,7 +28,8 @@ from engine.analysis import (
     tie_rule_diff,
     token_tax,
 )
-from engine.inspect import completeness
+from engine.analysis.inspector import completeness
+from engine.text import token_display
 
 SEED001 = TrainConfig(base="chars", pretokenizer="none", tie_rule="first-seen", no_merge_newline=True, max_merges=48)
 

@@ -1,6 +1,6 @@
 """A merge cache entry (engine/formats/merge_cache.py) that is hostile is ignored and rebuilt,
 never waited on and never a traceback (issue 21): it is read through the one bounded reader
-(engine.io.open_bounded: no FIFO, no device, nothing above its bound) and its header is parsed
+(engine.corpus.files.open_bounded: no FIFO, no device, nothing above its bound) and its header is parsed
 with every failure caught, a header nested too deeply included."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Variants of issue 21's attack classes on the one bounded reader (engine.io.open_bounded)."""
+"""Variants of issue 21's attack classes on the one bounded reader (engine.corpus.files.open_bounded)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import socket
 import pytest
 
 from engine import CorpusError, TokenizerFileError
-from engine.io import open_bounded, read_file
+from engine.corpus.files import open_bounded, read_file
 
 
 def test_a_unix_socket_is_named_as_one(tmp_path):

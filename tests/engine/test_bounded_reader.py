@@ -1,4 +1,4 @@
-"""engine.io.open_bounded, the one reader every input file goes through: it never waits on a
+"""engine.corpus.files.open_bounded, the one reader every input file goes through: it never waits on a
 named pipe without a writer, refuses directories and devices in one line, stops at its bound, and
 lets a caller peek at the first bytes of a pipe without losing them."""
 
@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import CountsError, FileTooLargeError, TokenizerFileError, open_bounded, read_bounded
-from engine.io import read_file
+from engine import CountsError, FileTooLargeError, TokenizerFileError
+from engine.corpus import open_bounded, read_bounded
+from engine.corpus.files import read_file
 
 
 @contextmanager
@@ -125,11 +126,12 @@ def test_a_pipe_is_refused_where_only_a_file_will_do():
     assert str(caught.value).endswith(": is a pipe, not a config file (save it to a file)")
 
 
-# -- outputs of one command against one another (engine.io.refuse_collisions) -----------------
+# -- outputs of one command against one another (engine.corpus.files.refuse_collisions) -----------------
 
 
 def test_outputs_that_are_one_file_under_two_names_are_refused(tmp_path):
-    from engine import WriteError, refuse_collisions
+    from engine import WriteError
+    from engine.corpus import refuse_collisions
 
     (tmp_path / "a.json").write_text("{}")
     os.link(tmp_path / "a.json", tmp_path / "hard.json")

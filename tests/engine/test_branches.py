@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from engine import Branch, Merge, MergeError, TokenIdError, Tokenizer, TrainConfig, Trainer
+from engine import Merge, MergeError, TokenIdError, Tokenizer, TrainConfig, Trainer
+from engine.train import Branch
 
 from reference import reference_train
 from test_engine_differential import configs, corpora

@@ -1,13 +1,13 @@
 """Chinese merged character by character first, on both paths, against merging the bytes:
 
-- tiktoken's rule (engine._rankmerge.CharsFirst, the compiled RankMerger): the parts are a naive
+- tiktoken's rule (engine.encode.tiktoken_merge.CharsFirst, the compiled RankMerger): the parts are a naive
   tiktoken's (tests/reference.py) whenever the shortcut is taken, on vocabularies made as
   training makes them (each token two earlier ones) and in any order, where the shortcut must
   see that it does not hold; Llama 3's real rank file gives tiktoken's ids;
-- the merges (engine._codec.ByteMerger, the compiled ChunkEncoder): seed 002's ids, with words
+- the merges (engine.encode.apply_merges.ByteMerger, the compiled ChunkEncoder): seed 002's ids, with words
   of whole characters and tokens cut across a border.
 
-Both read engine._codec.Borders."""
+Both read engine.encode.apply_merges.Borders."""
 
 from __future__ import annotations
 
@@ -20,8 +20,10 @@ from fetch_tokenizers import real_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Tokenizer, _codec, _core
-from engine._rankmerge import CharsFirst, rank_merge
+from engine import Tokenizer
+from engine.encode import apply_merges as _codec
+from engine.encode.tiktoken_merge import CharsFirst, rank_merge
+from engine.native import backend as _core
 
 from reference import tiktoken_parts
 from test_tokenizer import seed_encode
@@ -198,7 +200,7 @@ def test_llama3s_chinese_takes_the_shortcut_and_gives_tiktokens_ids():
     from tiktoken.load import load_tiktoken_bpe
 
     from engine.formats import load_any
-    from engine.pretokenize import GPT4_PATTERN, PreTokenizer
+    from engine.text.pretokenize import GPT4_PATTERN, PreTokenizer
 
     path = real_file("llama3.tiktoken")
     if path is None:
@@ -306,7 +308,7 @@ def test_words_of_whole_characters_are_merged_after_their_characters():
 @needs_compiled
 @given(word_merges(), st.lists(cjk_text | st.text(alphabet=CJK + "\u0800\ud7ffa\udce4\udcb8", max_size=30), max_size=4))
 def test_the_compiled_encoder_merges_characters_first_as_the_pure_one(merges, texts):
-    """With the tables of engine._codec.Borders, encode_text merges a chunk of
+    """With the tables of engine.encode.apply_merges.Borders, encode_text merges a chunk of
     three-byte characters character by character first as ByteMerger does, its table of
     characters kept from chunk to chunk: the ids of merging the bytes. Characters at the edges
     of the three-byte range (U+0800, U+D7FF), an ASCII letter and lone surrogates' escapes (which
@@ -339,7 +341,7 @@ def test_a_replayed_rank_file_encodes_as_tiktoken_cut_at_each_step(order, wholes
     tiktoken = pytest.importorskip("tiktoken")
     from engine import Trainer
     from engine.formats.tiktoken_bpe import load_tiktoken
-    from engine.pretokenize import GPT4_PATTERN, PreTokenizer
+    from engine.text.pretokenize import GPT4_PATTERN, PreTokenizer
 
     tokens = list(order)
     for piece, place in wholes:

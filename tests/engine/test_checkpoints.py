@@ -11,7 +11,7 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from engine import TrainConfig, Trainer
-from engine._checkpoints import SPACING, WORK_PER_MERGE, Checkpoints
+from engine.train.checkpoints import SPACING, WORK_PER_MERGE, Checkpoints
 
 from test_engine_differential import configs, corpora
 from test_engine_undo import fresh_at, snapshot

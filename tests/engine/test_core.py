@@ -1,4 +1,4 @@
-"""The hot loops' two implementations (engine/_core.py): the compiled core and pure Python give
+"""The hot loops' two implementations (engine/native/backend.py): the compiled core and pure Python give
 identical ids and merges, and both equal the naive references; the chunk cache's two
 generations; how the core is chosen (BPE_LAB_PURE, a stale build) and built (hatch_build.py).
 
@@ -21,9 +21,12 @@ from helpers import ROOT, sample_text
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer, _codec, _core, _trainloops
-from engine import tokenizer as tokenizer_module
-from engine._pairs import SHIFT
+from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
+from engine.encode import apply_merges as _codec
+from engine.encode import tokenizer as tokenizer_module
+from engine.encode.pairs import SHIFT
+from engine.native import backend as _core
+from engine.train import loops as _trainloops
 
 from reference import reference_train
 from test_encode_fast import merge_lists
@@ -122,11 +125,11 @@ def test_the_compiled_encoder_reads_a_chunks_text_as_its_bytes(merges, text):
 @given(st.lists(st.binary(min_size=2, max_size=5).map(lambda b: bytes(x % 4 + 97 for x in b)), unique=True, max_size=40),
        st.lists(st.binary(max_size=60).map(lambda b: bytes(x % 4 + 97 for x in b)), max_size=6))
 def test_the_compiled_rank_merge_leaves_the_parts_the_pure_one_does(tokens, pieces):
-    """engine._ccore.RankMerger (a rank file with whole pieces encodes by it) against
-    engine._rankmerge.rank_merge, over random rank orders of tokens of a few letters and pieces
+    """engine.native.compiled.RankMerger (a rank file with whole pieces encodes by it) against
+    engine.encode.tiktoken_merge.rank_merge, over random rank orders of tokens of a few letters and pieces
     long enough for the pure heap (past SCAN_LIMIT): the same parts; the bound merger from
-    engine._core takes it, and falls back to the pure one for ranks that are not places."""
-    from engine import _rankmerge
+    engine.native.backend takes it, and falls back to the pure one for ranks that are not places."""
+    from engine.encode import tiktoken_merge as _rankmerge
 
     order = {t: i for i, t in enumerate(tokens)}
     merge = compiled.RankMerger(list(order)).merge
@@ -227,7 +230,7 @@ def test_a_merge_and_the_first_index_agree_between_paths(seqs, a, b, floor, rule
     the same nodes afterwards, the same absorbed nodes and weight, and the same counts,
     histogram, occurrence lists (in order) and queue entries (weights above 1 stand for chunks
     that occur more than once; the floor keeps the pairs that can never win out)."""
-    from engine._pairstate import PairState
+    from engine.train.pair_state import PairState
 
     results = []
     for use in (False, True):
@@ -249,7 +252,7 @@ def test_a_merge_and_the_first_index_agree_between_paths(seqs, a, b, floor, rule
 def _walk(seqs, rule, floor, ops):
     """A pair state driven through ``ops`` (merge the best pair, undo, read the top pairs, copy
     the state, jump back to a copy, own it): what each step read, with the state checked."""
-    from engine._pairstate import PairState
+    from engine.train.pair_state import PairState
 
     state = PairState([(list(s), w) for s, w in seqs], rule, floor)
     records: list = []
@@ -269,7 +272,7 @@ def _walk(seqs, rule, floor, ops):
             copies.append((state.snapshot(), list(records)))
         elif op == "jump" and copies:
             copy, then = copies[arg % len(copies)]
-            if arg & 1:  # as engine._checkpoints takes one on a jump: the state's parts, owned
+            if arg & 1:  # as engine.train.checkpoints takes one on a jump: the state's parts, owned
                 state.own()
                 copies.append((state.hand_over(), list(records)))
             state.restore(copy)
@@ -287,11 +290,11 @@ def _walk(seqs, rule, floor, ops):
        st.lists(st.tuples(st.sampled_from(["merge", "merge", "merge", "undo", "top", "copy", "jump", "own"]),
                           st.integers(0, 7)), max_size=40), st.integers(1, 4))
 def test_merges_undos_and_jumps_read_the_same_queue_on_both_paths(seqs, floor, rule, ops, front):
-    """The compiled core's pair counts and queue (engine._ccore.Counts and Queue) against the pure
+    """The compiled core's pair counts and queue (engine.native.compiled.Counts and Queue) against the pure
     path's dict and heap of ints, through merges, undos, copies and jumps back: the same choices
     with their tie sets, the same top pairs, histogram and queue entries, each state verified.
     The read-ahead of ties (FRONT) is made short so that these small corpora run past it."""
-    from engine import _pairstate
+    from engine.train import pair_state as _pairstate
 
     traces = []
     was, kept = _core.COMPILED, _pairstate.FRONT
@@ -308,7 +311,7 @@ def test_merges_undos_and_jumps_read_the_same_queue_on_both_paths(seqs, floor, r
 
 @needs_compiled
 def test_the_compiled_counts_behave_as_a_dict():
-    """engine._ccore.Counts, the compiled path's pair counts, as the dict it stands in for: set,
+    """engine.native.compiled.Counts, the compiled path's pair counts, as the dict it stands in for: set,
     get, pop, delete (the table shifts entries back over a hole), grow, copy, compare."""
     counts, mirror = compiled.Counts(), {}
     keys = [(i * 7919) % 5003 << 20 | i % 13 for i in range(3000)]
@@ -332,7 +335,7 @@ def test_the_compiled_counts_behave_as_a_dict():
 @needs_compiled
 def test_a_64_bit_node_array_relinks_alike():
     """A chunk counted beyond 2**31 makes the node array 64-bit ('q'): the compiled loop takes it."""
-    from engine._pairstate import PairState
+    from engine.train.pair_state import PairState
 
     big = [([1, 2, 1, 2, 3], 1 << 33), ([2, 1, 2], 1)]
     out = []
@@ -373,7 +376,7 @@ def test_the_chunk_cache_keeps_two_generations(monkeypatch):
 
 
 def test_bpe_lab_pure_forces_the_pure_path():
-    code = "import engine._core as c, engine; print(c.COMPILED, c.implementation())"
+    code = "import engine.native.backend as c, engine; print(c.COMPILED, c.implementation())"
     run = subprocess.run([sys.executable, "-c", code], env={**os.environ, "BPE_LAB_PURE": "1"},
                          capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert run.stdout.strip() == "False pure (BPE_LAB_PURE is set)"
@@ -413,7 +416,7 @@ def test_a_failed_build_gives_a_pure_wheel_with_one_note(tmp_path):
     assert len(notes) == 1, notes
     wheel = zipfile.ZipFile(next(tmp_path.glob("bpe_lab-*.whl")))
     assert not any("_ccore" in name and name.endswith(".so") for name in wheel.namelist())
-    assert "engine/_core.py" in wheel.namelist() and wheel.filename.endswith("-py3-none-any.whl")
+    assert "engine/native/backend.py" in wheel.namelist() and wheel.filename.endswith("-py3-none-any.whl")
 
 
 @pytest.mark.slow
@@ -425,7 +428,7 @@ def test_pip_builds_the_compiled_core_into_the_wheel(tmp_path):
     if "the pure-Python engine is used" in run.stdout + run.stderr:
         pytest.skip("no C compiler or Python headers here: the build fell back to pure Python")
     wheel = zipfile.ZipFile(next(tmp_path.glob("bpe_lab-*.whl")))
-    assert [n for n in wheel.namelist() if n.startswith("engine/_ccore.") and n.endswith(".so")]
+    assert [n for n in wheel.namelist() if n.startswith("engine/native/compiled.") and n.endswith(".so")]
     assert "-py3-none-any" not in wheel.filename  # a platform wheel
 
 

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import TrainConfig, Trainer
-from engine.corpus import count_corpus, read_corpus
-from engine.pretokenize import PreTokenizer
+from engine.corpus.reading import count_corpus, read_corpus
+from engine.text.pretokenize import PreTokenizer
 
 PIECES = st.lists(
     st.sampled_from(["\n", "\n\n", " ", "  ", "\t", "\r\n", "a", "ab", "Zeile", "'s", "'ll", "12", "1000",
@@ -58,7 +58,7 @@ def test_whole_text_pretokenizers_are_not_streamed(tmp_path):
 
 @pytest.mark.parametrize("name", ["gpt2", "gpt4", "simple"])
 def test_counting_in_two_processes_is_exact(tmp_path, monkeypatch, name):
-    import engine.corpus as corpus
+    import engine.corpus.reading as corpus
 
     monkeypatch.setattr(corpus, "PARALLEL_MIN", 1000)
     text = (sample_text("workshop.txt") + "\n") * 20 + "  \n\nend  "
@@ -79,7 +79,7 @@ def test_lines_without_a_cut_are_linear(tmp_path, monkeypatch):
     every block: 4 MB took over a second, 50 MB minutes. Each byte is searched once now, and
     pre-tokenized once: counted in bytes searched, not in seconds (16 MB took 1.7 s, near the
     5 s this test allowed once, on a loaded core)."""
-    import engine.corpus as corpus_module
+    import engine.corpus.reading as corpus_module
 
     searched, tokenized = [], []
     last_cut, count_raw = corpus_module._last_cut, PreTokenizer.count_raw
@@ -105,7 +105,7 @@ def test_lines_without_a_cut_are_linear(tmp_path, monkeypatch):
 
 
 def test_notes_say_what_the_policy_did():
-    from engine.corpus import decode_corpus
+    from engine.corpus.reading import decode_corpus
 
     assert decode_corpus(b"plain text").note() is None
     assert decode_corpus(b"a\xffb", name="x").note() == "x: 1 bytes are not valid UTF-8; trained on the raw bytes"
@@ -120,7 +120,7 @@ def test_notes_say_what_the_policy_did():
 
 @pytest.mark.parametrize("reader", ["read", "count"])
 def test_a_file_that_changes_while_read_is_refused(tmp_path, monkeypatch, reader):
-    import engine.corpus as corpus
+    import engine.corpus.reading as corpus
     from engine.errors import CorpusError
 
     path = tmp_path / "c.txt"

@@ -1,9 +1,9 @@
 """Issue 24's fast counting paths count exactly what ``Counter(regex.findall(pattern, text))``
 counts, in the same order of first appearance, on both paths (pure and compiled):
 
-- texts that are not all ASCII are scanned in regions (engine.pretokenize._regions): the ASCII
+- texts that are not all ASCII are scanned in regions (engine.text.pretokenize._regions): the ASCII
   ones with the standard-library twin, the rest with the pattern;
-- the compiled core counts ASCII regions itself (engine._ccore.count_ascii);
+- the compiled core counts ASCII regions itself (engine.native.compiled.count_ascii);
 - corpus counting adds each piece's chunks straight into the corpus's counts;
 - ``Imported.ids_text`` writes ``bpe-lab encode``'s ids as ``" ".join(map(str, to_file_ids))``.
 """
@@ -18,10 +18,11 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import engine.pretokenize as pre
-from engine import PreTokenizer, _core
-from engine.corpus import count_corpus
-from engine.pretokenize import ASCII_PATTERNS, NAMED_PATTERNS, SCAN_MODES, SCAN_PATTERNS
+import engine.text.pretokenize as pre
+from engine import PreTokenizer
+from engine.corpus.reading import count_corpus
+from engine.native import backend as _core
+from engine.text.pretokenize import ASCII_PATTERNS, NAMED_PATTERNS, SCAN_MODES, SCAN_PATTERNS
 
 compiled = _core._ccore_module
 needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
@@ -185,9 +186,9 @@ def test_corpus_counting_equals_the_pattern_on_code_with_a_few_other_characters(
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.integers(0, 40), max_size=200), st.sampled_from(["none", "table", "gaps"]))
 def test_ids_text_writes_the_file_ids(paths, ids, kind):
+    from engine.encode.tokenizer import Tokenizer
     from engine.errors import TokenIdError
     from engine.formats.common import Imported
-    from engine.tokenizer import Tokenizer
 
     file_ids = {"none": None, "table": [i * 7919 + 3 for i in range(300)],
                 "gaps": [None if i % 5 == 0 else i + 1000 for i in range(300)]}[kind]

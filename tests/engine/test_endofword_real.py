@@ -68,7 +68,7 @@ def test_every_clip_token_on_its_own_gives_tokenizers_ids(clip):
 
 
 def _byte_level_to_bytes(name: str) -> list[int]:
-    from engine.bytelevel import unicode_to_token
+    from engine.text.bytelevel import unicode_to_token
 
     try:
         return list(unicode_to_token(name))

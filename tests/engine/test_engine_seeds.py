@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import sample_text, shared_corpus
 
-from engine import Tokenizer, TrainConfig, Trainer, token_display
+from engine import Tokenizer, TrainConfig, Trainer
+from engine.text import token_display
 
 SEED000_SPECIALS = ("<pad>", "<bos>", "<eos>", "<user>", "<assistant>")
 

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import TrainConfig, Trainer
-from engine.bytelevel import bytes_to_unicode, hf_byte_rank, token_to_unicode, unicode_to_token
-from engine.inspect import byte_role, completeness, token_info, utf8_roles
+from engine.analysis.inspector import byte_role, completeness, token_info, utf8_roles
+from engine.text.bytelevel import bytes_to_unicode, hf_byte_rank, token_to_unicode, unicode_to_token
 
 from test_engine_differential import configs, corpora
 

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer
+from engine.encode.parts import _grow
 from engine.formats import hf
 from engine.formats.hf import load_hf, tokenizer_json
-from engine.tokenizer import _grow
 
 from test_encode_fast import merge_lists
 

@@ -13,10 +13,10 @@ from helpers import CORPORA, SAMPLES
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine.bytelevel import unicode_to_token
+from engine.encode.tokenizer import Tokenizer, tokenizer_from_dict
 from engine.errors import ExportError, TokenizerFileError
 from engine.formats import export_tokenizer, load_any
-from engine.tokenizer import Tokenizer, tokenizer_from_dict
+from engine.text.bytelevel import unicode_to_token
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import models, pre_tokenizers, trainers  # noqa: E402

@@ -19,10 +19,10 @@ from helpers import SAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.bytelevel import token_to_unicode, unicode_to_token
 from engine.config import TrainConfig
 from engine.formats.hfpre import WHITESPACE
-from engine.trainer import Trainer
+from engine.text.bytelevel import token_to_unicode, unicode_to_token
+from engine.train.trainer import Trainer
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import models, pre_tokenizers, trainers  # noqa: E402

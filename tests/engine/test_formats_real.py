@@ -10,7 +10,7 @@ import pytest
 from fetch_tokenizers import LLAMA3_PATTERN, load_cached, needed
 from texts import INVALID, TEXTS
 
-from engine.pretokenize import O200K_PATTERN  # checked against tiktoken's in test_pretokenize_same.py
+from engine.text.pretokenize import O200K_PATTERN  # checked against tiktoken's in test_pretokenize_same.py
 
 tiktoken = pytest.importorskip("tiktoken")
 from tiktoken.load import load_tiktoken_bpe  # noqa: E402
@@ -33,7 +33,7 @@ load_real = load_cached
 @functools.cache
 def loaded_rank_file(name: str):
     """(name, bpe-lab's import, the ranks, tiktoken's Encoding) for a rank file, read once."""
-    from engine.pretokenize import PreTokenizer
+    from engine.text.pretokenize import PreTokenizer
 
     path = needed(name)
     imported = load_real(path, pretokenizer=PreTokenizer("custom", RANK_FILES[name]))

@@ -15,7 +15,7 @@ import pytest
 from fetch_tokenizers import load_cached, needed, needed_folder
 from texts import INVALID, TEXTS
 
-from engine.bytelevel import unicode_to_token
+from engine.text.bytelevel import unicode_to_token
 
 KINDS = ["multilingual", "gpt2"]
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""

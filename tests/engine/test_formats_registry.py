@@ -13,7 +13,7 @@ import engine.formats as formats
 from engine import Tokenizer
 from engine.errors import ExportError, TokenizerFileError
 from engine.formats import BY_NAME, FORMATS, REGISTRY, Format, detect_format, export_tokenizer, load_any, read_paths, written_paths
-from engine.pretokenize import PreTokenizer
+from engine.text.pretokenize import PreTokenizer
 
 HOOKS = ("sniff", "load", "save", "reads", "writes")
 

@@ -209,7 +209,7 @@ def test_the_replay_sees_the_corpus_as_the_model_does():
     """Replayed on a corpus, the merges meet ▁ where the text has spaces and before the text
     (sentencepiece's dummy prefix, given the corpus as one text; the corpus pane shows this
     text), and the replay's tokenizer normalizes and falls back to bytes as the model does."""
-    from engine.trainer import Trainer
+    from engine.train.trainer import Trainer
 
     imported, sp, _, _ = loaded("mistral-v1.model")
     text = "the cat sat on the mat\nthe cat ate the rat 𓀀\n"

@@ -1,4 +1,4 @@
-"""GPT-2's real ranks against tiktoken on Chinese, on both paths of the hot loops (engine/_core.py):
+"""GPT-2's real ranks against tiktoken on Chinese, on both paths of the hot loops (engine/native/backend.py):
 a fresh tokenizer of its merges, and the rank file as loaded (every token rebuilds itself, so new
 chunks skip the whole-piece lookup). Skips when gpt2.tiktoken cannot be had."""
 
@@ -12,7 +12,8 @@ from helpers import sample_text
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import PreTokenizer, Tokenizer, _core
+from engine import PreTokenizer, Tokenizer
+from engine.native import backend as _core
 
 
 def gpt2_ranks() -> Path | None:
@@ -44,7 +45,7 @@ def gpt2_pair():
     from tiktoken.load import load_tiktoken_bpe
 
     from engine.formats import load_any
-    from engine.pretokenize import GPT2_PATTERN
+    from engine.text.pretokenize import GPT2_PATTERN
 
     imported = load_any(path, pretokenizer=PreTokenizer("gpt2"))
     enc = tiktoken.Encoding(name="gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens={})

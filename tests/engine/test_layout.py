@@ -1,4 +1,4 @@
-"""The pure node layout and first index (engine._trainloops) against simpler builds: chunks of
+"""The pure node layout and first index (engine.train.loops) against simpler builds: chunks of
 bytes take a layout that writes the array's fields through byte views, lists the general one,
 and both must give what one loop over the nodes gives; a large layout's index is gathered in
 two processes and must be the one gathered in one."""
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import _trainloops
-from engine._pairviews import SEP
+from engine.train import loops as _trainloops
+from engine.train.pair_views import SEP
 
 
 def naive_layout(pairs):

@@ -12,9 +12,9 @@ from helpers import shared_corpus
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine._events import TIE_CAP
-from engine._pairstate import PairState
-from engine.bytelevel import hf_byte_rank
+from engine.text.bytelevel import hf_byte_rank
+from engine.train.events import TIE_CAP
+from engine.train.pair_state import PairState
 
 from test_engine_differential import corpora
 

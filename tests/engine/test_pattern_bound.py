@@ -1,4 +1,4 @@
-"""How a custom pattern's time is bounded (engine.pretokenize._bounded): by a SIGALRM timer in
+"""How a custom pattern's time is bounded (engine.text.pretokenize._bounded): by a SIGALRM timer in
 the main thread when the signal is free (the ``regex`` module's own ``timeout`` reads the clock
 as it matches and more than doubles a scan), by ``timeout`` in other threads or when someone
 else holds the signal; either way a catastrophic pattern is stopped with the one-line error, and
@@ -11,9 +11,9 @@ import threading
 
 import pytest
 
-import engine.pretokenize as pre
+import engine.text.pretokenize as pre
 from engine.errors import PatternTimeoutError
-from engine.pretokenize import PreTokenizer
+from engine.text.pretokenize import PreTokenizer
 
 SLOW = ("(a|a)+$", "a" * 40 + "!")  # exponential: years without a bound
 main_only = pytest.mark.skipif(threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"),

@@ -1,4 +1,4 @@
-"""The named patterns' ASCII twins (engine.pretokenize.ASCII_PATTERNS) split ASCII text exactly
+"""The named patterns' ASCII twins (engine.text.pretokenize.ASCII_PATTERNS) split ASCII text exactly
 as the patterns themselves do."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.pretokenize import ASCII_PATTERNS, SCAN_PATTERNS, PreTokenizer
+from engine.text.pretokenize import ASCII_PATTERNS, SCAN_PATTERNS, PreTokenizer
 
 #: Every class the patterns tell apart, and the traps: contractions in both cases, \x1c-\x1f
 #: (space to ``re``'s \s, not to ``regex``'s), \r\n runs, digit runs longer than three.

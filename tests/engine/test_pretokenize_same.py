@@ -1,4 +1,4 @@
-"""Other spellings of a named pattern (engine.pretokenize.SAME_AS): Llama 3's pattern matches
+"""Other spellings of a named pattern (engine.text.pretokenize.SAME_AS): Llama 3's pattern matches
 exactly what cl100k's (gpt4) matches, so a custom pre-tokenizer with it is split by gpt4's fast
 paths and still reads, writes and shows as custom; and Llama 3's real rank file encodes long
 text through them as tiktoken does."""
@@ -16,9 +16,9 @@ from hypothesis import example, find, given, settings
 from hypothesis import strategies as st
 from texts import TEXTS
 
-import engine._regions
-from engine import _core
-from engine.pretokenize import (
+import engine.text.regions
+from engine.native import backend as _core
+from engine.text.pretokenize import (
     GPT2_PATTERN,
     GPT2_SPELLED_OUT,
     GPT4_PATTERN,
@@ -158,14 +158,14 @@ def test_the_engine_knows_tiktokens_o200k():
 @given(st.lists(st.lists(st.sampled_from(O200K_TRAPS), max_size=12).map("".join), max_size=30))
 @example(lines=["aaServerdef f():", "", "", "", "\r\nʰHTTPServer"])  # ʰ alone when cut before the S
 def test_a_custom_o200k_splits_as_its_own_pattern_on_mixed_text(lines):
-    import engine.pretokenize as pre
+    import engine.text.pretokenize as pre
 
     text = "\n".join(lines)
     expected = regex.findall(O200K_PATTERN, text)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pre, "_REGIONS_MIN", 1)  # regions and pieces however short the text
-        patch.setattr(engine._regions, "_PIECE", 16)
-        patch.setattr(engine._regions, "_MARGIN", 4)
+        patch.setattr(engine.text.regions, "_PIECE", 16)
+        patch.setattr(engine.text.regions, "_MARGIN", 4)
         tokenizer = PreTokenizer("custom", O200K_PATTERN)
         assert tokenizer.split(text) == expected
         assert [c for batch in tokenizer.batches(text) for c in batch] == expected
@@ -175,7 +175,7 @@ def test_a_custom_o200k_splits_as_its_own_pattern_on_mixed_text(lines):
 
 def test_a_newline_before_a_slash_is_no_cut_for_o200k():
     """The test above can fail: with cl100k's cuts, o200k's ``;\\n/`` would be cut in two."""
-    import engine.pretokenize as pre
+    import engine.text.pretokenize as pre
 
     text = "é;\n/x\nb"
     assert regex.findall(O200K_PATTERN, text)[1] == ";\n/"

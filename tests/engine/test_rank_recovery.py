@@ -1,5 +1,5 @@
-"""Recovering a rank file's merges (engine/_rankmerge.split_points and its compiled twin in
-engine/_ccore.pyx): both give what tiktoken's plain merging gives each token with only the
+"""Recovering a rank file's merges (engine/encode/tiktoken_merge.split_points and its compiled twin in
+engine/native/compiled.pyx): both give what tiktoken's plain merging gives each token with only the
 tokens ranked before it, and a load reports its progress to the hook of engine/formats/loading.py."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import _core, _rankmerge
+from engine.encode import tiktoken_merge as _rankmerge
 from engine.formats import load_any, loading
+from engine.native import backend as _core
 
 from reference import tiktoken_parts
 

@@ -1,5 +1,5 @@
 """sentencepiece's normalization table (a ``precompiled_charsmap``: ``nmt_nfkc``, its training
-default, or ``nfkc``), applied as the library a file is for applies it (engine/_charsmap.py):
+default, or ``nfkc``), applied as the library a file is for applies it (engine/text/charsmap.py):
 
 - a BPE ``.model`` trained by sentencepiece itself with its defaults: bpe-lab's ids are
   sentencepiece's on text the table changes (full-width forms, ligatures, circled digits,
@@ -24,11 +24,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import Tokenizer
-from engine._charsmap import Charsmap
 from engine.errors import ConfigError, TokenizerFileError
 from engine.formats import export_tokenizer, load_any
 from engine.formats.sentencepiece import normalizer_spec, parse_model
-from engine.normalize import Normalizer
+from engine.text.charsmap import Charsmap
+from engine.text.normalize import Normalizer
 
 PLAIN = "the cat sat on the mat, the hat is on the cat"
 CHANGED = "Ｆｕｌｌ－ｗｉｄｔｈ ﬁne ① the  cat\non\tthe mat"  # the table maps these (NFKC, newline and tab to space)
@@ -208,7 +208,7 @@ def test_a_table_that_loops_is_walked_a_bounded_way(monkeypatch):
     import struct
     from array import array
 
-    from engine import _charsmap
+    from engine.text import charsmap as _charsmap
 
     units = array("I", [0]) * 0x200
     units[0] = 0x100 << 10  # the root's children at 0x100 ^ byte

@@ -1,4 +1,4 @@
-"""The compiled whole-text encoder (engine._ccore.TextCoder, behind Tokenizer.encode_ordinary for
+"""The compiled whole-text encoder (engine.native.compiled.TextCoder, behind Tokenizer.encode_ordinary for
 the gpt2 and gpt4 pre-tokenizers) gives the pure path's ids: its split is the pattern's
 (``regex.findall``) on texts mixing ASCII and other characters, with windows small enough that
 every way of handing over between the ASCII scan and the pattern shows; its table of chunks
@@ -15,8 +15,9 @@ from helpers import sample_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer, _core
-from engine.pretokenize import NAMED_PATTERNS, SCAN_MODES, SCAN_PATTERNS
+from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
+from engine.native import backend as _core
+from engine.text.pretokenize import NAMED_PATTERNS, SCAN_MODES, SCAN_PATTERNS
 
 from test_count_fast import ASCII_PIECES, OTHER_PIECES, pieces, pre_of
 

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
-from engine._codec import _apply_long, _apply_short
-from engine._pairs import merge
-from engine.tokenizer import load_tokenizer, tokenizer_from_dict
+from engine.encode.apply_merges import _apply_long, _apply_short
+from engine.encode.pairs import merge
+from engine.encode.tokenizer import load_tokenizer, tokenizer_from_dict
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +198,7 @@ def test_piecewise_counting_equals_whole_text_scan(text, name, split):
     """count() scans big texts a piece at a time; with tiny pieces every boundary case shows."""
     from collections import Counter
 
-    import engine._regions as regions
+    import engine.text.regions as regions
 
     saved = regions._PIECE, regions._MARGIN
     regions._PIECE, regions._MARGIN = 16, 4
@@ -214,7 +214,7 @@ def test_piecewise_counting_equals_whole_text_scan(text, name, split):
 def test_atomic_write_keeps_the_old_file_on_failure(tmp_path, monkeypatch):
     import os
 
-    from engine.io import atomic_write_text
+    from engine.corpus.files import atomic_write_text
 
     target = tmp_path / "tok.json"
     atomic_write_text(target, "old")

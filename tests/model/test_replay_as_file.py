@@ -10,7 +10,7 @@ from fetch_tokenizers import LLAMA3_PATTERN, needed
 from fetch_tokenizers import load_cached as loaded
 
 from engine import TrainConfig
-from engine.pretokenize import O200K_PATTERN, PreTokenizer
+from engine.text.pretokenize import O200K_PATTERN, PreTokenizer
 from tui.model.workbench import LoadedCorpus, Workbench
 
 tiktoken = pytest.importorskip("tiktoken")

@@ -14,8 +14,8 @@ from fetch_tokenizers import LLAMA3_PATTERN, needed
 from fetch_tokenizers import load_cached as loaded
 
 from engine import TrainConfig
-from engine.corpus import decode_corpus
-from engine.pretokenize import PreTokenizer
+from engine.corpus.reading import decode_corpus
+from engine.text.pretokenize import PreTokenizer
 from tui.model.samples import sample
 from tui.model.workbench import LoadedCorpus, Workbench
 

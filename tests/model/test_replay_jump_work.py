@@ -10,7 +10,7 @@ import gc
 import pytest
 
 from engine import TrainConfig, Trainer
-from engine import _gcpause as gcpause
+from engine.train import gc_pause as gcpause
 from tui.model.workbench import LoadedCorpus, Workbench
 
 TEXT = "".join(f"the cat {i} sat on the mat {i * 7}. the bakery opens at {i % 13}; bakers bake.\n" for i in range(200))

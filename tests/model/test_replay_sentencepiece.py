@@ -13,7 +13,7 @@ TEXTS = ["The baker opens the bakery at six.", "Grüße aus München!", "分词�
 def test_a_finished_replay_tokenizes_as_the_model():
     """The app's tokenize pane (Workbench.tokenizer) at the end of a replay gives sentencepiece's ids."""
     from engine.config import TrainConfig
-    from engine.corpus import decode_corpus
+    from engine.corpus.reading import decode_corpus
     from tui.model.workbench import LoadedCorpus, Workbench
 
     spm = pytest.importorskip("sentencepiece")

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import Tokenizer
+from engine.encode.tokenizer import tokenizer_from_dict, tokenizer_to_dict
 from engine.errors import ConfigError
 from engine.formats import load_any
-from engine.pretokenize import PreTokenizer
-from engine.tokenizer import tokenizer_from_dict, tokenizer_to_dict
+from engine.text.pretokenize import PreTokenizer
 
 tiktoken = pytest.importorskip("tiktoken")
 

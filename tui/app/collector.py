@@ -12,7 +12,7 @@ repaint sets off walk the queue the jump restored. Two things keep that off the 
 - :func:`hold_until_drawn`: a move of the trainer (a step, an undo, a jump) holds the collector
   until the screen has been drawn with its result; collections that fell due run just after.
 
-The engine pauses the collector the same way while it trains (``engine.trainer``): a pause
+The engine pauses the collector the same way while it trains (``engine.train.trainer``): a pause
 either side starts is ended only by the side that started it.
 """
 

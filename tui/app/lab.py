@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine import Tokenizer, TrainConfig, inert
+from engine import Tokenizer, TrainConfig
+from engine.text import inert
 from tui.app import collector
 from tui.app.lab_driving import LabDriving
 from tui.app.lab_sessions import AUTOSAVE_RETRY, SAVE_NOW_SECONDS, LabSessions  # noqa: F401 (kept importable here)

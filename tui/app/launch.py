@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from engine import pretokenizer_for, refuse_inputs
+from engine.corpus import refuse_inputs
+from engine.text import pretokenizer_for
 from tui.cli.app_options import add_theme_option, build_parser, confine_args, table_corpus  # noqa: F401  (the launcher's, re-exported)
 from tui.cli.common import PROG, config_from_args, guarded
 from tui.i18n import set_language

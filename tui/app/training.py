@@ -26,7 +26,7 @@ GROUP = "training"
 #: Jumps into merges not made yet happen at once up to this many steps, longer ones in the worker.
 JUMP_AT_ONCE = 200
 #: Jumps among merges already made happen at once when their estimated work (a checkpoint
-#: restored and the merges walked: see engine._checkpoints) is small enough not to be seen
+#: restored and the merges walked: see engine.train.checkpoints) is small enough not to be seen
 #: (its time in docs/benchmarks.md): a restore of the 4.8 MB Chinese corpus fits.
 WORK_AT_ONCE = 40_000
 

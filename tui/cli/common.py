@@ -15,22 +15,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from engine import (
-    FILE_PATTERNS,
-    MAX_APP_CORPUS_BYTES,
-    MAX_FILE_BYTES,
-    MAX_STREAM_BYTES,
-    NAMED_PATTERNS,
-    PRETOKENIZERS,
-    TIE_RULES,
-    ConfigError,
-    PreTokenizer,
-    TrainConfig,
-    one_line,
-    pretokenizer_named,
-    size_text,
-)
+from engine import NAMED_PATTERNS, PRETOKENIZERS, TIE_RULES, ConfigError, PreTokenizer, TrainConfig, pretokenizer_named
+from engine.errors import MAX_APP_CORPUS_BYTES, MAX_FILE_BYTES, MAX_STREAM_BYTES, one_line, size_text
 from engine.formats import FORMATS
+from engine.text import FILE_PATTERNS
 
 # engine.formats' readers and engine.analysis, and the trainer and corpus readers (lazy names of
 # engine), are imported by the commands that use them: ``bpe-lab encode`` needs neither the
@@ -48,7 +36,7 @@ HEADLESS = ("train", "encode", "decode", "export", "compare", "plot", "lesson", 
 
 
 #: ``--pattern-name``: the named pre-tokenizers, and patterns tokenizer files are read with
-#: (engine.pretokenize.FILE_PATTERNS: Llama 3's; o200k, GPT-4o's and Llama 4's)
+#: (engine.text.pretokenize.FILE_PATTERNS: Llama 3's; o200k, GPT-4o's and Llama 4's)
 PATTERN_NAMES = ("none", *NAMED_PATTERNS, *FILE_PATTERNS)
 
 

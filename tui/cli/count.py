@@ -11,25 +11,14 @@ import argparse
 import os
 from typing import TYPE_CHECKING, TextIO
 
-from engine import (
-    MAX_CHUNK_BYTES,
-    MAX_STREAM_BYTES,
-    MAX_TABLE_BYTES,
-    PRETOKENIZERS,
-    TIE_RULES,
-    ConfigError,
-    CountsError,
-    PreTokenizer,
-    TrainConfig,
-    check_target,
-    refuse_inputs,
-    size_text,
-)
+from engine import PRETOKENIZERS, TIE_RULES, ConfigError, CountsError, PreTokenizer, TrainConfig
+from engine.corpus import MAX_CHUNK_BYTES, MAX_TABLE_BYTES, check_target, refuse_inputs
+from engine.errors import MAX_STREAM_BYTES, size_text
 
-# engine.counts (lazy names of engine) loads with the commands that count: building the parser
+# engine.corpus.counts (lazy names of engine) loads with the commands that count: building the parser
 # for ``bpe-lab encode`` must not (tests/cli/test_cli_startup.py).
 if TYPE_CHECKING:
-    from engine import ChunkTable
+    from engine.corpus import ChunkTable
 
 from tui.cli.common import byte_size
 from tui.cli.progress import Bar, train_with_bar
@@ -88,7 +77,7 @@ def _pretokenizer(args: argparse.Namespace) -> PreTokenizer:
 
 
 def run_count(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from engine import count_inputs, require_pyarrow, write_counts
+    from engine.corpus import count_inputs, require_pyarrow, write_counts
 
     if args.merge:
         return _run_merge(args, err)
@@ -118,7 +107,7 @@ def run_count(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _size(table: ChunkTable) -> str:
-    from engine import size_text
+    from engine.errors import size_text
 
     return size_text(sum(i.get("size", 0) for i in table.inputs))
 
@@ -138,7 +127,7 @@ def _note(table: ChunkTable) -> str | None:
 def _check_output(output: str, inputs: list[str]) -> None:
     """No input, nor a file a folder or glob names, may be the output (a second count of a
     folder must not read, then replace, the table the first wrote into it)."""
-    from engine import expand_inputs
+    from engine.corpus import expand_inputs
 
     refuse_inputs([output], [(p, f"the input {p}") for p in inputs if os.path.exists(p)])
     refuse_inputs([output], [(p, f"the input {p}") for p in expand_inputs(inputs)])
@@ -146,7 +135,7 @@ def _check_output(output: str, inputs: list[str]) -> None:
 
 
 def _run_merge(args: argparse.Namespace, err: TextIO) -> int:
-    from engine import check_usable, merge_tables, read_counts, write_counts
+    from engine.corpus import check_usable, merge_tables, read_counts, write_counts
 
     _check_output(args.output, args.inputs)
     tables = []
@@ -196,7 +185,8 @@ def counts_config(args: argparse.Namespace, table: ChunkTable, config: TrainConf
 
 def load_for_training(args: argparse.Namespace, config: TrainConfig, err: TextIO):
     """(table, config, pruned chunks) for ``--counts``, with the pruning reported on ``err``."""
-    from engine import check_usable, pretokenizer_for, prune, read_counts
+    from engine.corpus import check_usable, prune, read_counts
+    from engine.text import pretokenizer_for
 
     if args.corpus is not None:
         raise ConfigError("give either CORPUS or --counts, not both")

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from engine import MAX_FILE_BYTES, size_text
+from engine.errors import MAX_FILE_BYTES, size_text
 from tui.cli.common import UsageError, add_tokenizer_option, load_tokenizer_arg
 
 

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import TextIO
 
-from engine import token_display
+from engine.text import token_display
 from tui.cli.common import EXPORT_FORMATS, PROG, add_tokenizer_option, load_tokenizer_arg, read_stdin
 
 
@@ -49,7 +49,7 @@ def run_encode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def run_export(args: argparse.Namespace, err: TextIO) -> int:
-    from engine import refuse_inputs
+    from engine.corpus import refuse_inputs
     from engine.formats import export_tokenizer, read_paths, written_paths
 
     imported = load_tokenizer_arg(args, err)

@@ -56,7 +56,7 @@ def run_lesson(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def list_lessons(out: TextIO, lang: str | None = None) -> int:
     """The bundled lessons, each titled in ``lang`` (else the locale's language) where it has
     that language, else in English."""
-    from engine import inert
+    from engine.text import inert
     from tui.lessons.catalog import bundled, locale_lang
     from tui.lessons.format import LessonError, parse
 
@@ -84,7 +84,7 @@ def list_lessons(out: TextIO, lang: str | None = None) -> int:
 def check_files(names: list[str], lang: str | None, out: TextIO, err: TextIO, *, anywhere: bool = False) -> int:
     """Every problem of every file as ``bpe-lab: error: FILE:LINE: message``; the last one is
     raised (one error line and exit 2, as every command's)."""
-    from engine import inert
+    from engine.text import inert
     from tui.cli.common import PROG
     from tui.lessons.catalog import resolve
     from tui.lessons.format import LessonError, check
@@ -110,8 +110,8 @@ def check_files(names: list[str], lang: str | None, out: TextIO, err: TextIO, *,
 def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_json: bool = False,
                  anywhere: bool = False) -> int:
     """Play the lesson headless. Everything printed comes from files (the lesson, its corpora):
-    control characters are shown escaped (:func:`engine.display.inert`; in JSON as escapes)."""
-    from engine import inert
+    control characters are shown escaped (:func:`engine.text.display.inert`; in JSON as escapes)."""
+    from engine.text import inert
     from tui.cli.common import PROG
     from tui.lessons.catalog import load
     from tui.lessons.runner import HeadlessRun

@@ -57,7 +57,6 @@ def write_reports(args: argparse.Namespace, trainer: Trainer, corpus_bytes: int,
     from tui.cli.common import PROG
     if args.curve_out is None and args.export is None:
         return
-    from engine import atomic_write_text
     from engine.analysis import (
         PlotsUnavailable,
         composition,
@@ -70,6 +69,7 @@ def write_reports(args: argparse.Namespace, trainer: Trainer, corpus_bytes: int,
         merge_log_table,
         write_tables,
     )
+    from engine.corpus import atomic_write_text
 
     curve = curve_table(compression_curve(trainer, corpus_bytes))
     if args.curve_out is not None:
@@ -96,8 +96,8 @@ def write_reports(args: argparse.Namespace, trainer: Trainer, corpus_bytes: int,
 
 def run_plot(args: argparse.Namespace, err: TextIO) -> int:
     """``bpe-lab plot TABLE -o OUT``: a curve or composition table as a figure."""
-    from engine import refuse_inputs
     from engine.analysis import FIGURE_SUFFIXES, read_table, write_figure
+    from engine.corpus import refuse_inputs
     from tui.cli.common import PROG, UsageError
 
     if not args.output.lower().endswith(FIGURE_SUFFIXES):

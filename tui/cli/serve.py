@@ -154,7 +154,7 @@ def serve(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
 def check_app_args(app_args: Sequence[str], root: Path) -> None:
     """The app's options, checked as a tab's app will check them, so that a mistake is one line
     now and not a failed app in every browser."""
-    from engine import pretokenizer_for
+    from engine.text import pretokenizer_for
     from tui.cli.app_options import build_parser as app_parser
     from tui.cli.app_options import confine_args
     from tui.cli.common import config_from_args

@@ -10,7 +10,11 @@ import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
-from engine import MAX_VOCAB_BYTES, PreTokenizer, TrainConfig, gc_paused, size_text, token_display
+from engine import PreTokenizer, TrainConfig
+from engine.config import MAX_VOCAB_BYTES
+from engine.errors import size_text
+from engine.text import token_display
+from engine.train import gc_paused
 from tui.cli.common import PROG, add_training_options, config_from_args
 from tui.cli.count import add_counts_options, check_counts_args, load_for_training
 from tui.cli.progress import Bar
@@ -58,8 +62,8 @@ def format_merge(event: Merge, show: callable, width: int = 14) -> str:
 
 
 def corpus_input(path: str) -> tuple[str, str]:
-    """A corpus as :func:`engine.io.refuse_inputs` compares it (``-``: the file behind standard input)."""
-    from engine import is_stdin
+    """A corpus as :func:`engine.corpus.files.refuse_inputs` compares it (``-``: the file behind standard input)."""
+    from engine.corpus import is_stdin
 
     if is_stdin(path):
         try:
@@ -70,7 +74,9 @@ def corpus_input(path: str) -> tuple[str, str]:
 
 
 def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from engine import Trainer, check_target, pretokenizer_for, read_corpus, refuse_collisions, refuse_inputs
+    from engine import Trainer, read_corpus
+    from engine.corpus import check_target, refuse_collisions, refuse_inputs
+    from engine.text import pretokenizer_for
 
     check_counts_args(args)
     config = config_from_args(args)
@@ -109,7 +115,8 @@ def read_for_training(args: argparse.Namespace, config: TrainConfig, pretokenize
     """(corpus, text, chunks) of the corpus file: counted block by block when the pre-tokenizer
     allows it and ``whole`` is false (text empty), else read whole (chunks None); its note, if
     any, goes to ``err``."""
-    from engine import count_corpus, read_corpus, streamable
+    from engine import count_corpus, read_corpus
+    from engine.corpus import streamable
 
     bound = args.max_corpus_bytes
     if streamable(pretokenizer) and not whole:  # pre-tokenize block by block: the text is never held whole

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from engine import Trainer, token_display
+from engine import Trainer
+from engine.text import token_display
 from tui.i18n import _
 from tui.lessons.format import Claim, show_value
 from tui.model.finder import parse_query

@@ -16,7 +16,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine import BpeLabError, inert, size_text
+from engine import BpeLabError
+from engine.errors import size_text
+from engine.text import inert
 from tui.i18n import _
 from tui.lessons.claim_syntax import (  # noqa: F401 (the format's names, kept where they were)
     BASELINE_MEASURES,
@@ -141,9 +143,9 @@ class _Refused(BpeLabError):
 
 def read_lesson_text(path: Path, name: str) -> tuple[str | None, str | None]:
     """The text of a lesson file, or a problem: read through the one bounded reader every file
-    goes through (engine.io.open_bounded): at most :data:`MAX_LESSON_BYTES`, never waiting (a
+    goes through (engine.corpus.files.open_bounded): at most :data:`MAX_LESSON_BYTES`, never waiting (a
     pipe or a device is refused), newlines as ``read_text`` gives them."""
-    from engine import open_bounded
+    from engine.corpus import open_bounded
 
     try:
         with open_bounded(path, kind="a lesson file", error=_Refused, limit=MAX_LESSON_BYTES, pipes=False) as opened:

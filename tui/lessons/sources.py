@@ -68,7 +68,7 @@ def load_tokenizer(context: HeadlessContext | PlayContext, named: str, errors: t
 
 def text_file(text: str) -> Path:
     """The file an inline ``open text="..."`` corpus is kept in (by its hash, in the state folder)."""
-    from engine import atomic_write_bytes
+    from engine.corpus import atomic_write_bytes
     from tui.model.confine import lesson_text_folder
 
     data = text.encode("utf-8")
@@ -105,7 +105,7 @@ def open_source(context: HeadlessContext | PlayContext, action: Directive, *, wr
 
 def read_source(source: Source, text: str | None = None) -> str:
     """The corpus text of a source, decoded as the app decodes it."""
-    from engine import decode_corpus
+    from engine.corpus import decode_corpus
 
     if source.source.startswith("sample:"):
         from tui.model.samples import sample
@@ -114,7 +114,8 @@ def read_source(source: Source, text: str | None = None) -> str:
     elif text is not None:
         data = text.encode("utf-8")
     else:
-        from engine import MAX_STREAM_BYTES, read_corpus_bytes
+        from engine.corpus import read_corpus_bytes
+        from engine.errors import MAX_STREAM_BYTES
 
         try:  # the one bounded reader, at the bound of a stream: a stranger's lesson may name a huge file
             data = read_corpus_bytes(source.source, max_bytes=MAX_STREAM_BYTES)

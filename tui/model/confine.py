@@ -200,7 +200,8 @@ def _mark(path: Path) -> tuple[int, int, int, str] | None:
     time through the bounded reader); None when it cannot be read."""
     import hashlib
 
-    from engine import BpeLabError, open_bounded
+    from engine import BpeLabError
+    from engine.corpus import open_bounded
 
     digest = hashlib.sha256()
     try:

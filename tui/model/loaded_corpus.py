@@ -11,20 +11,10 @@ from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from engine import (
-    MAX_APP_CORPUS_BYTES,
-    ChunkTable,
-    Corpus,
-    CorpusError,
-    TrainConfig,
-    check_usable,
-    decode_corpus,
-    is_stdin,
-    pretokenizer_for,
-    read_corpus_bytes,
-    read_counts,
-    size_text,
-)
+from engine import Corpus, CorpusError, TrainConfig
+from engine.corpus import ChunkTable, check_usable, decode_corpus, is_stdin, read_corpus_bytes, read_counts
+from engine.errors import MAX_APP_CORPUS_BYTES, size_text
+from engine.text import pretokenizer_for
 from tui.model.samples import sample
 from tui.model.session import fingerprint
 
@@ -111,7 +101,7 @@ class LoadedCorpus:
         """A file path, or ``sample:NAME`` for a bundled sample. Raises ValueError (one line).
 
         ``max_bytes`` bounds the corpus (``--max-corpus-bytes``); without it a pipe or a device
-        stops at :data:`engine.corpus.MAX_STREAM_BYTES` and a regular file above
+        stops at :data:`engine.corpus.reading.MAX_STREAM_BYTES` and a regular file above
         :data:`APP_CORPUS_BYTES` is refused before it is read."""
         text = str(source)
         if text.startswith("sample:"):
@@ -128,7 +118,7 @@ class LoadedCorpus:
         refuse_too_large(path, max_bytes)
         data = read_corpus_bytes(path, max_bytes=max_bytes)  # read once: the hash is of exactly the bytes trained on
         if data[:4] == b"PAR1":  # a table from a pipe: told by the bytes read, not by reading it twice
-            from engine import counts_from_bytes
+            from engine.corpus import counts_from_bytes
 
             table = counts_from_bytes(str(path), data, parquet=True)
             check_usable(str(path), table)

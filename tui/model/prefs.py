@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from engine import atomic_write_text
+from engine.corpus import atomic_write_text
 from tui.i18n import _
 
 #: The file's name inside its folder.
@@ -30,7 +30,8 @@ def config_path() -> Path:
 def load_prefs(path: Path) -> tuple[dict, str | None]:
     """The preferences in ``path`` and None, or ``{}`` and a one-line message saying why the file
     was ignored. A missing file is no problem: ``({}, None)``."""
-    from engine import BpeLabError, read_bounded
+    from engine import BpeLabError
+    from engine.corpus import read_bounded
 
     class TooLarge(BpeLabError):
         pass

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine import Trainer, hf_byte_rank, token_display
+from engine import Trainer
+from engine.text import hf_byte_rank, token_display
 from tui.i18n import N_, _
 from tui.model.cells import fit
 

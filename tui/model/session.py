@@ -1,7 +1,7 @@
 """Sessions: where the user was (corpus, config, every merge, the step, the selection), on disk.
 
 The app writes the session every few seconds while it changes and when it quits, atomically
-(engine.io), so a crash or SIGKILL loses at most those seconds; ``bpe-lab --resume`` puts the
+(engine.corpus.files), so a crash or SIGKILL loses at most those seconds; ``bpe-lab --resume`` puts the
 user back, and refuses when the corpus file is no longer the one the session was made on.
 """
 
@@ -17,20 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import (
-    MAX_VOCAB,
-    BpeLabError,
-    Tokenizer,
-    TrainConfig,
-    atomic_write_text,
-    check_branch_data,
-    one_line,
-    parse_json,
-    reading_file,
-    size_text,
-    tokenizer_from_dict,
-    tokenizer_to_dict,
-)
+from engine import BpeLabError, Tokenizer, TrainConfig
+from engine.config import MAX_VOCAB
+from engine.corpus import atomic_write_text, parse_json
+from engine.encode import tokenizer_from_dict, tokenizer_to_dict
+from engine.errors import one_line, reading_file, size_text
+from engine.train import check_branch_data
 from tui.model.session_lock import SessionLock, claim_session_file, lock_path  # noqa: F401 (kept importable here)
 
 FORMAT = "bpe-lab session"

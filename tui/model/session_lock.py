@@ -11,9 +11,7 @@ import stat
 import time
 from pathlib import Path
 
-from engine import (
-    one_line,
-)
+from engine.errors import one_line
 from tui.i18n import _
 
 #: A lock file is read up to this many bytes (its owner is a line of JSON; anything else is garbage).

@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from engine import Merge, Tokenizer, TrainConfig, Trainer, refuse_inputs, token_display
+from engine import Merge, Tokenizer, TrainConfig, Trainer
+from engine.corpus import refuse_inputs
+from engine.text import token_display
 from tui.i18n import _
 from tui.model.loaded_corpus import LoadedCorpus, refuse_standard_input, table_config  # noqa: F401 (kept importable here)
 from tui.model.session import Session

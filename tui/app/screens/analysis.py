@@ -431,7 +431,7 @@ class AnalysisScreen(Screen[None]):
     @work(thread=True, group="analysis-export", exit_on_error=False)
     def _write_export(self, tables: list[Table], folder: Path) -> None:
         """All or nothing, as ``train --export``: the figures are drawn first, then the tables
-        and figures are written as one set (engine.io.atomic_write_files); a failure leaves none
+        and figures are written as one set (engine.corpus.files.atomic_write_files); a failure leaves none
         of them, and no folder this export made."""
         from engine.analysis import PlotsUnavailable, figure_bytes, write_tables
 

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from engine import token_display
+from engine.text import token_display
 from tui.i18n import N_, _
 from tui.model.cells import fit
 from tui.model.workbench import Workbench

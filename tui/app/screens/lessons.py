@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from engine import inert
+from engine.text import inert
 from tui.i18n import N_, _, language
 from tui.lessons.catalog import bundled
 from tui.lessons.format import LessonError, parse

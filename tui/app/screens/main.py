@@ -19,7 +19,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input
 
-from engine import token_display, token_info
+from engine import token_info
+from engine.text import token_display
 from tui.app.collector import hold_until_drawn
 from tui.app.keys import KEYS, typed_actions
 from tui.app.screens.branches import BranchesScreen, ManualMergeScreen

@@ -10,7 +10,8 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
-from engine import PRETOKENIZERS, TIE_RULES, TrainConfig, compile_pattern
+from engine import PRETOKENIZERS, TIE_RULES, TrainConfig
+from engine.text import compile_pattern
 from tui.i18n import N_, _
 from tui.model.pacing import SPEEDS, speed_label
 

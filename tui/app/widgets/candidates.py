@@ -6,7 +6,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.widgets import Static
 
-from engine import token_display
+from engine.text import token_display
 from tui.app.theme import current
 from tui.i18n import N_, _
 from tui.model.cells import fit

@@ -16,9 +16,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from engine import Tokenizer, token_display
+from engine import Tokenizer
 from engine.analysis import BpeSegmenter, Segmenter, languages, parse_parallel, token_tax
 from engine.formats import load_any
+from engine.text import token_display
 from tui.app.theme import current
 from tui.app.widgets.field import Field
 from tui.i18n import N_, _

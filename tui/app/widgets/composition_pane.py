@@ -8,8 +8,8 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
-from engine import token_display
 from engine.analysis import KINDS, LABELS, Composition
+from engine.text import token_display
 from tui.app.theme import current
 from tui.i18n import N_, _
 

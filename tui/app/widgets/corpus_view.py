@@ -28,7 +28,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine import mark_edges, token_display, visible_text
+from engine.text import mark_edges, token_display, visible_text
 from tui.app.theme import current
 from tui.i18n import _
 from tui.model.cells import seal

@@ -6,7 +6,9 @@ from collections.abc import Callable
 
 from rich.text import Text
 
-from engine import MergeTree, TokenInfo, token_display
+from engine import TokenInfo
+from engine.analysis import MergeTree
+from engine.text import token_display
 from tui.app.theme import current
 from tui.app.widgets.text_view import TextView
 from tui.i18n import N_, _, ngettext

@@ -15,7 +15,7 @@ from textual.style import Style
 from textual.visual import Visual
 from textual.widgets import Markdown, Static
 
-from engine import inert
+from engine.text import inert
 from tui.app.theme import current
 from tui.app.widgets.line_break import BrokenLines, break_lines
 from tui.i18n import _, ngettext

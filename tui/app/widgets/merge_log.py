@@ -19,7 +19,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine import Merge, token_display
+from engine import Merge
+from engine.text import token_display
 from tui.app.theme import current
 from tui.i18n import N_, _
 from tui.model.cells import fit

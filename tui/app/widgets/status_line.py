@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from engine import inert
+from engine.text import inert
 from tui.app.theme import current
 from tui.i18n import _
 from tui.model.pacing import speed_label

@@ -14,8 +14,9 @@ from textual.message import Message
 from textual.widgets import Label, Select, Static
 from textual.worker import get_current_worker
 
-from engine import TIE_RULES, Merge, token_display
+from engine import TIE_RULES, Merge
 from engine.analysis import TieDiff, tie_rule_diff
+from engine.text import token_display
 from tui.app.theme import current
 from tui.i18n import _, ngettext
 from tui.model.cells import seal

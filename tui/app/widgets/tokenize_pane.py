@@ -13,7 +13,9 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from engine import TRACE_LIMIT, Tokenizer, inert, token_display
+from engine import Tokenizer
+from engine.encode import TRACE_LIMIT
+from engine.text import inert, token_display
 from tui.app.theme import current
 from tui.app.widgets.field import Field
 from tui.i18n import N_, _

@@ -1,0 +1,234 @@
+"""Chunk-count tables as Parquet (pyarrow, the ``scale`` extra; imported only here, only when used).
+
+Columns: ``chunk`` (binary: the chunk's bytes), ``count`` (int64, or uint64 when a count needs
+it), ``order`` (int64: rank of first occurrence, 0 first; rows are written in that order too).
+The schema's metadata key ``bpe-lab`` holds :meth:`engine.corpus.counts.ChunkTable.meta` as JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter
+from typing import Any
+
+from engine.corpus.chunk_table import DEFAULT_BOUNDS, FORMAT, MAX_COUNT, ROW_BYTES, SCALE_HINT, TABLE_VERSION, Bounds, ChunkTable
+from engine.corpus.files import atomic_write_bytes
+from engine.errors import BpeLabError, CountsError, one_line, size_text
+from engine.text.pretokenize import PreTokenizer
+
+KEY = b"bpe-lab"
+INT64_MAX = (1 << 63) - 1
+UINT64_MAX = (1 << 64) - 1
+
+
+def _pyarrow():
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:
+        raise CountsError(f"chunk-count tables (Parquet) need pyarrow: {SCALE_HINT}") from None
+    return pyarrow, pyarrow.parquet
+
+
+def write_table(table: ChunkTable, path: str | os.PathLike[str]) -> None:
+    """Write ``table`` atomically (the whole file is built in memory, then renamed into place)."""
+    pa, pq = _pyarrow()
+    chunks = [c.encode("utf-8", "surrogateescape") for c in table.chunks]
+    counts = list(table.chunks.values())
+    top = max(counts, default=0)
+    if top > UINT64_MAX:
+        raise CountsError(f"a count of {top} does not fit in 64 bits")
+    kind = pa.uint64() if top > INT64_MAX else pa.int64()
+    schema = pa.schema([("chunk", pa.binary()), ("count", kind), ("order", pa.int64())],
+                       metadata={KEY: json.dumps(table.meta(), ensure_ascii=False).encode("utf-8")})
+    arrow = pa.table([pa.array(chunks, pa.binary()), pa.array(counts, kind), pa.array(range(len(chunks)), pa.int64())],
+                     schema=schema)
+    sink = pa.BufferOutputStream()
+    pq.write_table(arrow, sink, compression="zstd")
+    atomic_write_bytes(path, sink.getvalue().to_pybytes())
+
+
+def read_table(shown: str, data, bounds: Bounds = DEFAULT_BOUNDS) -> ChunkTable:
+    """The table in ``data`` (a Parquet file's bytes, or a seekable binary file of them, opened by
+    :func:`engine.corpus.counts.read_counts`);
+    one-line :class:`CountsError` for anything ``bpe-lab count`` would not have written, or a
+    table above ``bounds`` (refused from the file's own description before its rows are
+    decoded, and again as they are)."""
+    pa, pq = _pyarrow()
+    try:
+        handle = pq.ParquetFile(pa.BufferReader(data) if isinstance(data, bytes) else data)
+        meta = _meta(shown, handle.schema_arrow.metadata or {})
+        _check_columns(shown, handle.schema_arrow, pa)
+        _check_size(shown, handle.metadata, bounds)
+        chunks = _rows(shown, handle, meta["base"] == "chars", bounds)
+    except BpeLabError:
+        raise
+    except Exception:  # noqa: BLE001 - pyarrow's errors for truncated or corrupt files vary
+        # pyarrow's own words vary by version and say little ("Couldn't deserialize thrift")
+        raise CountsError(f"{shown}: not a readable Parquet file (corrupt or truncated)") from None
+    finally:
+        pa.default_memory_pool().release_unused()  # the rows are Python objects now: give Arrow's buffers back
+    table = _table(shown, meta, chunks)
+    if isinstance(data, bytes):
+        table.file_sha256 = hashlib.sha256(data).hexdigest()
+    return table
+
+
+def _check_columns(shown: str, schema, pa) -> None:
+    """chunk binary (or text), count and order integers: anything else is refused by name (a
+    float, NaN or bool count is no count)."""
+    wanted = (("chunk", lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_string(t)
+               or pa.types.is_large_string(t), "bytes"),
+              ("count", pa.types.is_integer, "integers"), ("order", pa.types.is_integer, "integers"))
+    for name, ok, what in wanted:
+        if name not in schema.names:
+            raise CountsError(f"{shown}: no {name!r} column (a table of bpe-lab count has chunk, count and order)")
+        kind = schema.field(name).type
+        if not ok(kind):
+            raise CountsError(f"{shown}: its {name!r} column holds {one_line(str(kind))}, not {what}")
+
+
+def _check_size(shown: str, metadata, bounds: Bounds) -> None:
+    """Refuse a table whose row groups say they hold more than the bounds, before decoding them."""
+    rows = metadata.num_rows
+    chunk_bytes = 0
+    for g in range(metadata.num_row_groups):
+        group = metadata.row_group(g)
+        for c in range(group.num_columns):
+            column = group.column(c)
+            if column.path_in_schema == "chunk":
+                chunk_bytes += max(column.total_uncompressed_size - 4 * group.num_rows, 0)  # less the lengths
+                if group.num_rows and column.total_uncompressed_size > (bounds.chunk + 4) * group.num_rows + 4096:
+                    raise _too_long(shown, bounds.chunk)
+    total = chunk_bytes + ROW_BYTES * rows
+    if total > bounds.table:
+        raise _too_large(shown, total, bounds.table)
+
+
+def _too_large(shown: str, total: int, bound: int) -> CountsError:
+    return CountsError(f"{shown}: its chunks come to {size_text(total)} in memory, above the table bound of "
+                       f"{size_text(bound)} (raise it with --max-table-bytes N)")
+
+
+def _too_long(shown: str, bound: int) -> CountsError:
+    return CountsError(f"{shown}: holds a chunk longer than {size_text(bound)}, the bound for one chunk "
+                       "(raise it with --max-chunk-bytes N)")
+
+
+def _batches(shown: str, handle, bounds: Bounds):
+    """(chunk, count, order) rows, a batch of them at a time; a chunk above the bound is refused
+    before it is decoded to text, and so is a table whose rows add up above its bound (a row
+    group's own size was checked before it was read: :func:`_check_size`)."""
+    total = 0
+    for batch in handle.iter_batches(batch_size=1 << 14, columns=["chunk", "count", "order"]):
+        chunks, counts, order = (batch.column(i).to_pylist() for i in range(3))
+        sizes = [len(c) for c in chunks if c is not None]
+        if sizes and max(sizes) > bounds.chunk:
+            raise _too_long(shown, bounds.chunk)
+        total += sum(sizes) + ROW_BYTES * len(chunks)
+        if total > bounds.table:
+            raise _too_large(shown, total, bounds.table)
+        for row in zip(chunks, counts, order):
+            if None in row or row[1] < 1 or row[1] > MAX_COUNT:
+                raise CountsError(f"{shown}: a row has no chunk, no order or a count below 1")
+            if not row[0]:  # bpe-lab count never writes one; another writer may
+                raise CountsError(f"{shown}: a row has an empty chunk (a chunk is at least one byte of text)")
+            yield row
+
+
+def _rows(shown: str, handle, strict: bool, bounds: Bounds) -> Counter[str]:
+    """The chunks and counts in the ``order`` column's order, a batch at a time (a table as large
+    as its corpus is never held twice): rows bpe-lab wrote are in that order already; rows
+    another writer shuffled are read again, all at once, and sorted. ``strict``: a chars-base
+    table, whose chunks must be UTF-8 (a bytes base keeps other bytes as lone surrogates)."""
+    decode = _strict(shown) if strict else _escaped
+    table: Counter[str] = Counter()
+    last = -1
+    for chunk, n, at in _batches(shown, handle, bounds):
+        if at <= last:
+            table = Counter()
+            for chunk, n, _ in sorted(_batches(shown, handle, bounds), key=lambda row: row[2]):
+                table[decode(chunk)] += n
+            return table
+        last = at
+        table[decode(chunk)] += n
+    return table
+
+
+def _escaped(chunk: bytes | str) -> str:
+    return chunk if isinstance(chunk, str) else chunk.decode("utf-8", "surrogateescape")
+
+
+def _strict(shown: str):
+    def decode(chunk: bytes | str) -> str:
+        if isinstance(chunk, str):
+            return chunk
+        try:
+            return chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CountsError(f"{shown}: a chunk is not valid UTF-8 ({one_line(repr(chunk[:20]))}), which a "
+                              "chars-base table cannot hold (bpe-lab count --base chars writes U+FFFD for such bytes)") from None
+    return decode
+
+
+def _meta(shown: str, raw: dict[bytes, bytes]) -> dict[str, Any]:
+    if KEY not in raw:
+        raise CountsError(f"{shown}: a Parquet file without bpe-lab's chunk-count metadata (not written by bpe-lab count)")
+    try:
+        meta = json.loads(raw[KEY].decode("utf-8"), parse_int=_small_int)
+    except _LongNumber:
+        raise CountsError(f"{shown}: its bpe-lab metadata holds a number of more than 20 digits") from None
+    except RecursionError:
+        raise CountsError(f"{shown}: its bpe-lab metadata is nested too deeply") from None
+    except (UnicodeDecodeError, ValueError):
+        raise CountsError(f"{shown}: its bpe-lab metadata is not JSON") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CountsError(f"{shown}: its bpe-lab metadata is not a chunk-count table's")
+    if meta.get("version") != TABLE_VERSION:
+        raise CountsError(f"{shown}: table format version {one_line(repr(meta.get('version')))[:40]}; "
+                          f"this bpe-lab reads version {TABLE_VERSION}")
+    if meta.get("base") not in ("bytes", "chars"):
+        raise CountsError(f"{shown}: its bpe-lab metadata lacks or garbles 'base' (bytes or chars)")
+    return meta
+
+
+class _LongNumber(ValueError):
+    pass
+
+
+def _small_int(text: str) -> int:
+    if len(text.lstrip("-")) > 20:
+        raise _LongNumber
+    return int(text)
+
+
+def _table(shown: str, meta: dict[str, Any], chunks: Counter[str]) -> ChunkTable:
+    def garbled(what: str) -> CountsError:
+        return CountsError(f"{shown}: its bpe-lab metadata lacks or garbles {what!r}")
+
+    def count(key: str) -> int:
+        value = meta.get(key, 0)
+        if type(value) is not int or not 0 <= value <= MAX_COUNT:
+            raise garbled(key)
+        return value
+
+    pre, inputs, made_by, source = (meta.get(k) for k in ("pretokenizer", "inputs", "bpe_lab", "source"))
+    if not isinstance(pre, dict) or not all(isinstance(k, str) for k in pre):
+        raise garbled("pretokenizer")
+    for key in ("name", "pattern"):
+        if pre.get(key) is not None and not isinstance(pre.get(key), str):
+            raise garbled(f"pretokenizer.{key}")
+    if not isinstance(inputs, list) or not all(isinstance(i, dict) for i in inputs):
+        raise garbled("inputs")
+    if not isinstance(made_by, str) or not isinstance(source if source is not None else "", str):
+        raise garbled("bpe_lab" if not isinstance(made_by, str) else "source")
+    try:
+        pretokenizer = PreTokenizer.from_dict(pre)
+    except BpeLabError as exc:
+        raise CountsError(f"{shown}: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise garbled("pretokenizer") from None
+    return ChunkTable(chunks, meta["base"], pretokenizer, inputs, made_by, count("invalid_bytes"), count("nul_bytes"),
+                      source or "bpe-lab")

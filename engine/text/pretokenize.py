@@ -1,0 +1,489 @@
+"""Pre-tokenizers: split text into chunks; merges never cross a chunk boundary."""
+
+from __future__ import annotations
+
+import re
+import signal
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from engine.errors import ConfigError, PatternError, PatternTimeoutError
+from engine.text.pattern_bounds import _short, check_pattern
+from engine.text.regions import CUTS, _region, _regions, _scan
+
+#: Seed 000's pattern, compiled with the standard ``re`` module exactly as the seed does.
+SIMPLE_PATTERN = r" ?\w+| ?[^\w\s]+|\s+"
+#: GPT-2's pattern (as in its encoder.py, minbpe and HuggingFace's ByteLevel pre-tokenizer).
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+#: GPT-4's cl100k_base pattern (as in tiktoken and minbpe).
+GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
+    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
+NAMED_PATTERNS = {"simple": SIMPLE_PATTERN, "gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}
+_NAMED_SOURCES = frozenset(NAMED_PATTERNS.values())
+#: Llama 3's pattern (its tokenizer.json's Split, Meta's tiktoken setup; also Llama 3.1-3.3).
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+#: tiktoken's o200k_base pattern (GPT-4o's; Llama 4's tiktoken setup uses it too).
+O200K_PATTERN = "|".join((
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+))
+#: GPT-2's pattern as its encoder.py and tiktoken's gpt2 spell it (each contraction on its own).
+GPT2_SPELLED_OUT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+#: Other spellings of a named pattern that match exactly what it matches, on any text: a custom
+#: pre-tokenizer with one of them is split by the named pattern's fast paths (its ASCII twin,
+#: the compiled core's scanners, block-by-block counting), and stays custom everywhere else.
+#: Llama 3's is cl100k's: the contractions are the same set (the apostrophe inside or outside
+#: ``(?i:)``, in an order where none is a prefix of another); ``?`` and ``+`` match as their
+#: possessive twins there (giving back the optional character, or part of the run, never lets
+#: what follows match); and ``\s*[\r\n]+`` ends where ``\s*[\r\n]`` does, after the last
+#: newline of the whitespace run. GPT-2's spelled-out contractions are its grouped ones (no
+#: contraction is a prefix of another). tests/engine/test_pretokenize_same.py checks both on
+#: text. ``simple`` has no other spelling here: it is compiled with ``re``, whose ``\w`` differs.
+SAME_AS = {GPT2_PATTERN: "gpt2", GPT2_SPELLED_OUT: "gpt2", GPT4_PATTERN: "gpt4", LLAMA3_PATTERN: "gpt4",
+           O200K_PATTERN: "o200k"}
+#: The pattern each fast path (``PreTokenizer.scan``) stands for. o200k is no named
+#: pre-tokenizer: a custom one with its pattern has only its ASCII twin (below), scanning ASCII
+#: regions cut where it ends a chunk (:data:`CUTS`); the text as a whole, as any custom pattern.
+SCAN_PATTERNS = {**NAMED_PATTERNS, "o200k": O200K_PATTERN}
+#: The fast paths the compiled core's scanners (``_chunk_end``) and whole-text encoder know,
+#: by the number they go by there.
+SCAN_MODES = {"gpt2": 0, "gpt4": 1, "o200k": 2}
+
+_WS = r"\t\n\x0b\x0c\r "
+#: The named patterns that need the ``regex`` module, rewritten for ASCII text for the standard
+#: ``re`` module, which scans it twice as fast with the same matches: on ASCII, ``\p{L}`` is
+#: ``[A-Za-z]``, ``\p{N}`` is ``[0-9]`` and ``\s`` is ``[\t\n\v\f\r ]`` (``re``'s own ``\s``
+#: would also match ``\x1c``-``\x1f``, which ``regex`` does not count as space).
+ASCII_PATTERNS = {
+    "gpt2": rf"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+""",
+    "gpt4": (
+        rf"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]+|[0-9]{{1,3}}| ?[^{_WS}A-Za-z0-9]++[\r\n]*"""
+        rf"""|[{_WS}]*[\r\n]|[{_WS}]+(?![^{_WS}])|[{_WS}]+"""
+    ),
+    # On ASCII \p{Lu} is [A-Z], \p{Ll} [a-z], and Lt, Lm, Lo and M hold nothing.
+    "o200k": (
+        rf"""[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+        rf"""|[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+        rf"""|[0-9]{{1,3}}| ?[^{_WS}A-Za-z0-9]+[\r\n/]*|[{_WS}]*[\r\n]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+"""
+    ),
+}
+
+
+@cache
+def _ascii_compiled(name: str) -> re.Pattern[str]:
+    return re.compile(ASCII_PATTERNS[name])
+
+
+@cache
+def _digit() -> Any:
+    import regex
+
+    return regex.compile(r"(\p{N})")
+
+#: A text that is not all ASCII, at least this long, is scanned in regions (see :func:`_regions`).
+_REGIONS_MIN = 1 << 12
+#: A text at least this long is counted by the compiled core's ASCII counter, when it is used.
+_COMPILED_MIN = 256
+
+
+#: A custom pattern gets this long on a text of n characters before it counts as too slow:
+#: ``PATTERN_SECONDS + n / PATTERN_RATE`` seconds (the named patterns run at over 5 million
+#: characters a second; a pattern that backtracks catastrophically runs for years).
+PATTERN_SECONDS = 1.0
+PATTERN_RATE = 500_000
+
+
+def compile_pattern(pattern: str, *, stdlib: bool = False) -> Any:
+    """Compile a pre-tokenizer pattern; a bad pattern raises ``PatternError`` in one line, and so
+    does one too large to compile in bounded time and memory (:func:`check_pattern`)."""
+    if not isinstance(pattern, str) or pattern not in _NAMED_SOURCES:
+        check_pattern(pattern)  # also refuses a pattern that is not text
+    if stdlib:
+        module, error = re, re.error
+    else:
+        import regex  # here, not at the top: importing it can cost more than scanning an ASCII corpus
+
+        module, error = regex, (re.error, regex.error)
+    try:
+        return module.compile(pattern)
+    except error as exc:
+        raise PatternError(f"invalid pattern {_short(pattern)}: {exc}") from None
+    except (OverflowError, RecursionError, MemoryError):  # e.g. a{99999999999} or (((...))) nested thousands deep
+        raise PatternError(f"invalid pattern {_short(pattern)}: too large or too deeply nested") from None
+
+
+def pattern_timeout(length: int) -> float:
+    """Seconds a custom pattern may take on a text of ``length`` characters."""
+    return PATTERN_SECONDS + length / PATTERN_RATE
+
+
+def _expire(signum: int, frame: Any) -> None:
+    raise TimeoutError
+
+
+@contextmanager
+def _bounded(seconds: float) -> Iterator[dict[str, float]]:
+    """The keyword arguments that bound one ``regex`` call to ``seconds``.
+
+    The ``regex`` module's own ``timeout`` reads the clock as it goes: 10 MB of code under
+    o200k's pattern took 7.6 s with it against 3.1 s without (docs/benchmarks.md). In the main
+    thread, when no one else uses ``SIGALRM``, a timer bounds the call instead (``regex``
+    checks for signals as it matches) and nothing is passed; elsewhere, ``timeout``."""
+    usable = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+              and signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+              and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0))
+    if not usable:
+        yield {"timeout": seconds}
+        return
+    previous = signal.signal(signal.SIGALRM, _expire)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        yield {}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)  # cancelled before the default (which would end
+        signal.signal(signal.SIGALRM, previous)  # the process) comes back
+
+
+def too_slow(pattern: str, length: int) -> PatternTimeoutError:
+    """The error for a pattern that ran out of time on a text of ``length`` characters."""
+    return PatternTimeoutError(
+        f"pattern {_short(pattern)} is too slow: no result after {pattern_timeout(length):.1f} s on "
+        f"{length} characters (it backtracks catastrophically; simplify it)"
+    )
+
+
+@dataclass(frozen=True)
+class PreTokenizer:
+    """Splits text into chunks the way tiktoken and minbpe do: one regex over the whole text.
+
+    Example: ``PreTokenizer("simple").split("Da sprach er:") -> ['Da', ' sprach', ' er', ':']``
+
+    ``name`` is ``none`` (one chunk: the whole text), ``simple``, ``gpt2``, ``gpt4`` or
+    ``custom`` (then ``pattern`` is the regex). ``split_digits`` makes every digit a chunk of
+    its own; ``split_newlines`` makes every newline a chunk of its own (so no merge crosses it);
+    ``per_line`` applies the pattern to each line (ending with its ``\n``) on its own, as
+    HuggingFace's trainer does when it reads a file line by line.
+    """
+
+    name: str = "gpt2"
+    pattern: str | None = None
+    split_digits: bool = False
+    split_newlines: bool = False
+    per_line: bool = False
+
+    def __post_init__(self) -> None:
+        if self.name == "none":
+            object.__setattr__(self, "_compiled", None)
+            object.__setattr__(self, "scan", "none")
+            return
+        if self.name == "custom":
+            if not self.pattern:
+                raise ConfigError("the custom pre-tokenizer needs a pattern")
+            source = self.pattern
+        elif self.name in NAMED_PATTERNS:
+            source = NAMED_PATTERNS[self.name]
+        else:
+            raise ConfigError(f"unknown pre-tokenizer {self.name!r}")
+        object.__setattr__(self, "pattern", source)
+        #: the named pattern whose fast paths split this one's text (see SAME_AS), else the name
+        object.__setattr__(self, "scan", SAME_AS.get(source, "custom") if self.name == "custom" else self.name)
+        if self.name == "custom":  # a bad pattern is reported now; the named ones compile on first use
+            object.__setattr__(self, "_compiled", compile_pattern(source))
+
+    def _regex(self) -> Any:
+        """The compiled pattern (None for ``none``); a named one is compiled on first use (ASCII
+        text never needs the gpt2 and gpt4 patterns themselves, see :meth:`_scanner`)."""
+        try:
+            return self.__dict__["_compiled"]
+        except KeyError:
+            compiled = compile_pattern(self.pattern, stdlib=self.name == "simple")
+            object.__setattr__(self, "_compiled", compiled)
+            return compiled
+
+    def split(self, text: str) -> list[str]:
+        """Chunks of ``text`` in order; characters the pattern does not match are dropped.
+
+        Example: ``PreTokenizer("gpt2", split_digits=True).split("a 12") -> ['a', ' ', '1', '2']``
+        """
+        if self.name == "none":
+            chunks = [text] if text else []
+        elif self.per_line:
+            chunks = [c for line in _lines(text) for c in self._findall(line) if c]
+        elif len(text) >= _COMPILED_MIN and (found := self._split_compiled(text)) is not None:
+            chunks = found
+        elif self.scan in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
+            chunks = []
+            for batch in self._mixed(text):
+                chunks += batch
+        elif self.scan in NAMED_PATTERNS:
+            chunks = self._findall(text)  # they never match an empty string
+        else:
+            chunks = [c for c in self._findall(text) if c]
+        return self._post(chunks)
+
+    def count(self, text: str) -> Counter[str]:
+        """Each distinct chunk with its count, in order of first appearance."""
+        return self.split_counted(self.count_raw(text))
+
+    def split_counted(self, raw: Counter[str]) -> Counter[str]:
+        """Digit and newline splitting of counted pattern chunks.
+
+        Runs once per distinct chunk (weighted), not per occurrence: pieces still come out in
+        order of first appearance, because distinct chunks do.
+        """
+        if not (self.split_digits or self.split_newlines):
+            return raw
+        counts: Counter[str] = Counter()
+        post = self._post
+        for chunk, n in raw.items():
+            for piece in post([chunk]):
+                counts[piece] += n
+        return counts
+
+    def count_raw(self, text: str, into: Counter[str] | None = None) -> Counter[str]:
+        """Chunks as the pattern alone makes them, counted (batch by batch, see batches()),
+        added to ``into`` when given (new chunks after its own, in order of first appearance)."""
+        counts: Counter[str] = Counter() if into is None else into
+        if len(text) >= _COMPILED_MIN and self._count_compiled(text, counts):
+            return counts
+        for batch in self.batches(text):
+            counts.update(batch)  # a list: one C-level loop
+        return counts
+
+    @property
+    def covers_everything(self) -> bool:
+        """Whether every character of any text lands in some chunk (true of the named
+        pre-tokenizers and of other spellings with fast paths; a custom pattern may skip
+        characters)."""
+        return self.scan == "none" or self.scan in SCAN_PATTERNS  # o200k's too: \s+ and [^\s L N]+ end it
+
+    def batches(self, text: str) -> Iterator[list[str]]:
+        """The pattern's chunks of ``text`` in order, a batch at a time (before digit and newline
+        splitting; empty matches dropped).
+
+        Large texts are scanned a piece at a time, so the list of all chunks (over a hundred
+        megabytes for 10 MB of text) never exists at once. Only the named patterns are pieced:
+        they match every character and look at most one character past a match, so a match
+        ending well before a piece's end is exactly the match a whole-text scan makes there.
+        """
+        if self.name == "none":
+            if text:
+                yield [text]
+            return
+        if self.per_line:
+            for line in _lines(text):
+                yield [c for c in self._findall(line) if c]
+            return
+        if self.scan not in SCAN_PATTERNS:
+            yield [c for c in self._findall(text) if c]
+            return
+        if self.scan in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
+            yield from self._mixed(text)
+            return
+        yield from _scan(self._scanner(text), text, 0, len(text))
+
+    def _mixed(self, text: str) -> Iterator[list[str]]:
+        """The chunks of a text that is not all ASCII, region by region (:func:`_regions`): the
+        ASCII regions with the pattern's standard-library twin, the rest with the pattern."""
+        fast, exact = _ascii_compiled(self.scan), self._regex()
+        for start, end, ascii in _regions(text, CUTS[self.scan]):
+            yield from _region(fast if ascii else exact, exact, text, start, end)
+
+    def _compiled_regions(self, text: str, name: str) -> tuple[Any, Iterator[tuple[int, int, bool]]] | None:
+        """The compiled core's ASCII function ``name`` (count_ascii, split_ascii) and the regions
+        of ``text`` to use it on; None when the compiled core is not in use or the pre-tokenizer
+        is not gpt2, gpt4 or o200k (scanning the whole text)."""
+        from engine.native import backend as _core
+
+        fast = getattr(_core._compiled, name, None)
+        if fast is None or self.per_line or self.scan not in SCAN_MODES:
+            return None
+        n = len(text)
+        if text.isascii():
+            return fast, iter([(0, n, True)])
+        if n < _REGIONS_MIN:
+            return fast, iter([(0, n, False)])
+        return fast, _regions(text, CUTS[self.scan])
+
+    def _count_compiled(self, text: str, counts: Counter[str]) -> bool:
+        """Count the pattern's chunks of ``text`` into ``counts`` with the compiled core's
+        ASCII counter (``engine.native.compiled.count_ascii``: no string made per occurrence, only per
+        distinct chunk) on the ASCII regions and the pattern on the rest; False (nothing
+        counted) without the compiled core or for another pre-tokenizer."""
+        found = self._compiled_regions(text, "count_ascii")
+        if found is None:
+            return False
+        count, regions = found
+        mode, n = SCAN_MODES[self.scan], len(text)
+        for start, end, ascii in regions:
+            if ascii and count(counts, text, start, n if end == n else end + 1, mode, end != n) >= 0:
+                continue
+            for batch in _region(_ascii_compiled(self.scan) if ascii else self._regex(), self._regex(), text, start, end):
+                counts.update(batch)
+        return True
+
+    def _split_compiled(self, text: str) -> list[str] | None:
+        """The pattern's chunks of ``text`` as :meth:`_count_compiled` scans them, the ASCII
+        regions by ``engine.native.compiled.split_ascii`` (one string per distinct chunk, shared by its
+        occurrences); None without the compiled core or for another pre-tokenizer."""
+        found = self._compiled_regions(text, "split_ascii")
+        if found is None:
+            return None
+        split, regions = found
+        mode, n = SCAN_MODES[self.scan], len(text)
+        chunks: list[str] = []
+        for start, end, ascii in regions:
+            if ascii and split(chunks, text, start, n if end == n else end + 1, mode, end != n) >= 0:
+                continue
+            for batch in _region(_ascii_compiled(self.scan) if ascii else self._regex(), self._regex(), text, start, end):
+                chunks += batch
+        return chunks
+
+    def positioned(self, text: str) -> Iterator[tuple[int, str]]:
+        """(character offset, chunk) for every chunk, after digit and newline splitting."""
+        post = self._post
+        if self.covers_everything:
+            pos = 0
+            for batch in self.batches(text):
+                for piece in post(batch):
+                    yield pos, piece
+                    pos += len(piece)
+            return
+        try:
+            for match in self._regex().finditer(text, timeout=pattern_timeout(len(text))):
+                pos = match.start()
+                for piece in post([match.group(0)]):
+                    yield pos, piece
+                    pos += len(piece)
+        except TimeoutError:
+            raise too_slow(self.pattern, len(text)) from None
+
+    def _scanner(self, text: str) -> Any:
+        """The compiled pattern to scan ``text`` with: a named pattern's standard-library twin
+        (:data:`ASCII_PATTERNS`) when the text is ASCII (an O(1) check), else the pattern."""
+        if self.scan in ASCII_PATTERNS and text.isascii():
+            return _ascii_compiled(self.scan)
+        return self._regex()
+
+    def _findall(self, text: str) -> list[str]:
+        if self.scan != "custom":
+            return self._scanner(text).findall(text)
+        compiled = self._regex()
+        try:  # a custom pattern may backtrack catastrophically: bound its time
+            with _bounded(pattern_timeout(len(text))) as bound:
+                if compiled.groups:  # findall would give the groups (one group: its text alone)
+                    chunks = [m.group(0) for m in compiled.finditer(text, **bound)]
+                else:
+                    chunks = compiled.findall(text, **bound)
+        except TimeoutError:
+            raise too_slow(self.pattern, len(text)) from None
+        return chunks
+
+    def _post(self, chunks: list[str]) -> list[str]:
+        """Digit and newline splitting, applied after the pattern."""
+        if self.split_digits:
+            digit = _digit()
+            chunks = _split_each(chunks, digit.split, has=digit.search)
+        if self.split_newlines:
+            chunks = _split_each(chunks, _split_newline, has=_has_newline)
+        return chunks
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready description (the pattern is written out in full)."""
+        data = {
+            "name": self.name,
+            "pattern": self.pattern,
+            "split_digits": self.split_digits,
+            "split_newlines": self.split_newlines,
+        }
+        if self.per_line:
+            data["per_line"] = True
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PreTokenizer:
+        """Inverse of :meth:`to_dict`."""
+        name = data.get("name", "gpt2")
+        pattern = data.get("pattern") if name == "custom" else None
+        return cls(
+            name=name,
+            pattern=pattern,
+            split_digits=bool(data.get("split_digits", False)),
+            split_newlines=bool(data.get("split_newlines", False)),
+            per_line=bool(data.get("per_line", False)),
+        )
+
+
+def _split_newline(chunk: str) -> list[str]:
+    """Example: ``_split_newline("a\\n\\nb") -> ['a', '\\n', '', '\\n', 'b']`` (empties dropped later)."""
+    parts = chunk.split("\n")
+    out = [parts[0]]
+    for part in parts[1:]:
+        out.append("\n")
+        out.append(part)
+    return out
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split at ``\n`` only, each keeping it. Example: ``_lines("a\r\nb") -> ['a\r\n', 'b']``"""
+    lines = text.split("\n")
+    last = lines.pop()
+    out = [line + "\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+def _has_newline(chunk: str) -> bool:
+    return "\n" in chunk
+
+
+def _split_each(chunks: list[str], splitter: Any, *, has: Any) -> list[str]:
+    """Apply ``splitter`` to the chunks for which ``has(chunk)`` holds, dropping empty pieces."""
+    out: list[str] = []
+    for chunk in chunks:
+        if not has(chunk):
+            out.append(chunk)
+            continue
+        out.extend(piece for piece in splitter(chunk) if piece)
+    return out
+
+
+#: Patterns a tokenizer file that holds none may be read with by name (``--pattern-name``),
+#: besides the named pre-tokenizers: custom patterns, spelled as the files' own libraries do.
+FILE_PATTERNS = {"llama3": LLAMA3_PATTERN, "o200k": O200K_PATTERN}
+
+
+def pretokenizer_named(name: str) -> PreTokenizer:
+    """``none``, a named pre-tokenizer, or a custom one with a pattern of :data:`FILE_PATTERNS`.
+
+    Example: ``pretokenizer_named("o200k").scan -> 'o200k'``"""
+    if name in FILE_PATTERNS:
+        return PreTokenizer("custom", FILE_PATTERNS[name])
+    return PreTokenizer(name)
+
+
+def pretokenizer_for(config: Any) -> PreTokenizer:
+    """The pre-tokenizer a :class:`~engine.config.TrainConfig` describes."""
+    return PreTokenizer(
+        name=config.pretokenizer,
+        pattern=config.pattern,
+        split_digits=config.split_digits,
+        split_newlines=config.no_merge_newline,
+        per_line=config.tie_rule == "hf",
+    )

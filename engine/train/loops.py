@@ -1,0 +1,360 @@
+"""The trainer's hot loops in pure Python: the reference for the compiled core's twins
+(``engine/native/compiled.pyx``); :mod:`engine.native.backend` picks one or the other. The node layout is
+:mod:`engine.train.pair_state`'s."""
+
+from __future__ import annotations
+
+import os
+import sys
+from array import array
+from bisect import bisect_left
+from collections import defaultdict, deque
+from collections.abc import Callable, Sequence
+from functools import partial
+from heapq import heappush
+from itertools import accumulate, chain, compress, repeat
+from operator import add, mul, ne
+from struct import Struct
+
+from engine.encode.pairs import MASK, SHIFT
+from engine.train.pair_views import DEAD, SEP
+
+_nodes = partial(array, "i")
+#: engine.train.pair_state._CMAX: counts are queued as CMAX - count (a min-heap yields the largest).
+CMAX = 1 << 50
+
+
+def layout(pairs: list[tuple[Sequence[int], int]]) -> tuple[array[int], array[int], int]:
+    """The pair state's node array for ``pairs`` (non-empty symbol lists, or bytes: their bytes
+    are the symbols; each with its weight):
+    ``(data, starts, tokens)``: SEP, then each chunk's symbols and a SEP, each node linked to
+    its neighbours and weighing its chunk's count (the separators too); the address of each
+    chunk's first node; the weighted number of symbols. The array is 32-bit unless a weight or
+    an address needs 64 (:func:`node_typecode`). Built in bulk: C-level maps and chains, and for
+    chunks of bytes (the bytes base) byte-level joins written straight into the array's fields."""
+    seqs = [seq for seq, _ in pairs]
+    counts = [weight for _, weight in pairs]
+    lengths = list(map(len, seqs))
+    # address of each chunk's first node: 4 (after the first SEP), then 4 * (length + 1) on
+    starts = list(accumulate(map(mul, map(add, lengths[:-1], repeat(1)), repeat(4)), initial=4)) if seqs else []
+    tokens = sum(map(mul, counts, lengths))
+    if tokens >= CMAX:  # (the pair state says so; the array could not hold such weights)
+        return array("i"), array("q"), tokens
+    n = sum(lengths) + len(seqs) + 1
+    code = node_typecode(max(counts, default=0), 4 * n + 4)
+    if code == "i" and sys.byteorder == "little" and all(map(bytes.__instancecheck__, seqs)):
+        return _layout_bytes(seqs, counts, lengths, starts, n), array("q", starts), tokens
+    sym: list[int] = [SEP]
+    sym.extend(chain.from_iterable(chain.from_iterable(zip(seqs, repeat((SEP,))))))
+    weights: list[int] = [0]
+    weights.extend(chain.from_iterable(map(repeat, counts, map(add, lengths, repeat(1)))))
+    data = array(code, [0]) * (4 * n)
+    data[0::4] = array(code, sym)
+    after = array(code, range(4, 4 * n + 4, 4))  # node i links to 4i + 4 and back to 4i - 4
+    data[1::4] = after
+    data[2::4] = (array(code, (-4, 0)) + after)[:n]  # the same run, two nodes later
+    data[3::4] = array(code, weights)
+    return data, array("q", starts), tokens
+
+
+#: Nodes per period of a link's low 16 bits (4i + 4 wraps at 2**16 every 2**14 nodes).
+_PERIOD = 1 << 14
+
+
+def _layout_bytes(seqs: list[bytes], counts: list[int], lengths: list[int], starts: list[int], n: int) -> array[int]:
+    """:func:`layout`'s 32-bit node array for chunks of bytes, on a little-endian machine, with no
+    Python loop per node: the fields are written through byte, 16-bit and 32-bit views of the
+    array. A symbol is its chunk byte (the array starts as zeros), then the separators are
+    written over; the links' low halves repeat every 2**14 nodes and their high halves are
+    runs; weights are 1, then each chunk counted more often writes its own."""
+    data = array("i", [0]) * (4 * n)
+    octets = memoryview(data).cast("B")
+    octets[0::16] = b"\0".join([b"", *seqs, b""])
+    words = octets.cast("i")
+    separators = chain((0,), map(add, starts, map(mul, lengths, repeat(4))))
+    deque(map(words.__setitem__, separators, repeat(SEP)), maxlen=0)
+    halves = octets.cast("H")
+    # next of node i: 4i + 4; its low half cycles 4, 8, ..., 65532, 0 and its high half is
+    # (i + 1) >> 14, a run of 2**14 - 1 zeros and then runs of 2**14
+    low = (array("H", range(4, 1 << 16, 4)) + array("H", [0])) * (n // _PERIOD + 1)
+    runs = array("H", [0]) * (_PERIOD - 1)
+    for h in range(1, n // _PERIOD + 2):
+        runs.extend(array("H", [h]) * _PERIOD)
+    halves[2::8] = low[:n]
+    halves[3::8] = runs[:n]
+    # back link of node i: 4i - 4, node i - 2's next (node 0: -4, node 1: 0)
+    rest = max(n - 2, 0)
+    halves[4::8] = (array("H", [0xFFFC, 0]) + low[:rest])[:n]
+    halves[5::8] = (array("H", [0xFFFF, 0]) + runs[:rest])[:n]
+    # a chunk's weight is on its nodes and the separator after it (the first separator's is 0)
+    heavy = list(compress(range(len(counts)), map(ne, counts, repeat(1))))
+    if 8 * len(heavy) < len(counts):  # a few chunks occur more than once: write theirs over 1s
+        words[3::4] = array("i", [1]) * n
+        words[3] = 0
+        for i in heavy:
+            start, length = starts[i], lengths[i]
+            words[start + 3:start + 4 * length + 4:4] = array("i", [counts[i]]) * (length + 1)
+    else:  # each chunk's packed count, repeated
+        pack = Struct("i").pack
+        weights = b"\0\0\0\0" + b"".join(map(mul, map(pack, counts), map(add, lengths, repeat(1))))
+        words[3::4] = memoryview(weights).cast("i")
+    for view in (words, halves, octets):
+        view.release()
+    return data
+
+
+#: The widest weight a node array of 32-bit ints holds; a chunk counted more often than this
+#: (a chunk-count table of a large corpus) makes the node array 64-bit.
+INT32_MAX = (1 << 31) - 1
+
+
+def node_typecode(max_weight: int, max_address: int) -> str:
+    """The node array's typecode: ``"i"`` (32-bit, half the memory) while every weight and
+    address fits, else ``"q"`` (64-bit). Example: ``node_typecode(1 << 32, 40) -> 'q'``"""
+    return "i" if max_weight <= INT32_MAX and max_address <= INT32_MAX else "q"
+
+
+#: Nodes from which the pure first index gathers the second half of the layout in a forked
+#: child at the same time (a smaller layout costs less than the fork: docs/benchmarks.md).
+INDEX_SPLIT = 1 << 20
+
+
+def index_pairs(data: array[int], floor: int) -> tuple[dict[int, int], dict[int, array[int]]]:
+    """The first pair index of a layout: {pair key: weighted count} and {pair key: ascending
+    addresses of its left nodes}, both in order of first occurrence, for the pairs counted at
+    least ``floor`` times.
+
+    One loop over the nodes gathers the addresses (on a large layout, two at once: see
+    :func:`_gather_in_two`); a pair's count is then its number of addresses, plus the extra
+    weight of the few chunks that occur more than once (found by a C-level filter on the
+    weights), rather than summing weights node by node (figures: docs/benchmarks.md, "Issue
+    24, fifth round")."""
+    end = len(data)
+    where = _gather_in_two(data) if end >= 4 * INDEX_SPLIT and _may_fork() else _gather(data, 0, end)
+    count = {k: len(nodes) for k, nodes in where.items()}
+    for address in compress(range(0, end, 4), map(ne, data[3::4], repeat(1))):
+        x = data[address]
+        if x >= 0 and address + 4 < end:
+            y = data[address + 4]
+            if y >= 0:
+                count[x << SHIFT | y] += data[address + 3] - 1
+    if floor > 1:
+        return {k: c for k, c in count.items() if c >= floor}, {k: where[k] for k, c in count.items() if c >= floor}
+    return count, dict(where)
+
+
+def _gather(data: array[int], lo: int, hi: int) -> dict[int, array[int]]:
+    """{pair key: ascending addresses} of the pairs whose left node is in [lo, hi), in order of
+    first occurrence (a pair's right node may be at hi)."""
+    where: defaultdict[int, array[int]] = defaultdict(_nodes)
+    for x, y, address in zip(data[lo:hi:4], data[lo + 4:hi + 4:4], range(lo, hi, 4)):
+        if x >= 0 and y >= 0:
+            where[x << SHIFT | y].append(address)
+    return where
+
+
+def _may_fork() -> bool:
+    """Whether the index may fork: where a process can, and no other thread could hold a lock
+    the child would need (the app builds its trainers beside Textual's threads)."""
+    import threading
+
+    return hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
+
+
+def _answer(payload: bytes) -> dict[int, array[int]] | None:
+    """The child's gathering from its raw arrays (count, keys, sizes, addresses), or None when
+    the payload is empty or not whole."""
+    head = 8
+    if len(payload) < head:
+        return None
+    n = array("q", payload[:head])[0]
+    if n < 0 or len(payload) < head + 16 * n:
+        return None
+    keys = array("q", payload[head:head + 8 * n])
+    sizes = array("q", payload[head + 8 * n:head + 16 * n])
+    flat = payload[head + 16 * n:]
+    if len(flat) != _nodes().itemsize * sum(sizes):
+        return None
+    flat = _nodes(flat)
+    return {k: flat[o:o + size] for k, o, size in zip(keys, accumulate(sizes, initial=0), sizes)}
+
+
+def _gather_in_two(data: array[int]) -> dict[int, array[int]]:
+    """:func:`_gather` of the whole layout, its second half in a forked child at the same time:
+    the child sends its keys, their lengths and all its addresses as three raw arrays, and each
+    of its lists is put after ours (ascending, first occurrences in order). Should the child
+    fail, its half is gathered here."""
+    end = len(data)
+    mid = end // 8 * 4
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:  # no room for another process now: one loop, here
+        os.close(read_end)
+        os.close(write_end)
+        return _gather(data, 0, end)
+    if pid == 0:  # the child: gather the second half, send it back, and leave at once
+        try:
+            os.close(read_end)
+            payload = b""
+            try:
+                second = _gather(data, mid, end)
+                keys = array("q", second)
+                sizes = array("q", map(len, second.values()))
+                payload = b"".join((array("q", [len(keys)]).tobytes(), keys.tobytes(), sizes.tobytes(),
+                                    *map(bytes, second.values())))
+            except BaseException:  # noqa: BLE001 - an empty answer: the parent gathers the half itself
+                payload = b""
+            with os.fdopen(write_end, "wb") as out:
+                out.write(payload)
+        finally:  # whatever happened (the parent gone, the pipe broken), never return from here
+            os._exit(0)
+    os.close(write_end)
+    try:
+        where = _gather(data, 0, mid)
+    finally:
+        with os.fdopen(read_end, "rb") as incoming:
+            payload = incoming.read()
+        os.waitpid(pid, 0)
+    second = _answer(payload)
+    if second is None:  # the child failed, or was stopped before it had written all
+        second = _gather(data, mid, end)
+    get = where.get
+    for k, nodes in second.items():
+        mine = get(k)
+        if mine is None:
+            where[k] = nodes
+        else:
+            mine.extend(nodes)
+    return where
+
+
+def relink(data: array[int], plist: array[int], a: int, b: int, new_id: int) -> tuple[
+        dict[int, array[int]], dict[int, array[int]], dict[int, int], dict[int, int], int, array[int]]:
+    """The merge loop of :meth:`engine.train.pair_state.PairState.merge`: replace each live (a, b) at the addresses
+    ``plist`` by ``new_id``, left to right, relinking the nodes. Returns ``(left, right, lx, rx,
+    extra, absorbed)``: the merged nodes grouped by their neighbours' symbols (left symbol -> the
+    left neighbours' addresses, right symbol -> the merged nodes' addresses, both ascending, in
+    order of first appearance), the extra weight of each group (chunks that occur more than
+    once; a group without any is left out), the extra weight in all, and the absorbed nodes
+    (each keeps its back link to its p: undo finds p there)."""
+    left: defaultdict[int, array[int]] = defaultdict(_nodes)
+    right: defaultdict[int, array[int]] = defaultdict(_nodes)
+    lx: dict[int, int] = {}
+    rx: dict[int, int] = {}
+    extra = 0
+    absorbed = _nodes()
+    push = absorbed.append
+    for p in plist:
+        if data[p] != a:
+            continue
+        q = data[p + 1]
+        if data[q] != b:
+            continue
+        o = data[p + 2]
+        r = data[q + 1]
+        so = data[o]
+        sr = data[r]
+        data[p] = new_id
+        data[q] = DEAD
+        data[p + 1] = r
+        data[r + 2] = p
+        if so >= 0:
+            left[so].append(o)
+        if sr >= 0:
+            right[sr].append(p)
+        if data[p + 3] != 1:  # a chunk that occurs more than once
+            more = data[p + 3] - 1
+            extra += more
+            if so >= 0:
+                lx[so] = lx.get(so, 0) + more
+            if sr >= 0:
+                rx[sr] = rx.get(sr, 0) + more
+        push(q)
+    return left, right, lx, rx, extra, absorbed
+
+
+def account(count: dict[int, int], hist: dict[int, int], where: dict[int, array[int]], heap: list[int],
+            left: dict[int, array[int]], right: dict[int, array[int]], lx: dict[int, int], rx: dict[int, int],
+            a: int, b: int, new_id: int, floor: int, front: list | None, entry: Callable[[int, int, int], int] | None) -> int:
+    """The counting half of :meth:`engine.train.pair_state.PairState.merge`, after :func:`relink`:
+    the merged pair leaves ``count``/``hist``; the pairs of existing tokens beside the merged
+    nodes lose their weight, group by group; the pairs with ``new_id`` are counted and, when
+    they can ever win (``floor``), indexed in ``where`` and queued in ``heap`` (with ``entry``
+    under the wide tie rules, else as ``(_CMAX - count) << 40 | key``), and those at or below
+    ``front``'s bound join choose's read-ahead. Returns the merged pair's count before."""
+    key = a << SHIFT | b
+    old = count.pop(key, 0)
+    if old:
+        hist[old] -= 1
+    # What PairState._recount and _apply do for an undo, inlined (most merges late in training
+    # touch a handful of nodes, so the calls and dicts between them cost more than the work).
+    # Pairs of existing tokens lose weight group by group (a key met twice, once on each side,
+    # ends as _apply would leave it); pairs with new_id are summed first.
+    cget = count.get
+    new: dict[int, int] = {}
+    nget = new.get
+    for so, nodes in left.items():
+        wt = len(nodes) + lx.get(so, 0) if lx else len(nodes)
+        k = so << SHIFT | a
+        if so == new_id:  # an adjacent earlier occurrence: (new, a) becomes (new, new)
+            new[k] = nget(k, 0) - wt
+        elif k != key:
+            c0 = cget(k)
+            if c0 is not None:  # None: born below the floor, never kept
+                if c0:
+                    hist[c0] -= 1
+                c0 -= wt
+                count[k] = c0
+                if c0:
+                    hist[c0] += 1
+        k = so << SHIFT | new_id
+        new[k] = nget(k, 0) + wt
+    b_left = b << SHIFT
+    x_left = new_id << SHIFT
+    for sr, nodes in right.items():
+        wt = len(nodes) + rx.get(sr, 0) if rx else len(nodes)
+        k = b_left | sr
+        if k != key:
+            c0 = cget(k)
+            if c0 is not None:
+                if c0:
+                    hist[c0] -= 1
+                c0 -= wt
+                count[k] = c0
+                if c0:
+                    hist[c0] += 1
+        k = x_left | sr
+        new[k] = nget(k, 0) + wt
+    # Register the pairs with new_id: counts, and (if they can ever win) index and queue. A
+    # pair's nodes are its neighbour group: left group so holds (so, new) and right group sr
+    # holds (new, sr); both lists are ascending.
+    bound = front[3] if front is not None else -1
+    for k, c in new.items():
+        if c < floor:  # counts never grow: a pair born below the floor (or gone) can never be merged
+            continue
+        count[k] = c
+        hist[c] += 1
+        nodes = left[k >> SHIFT] if k & MASK == new_id else right[k & MASK]
+        where[k] = nodes
+        if entry is not None:
+            heappush(heap, entry(k, c, nodes[0]))
+        else:
+            e = (CMAX - c) << 40 | k
+            heappush(heap, e)
+            if e <= bound:
+                ahead = front[2]  # type: ignore[index]
+                i = bisect_left(ahead, e)
+                if i == len(ahead) or ahead[i] != e:
+                    ahead.insert(i, e)
+    return old
+
+
+def merge(data: array[int], plist: array[int], a: int, b: int, new_id: int, count: dict[int, int],
+          hist: dict[int, int], where: dict[int, array[int]], heap: list[int], floor: int, front: list | None,
+          entry: Callable[[int, int, int], int] | None) -> tuple[int, int, array[int]]:
+    """One merge of :meth:`engine.train.pair_state.PairState.merge`: :func:`relink`, then
+    :func:`account`. Returns ``(the merged pair's count before, extra weight, absorbed nodes)``."""
+    left, right, lx, rx, extra, absorbed = relink(data, plist, a, b, new_id)
+    old = account(count, hist, where, heap, left, right, lx, rx, a, b, new_id, floor, front, entry)
+    return old, extra, absorbed
