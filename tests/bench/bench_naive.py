@@ -22,9 +22,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from engine import TrainConfig, Trainer  # noqa: E402
+from engine.encode.reference import merge  # noqa: E402
 from engine.text.pretokenize import PreTokenizer  # noqa: E402
-
-from reference import merge  # noqa: E402
 
 
 def naive_train(text: str, merges: int) -> list[tuple[int, int]]:

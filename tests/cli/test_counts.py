@@ -24,8 +24,7 @@ from engine import CorpusError, CountsError, PreTokenizer, TrainConfig, Trainer
 from engine.corpus import ChunkTable, count_inputs, decode_corpus, merge_tables, prune, read_counts, write_counts
 from engine.encode.tokenizer import load_tokenizer
 from engine.text import pretokenizer_for
-
-from reference import reference_train_counts
+from engine.train.reference import train_counts as reference_train_counts
 
 ALPHABETS = ["ab", "a b\n", "ab\n\n", "aä \n", "xy 12\n", "中文，。\n", "a1 b2\nc", "😀a \n", "Ab!? \n\r"]
 RAW = [b"", b"\xff", b"\xe4\xb8", b"\x00"]

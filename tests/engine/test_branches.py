@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from engine import Merge, MergeError, TokenIdError, Tokenizer, TrainConfig, Trainer
 from engine.train import Branch
+from engine.train.reference import train as reference_train
 
-from reference import reference_train
 from test_engine_differential import configs, corpora
 from test_engine_undo import snapshot
 

@@ -1,7 +1,7 @@
 """Chinese merged character by character first, on both paths, against merging the bytes:
 
 - tiktoken's rule (engine.encode.tiktoken_merge.CharsFirst, the compiled RankMerger): the parts are a naive
-  tiktoken's (tests/reference.py) whenever the shortcut is taken, on vocabularies made as
+  tiktoken's (engine/encode/reference.py) whenever the shortcut is taken, on vocabularies made as
   training makes them (each token two earlier ones) and in any order, where the shortcut must
   see that it does not hold; Llama 3's real rank file gives tiktoken's ids;
 - the merges (engine.encode.apply_merges.ByteMerger, the compiled ChunkEncoder): seed 002's ids, with words
@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from engine import Tokenizer
 from engine.encode import apply_merges as _codec
+from engine.encode.reference import tiktoken_parts
 from engine.encode.tiktoken_merge import CharsFirst, rank_merge
 from engine.native import backend as _core
 
-from reference import tiktoken_parts
 from test_tokenizer import seed_encode
 
 compiled = _core._ccore_module

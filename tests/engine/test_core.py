@@ -27,8 +27,8 @@ from engine.encode import tokenizer as tokenizer_module
 from engine.encode.pairs import SHIFT
 from engine.native import backend as _core
 from engine.train import loops as _trainloops
+from engine.train.reference import train as reference_train
 
-from reference import reference_train
 from test_encode_fast import merge_lists
 from test_engine_differential import corpora
 from test_tokenizer import seed_encode

@@ -8,8 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import TrainConfig, Trainer
-
-from reference import reference_train
+from engine.train.reference import train as reference_train
 
 # Small alphabets make ties and runs (aaaa, abab: the classic traps) likely.
 ALPHABETS = ["ab", "aab", "abc ", "a b\n", "ab\n\n", "aä ", "xy 12", "中文，。\n", "a1 b2\n", "😀a "]

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from engine import TrainConfig, Trainer
+from engine.train.reference import train as reference_train
 
-from reference import reference_train
 from test_engine_differential import configs, corpora
 
 

@@ -12,10 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.encode import tiktoken_merge as _rankmerge
+from engine.encode.reference import tiktoken_parts
 from engine.formats import load_any, loading
 from engine.native import backend as _core
-
-from reference import tiktoken_parts
 
 compiled = _core._ccore_module
 

@@ -11,6 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import TrainConfig, Trainer
+from engine.encode.reference import merge
+from engine.train.reference import split
 from tui.model.quiz import (
     Outcome,
     PickError,
@@ -27,8 +29,6 @@ from tui.model.quiz import (
     tie_reason,
 )
 from tui.model.samples import sample
-
-from reference import merge, split
 
 LOW = TrainConfig(base="chars", pretokenizer="none", tie_rule="first-seen", max_merges=4)
 
