@@ -249,8 +249,8 @@ def count_corpus(
     Gives exactly ``pretokenizer.count(read_corpus(path).text)`` (same counts, same order of
     first appearance) for the named pre-tokenizers (see :func:`streamable`); a peak of a few
     megabytes instead of the whole text (a 10 MB file with one emoji is 40 MB as a str).
-    With ``processes`` 2, a large file's second half is counted in a forked process at the same
-    time (no threads may run: the command line only). A pipe, a device or standard input (``-``)
+    With ``processes`` 2, a large file's second half is counted in a worker process at the same
+    time (the command line only). A pipe, a device or standard input (``-``)
     is read once, without seeking, up to ``max_bytes`` (default :data:`MAX_STREAM_BYTES`), and
     held while it is counted: it has no size to check before the work starts.
     ``progress(bytes read, bytes in all, distinct chunks)`` is called after each block of a
@@ -312,7 +312,7 @@ class _Blocks:
 
 
 #: Files at least this large are counted by two processes when asked: from here, pre-tokenizing
-#: half the file costs more than the fork and sending the child's counts back (docs/benchmarks.md).
+#: half the file costs more than starting a worker and sending its counts back (docs/benchmarks.md).
 PARALLEL_MIN = 512 << 10
 
 
@@ -421,34 +421,28 @@ def _count_in_two(
     p: Path, mid: int, size: int, pretokenizer: PreTokenizer, base: str, block: int,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Counter[str], int, int]:
-    """Count [0, mid) here and [mid, size) in a forked child at the same time; the child's
-    counts come after ours, so the order of first appearance is kept."""
-    import pickle
+    """Count [0, mid) here and [mid, size) in a worker process at the same time (the standard
+    library's process pool, as ``bpe-lab count`` uses); the worker's counts come after ours, so
+    the order of first appearance is kept."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: count the second half, send it back, and leave at once
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        second = pool.submit(_count_from, str(p), mid, size, pretokenizer.to_dict(), base, block)
         try:
-            os.close(read_end)
-            counts, invalid, nul, _ = _count_range(p, mid, None, pretokenizer, base, block, size - mid)
-            payload = pickle.dumps((counts, invalid, nul), protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException as exc:  # noqa: BLE001 - reported to the parent, which reraises
-            payload = pickle.dumps(exc)
-        with os.fdopen(write_end, "wb") as out:
-            out.write(payload)
-        os._exit(0)
-    os.close(write_end)
-    try:
-        first, invalid, nul, _ = _count_range(p, 0, mid, pretokenizer, base, block, None, None, progress)
-    finally:
-        with os.fdopen(read_end, "rb") as incoming:
-            payload = incoming.read()
-        os.waitpid(pid, 0)
-    second = pickle.loads(payload)
-    if isinstance(second, BaseException):
-        raise second
-    first.update(second[0])
-    return first, invalid + second[1], nul + second[2]
+            first, invalid, nul, _ = _count_range(p, 0, mid, pretokenizer, base, block, None, None, progress)
+        except BaseException:
+            second.cancel()
+            raise
+        counts, more_invalid, more_nul = second.result()
+    first.update(counts)
+    return first, invalid + more_invalid, nul + more_nul
+
+
+def _count_from(path: str, start: int, size: int, pre: dict, base: str, block: int) -> tuple[Counter[str], int, int]:
+    """A worker's part of :func:`_count_in_two`: the chunks of the file from ``start`` on."""
+    counts, invalid, nul, _ = _count_range(Path(path), start, None, PreTokenizer.from_dict(pre), base, block, size - start)
+    return counts, invalid, nul
 
 
 #: A safe cut: just after a newline followed by printable ASCII. The greedy ``.*`` makes a match
