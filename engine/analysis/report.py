@@ -1,4 +1,4 @@
-"""Figures and data to share (issue 15 §4): the curve, the composition, the held-out numbers and
+"""Figures and data to share: the curve, the composition, the held-out numbers and
 the merge log as tables, written as CSV and JSON, and the curve and composition as figures.
 
 The app's export key and ``bpe-lab train --export`` both build their tables here, so a file holds
