@@ -136,7 +136,7 @@ def _size(path: str) -> int:
 
 def _cuts(path: str, size: int, step: int) -> list[int]:
     """Safe cuts about ``step`` bytes apart (one found in the window after each multiple)."""
-    cuts = []
+    cuts: list[int] = []
     with open(path, "rb") as handle:
         at = step
         while at < size - step // 2:
@@ -269,6 +269,7 @@ def _count_task(task: Task, pre: dict[str, Any], base: str, progress=None) -> tu
             return _count_range(p, task.start, task.end, pretokenizer, base, BLOCK, task.limit, None, progress,
                                 max_piece=task.piece)
         if task.kind == "memory":
+            assert task.data is not None  # a memory task holds its pipe's bytes
             return _count_range(p, 0, None, pretokenizer, base, BLOCK, None, _Blocks(task.data), max_piece=task.piece)
         if task.data is not None:  # a pipe, counted whole
             data = task.data
@@ -293,19 +294,21 @@ def _count_task(task: Task, pre: dict[str, Any], base: str, progress=None) -> tu
 class _Capped:
     """A decompressing reader that refuses to give more than the task's ``cap`` bytes."""
 
-    def __init__(self, handle, task: Task) -> None:
-        self.handle, self.task, self.left = handle, task, task.cap
+    def __init__(self, handle: Any, task: Task) -> None:
+        assert task.cap is not None  # only a capped task is read through one
+        self.handle, self.task, self.cap = handle, task, task.cap
+        self.left = task.cap
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size: int = -1, /) -> bytes:
         want = self.left + 1 if size < 0 else min(size, self.left + 1)
         data = self.handle.read(want)
         self.left -= len(data)
         if self.left < 0:
             task = self.task
             if task.cap_given:
-                raise CountsError(f"{task.path}: decompresses to more than {size_text(task.cap)}, the bound set by "
+                raise CountsError(f"{task.path}: decompresses to more than {size_text(self.cap)}, the bound set by "
                                   "--max-decompressed-bytes")
-            raise CountsError(f"{task.path}: decompresses to more than {size_text(task.cap)}, the bound for a "
+            raise CountsError(f"{task.path}: decompresses to more than {size_text(self.cap)}, the bound for a "
                               f"{size_text(task.weight)} file (a compression bomb?); raise it with "
                               "--max-decompressed-bytes N")
         return data

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol, cast
 
 from engine.errors import MAX_STREAM_BYTES, CorpusError, CountsError, reading_file, size_text
 from engine.text.pretokenize import NAMED_PATTERNS, PreTokenizer
@@ -298,10 +298,16 @@ def _count_stream(
     return _count_range(Path(path), 0, None, pretokenizer, base, block, None, _Blocks(data))
 
 
+class Reader(Protocol):
+    """What :func:`_count_range` reads a stream with: a file's ``read``."""
+
+    def read(self, size: int, /) -> bytes: ...
+
+
 class _Blocks:
     """Bytes in memory, read a block at a time like a file (without copying them whole)."""
 
-    def __init__(self, data: bytearray) -> None:
+    def __init__(self, data: bytes | bytearray) -> None:
         self.view = memoryview(data)
         self.at = 0
 
@@ -318,7 +324,7 @@ PARALLEL_MIN = 512 << 10
 
 def _count_range(
     p: Path, start: int, end: int | None, pretokenizer: PreTokenizer, base: str, block: int,
-    limit: int | None = None, stream: _Blocks | None = None, progress: Callable[[int, int], None] | None = None,
+    limit: int | None = None, stream: Reader | None = None, progress: Callable[[int, int], None] | None = None,
     max_piece: int | None = None,
 ) -> tuple[Counter[str], int, int, int]:
     """Count the chunks of bytes [start, end) of a file (``end`` None: to the end, which must be a
@@ -337,8 +343,8 @@ def _count_range(
     pending = bytearray()
     scanned = 0  # pending[:scanned] holds no cut (bar its last byte, a newline maybe)
     with p.open("rb") if stream is None else nullcontext(stream) as handle:
-        if start:
-            handle.seek(start)
+        if start:  # a range of a file (a stream is always read from its start)
+            cast(BinaryIO, handle).seek(start)
         while True:
             want = block if end is None else min(block, end - start - read)
             if limit is not None:

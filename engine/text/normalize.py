@@ -23,6 +23,7 @@ import base64
 import binascii
 import unicodedata
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from engine.errors import ConfigError
@@ -90,7 +91,7 @@ def _steps(spec: Any, precompiled: str) -> list[Callable[[str], str]]:
         raise ConfigError("a normalizer is an object with a \"type\"")
     kind = spec["type"]
     if kind in ("NFC", "NFD", "NFKC", "NFKD"):
-        return [lambda text, form=kind: unicodedata.normalize(form, text)]
+        return [partial(unicodedata.normalize, kind)]
     if kind == "Lowercase":
         return [str.lower]
     if kind == "Strip":

@@ -8,7 +8,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -113,9 +113,9 @@ def compile_pattern(pattern: str, *, stdlib: bool = False) -> Any:
     does one too large to compile in bounded time and memory (:func:`check_pattern`)."""
     if not isinstance(pattern, str) or pattern not in _NAMED_SOURCES:
         check_pattern(pattern)  # also refuses a pattern that is not text
-    if stdlib:
-        module, error = re, re.error
-    else:
+    module: Any = re
+    error: tuple[type[Exception], ...] = (re.error,)
+    if not stdlib:
         import regex  # here, not at the top: importing it can cost more than scanning an ASCII corpus
 
         module, error = regex, (re.error, regex.error)
@@ -185,6 +185,9 @@ class PreTokenizer:
     split_digits: bool = False
     split_newlines: bool = False
     per_line: bool = False
+    #: the named pattern whose fast paths split this one's text (see SAME_AS), else the name:
+    #: set by __post_init__, never compared or written
+    scan: str = field(default="none", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.name == "none":
@@ -200,7 +203,6 @@ class PreTokenizer:
         else:
             raise ConfigError(f"unknown pre-tokenizer {self.name!r}")
         object.__setattr__(self, "pattern", source)
-        #: the named pattern whose fast paths split this one's text (see SAME_AS), else the name
         object.__setattr__(self, "scan", SAME_AS.get(source, "custom") if self.name == "custom" else self.name)
         if self.name == "custom":  # a bad pattern is reported now; the named ones compile on first use
             object.__setattr__(self, "_compiled", compile_pattern(source))
@@ -211,6 +213,7 @@ class PreTokenizer:
         try:
             return self.__dict__["_compiled"]
         except KeyError:
+            assert self.pattern is not None  # every pre-tokenizer but none has one, set in __post_init__
             compiled = compile_pattern(self.pattern, stdlib=self.name == "simple")
             object.__setattr__(self, "_compiled", compiled)
             return compiled
@@ -371,7 +374,7 @@ class PreTokenizer:
                     yield pos, piece
                     pos += len(piece)
         except TimeoutError:
-            raise too_slow(self.pattern, len(text)) from None
+            raise too_slow(self.pattern or "", len(text)) from None
 
     def _scanner(self, text: str) -> Any:
         """The compiled pattern to scan ``text`` with: a named pattern's standard-library twin
@@ -391,7 +394,7 @@ class PreTokenizer:
                 else:
                     chunks = compiled.findall(text, **bound)
         except TimeoutError:
-            raise too_slow(self.pattern, len(text)) from None
+            raise too_slow(self.pattern or "", len(text)) from None
         return chunks
 
     def _post(self, chunks: list[str]) -> list[str]:
