@@ -96,6 +96,8 @@ SPM_BPE = b"\x0a\x08\x0a\x01a\x15\x00\x00\x80\xbf\x12\x02\x18\x02"
 SPM_UNIGRAM = b"\x0a\x08\x0a\x01a\x15\x00\x00\x80\xbf\x12\x00"
 #: SPM_BPE with an nmt_nfkc normalizer spec whose table (field 2) is two bytes: no trie fits.
 SPM_BAD_TABLE = SPM_BPE + b"\x1a\x0e\x0a\x08nmt_nfkc\x12\x02\x01\x00"
+#: SPM_BPE with its one piece scored NaN (the float 0x7fc00000).
+SPM_NAN = SPM_BPE.replace(b"\x15\x00\x00\x80\xbf", b"\x15\x00\x00\xc0\x7f")
 
 
 def with_normalizer(tmp: Path) -> None:

@@ -31,6 +31,7 @@ Unigram, word and char models are refused in one line naming the type.
 from __future__ import annotations
 
 import base64
+import math
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -134,6 +135,10 @@ class Model:
     escape_whitespaces: bool = True
 
 
+class BadScore(ValueError):
+    """A piece whose score is not a finite number (NaN or infinite)."""
+
+
 def parse_model(raw: bytes) -> Model:
     """The fields of a ``.model`` file's protobuf; ValueError when it is malformed."""
     model = Model()
@@ -149,6 +154,9 @@ def parse_model(raw: bytes) -> Model:
                     kind = v
             if text is None:
                 raise ValueError(f"piece {len(model.pieces)} has no text")
+            if not math.isfinite(score):  # NaN would order the merges by chance, run to run
+                raise BadScore(f"piece {len(model.pieces)} scores {score}: a SentencePiece model's scores must be "
+                               "finite numbers")
             model.pieces.append((text, score, kind))
         elif number == 2 and wire == 2:
             for n, w, v in _fields(value):
@@ -209,6 +217,8 @@ def read_model(path: Path, raw: bytes) -> Imported:
     """A SentencePiece BPE ``.model``'s tokenizer, with the file's ids; anything else is refused."""
     try:
         model = parse_model(raw)
+    except BadScore as exc:
+        raise fail(path, str(exc)) from None
     except (ValueError, UnicodeDecodeError):
         raise fail(path, "not a SentencePiece model (its protobuf is malformed)") from None
     kind = MODEL_TYPES.get(model.model_type, f"type {model.model_type}")
