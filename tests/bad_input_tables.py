@@ -97,6 +97,26 @@ def fifo(tmp: Path, name: str, data: bytes | None) -> None:
     threading.Thread(target=write, daemon=True).start()
 
 
+def repeated_chunk(tmp: Path, name: str = "bomb.parquet") -> Path:
+    """A 90 kB table whose one 900 kB chunk is stored once, as Parquet's dictionary encoding,
+    and repeated in 30 row groups of 1000 rows: 27 GB once decoded. Written from a dictionary
+    array without Arrow's own schema, so a reader sees a plain bytes column, as when pyarrow
+    dictionary-encodes a bytes column by itself."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    chunk = pa.array([b"a" * (900 << 10)], pa.binary())
+    schema = pa.schema([("chunk", pa.dictionary(pa.int32(), pa.binary())), ("count", pa.int64()), ("order", pa.int64())])
+    with pq.ParquetWriter(tmp / name, schema, compression="zstd", store_schema=False) as writer:
+        for group in range(30):
+            rows = range(group * 1000, (group + 1) * 1000)
+            indices = pa.array([0] * len(rows), pa.int32())
+            writer.write_table(pa.table([pa.DictionaryArray.from_arrays(indices, chunk), pa.array([1] * len(rows), pa.int64()),
+                                         pa.array(rows, pa.int64())], schema=schema))
+        writer.add_key_value_metadata({"bpe-lab": json.dumps(meta())})
+    return tmp / name
+
+
 def gz(tmp: Path, name: str, piece: bytes, times: int) -> Path:
     with gzip.open(tmp / name, "wb", compresslevel=9) as handle:
         for _ in range(times):
@@ -134,6 +154,7 @@ SETUP_TABLES: dict[str, Setup] = {
     "table-chars-invalid-utf8": lambda tmp, mp: parquet(tmp, chunks=(b"the", b"\xfe\xff"), metadata=meta(base="chars")),
     "table-empty": lambda tmp, mp: parquet(tmp, chunks=(), counts=()),
     "table-huge-chunk": lambda tmp, mp: huge_chunk(tmp),
+    "table-repeated-chunk": lambda tmp, mp: repeated_chunk(tmp),
     "table-long-chunk": lambda tmp, mp: parquet(tmp, chunks=(b"x" * 5000, b"y"), counts=(1, 1)),
     "table-too-large": lambda tmp, mp: corpus(tmp, "dict.txt", "".join(f"w{k} 1\n" for k in range(30))),
     "table-words-superscript": lambda tmp, mp: corpus(tmp, "dict.txt", "hello 3\nworld ²\n"),

@@ -58,7 +58,9 @@ def read_table(shown: str, data, bounds: Bounds = DEFAULT_BOUNDS) -> ChunkTable:
     decoded, and again as they are)."""
     pa, pq = _pyarrow()
     try:
-        handle = pq.ParquetFile(pa.BufferReader(data) if isinstance(data, bytes) else data)
+        # The chunks come as a dictionary and indices where the file stores them so: their size
+        # is known before a row is decoded (one long chunk repeated is gigabytes decoded).
+        handle = pq.ParquetFile(pa.BufferReader(data) if isinstance(data, bytes) else data, read_dictionary=["chunk"])
         meta = _meta(shown, handle.schema_arrow.metadata or {})
         _check_columns(shown, handle.schema_arrow, pa)
         _check_size(shown, handle.metadata, bounds)
@@ -86,6 +88,8 @@ def _check_columns(shown: str, schema, pa) -> None:
         if name not in schema.names:
             raise CountsError(f"{shown}: no {name!r} column (a table of bpe-lab count has chunk, count and order)")
         kind = schema.field(name).type
+        if pa.types.is_dictionary(kind):  # the chunks, read as a dictionary (see read_table)
+            kind = kind.value_type
         if not ok(kind):
             raise CountsError(f"{shown}: its {name!r} column holds {one_line(str(kind))}, not {what}")
 
@@ -120,16 +124,23 @@ def _too_long(shown: str, bound: int) -> CountsError:
 def _batches(shown: str, handle, bounds: Bounds):
     """(chunk, count, order) rows, a batch of them at a time; a chunk above the bound is refused
     before it is decoded to text, and so is a table whose rows add up above its bound (a row
-    group's own size was checked before it was read: :func:`_check_size`)."""
+    group's own size was checked before it was read: :func:`_check_size`). The sizes are taken
+    from Arrow's arrays, a dictionary's lengths by its indices, before any row becomes Python."""
+    import pyarrow.compute as pc
+
     total = 0
     for batch in handle.iter_batches(batch_size=1 << 14, columns=["chunk", "count", "order"]):
-        chunks, counts, order = (batch.column(i).to_pylist() for i in range(3))
-        sizes = [len(c) for c in chunks if c is not None]
-        if sizes and max(sizes) > bounds.chunk:
+        column = batch.column(0)
+        if hasattr(column, "dictionary"):  # lengths of the dictionary's values, taken by index
+            sizes = pc.take(pc.binary_length(column.dictionary), column.indices)
+        else:
+            sizes = pc.binary_length(column)
+        if (pc.max(sizes).as_py() or 0) > bounds.chunk:
             raise _too_long(shown, bounds.chunk)
-        total += sum(sizes) + ROW_BYTES * len(chunks)
+        total += (pc.sum(sizes).as_py() or 0) + ROW_BYTES * len(batch)
         if total > bounds.table:
             raise _too_large(shown, total, bounds.table)
+        chunks, counts, order = (batch.column(i).to_pylist() for i in range(3))
         for row in zip(chunks, counts, order):
             if None in row or row[1] < 1 or row[1] > MAX_COUNT:
                 raise CountsError(f"{shown}: a row has no chunk, no order or a count below 1")

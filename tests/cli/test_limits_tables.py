@@ -27,7 +27,7 @@ from helpers import ROOT
 from engine import TrainConfig, Trainer
 from engine.encode.tokenizer import load_tokenizer
 
-from bad_input_tables import huge_chunk
+from bad_input_tables import huge_chunk, repeated_chunk
 
 MEMORY = 1 << 30  # the address space each command may use
 CPU_SECONDS = 60  # processor time each command may use
@@ -77,6 +77,17 @@ def test_a_small_parquet_file_holding_a_huge_chunk_is_refused_before_decoding(tm
             "(raise it with --max-chunk-bytes N)")
     refused(run("bpe-lab train --counts bomb.parquet -o tok.json", tmp_path), line)
     refused(run("bpe-lab count --merge bomb.parquet bomb.parquet -o all.parquet", tmp_path), line)
+
+
+def test_a_chunk_repeated_by_a_dictionary_is_measured_before_it_is_decoded(tmp_path):
+    """90 kB on disk, one 900 kB chunk stored once and repeated 30,000 times: 27 GB decoded. Its
+    first row group alone (900 MB) is refused by a 64 MB bound before a row is decoded, within
+    the 1 GB limit (it once decoded a batch of 16,384 rows first)."""
+    repeated_chunk(tmp_path)
+    assert (tmp_path / "bomb.parquet").stat().st_size < 128 << 10
+    line = ("bpe-lab: error: bomb.parquet: its chunks come to 879 MB in memory, above the table bound of 64 MB "
+            "(raise it with --max-table-bytes N)")
+    refused(run("bpe-lab train --counts bomb.parquet -o tok.json --max-table-bytes 64M", tmp_path), line)
 
 
 @pytest.mark.parametrize(("command", "line"), [
