@@ -100,11 +100,11 @@ SPM_BAD_TABLE = SPM_BPE + b"\x1a\x0e\x0a\x08nmt_nfkc\x12\x02\x01\x00"
 SPM_NAN = SPM_BPE.replace(b"\x15\x00\x00\x80\xbf", b"\x15\x00\x00\xc0\x7f")
 
 
-def with_normalizer(tmp: Path) -> None:
-    """tokenizer.json: tok.json's tokenizer as hf, with an NFKC normalizer."""
+def with_normalizer(tmp: Path, normalizer: dict | None = None) -> None:
+    """tokenizer.json: tok.json's tokenizer as hf, with an NFKC normalizer (or ``normalizer``)."""
     export_tokenizer(load_tokenizer(trained_tok(tmp)), "hf", tmp / "tokenizer.json")
     data = json.loads((tmp / "tokenizer.json").read_text(encoding="utf-8"))
-    data["normalizer"] = {"type": "NFKC"}
+    data["normalizer"] = normalizer or {"type": "NFKC"}
     (tmp / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
 
 

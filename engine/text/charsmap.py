@@ -87,6 +87,8 @@ class Charsmap:
         self._units = units
         self._strings = blob[4 + size:]
         self._texts: dict[int, bytes | None] = {}
+        #: the most characters a key becomes (nmt_nfkc's: 18): how much the table can grow a text
+        self.longest = max((len(text.decode("utf-8", "replace")) for text in self._strings.split(b"\0")), default=1) or 1
         starts = {byte for byte in range(1, 256) if self._child(_offset(units[0]), byte)}
         # keys start with lead bytes; a continuation byte there could only begin a malformed key
         self._leads = {b for b in starts if b < 0x80 or 0xC2 <= b <= 0xF4}

@@ -137,7 +137,7 @@ def _expire(signum: int, frame: Any) -> None:
 
 
 @contextmanager
-def _bounded(seconds: float) -> Iterator[dict[str, float]]:
+def bounded(seconds: float) -> Iterator[dict[str, float]]:
     """The keyword arguments that bound one ``regex`` call to ``seconds``.
 
     The ``regex`` module's own ``timeout`` reads the clock as it goes: 10 MB of code under
@@ -388,7 +388,7 @@ class PreTokenizer:
             return self._scanner(text).findall(text)
         compiled = self._regex()
         try:  # a custom pattern may backtrack catastrophically: bound its time
-            with _bounded(pattern_timeout(len(text))) as bound:
+            with bounded(pattern_timeout(len(text))) as bound:
                 if compiled.groups:  # findall would give the groups (one group: its text alone)
                     chunks = [m.group(0) for m in compiled.finditer(text, **bound)]
                 else:

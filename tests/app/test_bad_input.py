@@ -204,6 +204,13 @@ SETUP: dict[str, Setup] = {
     "spm-unigram-model": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_UNIGRAM),
     "spm-table": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_BAD_TABLE),
     "spm-score": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_NAN),
+    "hf-normalizer-growth": lambda tmp, mp: with_normalizer(tmp, {"type": "Sequence", "normalizers": [
+        {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * 34}),
+    "hf-normalizer-prepend": lambda tmp, mp: with_normalizer(tmp, {"type": "Prepend", "prepend": "b" * (5 << 20)}),
+    "hf-normalizer-regex-growth": lambda tmp, mp: with_normalizer(tmp, {"type": "Replace", "pattern": {"Regex": "a"},
+                                                                        "content": "b" * 10_000}),
+    "hf-normalizer-regex-slow": lambda tmp, mp: with_normalizer(tmp, {"type": "Replace", "pattern": {"Regex": "(a|a)+$"},
+                                                                      "content": "b"}),
     "gpt2-added-clash": lambda tmp, mp: (gpt2_pair(tmp, ["a b"]), (tmp / "pair" / "added_tokens.json").write_text('{"<x>": 97}')),
     "seed001-wrong-type": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", 7], []),
     "seed001-out-of-range": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", "b", "ab"], [[[1, 9], 3]]),
@@ -295,7 +302,7 @@ def test_the_table_and_the_setups_agree():
 
 #: Rows whose value is in a long run (50 MB through the reader, 100,000 specials, a pattern's time
 #: bound): the slow pass (``-m slow``) runs them.
-SLOW_ROWS = {"corpus-long-line", "tok-many-specials", "tok-too-many-specials", "pattern-slow"}
+SLOW_ROWS = {"corpus-long-line", "tok-many-specials", "tok-too-many-specials", "pattern-slow", "hf-normalizer-regex-slow"}
 
 
 def cpu_seconds() -> float:

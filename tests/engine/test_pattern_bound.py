@@ -1,4 +1,4 @@
-"""How a custom pattern's time is bounded (engine.text.pretokenize._bounded): by a SIGALRM timer in
+"""How a custom pattern's time is bounded (engine.text.pretokenize.bounded): by a SIGALRM timer in
 the main thread when the signal is free (the ``regex`` module's own ``timeout`` reads the clock
 as it matches and more than doubles a scan), by ``timeout`` in other threads or when someone
 else holds the signal; either way a catastrophic pattern is stopped with the one-line error, and
@@ -52,7 +52,7 @@ def test_the_same_chunks_on_every_path():
 def test_the_main_thread_uses_a_timer_and_leaves_the_signal_as_it_was(monkeypatch):
     monkeypatch.setattr(pre, "PATTERN_SECONDS", 0.1)
     seen = []
-    real = pre._bounded
+    real = pre.bounded
 
     def spy(seconds):
         cm = real(seconds)
@@ -60,7 +60,7 @@ def test_the_main_thread_uses_a_timer_and_leaves_the_signal_as_it_was(monkeypatc
         seen.append((dict(bound), signal.getsignal(signal.SIGALRM)))
         return _Held(cm, bound)
 
-    monkeypatch.setattr(pre, "_bounded", spy)
+    monkeypatch.setattr(pre, "bounded", spy)
     with pytest.raises(PatternTimeoutError, match=r"is too slow: no result after 0\.1 s on 41 characters"):
         PreTokenizer("custom", SLOW[0]).split(SLOW[1])
     assert seen and seen[0][0] == {} and seen[0][1] is pre._expire  # the timer, not regex's timeout
@@ -85,7 +85,7 @@ def test_another_thread_is_bounded_by_timeout(monkeypatch):
     assert isinstance(outcome, PatternTimeoutError)
 
     def bound_here():
-        with pre._bounded(2.0) as bound:
+        with pre.bounded(2.0) as bound:
             return bound
 
     assert in_thread(bound_here) == {"timeout": 2.0}
@@ -101,7 +101,7 @@ def test_a_signal_someone_else_holds_is_not_taken(monkeypatch):
 
     previous = signal.signal(signal.SIGALRM, theirs)
     try:
-        with pre._bounded(2.0) as bound:
+        with pre.bounded(2.0) as bound:
             assert bound == {"timeout": 2.0}
         with pytest.raises(PatternTimeoutError):
             PreTokenizer("custom", SLOW[0]).split(SLOW[1])

@@ -56,3 +56,24 @@ def test_valid_lists_build(merges):
             Tokenizer(merges)
     else:
         assert Tokenizer(merges).merges == merges
+
+
+def test_a_normalizers_growth_is_known_before_it_runs():
+    """Each step's bound composes: NFKC (18) then Lowercase (3) is 54, within the bound; doublings
+    are refused when the normalizer is made; a regex's replacement stops as it runs."""
+    import pytest
+
+    from engine.errors import ConfigError
+    from engine.text.normalize import MAX_GROWTH, Normalizer, growth
+
+    assert growth({"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]}) == (54, 0)
+    assert growth({"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"}, {"type": "NFKC"}]}) == (18, 18)
+    doubling = {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}
+    assert Normalizer({"type": "Sequence", "normalizers": [doubling] * 6})("a") == "a" * 64
+    with pytest.raises(ConfigError, match="128 times longer"):
+        Normalizer({"type": "Sequence", "normalizers": [doubling] * 7})
+    long = Normalizer({"type": "Replace", "pattern": {"Regex": "a"}, "content": "b" * 100})
+    assert long("xa") == "x" + "b" * 100  # within 64 * 2 + 4096
+    with pytest.raises(ConfigError, match="more than"):
+        long("a" * 200)  # 20,000 characters from 200: past 64 * 200 + 4096
+    assert MAX_GROWTH == 64
