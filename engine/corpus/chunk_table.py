@@ -18,13 +18,21 @@ SCALE_HINT = "pip install 'bpe-lab[scale]' (pyarrow, dask[distributed], zstandar
 
 Progress = Callable[[int, int, int], None]  # (bytes done, bytes in all, distinct chunks so far)
 
-#: A table (Parquet or word counts) is refused when its file, or the chunks it holds, come to
-#: more than this (each chunk's bytes plus :data:`ROW_BYTES` for its row: about the memory it
-#: takes once read); ``--max-table-bytes`` raises it.
-MAX_TABLE_BYTES = 1 << 30
-#: What a row costs in memory besides its chunk's bytes (a str, a dict slot, an int), counted
-#: toward :data:`MAX_TABLE_BYTES`.
-ROW_BYTES = 100
+#: A table (Parquet or word counts) is refused when its file, or the memory training on the
+#: chunks it holds takes (:func:`table_memory`), comes to more than this; ``--max-table-bytes``
+#: raises it.
+MAX_TABLE_BYTES = 4 << 30
+#: What training on a table takes in memory, a distinct chunk and a byte of it at a time: the
+#: table's row, the trainer's nodes, pairs and queue. Measured as the peak of ``bpe-lab train
+#: --counts`` on word-count files (pure path, the larger: 1,000,000 distinct words of 9 bytes
+#: 871 MB, 250,000 of 36 bytes 441 MB; docs/benchmarks.md).
+ROW_BYTES = 600
+BYTE_COST = 26
+
+
+def table_memory(chunk_bytes: int, rows: int) -> int:
+    """About the memory training on ``rows`` distinct chunks of ``chunk_bytes`` bytes in all takes."""
+    return BYTE_COST * chunk_bytes + ROW_BYTES * rows
 #: A chunk longer than this (in bytes) is refused in a table, and by ``bpe-lab count``;
 #: ``--max-chunk-bytes`` raises it. Real chunks are words: a chunk of megabytes is a file that
 #: was not pre-tokenized (training on it costs about 18 bytes of memory per byte).

@@ -13,7 +13,7 @@ import os
 from collections import Counter
 from typing import Any
 
-from engine.corpus.chunk_table import DEFAULT_BOUNDS, FORMAT, MAX_COUNT, ROW_BYTES, SCALE_HINT, TABLE_VERSION, Bounds, ChunkTable
+from engine.corpus.chunk_table import DEFAULT_BOUNDS, FORMAT, MAX_COUNT, SCALE_HINT, TABLE_VERSION, Bounds, ChunkTable, table_memory
 from engine.corpus.files import atomic_write_bytes
 from engine.errors import BpeLabError, CountsError, one_line, size_text
 from engine.text.pretokenize import PreTokenizer
@@ -106,14 +106,14 @@ def _check_size(shown: str, metadata, bounds: Bounds) -> None:
                 chunk_bytes += max(column.total_uncompressed_size - 4 * group.num_rows, 0)  # less the lengths
                 if group.num_rows and column.total_uncompressed_size > (bounds.chunk + 4) * group.num_rows + 4096:
                     raise _too_long(shown, bounds.chunk)
-    total = chunk_bytes + ROW_BYTES * rows
+    total = table_memory(chunk_bytes, rows)
     if total > bounds.table:
         raise _too_large(shown, total, bounds.table)
 
 
 def _too_large(shown: str, total: int, bound: int) -> CountsError:
-    return CountsError(f"{shown}: its chunks come to {size_text(total)} in memory, above the table bound of "
-                       f"{size_text(bound)} (raise it with --max-table-bytes N)")
+    return CountsError(f"{shown}: training on its chunks would take {size_text(total)} of memory, above the table "
+                       f"bound of {size_text(bound)} (raise it with --max-table-bytes N)")
 
 
 def _too_long(shown: str, bound: int) -> CountsError:
@@ -137,7 +137,7 @@ def _batches(shown: str, handle, bounds: Bounds):
             sizes = pc.binary_length(column)
         if (pc.max(sizes).as_py() or 0) > bounds.chunk:
             raise _too_long(shown, bounds.chunk)
-        total += (pc.sum(sizes).as_py() or 0) + ROW_BYTES * len(batch)
+        total += table_memory(pc.sum(sizes).as_py() or 0, len(batch))
         if total > bounds.table:
             raise _too_large(shown, total, bounds.table)
         chunks, counts, order = (batch.column(i).to_pylist() for i in range(3))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 
-from engine.corpus.chunk_table import DEFAULT_BOUNDS, MAX_COUNT, ROW_BYTES, Bounds, ChunkTable
+from engine.corpus.chunk_table import DEFAULT_BOUNDS, MAX_COUNT, Bounds, ChunkTable, table_memory
 from engine.errors import CountsError, size_text
 from engine.text.pretokenize import PreTokenizer
 
@@ -51,10 +51,10 @@ def read_word_counts(shown: str, data: bytes, bounds: Bounds = DEFAULT_BOUNDS, *
             raise CountsError(f"{shown}: line {number} holds a word longer than {size_text(bounds.chunk)}, the bound "
                               "for one chunk (raise it with --max-chunk-bytes N)")
         if word not in chunks:
-            total += size + ROW_BYTES
+            total += table_memory(size, 1)
             if total > bounds.table:
-                raise CountsError(f"{shown}: its words come to more than {size_text(bounds.table)} in memory at line "
-                                  f"{number}, the table bound (raise it with --max-table-bytes N)")
+                raise CountsError(f"{shown}: training on its words would take more than {size_text(bounds.table)} of "
+                                  f"memory at line {number}, the table bound (raise it with --max-table-bytes N)")
         chunks[word] += int(count)
     for word, n in chunks.items():
         if n > MAX_COUNT:

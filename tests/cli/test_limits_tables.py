@@ -85,9 +85,19 @@ def test_a_chunk_repeated_by_a_dictionary_is_measured_before_it_is_decoded(tmp_p
     the 1 GB limit (it once decoded a batch of 16,384 rows first)."""
     repeated_chunk(tmp_path)
     assert (tmp_path / "bomb.parquet").stat().st_size < 128 << 10
-    line = ("bpe-lab: error: bomb.parquet: its chunks come to 879 MB in memory, above the table bound of 64 MB "
-            "(raise it with --max-table-bytes N)")
+    line = ("bpe-lab: error: bomb.parquet: training on its chunks would take 699.8 MB of memory, above the table bound "
+            "of 64 MB (raise it with --max-table-bytes N)")
     refused(run("bpe-lab train --counts bomb.parquet -o tok.json --max-table-bytes 64M", tmp_path), line)
+
+
+def test_a_word_count_file_is_bounded_by_what_training_on_it_takes(tmp_path):
+    """300,000 distinct words (3 MB) take about 250 MB to train on, which the bound now counts
+    (it once counted 33 MB, and 8 million words took 3.7 GB before running out of memory)."""
+    (tmp_path / "words.txt").write_text("".join(f"w{k:07d} 1\n" for k in range(300_000)), encoding="utf-8")
+    result = run("bpe-lab train --counts words.txt -o tok.json --max-table-bytes 200M", tmp_path)
+    assert result.returncode == 2 and result.stderr.startswith(
+        "bpe-lab: error: words.txt: training on its words would take more than 200 MB of memory at line "), result.stderr
+    assert not (tmp_path / "tok.json").exists()
 
 
 @pytest.mark.parametrize(("command", "line"), [

@@ -65,7 +65,8 @@ def add_counts_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_chunk_bound(parser)
     parser.add_argument("--max-table-bytes", type=byte_size, default=None, metavar="N",
-                        help=f"with --counts: refuse a table that takes more than N bytes (default {size_text(MAX_TABLE_BYTES)})")
+                        help=f"with --counts: refuse a table whose training would take more than N bytes of memory "
+                             f"(default {size_text(MAX_TABLE_BYTES)})")
 
 
 def _pretokenizer(args: argparse.Namespace) -> PreTokenizer:
