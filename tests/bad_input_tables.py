@@ -164,6 +164,7 @@ SETUP_TABLES: dict[str, Setup] = {
     "count-fifo-no-writer": lambda tmp, mp: (fifo(tmp, "c.fifo", None), mp.setattr("engine.corpus.files.WRITER_GRACE", 0.3)),
     "count-device": lambda tmp, mp: None,
     "count-gz-no-cut": lambda tmp, mp: gz(tmp, "a.gz", b"a" * (1 << 20), 65),
+    "count-sparse-terabyte": lambda tmp, mp: (open(tmp / "sparse.txt", "wb").close(), os.truncate(tmp / "sparse.txt", 1 << 40)),
     "count-gz-bomb": lambda tmp, mp: (gz(tmp, "lines.gz", b"a a\n" * (1 << 18), 6), shrink_decompressed_floor(mp)),
     "count-gz-bound-given": lambda tmp, mp: gz(tmp, "lines.gz", b"a a\n" * (1 << 18), 2),
     "count-long-chunk": lambda tmp, mp: corpus(tmp, "long.txt", "b" * (2 << 20) + "\n"),

@@ -21,7 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from engine.corpus.chunk_table import MAX_CHUNK_BYTES
-from engine.corpus.reading import BLOCK, PARALLEL_MIN, _Blocks, _count_range, decode_corpus, is_stdin, streamable
+from engine.corpus.reading import (
+    BLOCK,
+    PARALLEL_MIN,
+    _Blocks,
+    _count_range,
+    _last_cut,
+    _piece_too_long,
+    decode_corpus,
+    is_stdin,
+    streamable,
+)
 from engine.errors import MAX_STREAM_BYTES, BpeLabError, CorpusError, CountsError, one_line, reading_file, size_text
 from engine.text.pretokenize import PreTokenizer
 
@@ -170,6 +180,9 @@ def plan(specs: list[str], pretokenizer: PreTokenizer, step: int = TASK_BYTES,
             hashing(done, max(total, done))
 
     piece, chunk = limits.piece(), limits.chunk
+    if not whole:  # before hours of hashing: a file whose start has no place to cut is refused now
+        for path in paths:
+            _check_start(path, piece)
     for path in paths:
         if not _regular(path):
             data = _read_pipe(path, limits)
@@ -191,6 +204,25 @@ def plan(specs: list[str], pretokenizer: PreTokenizer, step: int = TASK_BYTES,
                 tasks.append(Task(path, "range", start, None if last else end, end - start, end - start, piece=piece,
                                   chunk=chunk))
     return Plan(files, tasks, sum(f.size for f in files))
+
+
+def _check_start(path: str, piece: int) -> None:
+    """Refuse a large plain file whose first ``piece`` bytes hold no place to cut, as counting it
+    would after reading them (a sparse file of a terabyte reads as zeros, and was hashed whole
+    first)."""
+    if not _regular(path) or path.endswith(COMPRESSED) or _size(path) <= piece:
+        return
+    read, tail = 0, b""
+    with open(path, "rb") as handle:
+        while read <= piece:  # a block at a time, one byte kept: a cut is two bytes
+            block = handle.read(min(BLOCK, piece + 2 - read))
+            if not block:
+                return
+            if _last_cut(tail + block) is not None:
+                return
+            read += len(block)
+            tail = block[-1:]
+    raise _piece_too_long(Path(path), piece)
 
 
 def _regular(path: str) -> bool:

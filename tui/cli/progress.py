@@ -1,7 +1,9 @@
 """Progress bars for long commands (count, train, compare) on stderr, only when it is a terminal.
 
 A rich ``Progress`` with the bytes read, the distinct chunks, the merges made and an ETA; silent
-(and rich never imported) when stderr is not a terminal, or with ``--quiet``. Loading a
+(and rich never imported) when stderr is not a terminal, or with ``--quiet``, but for a large
+input (:data:`LARGE`): its size is said first, and then a plain line at each tenth of it, so
+that a script or a log never waits silently on a terabyte. Loading a
 tokenizer file (:func:`loading_bar`) shows a bar only while a slow stage runs (the first use of
 a ``.tiktoken`` file recovers its merges), and imports rich only then.
 """
@@ -13,6 +15,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
+#: Inputs at least this large are told of in plain lines when no bar is shown.
+LARGE = 1 << 30
+
 
 class Bar:
     """``with Bar(err, quiet=..., what="count") as bar: ...`` then ``bar.bytes(done, total, chunks)``
@@ -23,8 +28,27 @@ class Bar:
         self.live = not quiet and bool(isatty and isatty())
         self.err = err
         self.what = what
+        self.quiet = quiet
         self._progress = None
         self._tasks: dict[str, int] = {}
+        self._told: dict[str, int] = {}  # stage -> the last tenth told in a plain line
+
+    def _tell(self, stage: str, done: int, total: int, extra: str = "") -> None:
+        """A plain line for a large input when no bar is shown: at the start, and at each tenth."""
+        if self.live or self.quiet or total < LARGE:
+            return
+        from engine.errors import size_text
+
+        tenth = done * 10 // total
+        if stage not in self._told:
+            print(f"bpe-lab: {stage} {size_text(total)} of input (a line at each tenth; --quiet for none)", file=self.err,
+                  flush=True)
+            self._told[stage] = 0
+        if self._told[stage] >= tenth:
+            return
+        self._told[stage] = tenth
+        line = f"{stage}: {size_text(done)} of {size_text(total)}{extra}"
+        print(f"bpe-lab: {line}", file=self.err, flush=True)
 
     def __enter__(self) -> Bar:
         if self.live:
@@ -50,12 +74,14 @@ class Bar:
     def hashing(self, done: int, total: int) -> None:
         """Before counting: ``done`` of ``total`` bytes hashed (each input is read once for its
         SHA-256, which the table records)."""
+        self._tell("hashing", done, total)
         if self._progress is not None:
             task = self._task("hashing", total)
             self._progress.update(task, completed=done, total=total)
 
     def bytes(self, done: int, total: int, chunks: int) -> None:
         """Counting: ``done`` of ``total`` bytes read, ``chunks`` distinct so far."""
+        self._tell("counting", done, total, f", {chunks:,} distinct chunks")
         if self._progress is not None:
             task = self._task("reading", total)
             self._progress.update(task, completed=done, total=total, extra=f"{chunks:,} chunks")
