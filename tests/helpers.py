@@ -138,3 +138,19 @@ def app_on(sample="workshop.txt", config=None, *, still: bool = False, lesson=No
     if still:
         app.animation_level = "none"
     return app
+
+
+def spm_model_bytes(pieces: list[tuple[str, float, int]], *, fallback: bool = True, squeeze: bool = False) -> bytes:
+    """A SentencePiece ModelProto: the pieces (text, score, type), a BPE trainer spec and an
+    identity normalizer spec."""
+    import struct
+
+    from fetch_tokenizers import proto_field as _field
+    from fetch_tokenizers import proto_varint as _varint
+
+    out = b""
+    for text, score, kind in pieces:
+        out += _field(1, _field(1, text.encode()) + _varint(2 << 3 | 5) + struct.pack("<f", score) + _field(3, kind))
+    out += _field(2, _field(3, 2) + _field(35, int(fallback)))
+    out += _field(3, _field(1, b"identity") + _field(3, 1) + _field(4, int(squeeze)))  # remove_extra_whitespaces
+    return out

@@ -33,6 +33,7 @@ from __future__ import annotations
 import base64
 import math
 import struct
+from bisect import insort
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,14 +275,18 @@ def read_model(path: Path, raw: bytes) -> Imported:
     ranks: list[int] = []
     dropped = []
     planned = _plan_ties(longer)
+    made_lengths = sorted({len(text) for text in made})  # the lengths a piece's left part can have
     for text, score, i in longer:
         split = list(planned[text]) if text in planned else _parts(text, order, distinct[score])
-        if not (len(split) == 2 and split[0] in made and split[1] in made):
-            split = next(([text[:k], text[k:]] for k in range(1, len(text)) if text[:k] in made and text[k:] in made), [])
+        if not (len(split) == 2 and split[0] in made and split[1] in made):  # any two made pieces, shortest left first
+            split = next(([text[:k], text[k:]] for k in made_lengths if k < len(text) and text[:k] in made
+                          and text[k:] in made), [])
         if not split:
             dropped.append(text)
             continue
         made[text] = len(alphabet) + len(merges)
+        if len(text) not in made_lengths:
+            insort(made_lengths, len(text))
         merges.append((made[split[0]], made[split[1]]))
         ranks.append(distinct[score])
         file_ids.append(i)

@@ -291,3 +291,20 @@ def test_the_bound_runs_in_a_small_fraction_of_the_restore():
     assert result.returncode == 0, result.stderr
     trained, walked = json.loads(result.stdout.replace("(", "[").replace(")", "]"))
     assert trained == 100_000 + 63_000 and walked > 0
+
+
+# -- small tokenizer files that cost unbounded time -------------------------------------------
+
+
+@pytest.mark.parametrize("pieces", [
+    [("▁" * (2 ** k), -1e9, 1) for k in range(1, 9)] + [("▁", -2e9, 1), ("a", -2e9, 1)],  # runs of 2 to 256: cubic
+    [("a", -10.0, 1), ("b", -10.0, 1), ("ab", -1.0, 1), ("ab" * 16000, -2.0, 1)],  # one piece of 32,000: quadratic
+], ids=["runs-to-256", "ab-16000"])
+def test_small_models_that_were_cubic_load_within_a_cpu_limit(pieces, tmp_path):
+    """A 1.7 kB and a 32 kB .model that took over 60 s (the run plan checked on runs to 1,026
+    with a quadratic rule; a 32,000-character piece split by rescans) load under the CPU limit."""
+    from helpers import spm_model_bytes
+
+    (tmp_path / "t.model").write_bytes(spm_model_bytes([("<unk>", 0.0, 2), *pieces], fallback=False))
+    result = run("bpe-lab encode -t t.model '▁▁▁▁ ab'", tmp_path)
+    assert result.returncode == 0, result.stderr[-500:]

@@ -5,10 +5,8 @@ installed, against ``sentencepiece`` itself reading the same bytes."""
 
 from __future__ import annotations
 
-import struct
-
 import pytest
-from fetch_tokenizers import proto_field, proto_varint
+from helpers import spm_model_bytes as model_bytes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,18 +15,6 @@ from engine.formats import load_any
 UNKNOWN, CONTROL, BYTE = 2, 3, 6
 CHARS = "ab▁c"
 
-
-_varint, _field = proto_varint, proto_field
-
-
-def model_bytes(pieces: list[tuple[str, float, int]], *, fallback: bool = True, squeeze: bool = False) -> bytes:
-    """A ModelProto: the pieces, a BPE trainer spec and an identity normalizer spec."""
-    out = b""
-    for text, score, kind in pieces:
-        out += _field(1, _field(1, text.encode()) + _varint(2 << 3 | 5) + struct.pack("<f", score) + _field(3, kind))
-    out += _field(2, _field(3, 2) + _field(35, int(fallback)))
-    out += _field(3, _field(1, b"identity") + _field(3, 1) + _field(4, int(squeeze)))  # remove_extra_whitespaces
-    return out
 
 
 @st.composite
@@ -150,3 +136,27 @@ def test_exports_keep_it_in_hf_and_native_and_refuse_elsewhere(tmp_path):
             theirs = imported.encode(text)
             ours = again.encode(text) if fmt == "hf" else imported.to_file_ids(again.tokenizer.encode(text))
             assert ours == theirs, (fmt, text)
+
+
+def _parts_by_rescan(text: str, order: dict[str, int], limit: int) -> list[str]:
+    """sentencepiece's rule as its docs say it: rescan every pair, join the lowest rank (leftmost)."""
+    parts = list(text)
+    while len(parts) > 1:
+        best = at = None
+        for i in range(len(parts) - 1):
+            r = order.get(parts[i] + parts[i + 1])
+            if r is not None and r < limit and (best is None or r < best):
+                best, at = r, i
+        if at is None:
+            break
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    return parts
+
+
+@settings(max_examples=200)
+@given(st.text("ab▁", max_size=40), st.dictionaries(st.text("ab▁", min_size=2, max_size=5), st.integers(0, 6), max_size=12),
+       st.integers(0, 7))
+def test_the_heap_merge_of_a_piece_is_the_rescan(text, order, limit):
+    from engine.formats.spm_merges import _parts
+
+    assert _parts(text, order, limit) == _parts_by_rescan(text, order, limit)
