@@ -96,6 +96,24 @@ SPM_BPE = b"\x0a\x08\x0a\x01a\x15\x00\x00\x80\xbf\x12\x02\x18\x02"
 SPM_UNIGRAM = b"\x0a\x08\x0a\x01a\x15\x00\x00\x80\xbf\x12\x00"
 #: SPM_BPE with an nmt_nfkc normalizer spec whose table (field 2) is two bytes: no trie fits.
 SPM_BAD_TABLE = SPM_BPE + b"\x1a\x0e\x0a\x08nmt_nfkc\x12\x02\x01\x00"
+def looping_charsmap() -> bytes:
+    """A precompiled charsmap whose trie goes from its root, by ``a``, back to its root: every
+    walk from an ``a`` would read on for ever, and no key ever ends."""
+    import struct
+
+    units = [0] * 354
+    units[0] = 256 << 10  # the root's children are at 256 ^ byte
+    units[256 ^ 0x61] = (97 << 10) | 0x61  # 'a', whose children are at (353 ^ 97) = 256: the root again
+    return struct.pack("<I", 4 * len(units)) + struct.pack(f"<{len(units)}I", *units) + b"\0"
+
+
+def spm_with_table(table: bytes) -> bytes:
+    """SPM_BPE with an nmt_nfkc normalizer spec holding ``table``."""
+    from fetch_tokenizers import proto_field
+
+    return SPM_BPE + proto_field(3, proto_field(1, b"nmt_nfkc") + proto_field(2, table))
+
+
 #: SPM_BPE with its one piece scored NaN (the float 0x7fc00000).
 SPM_NAN = SPM_BPE.replace(b"\x15\x00\x00\x80\xbf", b"\x15\x00\x00\xc0\x7f")
 

@@ -140,9 +140,10 @@ def app_on(sample="workshop.txt", config=None, *, still: bool = False, lesson=No
     return app
 
 
-def spm_model_bytes(pieces: list[tuple[str, float, int]], *, fallback: bool = True, squeeze: bool = False) -> bytes:
+def spm_model_bytes(pieces: list[tuple[str, float, int]], *, fallback: bool = True, squeeze: bool = False,
+                    table: bytes | None = None) -> bytes:
     """A SentencePiece ModelProto: the pieces (text, score, type), a BPE trainer spec and an
-    identity normalizer spec."""
+    identity normalizer spec (or an nmt_nfkc one holding ``table``, a precompiled charsmap)."""
     import struct
 
     from fetch_tokenizers import proto_field as _field
@@ -152,5 +153,7 @@ def spm_model_bytes(pieces: list[tuple[str, float, int]], *, fallback: bool = Tr
     for text, score, kind in pieces:
         out += _field(1, _field(1, text.encode()) + _varint(2 << 3 | 5) + struct.pack("<f", score) + _field(3, kind))
     out += _field(2, _field(3, 2) + _field(35, int(fallback)))
-    out += _field(3, _field(1, b"identity") + _field(3, 1) + _field(4, int(squeeze)))  # remove_extra_whitespaces
+    name = b"identity" if table is None else b"nmt_nfkc"
+    spec = _field(1, name) + (b"" if table is None else _field(2, table))
+    out += _field(3, spec + _field(3, 1) + _field(4, int(squeeze)))  # remove_extra_whitespaces
     return out

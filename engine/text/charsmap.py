@@ -32,10 +32,12 @@ from functools import lru_cache
 
 #: The most keys one walk reports (sentencepiece's kMaxTrieResultsSize).
 MAX_RESULTS = 32
-#: The longest key a walk looks for, in bytes: the tables spm_train makes hold keys of a few
-#: characters, and a table that loops back on itself would otherwise walk the whole rest of
-#: the text from every character (a text's square).
-MAX_KEY_BYTES = 256
+#: The longest key a table may hold, in bytes: the tables spm_train makes hold keys of a few
+#: characters (nmt_nfkc's longest is 10 bytes). A walk from each character goes at most as far
+#: as the table's longest key, so a text costs at most this many steps a character; a table
+#: with a longer key, or one whose trie loops back on itself (which would walk the whole rest
+#: of the text from every character), is refused when it is read.
+MAX_KEY_BYTES = 32
 #: tokenizers replaces a grapheme cluster whole only below this many UTF-8 bytes.
 WHOLE_BELOW = 6
 
@@ -86,6 +88,8 @@ class Charsmap:
             units.byteswap()
         self._units = units
         self._strings = blob[4 + size:]
+        #: the longest key, in bytes: no walk goes further
+        self.longest_key = _longest_key(units)
         self._texts: dict[int, bytes | None] = {}
         #: the most characters a key becomes (nmt_nfkc's: 18): how much the table can grow a text
         self.longest = max((len(text.decode("utf-8", "replace")) for text in self._strings.split(b"\0")), default=1) or 1
@@ -113,7 +117,7 @@ class Charsmap:
         n = len(units)
         node = _offset(units[0])
         found: list[tuple[int, int]] = []
-        for i in range(start, min(len(data), start + MAX_KEY_BYTES)):
+        for i in range(start, min(len(data), start + self.longest_key)):
             byte = data[i]
             if not byte:
                 break
@@ -238,6 +242,42 @@ def _char_length(data: bytes, at: int) -> int:
         except UnicodeDecodeError:
             return 1
     return step
+
+
+def _longest_key(units: array) -> int:
+    """The longest key of the trie, in bytes, from one pass over its units (each labelled unit is
+    an edge from the node its label is xored from to the node its offset leads to); a trie that
+    loops, or holds a key longer than :data:`MAX_KEY_BYTES`, raises :class:`CharsmapError`."""
+    children: dict[int, list[int]] = {}
+    n = len(units)
+    for pos in range(n):
+        unit = units[pos]
+        label = unit & 0xFF
+        if label and not unit >> 31:
+            children.setdefault(pos ^ label, []).append(pos ^ _offset(unit))
+    depth: dict[int, int] = {}  # node -> the longest key below it (done)
+    on_path: set[int] = set()
+    root = _offset(units[0]) if n else 0
+    stack: list[tuple[int, int]] = [(root, 0)]
+    while stack:  # depth first, without recursion: (node, how many of its children are done)
+        node, k = stack[-1]
+        below = children.get(node, [])
+        if k == 0:
+            on_path.add(node)
+        if k < len(below):
+            stack[-1] = (node, k + 1)
+            child = below[k]
+            if child in on_path:
+                raise CharsmapError("its trie loops back on itself")
+            if child not in depth:
+                if len(stack) > MAX_KEY_BYTES:
+                    raise CharsmapError(f"it holds a key longer than {MAX_KEY_BYTES} bytes")
+                stack.append((child, 0))
+            continue
+        stack.pop()
+        on_path.discard(node)
+        depth[node] = 1 + max((depth[c] for c in below), default=-1) if below else 0
+    return depth.get(root, 0)
 
 
 def _offset(unit: int) -> int:

@@ -200,23 +200,57 @@ def test_a_tokenizer_json_with_a_bad_table_is_refused_in_one_line(trained, tmp_p
         Normalizer({"type": "Precompiled", "precompiled_charsmap": "*"})
 
 
-def test_a_table_that_loops_is_walked_a_bounded_way(monkeypatch):
-    """A hostile trie whose node for ``a`` leads back to itself, with a key at every step: every
-    run of a's is a key. A walk stops at the 32nd key (sentencepiece reads no more) or after
-    MAX_KEY_BYTES, so a text of a's costs that much a character at most, not the rest of the
-    text from each one."""
+def test_a_table_that_loops_is_refused_when_read():
+    """A hostile trie whose node for ``a`` leads back to itself, with a key at every step. Its
+    walks were once bounded (the 32nd key, 256 bytes), which still cost 256 steps a character
+    in pure Python (14.7 s for 100 kB of ``a``); a trie cannot loop, so the table is refused
+    when it is read, in one pass over its units."""
     import struct
     from array import array
 
-    from engine.text import charsmap as _charsmap
+    from engine.text.charsmap import CharsmapError
 
     units = array("I", [0]) * 0x200
     units[0] = 0x100 << 10  # the root's children at 0x100 ^ byte
     units[0x100 ^ 0x61] = (0x61 << 10) | (1 << 8) | 0x61  # label a, a key ends here, back to 0x100
     units[0x100] = 0  # the key's value: the string at offset 0
     blob = struct.pack("<I", 4 * len(units)) + units.tobytes() + b"b\0"
-    table = Charsmap(blob)
-    assert table.sentencepiece("a" * 1000) == "b" * -(-1000 // _charsmap.MAX_RESULTS)
-    assert table.sentencepiece("xa") == "xb" and table.tokenizers("a") == "b"
-    monkeypatch.setattr(_charsmap, "MAX_KEY_BYTES", 8)
-    assert table.sentencepiece("a" * 1000) == "b" * (1000 // 8)
+    with pytest.raises(CharsmapError, match="loops back on itself"):
+        Charsmap(blob)
+
+
+def _chain(length: int) -> bytes:
+    """A charsmap whose one key is ``a`` repeated ``length`` times (each node's child by ``a`` at
+    its offset ^ 0x61), mapped to the empty string."""
+    import struct
+
+    units = [0] * (256 * (length + 2))
+    node = 256
+    units[0] = node << 10
+    for depth in range(length):
+        pos = node ^ 0x61
+        child = node + 256
+        units[pos] = ((pos ^ child) << 10) | 0x61 | ((1 << 8) if depth == length - 1 else 0)
+        node = child
+    units[node] = 1 << 31  # the last node's value: offset 0 of the strings
+    return struct.pack("<I", 4 * len(units)) + struct.pack(f"<{len(units)}I", *units) + b"\0"
+
+
+def test_a_walk_goes_no_further_than_the_longest_key():
+    from engine.text.charsmap import MAX_KEY_BYTES, Charsmap, CharsmapError
+
+    table = Charsmap(_chain(5))
+    assert table.longest_key == 5
+    assert table.sentencepiece("aaaaaaaaaaab") == "ab"  # two keys of five a's, then what no key starts
+    assert Charsmap(_chain(MAX_KEY_BYTES)).longest_key == MAX_KEY_BYTES
+    with pytest.raises(CharsmapError, match=f"longer than {MAX_KEY_BYTES} bytes"):
+        Charsmap(_chain(MAX_KEY_BYTES + 1))
+
+
+def test_a_trie_that_loops_is_refused_when_read():
+    from engine.text.charsmap import Charsmap, CharsmapError
+
+    from bad_input_files import looping_charsmap
+
+    with pytest.raises(CharsmapError, match="loops back on itself"):
+        Charsmap(looping_charsmap())
