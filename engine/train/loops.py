@@ -14,6 +14,7 @@ from heapq import heappush
 from itertools import accumulate, chain, compress, repeat
 from operator import add, mul, ne
 from struct import Struct
+from typing import cast
 
 from engine.encode.pairs import MASK, SHIFT
 from engine.train.pair_views import DEAD, SEP
@@ -42,7 +43,7 @@ def layout(pairs: list[tuple[Sequence[int], int]]) -> tuple[array[int], array[in
     n = sum(lengths) + len(seqs) + 1
     code = node_typecode(max(counts, default=0), 4 * n + 4)
     if code == "i" and sys.byteorder == "little" and all(map(bytes.__instancecheck__, seqs)):
-        return _layout_bytes(seqs, counts, lengths, starts, n), array("q", starts), tokens
+        return _layout_bytes(cast("list[bytes]", seqs), counts, lengths, starts, n), array("q", starts), tokens
     sym: list[int] = [SEP]
     sym.extend(chain.from_iterable(chain.from_iterable(zip(seqs, repeat((SEP,))))))
     weights: list[int] = [0]

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, MutableMapping, Sequence
+from collections.abc import Iterable, Sequence
 from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
 
@@ -111,7 +111,9 @@ class PairState:
         self.starts = starts
         self.tokens = tokens
         self._freq: list[int] | None = None  # weighted occurrences per token id, once asked
-        self.count: MutableMapping[int, int] = {}  # a dict, or engine.native.compiled.Counts
+        #: {pair key: count}: a dict, or on the compiled path the core's ``Counts`` table, which
+        #: has a dict's interface (and is typed as one here)
+        self.count: dict[int, int] = {}
         self.where: dict[int, array[int]] = {}
         self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
         self._front: list | None = None  # see _read_front
@@ -294,8 +296,7 @@ class PairState:
                 del ahead[:gone]
             if len(ties) == k and ties[0] == (a, b):
                 return a, b, count, tuple(ties), total
-        ties = self._read_front(entry, count, k)
-        return a, b, count, ties, total
+        return a, b, count, self._read_front(entry, count, k), total
 
     def _read_front(self, entry: int, count: int, k: int) -> tuple[tuple[int, int], ...]:
         """Read the first pairs of the top count off the queue (lowest-ids) and keep them as
