@@ -77,7 +77,7 @@ class PairState:
     #: True after a restore until the borrowed parts are copied (see :meth:`own`).
     _borrowed = False
     #: Whether :attr:`heap` is the compiled core's queue (lowest-ids), not a list heap.
-    _cq = False
+    _compiled_queue = False
     #: The copy whose node array the state uses after a restore, until :meth:`own`.
     _lender: StateCopy | None = None
     #: What a restore replaced (the state's own dicts and queue), freed by :meth:`own`.
@@ -137,7 +137,7 @@ class PairState:
         if not self.wide and not isinstance(count, dict):
             # The compiled core's C queue (engine.native.compiled.Queue), with the readers below in C
             self.heap = count.queue()
-            self._cq = True
+            self._compiled_queue = True
             return
         self.heap = [self._entry(k, c, where[k][0]) for k, c in count.items()]
         heapify(self.heap)
@@ -176,7 +176,7 @@ class PairState:
 
     def _settle(self) -> int | None:
         """Repair the queue until its top entry is exact; return that entry (None if empty)."""
-        if self._cq:
+        if self._compiled_queue:
             return self.heap.settle(self.count, self.min_count)
         heap, count = self.heap, self.count
         first_seen, wide = self.first_seen, self.wide
@@ -215,7 +215,7 @@ class PairState:
         Called by the app after every step, so the repair loop of :meth:`_settle` is inlined
         for the lowest-ids rule.
         """
-        if self._cq:
+        if self._compiled_queue:
             return self.heap.top(self.count, self.min_count, k)
         out: list[tuple[int, int, int]] = []
         taken: list[int] = []
@@ -313,7 +313,7 @@ class PairState:
         """
         heap = self.heap
         want = k if k > FRONT else FRONT
-        if self._cq:
+        if self._compiled_queue:
             ahead, ties, complete = heap.read_front(self.count, self.min_count, count, k, want)
             field = ahead[0] >> 40
             self._front = [heap, field, ahead, ((field + 1) << 40) - 1 if complete else ahead[-1]]
@@ -431,7 +431,7 @@ class PairState:
         restored.extend(so << SHIFT | a for so in left if so != new_id)
         restored.extend(b << SHIFT | sr for sr in right)
         floor = self.min_count
-        push = self.heap.push_entry if self._cq else partial(heappush, self.heap)
+        push = self.heap.push_entry if self._compiled_queue else partial(heappush, self.heap)
         for k in restored:
             c = count.get(k, 0)
             if c >= floor:
@@ -548,7 +548,7 @@ class PairState:
         else:
             data = self.data[:]
         freq = self._freq[:] if self._freq is not None else None
-        heap = self.heap.copy() if self._cq else self.heap[:]
+        heap = self.heap.copy() if self._compiled_queue else self.heap[:]
         return StateCopy(data, self.count.copy(), self.where.copy(), heap, dict(self.hist), freq, self.tokens)
 
     def hand_over(self, spare: array | None = None) -> StateCopy:
@@ -582,7 +582,7 @@ class PairState:
         self.count = self.count.copy()
         self.where = self.where.copy()  # the position arrays are never changed in place
         borrowed = self.heap
-        self.heap = borrowed.copy() if self._cq else borrowed[:]
+        self.heap = borrowed.copy() if self._compiled_queue else borrowed[:]
         front = self._front
         if front is not None and front[0] is borrowed:
             front[0] = self.heap  # the same entries: the read-ahead stays true
