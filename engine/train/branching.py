@@ -10,15 +10,17 @@ branch as its parent, its fork point and its own merges (:meth:`Branching.to_dat
 them by training again (:meth:`Branching.restore`), keeping what this version still makes.
 
 The bookkeeping of names, parents and kept lines is :class:`engine.train.branches.Branches`
-(the *tree*); this module moves the Trainer between them, through the small part of the
-Trainer a branch needs (:class:`Host`: its timeline, its step and its manual merge) and its walk
-(handed over as a function: the Trainer's walk without a collector pause of its own, since
-every move here runs under one).
+(the *tree*); this module moves the Trainer between them. It reads and cuts the Trainer's
+:class:`~engine.train.timeline.Timeline`, and what moves need besides (a step, a manual merge, a
+walk) it asks of the Trainer, handed to each such call as the small :class:`Host` it is. It
+keeps no reference to the Trainer: a trainer and its parts form no cycle, so reference counting
+frees a trainer the app replaces, even one frozen out of the collector's walks.
 
 Example::
 
     t.goto(3); t.force((5, 7))  # the line past step 3 is kept as branch "main"; now on "b1"
     t.switch("main")            # back to step 3, then along main's merges to where it was left
+    # (Trainer.switch is self.branching.switch(self, "main"): the Trainer hands itself over)
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ from engine.train.timeline import Entry, Timeline
 class Host(Protocol):
     """What branches need of the Trainer."""
 
-    timeline: Timeline
     stop_reason: str | None
 
     def step(self) -> Merge | None:
@@ -45,6 +46,10 @@ class Host(Protocol):
 
     def force(self, pair: Sequence[int]) -> Merge:
         """Make ``pair`` the next merge (a manual merge)."""
+        ...
+
+    def walk(self, step: int, deadline: float | None) -> bool:
+        """Walk toward ``step`` until ``deadline``, under the collector pause already held."""
         ...
 
 
@@ -56,15 +61,13 @@ def _never() -> bool:
 class Branching:
     """The branches of one Trainer: the tree of kept lines, and the moves between them."""
 
-    def __init__(self, host: Host, walk: Callable[[int, float | None], bool]) -> None:
-        self.host = host
-        #: Move toward a step until a deadline (``Trainer.goto_within`` under a pause already held).
-        self.walk = walk
+    def __init__(self, timeline: Timeline) -> None:
+        self.timeline = timeline
         self.tree = Branches()
 
     def fork(self, name: str | None = None) -> str:
         """Keep the current line as its branch and go on from here on a new one (no future)."""
-        timeline = self.host.timeline
+        timeline = self.timeline
         here = timeline.steps
         name = self.tree.fork(timeline.line(), here, here, name)
         timeline.forget_undone()
@@ -73,7 +76,7 @@ class Branching:
     def lines_by_name(self) -> dict[str, tuple[list[Entry], int]]:
         """Every branch's whole line and the step it is at (the current one's: the timeline's)."""
         lines = {name: (kept.line, kept.at) for name, kept in self.tree.kept.items()}
-        timeline = self.host.timeline
+        timeline = self.timeline
         lines[self.tree.current] = (timeline.line(), timeline.steps)
         return lines
 
@@ -84,23 +87,23 @@ class Branching:
 
     def current(self) -> Branch:
         """The current branch."""
-        timeline = self.host.timeline
+        timeline = self.timeline
         return self.tree.record(self.tree.current, timeline.line(), timeline.steps)
 
     def events(self, which: str | int) -> list[Merge]:
         """The merges of a branch's whole line (by name or index into :meth:`branches`)."""
         name = self.tree.resolve(which)
-        line = self.host.timeline.line() if name == self.tree.current else self.tree.kept[name].line
+        line = self.timeline.line() if name == self.tree.current else self.tree.kept[name].line
         return [event for event, _ in line]
 
-    def switch(self, which: str | int, walk: bool = True) -> Branch:
-        """Make another branch current and move to the step it was left at (see
+    def switch(self, host: Host, which: str | int, walk: bool = True) -> Branch:
+        """Make another branch current and move ``host`` to the step it was left at (see
         :meth:`engine.train.trainer.Trainer.switch`)."""
-        tree, host = self.tree, self.host
+        tree = self.tree
         name = tree.resolve(which)
         if name == tree.current:
             return self.current()
-        timeline = host.timeline
+        timeline = self.timeline
         with gc_paused():
             kept = tree.kept[name]
             mine, here = timeline.line(), timeline.steps
@@ -109,25 +112,24 @@ class Branching:
             limit = min(len(mine), len(theirs))
             while part < limit and (mine[part][0] is theirs[part][0] or mine[part][0] == theirs[part][0]):
                 part += 1
-            self.walk(min(here, part), None)
+            host.walk(min(here, part), None)
             del tree.kept[name]
             tree.kept[tree.current] = KeptLine(mine, here)
             tree.current = name
             timeline.follow(theirs, part)
             host.stop_reason = None
             if walk:
-                self.walk(kept.at, None)
+                host.walk(kept.at, None)
         return self.current()
 
     def to_data(self) -> dict[str, Any]:
         """Every branch as JSON-able data (sessions save it; :meth:`restore` reads it)."""
         return self.tree.to_data(self.lines_by_name())
 
-    def restore(self, data: object, stop: Callable[[], bool] | None = None) -> str | None:
+    def restore(self, host: Host, data: object, stop: Callable[[], bool] | None = None) -> str | None:
         """Rebuild the branches of :meth:`to_data` on a fresh trainer (see
         :meth:`engine.train.trainer.Trainer.restore_branches`); returns a note of what was cut."""
-        host, tree = self.host, self.tree
-        timeline = host.timeline
+        tree, timeline = self.tree, self.timeline
         if timeline.applied or timeline.undone or len(tree) > 1:
             raise ValueError("branches are restored into a fresh trainer")
         items = check_data(data)
@@ -145,8 +147,8 @@ class Branching:
                     if item["parent"] not in made:
                         notes.append(f"branch {name} (its parent was not restored)")
                         continue
-                    self.switch(item["parent"], walk=False)  # to where the lines part, not on to its step
-                    if self.walk_stoppably(item["parts_at"], stop) and timeline.steps != item["parts_at"]:
+                    self.switch(host, item["parent"], walk=False)  # to where the lines part, not on to its step
+                    if self.walk_stoppably(host, item["parts_at"], stop) and timeline.steps != item["parts_at"]:
                         notes.append(f"branch {name} (its parent is shorter now)")
                         continue
                     self.fork(name)
@@ -177,15 +179,16 @@ class Branching:
                     kept.at = min(item["at"], len(kept.line))
             current = data["current"] if data["current"] in made else made[0]  # type: ignore[index]
             at = next(item["at"] for item in items if item["name"] == current)
-            self.switch(current, walk=False)
-            self.walk_stoppably(min(at, self.current().length), stop)  # never past what was restored
+            self.switch(host, current, walk=False)
+            self.walk_stoppably(host, min(at, self.current().length), stop)  # never past what was restored
         if not notes:
             return None
         return "this version trains differently: restored up to " + "; ".join(notes)
 
-    def walk_stoppably(self, step: int, stop: Callable[[], bool]) -> bool:
-        """Walk to ``step`` in slices of 50 ms, asking ``stop()`` between them."""
-        while not self.walk(step, perf_counter() + 0.05):
+    @staticmethod
+    def walk_stoppably(host: Host, step: int, stop: Callable[[], bool]) -> bool:
+        """Walk ``host`` to ``step`` in slices of 50 ms, asking ``stop()`` between them."""
+        while not host.walk(step, perf_counter() + 0.05):
             if stop():
                 raise RestoreStopped("restoring the session's branches was stopped")
         return True

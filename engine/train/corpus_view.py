@@ -26,7 +26,6 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Sequence
 
 from engine.encode.pairs import SHIFT
 from engine.text.pretokenize import PreTokenizer
@@ -34,6 +33,7 @@ from engine.train.gc_pause import gc_paused
 from engine.train.layout import CorpusLayout
 from engine.train.pair_state import PairState
 from engine.train.replay import ReplayedFile
+from engine.train.timeline import Timeline
 
 
 def mark_word_ends(
@@ -70,17 +70,15 @@ class CorpusTokens:
     listing that stands for it), the layout once built, and the replayed file, if any."""
 
     def __init__(self, text: str, pretokenizer: PreTokenizer, chunks: Counter[str], chunk_lengths: array[int],
-                 base: str, state: PairState, pieces: Sequence[bytes], steps: Callable[[], int]) -> None:
+                 base: str, state: PairState, timeline: Timeline) -> None:
         self.text = text
         self.pretokenizer = pretokenizer
         self.chunks = chunks  # distinct chunk -> count, in layout order
         self.chunk_lengths = chunk_lengths  # each distinct chunk's length in base units
         self.base = base
         self.state = state
-        #: The vocabulary now (the timeline's list, read here, never changed).
-        self.pieces = pieces
-        #: How many merges are applied now (the timeline's count).
-        self.steps = steps
+        #: The merges applied now and the vocabulary they make (read here, never changed).
+        self.timeline = timeline
         self.built_layout: CorpusLayout | None = None
         #: In a replay, the file (its whole-chunk lookup and byte fallback change the spans).
         self.replayed: ReplayedFile | None = None
@@ -142,7 +140,7 @@ class CorpusTokens:
         if replayed is not None and replayed.tokenizer.whole_first:
             if self.chunk_list is None:
                 self.chunk_list = list(self.chunks)
-            found = replayed.whole_chunk_lookup(self.steps(), self.chunk_list)
+            found = replayed.whole_chunk_lookup(self.timeline.steps, self.chunk_list)
         fallback = replayed is not None and replayed.tokenizer.byte_fallback
         while i < len(offsets):
             base = offsets[i]
@@ -168,10 +166,10 @@ class CorpusTokens:
     def frequencies(self) -> list[int]:
         """How often each token id occurs in the corpus now (index = id; merged ids included)."""
         freq = self.state.frequencies()
-        size = len(self.pieces)
+        size = len(self.timeline.pieces)
         return freq[:size] + [0] * (size - len(freq[:size]))
 
     def frequency(self, token_id: int) -> int:
         """How often one token occurs in the corpus now."""
         freq = self.state.frequencies()
-        return freq[token_id] if 0 <= token_id < min(len(freq), len(self.pieces)) else 0
+        return freq[token_id] if 0 <= token_id < min(len(freq), len(self.timeline.pieces)) else 0

@@ -20,7 +20,9 @@ own module, and delegates to them:
 
 This module sets them up from a text or a chunk-count table, makes each step (the chooser's
 choice, then the stop rules), and keeps every public method of the Trainer a one-line
-delegation to the part that does it.
+delegation to the part that does it. The parts never point back at the Trainer (the branches'
+moves are handed it per call), so a trainer and its parts form no reference cycle: reference
+counting frees a trainer the app replaces, even one frozen out of the collector's walks.
 """
 
 from __future__ import annotations
@@ -142,9 +144,8 @@ class Trainer:
         self.chooser: Chooser = chooser_for(config.tie_rule, state, config.min_frequency, self.timeline, script)
         #: The chooser when it follows a script (a replay), else None.
         self._script = self.chooser if isinstance(self.chooser, ScriptChooser) else None
-        self.corpus = CorpusTokens(text, self.pretokenizer, chunks, chunk_lengths, config.base, state,
-                                   self.timeline.pieces, lambda: self.timeline.steps)
-        self.branching = Branching(self, self._walk)
+        self.corpus = CorpusTokens(text, self.pretokenizer, chunks, chunk_lengths, config.base, state, self.timeline)
+        self.branching = Branching(self.timeline)
         #: In a replay made by :meth:`replaying`, the file (for :meth:`tokenizer_of`).
         self.replayed: ReplayedFile | None = None
         self.stop_reason: str | None = None
@@ -481,11 +482,11 @@ class Trainer:
         if step < 0:
             raise ValueError(f"step must be 0 or more, not {step}")
         with gc_paused():
-            return self._walk(step, deadline)
+            return self.walk(step, deadline)
 
-    def _walk(self, step: int, deadline: float | None) -> bool:
-        """:meth:`goto_within` without its collector pause: forward by :meth:`step` (redo, or a
-        new merge), back by undo."""
+    def walk(self, step: int, deadline: float | None) -> bool:
+        """:meth:`goto_within` under a collector pause the caller holds (the branches' moves):
+        forward by :meth:`step` (a redo, or a new merge), back by undo."""
         return self.timeline.walk(step, deadline, self.step, self._undo)
 
     def settle(self) -> None:
@@ -574,7 +575,7 @@ class Trainer:
         (recorded: nothing is chosen again). ``walk=False`` stops where they part (or here, if
         that is behind): the caller then goes on with :meth:`goto` or :meth:`goto_within`.
         ValueError for an unknown branch."""
-        return self.branching.switch(which, walk)
+        return self.branching.switch(self, which, walk)
 
     def branch_data(self) -> dict[str, Any]:
         """Every branch as JSON-able data (sessions save it; :meth:`restore_branches` reads it)."""
@@ -589,4 +590,4 @@ class Trainer:
         :func:`engine.train.branches.check_work`). ``stop()`` is asked between merges and walks:
         True ends the restore with :class:`~engine.train.branches.RestoreStopped` (the trainer
         is then half restored)."""
-        return self.branching.restore(data, stop)
+        return self.branching.restore(self, data, stop)
