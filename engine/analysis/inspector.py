@@ -145,8 +145,8 @@ def token_info(trainer: Trainer, token_id: int) -> TokenInfo:
     if trainer.continues_word(token_id):
         mark = trainer.config.subword_prefix or ""
         data = data[len(mark.encode("utf-8")):]
-    born = trainer.born(token_id)
-    pair_of = lambda i: trainer.born(i).pair  # noqa: E731 - O(1) per node, no list of all merges
+    born = trainer.made_by(token_id)
+    pair_of = lambda i: trainer.made_by(i).pair  # noqa: E731 - O(1) per node, no list of all merges
     return TokenInfo(
         token_id=token_id,
         data=data,

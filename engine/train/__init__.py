@@ -1,10 +1,17 @@
-"""Training: the :class:`Trainer` and its parts. The events it yields (``events.py``), the pair
-state and its lazy queue (``pair_state.py``, the algorithm; ``loops.py``, its hot loops in pure
-Python), choosing the next pair by a tie rule (``pair_state.py``'s ``choose``, subword-nmt's in
-``ties.py``, a replayed file's script in ``replay.py``), the timeline (undo, redo, goto and
-checkpoints: ``timeline.py``, ``checkpoints.py``), what-if branches (``branches.py``,
-``branching.py``) and the corpus as tokens for the app (``corpus_view.py``, ``layout.py``,
-``pair_views.py``).
+"""Training: the :class:`Trainer` and its parts, each a module of its own.
+
+- ``trainer.py``: the Trainer, which sets the parts up and delegates to them;
+- ``events.py``: what training yields (a :class:`Merge` a step, :class:`Candidate` pairs);
+- ``pair_state.py``: the algorithm's state, the pairs' counts and the lazy queue of the best
+  (its hot loops in pure Python in ``loops.py``, its views and copies in ``pair_views.py``);
+- ``choosing.py``: choosing the next pair, every tie rule and a replayed file's script behind
+  one protocol, each answer a ``Choice``;
+- ``timeline.py``: the merges applied and undone, undo, redo and jumps, with the state copies
+  of ``checkpoints.py``;
+- ``branching.py``: what-if branches (their tree of names and lines in ``branches.py``);
+- ``corpus_view.py``: the corpus as tokens for the app (``layout.py``: where each chunk sits);
+- ``replay.py``: a tokenizer file replayed on a corpus;
+- ``gc_pause.py``: the collector paused while training makes millions of objects.
 
 The data flow: text -> chunks -> counts -> **merges** -> ids -> files.
 """

@@ -51,7 +51,7 @@ class Branch(NamedTuple):
     current: bool
 
 
-class _Kept:
+class KeptLine:
     """A branch other than the current one: its whole line and the step it was left at."""
 
     __slots__ = ("line", "at")
@@ -69,7 +69,7 @@ class Branches:
         self.order: list[str] = [FIRST]
         self.parent: dict[str, str | None] = {FIRST: None}
         self.parts_at: dict[str, int] = {FIRST: 0}
-        self.kept: dict[str, _Kept] = {}
+        self.kept: dict[str, KeptLine] = {}
         self._serial = 0
 
     def __len__(self) -> int:
@@ -90,7 +90,7 @@ class Branches:
 
             raise ConfigError(f"at most {MAX_BRANCHES} branches: this merge would start one more")
         name = name or self.new_name()
-        self.kept[self.current] = _Kept(line, at)
+        self.kept[self.current] = KeptLine(line, at)
         self.parent[name] = self.current
         self.parts_at[name] = parts_at
         self.order.append(name)
@@ -186,6 +186,7 @@ def restore_work(items: list[dict[str, Any]]) -> tuple[int, int]:
     def shares(a: str, b: str) -> int:
         """How many merges the lines of branches ``a`` and ``b`` share (at most)."""
         up: dict[str, int] = {}
+        x: str | None
         limit, x = length[a], a
         while x is not None:
             up[x] = limit
@@ -195,7 +196,9 @@ def restore_work(items: list[dict[str, Any]]) -> tuple[int, int]:
         limit, y = length[b], b
         while y not in up:
             limit = min(limit, parts[y])
-            y = parent[y]
+            above = parent[y]
+            assert above is not None  # every line goes up to the first branch, which is a's too
+            y = above
         return min(limit, up[y])
 
     trained = walked = 0

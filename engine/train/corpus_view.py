@@ -1,25 +1,42 @@
-"""The corpus as a :class:`~engine.train.trainer.Trainer` sees it: its base units (the marked twins
-a word-end or continuing-subword mark makes at set-up) and, at any step, its tokens: where each
-chunk occurrence sits (the layout), the spans of a stretch of text, frequencies and pair counts."""
+"""The corpus as tokens: what the app shows of a Trainer's corpus at any step, read only.
+
+Training never keeps the corpus as text: it keeps each *distinct* chunk once, with its count
+(the pair state's node array, :mod:`engine.train.pair_state`). To show a stretch of the corpus
+as tokens, :class:`CorpusTokens` needs one more thing, the *layout*
+(:class:`~engine.train.layout.CorpusLayout`): where every occurrence of every chunk sits in the
+text. It is built on first use by running the pre-tokenizer over the text once more. A span
+lookup then finds the occurrences that overlap the stretch (a binary search) and asks the pair
+state for each one's tokens now (:meth:`PairState.chunk_spans`). Frequencies, pair counts and
+the chunks' token sequences come from the pair state as they are at the current step.
+
+The view changes nothing the training reads. It also holds the set-up of the base units when a
+word-end or continuing-subword mark is used (:func:`mark_word_ends`, :func:`mark_continuations`):
+each base unit gets a marked twin, and the chunks' units are rewritten to the twins where the
+mark applies, before the pair state is built.
+
+Example::
+
+    view = trainer.corpus
+    view.spans(0, 10)      # [(token id, start, end), ...] over the first ten units
+    view.frequencies()[5]  # how often token 5 occurs now
+"""
 
 from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 
-from engine.config import TrainConfig
 from engine.encode.pairs import SHIFT
-from engine.encode.tokenizer import Tokenizer
 from engine.text.pretokenize import PreTokenizer
-from engine.train.events import Merge
+from engine.train.gc_pause import gc_paused
 from engine.train.layout import CorpusLayout
-from engine.train.pair_state import MergeRecord, PairState
+from engine.train.pair_state import PairState
+from engine.train.replay import ReplayedFile
+from engine.train.timeline import Timeline
 
 
-def _mark_word_ends(
+def mark_word_ends(
     seqs: list[tuple[list[int], int]], pieces: list[bytes], suffix: str,
 ) -> tuple[list[tuple[list[int], int]], list[bytes]]:
     """The base with each token again ending a word (``e`` and ``e</w>``), and every chunk's
@@ -32,7 +49,7 @@ def _mark_word_ends(
     return seqs, pieces + [piece + mark for piece in pieces]
 
 
-def _mark_continuations(
+def mark_continuations(
     seqs: list[tuple[list[int], int]], pieces: list[bytes], prefix: str,
 ) -> tuple[list[tuple[list[int], int]], list[bytes]]:
     """The base with each token again after a continuing-subword prefix (``b`` and ``##b``),
@@ -48,21 +65,24 @@ def _mark_continuations(
     return seqs, pieces + [mark + piece for piece in pieces]
 
 
-class TrainerCorpus:
-    """The Trainer's corpus views (a mixin of :class:`~engine.train.trainer.Trainer`, which sets these)."""
+class CorpusTokens:
+    """A Trainer's corpus at its current step, as tokens. Its own state is the text (or the
+    listing that stands for it), the layout once built, and the replayed file, if any."""
 
-    config: TrainConfig
-    text: str
-    pretokenizer: PreTokenizer
-    base_size: int
-    _state: PairState
-    _pieces: list[bytes]
-    _history: list[tuple[Merge, MergeRecord | None]]
-    _chunks: Counter[str]
-    _chunk_lengths: array
-    _layout: CorpusLayout | None
-    _replayed: Tokenizer | None
-    _gc_paused: Callable[[], AbstractContextManager[None]]
+    def __init__(self, text: str, pretokenizer: PreTokenizer, chunks: Counter[str], chunk_lengths: array[int],
+                 base: str, state: PairState, timeline: Timeline) -> None:
+        self.text = text
+        self.pretokenizer = pretokenizer
+        self.chunks = chunks  # distinct chunk -> count, in layout order
+        self.chunk_lengths = chunk_lengths  # each distinct chunk's length in base units
+        self.base = base
+        self.state = state
+        #: The merges applied now and the vocabulary they make (read here, never changed).
+        self.timeline = timeline
+        self.built_layout: CorpusLayout | None = None
+        #: In a replay, the file (its whole-chunk lookup and byte fallback change the spans).
+        self.replayed: ReplayedFile | None = None
+        self.chunk_list: list[str] | None = None  # the distinct chunks by uid, for the lookup
 
     def pair_count(self, pair: tuple[int, int]) -> int:
         """Current weighted count of a pair (0 when absent).
@@ -70,46 +90,28 @@ class TrainerCorpus:
         Pairs that can still be merged are looked up; rarer ones are counted afresh.
         """
         a, b = pair
-        count = self._state.count.get(a << SHIFT | b)
+        count = self.state.count.get(a << SHIFT | b)
         if count is not None:
             return count
-        return self._state.pair_counts().get((a, b), 0)
-
-    def pair_counts(self) -> dict[tuple[int, int], int]:
-        """Every pair present now with its weighted count (counted afresh: O(corpus))."""
-        return self._state.pair_counts()
-
-    def sequences(self) -> list[tuple[int, ...]]:
-        """The current token ids of every distinct chunk, in order of first appearance."""
-        return self._state.sequences()
-
-    def tie_count(self, count: int) -> int:
-        """How many pairs that can still be merged have exactly this count now."""
-        return self._state.ties(count)
-
-    @property
-    def unit(self) -> str:
-        """What one base unit of the corpus is: ``bytes`` or ``chars`` (offsets below use it)."""
-        return self.config.base
+        return self.state.pair_counts().get((a, b), 0)
 
     def layout(self) -> CorpusLayout:
         """Where every chunk occurrence sits in the corpus (built on first use, then kept)."""
-        if self._layout is None:
+        if self.built_layout is None:
             if not self.text:
                 raise ValueError("this trainer was given counted chunks, not the corpus text")
-            with self._gc_paused():
-                self._layout = CorpusLayout.build(
-                    self.text, self.pretokenizer, self._chunks, self._chunk_lengths, self.config.base
+            with gc_paused():
+                self.built_layout = CorpusLayout.build(
+                    self.text, self.pretokenizer, self.chunks, self.chunk_lengths, self.base
                 )
-        return self._layout
+        return self.built_layout
 
     def listing(self, limit: int = 2000) -> str:
-        """A text of the ``limit`` most frequent distinct chunks, one a line after its count
-        (``      1,234 chunk``), which :meth:`spans` then reads instead of the corpus: how the
-        app shows a trainer made from a chunk-count table (:meth:`from_counts`), which has no
-        text. The counts and the newlines are text no chunk covers (no span)."""
-        counts = list(self._chunks.values())
-        chunks = list(self._chunks)
+        """A text of the ``limit`` most frequent distinct chunks, one a line after its count,
+        which :meth:`spans` then reads instead of the corpus (see
+        :meth:`engine.train.trainer.Trainer.listing`)."""
+        counts = list(self.chunks.values())
+        chunks = list(self.chunks)
         order = sorted(range(len(chunks)), key=lambda uid: -counts[uid])[:limit]
         parts: list[str] = []
         offsets, uids = array("q"), array("i")
@@ -120,29 +122,26 @@ class TrainerCorpus:
             parts += (prefix, chunks[uid], "" if own_line else "\n")
             offsets.append(unit + len(prefix))
             uids.append(uid)
-            unit += len(prefix) + self._chunk_lengths[uid] + (0 if own_line else 1)
+            unit += len(prefix) + self.chunk_lengths[uid] + (0 if own_line else 1)
         self.text = "".join(parts)
-        self._layout = CorpusLayout(offsets, uids, unit)
+        self.built_layout = CorpusLayout(offsets, uids, unit)
         return self.text
 
     def spans(self, start: int, end: int) -> list[tuple[int, int, int]]:
-        """The current tokens overlapping corpus units [start, end), as (token id, start, end).
-
-        Units are bytes (bytes base: offsets into the UTF-8 of the text) or characters. Text no
-        chunk covers (a custom pattern may skip characters) has no span.
-
-        In a replay of a file that looks a chunk up whole first (a tiktoken rank file), a chunk
-        that is one of its tokens at this step is that token, as the file's library gives it:
-        a merged token's id, or ``-1 - i`` for the file's whole piece ``i`` (its
-        ``whole_pieces``: no merge makes those), once the step reaches its rank.
-        """
+        """The current tokens overlapping corpus units [start, end), as (token id, start, end)
+        (see :meth:`engine.train.trainer.Trainer.spans`)."""
         layout = self.layout()
-        offsets, uids, lengths = layout.offsets, layout.uids, self._chunk_lengths
+        offsets, uids, lengths = layout.offsets, layout.uids, self.chunk_lengths
         i = max(bisect_right(offsets, start) - 1, 0)
         out: list[tuple[int, int, int]] = []
-        chunk_spans = self._state.chunk_spans
-        found = self._found_whole() if self._replayed is not None and self._replayed.whole_first else None
-        fallback = self._replayed is not None and self._replayed.byte_fallback
+        chunk_spans = self.state.chunk_spans
+        replayed = self.replayed
+        found = None
+        if replayed is not None and replayed.tokenizer.whole_first:
+            if self.chunk_list is None:
+                self.chunk_list = list(self.chunks)
+            found = replayed.whole_chunk_lookup(self.timeline.steps, self.chunk_list)
+        fallback = replayed is not None and replayed.tokenizer.byte_fallback
         while i < len(offsets):
             base = offsets[i]
             if base >= end:
@@ -157,8 +156,8 @@ class TrainerCorpus:
                     continue
                 lo = start - base if start > base else 0
                 hi = end - base if end - base < length else length
-                if fallback:
-                    out.extend(self._fallen_back(chunk_spans(uid, lo, hi), base))
+                if fallback and replayed is not None:
+                    out.extend(replayed.byte_fallback_spans(chunk_spans(uid, lo, hi), base, self.text))
                 else:
                     out.extend((tid, base + s, base + e) for tid, s, e in chunk_spans(uid, lo, hi))
             i += 1
@@ -166,31 +165,11 @@ class TrainerCorpus:
 
     def frequencies(self) -> list[int]:
         """How often each token id occurs in the corpus now (index = id; merged ids included)."""
-        freq = self._state.frequencies()
-        size = len(self._pieces)
+        freq = self.state.frequencies()
+        size = len(self.timeline.pieces)
         return freq[:size] + [0] * (size - len(freq[:size]))
 
     def frequency(self, token_id: int) -> int:
         """How often one token occurs in the corpus now."""
-        freq = self._state.frequencies()
-        return freq[token_id] if 0 <= token_id < min(len(freq), len(self._pieces)) else 0
-
-    def born(self, token_id: int) -> Merge | None:
-        """The merge that made this token (None for base tokens or tokens not made yet)."""
-        index = token_id - self.base_size
-        if 0 <= index < len(self._history):
-            return self._history[index][0]
-        return None
-
-    def continues_word(self, token_id: int) -> bool:
-        """Whether a token continues a word (``subword_prefix``: its left-most unit is a
-        prefixed twin, so its bytes begin with the prefix as a mark); False without a prefix."""
-        if self.config.subword_prefix is None or not 0 <= token_id < len(self._pieces):
-            return False
-        while token_id >= self.base_size:
-            born = self.born(token_id)
-            if born is None:
-                return False
-            token_id = born.pair[0]
-        block = self.base_size // (2 if self.config.end_of_word is None else 4)
-        return (token_id // block) % 2 == 1
+        freq = self.state.frequencies()
+        return freq[token_id] if 0 <= token_id < min(len(freq), len(self.timeline.pieces)) else 0

@@ -24,7 +24,7 @@ class Merge(NamedTuple):
     pair: tuple[int, int]
     new_id: int
     token: bytes
-    count: int
+    count: int  # type: ignore[assignment]  # a field named like tuple.count, which it hides
     ties: tuple[tuple[int, int], ...]
     tie_total: int
     tokens_after: int
@@ -46,4 +46,4 @@ class Candidate(NamedTuple):
     """A pair that could be merged next, with its weighted count."""
 
     pair: tuple[int, int]
-    count: int
+    count: int  # type: ignore[assignment]  # a field named like tuple.count, which it hides

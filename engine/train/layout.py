@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.text.pretokenize import PreTokenizer
@@ -24,7 +24,7 @@ class CorpusLayout:
 
     @classmethod
     def build(
-        cls, text: str, pretokenizer: PreTokenizer, chunks: Sequence[str], lengths: Sequence[int], base: str
+        cls, text: str, pretokenizer: PreTokenizer, chunks: Iterable[str], lengths: Sequence[int], base: str
     ) -> CorpusLayout:
         """Walk the corpus's chunks once more, in order, matching each to its distinct chunk."""
         index = {chunk: uid for uid, chunk in enumerate(chunks)}

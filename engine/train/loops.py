@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from array import array
 from bisect import bisect_left
@@ -15,6 +14,7 @@ from heapq import heappush
 from itertools import accumulate, chain, compress, repeat
 from operator import add, mul, ne
 from struct import Struct
+from typing import cast
 
 from engine.encode.pairs import MASK, SHIFT
 from engine.train.pair_views import DEAD, SEP
@@ -43,7 +43,7 @@ def layout(pairs: list[tuple[Sequence[int], int]]) -> tuple[array[int], array[in
     n = sum(lengths) + len(seqs) + 1
     code = node_typecode(max(counts, default=0), 4 * n + 4)
     if code == "i" and sys.byteorder == "little" and all(map(bytes.__instancecheck__, seqs)):
-        return _layout_bytes(seqs, counts, lengths, starts, n), array("q", starts), tokens
+        return _layout_bytes(cast("list[bytes]", seqs), counts, lengths, starts, n), array("q", starts), tokens
     sym: list[int] = [SEP]
     sym.extend(chain.from_iterable(chain.from_iterable(zip(seqs, repeat((SEP,))))))
     weights: list[int] = [0]
@@ -114,23 +114,19 @@ def node_typecode(max_weight: int, max_address: int) -> str:
     return "i" if max_weight <= INT32_MAX and max_address <= INT32_MAX else "q"
 
 
-#: Nodes from which the pure first index gathers the second half of the layout in a forked
-#: child at the same time (a smaller layout costs less than the fork: docs/benchmarks.md).
-INDEX_SPLIT = 1 << 20
-
-
 def index_pairs(data: array[int], floor: int) -> tuple[dict[int, int], dict[int, array[int]]]:
     """The first pair index of a layout: {pair key: weighted count} and {pair key: ascending
     addresses of its left nodes}, both in order of first occurrence, for the pairs counted at
     least ``floor`` times.
 
-    One loop over the nodes gathers the addresses (on a large layout, two at once: see
-    :func:`_gather_in_two`); a pair's count is then its number of addresses, plus the extra
-    weight of the few chunks that occur more than once (found by a C-level filter on the
-    weights), rather than summing weights node by node (figures: docs/benchmarks.md, "Issue
-    24, fifth round")."""
+    One loop over the nodes gathers the addresses (:func:`gather`); a pair's count is then its
+    number of addresses, plus the extra weight of the few chunks that occur more than once
+    (found by a C-level filter on the weights), rather than summing weights node by node.
+
+    Example: ``index_pairs(layout([([1, 2, 1, 2], 1)])[0], 1)`` counts ``1 << SHIFT | 2`` twice
+    and ``2 << SHIFT | 1`` once."""
     end = len(data)
-    where = _gather_in_two(data) if end >= 4 * INDEX_SPLIT and _may_fork() else _gather(data, 0, end)
+    where = gather(data, 0, end)
     count = {k: len(nodes) for k, nodes in where.items()}
     for address in compress(range(0, end, 4), map(ne, data[3::4], repeat(1))):
         x = data[address]
@@ -143,89 +139,13 @@ def index_pairs(data: array[int], floor: int) -> tuple[dict[int, int], dict[int,
     return count, dict(where)
 
 
-def _gather(data: array[int], lo: int, hi: int) -> dict[int, array[int]]:
+def gather(data: array[int], lo: int, hi: int) -> dict[int, array[int]]:
     """{pair key: ascending addresses} of the pairs whose left node is in [lo, hi), in order of
     first occurrence (a pair's right node may be at hi)."""
     where: defaultdict[int, array[int]] = defaultdict(_nodes)
     for x, y, address in zip(data[lo:hi:4], data[lo + 4:hi + 4:4], range(lo, hi, 4)):
         if x >= 0 and y >= 0:
             where[x << SHIFT | y].append(address)
-    return where
-
-
-def _may_fork() -> bool:
-    """Whether the index may fork: where a process can, and no other thread could hold a lock
-    the child would need (the app builds its trainers beside Textual's threads)."""
-    import threading
-
-    return hasattr(os, "fork") and sys.platform != "darwin" and threading.active_count() == 1
-
-
-def _answer(payload: bytes) -> dict[int, array[int]] | None:
-    """The child's gathering from its raw arrays (count, keys, sizes, addresses), or None when
-    the payload is empty or not whole."""
-    head = 8
-    if len(payload) < head:
-        return None
-    n = array("q", payload[:head])[0]
-    if n < 0 or len(payload) < head + 16 * n:
-        return None
-    keys = array("q", payload[head:head + 8 * n])
-    sizes = array("q", payload[head + 8 * n:head + 16 * n])
-    flat = payload[head + 16 * n:]
-    if len(flat) != _nodes().itemsize * sum(sizes):
-        return None
-    flat = _nodes(flat)
-    return {k: flat[o:o + size] for k, o, size in zip(keys, accumulate(sizes, initial=0), sizes)}
-
-
-def _gather_in_two(data: array[int]) -> dict[int, array[int]]:
-    """:func:`_gather` of the whole layout, its second half in a forked child at the same time:
-    the child sends its keys, their lengths and all its addresses as three raw arrays, and each
-    of its lists is put after ours (ascending, first occurrences in order). Should the child
-    fail, its half is gathered here."""
-    end = len(data)
-    mid = end // 8 * 4
-    read_end, write_end = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:  # no room for another process now: one loop, here
-        os.close(read_end)
-        os.close(write_end)
-        return _gather(data, 0, end)
-    if pid == 0:  # the child: gather the second half, send it back, and leave at once
-        try:
-            os.close(read_end)
-            payload = b""
-            try:
-                second = _gather(data, mid, end)
-                keys = array("q", second)
-                sizes = array("q", map(len, second.values()))
-                payload = b"".join((array("q", [len(keys)]).tobytes(), keys.tobytes(), sizes.tobytes(),
-                                    *map(bytes, second.values())))
-            except BaseException:  # noqa: BLE001 - an empty answer: the parent gathers the half itself
-                payload = b""
-            with os.fdopen(write_end, "wb") as out:
-                out.write(payload)
-        finally:  # whatever happened (the parent gone, the pipe broken), never return from here
-            os._exit(0)
-    os.close(write_end)
-    try:
-        where = _gather(data, 0, mid)
-    finally:
-        with os.fdopen(read_end, "rb") as incoming:
-            payload = incoming.read()
-        os.waitpid(pid, 0)
-    second = _answer(payload)
-    if second is None:  # the child failed, or was stopped before it had written all
-        second = _gather(data, mid, end)
-    get = where.get
-    for k, nodes in second.items():
-        mine = get(k)
-        if mine is None:
-            where[k] = nodes
-        else:
-            mine.extend(nodes)
     return where
 
 

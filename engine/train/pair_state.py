@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, MutableMapping, Sequence
+from collections.abc import Iterable, Sequence
 from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
 
@@ -77,7 +77,7 @@ class PairState:
     #: True after a restore until the borrowed parts are copied (see :meth:`own`).
     _borrowed = False
     #: Whether :attr:`heap` is the compiled core's queue (lowest-ids), not a list heap.
-    _cq = False
+    _compiled_queue = False
     #: The copy whose node array the state uses after a restore, until :meth:`own`.
     _lender: StateCopy | None = None
     #: What a restore replaced (the state's own dicts and queue), freed by :meth:`own`.
@@ -111,7 +111,9 @@ class PairState:
         self.starts = starts
         self.tokens = tokens
         self._freq: list[int] | None = None  # weighted occurrences per token id, once asked
-        self.count: MutableMapping[int, int] = {}  # a dict, or engine.native.compiled.Counts
+        #: {pair key: count}: a dict, or on the compiled path the core's ``Counts`` table, which
+        #: has a dict's interface (and is typed as one here)
+        self.count: dict[int, int] = {}
         self.where: dict[int, array[int]] = {}
         self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
         self._front: list | None = None  # see _read_front
@@ -135,7 +137,7 @@ class PairState:
         if not self.wide and not isinstance(count, dict):
             # The compiled core's C queue (engine.native.compiled.Queue), with the readers below in C
             self.heap = count.queue()
-            self._cq = True
+            self._compiled_queue = True
             return
         self.heap = [self._entry(k, c, where[k][0]) for k, c in count.items()]
         heapify(self.heap)
@@ -174,7 +176,7 @@ class PairState:
 
     def _settle(self) -> int | None:
         """Repair the queue until its top entry is exact; return that entry (None if empty)."""
-        if self._cq:
+        if self._compiled_queue:
             return self.heap.settle(self.count, self.min_count)
         heap, count = self.heap, self.count
         first_seen, wide = self.first_seen, self.wide
@@ -213,7 +215,7 @@ class PairState:
         Called by the app after every step, so the repair loop of :meth:`_settle` is inlined
         for the lowest-ids rule.
         """
-        if self._cq:
+        if self._compiled_queue:
             return self.heap.top(self.count, self.min_count, k)
         out: list[tuple[int, int, int]] = []
         taken: list[int] = []
@@ -294,8 +296,7 @@ class PairState:
                 del ahead[:gone]
             if len(ties) == k and ties[0] == (a, b):
                 return a, b, count, tuple(ties), total
-        ties = self._read_front(entry, count, k)
-        return a, b, count, ties, total
+        return a, b, count, self._read_front(entry, count, k), total
 
     def _read_front(self, entry: int, count: int, k: int) -> tuple[tuple[int, int], ...]:
         """Read the first pairs of the top count off the queue (lowest-ids) and keep them as
@@ -312,7 +313,7 @@ class PairState:
         """
         heap = self.heap
         want = k if k > FRONT else FRONT
-        if self._cq:
+        if self._compiled_queue:
             ahead, ties, complete = heap.read_front(self.count, self.min_count, count, k, want)
             field = ahead[0] >> 40
             self._front = [heap, field, ahead, ((field + 1) << 40) - 1 if complete else ahead[-1]]
@@ -430,7 +431,7 @@ class PairState:
         restored.extend(so << SHIFT | a for so in left if so != new_id)
         restored.extend(b << SHIFT | sr for sr in right)
         floor = self.min_count
-        push = self.heap.push_entry if self._cq else partial(heappush, self.heap)
+        push = self.heap.push_entry if self._compiled_queue else partial(heappush, self.heap)
         for k in restored:
             c = count.get(k, 0)
             if c >= floor:
@@ -547,7 +548,7 @@ class PairState:
         else:
             data = self.data[:]
         freq = self._freq[:] if self._freq is not None else None
-        heap = self.heap.copy() if self._cq else self.heap[:]
+        heap = self.heap.copy() if self._compiled_queue else self.heap[:]
         return StateCopy(data, self.count.copy(), self.where.copy(), heap, dict(self.hist), freq, self.tokens)
 
     def hand_over(self, spare: array | None = None) -> StateCopy:
@@ -581,7 +582,7 @@ class PairState:
         self.count = self.count.copy()
         self.where = self.where.copy()  # the position arrays are never changed in place
         borrowed = self.heap
-        self.heap = borrowed.copy() if self._cq else borrowed[:]
+        self.heap = borrowed.copy() if self._compiled_queue else borrowed[:]
         front = self._front
         if front is not None and front[0] is borrowed:
             front[0] = self.heap  # the same entries: the read-ahead stays true

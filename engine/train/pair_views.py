@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from array import array
 from collections import defaultdict
-from collections.abc import Collection, MutableMapping, Sized
+from collections.abc import Collection, Sized
 from dataclasses import dataclass
 
 from engine.encode.pairs import SHIFT
@@ -40,7 +40,7 @@ class StateCopy:
     """
 
     data: array
-    count: MutableMapping[int, int]  # a dict, or the compiled core's Counts
+    count: dict[int, int]  # a dict, or the compiled core's Counts (a dict's interface)
     where: dict[int, array]
     heap: Collection[int]  # a list heap, or the compiled core's Queue (lowest-ids)
     hist: dict[int, int]

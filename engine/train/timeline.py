@@ -1,130 +1,219 @@
-"""Moving along a Trainer's line: undo and redo from the merges' records (never replaying), and
-jumps to any step (:meth:`~engine.train.trainer.Trainer.goto`), in slices under a deadline, starting
-from the checkpoint copy that makes the walk cheapest (see :mod:`engine.train.checkpoints`)."""
+"""The timeline: the line of merges a Trainer has made, and moving along it (undo, redo, goto).
+
+A *line* is the list of merges from step 0. The timeline keeps it in two parts: ``applied``
+(the merges in force, step 1 first) and ``undone`` (merges taken back, the next to redo last).
+Each entry is a merge's event (:class:`~engine.train.events.Merge`) and its record
+(:class:`~engine.train.pair_views.MergeRecord`: which nodes the merge absorbed, the pair's
+count and position list before it). The record is what makes moving cheap:
+
+- **undo** puts back exactly what the record says the merge changed (see
+  :meth:`engine.train.pair_state.PairState.unmerge`); nothing is counted or trained again, so
+  an undo costs about what its merge did;
+- **redo** merges the same pair again from the same state, so it makes the same event: it is
+  re-applied without asking the chooser, and its record stays valid;
+- **goto** walks step by step, undoing or redoing, in slices that stop at a deadline so the app
+  stays responsive (the same target again carries on the walk). With checkpoints (whole copies
+  of the state, :mod:`engine.train.checkpoints`) a long jump first restores the copy that makes
+  the walk shortest.
+
+The timeline also keeps the vocabulary (``pieces``): the base tokens' bytes, then one token per
+applied merge, the left part's bytes joined to the right part's (the right part's
+continuing-subword mark cut off: it always continues a word). A token exists exactly while its
+merge is applied, so undo drops the last piece and redo adds it back.
+
+What the timeline does not do is choose: walking forward past the known line trains new
+merges, which only the Trainer can (it asks its chooser). A walk is handed the Trainer's own
+step and undo for that (:meth:`Timeline.walk`).
+
+Example::
+
+    line = Timeline(state, pieces, mark_bytes=0, keep_records=True, checkpoints=None)
+    line.apply(1, 2, count=3, ties=((1, 2),), tie_total=1, manual=False)  # Merge(step=1, ...)
+    line.undo()  # the same Merge; line.steps == 0, line.undone holds it
+    line.redo()  # step 1 again
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from time import perf_counter
 
-from engine.config import TrainConfig
 from engine.train.checkpoints import Checkpoints
 from engine.train.events import Merge
-from engine.train.pair_state import MergeRecord, PairState
+from engine.train.pair_state import PairState
+from engine.train.pair_views import MergeRecord
+
+#: One step of a line: the merge's event and its record (None when undo records are off).
+Entry = tuple[Merge, MergeRecord | None]
 
 
-class TrainerMoves:
-    """Undo, redo and jumps (a mixin of :class:`~engine.train.trainer.Trainer`, which sets these)."""
+class Timeline:
+    """The applied and undone merges of one line, the vocabulary they make, and the moves
+    between steps. The pair state is shared with the Trainer; only merges and undos change it."""
 
-    config: TrainConfig
-    base_size: int
-    stop_reason: str | None
-    _state: PairState
-    _pieces: list[bytes]
-    _cut: int
-    _history: list[tuple[Merge, MergeRecord | None]]
-    _future: list[tuple[Merge, MergeRecord | None]]
-    _marks: Checkpoints | None
-    _leap: tuple[int, int] | None
-    _gc_paused: Callable[[], AbstractContextManager[None]]
+    def __init__(self, state: PairState, pieces: list[bytes], mark_bytes: int, keep_records: bool,
+                 checkpoints: Checkpoints | None) -> None:
+        self.state = state
+        #: Bytes of every token now, by id: the base, then one per applied merge.
+        self.pieces = pieces
+        self.base_size = len(pieces)
+        #: Bytes of the continuing-subword mark cut off a merge's right part (0 without one).
+        self.mark_bytes = mark_bytes
+        #: Whether entries keep their records (``TrainConfig.record_undo``): without, no undo.
+        self.keep_records = keep_records
+        #: Copies of the state for long jumps, or None (jumps walk all the way).
+        self.checkpoints = checkpoints
+        self.applied: list[Entry] = []
+        #: Merges taken back, the next to redo last; their records stay valid (the state they
+        #: lead from is always the same), so restoring a later checkpoint can re-apply them.
+        self.undone: list[Entry] = []
+        #: A walk cut short by its deadline: (its target, the step where it stopped). The next
+        #: walk to the same target from there carries it on instead of planning it again.
+        self.unfinished_jump: tuple[int, int] | None = None
+
+    @property
+    def steps(self) -> int:
+        """How many merges are applied now."""
+        return len(self.applied)
+
+    @property
+    def last_record(self) -> MergeRecord | None:
+        """What the latest applied merge changed (None at step 0, or without records)."""
+        return self.applied[-1][1] if self.applied else None
+
+    def line(self) -> list[Entry]:
+        """The whole line: applied merges, then the undone ones in the order they were made."""
+        return self.applied + self.undone[::-1]
+
+    def made_by(self, token_id: int) -> Merge | None:
+        """The merge that made this token (None for a base token or one not made now)."""
+        index = token_id - self.base_size
+        if 0 <= index < len(self.applied):
+            return self.applied[index][0]
+        return None
+
+    # -- merging, undo, redo ----------------------------------------------------------------
+
+    def apply(self, a: int, b: int, count: int, ties: tuple[tuple[int, int], ...], tie_total: int,
+              manual: bool) -> Merge:
+        """Merge (a, b) into a new token at the end of the vocabulary and record the event."""
+        state, pieces = self.state, self.pieces
+        new_id = len(pieces)
+        if self.checkpoints is not None and not self.applied:
+            self.checkpoints.start(state)
+        record = state.merge(a, b, new_id)
+        pieces.append(pieces[a] + pieces[b][self.mark_bytes:])
+        event = Merge(
+            step=len(self.applied) + 1,
+            pair=(a, b),
+            new_id=new_id,
+            token=pieces[new_id],
+            count=count,
+            ties=ties,
+            tie_total=tie_total,
+            tokens_after=state.tokens,
+            removed=record.removed,
+            manual=manual,
+        )
+        self.applied.append((event, record if self.keep_records else None))
+        if self.checkpoints is not None:
+            self.checkpoints.trained(event.step, len(record.absorbed), state)
+        return event
 
     def undo(self) -> Merge | None:
-        """Take back the last merge from its record (never by replaying); None at step 0."""
-        with self._gc_paused():
-            return self._undo()
-
-    def _undo(self) -> Merge | None:
-        if not self._history:
+        """Take back the last applied merge from its record; None at step 0."""
+        if not self.applied:
             return None
-        event, record = self._history[-1]
+        event, record = self.applied[-1]
         if record is None:
             raise RuntimeError("this trainer was made with record_undo=False")
-        self._state.unmerge(record)
-        self._history.pop()
-        self._pieces.pop()
-        self._future.append((event, record))
-        self.stop_reason = None
+        self.state.unmerge(record)
+        self.applied.pop()
+        self.pieces.pop()
+        self.undone.append((event, record))
         return event
 
     def redo(self) -> Merge | None:
-        """Re-apply the last undone merge without choosing again; None if nothing to redo."""
-        with self._gc_paused():
-            return self._redo()
-
-    def _redo(self) -> Merge | None:
-        if not self._future:
+        """Re-apply the last undone merge (the same event: nothing is chosen); None if none."""
+        if not self.undone:
             return None
-        event, _ = self._future.pop()
+        event, _ = self.undone.pop()
         a, b = event.pair
-        record = self._state.merge(a, b, event.new_id)
-        self._pieces.append(self._pieces[a] + self._pieces[b][self._cut:])
-        self._history.append((event, record if self.config.record_undo else None))
+        record = self.state.merge(a, b, event.new_id)
+        self.pieces.append(self.pieces[a] + self.pieces[b][self.mark_bytes:])
+        self.applied.append((event, record if self.keep_records else None))
         return event
 
-    def goto(self, step: int) -> int:
-        """Move to merge ``step`` (forward or back); returns the step reached.
+    # -- jumps ------------------------------------------------------------------------------
 
-        Going forward stops early when a stop rule holds.
-        """
-        self.goto_within(step, None)
-        return self.steps
-
-    def goto_within(self, step: int, deadline: float | None) -> bool:
-        """Move toward ``step`` until ``deadline`` (a ``time.perf_counter()`` value, or None
-        for no limit); True once there, or once a stop rule ends a forward jump. Calls with the
-        same target carry on one jump (one plan, one copy restored) unless something else moved
-        the trainer in between."""
-        if step < 0:
-            raise ValueError(f"step must be 0 or more, not {step}")
-        with self._gc_paused():
-            return self._walk(step, deadline)
-
-    def _walk(self, step: int, deadline: float | None) -> bool:
-        history = self._history
-        if self._marks is not None and self._leap != (step, len(history)):
-            self._jump_start(step)  # a new jump (not the rest of one cut short)
-        self._leap = None
-        while len(history) != step:
-            if len(history) > step:
-                self._undo()
-            elif self.step() is None:  # a stop rule ends a forward jump
+    def walk(self, step: int, deadline: float | None, forward: Callable[[], Merge | None],
+             back: Callable[[], Merge | None]) -> bool:
+        """Move toward ``step`` until ``deadline`` (a ``time.perf_counter()`` value, or None);
+        True once there, or once ``forward`` (the Trainer's step: a redo, or a new merge)
+        returns None; ``back`` is the Trainer's undo. A new jump (not the rest of one cut
+        short) first lets the checkpoints restore the copy that makes it cheapest."""
+        applied = self.applied
+        if self.checkpoints is not None and self.unfinished_jump != (step, len(applied)):
+            self.start_jump(step)
+        self.unfinished_jump = None
+        while len(applied) != step:
+            if len(applied) > step:
+                back()
+            elif forward() is None:  # a stop rule ends a forward jump
                 break
-            if deadline is not None and len(history) != step and perf_counter() >= deadline:
-                self._leap = (step, len(history))
+            if deadline is not None and len(applied) != step and perf_counter() >= deadline:
+                self.unfinished_jump = (step, len(applied))
                 return False
         return True
 
-    def settle(self) -> None:
-        """Finish a jump's restore off the critical path: copy the pair counts it borrowed from
-        a checkpoint (the next merge or undo would, but that is the user's next key)."""
-        self._state.own()
+    def start_jump(self, step: int) -> None:
+        """Before walking to ``step``: let the checkpoints keep a copy of here and restore the
+        one that makes the walk cheapest, then move the merge lists to the step restored."""
+        checkpoints, here = self.checkpoints, self.steps
+        assert checkpoints is not None
+        target = min(step, here + len(self.undone))  # copies exist only of known steps
+        start = checkpoints.depart(here, target, self.state)
+        if start is None:
+            return
+        applied, undone, pieces = self.applied, self.undone, self.pieces
+        if start < here:
+            undone.extend(reversed(applied[start:]))
+            del applied[start:]
+            del pieces[self.base_size + start:]
+        else:
+            for _ in range(start - here):
+                event, record = undone.pop()
+                applied.append((event, record))
+                pieces.append(event.token)
 
     def jump_work(self, step: int) -> int | None:
         """Estimated work of jumping to ``step`` (units of
         :data:`engine.train.checkpoints.WORK_PER_MERGE`), or None when it cannot be told: no
         checkpoints kept, or the jump would train merges not made yet."""
-        marks, here = self._marks, self.steps
-        if marks is None or step > here + len(self._future):
+        checkpoints, here = self.checkpoints, self.steps
+        if checkpoints is None or step > here + len(self.undone):
             return None
-        return marks.jump_work(here, step)
+        return checkpoints.jump_work(here, step)
 
-    def _jump_start(self, step: int) -> None:
-        """Before walking to ``step``: let the checkpoints keep a copy of here and restore the
-        one that makes the walk cheapest, then move the merge lists to the step restored."""
-        marks, here = self._marks, self.steps
-        assert marks is not None
-        target = min(step, here + len(self._future))  # copies exist only of known steps
-        start = marks.depart(here, target, self._state)
-        if start is None:
-            return
-        history, future, pieces = self._history, self._future, self._pieces
-        if start < here:
-            future.extend(reversed(history[start:]))
-            del history[start:]
-            del pieces[self.base_size + start :]
-        else:
-            for _ in range(start - here):
-                event, record = future.pop()
-                history.append((event, record))
-                pieces.append(event.token)
+    def settle(self) -> None:
+        """Finish a jump's restore off the critical path: copy the pair counts it borrowed from
+        a checkpoint (the next merge or undo would, but that is the user's next key)."""
+        self.state.own()
+
+    # -- where lines part -------------------------------------------------------------------
+
+    def forget_undone(self) -> None:
+        """Drop the undone merges: the line ends here (a branch starts, or a restore refused
+        what it redid). Checkpoints past here go with them."""
+        self.undone = []
+        if self.checkpoints is not None:
+            self.checkpoints.rebase(self.steps, [])
+
+    def follow(self, line: list[Entry], part: int) -> None:
+        """Make ``line`` (another branch's, sharing the first ``part`` merges and the applied
+        ones) this line: its merges past here become the ones to redo."""
+        self.undone = line[self.steps:][::-1]
+        if self.checkpoints is not None:
+            self.checkpoints.rebase(part, [len(record.absorbed) if record is not None else 0
+                                           for _, record in line[part:]])
+        self.unfinished_jump = None

@@ -1,39 +1,61 @@
-"""The Trainer: owns the training state and turns it into a stream of immutable merge events.
+"""The Trainer: BPE training one merge at a time, as a stream of immutable merge events.
 
-This module holds the set-up, the state, stepping (the rule's choice and the stop rules) and the
-collector pause; the Trainer's other parts are mixins in modules of their own: the corpus as
-tokens (``_trainer_corpus``), replaying a file (``_trainer_replay``), subword-nmt's ties by text
-(``_trainer_ties``), undo, redo and jumps (``_trainer_moves``), manual merges and what-if
-branches (``_trainer_branches``)."""
+Training repeats one move: count the pairs of adjacent tokens, merge the best pair into a new
+token, repeat. The Trainer does that with a few collaborators, each with its own state and its
+own module, and delegates to them:
+
+- the **pair state** (:mod:`engine.train.pair_state`): the corpus's distinct chunks as linked
+  nodes, every pair's count and a lazy queue of the best pairs; a merge touches only the nodes
+  where its pair occurs;
+- the **chooser** (:mod:`engine.train.choosing`): which pair the next step merges, as a
+  :class:`~engine.train.choosing.Choice`: by a tie rule, by subword-nmt's texts, or by a
+  replayed file's script;
+- the **timeline** (:mod:`engine.train.timeline`): the merges applied and undone, the vocabulary
+  they make, undo, redo and jumps (with :mod:`engine.train.checkpoints`);
+- the **branches** (:mod:`engine.train.branching`): lines kept aside when a manual merge
+  changes the future, switching between them, saving and restoring them;
+- the **corpus view** (:mod:`engine.train.corpus_view`): the corpus as tokens for the app
+  (spans of text, frequencies, pair counts), read only;
+- in a replay, the **replayed file** (:mod:`engine.train.replay`).
+
+This module sets them up from a text or a chunk-count table, makes each step (the chooser's
+choice, then the stop rules), and keeps every public method of the Trainer a one-line
+delegation to the part that does it. The parts never point back at the Trainer (the branches'
+moves are handed it per call), so a trainer and its parts form no reference cycle: reference
+counting frees a trainer the app replaces, even one frozen out of the collector's walks.
+"""
 
 from __future__ import annotations
 
 import gc
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from functools import cached_property
+from typing import Any, Self
 
 from engine.config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, check_specials
+from engine.encode.pairs import SHIFT
 from engine.encode.tokenizer import Tokenizer
-from engine.errors import ConfigError, CorpusError
+from engine.errors import ConfigError, CorpusError, MergeError, TokenIdError
 from engine.text.bytelevel import hf_byte_rank
+from engine.text.display import token_display
 from engine.text.pretokenize import PreTokenizer, pretokenizer_for
-from engine.train.branches import Branches
-from engine.train.branching import TrainerBranches
+from engine.train.branches import Branch
+from engine.train.branching import Branching
 from engine.train.checkpoints import Checkpoints
-from engine.train.corpus_view import TrainerCorpus, _mark_continuations, _mark_word_ends
-from engine.train.events import TIE_CAP, Candidate, Merge
+from engine.train.choosing import Choice, Chooser, ScriptChooser, Stop, chooser_for
+from engine.train.corpus_view import CorpusTokens, mark_continuations, mark_word_ends
+from engine.train.events import Candidate, Merge
 from engine.train.gc_pause import gc_paused
 from engine.train.layout import CorpusLayout
-from engine.train.pair_state import MergeRecord, PairState
-from engine.train.replay import TrainerReplay
-from engine.train.ties import TrainerTies
-from engine.train.timeline import TrainerMoves
+from engine.train.pair_state import PairState
+from engine.train.replay import ReplayedFile, replay_config, replay_text
+from engine.train.timeline import Timeline
 
 
-class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBranches):
+class Trainer:
     """Trains BPE one merge at a time; pause by not pulling, undo/redo/goto any step.
 
     Example::
@@ -42,10 +64,6 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
                     tie_rule="first-seen", max_merges=4))
         [t.token_text(m.new_id) for m in t.run()]  # ['lo', 'low', ' low', ' lowe']
     """
-
-    #: The collector pause, as the mixins call it (``self._gc_paused()``): it lives in
-    #: engine.train.gc_pause, with YOUNG_SCAN, its threshold.
-    _gc_paused = staticmethod(gc_paused)
 
     def __init__(
         self,
@@ -74,13 +92,12 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
         """
         self.config = config = config or TrainConfig()
         self.pretokenizer: PreTokenizer = pretokenizer or pretokenizer_for(config)
-        self.text = text
-        self._script = [tuple(pair) for pair in script] if script is not None else None
         with gc_paused():
             if chunks is None:
                 chunks = self.pretokenizer.count(text)
             if not chunks:
                 raise CorpusError("no text to train on: the corpus is empty or the pattern matches none of it")
+            seqs: list[Any]  # each chunk's units (a list of ids, or bytes) and its count
             if config.base == "chars":
                 if alphabet is None:
                     seen = set(text) if text else set().union(*chunks)
@@ -101,51 +118,37 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
                     seqs = [(list(c), n) for c, n in seqs]  # marked in place below
                 # else bytes, not lists: the pair state lays bytes out as their symbols
             if config.subword_prefix is not None:
-                seqs, pieces = _mark_continuations(seqs, pieces, config.subword_prefix)
+                seqs, pieces = mark_continuations(seqs, pieces, config.subword_prefix)
             if config.end_of_word is not None:
-                seqs, pieces = _mark_word_ends(seqs, pieces, config.end_of_word)
-            #: a merge's token: its parts' bytes joined, the right part's prefix cut off (it
-            #: always continues a word), as tokenizers' BpeTrainer builds it
-            self._cut = len(config.subword_prefix.encode("utf-8")) if config.subword_prefix is not None else 0
+                seqs, pieces = mark_word_ends(seqs, pieces, config.end_of_word)
             self.base_size = len(pieces)
             self._check_limits()
             if script is None:  # a replayed tokenizer's specials were checked when it was made
                 check_specials(config.specials, chunks, config.base, self.alphabet)
-            self._pieces = pieces
             #: The bytes of the base and of every merge made so far (undone ones too): a new merge
             #: that would take them past MAX_VOCAB_BYTES stops training ("vocab-bytes").
             self._known_bytes = sum(map(len, pieces))
             self.initial_tokens = sum(len(s) * n for s, n in seqs)
-            self._chunks = chunks  # distinct chunk -> count, in layout order
-            self._chunk_lengths = array("i", [len(s) for s, _ in seqs])
+            chunk_lengths = array("i", [len(s) for s, _ in seqs])
             rank = hf_byte_rank() if config.tie_rule == "hf" else None
-            #: subword-nmt's ties are decided here, by the tokens' texts (see _largest_text): the
-            #: state orders the queue by count (then ids) for it.
-            self._by_texts = config.tie_rule == "subword-nmt"
-            #: subword-nmt: the last tie set read, (count, [(text key, pair), ...] best first), which
-            #: the next step checks and tops up instead of reading every tied pair again
-            self._tied: tuple[int, list[tuple[tuple[bytes, bytes], tuple[int, int]]]] | None = None
-            rule = "lowest-ids" if self._by_texts else config.tie_rule
-            self._state = PairState(seqs, rule, config.min_frequency, rank)
-        self._layout: CorpusLayout | None = None
-        self._history: list[tuple[Merge, MergeRecord | None]] = []
-        #: Undone merges, next to redo last; their records stay valid (the state they lead
-        #: from is always the same), so restoring a later checkpoint can re-apply them.
-        self._future: list[tuple[Merge, MergeRecord | None]] = []
-        #: Copies of the state for long jumps (see :mod:`engine.train.checkpoints`): the Trainer tells
-        #: them each merge it trains (``start``, ``trained``) and asks them before a jump
-        #: (``depart``, ``jump_work``); the merge lists stay the Trainer's own.
-        self._marks = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and config.record_undo else None
-        self._leap: tuple[int, int] | None = None  # a jump cut short: (target, where it stopped)
-        self._book = Branches()  # what-if branches (see engine.train.branches): the lines kept aside
+            # subword-nmt's ties are decided by the chooser, by the tokens' texts: the state
+            # orders its queue by count, then ids, for it
+            queue_rule = "lowest-ids" if config.tie_rule == "subword-nmt" else config.tie_rule
+            self._state = PairState(seqs, queue_rule, config.min_frequency, rank)
+        state = self._state
+        keeps = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and config.record_undo else None
+        #: A merge's token is its parts' bytes joined, the right part's prefix cut off (it always
+        #: continues a word), as tokenizers' BpeTrainer builds it.
+        mark_bytes = len(config.subword_prefix.encode("utf-8")) if config.subword_prefix is not None else 0
+        self.timeline = Timeline(state, pieces, mark_bytes, config.record_undo, keeps)
+        self.chooser: Chooser = chooser_for(config.tie_rule, state, config.min_frequency, self.timeline, script)
+        #: The chooser when it follows a script (a replay), else None.
+        self._script = self.chooser if isinstance(self.chooser, ScriptChooser) else None
+        self.corpus = CorpusTokens(text, self.pretokenizer, chunks, chunk_lengths, config.base, state, self.timeline)
+        self.branching = Branching(self.timeline)
+        #: In a replay made by :meth:`replaying`, the file (for :meth:`tokenizer_of`).
+        self.replayed: ReplayedFile | None = None
         self.stop_reason: str | None = None
-        #: The tokenizer a replay rebuilds (see :meth:`replaying`), for :meth:`tokenizer_of`.
-        self._replayed: Tokenizer | None = None
-        #: A replay's whole-chunk lookup (:meth:`_found_whole`): token bytes -> merge index or
-        #: -1 - whole piece; the distinct chunks by uid; (step, script, answers by uid).
-        self._whole_index: dict[bytes, int] | None = None
-        self._chunk_list: list[str] = []
-        self._whole_cache: tuple[int, Tokenizer, dict[int, int | None]] | None = None
 
     @classmethod
     def from_counts(
@@ -172,6 +175,21 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
         return cls("", config, pretokenizer=pretokenizer, chunks=chunks, checkpoints=checkpoints,
                    checkpoint_memory=checkpoint_memory)
 
+    @classmethod
+    def replaying(
+        cls, text: str, tokenizer: Tokenizer, checkpoints: int = 0, checkpoint_memory: int | None = None
+    ) -> Self:
+        """A trainer that rebuilds ``tokenizer`` on ``text``: step k applies its merge k, so the
+        corpus shows how that tokenizer builds up on your text (counts are this corpus's; see
+        :mod:`engine.train.replay`)."""
+        pretokenizer = replace(tokenizer.pretokenizer, per_line=False)
+        trainer = cls(replay_text(text, tokenizer), replay_config(tokenizer), alphabet=tokenizer.alphabet,
+                      script=tokenizer.merges, pretokenizer=pretokenizer, checkpoints=checkpoints,
+                      checkpoint_memory=checkpoint_memory)
+        trainer.replayed = ReplayedFile(tokenizer, trainer.config, trainer.alphabet, trainer.pretokenizer)
+        trainer.corpus.replayed = trainer.replayed
+        return trainer
+
     def _check_limits(self) -> None:
         config = self.config
         floor = self.base_size + len(config.specials)
@@ -186,29 +204,35 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
     # -- state ------------------------------------------------------------------------------
 
     @property
+    def text(self) -> str:
+        """The corpus text (or, after :meth:`listing`, the listing that stands for it)."""
+        return self.corpus.text
+
+    @property
     def steps(self) -> int:
         """How many merges are applied now."""
-        return len(self._history)
+        return self.timeline.steps
 
     @property
     def history(self) -> list[Merge]:
         """The applied merges (events), in order: step 1 first (see :meth:`events` for a part,
         :attr:`future` for the undone ones)."""
-        return [event for event, _ in self._history]
+        return [event for event, _ in self.timeline.applied]
 
     def events(self, start: int = 0, end: int | None = None) -> list[Merge]:
         """Applied merges ``start``..``end`` (0-based, end exclusive) without copying the rest."""
-        return [event for event, _ in self._history[start:end]]
+        return [event for event, _ in self.timeline.applied[start:end]]
 
     @property
     def last(self) -> Merge | None:
         """The latest applied merge, if any."""
-        return self._history[-1][0] if self._history else None
+        applied = self.timeline.applied
+        return applied[-1][0] if applied else None
 
     @property
     def future(self) -> list[Merge]:
         """Undone merges that :meth:`redo` would re-apply, next one first."""
-        return [event for event, _ in reversed(self._future)]
+        return [event for event, _ in reversed(self.timeline.undone)]
 
     @property
     def corpus_tokens(self) -> int:
@@ -218,7 +242,7 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
     @property
     def vocab_size(self) -> int:
         """Bases + merges applied + specials."""
-        return len(self._pieces) + len(self.config.specials)
+        return len(self.timeline.pieces) + len(self.config.specials)
 
     @cached_property
     def target_merges(self) -> int | None:
@@ -233,36 +257,51 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes a token stands for (UTF-8 of the string for the chars base)."""
-        return self._pieces[token_id]
+        return self.timeline.pieces[token_id]
 
     def token_text(self, token_id: int) -> str:
         """The token decoded as UTF-8 (invalid bytes replaced), for quick looks and tests."""
-        return self._pieces[token_id].decode("utf-8", "replace")
+        return self.timeline.pieces[token_id].decode("utf-8", "replace")
 
     @property
     def vocab(self) -> list[bytes]:
         """Bytes of every base and merged token, by id (specials not included)."""
-        return list(self._pieces)
+        return list(self.timeline.pieces)
+
+    def made_by(self, token_id: int) -> Merge | None:
+        """The merge that made this token (None for base tokens or tokens not made yet)."""
+        return self.timeline.made_by(token_id)
+
+    def continues_word(self, token_id: int) -> bool:
+        """Whether a token continues a word (``subword_prefix``: its left-most unit is a
+        prefixed twin, so its bytes begin with the prefix as a mark); False without a prefix."""
+        if self.config.subword_prefix is None or not 0 <= token_id < len(self.timeline.pieces):
+            return False
+        while token_id >= self.base_size:
+            made = self.made_by(token_id)
+            if made is None:
+                return False
+            token_id = made.pair[0]
+        block = self.base_size // (2 if self.config.end_of_word is None else 4)
+        return (token_id // block) % 2 == 1
 
     def candidates(self, k: int = 10) -> list[Candidate]:
         """The top-``k`` pairs for the next merge, in the order the tie rule ranks them."""
         with gc_paused():
-            top = self._state.top(k)
-            if self._by_texts and top:
-                top = self._by_text_order(top, k)
-            return [Candidate((a, b), c) for a, b, c in top]
+            return self.chooser.candidates(k)
 
     def tokenizer(self) -> Tokenizer:
         """A tokenizer snapshot of the current step."""
-        return self.tokenizer_of([event.pair for event, _ in self._history])
+        return self.tokenizer_of([event.pair for event, _ in self.timeline.applied])
 
     def tokenizer_of(self, merges: list[tuple[int, int]]) -> Tokenizer:
         """A tokenizer of these merges with this trainer's base, alphabet, specials and
         pre-tokenizer (another branch's line, say). In a replay, where they are the replayed
-        file's first merges, it encodes as that file cut there does (:meth:`_replayed_at`)."""
-        script = self._replayed
-        if script is not None and merges == script.merges[: len(merges)]:
-            return self._replayed_at(len(merges))
+        file's first merges, it encodes as that file cut there does
+        (:meth:`engine.train.replay.ReplayedFile.tokenizer_at`)."""
+        replayed = self.replayed
+        if replayed is not None and merges == replayed.merges[: len(merges)]:
+            return replayed.tokenizer_at(len(merges))
         return Tokenizer(
             merges=merges,
             base=self.config.base,
@@ -276,10 +315,80 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
             subword_prefix=self.config.subword_prefix,
         )
 
+    # -- the corpus as tokens (engine.train.corpus_view) -----------------------------------------
+
+    def pair_count(self, pair: tuple[int, int]) -> int:
+        """Current weighted count of a pair (0 when absent; rarer pairs are counted afresh)."""
+        return self.corpus.pair_count(pair)
+
+    def pair_counts(self) -> dict[tuple[int, int], int]:
+        """Every pair present now with its weighted count (counted afresh: O(corpus))."""
+        return self._state.pair_counts()
+
+    def sequences(self) -> list[tuple[int, ...]]:
+        """The current token ids of every distinct chunk, in order of first appearance."""
+        return self._state.sequences()
+
+    def tie_count(self, count: int) -> int:
+        """How many pairs that can still be merged have exactly this count now."""
+        return self._state.ties(count)
+
+    @property
+    def unit(self) -> str:
+        """What one base unit of the corpus is: ``bytes`` or ``chars`` (offsets below use it)."""
+        return self.config.base
+
+    def layout(self) -> CorpusLayout:
+        """Where every chunk occurrence sits in the corpus (built on first use, then kept)."""
+        return self.corpus.layout()
+
+    def listing(self, limit: int = 2000) -> str:
+        """A text of the ``limit`` most frequent distinct chunks, one a line after its count
+        (``      1,234 chunk``), which :meth:`spans` then reads instead of the corpus: how the
+        app shows a trainer made from a chunk-count table (:meth:`from_counts`), which has no
+        text. The counts and the newlines are text no chunk covers (no span)."""
+        return self.corpus.listing(limit)
+
+    def spans(self, start: int, end: int) -> list[tuple[int, int, int]]:
+        """The current tokens overlapping corpus units [start, end), as (token id, start, end).
+
+        Units are bytes (bytes base: offsets into the UTF-8 of the text) or characters. Text no
+        chunk covers (a custom pattern may skip characters) has no span.
+
+        In a replay of a file that looks a chunk up whole first (a tiktoken rank file), a chunk
+        that is one of its tokens at this step is that token, as the file's library gives it:
+        a merged token's id, or ``-1 - i`` for the file's whole piece ``i`` (its
+        ``whole_pieces``: no merge makes those), once the step reaches its rank.
+        """
+        return self.corpus.spans(start, end)
+
+    def frequencies(self) -> list[int]:
+        """How often each token id occurs in the corpus now (index = id; merged ids included)."""
+        return self.corpus.frequencies()
+
+    def frequency(self, token_id: int) -> int:
+        """How often one token occurs in the corpus now."""
+        return self.corpus.frequency(token_id)
+
+    # -- replays (engine.train.replay, engine.train.choosing.ScriptChooser) -----------------------
+
+    @property
+    def is_replay(self) -> bool:
+        """Whether steps follow a given tokenizer's merges instead of choosing (see
+        :meth:`replaying`)."""
+        return self._script is not None
+
+    def scripted_next(self) -> tuple[tuple[int, int], int, int] | None:
+        """In a replay, the merge the next step makes, as ``(pair, count here, rank by count)``;
+        the rank is 1 + how many pairs occur more often now (cheap: one pass over the distinct
+        counts, never the corpus). None when not replaying or every merge is made."""
+        undone = self.timeline.undone
+        return self._script.upcoming(undone[-1][0].pair if undone else None) if self._script else None
+
     # -- stepping ---------------------------------------------------------------------------
 
     def _stop(self) -> str | None:
-        if self._script is not None and self.steps >= len(self._script):
+        if self._script is not None and self.steps >= len(self._script.script):
             return "replay-end"
         target = self.target_merges
         if target is not None and self.steps >= target:
@@ -292,7 +401,7 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
         After an undo, the next step is the recorded one (same state, same choice), so step
         re-applies it without choosing again.
         """
-        if self._future:
+        if self.timeline.undone:
             return self.redo()
         reason = self._stop()
         if reason is not None:
@@ -306,56 +415,25 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
         finally:
             gc.enable()
 
-    def _choose(self) -> tuple[int, int, int, tuple[tuple[int, int], ...], int] | None:
-        """The next pair by the tie rule: (a, b, count, tie set, tie total), or None."""
-        chosen = self._state.choose(TIE_CAP)
-        if chosen is None:
-            self.stop_reason = "no-pairs"
-            return None
-        if chosen[2] < self.config.min_frequency:
-            self.stop_reason = "min-frequency"
-            return None
-        if self._by_texts and chosen[4] > 1:
-            return self._largest_text(chosen[2], chosen[4])
-        return chosen
-
     def _fresh_step(self) -> Merge | None:
-        chosen = self._scripted() if self._script is not None else self._choose()
-        if chosen is None:
+        chosen = self.chooser.choose()
+        if isinstance(chosen, Stop):
+            self.stop_reason = chosen.reason
             return None
-        a, b, count, ties, total = chosen
-        size = len(self._pieces[a]) + len(self._pieces[b])
+        a, b = chosen.pair
+        pieces = self.timeline.pieces
+        size = len(pieces[a]) + len(pieces[b])
         if self._known_bytes + size > MAX_VOCAB_BYTES:  # merges that chain would take gigabytes
             self.stop_reason = "vocab-bytes"
             return None
-        return self._make(a, b, size, count, ties, total, False)
+        return self._make(chosen, size, False)
 
-    def _make(self, a: int, b: int, size: int, count: int, ties: tuple[tuple[int, int], ...], total: int,
-              manual: bool) -> Merge:
-        """Merge (a, b) into a new token at the end of the line and record the event."""
-        state = self._state
+    def _make(self, chosen: Choice, size: int, manual: bool) -> Merge:
+        """Merge the chosen pair into a new token at the end of the line and record the event."""
         self._known_bytes += size
-        new_id = len(self._pieces)
-        if self._marks is not None and not self._history:
-            self._marks.start(state)
-        record = state.merge(a, b, new_id)
-        self._pieces.append(self._pieces[a] + self._pieces[b][self._cut:])
-        event = Merge(
-            step=self.steps + 1,
-            pair=(a, b),
-            new_id=new_id,
-            token=self._pieces[new_id],
-            count=count,
-            ties=ties,
-            tie_total=total,
-            tokens_after=state.tokens,
-            removed=record.removed,
-            manual=manual,
-        )
-        self._history.append((event, record if self.config.record_undo else None))
+        a, b = chosen.pair
+        event = self.timeline.apply(a, b, chosen.count, chosen.ties, chosen.tie_total, manual)
         self.stop_reason = None
-        if self._marks is not None:
-            self._marks.trained(event.step, len(record.absorbed), state)
         return event
 
     def run(self) -> Iterator[Merge]:
@@ -369,3 +447,147 @@ class Trainer(TrainerCorpus, TrainerReplay, TrainerTies, TrainerMoves, TrainerBr
         """Run to the end and return every merge made by this call."""
         with gc_paused():
             return list(self.run())
+
+    # -- moving along the line (engine.train.timeline) ----------------------------------------
+
+    def undo(self) -> Merge | None:
+        """Take back the last merge from its record (never by replaying); None at step 0."""
+        with gc_paused():
+            return self._undo()
+
+    def _undo(self) -> Merge | None:
+        event = self.timeline.undo()
+        if event is not None:
+            self.stop_reason = None
+        return event
+
+    def redo(self) -> Merge | None:
+        """Re-apply the last undone merge without choosing again; None if nothing to redo."""
+        with gc_paused():
+            return self.timeline.redo()
+
+    def goto(self, step: int) -> int:
+        """Move to merge ``step`` (forward or back); returns the step reached.
+
+        Going forward stops early when a stop rule holds.
+        """
+        self.goto_within(step, None)
+        return self.steps
+
+    def goto_within(self, step: int, deadline: float | None) -> bool:
+        """Move toward ``step`` until ``deadline`` (a ``time.perf_counter()`` value, or None
+        for no limit); True once there, or once a stop rule ends a forward jump. Calls with the
+        same target carry on one jump (one plan, one copy restored) unless something else moved
+        the trainer in between."""
+        if step < 0:
+            raise ValueError(f"step must be 0 or more, not {step}")
+        with gc_paused():
+            return self.walk(step, deadline)
+
+    def walk(self, step: int, deadline: float | None) -> bool:
+        """:meth:`goto_within` under a collector pause the caller holds (the branches' moves):
+        forward by :meth:`step` (a redo, or a new merge), back by undo."""
+        return self.timeline.walk(step, deadline, self.step, self._undo)
+
+    def settle(self) -> None:
+        """Finish a jump's restore off the critical path: copy the pair counts it borrowed from
+        a checkpoint (the next merge or undo would, but that is the user's next key)."""
+        self.timeline.settle()
+
+    def jump_work(self, step: int) -> int | None:
+        """Estimated work of jumping to ``step`` (units of
+        :data:`engine.train.checkpoints.WORK_PER_MERGE`), or None when it cannot be told: no
+        checkpoints kept, or the jump would train merges not made yet."""
+        return self.timeline.jump_work(step)
+
+    # -- manual merges and branches (engine.train.branching) -----------------------------------
+
+    def force(self, pair: Sequence[int]) -> Merge:
+        """Make ``pair`` the next merge instead of the rule's choice: a manual merge (its event
+        has ``manual=True``); later steps choose by the rule again.
+
+        Where the line has a future (after an undo) this starts a branch: the old line is kept
+        as a branch of its own (see :attr:`branches`, :meth:`switch`) unless ``pair`` is the
+        merge it makes next, which is then simply redone. Raises :class:`MergeError` for a pair
+        that does not occur now (or less often than ``min_frequency``: such pairs are not
+        indexed), when a stop rule on the merge count holds, or in a replay;
+        :class:`TokenIdError` for an id not made yet.
+        """
+        with gc_paused():
+            chosen, size = self._check_force(pair)
+            undone = self.timeline.undone
+            if undone:
+                if undone[-1][0].pair == chosen.pair:
+                    event = self.timeline.redo()
+                    assert event is not None
+                    return event
+                self.branching.fork()
+            self.timeline.unfinished_jump = None
+            return self._make(chosen, size, True)
+
+    def _check_force(self, pair: Sequence[int]) -> tuple[Choice, int]:
+        """A manual merge as a choice (a tie set of its own) and its token's size, or the error."""
+        if self._script is not None:
+            raise MergeError("a replay makes its tokenizer's merges: manual merges are for training")
+        try:
+            a, b = (int(x) for x in pair)
+        except (TypeError, ValueError):
+            raise MergeError(f"a merge is a pair of token ids, not {pair!r}") from None
+        pieces = self.timeline.pieces
+        for x in (a, b):
+            if not 0 <= x < len(pieces):
+                raise TokenIdError(f"no token {x} at step {self.steps} (ids 0 to {len(pieces) - 1})")
+        shown = f"{token_display(pieces[a])!r} + {token_display(pieces[b])!r}"
+        target = self.target_merges
+        if target is not None and self.steps >= target:
+            raise MergeError(f"cannot merge {shown}: the merge limit ({target}) is reached (undo first)")
+        state = self._state
+        count = state.count.get(a << SHIFT | b, 0)
+        if count < state.min_count:
+            count = state.pair_counts().get((a, b), 0) if not count else count
+            if not count:
+                raise MergeError(f"cannot merge {shown}: the pair does not occur in the corpus at step {self.steps}")
+            raise MergeError(f"cannot merge {shown}: its count is {count}, below the minimum pair count "
+                             f"{state.min_count}")
+        size = len(pieces[a]) + len(pieces[b])
+        if self._known_bytes + size > MAX_VOCAB_BYTES:
+            raise MergeError(f"cannot merge {shown}: the vocabulary would hold more than {MAX_VOCAB_BYTES:,} bytes")
+        return Choice((a, b), count, ((a, b),), 1), size
+
+    @property
+    def branches(self) -> list[Branch]:
+        """Every what-if branch, first made first (one, ``main``, until a manual merge is made
+        where the line has a future)."""
+        return self.branching.branches()
+
+    @property
+    def branch(self) -> Branch:
+        """The current branch."""
+        return self.branching.current()
+
+    def branch_events(self, which: str | int) -> list[Merge]:
+        """The merges of a branch's whole line (by name or index into :attr:`branches`)."""
+        return self.branching.events(which)
+
+    def switch(self, which: str | int, walk: bool = True) -> Branch:
+        """Make another branch current (by name or index into :attr:`branches`) and move to the
+        step it was left at: back to where the two lines part, then along the other's merges
+        (recorded: nothing is chosen again). ``walk=False`` stops where they part (or here, if
+        that is behind): the caller then goes on with :meth:`goto` or :meth:`goto_within`.
+        ValueError for an unknown branch."""
+        return self.branching.switch(self, which, walk)
+
+    def branch_data(self) -> dict[str, Any]:
+        """Every branch as JSON-able data (sessions save it; :meth:`restore_branches` reads it)."""
+        return self.branching.to_data()
+
+    def restore_branches(self, data: object, stop: Callable[[], bool] | None = None) -> str | None:
+        """Rebuild the branches of :meth:`branch_data` on this fresh trainer (step 0, nothing
+        trained) and go to the current one's step. Rule merges are trained again, so a
+        version that trains differently keeps only what matches; returns a note saying what
+        was cut then (None when all of it was restored). ValueError for malformed data, and
+        for data whose restore would walk far more than it trains (see
+        :func:`engine.train.branches.check_work`). ``stop()`` is asked between merges and walks:
+        True ends the restore with :class:`~engine.train.branches.RestoreStopped` (the trainer
+        is then half restored)."""
+        return self.branching.restore(self, data, stop)

@@ -36,10 +36,10 @@ def test_jumps_through_copies_equal_a_fresh_trainer(text, kw, limit, ops):
             trainer.candidates(arg % 12 + 1)
         else:
             getattr(trainer, op)()
-        marks = trainer._marks
+        marks = trainer.timeline.checkpoints
         assert 0 in marks.copies or not marks.copies
         assert len(marks.copies) <= limit + 1
-    note(f"at step {trainer.steps}, copies at {sorted(trainer._marks.copies)}")
+    note(f"at step {trainer.steps}, copies at {sorted(trainer.timeline.checkpoints.copies)}")
     assert snapshot(trainer) == snapshot(fresh_at(text, config, trainer.steps))
     assert trainer.future == [e for e in fresh_at(text, config, trainer.steps + len(trainer.future)).history[trainer.steps :]]
     assert_copies_hold_their_steps(trainer, text, config)
@@ -49,7 +49,7 @@ def assert_copies_hold_their_steps(trainer: Trainer, text: str, config: TrainCon
     """Each copy, restored into a fresh state, is the state of its step: the loans of the
     restores before (node array, dicts, queue) came back whole."""
     trainer.settle()
-    for step, copy in trainer._marks.copies.items():
+    for step, copy in trainer.timeline.checkpoints.copies.items():
         probe = Trainer(text, config)._state
         probe.restore(copy)
         fresh = fresh_at(text, config, step)._state
@@ -76,7 +76,7 @@ def test_a_long_jump_back_and_forth_restores_copies():
     text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
     trainer = Trainer(text, TrainConfig(max_merges=300), checkpoints=3)
     trainer.train()
-    marks = trainer._marks
+    marks = trainer.timeline.checkpoints
     marks.copies = {0: marks.copies[0]}  # as if training had taken no copy but step 0's
     walk_back = marks.work[300] - marks.work[0]
     assert trainer.jump_work(0) < walk_back / 10  # the copy of step 0 beats 300 undos
@@ -95,7 +95,7 @@ def trained_with_step_0s_copy_only():
     config = TrainConfig(max_merges=300)
     trainer = Trainer(text, config, checkpoints=3)
     trainer.train()
-    marks = trainer._marks
+    marks = trainer.timeline.checkpoints
     marks.copies = {0: marks.copies[0]}
     return text, config, trainer, marks
 
@@ -162,7 +162,7 @@ def test_training_takes_copies_spaced_by_work():
     text = "".join(f"word{i % 997} other{i % 13} " for i in range(4000))
     trainer = Trainer(text, TrainConfig(max_merges=300), checkpoints=50)  # no thinning
     trainer.train()
-    marks = trainer._marks
+    marks = trainer.timeline.checkpoints
     steps = sorted(marks.copies)
     assert steps[0] == 0 and len(steps) > 2
     for before, after in zip(steps, steps[1:]):  # each one SPACING copies' worth after the last
@@ -178,14 +178,14 @@ def test_copies_stay_within_their_memory_bound():
     bounded.train()
     for target in (0, 300, 100, 200, 0, 300):
         bounded.goto(target)
-        copies = bounded._marks.copies
+        copies = bounded.timeline.checkpoints.copies
         assert 0 in copies and sum(c.size for c in copies.values()) <= 2.5 * one
-    assert len(bounded._marks.copies) >= 2  # the bound thins copies, it does not stop them
+    assert len(bounded.timeline.checkpoints.copies) >= 2  # the bound thins copies, it does not stop them
     assert snapshot(bounded) == snapshot(fresh_at(text, config, 300))
 
     unbounded = Trainer(text, config, checkpoints=50)
     unbounded.train()
-    assert len(unbounded._marks.copies) > len(bounded._marks.copies)
+    assert len(unbounded.timeline.checkpoints.copies) > len(bounded.timeline.checkpoints.copies)
 
 
 def test_no_copies_when_one_is_over_the_memory_bound():
@@ -195,8 +195,8 @@ def test_no_copies_when_one_is_over_the_memory_bound():
     trainer.train()
     trainer.goto(0)
     trainer.goto(300)
-    assert trainer._marks.copies == {}  # jumps walk
-    assert trainer.jump_work(0) == trainer._marks.work[300]
+    assert trainer.timeline.checkpoints.copies == {}  # jumps walk
+    assert trainer.jump_work(0) == trainer.timeline.checkpoints.work[300]
     assert snapshot(trainer) == snapshot(fresh_at(text, config, 300))
 
 

@@ -1,17 +1,14 @@
 """The pure node layout and first index (engine.train.loops) against simpler builds: chunks of
 bytes take a layout that writes the array's fields through byte views, lists the general one,
-and both must give what one loop over the nodes gives; a large layout's index is gathered in
-two processes and must be the one gathered in one."""
+and both must give what one loop over the nodes gives; the first index must be the one counted
+node by node."""
 
 from __future__ import annotations
 
-import os
-from array import array
-
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.encode.pairs import SHIFT
 from engine.train import loops as _trainloops
 from engine.train.pair_views import SEP
 
@@ -57,56 +54,27 @@ def test_the_bytes_layout_writes_weights_both_ways():
         assert (list(data), list(starts), tokens) == naive_layout(pairs)
 
 
+def naive_index(data, floor):
+    """The first index node by node: each pair's weight summed, its left nodes' addresses in
+    order, pairs in order of first occurrence, those under ``floor`` left out."""
+    count, where = {}, {}
+    for address in range(0, len(data) - 4, 4):
+        x, y = data[address], data[address + 4]
+        if x >= 0 and y >= 0:
+            key = x << SHIFT | y
+            count[key] = count.get(key, 0) + data[address + 3]
+            where.setdefault(key, []).append(address)
+    kept = [k for k, c in count.items() if c >= floor]
+    return [(k, count[k]) for k in kept], [(k, where[k]) for k in kept]
+
+
 @given(st.lists(st.tuples(st.lists(st.integers(0, 5), min_size=1, max_size=30), st.sampled_from([1, 1, 2, 9])),
                 min_size=1, max_size=40), st.sampled_from([1, 2, 3]))
-@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
-def test_the_first_index_gathered_in_two_processes_is_the_one_gathered_in_one(pairs, floor):
-    """A large layout's second half is gathered in a forked child: the counts, the address
-    lists and their order of first occurrence are those of one loop over the nodes."""
+def test_the_first_index_is_the_one_counted_node_by_node(pairs, floor):
+    """The first index (one loop gathering addresses, then the extra weight of chunks counted
+    more than once) gives each pair's weighted count, its addresses ascending, and the pairs
+    in order of first occurrence, as a walk over the nodes one by one does."""
     data = _trainloops.layout(pairs)[0]
-    alone = _trainloops.index_pairs(data, floor)
-    forked = []
-    real = _trainloops._gather_in_two
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_trainloops, "INDEX_SPLIT", 1)
-        patch.setattr(_trainloops, "_may_fork", lambda: True)
-        patch.setattr(_trainloops, "_gather_in_two", lambda d: forked.append(1) or real(d))
-        split = _trainloops.index_pairs(data, floor)
-    assert forked
-    for made, want in zip(split, alone):
-        assert list(made.items()) == list(want.items())
-
-
-def test_a_failed_child_leaves_the_index_to_the_parent(monkeypatch):
-    """Should the forked child fail, the parent gathers the second half itself."""
-    pairs = [(bytes([i % 7, i % 5, 3]), 1 + i % 3) for i in range(200)]
-    data = _trainloops.layout(pairs)[0]
-    alone = _trainloops.index_pairs(data, 1)
-    parent = os.getpid()
-    real = _trainloops._gather
-
-    def gather(d, lo, hi):
-        if os.getpid() != parent:
-            raise MemoryError("the child's gather fails")
-        return real(d, lo, hi)
-
-    monkeypatch.setattr(_trainloops, "_gather", gather)
-    assert list(_trainloops._gather_in_two(data).items()) == list(real(data, 0, len(data)).items())
-    monkeypatch.setattr(_trainloops, "INDEX_SPLIT", 1)
-    monkeypatch.setattr(_trainloops, "_may_fork", lambda: True)
-    assert [list(part.items()) for part in _trainloops.index_pairs(data, 1)] == [list(part.items()) for part in alone]
-
-
-def test_a_child_answer_cut_short_is_refused():
-    """A payload the child did not finish (stopped mid-write) is no answer: the parent gathers."""
-    pairs = [(bytes([i % 7, i % 5, 3]), 1) for i in range(50)]
-    data = _trainloops.layout(pairs)[0]
-    gathered = _trainloops._gather(data, 0, len(data))
-    keys = array("q", gathered)
-    sizes = array("q", map(len, gathered.values()))
-    whole = b"".join((array("q", [len(keys)]).tobytes(), keys.tobytes(), sizes.tobytes(),
-                      *map(bytes, gathered.values())))
-    assert list(_trainloops._answer(whole).items()) == list(gathered.items())
-    for cut in (0, 5, 8, 8 + 8 * len(keys), len(whole) - 4):
-        assert _trainloops._answer(whole[:cut]) is None
+    count, where = _trainloops.index_pairs(data, floor)
+    assert (list(count.items()), [(k, list(v)) for k, v in where.items()]) == naive_index(data, floor)
