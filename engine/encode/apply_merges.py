@@ -228,7 +228,7 @@ def _apply_long(ids: list[int], ranks: dict[int, int]) -> list[int]:
     sym = list(ids)
     nxt = list(range(1, n + 1))
     prv = list(range(-1, n - 1))
-    heap = []
+    heap: list[int] = []
     push = heap.append
     prev = sym[0] if n else 0
     for i in range(1, n):

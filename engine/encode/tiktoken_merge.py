@@ -129,14 +129,14 @@ class CharsFirst:
         """What the compiled core's RankMerger needs to do the same: the kinds of border and
         the cut tokens (:class:`engine.encode.apply_merges.Borders`), or None where (2) does not hold."""
         borders = self.analysis()
-        return None if borders is False else borders.tables()
+        return borders.tables() if isinstance(borders, Borders) else None
 
     def __call__(self, piece: bytes) -> list[bytes] | None:
         n = len(piece)
         if n < 6 or n % 3 or not _THREE.fullmatch(piece):
             return None
         borders = self._borders if self._borders is not None else self.analysis()
-        if borders is False:
+        if not isinstance(borders, Borders):  # rule (2) does not hold
             return None
         kind = borders.kind(piece)
         if kind == _CUT:
