@@ -181,7 +181,7 @@ class Borders:
         return self.kinds, cut
 
 
-class _Chars(dict):
+class _Chars(dict[str, list[int]]):
     """A character -> its ids; one not in the table yet is merged (``merge``) and kept (a few
     thousand at most: the three-byte characters)."""
 

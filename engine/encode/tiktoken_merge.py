@@ -171,7 +171,7 @@ def _sound(order: dict[bytes, int]) -> bool:
     return True
 
 
-class _Lengths(dict):
+class _Lengths(dict[str, list[int]]):
     """A character -> the lengths in bytes of the parts tiktoken leaves of it alone, merged at
     its first use (a few thousand characters at most)."""
 
@@ -188,7 +188,7 @@ class _Lengths(dict):
 PROGRESS_EVERY = 1 << 14
 
 
-def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> array:
+def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> array[int]:
     """For each of ``tokens`` (distinct, two bytes or more, in rank order): where
     :func:`rank_merge` with only the tokens before it cuts it when it leaves exactly two parts
     (the first part's length), else 0. ``progress(done, total)`` is called now and then.

@@ -56,7 +56,7 @@ _TEXT_CODER_MIN = 64
 _KEPT_LIMIT = 1 << 19
 
 
-class _ChunkCache(dict):
+class _ChunkCache(dict[str, list[int]]):
     """Chunk -> its ids; a chunk not in it yet is encoded (by the model) and kept. Bounded, in two
     generations: when the current one holds :data:`_CACHE_LIMIT` chunks it becomes the old one
     (the one before is dropped) and a new one starts; a chunk found in the old generation moves
@@ -299,7 +299,8 @@ class Tokenizer:
             text = self.normalizer(text)
         if len(text) >= _TEXT_CODER_MIN and (coder := self._text_coder()) is not None:
             self.model.expect(len(text) // 4)  # (a chunk is about four characters of code or prose)
-            return coder.encode(text)  # split and chunk cache in C (gpt2 and gpt4, compiled)
+            ids: list[int] = coder.encode(text)  # split and chunk cache in C (gpt2 and gpt4, compiled)
+            return ids
         # One C-level loop over the chunks; only a chunk not seen before calls back into
         # Python (the cache's __missing__), once per distinct chunk.
         chunks = self.pretokenizer.split(text)

@@ -477,7 +477,8 @@ def ranked_tokenizer(
     if tok.whole_ranks is None:
         warnings += _odd_warning(odd)
     if not odd:  # every token rebuilds itself: the encoders need not look whole pieces up first
-        tok.model.all_rebuild_themselves()
+        if isinstance(tok.model, WholeFirst):
+            tok.model.all_rebuild_themselves()
     return tok, file_ids, warnings + more
 
 
