@@ -181,7 +181,7 @@ class Borders:
         return self.kinds, cut
 
 
-class _Chars(dict):
+class _Chars(dict[str, list[int]]):
     """A character -> its ids; one not in the table yet is merged (``merge``) and kept (a few
     thousand at most: the three-byte characters)."""
 
@@ -228,7 +228,7 @@ def _apply_long(ids: list[int], ranks: dict[int, int]) -> list[int]:
     sym = list(ids)
     nxt = list(range(1, n + 1))
     prv = list(range(-1, n - 1))
-    heap = []
+    heap: list[int] = []
     push = heap.append
     prev = sym[0] if n else 0
     for i in range(1, n):

@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.config import TrainConfig, end_of_word_problem, special_text_problem, subword_prefix_problem
-from engine.encode.parts import BYTE_CHARS
+from engine.encode.vocabulary import BYTE_CHARS
 from engine.errors import TokenizerFileError
 from engine.text.normalize import PRECOMPILED_RULES, Normalizer
 from engine.text.pretokenize import PreTokenizer

@@ -129,14 +129,14 @@ class CharsFirst:
         """What the compiled core's RankMerger needs to do the same: the kinds of border and
         the cut tokens (:class:`engine.encode.apply_merges.Borders`), or None where (2) does not hold."""
         borders = self.analysis()
-        return None if borders is False else borders.tables()
+        return borders.tables() if isinstance(borders, Borders) else None
 
     def __call__(self, piece: bytes) -> list[bytes] | None:
         n = len(piece)
         if n < 6 or n % 3 or not _THREE.fullmatch(piece):
             return None
         borders = self._borders if self._borders is not None else self.analysis()
-        if borders is False:
+        if not isinstance(borders, Borders):  # rule (2) does not hold
             return None
         kind = borders.kind(piece)
         if kind == _CUT:
@@ -171,7 +171,7 @@ def _sound(order: dict[bytes, int]) -> bool:
     return True
 
 
-class _Lengths(dict):
+class _Lengths(dict[str, list[int]]):
     """A character -> the lengths in bytes of the parts tiktoken leaves of it alone, merged at
     its first use (a few thousand characters at most)."""
 
@@ -188,7 +188,7 @@ class _Lengths(dict):
 PROGRESS_EVERY = 1 << 14
 
 
-def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> array:
+def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> array[int]:
     """For each of ``tokens`` (distinct, two bytes or more, in rank order): where
     :func:`rank_merge` with only the tokens before it cuts it when it leaves exactly two parts
     (the first part's length), else 0. ``progress(done, total)`` is called now and then.

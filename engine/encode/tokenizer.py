@@ -1,68 +1,72 @@
-"""The tokenizer a training run produces: merges (+ alphabet) (+ specials) (+ pre-tokenizer),
-and reading and writing its native file (versioned JSON: the structure and its checks are in
-:mod:`engine.encode.lab_file`).
+"""The tokenizer: a composition, as in HuggingFace's ``tokenizers``. Text goes through
+
+    specials found -> normalizer -> pre-tokenizer (chunks) -> model (each chunk's ids) ... decoder
+
+- the **vocabulary** (:mod:`engine.encode.vocabulary`): base units and their ``##``/``</w>``
+  marks, merges, whole pieces, specials: what each id stands for;
+- the **model** (:mod:`engine.encode.models`): how a chunk becomes ids (merge rules; tiktoken's
+  merging by rank, whole pieces first; SentencePiece's merging by score);
+- the **decoder** (:mod:`engine.encode.decoders`): ids back to text (byte-level, end of word,
+  subword prefix, byte fallback);
+- the **normalizer** (:mod:`engine.text.normalize`) and **pre-tokenizer**
+  (:mod:`engine.text.pretokenize`).
+
+The named constructors give the combinations people use, and only those::
+
+    Tokenizer(merges)                          # bpe-lab's own, GPT-2's, CLIP's (end_of_word), ...
+    Tokenizer.from_ranks(merges, whole_pieces=..., whole_ranks=...)   # tiktoken's rank files
+    Tokenizer.from_sentencepiece(merges, alphabet=..., text_ranks=..., byte_fallback=True)
+    Tokenizer.compose(model, decoder=...)      # any parts: a new family is one model class
+
+:meth:`Tokenizer.cut` is the tokenizer of a vocabulary's first merges (a replay's step), cut
+from this one's checked lists, not built again. The native file's structure and its checks are
+in :mod:`engine.encode.lab_file`.
 """
 
 from __future__ import annotations
 
 import gc
 import json
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from engine.config import MAX_VOCAB, TrainConfig, special_text_problem
+from engine.config import TrainConfig
 from engine.corpus.files import atomic_write_text, parse_json, read_file
-from engine.encode import apply_merges as _codec
 from engine.encode import lab_file as _nativefile
-from engine.encode.models import ChunkEncoders
-from engine.encode.pairs import SHIFT
-from engine.encode.parts import (
-    _ALTERNATION_LIMIT,
-    _by_text_options,
-    _marked_base,
-    _prefixed_base,
-    _SpecialFinder,
-    _whole_pieces,
-    _whole_ranks,
-    unmark,
-)
-from engine.encode.trace import Traces
-from engine.encode.vocab import TokenizerMerges
-from engine.errors import ConfigError, TokenIdError, TokenizerFileError
+from engine.encode.decoders import Decoder, decoder_for, join_bytes
+from engine.encode.models import MergeRules, Model, RankMerging, ScoreMerging, WholeFirst
+from engine.encode.trace import TRACE_LIMIT, TraceStep, trace
+from engine.encode.vocabulary import BaseUnits, Vocabulary
+from engine.errors import TokenizerFileError
 from engine.native import backend as _core
 from engine.text.normalize import Normalizer
-from engine.text.pretokenize import PreTokenizer
+from engine.text.pretokenize import SCAN_MODES, PreTokenizer
 
 #: The chunk cache's generation size (_ChunkCache).
 _CACHE_LIMIT = 200_000
-#: encode_ordinary judges every token's self-encoding at once (Tokenizer._judge_all) for a text
-#: of at least this many chunks a token.
-_JUDGE_ALL_CHUNKS = 8
 #: encode_ordinary pauses the cyclic garbage collector for texts of at least this many chunks.
 _PAUSE_GC_CHUNKS = 1 << 14
-#: The first this many distinct chunks a tokenizer encodes go through the merges, before the
-#: table of whole tokens is built (for a few chunks, bpe-lab encode "hi", the table costs more).
-_BEFORE_WHOLE = 16
 #: encode_ordinary hands texts of at least this many characters to the compiled core's whole-text
 #: encoder (engine.native.backend.text_coder), when it is there.
 _TEXT_CODER_MIN = 64
+#: The compiled whole-text encoder keeps at most this many chunks (then starts again): about
+#: 60 bytes a chunk, and 4 per character and per id.
+_KEPT_LIMIT = 1 << 19
 
 
-
-class _ChunkCache(dict):
-    """Chunk -> its ids; a chunk not in it yet is encoded (``encode``) and kept. Bounded, in two
+class _ChunkCache(dict[str, list[int]]):
+    """Chunk -> its ids; a chunk not in it yet is encoded (by the model) and kept. Bounded, in two
     generations: when the current one holds :data:`_CACHE_LIMIT` chunks it becomes the old one
     (the one before is dropped) and a new one starts; a chunk found in the old generation moves
     to the current one without being encoded again. So the chunks met since the last turn-over
     are always kept, and the cache never holds more than twice the limit (ids already handed
     out stay valid). The dict itself is the current generation: a hit is one C-level lookup."""
 
-    def __init__(self, encode: Callable[[str], list[int]]) -> None:
+    def __init__(self, model: Model) -> None:
         super().__init__()
-        self._encode = encode
+        self._model = model
         self._old: dict[str, list[int]] = {}
 
     def __missing__(self, chunk: str) -> list[int]:
@@ -71,54 +75,24 @@ class _ChunkCache(dict):
             self.clear()
         ids = self._old.get(chunk)
         if ids is None:
-            ids = self._encode(chunk)
+            ids = self._model.encode_chunk(chunk)
         self[chunk] = ids
         return ids
 
 
-
-
-class Tokenizer(ChunkEncoders, TokenizerMerges, Traces):
-    """Encode and decode with learned merges, applied in the order they were learned.
+class Tokenizer:
+    """Encode and decode with a vocabulary, a model and a decoder (see the module doc).
 
     Example: ``Tokenizer(merges=[(104, 105)]).encode("hi hi") -> [256, 32, 256]``
 
-    ``base`` is ``bytes`` (ids 0-255 are bytes) or ``chars`` (``alphabet`` gives the base ids;
-    id 0 stands for any character not in it). Merge k makes id ``base size + k``; specials come
-    after the last merge, in the order given.
-
-    ``whole_first`` (bytes base) looks each chunk up as a whole token before merging, as tiktoken
-    does and HuggingFace's ``ignore_merges``: a chunk whose bytes are a token is that token.
-    ``whole_pieces`` are tokens no merge makes, which only that lookup gives (Llama 3's rank file
-    has 695); their ids follow the merges, and the specials follow them. ``whole_ranks`` (one per
-    whole piece: how many merges rank below it) switches a chunk that is not a token to
-    tiktoken's merging by rank (:mod:`engine.encode.tiktoken_merge`), for rank files whose whole pieces
-    tiktoken also builds inside longer pieces, which merge rules cannot. ``normalizer``
+    ``Tokenizer(merges, ...)`` is the tokenizer of learned merges, applied in the order they
+    were learned. ``base`` is ``bytes`` (ids 0-255 are bytes) or ``chars`` (``alphabet`` gives
+    the base ids; id 0 stands for any character not in it). Merge k makes id ``base size + k``;
+    specials come after the last merge, in the order given. ``end_of_word`` (a suffix such as
+    ``"</w>"``: CLIP, subword-nmt) and ``subword_prefix`` (such as ``"##"``: HuggingFace's
+    ``continuing_subword_prefix``) mark the base units (:class:`~engine.encode.vocabulary.BaseUnits`)
+    and choose the decoder (:mod:`engine.encode.decoders`). ``normalizer``
     (:mod:`engine.text.normalize`) changes the text between special tokens before it is split.
-
-    SentencePiece's BPE (chars base, :mod:`engine.formats.sentencepiece`): ``byte_fallback``
-    says ``alphabet[1 + b]`` stands for byte b (``chr(b)``, or ``chr(0xDC00 + b)`` from 128 on,
-    the surrogate escape of the byte), and a character outside the alphabet encodes as the ids of
-    its UTF-8 bytes instead of id 0. ``text_ranks`` (one per merge) switches chunks to merging
-    by text: join the adjacent pair whose joined text is the token of the lowest rank (the
-    leftmost of equal ranks), as sentencepiece does with its pieces' scores; the merges are then
-    one way each token is built, for the replay and the trace. Without byte fallback, unknown
-    characters in a row are then one unknown token (id 0), as sentencepiece and ``fuse_unk`` make them.
-    ``end_of_word`` (a suffix such as ``"</w>"``: CLIP, subword-nmt) ends every chunk with a
-    marked base token: the base holds each base token plain, then again with the suffix (bytes
-    base: ids 0-255 the bytes, 256-511 the bytes ending a word, merges from 512), and a chunk's
-    last unit is its marked twin. Decoding drops the suffix where the pre-tokenizer keeps every
-    character (a named one: the chunks hold the spaces), and else makes it a space between words
-    (none before whitespace or at the end), as CLIP and HuggingFace's ``BPEDecoder`` do.
-    ``subword_prefix`` (such as ``"##"``: HuggingFace's ``continuing_subword_prefix``) marks
-    every unit of a chunk but the first: the base holds each base token plain, then again with
-    the prefix (bytes base: 256-511 are ``##`` and a byte), and a merge's token is its left
-    part's bytes joined to its right part's without the prefix (``a`` + ``##b`` = ``ab``,
-    ``##a`` + ``##b`` = ``##ab``), as tokenizers builds it. A token continues a word when its
-    left-most unit does; a merge's right part always does. With a suffix too the base is four
-    blocks (``b``, ``##b``, ``b</w>``, ``##b</w>``). Decoding drops the prefix, and where the
-    pre-tokenizer drops characters (a custom pattern) puts a space before each token that starts
-    a word (but the first), as HuggingFace's ``WordPiece`` decoder does.
     """
 
     def __init__(
@@ -130,194 +104,190 @@ class Tokenizer(ChunkEncoders, TokenizerMerges, Traces):
         specials: Sequence[str] = (),
         pretokenizer: PreTokenizer | None = None,
         config: TrainConfig | None = None,
-        whole_first: bool = False,
-        whole_pieces: Sequence[bytes] = (),
-        whole_ranks: Sequence[int] | None = None,
         normalizer: Normalizer | None = None,
-        byte_fallback: bool = False,
-        text_ranks: Sequence[int] | None = None,
         end_of_word: str | None = None,
         subword_prefix: str | None = None,
-        _pieces: list[bytes] | None = None,
-        _parts: tuple[list[int], list[int]] | None = None,
-        _cut_from: tuple[Tokenizer, int] | None = None,
     ) -> None:
-        """``_pieces`` (internal: the file loaders) is every token's bytes, base tokens first, from
-        a caller that checked each merge's token is its two parts joined; it spares building them.
-        ``_parts`` (internal too) is the merges as a list of left and a list of right ids, in
-        place of ``merges``. ``_cut_from`` (internal: a replay's step) is ``(longer, steps)``: this
-        tokenizer is ``longer`` cut after its first ``steps`` merges (with the same base, and the
-        whole pieces ranked among those), so its merges, tokens and ranks are cut from that
-        one's, already checked, and not built again at each step; with ``whole_ranks``, so are
-        its rank order and the analysis of its borders (see :meth:`_rank_order`)."""
-        if base == "chars":
-            if not alphabet:
-                raise ConfigError("the chars base needs an alphabet")
-            self.alphabet: list[str] | None = list(alphabet)
-            self._char_ids = {c: i for i, c in enumerate(self.alphabet)}
-            try:
-                pieces = [c.encode("utf-8", "surrogateescape") for c in self.alphabet]
-            except (UnicodeEncodeError, AttributeError):
-                raise ConfigError("the alphabet holds something that is not a character with UTF-8 bytes") from None
-        elif base == "bytes":
-            self.alphabet = None
-            pieces = [bytes([i]) for i in range(256)]
-        else:
-            raise ConfigError(f"unknown base {base!r} (choose bytes or chars)")
-        whole = whole_first or bool(whole_pieces)
-        self.subword_prefix, pieces = _prefixed_base(subword_prefix, pieces, whole)
-        self.end_of_word, pieces = _marked_base(end_of_word, pieces, whole)
-        #: prefix tokenizers: how many base tokens a block holds (a unit's prefixed twin is that
-        #: many ids on), and per token whether it continues a word (its left-most unit is prefixed)
-        self._block = 0
-        self._continues: list[int] | None = None
-        if self.subword_prefix is not None:
-            block = self._block = len(pieces) // (2 if end_of_word is None else 4)
-            self._continues = ([0] * block + [1] * block) * (1 if end_of_word is None else 2)
-        self.base = base
-        self.base_size = len(pieces)
-        self.merges: list[tuple[int, int]] = []
-        self._ranks: dict[int, int] = {}
-        first = len(pieces)
-        if _cut_from is not None:
-            pieces, count = self._cut(*_cut_from, base)
-        else:
-            pieces, count = self._built(pieces, merges, _parts, _pieces)
-        self.pieces = pieces
-        self.whole_first, self.whole_pieces = _whole_pieces(base, whole_first, whole_pieces, len(pieces))
-        self.whole_ranks = _whole_ranks(whole_ranks, self.whole_pieces, count)
-        self._order: dict[bytes, int] | None = None  # whole_ranks: each token's bytes -> its rank
-        self._rank_merge: _core.RankIds | None = None  # whole_ranks: merging by _order, to ids
-        #: whole_ranks: the tokenizer this one's rank order is the start of (see _cut_from)
-        self._ranked_from = _cut_from[0] if _cut_from is not None and whole_ranks is not None else None
-        #: whole_ranks: the length of _order before merge j's token joins it, for each j (and at
-        #: the end): a tokenizer ranked from this one cuts _order there
-        self._rank_marks = None
-        self._analysed = None  # whole_ranks: _rank_analysis(), made at first need
-        first_special = len(pieces) + len(self.whole_pieces)
-        self.specials: dict[str, int] = {}
-        for token in specials:
-            if not isinstance(token, str) or not token:
-                raise ConfigError("a special token must be non-empty text")
-            if token in self.specials:
-                raise ConfigError(f"special token {token!r} is given twice")
-            problem = special_text_problem(token)  # decode and every file write it as UTF-8
-            if problem:
-                raise ConfigError(problem)
-            self.specials[token] = first_special + len(self.specials)
-        if first_special + len(self.specials) > MAX_VOCAB:
-            raise ConfigError(
-                f"too many tokens: {len(pieces)} base tokens and merges and {len(self.specials)} specials (at most {MAX_VOCAB})"
-            )
-        self._special_of = {i: t for t, i in self.specials.items()}
-        self._special_re: Any = None
-        if len(self.specials) > _ALTERNATION_LIMIT:
-            self._special_re = _SpecialFinder(self.specials)
-        elif self.specials:
-            self._special_re = re.compile("|".join(re.escape(t) for t in sorted(self.specials, key=len, reverse=True)))
+        units = BaseUnits(base, alphabet, end_of_word=end_of_word, subword_prefix=subword_prefix)
+        self._assemble(MergeRules(Vocabulary(units, merges, specials=specials)), None, pretokenizer, normalizer, config)
+
+    # -- named constructors -------------------------------------------------------------------
+
+    @classmethod
+    def compose(cls, model: Model, *, decoder: Decoder | None = None, pretokenizer: PreTokenizer | None = None,
+                normalizer: Normalizer | None = None, config: TrainConfig | None = None) -> Tokenizer:
+        """A tokenizer of these parts; the vocabulary is the model's. Without a ``decoder``, the
+        one the vocabulary's marks call for (:func:`engine.encode.decoders.decoder_for`)."""
+        tok = cls.__new__(cls)
+        tok._assemble(model, decoder, pretokenizer, normalizer, config)
+        return tok
+
+    @classmethod
+    def from_ranks(cls, merges: Iterable[Sequence[int]] = (), *, whole_pieces: Sequence[bytes] = (),
+                   whole_ranks: Sequence[int] | None = None, specials: Sequence[str] = (),
+                   pretokenizer: PreTokenizer | None = None, normalizer: Normalizer | None = None,
+                   config: TrainConfig | None = None) -> Tokenizer:
+        """A rank file's tokenizer (tiktoken's, HuggingFace's ``ignore_merges``): bytes base, each
+        chunk looked up whole first, as tiktoken does: a chunk whose bytes are a token is that
+        token. ``whole_pieces`` are tokens no merge makes, which only that lookup gives (Llama
+        3's rank file has 695); their ids follow the merges, the specials follow them.
+        ``whole_ranks`` (one per whole piece: how many merges rank below it) switches a chunk
+        that is not a token to tiktoken's merging by rank (:class:`~engine.encode.models.RankMerging`),
+        for rank files whose whole pieces tiktoken also builds inside longer pieces."""
+        vocab = Vocabulary(BaseUnits(), merges, whole_pieces=whole_pieces, specials=specials)
+        model = WholeFirst(vocab) if whole_ranks is None else RankMerging(vocab, whole_ranks)
+        return cls.compose(model, pretokenizer=pretokenizer, normalizer=normalizer, config=config)
+
+    @classmethod
+    def from_sentencepiece(cls, merges: Iterable[Sequence[int]] = (), *, alphabet: Sequence[str],
+                           text_ranks: Sequence[int] | None = None, byte_fallback: bool = False,
+                           specials: Sequence[str] = (), pretokenizer: PreTokenizer | None = None,
+                           normalizer: Normalizer | None = None, config: TrainConfig | None = None) -> Tokenizer:
+        """SentencePiece's BPE (chars base, :mod:`engine.formats.sentencepiece`): ``byte_fallback``
+        says ``alphabet[1 + b]`` stands for byte b (:data:`~engine.encode.vocabulary.BYTE_CHARS`), and a
+        character outside the alphabet encodes as the ids of its UTF-8 bytes instead of id 0.
+        ``text_ranks`` (one per merge) switches chunks to merging by text
+        (:class:`~engine.encode.models.ScoreMerging`): join the adjacent pair whose joined text is
+        the token of the lowest rank, as sentencepiece does with its pieces' scores."""
+        units = BaseUnits("chars", alphabet, byte_fallback=byte_fallback)
+        vocab = Vocabulary(units, merges, specials=specials)
+        model = MergeRules(vocab) if text_ranks is None else ScoreMerging(vocab, text_ranks)
+        return cls.compose(model, pretokenizer=pretokenizer, normalizer=normalizer, config=config)
+
+    def cut(self, steps: int, *, specials: Sequence[str] | None = None, pretokenizer: PreTokenizer | None = None,
+            config: TrainConfig | None = None) -> Tokenizer:
+        """This tokenizer after its first ``steps`` merges, as its file would encode there (a
+        replay's step): the same units, model and normalizer, the whole pieces ranked below the
+        step. Its tokens, ranks and (merging by rank) rank order and border tables are cut from
+        this one's, already checked, not built again. ``specials``, ``pretokenizer`` and
+        ``config`` replace this one's."""
+        kept = self.model.whole_kept(steps)
+        vocab = self.vocab.cut(steps, whole_pieces=[self.vocab.whole_pieces[i] for i in kept], specials=specials)
+        return Tokenizer.compose(self.model.cut(vocab, steps, kept),
+                                 pretokenizer=pretokenizer if pretokenizer is not None else self.pretokenizer,
+                                 normalizer=self.normalizer, config=config if config is not None else self.config)
+
+    def _assemble(self, model: Model, decoder: Decoder | None, pretokenizer: PreTokenizer | None,
+                  normalizer: Normalizer | None, config: TrainConfig | None) -> None:
+        self.model = model
+        self.vocab = model.vocab
         self.pretokenizer = pretokenizer or PreTokenizer("none")
+        self.decoder = decoder if decoder is not None else decoder_for(self.vocab, self.pretokenizer.name == "custom")
         self.normalizer = normalizer
         self.config = config
-        #: One chunk's base ids -> its ids (pure Python or the compiled core, see engine.native.backend);
-        #: with the compiled core, a bytes-base chunk's text goes to it whole (no table of
-        #: whole tokens first: the compiled merges cost less than the lookups). A rank file's
-        #: tokens that only a whole piece makes (``whole_first``) are looked up first.
-        self._merge_chunk: Callable[[list[int]], list[int]]
-        #: The borders of this vocabulary's tokens (engine.encode.apply_merges.Borders), made at first need
-        #: and shared with the tokenizers cut from this one (a replay's steps)
-        self._border_table: _codec.Borders | None = None
-        borders = _cut_from[0]._borders if _cut_from is not None and base == "bytes" else self._borders
-        ranks = self._ranks
-        self._merge_chunk, by_text = _core.chunk_encoders(ranks, self.pieces if base == "bytes" else None, borders)
-        self._merge_bytes = _core.bytes_merger(ranks, self.pieces, self._merge_chunk, borders)  # (the bytes base's, from its bytes)
-        self._by_text = by_text is not None and base == "bytes" and end_of_word is None and subword_prefix is None
-        self._encode_chunk = by_text if self._by_text else self._encode_new
-        self.byte_fallback, self.text_ranks = _by_text_options(self.alphabet, byte_fallback, text_ranks, count)
-        self._text_order: tuple[dict[str, int], dict[str, int]] | None = None  # text_ranks: text -> rank, id
-        if self.text_ranks is not None:
-            self._encode_chunk = self._encode_by_text
-        if end_of_word is not None or subword_prefix is not None:  # a token's bytes are not its chunk's
-            self._encode_chunk = self._encode_marked  # (no table of whole tokens)
-        if end_of_word is not None and (self.byte_fallback or self.text_ranks is not None):
-            raise ConfigError("an end-of-word suffix and SentencePiece's byte fallback or merging by text do not go together")
-        if subword_prefix is not None and (self.byte_fallback or self.text_ranks is not None):
-            raise ConfigError("a subword prefix and SentencePiece's byte fallback or merging by text do not go together")
-        self._cache = _ChunkCache(self._encode_whole_first if self.whole_first else self._encode_chunk)
-        self._by_bytes: dict[bytes, int] | None = None  # whole_first: every token's bytes -> its first id
-        #: For the first encoding of a chunk: token bytes -> id (built once enough chunks were
-        #: merged without it to pay for it), and per token whether it encodes to itself (0 not
-        #: known yet, 1 yes, 2 no).
-        self._whole: dict[Any, int] | None = None
-        self._before_whole = _BEFORE_WHOLE
-        self._judged = False  # every token's self-encoding known (_judge_all)
-        self._known = bytearray(b"\x01") * first + bytearray(len(pieces) - first)  # base tokens: yes
+        self._cache = _ChunkCache(model)
         self._coder: Any = None if _core.COMPILED else False  # _text_coder(), made at first use
 
-    def _borders(self) -> _codec.Borders:
-        """The borders of this vocabulary's tokens (made once: 60-90 ms for 200,000 tokens)."""
-        table = self._border_table
-        if table is None:
-            table = self._border_table = _codec.Borders(self.pieces)
-        return table
+    # -- the parts, read ------------------------------------------------------------------------
 
-    def continues_word(self, token_id: int) -> bool:
-        """Whether token ``token_id`` continues a word (a prefix tokenizer's ``##ab``: its
-        bytes begin with the prefix, which decoding drops); False without a prefix."""
-        continues = self._continues
-        return continues is not None and 0 <= token_id < len(continues) and bool(continues[token_id])
+    @property
+    def base(self) -> str:
+        """``bytes`` or ``chars``."""
+        return self.vocab.units.base
 
-    # -- sizes and lookups --------------------------------------------------------------------
+    @property
+    def alphabet(self) -> list[str] | None:
+        """The chars base's characters by id (None for the bytes base)."""
+        return self.vocab.units.alphabet
+
+    @property
+    def base_size(self) -> int:
+        """How many base units (with their marked twins) come before the first merge's id."""
+        return self.vocab.base_size
+
+    @property
+    def pieces(self) -> list[bytes]:
+        """Every unit's and merge's token's bytes, by id."""
+        return self.vocab.pieces
+
+    @property
+    def merges(self) -> list[tuple[int, int]]:
+        """The merges, in learned order."""
+        return self.vocab.merges
+
+    @property
+    def whole_pieces(self) -> list[bytes]:
+        """Tokens no merge makes, after the merges' ids (a rank file's)."""
+        return self.vocab.whole_pieces
+
+    @property
+    def specials(self) -> dict[str, int]:
+        """Special token text -> id."""
+        return self.vocab.specials
+
+    @property
+    def end_of_word(self) -> str | None:
+        return self.vocab.units.end_of_word
+
+    @property
+    def subword_prefix(self) -> str | None:
+        return self.vocab.units.subword_prefix
+
+    @property
+    def byte_fallback(self) -> bool:
+        return self.vocab.units.byte_fallback
+
+    @property
+    def whole_first(self) -> bool:
+        """Whether a chunk is looked up whole before merging (:meth:`from_ranks`)."""
+        return isinstance(self.model, WholeFirst)
+
+    @property
+    def whole_ranks(self) -> list[int] | None:
+        """How many merges rank below each whole piece (merging by rank), else None."""
+        return self.model.whole_ranks if isinstance(self.model, RankMerging) else None
+
+    @property
+    def text_ranks(self) -> list[int] | None:
+        """Each merge's rank by score (SentencePiece's merging by text), else None."""
+        return self.model.text_ranks if isinstance(self.model, ScoreMerging) else None
 
     @property
     def vocab_size(self) -> int:
         """Bases + merges + whole pieces + specials."""
-        return len(self.pieces) + len(self.whole_pieces) + len(self.specials)
+        return self.vocab.size
 
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of a token (a special's text as UTF-8)."""
-        if 0 <= token_id < len(self.pieces):
-            return self.pieces[token_id]
-        if 0 <= token_id - len(self.pieces) < len(self.whole_pieces):
-            return self.whole_pieces[token_id - len(self.pieces)]
-        if token_id in self._special_of:
-            return self._special_of[token_id].encode("utf-8")
-        raise TokenIdError(f"token id {token_id} is out of range (vocabulary size {self.vocab_size})")
+        return self.vocab.token_bytes(token_id)
 
     def rank(self, pair: tuple[int, int]) -> int | None:
         """The id a merge of ``pair`` makes, or None when no merge rule covers it."""
-        return self._ranks.get(pair[0] << SHIFT | pair[1])
+        return self.vocab.rank(pair)
+
+    def continues_word(self, token_id: int) -> bool:
+        """Whether token ``token_id`` continues a word (a prefix tokenizer's ``##ab``: its
+        bytes begin with the prefix, which decoding drops); False without a prefix."""
+        return self.vocab.continues_word(token_id)
+
+    def whole_piece(self, chunk: bytes) -> int | None:
+        """Looking chunks up whole first: the token whose bytes are all of ``chunk`` (the first
+        id of those bytes), which the chunk encodes to without merging; else None."""
+        model = self.model
+        return model.whole_piece(chunk) if isinstance(model, WholeFirst) else None
+
+    def normalize(self, text: str) -> str:
+        """``text`` as the normalizer makes it (unchanged without one): what is split and merged.
+        Special tokens are found before it, so call it on the text between them."""
+        return self.normalizer(text) if self.normalizer is not None else text
 
     # -- encoding -----------------------------------------------------------------------------
 
-    def _base_ids(self, chunk: str) -> list[int]:
-        if self.alphabet is None:
-            ids = list(chunk.encode("utf-8", "surrogateescape"))
-        else:
-            get = self._char_ids.get
-            if not self.byte_fallback:
-                ids = [get(c, 0) for c in chunk]
-            else:
-                ids = [get(c, -1) for c in chunk]
-                if -1 in ids:  # byte fallback: a character outside the alphabet is its bytes' ids
-                    out: list[int] = []
-                    for c, i in zip(chunk, ids):
-                        if i < 0:
-                            out.extend(1 + b for b in c.encode("utf-8", "surrogateescape"))
-                        else:
-                            out.append(i)
-                    ids = out
-        if self.subword_prefix is not None and len(ids) > 1:
-            block = self._block  # every unit but the first continues the word: its prefixed twin
-            if self.alphabet is None:
-                ids[1:] = [i + block for i in ids[1:]]
-            else:  # (a character outside the alphabet stays id 0, as tokenizers' unk_token)
-                get = self._char_ids.get
-                ids[1:] = [0 if get(c) is None else i + block for c, i in zip(chunk[1:], ids[1:])]
-        if self.end_of_word is not None and ids and not (ids[-1] == 0 and self._block and self.alphabet is not None
-                                                         and chunk[-1] not in self._char_ids):
-            ids[-1] += self.base_size // 2  # the chunk's last unit ends a word: its marked twin
-        return ids
-
+    def _text_coder(self) -> Any:
+        """The compiled core's whole-text encoder for this tokenizer (made at first use), or None:
+        on the pure path, and for a pre-tokenizer other than plain gpt2, gpt4 or o200k (or
+        another spelling of them: ``PreTokenizer.scan``; no digit or newline splitting, not line
+        by line). New chunks are encoded as the chunk cache would."""
+        coder = self._coder
+        if coder is None:
+            pre: Any = self.pretokenizer  # (its scan mode is set in __post_init__, unseen by mypy)
+            made = None
+            if pre.scan in SCAN_MODES and not (pre.per_line or pre.split_digits or pre.split_newlines):
+                made = _core.text_coder(lambda text, start, end: pre._regex().findall(text, start, end),
+                                        SCAN_MODES[pre.scan], self.model.encode_chunk, len(self.vocab.pieces),
+                                        _KEPT_LIMIT, self.model.rank_tables())
+            coder = self._coder = made if made is not None else False
+        return coder or None
 
     def encode_chunk(self, chunk: str) -> list[int]:
         """Encode one pre-tokenized chunk (cached)."""
@@ -328,14 +298,13 @@ class Tokenizer(ChunkEncoders, TokenizerMerges, Traces):
         if self.normalizer is not None:
             text = self.normalizer(text)
         if len(text) >= _TEXT_CODER_MIN and (coder := self._text_coder()) is not None:
-            if not self._judged and not self._by_text and len(text) >= 4 * _JUDGE_ALL_CHUNKS * len(self.pieces):
-                self._judge_all()  # (a chunk is about four characters of code or prose)
-            return coder.encode(text)  # split and chunk cache in C (gpt2 and gpt4, compiled)
+            self.model.expect(len(text) // 4)  # (a chunk is about four characters of code or prose)
+            ids: list[int] = coder.encode(text)  # split and chunk cache in C (gpt2 and gpt4, compiled)
+            return ids
         # One C-level loop over the chunks; only a chunk not seen before calls back into
         # Python (the cache's __missing__), once per distinct chunk.
         chunks = self.pretokenizer.split(text)
-        if not self._judged and not self._by_text and len(chunks) >= _JUDGE_ALL_CHUNKS * len(self.pieces):
-            self._judge_all()  # a long text meets most tokens: judging them all in order is cheaper
+        self.model.expect(len(chunks))
         if len(chunks) < _PAUSE_GC_CHUNKS or not gc.isenabled():
             return list(chain.from_iterable(map(self._cache.__getitem__, chunks)))
         # A long text's new chunks make thousands of id lists and no reference cycles: the cyclic
@@ -353,67 +322,62 @@ class Tokenizer(ChunkEncoders, TokenizerMerges, Traces):
         Example (seed 000): trained on "die katze und die kanne und die katze" to 270,
         ``encode("die katze") -> [259, 264, 101]``
         """
-        if not specials or self._special_re is None:
+        finder = self.vocab.finder
+        if not specials or finder is None:
             return self.encode_ordinary(text)
         out: list[int] = []
         start = 0
-        for match in self._special_re.finditer(text):
+        for match in finder.finditer(text):
             out.extend(self.encode_ordinary(text[start : match.start()]))
-            out.append(self.specials[match.group(0)])
+            out.append(self.vocab.specials[match.group(0)])
             start = match.end()
         out.extend(self.encode_ordinary(text[start:]))
         return out
+
+    def pieces_of(self, text: str) -> list[tuple[int, ...]]:
+        """Base ids of each chunk of ``text`` (special tokens as one-id chunks)."""
+        finder = self.vocab.finder
+        if finder is None:
+            parts = [(text, False)]
+        else:
+            parts, start = [], 0
+            for match in finder.finditer(text):
+                parts.append((text[start : match.start()], False))
+                parts.append((match.group(0), True))
+                start = match.end()
+            parts.append((text[start:], False))
+        out: list[tuple[int, ...]] = []
+        units = self.vocab.units.ids
+        for part, special in parts:
+            if special:
+                out.append((self.vocab.specials[part],))
+            else:
+                out.extend(tuple(units(c)) for c in self.pretokenizer.split(self.normalize(part)))
+        return out
+
+    def encode_trace(self, text: str) -> tuple[tuple[int, ...], list[TraceStep]]:
+        """The rule-by-rule walkthrough of seed 003 §11.4, for short texts.
+
+        Returns the starting segmentation and one step per rule that fired, in learned order:
+        each names the rule, how often it fired and the segmentation after it. The final
+        segmentation always equals :meth:`encode` (:mod:`engine.encode.trace`).
+        """
+        if len(text) > TRACE_LIMIT:
+            raise ValueError(f"encode_trace is for short texts (at most {TRACE_LIMIT} characters)")
+        return trace(self.vocab, self.model, [list(c) for c in self.pieces_of(text)])
 
     # -- decoding -----------------------------------------------------------------------------
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes the ids stand for, joined (specials as their text)."""
-        pieces = self.pieces
-        n = len(pieces)
-        try:
-            return b"".join([pieces[i] if 0 <= i < n else self.token_bytes(i) for i in ids])
-        except TypeError:
-            raise TokenIdError("token ids must be integers") from None
+        return join_bytes(self.vocab, ids)
 
     def decode(self, ids: Iterable[int]) -> str:
-        """Text of the ids; bytes that are not valid UTF-8 become U+FFFD.
+        """Text of the ids, as the decoder makes it; bytes that are not valid UTF-8 become U+FFFD.
 
         For the chars base, id 0 decodes to U+FFFD, the stand-in for unknown characters.
         """
-        if self.subword_prefix is not None:
-            text = self._decode_prefixed(ids)
-            if self.end_of_word is None:
-                return text
-        elif self.end_of_word is None:
-            return self.decode_bytes(ids).decode("utf-8", "replace")
-        else:
-            text = self.decode_bytes(ids).decode("utf-8", "replace")
-        assert self.end_of_word is not None
-        if self.pretokenizer.name != "custom":  # the chunks hold every character: the suffix is only a mark
-            return text.replace(self.end_of_word, "")
-        return unmark(text, self.end_of_word)
-
-    def _decode_prefixed(self, ids: Iterable[int]) -> str:
-        """Text of the ids of a prefix tokenizer: each token that continues a word without its
-        prefix; where the pre-tokenizer drops characters (custom, no suffix), a space before
-        each token that starts one, but the first (HuggingFace's ``WordPiece`` decoder)."""
-        pieces, continues = self.pieces, self._continues
-        assert continues is not None and self.subword_prefix is not None
-        cut = len(self.subword_prefix.encode("utf-8"))
-        spaced = self.end_of_word is None and self.pretokenizer.name == "custom"
-        n = len(pieces)
-        out: list[bytes] = []
-        try:
-            for i in ids:
-                if 0 <= i < n and continues[i]:
-                    out.append(pieces[i][cut:])
-                    continue
-                if spaced and out:
-                    out.append(b" ")
-                out.append(pieces[i] if 0 <= i < n else self.token_bytes(i))
-        except TypeError:
-            raise TokenIdError("token ids must be integers") from None
-        return b"".join(out).decode("utf-8", "replace")
+        return self.decoder.decode(self.vocab, ids)
 
     # -- files --------------------------------------------------------------------------------
 
@@ -447,8 +411,21 @@ def save_tokenizer(tok: Tokenizer, path: str | Path) -> None:
 
 
 def tokenizer_from_dict(data: Any) -> Tokenizer:
-    """Build a tokenizer from the native structure; anything malformed raises ``ValueError``."""
-    return Tokenizer(**_nativefile.fields(data))
+    """Build a tokenizer from the native structure; anything malformed raises ``ValueError``.
+    The file's fields name the parts: its units, its vocabulary, and the model they call for
+    (each part refuses a combination that cannot be)."""
+    f = _nativefile.fields(data)
+    units = BaseUnits(f["base"], f["alphabet"], end_of_word=f["end_of_word"], subword_prefix=f["subword_prefix"],
+                      byte_fallback=f["byte_fallback"])
+    vocab = Vocabulary(units, f["merges"], whole_pieces=f["whole_pieces"], specials=f["specials"])
+    model: Model
+    if f["whole_first"]:
+        model = WholeFirst(vocab) if f["whole_ranks"] is None else RankMerging(vocab, f["whole_ranks"])
+    elif f["text_ranks"] is not None:
+        model = ScoreMerging(vocab, f["text_ranks"])
+    else:
+        model = MergeRules(vocab)
+    return Tokenizer.compose(model, pretokenizer=f["pretokenizer"], normalizer=f["normalizer"], config=f["config"])
 
 
 def load_tokenizer(path: str | Path) -> Tokenizer:

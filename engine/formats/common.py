@@ -18,7 +18,9 @@ from typing import Any
 
 from engine.config import special_text_problem
 from engine.corpus.files import atomic_write_bytes, parse_json, read_file
+from engine.encode.models import MergeRules, RankMerging, WholeFirst
 from engine.encode.tokenizer import Tokenizer
+from engine.encode.vocabulary import BaseUnits, Vocabulary
 from engine.errors import TokenIdError, TokenizerFileError
 from engine.text.pretokenize import NAMED_PATTERNS, PreTokenizer
 
@@ -331,19 +333,13 @@ def built(
         tokenizer_specials.append(text)
         file_ids.append(theirs)
     try:
-        tok = Tokenizer(
-            our_merges,
-            base=base,
-            alphabet=list(plain) if base == "chars" else None,
-            specials=tokenizer_specials,
-            pretokenizer=pretokenizer,
-            whole_first=whole_first,
-            whole_pieces=[piece for piece, _ in whole_pieces],
-            whole_ranks=whole_ranks,
-            end_of_word=end_of_word,
-            subword_prefix=subword_prefix,
-            _pieces=pieces,
-        )
+        units = BaseUnits(base, list(plain) if base == "chars" else None, end_of_word=end_of_word,
+                          subword_prefix=subword_prefix)
+        vocab = Vocabulary.from_parts(units, [a for a, _ in our_merges], [b for _, b in our_merges], tokens=pieces,
+                                      whole_pieces=[piece for piece, _ in whole_pieces], specials=tokenizer_specials)
+        model = (MergeRules(vocab) if not whole_first else WholeFirst(vocab) if whole_ranks is None
+                 else RankMerging(vocab, whole_ranks))
+        tok = Tokenizer.compose(model, pretokenizer=pretokenizer)
     except ValueError as exc:
         raise fail(path, str(exc)) from None
     return tok, file_ids, warnings

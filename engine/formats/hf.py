@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.config import end_of_word_problem, subword_prefix_problem
+from engine.encode.models import WholeFirst
 from engine.encode.tokenizer import Tokenizer
+from engine.encode.vocabulary import BaseUnits, Vocabulary
 from engine.errors import TokenizerFileError
 from engine.formats import sniff as sniffed
 from engine.formats.common import (
@@ -304,8 +306,9 @@ def _whole_first(
             continue  # not byte-level text: no chunk is ever it
     pieces = [(piece, i) for piece, i in pieces if len(piece) > 1]
     merged = len(tok.pieces)
-    whole = Tokenizer(tok.merges, specials=list(tok.specials), pretokenizer=tok.pretokenizer, whole_first=True,
-                      whole_pieces=[piece for piece, _ in pieces], _pieces=tok.pieces)
+    vocab = Vocabulary.from_parts(BaseUnits(), [a for a, _ in tok.merges], [b for _, b in tok.merges], tokens=tok.pieces,
+                                  whole_pieces=[piece for piece, _ in pieces], specials=list(tok.specials))
+    whole = Tokenizer.compose(WholeFirst(vocab), pretokenizer=tok.pretokenizer)
     return whole, file_ids[:merged] + [i for _, i in pieces] + file_ids[merged:]
 
 

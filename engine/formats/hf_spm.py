@@ -18,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.encode.parts import BYTE_CHARS
 from engine.encode.tokenizer import Tokenizer
+from engine.encode.vocabulary import BYTE_CHARS
 from engine.formats.common import Imported, check_special, check_unique_ids, fail, show
 from engine.formats.sentencepiece import SPACE, SentencePieceImport, _byte_of
 from engine.text.normalize import Normalizer
@@ -114,8 +114,9 @@ def load_byte_fallback(path: Path, data: dict[str, Any], model: dict[str, Any], 
         check_special(path, text)
     file_ids.extend(i for _, i in specials)
     try:
-        tok = Tokenizer(merges, base="chars", alphabet=alphabet, specials=[t for t, _ in specials], pretokenizer=pre,
-                        normalizer=normalizer, byte_fallback=True, text_ranks=ranks if several else None)
+        tok = Tokenizer.from_sentencepiece(merges, alphabet=alphabet, specials=[t for t, _ in specials],
+                                           pretokenizer=pre, normalizer=normalizer, byte_fallback=True,
+                                           text_ranks=ranks if several else None)
     except ValueError as exc:
         raise fail(path, str(exc)) from None
     if model.get("dropout"):

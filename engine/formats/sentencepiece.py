@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.encode.parts import BYTE_CHARS
 from engine.encode.tokenizer import Tokenizer
+from engine.encode.vocabulary import BYTE_CHARS
 from engine.errors import ExportError
 from engine.formats import sniff as sniffed
 from engine.formats.common import Imported, check_special, fail, read_raw, show
@@ -297,9 +297,9 @@ def read_model(path: Path, raw: bytes) -> Imported:
         check_special(path, text)
     file_ids.extend(i for _, i in specials)
     try:
-        tok = Tokenizer(merges, base="chars", alphabet=alphabet, specials=[t for t, _ in specials],
-                        pretokenizer=PreTokenizer("none"), normalizer=normalizer,
-                        byte_fallback=fallback, text_ranks=ranks)
+        tok = Tokenizer.from_sentencepiece(merges, alphabet=alphabet, specials=[t for t, _ in specials],
+                                           pretokenizer=PreTokenizer("none"), normalizer=normalizer,
+                                           byte_fallback=fallback, text_ranks=ranks)
     except ValueError as exc:
         raise fail(path, str(exc)) from None
     if specials:

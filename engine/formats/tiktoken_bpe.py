@@ -28,8 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from engine.config import MAX_VOCAB_BYTES
 from engine.corpus.files import atomic_write_files
+from engine.encode.models import RankMerging, WholeFirst
 from engine.encode.tiktoken_merge import PROGRESS_EVERY, rank_merge
 from engine.encode.tokenizer import Tokenizer
+from engine.encode.vocabulary import BaseUnits, Vocabulary
 from engine.errors import ExportError, size_text
 from engine.formats import loading, merge_cache
 from engine.formats import sniff as sniffed
@@ -221,9 +223,12 @@ def _from_cache(
             or not left_out.isdisjoint(file_ids) or len(products) + len(left_out) != longer):
         return None
     try:  # the tokenizer refuses a part made later than the merge that uses it, and repeats
-        tok = Tokenizer(specials=[text for text, _ in specials], pretokenizer=pretokenizer, _pieces=pieces,
-                        _parts=(lefts, rights), whole_first=True, whole_pieces=unreachable,  # type: ignore[arg-type]
-                        whole_ranks=_whole_ranks(ranks, products, unreachable, odd))  # type: ignore[arg-type]
+        vocab = Vocabulary.from_parts(BaseUnits(), lefts, rights, tokens=pieces,  # type: ignore[arg-type]
+                                      whole_pieces=unreachable,  # type: ignore[arg-type]
+                                      specials=[text for text, _ in specials])
+        whole_ranks = _whole_ranks(ranks, products, unreachable, odd)  # type: ignore[arg-type]
+        model = WholeFirst(vocab) if whole_ranks is None else RankMerging(vocab, whole_ranks)
+        tok = Tokenizer.compose(model, pretokenizer=pretokenizer)
     except ValueError:
         return None
     file_ids += cached.unreachable
@@ -263,7 +268,7 @@ def _our_ids(base_ids: list[int | None], products: list[int], *wanted: list[int]
 def _ambiguous(tok: Tokenizer) -> list[bytes]:
     """Tokens that bpe-lab's pair merges do not rebuild from their own bytes (tiktoken would:
     it looks a whole piece up before merging)."""
-    encode = tok._merge_chunk  # the tokenizer's own merging of a chunk's base ids (engine.native.backend)
+    encode = tok.model.merge_ids  # the tokenizer's own merging of a chunk's base ids (engine.native.backend)
     progress = loading.reporter(loading.STAGES[1])
     pieces = tok.pieces
     first, total = tok.base_size, len(pieces) - tok.base_size
@@ -472,7 +477,8 @@ def ranked_tokenizer(
     if tok.whole_ranks is None:
         warnings += _odd_warning(odd)
     if not odd:  # every token rebuilds itself: the encoders need not look whole pieces up first
-        tok._all_rebuild_themselves()
+        if isinstance(tok.model, WholeFirst):
+            tok.model.all_rebuild_themselves()
     return tok, file_ids, warnings + more
 
 

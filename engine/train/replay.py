@@ -79,26 +79,8 @@ class ReplayedFile:
         Llama 3 has 695) and sentencepiece's ranks by text. Its tokens' bytes are the file's own,
         already built: no merge is joined again (a 128k-merge file takes ~0.1 s, not seconds)."""
         script = self.tokenizer
-        if script.whole_ranks is not None:
-            kept = [i for i, below in enumerate(script.whole_ranks) if below <= steps]
-        else:  # ranks unknown: they belong to the whole file
-            kept = list(range(len(script.whole_pieces))) if steps >= len(script.merges) else []
-        return Tokenizer(
-            base=self.config.base,
-            alphabet=self.alphabet,
-            specials=self.config.specials,
-            pretokenizer=replace(self.pretokenizer, per_line=False),
-            config=self.config,
-            whole_first=script.whole_first,
-            whole_pieces=[script.whole_pieces[i] for i in kept],
-            whole_ranks=None if script.whole_ranks is None else [script.whole_ranks[i] for i in kept],
-            normalizer=script.normalizer,
-            byte_fallback=script.byte_fallback,
-            text_ranks=script.text_ranks[:steps] if script.text_ranks is not None else None,
-            end_of_word=self.config.end_of_word,
-            subword_prefix=self.config.subword_prefix,
-            _cut_from=(script, steps),
-        )
+        return script.cut(steps, specials=self.config.specials, pretokenizer=replace(self.pretokenizer, per_line=False),
+                          config=self.config)
 
     def byte_fallback_spans(self, spans: list[tuple[int, int, int]], base: int, text: str) -> Iterator[tuple[int, int, int]]:
         """A byte-fallback replay's spans of one chunk at ``base`` of ``text`` (chars base): a

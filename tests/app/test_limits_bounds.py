@@ -24,7 +24,7 @@ import regex
 from helpers import ROOT, app_on
 
 import engine.encode.tokenizer
-import engine.encode.vocab
+import engine.encode.vocabulary
 import tui.cli.commands as cli
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.config import MAX_VOCAB_BYTES
@@ -317,7 +317,7 @@ def test_every_format_goes_through_the_same_bound(tmp_path, monkeypatch, fmt):
     path = tmp_path / {"hf": "tokenizer.json", "gpt2": "pair", "seed001": "seed.json", "tiktoken": "t.tiktoken"}[fmt]
     export_tokenizer(tok, fmt, path)
     assert sum(map(len, load_any(path).tokenizer.pieces)) > 1000  # fine under the real bound
-    monkeypatch.setattr(engine.encode.vocab, "MAX_VOCAB_BYTES", 1000)  # (where Tokenizer builds its merges)
+    monkeypatch.setattr(engine.encode.vocabulary, "MAX_VOCAB_BYTES", 1000)  # (where the vocabulary builds its merges)
     with pytest.raises(TokenizerFileError, match=r"makes the tokens hold more than 1000 bytes in all"):
         load_any(path)
 
@@ -369,7 +369,7 @@ def test_many_specials_are_found_as_the_alternation_finds_them():
     import random
     import re
 
-    from engine.encode.tokenizer import _SpecialFinder
+    from engine.encode.vocabulary import SpecialFinder
 
     rng = random.Random(3)
     for _ in range(500):
@@ -377,7 +377,7 @@ def test_many_specials_are_found_as_the_alternation_finds_them():
         text = "".join(rng.choices("ab<>|c", k=rng.randint(0, 200)))
         alternation = re.compile("|".join(re.escape(t) for t in sorted(specials, key=len, reverse=True)))
         expected = [(m.start(), m.end(), m.group(0)) for m in alternation.finditer(text)]
-        assert [(m.start(), m.end(), m.group(0)) for m in _SpecialFinder(specials).finditer(text)] == expected
+        assert [(m.start(), m.end(), m.group(0)) for m in SpecialFinder(specials).finditer(text)] == expected
 
 
 def test_a_tokenizer_with_many_specials_encodes_them(tmp_path):

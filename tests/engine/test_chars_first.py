@@ -209,7 +209,7 @@ def test_llama3s_chinese_takes_the_shortcut_and_gives_tiktokens_ids():
     enc = tiktoken.Encoding(name="llama3", pat_str=GPT4_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens={})
     text = "秦川雄帝宅，函谷壮皇居。绮殿千寻起，离宫百雉余。我们今天学习分词器，中华人民共和国成立了。" * 3
     assert imported.to_file_ids(imported.tokenizer.encode_ordinary(text)) == enc.encode_ordinary(text)
-    order = imported.tokenizer._rank_order()
+    order = imported.tokenizer.model.order()
     first = CharsFirst(order)
     taken = 0
     for chunk in set(PreTokenizer("custom", GPT4_PATTERN)._regex().findall(text)):
@@ -265,8 +265,8 @@ def test_the_byte_merger_merges_characters_first_where_only_whole_characters_joi
     same ids as merging the bytes, as the seed does."""
     tok = Tokenizer(merges)
     data = text.encode()
-    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
-    assert merger(text, data) == seed_encode(tok, list(data)) == _codec._apply_long(list(data), tok._ranks)
+    merger = _codec.ByteMerger(tok.vocab.ranks, tok.pieces)
+    assert merger(text, data) == seed_encode(tok, list(data)) == _codec._apply_long(list(data), tok.vocab.ranks)
 
 
 @given(word_merges(), st.integers(0, 40), st.lists(cjk_text, max_size=4))
@@ -276,8 +276,8 @@ def test_the_first_merges_may_share_the_longer_lists_borders(merges, cut, texts)
     longer = Tokenizer(merges)
     tok = Tokenizer(merges[:cut])
     shared = _codec.Borders(longer.pieces)
-    merger = _codec.ByteMerger(tok._ranks, tok.pieces, lambda: shared)
-    encoder = compiled.ChunkEncoder(tok._ranks) if compiled is not None else None
+    merger = _codec.ByteMerger(tok.vocab.ranks, tok.pieces, lambda: shared)
+    encoder = compiled.ChunkEncoder(tok.vocab.ranks) if compiled is not None else None
     if encoder is not None:
         encoder.set_chars(shared.tables)
     for text in texts:
@@ -296,11 +296,11 @@ def test_words_of_whole_characters_are_merged_after_their_characters():
     chunk = "中国国中国"
     data = chunk.encode()
     tok = Tokenizer(inside)
-    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
+    merger = _codec.ByteMerger(tok.vocab.ranks, tok.pieces)
     assert merger(chunk, data) == [260, 259, 260] == seed_encode(tok, list(data))
     assert sorted(merger._chars) == sorted("中国")
     cut = Tokenizer([*inside, (0xAD, 0xE5)])
-    merger = _codec.ByteMerger(cut._ranks, cut.pieces)
+    merger = _codec.ByteMerger(cut.vocab.ranks, cut.pieces)
     assert merger(chunk, data) == seed_encode(cut, list(data))
     assert not merger._chars
 
@@ -314,10 +314,10 @@ def test_the_compiled_encoder_merges_characters_first_as_the_pure_one(merges, te
     of the three-byte range (U+0800, U+D7FF), an ASCII letter and lone surrogates' escapes (which
     can look like a character's bytes) take the full path."""
     tok = Tokenizer(merges)
-    encoder = compiled.ChunkEncoder(tok._ranks)
+    encoder = compiled.ChunkEncoder(tok.vocab.ranks)
     asked = []
     encoder.set_chars(lambda: asked.append(1) or _codec.Borders(tok.pieces).tables())
-    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
+    merger = _codec.ByteMerger(tok.vocab.ranks, tok.pieces)
     for text in texts:
         raw = text.encode("utf-8", "surrogateescape")
         assert encoder.encode_text(text) == merger(text, raw) == seed_encode(tok, list(raw))
@@ -335,7 +335,7 @@ WHOLE = [c.encode() for c in CJK] + [w.encode() for w in ("中国", "大天", "�
        st.lists(cjk_text, min_size=1, max_size=3), st.integers(0, 40))
 def test_a_replayed_rank_file_encodes_as_tiktoken_cut_at_each_step(order, wholes, texts, middle):
     """A replay's tokenizer at a step takes its rank order and its analysis from the whole file's
-    (engine.Tokenizer's ``_ranked_from``): on a generated rank file with whole pieces among its
+    (``RankMerging.ranked_from``): on a generated rank file with whole pieces among its
     tokens, at the start, a step in the middle and the end, it gives the bytes tiktoken gives
     with the ranks that step reached."""
     tiktoken = pytest.importorskip("tiktoken")
@@ -366,7 +366,7 @@ def test_a_replayed_rank_file_encodes_as_tiktoken_cut_at_each_step(order, wholes
         cut = {token: rank for token, rank in ranks.items() if rank < below}
         enc = tiktoken.Encoding(name=f"generated-{step}", pat_str=GPT4_PATTERN, mergeable_ranks=cut, special_tokens={})
         mine = trainer.tokenizer()
-        assert mine._ranked_from is (tok if tok.whole_ranks is not None else None)
+        assert getattr(mine.model, "ranked_from", None) is (tok.model if tok.whole_ranks is not None else None)
         for text in texts:
             theirs = [enc.decode_single_token_bytes(i) for i in enc.encode_ordinary(text)]
             assert [mine.token_bytes(i) for i in mine.encode(text)] == theirs, (step, text)

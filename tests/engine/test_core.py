@@ -63,10 +63,10 @@ def test_chunk_encoders_agree_with_each_other_and_the_seed(merges, ids):
     tok = Tokenizer(merges)
     expected = seed_encode(tok, list(ids))
     before = list(ids)
-    assert _codec.apply_merges(ids, tok._ranks) == expected
-    assert _codec._apply_long(ids, tok._ranks) == expected
-    assert _codec._apply_short(list(ids), tok._ranks) == expected
-    assert compiled.ChunkEncoder(tok._ranks).encode(ids) == expected
+    assert _codec.apply_merges(ids, tok.vocab.ranks) == expected
+    assert _codec._apply_long(ids, tok.vocab.ranks) == expected
+    assert _codec._apply_short(list(ids), tok.vocab.ranks) == expected
+    assert compiled.ChunkEncoder(tok.vocab.ranks).encode(ids) == expected
     assert ids == before  # the encoders never change what they are given
 
 
@@ -74,8 +74,8 @@ def test_chunk_encoders_agree_with_each_other_and_the_seed(merges, ids):
 def test_the_pure_paths_agree_with_the_seed(merges, ids):
     tok = Tokenizer(merges)
     expected = seed_encode(tok, list(ids))
-    assert _codec._apply_short(list(ids), tok._ranks) == expected
-    assert _codec._apply_long(list(ids), tok._ranks) == expected
+    assert _codec._apply_short(list(ids), tok.vocab.ranks) == expected
+    assert _codec._apply_long(list(ids), tok.vocab.ranks) == expected
 
 
 _WIDE = "中国。"  # three bytes each: E4 B8 AD, E5 9B BD, E3 80 82
@@ -90,8 +90,8 @@ def test_the_pure_byte_merger_agrees_with_the_seed(merges, text):
     the characters' borders or not, lone surrogates' escapes and a four-byte character."""
     tok = Tokenizer(merges)
     data = text.encode("utf-8", "surrogateescape")
-    merger = _codec.ByteMerger(tok._ranks, tok.pieces)
-    assert merger(text, data) == seed_encode(tok, list(data)) == _codec.apply_merges(list(data), tok._ranks)
+    merger = _codec.ByteMerger(tok.vocab.ranks, tok.pieces)
+    assert merger(text, data) == seed_encode(tok, list(data)) == _codec.apply_merges(list(data), tok.vocab.ranks)
 
 
 def test_the_byte_merger_reads_unjoinable_characters_one_by_one():
@@ -101,11 +101,11 @@ def test_the_byte_merger_reads_unjoinable_characters_one_by_one():
     inside = [(0xE4, 0xB8), (256, 0xAD), (0xE5, 0x9B)]  # 中 whole, 国 two tokens
     chunk = "中国中国中"
     data = chunk.encode()
-    merger = _codec.ByteMerger(Tokenizer(inside)._ranks, Tokenizer(inside).pieces)
+    merger = _codec.ByteMerger(Tokenizer(inside).vocab.ranks, Tokenizer(inside).pieces)
     assert merger(chunk, data) == [257, 258, 0xBD, 257, 258, 0xBD, 257]
     assert sorted(merger._chars) == sorted("中国")  # the characters were merged alone
     across = Tokenizer([*inside, (0xAD, 0xE5)])
-    merger = _codec.ByteMerger(across._ranks, across.pieces)
+    merger = _codec.ByteMerger(across.vocab.ranks, across.pieces)
     assert merger(chunk, data) == seed_encode(across, list(data))
     assert not merger._chars
 
@@ -117,7 +117,7 @@ def test_the_compiled_encoder_reads_a_chunks_text_as_its_bytes(merges, text):
     surrogates as the bytes they escape."""
     tok = Tokenizer(merges)
     raw = list(text.encode("utf-8", "surrogateescape"))
-    encoder = compiled.ChunkEncoder(tok._ranks)
+    encoder = compiled.ChunkEncoder(tok.vocab.ranks)
     assert encoder.encode_text(text) == encoder.encode(raw) == seed_encode(tok, raw)
 
 
@@ -179,8 +179,8 @@ def test_a_tokenizer_encodes_with_the_core_in_use(both_paths):
     for use in (False, True):
         both_paths(use)
         tok = Tokenizer(merges, pretokenizer=PreTokenizer("gpt2"))
-        assert isinstance(tok._merge_chunk, partial) != use  # the pure encoder is apply_merges bound to the ranks
-        assert tok._by_text == use
+        assert isinstance(tok.model.merge_ids, partial) != use  # the pure encoder is apply_merges bound to the ranks
+        assert tok.model.by_text == use
         out[use] = tok.encode(text + "\n" + sample_text("chinese.txt"))
     assert out[True] == out[False]
 
@@ -360,8 +360,8 @@ def test_the_chunk_cache_keeps_two_generations(monkeypatch):
     monkeypatch.setattr(tokenizer_module, "_CACHE_LIMIT", 3)
     tok = Tokenizer([(104, 105)], pretokenizer=PreTokenizer("simple"))
     encoded = []
-    real = tok._encode_new
-    tok._cache._encode = lambda chunk: encoded.append(chunk) or real(chunk)
+    real = tok.model.encode_chunk
+    tok.model.encode_chunk = lambda chunk: encoded.append(chunk) or real(chunk)
     words = ["a", "b", "c", "d", "a", "e", "f", "g", "h", "b"]
     for word in words:
         assert tok.encode(word) == list(word.encode())

@@ -35,7 +35,7 @@ def test_self_encoding_matches_the_seed(merges):
     tok = Tokenizer(merges)
     for token in range(256, tok.vocab_size):
         expected = seed_encode(tok, list(tok.pieces[token])) == [token]
-        assert tok._self_encodes(token) == expected, (token, tok.pieces[token])
+        assert tok.model.self_encodes(token) == expected, (token, tok.pieces[token])
 
 
 @settings(max_examples=200)
@@ -58,7 +58,7 @@ def test_first_encoding_matches_the_seed(merges, chunks):
 def test_chars_base_first_encoding_matches_the_seed(merges, text):
     # "\udcc3\udca9" (surrogate escapes) has the bytes of "\u00e9"; z is outside the alphabet.
     tok = Tokenizer(merges, base="chars", alphabet=["a", "\u00e9", "\udcc3", "\udca9"])
-    expected = seed_encode(tok, tok._base_ids(text)) if text else []
+    expected = seed_encode(tok, tok.vocab.units.ids(text)) if text else []
     assert tok.encode(text) == expected
     table_at_once = Tokenizer(merges, base="chars", alphabet=["a", "\u00e9", "\udcc3", "\udca9"])
     table_at_once._before_whole = 0
@@ -69,7 +69,7 @@ def test_trained_tokens_encode_to_themselves_as_the_seed_says():
     trainer = Trainer(sample_text("workshop.txt"), TrainConfig(vocab_size=700))
     trainer.train()
     tok = trainer.tokenizer()
-    flags = [tok._self_encodes(t) for t in range(tok.vocab_size)]
+    flags = [tok.model.self_encodes(t) for t in range(tok.vocab_size)]
     assert flags == [seed_encode(tok, list(tok.pieces[t])) == [t] for t in range(tok.vocab_size)]
     assert all(flags)  # a trained tokenizer's tokens all encode to themselves
 
@@ -77,7 +77,7 @@ def test_trained_tokens_encode_to_themselves_as_the_seed_says():
 def test_a_token_that_does_not_encode_to_itself_is_not_taken_whole():
     # ab, bc, then (a, bc): the bytes "abc" encode to ab + c, never to the third token.
     tok = Tokenizer([(97, 98), (98, 99), (97, 257)])
-    assert not tok._self_encodes(258)
+    assert not tok.model.self_encodes(258)
     assert tok.encode("abc") == [256, 99]
 
 
@@ -100,15 +100,15 @@ def test_chars_base_tokens_are_found_by_text_not_bytes():
 @given(merge_lists())
 def test_judging_all_tokens_at_once_agrees_with_one_at_a_time(merges):
     one_by_one, all_at_once = Tokenizer(merges), Tokenizer(merges)
-    all_at_once._judge_all()
-    assert [all_at_once._known[t] for t in range(256, len(all_at_once.pieces))] == [
-        1 if one_by_one._self_encodes(t) else 2 for t in range(256, len(one_by_one.pieces))
+    all_at_once.model.judge_all()
+    assert [all_at_once.model.known[t] for t in range(256, len(all_at_once.pieces))] == [
+        1 if one_by_one.model.self_encodes(t) else 2 for t in range(256, len(one_by_one.pieces))
     ]
     some_first = Tokenizer(merges)  # some judged one at a time first, the rest at once
     for t in range(256, len(some_first.pieces), 3):
-        some_first._self_encodes(t)
-    some_first._judge_all()
-    assert some_first._known == all_at_once._known
+        some_first.model.self_encodes(t)
+    some_first.model.judge_all()
+    assert some_first.model.known == all_at_once.model.known
 
 
 def test_a_long_text_judges_all_tokens_and_encodes_the_same():
@@ -119,4 +119,4 @@ def test_a_long_text_judges_all_tokens_and_encodes_the_same():
     fresh = Tokenizer(tok.merges, pretokenizer=tok.pretokenizer)
     assert len(fresh.pretokenizer.split(text)) >= 8 * len(fresh.pieces)  # long enough to judge all at once
     assert fresh.encode(text) == tok.encode(text) == [i for c in tok.pretokenizer.split(text) for i in seed_encode(tok, list(c.encode()))]
-    assert fresh._judged != fresh._by_text  # the compiled core's bytes path reads no whole tokens: nothing to judge
+    assert fresh.model.judged != fresh.model.by_text  # the compiled core's bytes path reads no whole tokens: nothing to judge

@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import ConfigError, Tokenizer, TrainConfig, Trainer
+from engine.encode.models import WholeFirst
+from engine.encode.vocabulary import BaseUnits, Vocabulary
 from engine.formats import export_tokenizer, load_any
 
 SUFFIX = "</w>"
@@ -222,7 +224,7 @@ def test_suffix_and_whole_pieces_or_the_hf_rule_do_not_mix():
     with pytest.raises(ConfigError, match="hf tie rule"):
         TrainConfig(tie_rule="hf", end_of_word=SUFFIX)
     with pytest.raises(ConfigError, match="whole-piece"):
-        Tokenizer(whole_first=True, end_of_word=SUFFIX)
+        WholeFirst(Vocabulary(BaseUnits(end_of_word=SUFFIX)))
 
 
 def test_candidates_follow_the_rule_the_step_takes():

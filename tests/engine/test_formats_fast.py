@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer
-from engine.encode.parts import _grow
+from engine.encode.vocabulary import grow
 from engine.formats import hf
 from engine.formats.hf import load_hf, tokenizer_json
 
@@ -95,10 +95,10 @@ def test_files_the_quick_reading_leaves_to_the_careful_one(tmp_path):
 
 def test_grow_reads_the_sums_it_made():
     items = [b"a", b"b"]
-    _grow(items, [0, 2, 3], [1, 0, 2])
+    grow(items, [0, 2, 3], [1, 0, 2])
     assert items == [b"a", b"b", b"ab", b"aba", b"abaab"]
     plain = [1, 1]
-    _grow(plain, list(range(0, 30)), list(range(1, 31)))
+    grow(plain, list(range(0, 30)), list(range(1, 31)))
     assert plain[:10] == [1, 1, 2, 3, 5, 8, 13, 21, 34, 55]
 
 

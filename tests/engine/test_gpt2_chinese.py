@@ -95,8 +95,8 @@ def test_a_rank_file_whose_tokens_all_rebuild_themselves_merges_new_chunks_direc
     enc = gpt2_pair[1]
     for loaded in gpt2_loaded.values():
         tok = loaded.tokenizer
-        assert tok.whole_first and tok._judged and tok._known.count(1) == len(tok.pieces)
-        assert tok._cache._encode == tok._encode_chunk
+        assert tok.whole_first and tok.model.judged and tok.model.known.count(1) == len(tok.pieces)
+        assert tok.model.encode_chunk == tok.model._rules_chunk  # straight to the merges
         assert loaded.encode(text) == enc.encode_ordinary(text)
 
 

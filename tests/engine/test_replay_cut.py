@@ -1,5 +1,5 @@
-"""A replay's tokenizer at a step is cut from the replayed one (``engine.Tokenizer``'s
-``_cut_from``: its merges, tokens and ranks, not built again at each step): it is the tokenizer
+"""A replay's tokenizer at a step is cut from the replayed one (``engine.Tokenizer.cut``:
+its merges, tokens and ranks, not built again at each step): it is the tokenizer
 that the first merges alone make, field by field and id by id, whatever the base, marks and
 specials; and a step of a real rank file's replay is checked against tiktoken in
 tests/model/test_replay_as_file.py."""
@@ -35,8 +35,8 @@ def test_a_replay_step_is_the_tokenizer_of_its_first_merges(trained_on, corpus, 
                           subword_prefix=replay.config.subword_prefix)
         assert cut.merges == fresh.merges
         assert cut.pieces == fresh.pieces
-        assert list(cut._ranks.items()) == list(fresh._ranks.items())
-        assert (cut._left_of, cut._right_of) == (fresh._left_of, fresh._right_of)
+        assert list(cut.vocab.ranks.items()) == list(fresh.vocab.ranks.items())
+        assert (cut.vocab.left_of, cut.vocab.right_of) == (fresh.vocab.left_of, fresh.vocab.right_of)
         for text in [corpus, *typed]:
             assert cut.encode(text) == fresh.encode(text), (step, text)
 

@@ -53,8 +53,8 @@ def seed_encode(tok: Tokenizer, ids: list[int]) -> list[int]:
 def test_long_and_short_paths_agree_with_the_seed(whole_text_tok, text):
     base = list(text.encode("utf-8"))
     expected = seed_encode(whole_text_tok, base)
-    assert _apply_long(base, whole_text_tok._ranks) == expected
-    assert _apply_short(list(base), whole_text_tok._ranks) == expected
+    assert _apply_long(base, whole_text_tok.vocab.ranks) == expected
+    assert _apply_short(list(base), whole_text_tok.vocab.ranks) == expected
 
 
 def test_encode_equals_training_segmentation():

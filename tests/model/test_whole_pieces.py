@@ -1,4 +1,4 @@
-"""Whole-piece lookup (``Tokenizer(whole_first=True)``): a chunk that is a token is that token,
+"""Whole-piece lookup (``Tokenizer.from_ranks``): a chunk that is a token is that token,
 as tiktoken and HuggingFace's ``ignore_merges`` do; tokens no merge makes (``whole_pieces``) are
 given only that way. Checked against tiktoken on random rank files."""
 
@@ -11,7 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import Tokenizer
+from engine.encode.models import MergeRules, WholeFirst
 from engine.encode.tokenizer import tokenizer_from_dict, tokenizer_to_dict
+from engine.encode.vocabulary import BaseUnits, Vocabulary
 from engine.errors import ConfigError
 from engine.formats import load_any
 from engine.text.pretokenize import PreTokenizer
@@ -20,7 +22,7 @@ tiktoken = pytest.importorskip("tiktoken")
 
 
 def whole(merges=((97, 98),), pieces=(b"xyz",), **options) -> Tokenizer:
-    return Tokenizer(list(merges), whole_first=True, whole_pieces=list(pieces), **options)
+    return Tokenizer.from_ranks(list(merges), whole_pieces=list(pieces), **options)
 
 
 def test_a_whole_piece_is_given_only_for_a_whole_chunk():
@@ -46,15 +48,16 @@ def test_whole_pieces_survive_the_native_format():
     assert tokenizer_to_dict(Tokenizer([(97, 98)]))["version"] == 1  # files without them stay version 1
 
 
-@pytest.mark.parametrize("options,message", [
-    (dict(whole_pieces=[b"xy"]), "need whole_first"),
-    (dict(whole_first=True, whole_pieces=[b"x"]), "at least two bytes"),
-    (dict(whole_first=True, whole_pieces=[b"xy", b"xy"]), "given twice"),
-    (dict(whole_first=True, base="chars", alphabet=["\ufffd", "a"]), "bytes base"),
+@pytest.mark.parametrize("make,message", [
+    (lambda: MergeRules(Vocabulary(BaseUnits(), whole_pieces=[b"xy"])), "need whole_first"),
+    (lambda: Tokenizer.from_ranks(whole_pieces=[b"x"]), "at least two bytes"),
+    (lambda: Tokenizer.from_ranks(whole_pieces=[b"xy", b"xy"]), "given twice"),
+    (lambda: WholeFirst(Vocabulary(BaseUnits("chars", ["\ufffd", "a"]))), "bytes base"),
+    (lambda: Vocabulary(BaseUnits("chars", ["\ufffd", "a"]), whole_pieces=[b"xy"]), "bytes base"),
 ])
-def test_malformed_whole_pieces_are_refused(options, message):
+def test_malformed_whole_pieces_are_refused(make, message):
     with pytest.raises(ConfigError, match=message):
-        Tokenizer(**options)
+        make()
 
 
 LETTERS = "abc d"
