@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.encode.pairs import SHIFT
 from engine.encode.tiktoken_merge import analyse, rank_merge
-from engine.native import backend as _core
+from engine.native import RankIds, backend
 from engine.text.pretokenize import SCAN_MODES
 
 #: The compiled whole-text encoder keeps at most this many chunks (then starts again): about
@@ -78,24 +78,24 @@ class ChunkEncoders:
             pre = self.pretokenizer
             made = None
             if pre.scan in SCAN_MODES and not (pre.per_line or pre.split_digits or pre.split_newlines):
-                made = _core.text_coder(lambda text, start, end: pre._regex().findall(text, start, end),
+                made = backend().text_coder(lambda text, start, end: pre._regex().findall(text, start, end),
                                         SCAN_MODES[pre.scan], self._cache._encode, len(self.pieces), _KEPT_LIMIT,
                                         self._by_rank())
             coder = self._coder = made if made is not None else False
         return coder or None
 
-    def _by_rank(self) -> tuple[_core.RankIds, dict[bytes, int]] | None:
+    def _by_rank(self) -> tuple[RankIds, dict[bytes, int]] | None:
         """When new chunks go to :meth:`_encode_whole_first` merging by rank: its merger and its
         whole-piece table (for the compiled core's whole-text encoder to do the same in C)."""
         if self._cache._encode != self._encode_whole_first or self.whole_ranks is None:
             return None
         return self._rank_ids(), self._by_bytes_table()
 
-    def _rank_ids(self) -> _core.RankIds:
+    def _rank_ids(self) -> RankIds:
         """tiktoken's merging by :meth:`_rank_order`, to ids (made at first use)."""
         if self._rank_merge is None:
             source = self._ranked_from if self._ranked_from is not None else self
-            self._rank_merge = _core.RankIds(self._rank_order(), self._by_bytes_table(), source._rank_analysis)
+            self._rank_merge = backend().rank_ids(self._rank_order(), self._by_bytes_table(), source._rank_analysis)
         return self._rank_merge
 
     def _rank_analysis(self) -> Any:
@@ -136,7 +136,7 @@ class ChunkEncoders:
     def _encode_new(self, chunk: str) -> list[int]:
         """Encode one chunk, not from the cache: a chunk whose bytes are a token that encodes to
         itself is that token (one lookup: the usual case for a trained tokenizer's corpus);
-        anything else goes through the merges (:func:`engine.native.backend.chunk_encoder`)."""
+        anything else goes through the merges (:meth:`engine.native.door.Backend.chunk_encoders`)."""
         whole = self._whole
         if whole is None:
             if self._before_whole > 0:  # a few chunks (bpe-lab encode "hi") cost less than the table

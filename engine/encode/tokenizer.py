@@ -32,7 +32,7 @@ from engine.encode.parts import (
 from engine.encode.trace import Traces
 from engine.encode.vocab import TokenizerMerges
 from engine.errors import ConfigError, TokenIdError, TokenizerFileError
-from engine.native import backend as _core
+from engine.native import RankIds, backend
 from engine.text.normalize import Normalizer
 from engine.text.pretokenize import PreTokenizer
 
@@ -47,7 +47,7 @@ _PAUSE_GC_CHUNKS = 1 << 14
 #: table of whole tokens is built (for a few chunks, bpe-lab encode "hi", the table costs more).
 _BEFORE_WHOLE = 16
 #: encode_ordinary hands texts of at least this many characters to the compiled core's whole-text
-#: encoder (engine.native.backend.text_coder), when it is there.
+#: encoder (engine.native.door.Backend.text_coder), when it is there.
 _TEXT_CODER_MIN = 64
 
 
@@ -187,7 +187,7 @@ class Tokenizer(ChunkEncoders, TokenizerMerges, Traces):
         self.whole_first, self.whole_pieces = _whole_pieces(base, whole_first, whole_pieces, len(pieces))
         self.whole_ranks = _whole_ranks(whole_ranks, self.whole_pieces, count)
         self._order: dict[bytes, int] | None = None  # whole_ranks: each token's bytes -> its rank
-        self._rank_merge: _core.RankIds | None = None  # whole_ranks: merging by _order, to ids
+        self._rank_merge: RankIds | None = None  # whole_ranks: merging by _order, to ids
         #: whole_ranks: the tokenizer this one's rank order is the start of (see _cut_from)
         self._ranked_from = _cut_from[0] if _cut_from is not None and whole_ranks is not None else None
         #: whole_ranks: the length of _order before merge j's token joins it, for each j (and at
@@ -218,7 +218,7 @@ class Tokenizer(ChunkEncoders, TokenizerMerges, Traces):
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.normalizer = normalizer
         self.config = config
-        #: One chunk's base ids -> its ids (pure Python or the compiled core, see engine.native.backend);
+        #: One chunk's base ids -> its ids (pure Python or the compiled core, see engine.native.door);
         #: with the compiled core, a bytes-base chunk's text goes to it whole (no table of
         #: whole tokens first: the compiled merges cost less than the lookups). A rank file's
         #: tokens that only a whole piece makes (``whole_first``) are looked up first.
@@ -228,8 +228,9 @@ class Tokenizer(ChunkEncoders, TokenizerMerges, Traces):
         self._border_table: _codec.Borders | None = None
         borders = _cut_from[0]._borders if _cut_from is not None and base == "bytes" else self._borders
         ranks = self._ranks
-        self._merge_chunk, by_text = _core.chunk_encoders(ranks, self.pieces if base == "bytes" else None, borders)
-        self._merge_bytes = _core.bytes_merger(ranks, self.pieces, self._merge_chunk, borders)  # (the bytes base's, from its bytes)
+        native = backend()
+        self._merge_chunk, by_text = native.chunk_encoders(ranks, self.pieces if base == "bytes" else None, borders)
+        self._merge_bytes = native.bytes_merger(ranks, self.pieces, self._merge_chunk, borders)  # (the bytes base's, from its bytes)
         self._by_text = by_text is not None and base == "bytes" and end_of_word is None and subword_prefix is None
         self._encode_chunk = by_text if self._by_text else self._encode_new
         self.byte_fallback, self.text_ranks = _by_text_options(self.alphabet, byte_fallback, text_ranks, count)
@@ -251,7 +252,7 @@ class Tokenizer(ChunkEncoders, TokenizerMerges, Traces):
         self._before_whole = _BEFORE_WHOLE
         self._judged = False  # every token's self-encoding known (_judge_all)
         self._known = bytearray(b"\x01") * first + bytearray(len(pieces) - first)  # base tokens: yes
-        self._coder: Any = None if _core.COMPILED else False  # _text_coder(), made at first use
+        self._coder: Any = None if native.compiled else False  # _text_coder(), made at first use
 
     def _borders(self) -> _codec.Borders:
         """The borders of this vocabulary's tokens (made once: 60-90 ms for 200,000 tokens)."""
