@@ -19,7 +19,6 @@ implementations are in :mod:`engine.native.backends`.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
 from array import array
@@ -29,6 +28,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.native import sources
 from engine.native.backends import (
     AsciiScanners,
     ChunkEncode,
@@ -44,7 +44,6 @@ from engine.native.backends import (
 
 #: The environment variable that forces the pure-Python path.
 PURE_ENV = "BPE_LAB_PURE"
-SOURCE = Path(__file__).with_name("compiled.pyx")
 
 
 class Backend(Protocol):
@@ -104,14 +103,10 @@ class Backend(Protocol):
         """``ids`` through ``table``, in decimal, separated by spaces; None where the caller must."""
 
 
-def source_digest(text: bytes) -> str:
-    """What a compiled core records of the source it was built from (hatch_build.py does the same)."""
-    return hashlib.sha256(text).hexdigest()[:16]
-
-
-def load(source: Path = SOURCE) -> tuple[CompiledBackend | None, str]:
+def load(folder: Path = sources.FOLDER) -> tuple[CompiledBackend | None, str]:
     """The compiled backend and why not (empty when it is used): None under ``BPE_LAB_PURE``,
-    without a built module, or with one built from other source than ``source``."""
+    without a built module, or with one built from other sources than those in ``folder``
+    (:func:`engine.native.sources.digest`: compiled.pyx and every stage it includes)."""
     if os.environ.get(PURE_ENV, "").strip() not in ("", "0"):
         return None, f"{PURE_ENV} is set"
     try:  # a compiled module has no source for tests/test_import_hygiene.py's graph: imported by name
@@ -119,11 +114,11 @@ def load(source: Path = SOURCE) -> tuple[CompiledBackend | None, str]:
     except ImportError:
         return None, "not built (no compiler at install, or the build failed)"
     try:
-        current = source_digest(source.read_bytes())
+        current = sources.digest(folder)
     except OSError:
-        current = None  # an installed copy ships only the compiled module
-    if current is not None and current != getattr(core, "BUILT_FROM", None):
-        return None, "built from another version of engine/native/compiled.pyx (run pip install -e . again)"
+        current = None
+    if current is not None and current != getattr(core, "BUILT_FROM", None):  # (None: no sources here)
+        return None, "built from other versions of engine/native's .pyx and .pxi files (run pip install -e . again)"
     return CompiledBackend(core), ""
 
 

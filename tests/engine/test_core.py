@@ -25,7 +25,7 @@ from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
 from engine.encode import apply_merges as _codec
 from engine.encode import tokenizer as tokenizer_module
 from engine.encode.pairs import SHIFT
-from engine.native import door
+from engine.native import door, sources
 from engine.native.door import COMPILED, PURE, WHY_PURE, using
 from engine.train import loops as _trainloops
 from engine.train.reference import train as reference_train
@@ -374,12 +374,19 @@ def test_bpe_lab_pure_forces_the_pure_path():
 
 @needs_compiled
 def test_a_compiled_core_built_from_other_source_is_not_used(monkeypatch, tmp_path):
+    """An edit to any of the core's sources (compiled.pyx or a stage it includes) refuses the
+    build; the sources as they are, or none at all (an installed copy's), take it."""
     monkeypatch.delenv(door.PURE_ENV, raising=False)
-    assert door.load()[0] is not None
-    edited = tmp_path / "compiled.pyx"
-    edited.write_bytes(door.SOURCE.read_bytes() + b"\n# edited since the build\n")
-    chosen, why = door.load(edited)
-    assert chosen is None and "another version" in why
+    assert door.load()[0] is not None and door.load(tmp_path)[0] is not None
+    names = [path.name for path in sources.sources()]
+    assert {"compiled.pyx", "encode.pxi", "train.pxi", "scan.pxi"} <= set(names)
+    for edited in names:
+        folder = tmp_path / edited
+        folder.mkdir()
+        for path in sources.sources():
+            (folder / path.name).write_bytes(path.read_bytes() + (b"\n# edited since the build\n" if path.name == edited else b""))
+        chosen, why = door.load(folder)
+        assert chosen is None and "other versions" in why, edited
 
 
 # -- building it ------------------------------------------------------------------------------
