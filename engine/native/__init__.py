@@ -11,8 +11,17 @@ from typing import TYPE_CHECKING
 from engine.lazy import exports
 
 if TYPE_CHECKING:
-    from engine.native.backends import RankIds
-    from engine.native.door import BACKEND, COMPILED, PURE, PURE_ENV, WHY_PURE, Backend, backend, implementation, using
+    # (each name "as" itself: an explicit re-export for strict type checkers)
+    from engine.native.backends import RankIds as RankIds
+    from engine.native.door import BACKEND as BACKEND
+    from engine.native.door import COMPILED as COMPILED
+    from engine.native.door import PURE as PURE
+    from engine.native.door import PURE_ENV as PURE_ENV
+    from engine.native.door import WHY_PURE as WHY_PURE
+    from engine.native.door import Backend as Backend
+    from engine.native.door import backend as backend
+    from engine.native.door import implementation as implementation
+    from engine.native.door import using as using
 
 __all__, __getattr__, __dir__ = exports(__name__, {
     "engine.native.door": ("BACKEND", "COMPILED", "PURE", "PURE_ENV", "WHY_PURE", "Backend", "backend", "implementation",
