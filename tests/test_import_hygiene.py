@@ -156,7 +156,8 @@ def test_each_room_types_what_it_serves():
             assert typed <= set(module.__all__), room
             assert set(module.__all__) - typed <= set(vars(module)), room  # the rest imported eagerly
         for name in module.__all__:
-            assert getattr(module, name) is not None, (room, name)
+            optional = (room, name) == ("engine.native", "COMPILED")  # None without a compiled build
+            assert getattr(module, name) is not None or optional, (room, name)
 
 
 def engine_import_graph() -> dict[str, set[str]]:

@@ -1,6 +1,6 @@
 """Rank-based encoding of one chunk: the earliest-learned merge present fires first (seed 000).
 
-These paths give identical results (and the compiled core, :mod:`engine.native.backend`, too):
+These paths give identical results (and the compiled core, :mod:`engine.native.door`, too):
 
 - short chunks (most of them): a list of the chunk's ids and a list of its pairs' ranks, built
   with C-level maps; each step finds the lowest rank with the C-level ``min`` and

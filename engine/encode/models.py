@@ -41,7 +41,7 @@ from engine.encode.pairs import SHIFT
 from engine.encode.tiktoken_merge import analyse, rank_merge
 from engine.encode.vocabulary import Vocabulary
 from engine.errors import ConfigError
-from engine.native import backend as _core
+from engine.native import RankIds, backend
 
 #: The first this many distinct chunks a model encodes go through the merges, before the table
 #: of whole tokens is built (for a few chunks, bpe-lab encode "hi", the table costs more).
@@ -60,7 +60,7 @@ class Model(Protocol):
     def merge_ids(self, ids: list[int]) -> list[int]: ...
     def expect(self, chunks: int) -> None: ...
     def trace_start(self, units: list[int]) -> list[int]: ...
-    def rank_tables(self) -> tuple[_core.RankIds, dict[bytes, int]] | None: ...
+    def rank_tables(self) -> tuple[RankIds, dict[bytes, int]] | None: ...
     def whole_kept(self, steps: int) -> list[int]: ...
     def cut(self, vocab: Vocabulary, steps: int, kept: list[int]) -> Model: ...
 
@@ -80,12 +80,13 @@ class MergeRules:
         self._border_table: _codec.Borders | None = None
         shared = borders if borders is not None else self.borders
         bytes_base = units.base == "bytes"
-        #: One chunk's units -> its ids (pure Python or the compiled core, see engine.native.backend);
+        #: One chunk's units -> its ids (pure Python or the compiled core, see engine.native.door);
         #: with the compiled core, a bytes-base chunk's text goes to it whole (no table of whole
         #: tokens first: the compiled merges cost less than the lookups).
         self.merge_ids: Callable[[list[int]], list[int]]
-        self.merge_ids, by_text = _core.chunk_encoders(vocab.ranks, vocab.pieces if bytes_base else None, shared)
-        self._merge_bytes = _core.bytes_merger(vocab.ranks, vocab.pieces, self.merge_ids, shared)
+        native = backend()
+        self.merge_ids, by_text = native.chunk_encoders(vocab.ranks, vocab.pieces if bytes_base else None, shared)
+        self._merge_bytes = native.bytes_merger(vocab.ranks, vocab.pieces, self.merge_ids, shared)
         self.by_text = by_text is not None and bytes_base and not units.marked
         self.encode_chunk: Callable[[str], list[int]]
         if self.by_text:
@@ -123,7 +124,7 @@ class MergeRules:
         """Where a chunk's rule-by-rule trace starts: its units."""
         return units
 
-    def rank_tables(self) -> tuple[_core.RankIds, dict[bytes, int]] | None:
+    def rank_tables(self) -> tuple[RankIds, dict[bytes, int]] | None:
         """For a model merging by rank, its merger and whole-piece table (the compiled core's
         whole-text encoder does the same in C); None here."""
         return None
@@ -148,7 +149,7 @@ class MergeRules:
     def _encode_new(self, chunk: str) -> list[int]:
         """Encode one chunk: a chunk whose bytes are a token that encodes to itself is that
         token (one lookup: the usual case for a trained tokenizer's corpus); anything else goes
-        through the merges (:func:`engine.native.backend.chunk_encoders`)."""
+        through the merges (:meth:`engine.native.door.Backend.chunk_encoders`)."""
         whole = self._whole
         if whole is None:
             if self._before_whole > 0:  # a few chunks (bpe-lab encode "hi") cost less than the table
@@ -361,7 +362,7 @@ class RankMerging(WholeFirst):
         self._marks: array[int] | None = None
         self.ranked_from = ranked_from
         self._analysed: Any = None  # rank_analysis(), made at first need
-        self._rank_ids: _core.RankIds | None = None
+        self._rank_ids: RankIds | None = None
 
     def _encode_whole_first(self, chunk: str) -> list[int]:
         key = chunk.encode("utf-8", "surrogateescape")
@@ -410,14 +411,14 @@ class RankMerging(WholeFirst):
             self._analysed = analyse(self.order())
         return self._analysed
 
-    def rank_ids(self) -> _core.RankIds:
+    def rank_ids(self) -> RankIds:
         """tiktoken's merging by :meth:`order`, to ids (made at first use)."""
         if self._rank_ids is None:
             source = self.ranked_from if self.ranked_from is not None else self
-            self._rank_ids = _core.RankIds(self.order(), self.by_bytes(), source.rank_analysis)
+            self._rank_ids = backend().rank_ids(self.order(), self.by_bytes(), source.rank_analysis)
         return self._rank_ids
 
-    def rank_tables(self) -> tuple[_core.RankIds, dict[bytes, int]]:
+    def rank_tables(self) -> tuple[RankIds, dict[bytes, int]]:
         return self.rank_ids(), self.by_bytes()
 
     def trace_start(self, units: list[int]) -> list[int]:

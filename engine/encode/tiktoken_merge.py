@@ -7,7 +7,7 @@ A heap of candidate pairs keyed by (rank, start) keeps this O(n log n) in the pi
 
 :func:`split_points` runs it on a rank file's tokens, each with the tokens ranked before it,
 which is how merges are recovered from ranks (:mod:`engine.formats.tiktoken_bpe`); the compiled
-core has a twin (:mod:`engine.native.backend`).
+core has a twin (:mod:`engine.native.door`).
 """
 
 from __future__ import annotations

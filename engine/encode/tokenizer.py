@@ -40,7 +40,7 @@ from engine.encode.models import MergeRules, Model, RankMerging, ScoreMerging, W
 from engine.encode.trace import TRACE_LIMIT, TraceStep, trace
 from engine.encode.vocabulary import BaseUnits, Vocabulary
 from engine.errors import TokenizerFileError
-from engine.native import backend as _core
+from engine.native import backend
 from engine.text.normalize import Normalizer
 from engine.text.pretokenize import SCAN_MODES, PreTokenizer
 
@@ -49,7 +49,7 @@ _CACHE_LIMIT = 200_000
 #: encode_ordinary pauses the cyclic garbage collector for texts of at least this many chunks.
 _PAUSE_GC_CHUNKS = 1 << 14
 #: encode_ordinary hands texts of at least this many characters to the compiled core's whole-text
-#: encoder (engine.native.backend.text_coder), when it is there.
+#: encoder (engine.native.door.Backend.text_coder), when it is there.
 _TEXT_CODER_MIN = 64
 #: The compiled whole-text encoder keeps at most this many chunks (then starts again): about
 #: 60 bytes a chunk, and 4 per character and per id.
@@ -176,7 +176,7 @@ class Tokenizer:
         self.normalizer = normalizer
         self.config = config
         self._cache = _ChunkCache(model)
-        self._coder: Any = None if _core.COMPILED else False  # _text_coder(), made at first use
+        self._coder: Any = None if backend().compiled else False  # _text_coder(), made at first use
 
     # -- the parts, read ------------------------------------------------------------------------
 
@@ -283,7 +283,7 @@ class Tokenizer:
             pre: Any = self.pretokenizer  # (its scan mode is set in __post_init__, unseen by mypy)
             made = None
             if pre.scan in SCAN_MODES and not (pre.per_line or pre.split_digits or pre.split_newlines):
-                made = _core.text_coder(lambda text, start, end: pre._regex().findall(text, start, end),
+                made = backend().text_coder(lambda text, start, end: pre._regex().findall(text, start, end),
                                         SCAN_MODES[pre.scan], self.model.encode_chunk, len(self.vocab.pieces),
                                         _KEPT_LIMIT, self.model.rank_tables())
             coder = self._coder = made if made is not None else False

@@ -90,11 +90,10 @@ class Imported:
         output): in one C-level pass with the compiled core (``engine.native.compiled.ids_text``), else
         (and for any id it cannot map, which raises here as in :meth:`to_file_ids`) from a table
         of each id's text."""
-        from engine.native import backend as _core
+        from engine.native import backend
 
-        fast = getattr(_core._compiled, "ids_text", None)
-        if fast is not None and type(ids) is list:
-            text = fast(ids, self.file_ids)
+        if type(ids) is list:
+            text = backend().ids_text(ids, self.file_ids)
             if text is not None:
                 return text
         texts = self._texts

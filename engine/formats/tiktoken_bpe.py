@@ -52,7 +52,7 @@ from engine.formats.common import (
     read_text,
     show,
 )
-from engine.native import backend as _core
+from engine.native import backend
 from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
@@ -137,13 +137,13 @@ def _recover(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], list[b
     """The recovered merges and the tokens no merge reaches (both in rank order).
 
     Each token is merged as tiktoken would with the tokens ranked below it
-    (:func:`engine.native.backend.split_points`, compiled or pure); two parts left, both reached before,
+    (:meth:`engine.native.door.Backend.split_points`, compiled or pure); two parts left, both reached before,
     are its merge."""
     merges: list[tuple[bytes, bytes]] = []
     known = {token for token in ranks if len(token) == 1}
     unreachable: list[bytes] = []
     longer = sorted((t for t in ranks if len(t) > 1), key=ranks.__getitem__)
-    cuts = _core.split_points(longer, loading.reporter(loading.STAGES[0]))
+    cuts = backend().split_points(longer, loading.reporter(loading.STAGES[0]))
     for token, cut in zip(longer, cuts):
         if cut:
             left, right = token[:cut], token[cut:]
@@ -268,7 +268,7 @@ def _our_ids(base_ids: list[int | None], products: list[int], *wanted: list[int]
 def _ambiguous(tok: Tokenizer) -> list[bytes]:
     """Tokens that bpe-lab's pair merges do not rebuild from their own bytes (tiktoken would:
     it looks a whole piece up before merging)."""
-    encode = tok.model.merge_ids  # the tokenizer's own merging of a chunk's base ids (engine.native.backend)
+    encode = tok.model.merge_ids  # the tokenizer's own merging of a chunk's base ids (engine.native.door)
     progress = loading.reporter(loading.STAGES[1])
     pieces = tok.pieces
     first, total = tok.base_size, len(pieces) - tok.base_size

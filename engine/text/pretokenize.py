@@ -311,11 +311,12 @@ class PreTokenizer:
         """The compiled core's ASCII function ``name`` (count_ascii, split_ascii) and the regions
         of ``text`` to use it on; None when the compiled core is not in use or the pre-tokenizer
         is not gpt2, gpt4 or o200k (scanning the whole text)."""
-        from engine.native import backend as _core
+        from engine.native import backend
 
-        fast = getattr(_core._compiled, name, None)
-        if fast is None or self.per_line or self.scan not in SCAN_MODES:
+        scanners = backend().ascii_scanners()
+        if scanners is None or self.per_line or self.scan not in SCAN_MODES:
             return None
+        fast = getattr(scanners, name)
         n = len(text)
         if text.isascii():
             return fast, iter([(0, n, True)])

@@ -1,5 +1,5 @@
 """The trainer's hot loops in pure Python: the reference for the compiled core's twins
-(``engine/native/compiled.pyx``); :mod:`engine.native.backend` picks one or the other. The node layout is
+(``engine/native/compiled.pyx``); :mod:`engine.native.door` picks one or the other. The node layout is
 :mod:`engine.train.pair_state`'s."""
 
 from __future__ import annotations

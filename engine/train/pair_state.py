@@ -43,10 +43,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import partial
 from heapq import heapify, heappop, heappush, heapreplace
+from typing import Any, cast
 
 from engine.encode.pairs import MASK, SHIFT
 from engine.errors import CorpusError
-from engine.native import backend as _core
+from engine.native import Backend, backend
 from engine.train import loops as _trainloops
 from engine.train import pair_views as views
 from engine.train.pair_views import MergeRecord, StateCopy
@@ -104,7 +105,8 @@ class PairState:
         self.min_count = max(1, min_count)
         # The layout in bulk (no Python loop per chunk: see _trainloops.layout)
         pairs = [(seq, weight) for seq, weight in sequences if seq]
-        data, starts, tokens = _core.layout(pairs)
+        native = backend()  # the loops this state runs on (engine.native.door)
+        data, starts, tokens = native.layout(pairs)
         if tokens >= _CMAX:
             raise CorpusError(f"the corpus holds {tokens} tokens, more than the {_CMAX - 1} a pair count may reach")
         self.data = data
@@ -118,25 +120,25 @@ class PairState:
         self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
         self._front: list | None = None  # see _read_front
         #: The merge loop of the path this state was built on (its counts are a dict on the
-        #: pure path, the compiled core's C table on the other: see engine.native.backend.index_pairs).
-        self._merge = _core.merge
-        self._index()
+        #: pure path, the compiled core's C table on the other: see engine.native.door.Backend.index_pairs).
+        self._merge = native.merge
+        self._index(native)
 
     # -- building ---------------------------------------------------------------------------
 
-    def _index(self) -> None:
-        count, where = _core.index_pairs(self.data, self.min_count)
-        self.count = count
+    def _index(self, native: Backend) -> None:
+        count, where = native.index_pairs(self.data, self.min_count)
+        self.count = cast(dict[int, int], count)  # the core's Counts has a dict's interface
         self.where = where
         hist = self.hist
         if isinstance(count, dict):
             for c in count.values():
                 hist[c] += 1
         else:
-            count.histogram(hist)
+            cast(Any, count).histogram(hist)  # the core's Counts
         if not self.wide and not isinstance(count, dict):
             # The compiled core's C queue (engine.native.compiled.Queue), with the readers below in C
-            self.heap = count.queue()
+            self.heap = cast(Any, count).queue()
             self._compiled_queue = True
             return
         self.heap = [self._entry(k, c, where[k][0]) for k, c in count.items()]

@@ -330,7 +330,7 @@ def test_out_of_memory_names_what_was_being_done(tmp_path, monkeypatch):
     def exhausted(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(engine.encode.tokenizer.Tokenizer, "__init__", exhausted)
+    monkeypatch.setattr(engine.encode.tokenizer.Tokenizer, "_assemble", exhausted)  # every way one is made
     err = io.StringIO()
     assert cli.main(["encode", "-t", "tok.json", "hi"], out=io.StringIO(), err=err) == 2
     assert err.getvalue() == (

@@ -44,7 +44,8 @@ os.environ.setdefault("TIKTOKEN_CACHE_DIR", "")
 
 from engine import Tokenizer, TrainConfig, Trainer  # noqa: E402
 from engine.formats import export_tokenizer, load_any  # noqa: E402
-from engine.native import backend as _core
+from engine.native.door import COMPILED, implementation, using  # noqa: E402
+from engine.native.door import PURE as PURE_BACKEND  # noqa: E402
 from engine.text.pretokenize import GPT2_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, PreTokenizer  # noqa: E402
 
 TIKTOKEN_STDIN = """
@@ -76,19 +77,17 @@ def gpt2_chinese(path: Path, runs: int, before: Path | None = None) -> None:
     expected = enc.encode_ordinary(text)
     assert hf.encode(text).ids == expected, "tokenizers disagrees"
     print(f"\n== tang_all.txt ({len(text.encode()) / 1e6:.1f} MB of Chinese) with GPT-2's ranks, {len(expected)} tokens, in process")
-    was = _core.COMPILED
     times = {}
-    for name, compiled in (("bpe-lab cold (compiled)", True), ("bpe-lab cold (pure)", False)):
-        if compiled and _core._ccore_module is None:
+    for name, native in (("bpe-lab cold (compiled)", COMPILED), ("bpe-lab cold (pure)", PURE_BACKEND)):
+        if native is None:
             continue
-        _core.select(compiled)
 
         def fresh():
             return Tokenizer(tok.merges, pretokenizer=tok.pretokenizer)
 
-        assert imported.to_file_ids(fresh().encode_ordinary(text)) == expected, "bpe-lab disagrees"
-        times[name] = timed(lambda cold: imported.to_file_ids(cold.encode_ordinary(text)), runs, setup=fresh)
-    _core.select(was)
+        with using(native):
+            assert imported.to_file_ids(fresh().encode_ordinary(text)) == expected, "bpe-lab disagrees"
+            times[name] = timed(lambda cold: imported.to_file_ids(cold.encode_ordinary(text)), runs, setup=fresh)
     times["tiktoken"] = timed(lambda: enc.encode_ordinary(text), runs)
     times["tokenizers"] = timed(lambda: hf.encode(text), runs)
     for name, t in times.items():
@@ -122,7 +121,6 @@ def rank_file_rows(path: Path, runs: int, before: Path | None = None, pattern: s
     enc = tiktoken.Encoding(name="ranks", pat_str=pattern, mergeable_ranks=load_tiktoken_bpe(str(path)),
                             special_tokens={})
     corpora = {"code 10 MB": stdlib_corpus(10_000_000), "tang_all.txt": shared_corpus("tang_all.txt")}
-    was = _core.COMPILED
     for title, corpus in corpora.items():
         if corpus is None:
             print(f"\n== {title}: skipped (../shared/corpora absent)")
@@ -132,17 +130,16 @@ def rank_file_rows(path: Path, runs: int, before: Path | None = None, pattern: s
         print(f"\n== {title} ({len(text.encode()) / 1e6:.1f} MB) with {path.name}'s ranks and {label}, "
               f"{len(expected)} tokens, in process")
         times = {}
-        for name, compiled in (("bpe-lab cold (compiled)", True), ("bpe-lab cold (pure)", False)):
-            if compiled and _core._ccore_module is None:
+        for name, native in (("bpe-lab cold (compiled)", COMPILED), ("bpe-lab cold (pure)", PURE_BACKEND)):
+            if native is None:
                 continue
-            _core.select(compiled)
 
             def fresh():  # cold: loaded again (from the merge cache), no chunk met yet
                 return load_any(path, pretokenizer=PreTokenizer("custom", pattern))
 
-            assert fresh().encode(text) == expected, "bpe-lab disagrees"
-            times[name] = timed(lambda cold: cold.encode(text), runs, setup=fresh)
-        _core.select(was)
+            with using(native):
+                assert fresh().encode(text) == expected, "bpe-lab disagrees"
+                times[name] = timed(lambda cold: cold.encode(text), runs, setup=fresh)
         times["tiktoken"] = timed(lambda: enc.encode_ordinary(text), runs)
         for name, t in times.items():
             print(f"  {name:<24} {t:7.3f} s   throughput x{times['tiktoken'] / t:5.2f} tiktoken")
@@ -178,7 +175,7 @@ def main() -> None:
     parser.add_argument("--skip", action="append", default=[], choices=["tokenizers", "pure", "before"],
                         help="leave a contender out of the code rows (repeatable)")
     args = parser.parse_args()
-    print(f"bpe-lab's hot loops: {_core.implementation()}")
+    print(f"bpe-lab's hot loops: {implementation()}")
     if args.o200k is not None:
         rank_file_rows(args.o200k, args.runs, args.before)
     if args.llama3 is not None:
@@ -222,13 +219,10 @@ def main() -> None:
             return cold
 
         def fresh_pure():
-            _core.select(False)
-            try:
+            with using(PURE_BACKEND):
                 return Tokenizer(tok.merges, pretokenizer=tok.pretokenizer)
-            finally:
-                _core.select(was)
 
-        was = _core.COMPILED
+        was = COMPILED is not None
         rows: dict[str, list[tuple[float, float]]] = {}
         if "pure" not in args.skip and was:
             assert fresh_pure().encode_ordinary(text) == ids, "the pure path disagrees"

@@ -38,7 +38,7 @@ def main() -> None:
     from fetch_tokenizers import LLAMA3_PATTERN, load_cached, real_file
 
     from engine import Trainer
-    from engine.native import backend as _core
+    from engine.native import implementation
     from engine.text.pretokenize import O200K_PATTERN, PreTokenizer
 
     path = real_file(args.tokenizer)
@@ -54,7 +54,7 @@ def main() -> None:
         text = (TESTS.parent / "assets" / "samples" / "workshop.txt").read_text(encoding="utf-8")
     trainer = Trainer.replaying(text, script)
     trainer.goto(max(len(script.merges) - 745, 0))
-    print(f"{args.tokenizer}: {len(script.merges)} merges, from step {trainer.steps}; {_core.implementation()}; "
+    print(f"{args.tokenizer}: {len(script.merges)} merges, from step {trainer.steps}; {implementation()}; "
           f"code from {args.code}")
     for _ in range(args.steps):
         if trainer.step() is None:

@@ -132,7 +132,7 @@ def ours(*args: str, root: Path = ROOT) -> list[str]:
     return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(root)!r}); from tui.main import entry; sys.argv[0] = 'bpe-lab'; entry()", *args]
 
 
-#: The environment that forces bpe-lab's pure-Python path (engine/native/backend.py).
+#: The environment that forces bpe-lab's pure-Python path (engine/native/door.py).
 PURE: dict[str, str | None] = {**INSTALLED, "BPE_LAB_PURE": "1"}
 
 

@@ -24,12 +24,12 @@ from engine import Tokenizer
 from engine.encode import apply_merges as _codec
 from engine.encode.reference import tiktoken_parts
 from engine.encode.tiktoken_merge import CharsFirst, rank_merge
-from engine.native import backend as _core
+from engine.native.door import COMPILED, WHY_PURE
 
 from test_tokenizer import seed_encode
 
-compiled = _core._ccore_module
-needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
+compiled = COMPILED.core if COMPILED is not None else None
+needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {WHY_PURE}")
 
 #: Three bytes each; 中 and 人 share a lead byte (E4), 大 and 天 two bytes (E5 A4), and the
 #: full-width comma ends in 8C as 宅 does not.

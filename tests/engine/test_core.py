@@ -1,4 +1,4 @@
-"""The hot loops' two implementations (engine/native/backend.py): the compiled core and pure Python give
+"""The hot loops' two implementations behind one door (engine/native/door.py): the compiled core and pure Python give
 identical ids and merges, and both equal the naive references; the chunk cache's two
 generations; how the core is chosen (BPE_LAB_PURE, a stale build) and built (hatch_build.py).
 
@@ -25,7 +25,8 @@ from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
 from engine.encode import apply_merges as _codec
 from engine.encode import tokenizer as tokenizer_module
 from engine.encode.pairs import SHIFT
-from engine.native import backend as _core
+from engine.native import door, sources
+from engine.native.door import COMPILED, PURE, WHY_PURE, using
 from engine.train import loops as _trainloops
 from engine.train.reference import train as reference_train
 
@@ -33,18 +34,16 @@ from test_encode_fast import merge_lists
 from test_engine_differential import corpora
 from test_tokenizer import seed_encode
 
-compiled = _core._ccore_module
-needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
+compiled = COMPILED.core if COMPILED is not None else None
+needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {WHY_PURE}")
 
 
 @pytest.fixture
 def both_paths():
-    """Runs the test's body on the pure path and on the compiled one (skips without it)."""
-    if compiled is None:
-        pytest.skip(f"no compiled core here: {_core.WHY_PURE}")
-    was = _core.COMPILED
-    yield _core.select
-    _core.select(was)
+    """The pure backend and the compiled one, by whether compiled (skips without it)."""
+    if COMPILED is None:
+        pytest.skip(f"no compiled core here: {WHY_PURE}")
+    return {False: PURE, True: COMPILED}
 
 
 # -- chunk encoding ---------------------------------------------------------------------------
@@ -128,24 +127,24 @@ def test_the_compiled_rank_merge_leaves_the_parts_the_pure_one_does(tokens, piec
     """engine.native.compiled.RankMerger (a rank file with whole pieces encodes by it) against
     engine.encode.tiktoken_merge.rank_merge, over random rank orders of tokens of a few letters and pieces
     long enough for the pure heap (past SCAN_LIMIT): the same parts; the bound merger from
-    engine.native.backend takes it, and falls back to the pure one for ranks that are not places."""
+    the compiled backend takes it, and falls back to the pure one for ranks that are not places."""
     from engine.encode import tiktoken_merge as _rankmerge
 
     order = {t: i for i, t in enumerate(tokens)}
     merge = compiled.RankMerger(list(order)).merge
     for piece in pieces:
         assert merge(piece) == _rankmerge.rank_merge(piece, order)
-    assert _core.rank_merger(order) is not None
+    assert COMPILED.rank_merger(order) is not None
     gaps = {t: 2 * i for i, t in enumerate(tokens)}  # ranks that are not places: the pure merging
     for piece in pieces:
-        assert _core.rank_merger(gaps)(piece) == _rankmerge.rank_merge(piece, gaps)
+        assert COMPILED.rank_merger(gaps)(piece) == _rankmerge.rank_merge(piece, gaps)
     # the parts as ids in one call: each byte's and each token's id (here: ids from 1000 on)
     ids = {bytes([b]): b for b in range(256)} | {t: 1000 + i for i, t in enumerate(tokens)}
-    by_ids = _core.RankIds(order, ids)
+    by_ids = COMPILED.rank_ids(order, ids)
     pieces = [piece for piece in pieces if piece]  # (a chunk is never empty)
     for piece in pieces:
         assert by_ids(piece) == [ids[part] for part in _rankmerge.rank_merge(piece, order)]
-        assert _core.RankIds(gaps, ids)(piece) == [ids[part] for part in _rankmerge.rank_merge(piece, gaps)]
+        assert COMPILED.rank_ids(gaps, ids)(piece) == [ids[part] for part in _rankmerge.rank_merge(piece, gaps)]
     with pytest.raises(TypeError, match="typecode"):
         compiled.RankMerger(list(order)).merge_ids(b"ab", array("q", [0]), array("i", range(256)))
     short = {t: i for t, i in ids.items() if len(t) > 1}  # no ids for the bytes: the parts' way
@@ -153,9 +152,9 @@ def test_the_compiled_rank_merge_leaves_the_parts_the_pure_one_does(tokens, piec
         expected = [short.get(part) for part in _rankmerge.rank_merge(piece, order)]
         if None in expected:
             with pytest.raises(KeyError):
-                _core.RankIds(order, short)(piece)
+                COMPILED.rank_ids(order, short)(piece)
         else:
-            assert _core.RankIds(order, short)(piece) == expected
+            assert COMPILED.rank_ids(order, short)(piece) == expected
 
 
 @needs_compiled
@@ -177,11 +176,11 @@ def test_a_tokenizer_encodes_with_the_core_in_use(both_paths):
     merges = trainer.tokenizer().merges
     out = {}
     for use in (False, True):
-        both_paths(use)
-        tok = Tokenizer(merges, pretokenizer=PreTokenizer("gpt2"))
-        assert isinstance(tok.model.merge_ids, partial) != use  # the pure encoder is apply_merges bound to the ranks
-        assert tok.model.by_text == use
-        out[use] = tok.encode(text + "\n" + sample_text("chinese.txt"))
+        with using(both_paths[use]):
+            tok = Tokenizer(merges, pretokenizer=PreTokenizer("gpt2"))
+            assert isinstance(tok.model.merge_ids, partial) != use  # the pure encoder is apply_merges bound to the ranks
+            assert tok.model.by_text == use
+            out[use] = tok.encode(text + "\n" + sample_text("chinese.txt"))
     assert out[True] == out[False]
 
 
@@ -204,10 +203,8 @@ def train_configs(draw):
 def test_both_trainers_make_the_reference_merges(text, kw):
     expected, sizes = reference_train(text, **kw)
     runs = {}
-    was = _core.COMPILED
-    try:
-        for use in (False, True):
-            _core.select(use)
+    for use, native in ((False, PURE), (True, COMPILED)):
+        with using(native):
             trainer = Trainer(text, TrainConfig(**kw))
             events = trainer.train()
             trainer._state.verify()
@@ -216,8 +213,6 @@ def test_both_trainers_make_the_reference_merges(text, kw):
             for _ in range(len(events)):  # undo walks back over what either loop left
                 trainer.undo()
             trainer._state.verify()
-    finally:
-        _core.select(was)
     assert runs[True] == runs[False]
     assert runs[True][0] == expected and runs[True][1] == sizes
 
@@ -233,15 +228,11 @@ def test_a_merge_and_the_first_index_agree_between_paths(seqs, a, b, floor, rule
     from engine.train.pair_state import PairState
 
     results = []
-    for use in (False, True):
-        was = _core.COMPILED
-        _core.select(use)
-        try:
+    for native in (PURE, COMPILED):
+        with using(native):
             state = PairState([(list(s), w) for s, w in seqs], rule, floor)
             index = (dict(state.count), {k: list(v) for k, v in state.where.items()})
             record = state.merge(a, b, 99)
-        finally:
-            _core.select(was)
         state.verify()
         results.append((index, list(state.data), list(record.absorbed), record.removed, record.count,
                         dict(state.count), {c: n for c, n in state.hist.items() if n},
@@ -297,14 +288,13 @@ def test_merges_undos_and_jumps_read_the_same_queue_on_both_paths(seqs, floor, r
     from engine.train import pair_state as _pairstate
 
     traces = []
-    was, kept = _core.COMPILED, _pairstate.FRONT
+    kept = _pairstate.FRONT
     try:
         _pairstate.FRONT = front
-        for use in (False, True):
-            _core.select(use)
-            traces.append(_walk(seqs, rule, floor, ops))
+        for native in (PURE, COMPILED):
+            with using(native):
+                traces.append(_walk(seqs, rule, floor, ops))
     finally:
-        _core.select(was)
         _pairstate.FRONT = kept
     assert traces[0] == traces[1]
 
@@ -339,17 +329,13 @@ def test_a_64_bit_node_array_relinks_alike():
 
     big = [([1, 2, 1, 2, 3], 1 << 33), ([2, 1, 2], 1)]
     out = []
-    for use in (False, True):
-        was = _core.COMPILED
-        _core.select(use)
-        try:
+    for native in (PURE, COMPILED):
+        with using(native):
             state = PairState(big, "lowest-ids")
             assert state.data.typecode == "q"
             record = state.merge(1, 2, 300)
             state.verify()
             out.append((record.removed, list(record.absorbed), list(state.data), dict(state.count)))
-        finally:
-            _core.select(was)
     assert out[0] == out[1]
 
 
@@ -376,10 +362,10 @@ def test_the_chunk_cache_keeps_two_generations(monkeypatch):
 
 
 def test_bpe_lab_pure_forces_the_pure_path():
-    code = "import engine.native.backend as c, engine; print(c.COMPILED, c.implementation())"
+    code = "import engine.native.door as c, engine; print(c.COMPILED is not None, c.backend().name, c.implementation())"
     run = subprocess.run([sys.executable, "-c", code], env={**os.environ, "BPE_LAB_PURE": "1"},
                          capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert run.stdout.strip() == "False pure (BPE_LAB_PURE is set)"
+    assert run.stdout.strip() == "False pure pure (BPE_LAB_PURE is set)"
     tok = Tokenizer([(104, 105)])
     run = subprocess.run([sys.executable, "-c", "from engine import Tokenizer; print(Tokenizer([(104, 105)]).encode('hi hi'))"],
                          env={**os.environ, "BPE_LAB_PURE": "1"}, capture_output=True, text=True, cwd=ROOT, timeout=60)
@@ -388,13 +374,19 @@ def test_bpe_lab_pure_forces_the_pure_path():
 
 @needs_compiled
 def test_a_compiled_core_built_from_other_source_is_not_used(monkeypatch, tmp_path):
-    assert _core._load()[0] is compiled or os.environ.get(_core.PURE_ENV)
-    edited = tmp_path / "_ccore.pyx"
-    edited.write_bytes(_core.SOURCE.read_bytes() + b"\n# edited since the build\n")
-    monkeypatch.setattr(_core, "SOURCE", edited)
-    monkeypatch.delenv(_core.PURE_ENV, raising=False)
-    module, why = _core._load()
-    assert module is None and "another version" in why
+    """An edit to any of the core's sources (compiled.pyx or a stage it includes) refuses the
+    build; the sources as they are, or none at all (an installed copy's), take it."""
+    monkeypatch.delenv(door.PURE_ENV, raising=False)
+    assert door.load()[0] is not None and door.load(tmp_path)[0] is not None
+    names = [path.name for path in sources.sources()]
+    assert {"compiled.pyx", "encode.pxi", "train.pxi", "scan.pxi"} <= set(names)
+    for edited in names:
+        folder = tmp_path / edited
+        folder.mkdir()
+        for path in sources.sources():
+            (folder / path.name).write_bytes(path.read_bytes() + (b"\n# edited since the build\n" if path.name == edited else b""))
+        chosen, why = door.load(folder)
+        assert chosen is None and "other versions" in why, edited
 
 
 # -- building it ------------------------------------------------------------------------------
@@ -415,8 +407,8 @@ def test_a_failed_build_gives_a_pure_wheel_with_one_note(tmp_path):
     notes = [line for line in (run.stdout + run.stderr).splitlines() if "the pure-Python engine is used" in line]
     assert len(notes) == 1, notes
     wheel = zipfile.ZipFile(next(tmp_path.glob("bpe_lab-*.whl")))
-    assert not any("_ccore" in name and name.endswith(".so") for name in wheel.namelist())
-    assert "engine/native/backend.py" in wheel.namelist() and wheel.filename.endswith("-py3-none-any.whl")
+    assert not any(name.startswith("engine/native/compiled.") and name.endswith(".so") for name in wheel.namelist())
+    assert "engine/native/door.py" in wheel.namelist() and wheel.filename.endswith("-py3-none-any.whl")
 
 
 @pytest.mark.slow

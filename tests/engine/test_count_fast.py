@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 import engine.text.pretokenize as pre
 from engine import PreTokenizer
 from engine.corpus.reading import count_corpus
-from engine.native import backend as _core
+from engine.native.door import COMPILED, PURE, WHY_PURE, using
 from engine.text.pretokenize import ASCII_PATTERNS, NAMED_PATTERNS, SCAN_MODES, SCAN_PATTERNS
 
-compiled = _core._ccore_module
-needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
+compiled = COMPILED.core if COMPILED is not None else None
+needs_compiled = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {WHY_PURE}")
 NAMES = tuple(SCAN_MODES)  # gpt2, gpt4, o200k (a custom pattern with fast paths)
 
 #: The traps of the ASCII patterns (see test_pretokenize_ascii.py) and of the regions: newlines
@@ -53,10 +53,8 @@ def naive(name: str, text: str) -> Counter[str]:
 
 @pytest.fixture
 def paths():
-    """The body runs on the pure path, then on the compiled one when it is here."""
-    was = _core.COMPILED
-    yield [False, True] if compiled is not None else [False]
-    _core.select(was)
+    """The backends the body runs on (with using()): the pure one, then the compiled one when it is here."""
+    return [PURE, COMPILED] if COMPILED is not None else [PURE]
 
 
 @pytest.fixture
@@ -135,15 +133,15 @@ def test_the_compiled_ascii_counter_refuses_what_is_not_ascii():
 @given(text=pieces())
 def test_counting_in_regions_equals_the_pattern(paths, small_regions, name, text):
     expected = naive(name, text)
-    for use in paths:
-        _core.select(use)
-        tokenizer = pre_of(name)
-        counts = tokenizer.count_raw(text)
-        assert counts == expected and list(counts) == list(expected)
-        assert tokenizer.split(text) == regex.findall(SCAN_PATTERNS[name], text)
-        into: Counter[str] = Counter({"x": 2})
-        tokenizer.count_raw(text, into)
-        assert into == Counter({"x": 2}) + expected and list(into)[1:] == [c for c in expected if c != "x"]
+    for native in paths:
+        with using(native):
+            tokenizer = pre_of(name)
+            counts = tokenizer.count_raw(text)
+            assert counts == expected and list(counts) == list(expected)
+            assert tokenizer.split(text) == regex.findall(SCAN_PATTERNS[name], text)
+            into: Counter[str] = Counter({"x": 2})
+            tokenizer.count_raw(text, into)
+            assert into == Counter({"x": 2}) + expected and list(into)[1:] == [c for c in expected if c != "x"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -173,10 +171,10 @@ def test_corpus_counting_equals_the_pattern_on_code_with_a_few_other_characters(
     path = tmp_path / "code.txt"
     path.write_text(text, encoding="utf-8")
     expected = naive(name, text)
-    for use in paths:
-        _core.select(use)
+    for native in paths:
         for processes in (1, 2):
-            counts = count_corpus(path, pre_of(name), block=1 << 16, processes=processes).chunks
+            with using(native):
+                counts = count_corpus(path, pre_of(name), block=1 << 16, processes=processes).chunks
             assert counts == expected and list(counts) == list(expected)
 
 
@@ -193,15 +191,15 @@ def test_ids_text_writes_the_file_ids(paths, ids, kind):
     file_ids = {"none": None, "table": [i * 7919 + 3 for i in range(300)],
                 "gaps": [None if i % 5 == 0 else i + 1000 for i in range(300)]}[kind]
     imported = Imported(Tokenizer([]), "tiktoken", "f.tiktoken", file_ids=file_ids)
-    for use in paths:
-        _core.select(use)
+    for native in paths:
         try:
             expected = " ".join(map(str, imported.to_file_ids(ids)))
         except TokenIdError as error:
-            with pytest.raises(TokenIdError, match=re.escape(str(error))):
+            with using(native), pytest.raises(TokenIdError, match=re.escape(str(error))):
                 imported.ids_text(ids)
             continue
-        assert imported.ids_text(ids) == expected
+        with using(native):
+            assert imported.ids_text(ids) == expected
 
 
 @needs_compiled

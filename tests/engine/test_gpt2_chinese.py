@@ -1,4 +1,4 @@
-"""GPT-2's real ranks against tiktoken on Chinese, on both paths of the hot loops (engine/native/backend.py):
+"""GPT-2's real ranks against tiktoken on Chinese, on both paths of the hot loops (engine/native/door.py):
 a fresh tokenizer of its merges, and the rank file as loaded (every token rebuilds itself, so new
 chunks skip the whole-piece lookup). Skips when gpt2.tiktoken cannot be had."""
 
@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer
-from engine.native import backend as _core
+from engine.native.door import BACKEND, PURE, using
 
 
 def gpt2_ranks() -> Path | None:
@@ -60,14 +60,10 @@ CJK = "床前明月光疑是地上霜举头望低思故乡，。！？「」\n �
 def test_gpt2_ranks_encode_chinese_as_tiktoken_does_on_both_paths(gpt2_pair, text):
     imported, enc = gpt2_pair
     expected = enc.encode_ordinary(text)
-    was = _core.COMPILED
-    try:
-        for use in {False, was}:
-            _core.select(use)
+    for native in {PURE, BACKEND}:
+        with using(native):
             fresh = Tokenizer(imported.tokenizer.merges, pretokenizer=imported.tokenizer.pretokenizer)
             assert imported.to_file_ids(fresh.encode_ordinary(text)) == expected
-    finally:
-        _core.select(was)
 
 
 @pytest.fixture(scope="module")
@@ -75,15 +71,11 @@ def gpt2_loaded(gpt2_pair):
     """GPT-2's rank file loaded on each path there is here: {compiled?: Imported}."""
     from engine.formats import load_any
 
-    was = _core.COMPILED
-    try:
-        loaded = {}
-        for use in {False, was}:
-            _core.select(use)
-            loaded[use] = load_any(gpt2_pair[0].path, pretokenizer=PreTokenizer("gpt2"))
-        return loaded
-    finally:
-        _core.select(was)
+    loaded = {}
+    for native in {PURE, BACKEND}:
+        with using(native):
+            loaded[native.compiled] = load_any(gpt2_pair[0].path, pretokenizer=PreTokenizer("gpt2"))
+    return loaded
 
 
 @given(st.text(alphabet=CJK + "abc 1é😀\t", min_size=64, max_size=400))

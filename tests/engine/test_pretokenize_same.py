@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from texts import TEXTS
 
 import engine.text.regions
-from engine.native import backend as _core
+from engine.native.door import COMPILED, PURE, WHY_PURE, using
 from engine.text.pretokenize import (
     GPT2_PATTERN,
     GPT2_SPELLED_OUT,
@@ -111,16 +111,12 @@ def rank_file(name: str, pattern: str, compiled: bool):
     from fetch_tokenizers import load_cached, needed
     from tiktoken.load import load_tiktoken_bpe
 
-    if compiled and _core._ccore_module is None:
-        pytest.skip(f"no compiled core here: {_core.WHY_PURE}")
+    if compiled and COMPILED is None:
+        pytest.skip(f"no compiled core here: {WHY_PURE}")
     path = needed(name)
     enc = tiktoken.Encoding(name=name, pat_str=pattern, mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens={})
-    was = _core.COMPILED
-    _core.select(compiled)
-    try:
+    with using(COMPILED if compiled and COMPILED is not None else PURE):
         yield load_cached(path, pretokenizer=PreTokenizer("custom", pattern)), enc
-    finally:
-        _core.select(was)
 
 
 @pytest.mark.parametrize("compiled", [False, True])

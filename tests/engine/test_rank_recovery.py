@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from engine.encode import tiktoken_merge as _rankmerge
 from engine.encode.reference import tiktoken_parts
 from engine.formats import load_any, loading
-from engine.native import backend as _core
+from engine.native.door import COMPILED, WHY_PURE
 
-compiled = _core._ccore_module
+compiled = COMPILED.core if COMPILED is not None else None
 
 
 def naive_cut(token: bytes, earlier: dict[bytes, int]) -> int:
@@ -44,7 +44,7 @@ def test_pure_split_points_are_tiktokens_merging(tokens):
     assert list(_rankmerge.split_points(tokens)) == naive_cuts(tokens)
 
 
-@pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
+@pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {WHY_PURE}")
 @given(token_lists)
 def test_compiled_split_points_equal_the_pure_ones(tokens):
     assert list(compiled.split_points(tokens)) == list(_rankmerge.split_points(tokens))

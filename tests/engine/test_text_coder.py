@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
-from engine.native import backend as _core
+from engine.native.door import COMPILED, PURE, WHY_PURE, using
 from engine.text.pretokenize import NAMED_PATTERNS, SCAN_MODES, SCAN_PATTERNS
 
 from test_count_fast import ASCII_PIECES, OTHER_PIECES, pieces, pre_of
 
-compiled = _core._ccore_module
-pytestmark = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {_core.WHY_PURE}")
+compiled = COMPILED.core if COMPILED is not None else None
+pytestmark = pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {WHY_PURE}")
 NAMES = tuple(SCAN_MODES)  # gpt2, gpt4, o200k (a custom pattern with fast paths)
 #: Long runs too: whitespace with newlines in it (gpt4's \s*[\r\n] looks to the run's end), letters.
 LONG_PIECES = ["      ", "\n    \n  ", " \u00a0 \n", "abcdefgh", "\u00e9\u00e9\u00e9\u00e9", "12345678",
@@ -118,12 +118,8 @@ def trained():
 
 
 def pure_ids(merges, name: str, text: str, **kw) -> list[int]:
-    was = _core.COMPILED
-    try:
-        _core.select(False)
+    with using(PURE):
         return Tokenizer(merges, pretokenizer=pre_of(name), **kw).encode_ordinary(text)
-    finally:
-        _core.select(was)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -145,13 +141,9 @@ def test_chars_base_tokenizers_go_through_their_own_chunk_encoder(name):
                                         pattern=None if name in NAMED_PATTERNS else SCAN_PATTERNS[name]))
     trainer.train()
     tok = trainer.tokenizer()
-    was = _core.COMPILED
-    try:
-        _core.select(False)
+    with using(PURE):
         pure = Tokenizer(tok.merges, base="chars", alphabet=tok.alphabet, pretokenizer=pre_of(name))
         expected = pure.encode_ordinary(text)
-    finally:
-        _core.select(was)
     fresh = Tokenizer(tok.merges, base="chars", alphabet=tok.alphabet, pretokenizer=pre_of(name))
     assert fresh.encode_ordinary(text) == expected
     assert isinstance(fresh._coder, compiled.TextCoder)

@@ -1,0 +1,243 @@
+"""The two backends behind :mod:`engine.native.door`: :class:`PureBackend` (the pure twins in
+``engine.train.loops``, ``engine.encode.apply_merges`` and ``engine.encode.tiktoken_merge``: the
+reference) and :class:`CompiledBackend` (the same loops in the compiled core,
+``engine.native.compiled``, built from ``compiled.pyx`` and its stages ``train.pxi``,
+``encode.pxi``, ``scan.pxi`` by ``hatch_build.py``). Both give identical results
+(tests/engine/test_core.py checks them against each other and the naive references).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, MutableMapping, Sequence
+from functools import partial
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from engine.encode import apply_merges as _codec
+from engine.encode import tiktoken_merge as _rankmerge
+from engine.train import loops as _trainloops
+
+#: One chunk's base ids -> its ids under a tokenizer's merge ranks.
+ChunkEncode = Callable[[list[int]], list[int]]
+#: One chunk's text -> its ids (the bytes base: the text's UTF-8 bytes merged).
+TextEncode = Callable[[str], list[int]]
+#: Makes the borders of a vocabulary's tokens (:class:`engine.encode.apply_merges.Borders`).
+MakeBorders = Callable[[], _codec.Borders]
+#: A pattern's ``findall(text, start, end)``.
+Findall = Callable[[str, int, int], list[str]]
+#: What the pair state hands the merge loop with its counts: ``(key, count, first) -> entry``.
+MakeEntry = Callable[[int, int, int], int]
+#: A chunk's ids from a chunk list of pairs: ``(sequence, weight)``, a sequence of ids or bytes.
+Chunks = Sequence[tuple[Sequence[int], int]]
+
+
+class AsciiScanners(NamedTuple):
+    """The compiled core's scanners of a gpt2, gpt4 or o200k text's ASCII stretch ``text[start:stop]``
+    (``mode``: ``engine.text.pretokenize.SCAN_MODES``; ``drop_last``: leave the last chunk, which
+    may go on past ``stop``): ``count_ascii`` counts its chunks into a Counter, ``split_ascii``
+    appends them to a list. Each returns where it stopped, or -1 (nothing done: not ASCII)."""
+
+    count_ascii: Callable[[MutableMapping[str, int], str, int, int, int, bool], int]
+    split_ascii: Callable[[list[str], str, int, int, int, bool], int]
+
+
+class RankIds:
+    """tiktoken's merging of a piece under ``order`` (bytes -> rank), its parts as ids (``ids``:
+    bytes -> id, holding every part merging can give: each byte and each token of ``order``).
+    With the compiled core's ``RankMerger`` (``merger``, given when the ranks are the tokens'
+    places in ``order``) one C call (``merger.merge_ids`` with the id arrays ``ranked`` and
+    ``single``, which the whole-text encoder takes too); else, and where it gives up, the parts
+    of the pure merging looked up one by one. ``analysis``: see
+    :class:`engine.encode.tiktoken_merge.CharsFirst`."""
+
+    __slots__ = ("chars_first", "ids", "merger", "pure", "ranked", "single")
+
+    def __init__(self, order: dict[bytes, int], ids: dict[bytes, int],
+                 analysis: Callable[[], object] | None = None, merger: Any = None) -> None:
+        self.ids = ids
+        self.pure = partial(_rankmerge.rank_merge, order=order)
+        self.chars_first = _rankmerge.CharsFirst(order, analysis)  # type: ignore[arg-type]
+        self.merger = merger
+        self.ranked: array[int] | None = None
+        self.single: array[int] | None = None
+        if merger is not None:
+            merger.set_chars(self.chars_first.tables)
+            self.ranked = array("i", [ids.get(token, -1) for token in order])
+            self.single = array("i", [ids.get(bytes([b]), -1) for b in range(256)])
+
+    def __call__(self, piece: bytes) -> list[int]:
+        if self.merger is not None:
+            out: list[int] | None = self.merger.merge_ids(piece, self.ranked, self.single)
+            if out is not None:
+                return out
+        ids = self.ids
+        parts = self.chars_first(piece)  # a piece of Chinese, say: its characters first
+        return [ids[part] for part in (parts if parts is not None else self.pure(piece))]
+
+
+class PureBackend:
+    """The hot loops in pure Python: the readable reference."""
+
+    name = "pure"
+    compiled = False
+
+    def layout(self, pairs: Chunks) -> tuple[array[int], array[int], int]:
+        """The pair state's node array, chunk starts and token count (:func:`engine.train.loops.layout`)."""
+        return _trainloops.layout(pairs)  # type: ignore[arg-type]
+
+    def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
+        """The first pair index: counts and occurrence arrays (:func:`engine.train.loops.index_pairs`)."""
+        return _trainloops.index_pairs(data, floor)
+
+    def merge(self, data: array[int], plist: array[int], a: int, b: int, new_id: int, count: MutableMapping[int, int],
+              hist: MutableMapping[int, int], where: dict[int, array[int]], heap: Any, floor: int, front: list[Any] | None,
+              entry: MakeEntry | None) -> tuple[int, int, array[int]]:
+        """One merge of the pair state (:func:`engine.train.loops.merge`)."""
+        return _trainloops.merge(data, plist, a, b, new_id, count, hist, where, heap, floor, front, entry)  # type: ignore[arg-type]
+
+    def chunk_encoders(self, ranks: dict[int, int], pieces: list[bytes] | None = None,
+                       borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
+        """:func:`engine.encode.apply_merges.apply_merges` bound to ``ranks``, and no encoder by
+        text (the tokenizer reads whole tokens off first)."""
+        return partial(_codec.apply_merges, ranks=ranks), None
+
+    def bytes_merger(self, ranks: dict[int, int], pieces: list[bytes], merge_chunk: ChunkEncode,
+                     borders: MakeBorders | None = None) -> Callable[[str, bytes], list[int]]:
+        """:class:`engine.encode.apply_merges.ByteMerger`: a table of byte pairs, and characters
+        that no merge can join merged one by one."""
+        return _codec.ByteMerger(ranks, pieces, borders)
+
+    def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
+        """:func:`engine.encode.tiktoken_merge.rank_merge` bound to ``order``."""
+        return partial(_rankmerge.rank_merge, order=order)
+
+    def rank_ids(self, order: dict[bytes, int], ids: dict[bytes, int],
+                 analysis: Callable[[], object] | None = None) -> RankIds:
+        """:class:`RankIds` of the pure merging."""
+        return RankIds(order, ids, analysis)
+
+    def text_coder(self, findall: Findall, mode: int, encode: TextEncode, ids: int, limit: int,
+                   by_rank: tuple[RankIds, dict[bytes, int]] | None = None) -> Any:
+        """None: the pure twin is the pre-tokenizer's split and the tokenizer's chunk cache."""
+        return None
+
+    def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> Sequence[int]:
+        """:func:`engine.encode.tiktoken_merge.split_points`."""
+        return _rankmerge.split_points(tokens, progress)
+
+    def ascii_scanners(self) -> AsciiScanners | None:
+        """None: the pure path scans with the patterns' standard-library twins."""
+        return None
+
+    def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
+        """None: the caller writes the ids out from its table of each id's text."""
+        return None
+
+
+def _by_place(order: dict[bytes, int]) -> bool:
+    """Whether each token's rank is its place in ``order`` (what the compiled merge needs)."""
+    return list(order.values()) == list(range(len(order)))
+
+
+class CompiledBackend:
+    """The hot loops in the compiled core ``core`` (the module ``engine.native.compiled``; tests
+    of the core itself reach its classes as ``COMPILED.core``)."""
+
+    name = "compiled"
+    compiled = True
+
+    def __init__(self, core: ModuleType) -> None:
+        self.core: Any = core
+        self._scanners = AsciiScanners(self.core.count_ascii, self.core.split_ascii)
+
+    def layout(self, pairs: Chunks) -> tuple[array[int], array[int], int]:
+        """The compiled layout, or the pure one where it gives up (a weight beyond 63 bits, symbols
+        neither lists nor bytes): the pure one then builds it or says what is wrong."""
+        made: tuple[array[int], array[int], int] | None = self.core.layout(pairs)
+        return made if made is not None else _trainloops.layout(pairs)  # type: ignore[arg-type]
+
+    def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
+        """The first pair index, its counts in a C table (``Counts``, a dict's interface, which
+        also makes the lowest-ids queue, ``Queue``)."""
+        made: tuple[MutableMapping[int, int], dict[int, array[int]]] = self.core.index_pairs(data, floor)
+        return made
+
+    def merge(self, data: array[int], plist: array[int], a: int, b: int, new_id: int, count: MutableMapping[int, int],
+              hist: MutableMapping[int, int], where: dict[int, array[int]], heap: Any, floor: int, front: list[Any] | None,
+              entry: MakeEntry | None) -> tuple[int, int, array[int]]:
+        """One merge of the pair state in one C pass (relink, then account)."""
+        done: tuple[int, int, array[int]] = self.core.merge(data, plist, a, b, new_id, count, hist, where, heap,
+                                                            floor, front, entry)
+        return done
+
+    def chunk_encoders(self, ranks: dict[int, int], pieces: list[bytes] | None = None,
+                       borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
+        """A ``ChunkEncoder``'s ``encode`` (base ids -> ids) and ``encode_text`` (a bytes-base
+        chunk's text -> ids). With the bytes base's tokens ``pieces``, the text's three-byte
+        characters are merged one by one first where they can be (as
+        :class:`engine.encode.apply_merges.ByteMerger` does; the borders are worked out at the
+        first such chunk, or given by ``borders``, a longer vocabulary's)."""
+        encoder = self.core.ChunkEncoder(ranks)
+        if pieces is not None:
+            encoder.set_chars(lambda: (borders() if borders is not None else _codec.Borders(pieces)).tables())
+        return encoder.encode, encoder.encode_text
+
+    def bytes_merger(self, ranks: dict[int, int], pieces: list[bytes], merge_chunk: ChunkEncode,
+                     borders: MakeBorders | None = None) -> Callable[[str, bytes], list[int]]:
+        """The compiled chunk encoder ``merge_chunk`` over a chunk's bytes."""
+        return lambda chunk, data: merge_chunk(list(data))
+
+    def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
+        """``RankMerger``'s merge (its loop in C, a C table of the tokens' bytes) when the ranks
+        are the tokens' places in ``order`` (as a tokenizer's rank order makes them), else the
+        pure merging; the pure one too for a piece of 16 MB or more."""
+        pure = partial(_rankmerge.rank_merge, order=order)
+        if not _by_place(order):
+            return pure
+        merge = self.core.RankMerger(list(order)).merge
+
+        def merged(piece: bytes) -> list[bytes]:
+            parts: list[bytes] | None = merge(piece)
+            return parts if parts is not None else pure(piece)
+
+        return merged
+
+    def rank_ids(self, order: dict[bytes, int], ids: dict[bytes, int],
+                 analysis: Callable[[], object] | None = None) -> RankIds:
+        """:class:`RankIds` with a ``RankMerger`` when the ranks are places."""
+        return RankIds(order, ids, analysis, self.core.RankMerger(list(order)) if _by_place(order) else None)
+
+    def text_coder(self, findall: Findall, mode: int, encode: TextEncode, ids: int, limit: int,
+                   by_rank: tuple[RankIds, dict[bytes, int]] | None = None) -> Any:
+        """A whole text -> its ids in one C-level pass (``TextCoder``: the gpt2, gpt4 or o200k
+        split, ``mode`` 0, 1, 2 of ``engine.text.pretokenize.SCAN_MODES``, whose pattern's
+        ``findall`` it is given, and a C table of the chunks met), each new chunk encoded by
+        ``encode`` (or merged in C when ``encode`` is a compiled chunk encoder's
+        ``encode_text``, or when ``by_rank`` is a :class:`RankIds` and the whole pieces, bytes
+        -> id, that ``encode`` looks a chunk up in first); ``ids`` token ids, ``limit`` chunks
+        kept at most."""
+        core = self.core
+        if by_rank is not None and by_rank[0].merger is not None:
+            rank, whole = by_rank
+            return core.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit, rank=rank.merger,
+                                  whole=whole, ranked=rank.ranked, single=rank.single)
+        merger = getattr(encode, "__self__", None)
+        if isinstance(merger, core.ChunkEncoder) and encode == merger.encode_text:
+            return core.TextCoder(findall, mode, merger=merger, ids=ids, limit=limit)
+        return core.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit)
+
+    def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> Sequence[int]:
+        """``split_points`` in C (the same cuts as the pure one)."""
+        cuts: Sequence[int] = self.core.split_points(tokens, progress)
+        return cuts
+
+    def ascii_scanners(self) -> AsciiScanners | None:
+        """The C scanners of ASCII stretches (no string made per occurrence, only per distinct chunk)."""
+        return self._scanners
+
+    def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
+        """``ids`` mapped through ``table`` and written out in decimal, separated by spaces, in one
+        C pass; None where it cannot (an id outside the table, or mapped to None)."""
+        text: str | None = self.core.ids_text(ids, table)
+        return text

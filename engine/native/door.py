@@ -1,0 +1,152 @@
+"""The one door to the engine's hot loops: a :class:`Backend`, pure Python or the compiled core,
+chosen once, when this module is first imported, and asked for with :func:`backend` where a loop
+is needed (a pair state, a tokenizer, a pre-tokenizer's scan, a rank file's recovery).
+
+- ``BPE_LAB_PURE=1`` in the environment chooses the pure path; so does a compiled module built
+  from another version of its source (an editable install whose ``.pyx`` changed since:
+  ``pip install -e .`` again builds it anew), and a missing one (no C compiler at install).
+- :data:`PURE` is always here; :data:`COMPILED` is the compiled backend, or None (:data:`WHY_PURE`
+  says why); :data:`BACKEND` is the one chosen.
+- :func:`using` hands out another backend for a ``with`` block (tests and benchmarks that run
+  both paths in one process): what is made in it (a tokenizer's chunk encoders, a pair state's
+  loops) keeps that backend. Nothing is rewritten: the choice is a context variable.
+
+The method set, by stage (:class:`Backend`): training (``layout``, ``index_pairs``, ``merge``),
+encoding (``chunk_encoders``, ``bytes_merger``, ``rank_merger``, ``rank_ids``, ``text_coder``,
+``split_points``), scanning and writing (``ascii_scanners``, ``ids_text``). The two
+implementations are in :mod:`engine.native.backends`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from array import array
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Protocol
+
+from engine.native import sources
+from engine.native.backends import (
+    AsciiScanners,
+    ChunkEncode,
+    Chunks,
+    CompiledBackend,
+    Findall,
+    MakeBorders,
+    MakeEntry,
+    PureBackend,
+    RankIds,
+    TextEncode,
+)
+
+#: The environment variable that forces the pure-Python path.
+PURE_ENV = "BPE_LAB_PURE"
+
+
+class Backend(Protocol):
+    """The hot loops, by stage, as the engine asks for them (see the module doc)."""
+
+    @property
+    def name(self) -> str:
+        """``compiled`` or ``pure``."""
+
+    @property
+    def compiled(self) -> bool:
+        """Whether this is the compiled core."""
+
+    # -- training (engine.train.pair_state) ------------------------------------------------------
+
+    def layout(self, pairs: Chunks) -> tuple[array[int], array[int], int]:
+        """The pair state's node array, chunk starts and token count, from ``(ids, weight)`` chunks."""
+
+    def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
+        """The first pair index of a layout: {pair key: count}, {pair key: addresses} (counts >= ``floor``)."""
+
+    def merge(self, data: array[int], plist: array[int], a: int, b: int, new_id: int, count: MutableMapping[int, int],
+              hist: MutableMapping[int, int], where: dict[int, array[int]], heap: Any, floor: int, front: list[Any] | None,
+              entry: MakeEntry | None) -> tuple[int, int, array[int]]:
+        """One merge of (a, b) into ``new_id``: (the pair's count before, extra weight, absorbed nodes)."""
+
+    # -- encoding (engine.encode, engine.formats) ------------------------------------------------
+
+    def chunk_encoders(self, ranks: dict[int, int], pieces: list[bytes] | None = None,
+                       borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
+        """A chunk's base ids -> its ids under ``ranks``, and a bytes-base chunk's text -> its ids (or None)."""
+
+    def bytes_merger(self, ranks: dict[int, int], pieces: list[bytes], merge_chunk: ChunkEncode,
+                     borders: MakeBorders | None = None) -> Callable[[str, bytes], list[int]]:
+        """A bytes-base chunk's text and bytes -> its ids."""
+
+    def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
+        """tiktoken's merging of one piece under ``order`` (bytes -> rank): its parts."""
+
+    def rank_ids(self, order: dict[bytes, int], ids: dict[bytes, int],
+                 analysis: Callable[[], object] | None = None) -> RankIds:
+        """tiktoken's merging of one piece under ``order``, its parts as ``ids``."""
+
+    def text_coder(self, findall: Findall, mode: int, encode: TextEncode, ids: int, limit: int,
+                   by_rank: tuple[RankIds, dict[bytes, int]] | None = None) -> Any:
+        """A whole text's encoder (``.encode(text) -> ids``), split and chunk cache in one pass, or None."""
+
+    def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> Sequence[int]:
+        """Where tiktoken's merging with the tokens before it cuts each of a rank file's ``tokens``."""
+
+    # -- scanning and writing (engine.text, engine.formats) -------------------------------------
+
+    def ascii_scanners(self) -> AsciiScanners | None:
+        """Counting and splitting a named pattern's ASCII stretch at C speed, or None."""
+
+    def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
+        """``ids`` through ``table``, in decimal, separated by spaces; None where the caller must."""
+
+
+def load(folder: Path = sources.FOLDER) -> tuple[CompiledBackend | None, str]:
+    """The compiled backend and why not (empty when it is used): None under ``BPE_LAB_PURE``,
+    without a built module, or with one built from other sources than those in ``folder``
+    (:func:`engine.native.sources.digest`: compiled.pyx and every stage it includes)."""
+    if os.environ.get(PURE_ENV, "").strip() not in ("", "0"):
+        return None, f"{PURE_ENV} is set"
+    try:  # a compiled module has no source for tests/test_import_hygiene.py's graph: imported by name
+        core = importlib.import_module(f"{__package__}.compiled")
+    except ImportError:
+        return None, "not built (no compiler at install, or the build failed)"
+    try:
+        current = sources.digest(folder)
+    except OSError:
+        current = None
+    if current is not None and current != getattr(core, "BUILT_FROM", None):  # (None: no sources here)
+        return None, "built from other versions of engine/native's .pyx and .pxi files (run pip install -e . again)"
+    return CompiledBackend(core), ""
+
+
+#: The pure path, always here.
+PURE: Backend = PureBackend()
+#: The compiled backend, when it is built, current and not refused (else None: see WHY_PURE).
+COMPILED: CompiledBackend | None
+COMPILED, WHY_PURE = load()
+#: The backend chosen once: the compiled one when it is here.
+BACKEND: Backend = COMPILED if COMPILED is not None else PURE
+_IN_USE: ContextVar[Backend] = ContextVar("bpe_lab_backend", default=BACKEND)
+
+
+def backend() -> Backend:
+    """The backend in use: :data:`BACKEND`, or the one a :func:`using` block hands out."""
+    return _IN_USE.get()
+
+
+@contextmanager
+def using(chosen: Backend) -> Iterator[Backend]:
+    """Use ``chosen`` for what is made inside the ``with`` block (then the backend before)."""
+    token = _IN_USE.set(chosen)
+    try:
+        yield chosen
+    finally:
+        _IN_USE.reset(token)
+
+
+def implementation() -> str:
+    """The backend in use, ``compiled`` or ``pure (why)``: for ``bpe-lab --version``-style reports and benchmarks."""
+    return "compiled" if backend().compiled else f"pure ({WHY_PURE or 'chosen by using()'})"

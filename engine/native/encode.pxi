@@ -1,0 +1,782 @@
+# The encoding stage of the compiled core (included by compiled.pyx): a chunk's ids,
+# tiktoken's rank merging, and writing ids out.
+
+
+#: engine.encode.apply_merges's kinds of border between two three-byte characters (held by a token cut there,
+#: only by tokens of whole characters, by none).
+cdef unsigned char B_CUT = 0, B_WHOLE = 1, B_APART = 2
+
+
+cdef inline bint _three_byte_chars(const unsigned char *p, Py_ssize_t n) noexcept nogil:
+    """Whether ``p[:n]`` is two or more three-byte characters, each valid UTF-8 (E0 A0-BF,
+    E1-EC, ED 80-9F, EE-EF)."""
+    cdef Py_ssize_t k
+    if n < 6 or n % 3:
+        return False
+    for k in range(0, n, 3):
+        if not (0xE0 <= p[k] <= 0xEF and 0x80 <= p[k + 1] <= 0xBF and 0x80 <= p[k + 2] <= 0xBF):
+            return False
+        if (p[k] == 0xE0 and p[k + 1] < 0xA0) or (p[k] == 0xED and p[k + 1] > 0x9F):
+            return False
+    return True
+
+
+cdef class _Wide:
+    """Three-byte characters merged one by one first: ``source()`` gives, at the first piece of
+    them (:meth:`ready`), the tables of ``engine.encode.apply_merges.Borders.tables`` (the 65,536 kinds of
+    border, and the tokens cut across a border as ``(first byte << 8 | second byte, token,
+    where the pair stands in it)``), or None where characters first does not hold. It keeps a
+    table of characters with four ints each, which the encoder that holds it fills:
+    ChunkEncoder's ids, RankMerger's parts."""
+
+    cdef object source                # None once asked
+    cdef bytes kinds                  # None: no tables
+    cdef int32_t *cut_head            # by pair of bytes: the first of its cut tokens, or -1
+    cdef int32_t *cut_next
+    cdef const unsigned char **cut_data
+    cdef Py_ssize_t *cut_length
+    cdef Py_ssize_t *cut_offset       # where the pair stands in the token
+    cdef list cut_keep
+    cdef uint32_t *char_keys          # a character's three bytes | 1 << 24; 0: an empty slot
+    cdef int32_t *char_vals           # four a slot
+    cdef Py_ssize_t char_cap, char_used
+
+    def __cinit__(self, source):
+        self.source = source
+
+    cdef bint ready(self) except -1:
+        """Whether there are tables (asked for the first time here)."""
+        if self.source is not None:
+            tables, self.source = self.source(), None
+            if tables is not None:
+                self._load(tables)
+        return self.kinds is not None
+
+    cdef int _load(self, tables) except -1:
+        cdef Py_ssize_t k, count, code
+        kinds, cuts = tables
+        if not isinstance(kinds, bytes) or len(<bytes>kinds) != 65536:
+            raise ValueError("the border kinds are 65,536 bytes")
+        count = len(cuts)
+        self.cut_head = <int32_t *>PyMem_Malloc(65536 * sizeof(int32_t))
+        self.cut_next = <int32_t *>PyMem_Malloc(max(count, 1) * sizeof(int32_t))
+        self.cut_data = <const unsigned char **>PyMem_Malloc(max(count, 1) * sizeof(unsigned char *))
+        self.cut_length = <Py_ssize_t *>PyMem_Malloc(max(count, 1) * sizeof(Py_ssize_t))
+        self.cut_offset = <Py_ssize_t *>PyMem_Malloc(max(count, 1) * sizeof(Py_ssize_t))
+        if not (self.cut_head and self.cut_next and self.cut_data and self.cut_length and self.cut_offset):
+            raise MemoryError()
+        for k in range(65536):
+            self.cut_head[k] = -1
+        self.cut_keep = []
+        for k in range(count):
+            code, token, offset = cuts[k]
+            if not (0 <= code < 65536 and isinstance(token, bytes) and 0 <= offset < len(token) - 1):
+                raise ValueError("a cut token is (pair, bytes, offset of the pair)")
+            self.cut_keep.append(token)
+            self.cut_data[k] = <bytes>token
+            self.cut_length[k] = len(<bytes>token)
+            self.cut_offset[k] = offset
+            self.cut_next[k] = self.cut_head[code]
+            self.cut_head[code] = <int32_t>k
+        self.kinds = kinds
+        return 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.cut_head)
+        PyMem_Free(self.cut_next)
+        PyMem_Free(self.cut_data)
+        PyMem_Free(self.cut_length)
+        PyMem_Free(self.cut_offset)
+        PyMem_Free(self.char_keys)
+        PyMem_Free(self.char_vals)
+
+    cdef unsigned char kind(self, const unsigned char *p, Py_ssize_t n) noexcept:
+        """The least kind of the borders of ``p[:n]`` (three-byte characters: see
+        _three_byte_chars), a border held by a cut token counting as whole where that token
+        does not stand around it."""
+        cdef const unsigned char *kinds = self.kinds
+        cdef unsigned char kind = B_APART, border
+        cdef Py_ssize_t k, start
+        cdef int32_t c
+        for k in range(3, n, 3):
+            border = kinds[p[k - 1] << 8 | p[k]]
+            if border == B_CUT:
+                c = self.cut_head[p[k - 1] << 8 | p[k]]
+                while c >= 0:
+                    start = k - 1 - self.cut_offset[c]
+                    if start >= 0 and start + self.cut_length[c] <= n and memcmp(p + start, self.cut_data[c], self.cut_length[c]) == 0:
+                        return B_CUT
+                    c = self.cut_next[c]
+                border = B_WHOLE
+            if border < kind:
+                kind = border
+        return kind
+
+    cdef int32_t *slot(self, const unsigned char *b, bint *fresh) except NULL:
+        """The four ints kept for the character ``b[0:3]``; ``fresh`` says they were just made
+        (for the caller to fill)."""
+        cdef uint32_t key = (<uint32_t>b[0] << 16 | <uint32_t>b[1] << 8 | <uint32_t>b[2]) | (<uint32_t>1 << 24)
+        cdef Py_ssize_t at, k, cap
+        cdef uint32_t *keys
+        cdef int32_t *vals
+        if self.char_cap == 0 or 2 * (self.char_used + 1) > self.char_cap:
+            cap = self.char_cap * 2 if self.char_cap else 1024
+            keys = <uint32_t *>PyMem_Malloc(cap * sizeof(uint32_t))
+            vals = <int32_t *>PyMem_Malloc(4 * cap * sizeof(int32_t))
+            if keys == NULL or vals == NULL:
+                PyMem_Free(keys)
+                PyMem_Free(vals)
+                raise MemoryError()
+            memset(keys, 0, cap * sizeof(uint32_t))
+            for k in range(self.char_cap):
+                if self.char_keys[k]:
+                    at = <Py_ssize_t>(_mix(self.char_keys[k]) & <uint64_t>(cap - 1))
+                    while keys[at]:
+                        at = (at + 1) & (cap - 1)
+                    keys[at] = self.char_keys[k]
+                    memcpy(vals + 4 * at, self.char_vals + 4 * k, 4 * sizeof(int32_t))
+            PyMem_Free(self.char_keys)
+            PyMem_Free(self.char_vals)
+            self.char_keys, self.char_vals, self.char_cap = keys, vals, cap
+        at = <Py_ssize_t>(_mix(key) & <uint64_t>(self.char_cap - 1))
+        while self.char_keys[at] and self.char_keys[at] != key:
+            at = (at + 1) & (self.char_cap - 1)
+        fresh[0] = not self.char_keys[at]
+        if fresh[0]:
+            self.char_keys[at] = key
+            self.char_used += 1
+        return self.char_vals + 4 * at
+
+
+
+cdef class ChunkEncoder:
+    """A tokenizer's merge ranks in an open-addressing table of C ints, and the chunk encoder
+    over it: ``encode(ids)`` is ``engine.encode.apply_merges.apply_merges(ids, ranks)``.
+
+    Given the tables of three-byte characters first (:meth:`set_chars`: :class:`_Wide`), a
+    chunk's bytes that are all three-byte characters no cut token stands across are merged as
+    ``engine.encode.apply_merges.ByteMerger`` merges them: each character alone (once: a table of
+    characters), then across the borders when a token of whole characters holds one."""
+
+    cdef uint64_t *keys
+    cdef int64_t *values
+    cdef uint64_t mask
+    cdef _Wide wide                    # three-byte characters first (set_chars), or None
+
+    def __cinit__(self, dict ranks):
+        cdef uint64_t size = 16
+        while size < 2 * <uint64_t>len(ranks) + 16:
+            size <<= 1
+        self.mask = size - 1
+        self.keys = <uint64_t *>PyMem_Malloc(size * sizeof(uint64_t))
+        self.values = <int64_t *>PyMem_Malloc(size * sizeof(int64_t))
+        if self.keys == NULL or self.values == NULL:
+            raise MemoryError()
+        cdef uint64_t i
+        for i in range(size):
+            self.keys[i] = EMPTY
+        cdef uint64_t key, slot
+        for k, v in ranks.items():
+            key = <uint64_t>k
+            slot = _mix(key) & self.mask
+            while self.keys[slot] != EMPTY and self.keys[slot] != key:
+                slot = (slot + 1) & self.mask
+            self.keys[slot] = key
+            self.values[slot] = <int64_t>v
+
+    def __dealloc__(self):
+        PyMem_Free(self.keys)
+        PyMem_Free(self.values)
+
+    def set_chars(self, source):
+        """Three-byte characters first, with the tables ``source()`` gives (see :class:`_Wide`);
+        None turns it off."""
+        self.wide = _Wide(source) if source is not None else None
+
+    cdef Py_ssize_t _wide(self, int64_t *sym, Py_ssize_t n, const unsigned char *raw) except -2:
+        """The bytes ``raw[:n]`` (also in ``sym``) merged character by character first into
+        ``sym`` when they are three-byte characters no cut token stands across (then the new
+        length), else -1 and ``sym`` unchanged."""
+        cdef Py_ssize_t k, j, m = 0
+        cdef unsigned char kind
+        cdef int64_t one[3]
+        cdef int32_t *ids
+        cdef bint fresh
+        cdef _Wide wide = self.wide
+        if wide is None or raw == NULL or not _three_byte_chars(raw, n) or not wide.ready():
+            return -1
+        kind = wide.kind(raw, n)
+        if kind == B_CUT:
+            return -1
+        for k in range(0, n, 3):  # each character's ids, merged once (the ids never outrun the bytes)
+            ids = wide.slot(raw + k, &fresh)
+            if fresh:  # how many ids, then the ids
+                one[0], one[1], one[2] = raw[k], raw[k + 1], raw[k + 2]
+                ids[0] = <int32_t>self._scan(one, 3)
+                for j in range(ids[0]):
+                    ids[1 + j] = <int32_t>one[j]
+            for j in range(ids[0]):
+                sym[m + j] = ids[1 + j]
+            m += ids[0]
+        if kind == B_WHOLE and m >= 2:
+            m = self._scan(sym, m) if m <= SCAN_LIMIT else self._heap(sym, m)
+        return m
+
+    cdef Py_ssize_t _bytes(self, int64_t *sym, Py_ssize_t n, const unsigned char *raw) except -1:
+        """A bytes-base chunk's ``n`` bytes in ``sym`` (and ``raw``, or NULL) merged; returns the
+        new length."""
+        cdef Py_ssize_t m
+        if n < 2:
+            return n
+        m = self._wide(sym, n, raw)
+        if m >= 0:
+            return m
+        return self._scan(sym, n) if n <= SCAN_LIMIT else self._heap(sym, n)
+
+    cdef inline int64_t rank(self, int64_t a, int64_t b) noexcept nogil:
+        cdef uint64_t key = (<uint64_t>a << SHIFT) | <uint64_t>b
+        cdef uint64_t slot = _mix(key) & self.mask
+        cdef uint64_t found
+        while True:
+            found = self.keys[slot]
+            if found == key:
+                return self.values[slot]
+            if found == EMPTY:
+                return NO_RANK
+            slot = (slot + 1) & self.mask
+
+    def encode(self, list ids):
+        """One chunk's base ids -> its ids (``ids`` is not changed)."""
+        cdef Py_ssize_t n = len(ids)
+        if n < 2:
+            return list(ids)
+        cdef int64_t *sym = <int64_t *>PyMem_Malloc(n * sizeof(int64_t))
+        if sym == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t i
+        cdef int64_t x
+        try:
+            for i in range(n):
+                x = ids[i]
+                if x < 0 or x >= (1 << SHIFT):
+                    raise ValueError(f"id {x} outside the ids a tokenizer can have")
+                sym[i] = x
+            if n <= SCAN_LIMIT:
+                n = self._scan(sym, n)
+            else:
+                n = self._heap(sym, n)
+            return [sym[i] for i in range(n)]
+        finally:
+            PyMem_Free(sym)
+
+    def encode_text(self, str chunk):
+        """One chunk's text -> its ids under the bytes base (its UTF-8 bytes, lone surrogates as
+        the bytes they escape): ``encode(list(chunk.encode("utf-8", "surrogateescape")))``."""
+        cdef bytes raw = chunk.encode("utf-8", "surrogateescape")
+        cdef Py_ssize_t n = len(raw)
+        if n < 2:
+            return list(raw)
+        cdef const unsigned char *data = raw
+        cdef int64_t *sym = <int64_t *>PyMem_Malloc(n * sizeof(int64_t))
+        if sym == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t i
+        try:
+            for i in range(n):
+                sym[i] = data[i]
+            n = self._bytes(sym, n, data)
+            return [sym[i] for i in range(n)]
+        finally:
+            PyMem_Free(sym)
+
+    cdef Py_ssize_t _scan(self, int64_t *sym, Py_ssize_t n) except -1:
+        """The leftmost lowest-ranked pair merged, again and again; returns the new length."""
+        cdef int64_t *rs = <int64_t *>PyMem_Malloc(n * sizeof(int64_t))
+        if rs == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t i, at, m = n - 1
+        cdef int64_t best
+        with nogil:
+            for i in range(m):
+                rs[i] = self.rank(sym[i], sym[i + 1])
+            while m > 0:
+                best = NO_RANK
+                at = -1
+                for i in range(m):
+                    if rs[i] < best:
+                        best = rs[i]
+                        at = i
+                if at < 0:
+                    break
+                sym[at] = best
+                for i in range(at + 1, m):
+                    sym[i] = sym[i + 1]
+                    rs[i - 1] = rs[i]
+                m -= 1  # m pairs left, m + 1 symbols
+                if at > 0:
+                    rs[at - 1] = self.rank(sym[at - 1], best)
+                if at < m:
+                    rs[at] = self.rank(best, sym[at + 1])
+        PyMem_Free(rs)
+        return m + 1
+
+    cdef Py_ssize_t _heap(self, int64_t *sym, Py_ssize_t n) except -1:
+        """A heap of ``rank << 32 | position`` over a linked list (engine.encode.apply_merges._apply_long)."""
+        cdef Py_ssize_t *nxt = <Py_ssize_t *>PyMem_Malloc(n * sizeof(Py_ssize_t))
+        cdef Py_ssize_t *prv = <Py_ssize_t *>PyMem_Malloc(n * sizeof(Py_ssize_t))
+        cdef uint64_t *heap = <uint64_t *>PyMem_Malloc(3 * n * sizeof(uint64_t))
+        if nxt == NULL or prv == NULL or heap == NULL:
+            PyMem_Free(nxt)
+            PyMem_Free(prv)
+            PyMem_Free(heap)
+            raise MemoryError()
+        cdef Py_ssize_t i, j, k, o, size = 0, out
+        cdef int64_t r, rr
+        cdef uint64_t entry
+        with nogil:
+            for i in range(n):
+                nxt[i] = i + 1
+                prv[i] = i - 1
+            for i in range(n - 1):
+                r = self.rank(sym[i], sym[i + 1])
+                if r != NO_RANK:
+                    size = _push(heap, size, (<uint64_t>r << 32) | <uint64_t>i)
+            while size > 0:
+                entry = heap[0]
+                size = _pop(heap, size)
+                i = <Py_ssize_t>(entry & LOW32)
+                r = <int64_t>(entry >> 32)
+                if sym[i] < 0:
+                    continue
+                j = nxt[i]
+                if j >= n or self.rank(sym[i], sym[j]) != r:
+                    continue  # stale
+                sym[i] = r
+                sym[j] = -1
+                k = nxt[j]
+                nxt[i] = k
+                if k < n:
+                    prv[k] = i
+                    rr = self.rank(r, sym[k])
+                    if rr != NO_RANK:
+                        size = _push(heap, size, (<uint64_t>rr << 32) | <uint64_t>i)
+                o = prv[i]
+                if o >= 0:
+                    rr = self.rank(sym[o], r)
+                    if rr != NO_RANK:
+                        size = _push(heap, size, (<uint64_t>rr << 32) | <uint64_t>o)
+            out = 0
+            for i in range(n):
+                if sym[i] >= 0:
+                    sym[out] = sym[i]
+                    out += 1
+        PyMem_Free(nxt)
+        PyMem_Free(prv)
+        PyMem_Free(heap)
+        return out
+
+
+# -- recovering a rank file's merges ----------------------------------------------------------
+
+cdef inline uint64_t _bytes_hash(const unsigned char *p, Py_ssize_t n) noexcept nogil:
+    cdef uint64_t h = <uint64_t>0xCBF29CE484222325
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ p[i]) * <uint64_t>0x100000001B3
+    return _mix(h ^ <uint64_t>n)
+
+
+ctypedef struct _Slot:
+    uint64_t hash
+    const unsigned char *data
+    int64_t place  # -1: empty
+    Py_ssize_t length
+
+
+cdef class _TokenTable:
+    """The tokens given so far (by their place in the list), found by their bytes: an
+    open-addressing table whose slots hold each token's hash, length and buffer (one cache
+    line read for most lookups)."""
+
+    cdef const unsigned char **data
+    cdef Py_ssize_t *length
+    cdef _Slot *slots
+    cdef uint64_t mask
+    cdef list keep
+
+    def __cinit__(self, list tokens):
+        cdef Py_ssize_t n = len(tokens), i
+        cdef uint64_t size = 16
+        while size < 2 * <uint64_t>n + 16:
+            size <<= 1
+        self.mask = size - 1
+        self.keep = tokens
+        self.data = <const unsigned char **>PyMem_Malloc((n + 1) * sizeof(unsigned char *))
+        self.length = <Py_ssize_t *>PyMem_Malloc((n + 1) * sizeof(Py_ssize_t))
+        self.slots = <_Slot *>PyMem_Malloc(size * sizeof(_Slot))
+        if self.data == NULL or self.length == NULL or self.slots == NULL:
+            raise MemoryError()
+        for i in range(<Py_ssize_t>size):
+            self.slots[i].place = -1
+        cdef bytes token
+        for i in range(n):
+            token = tokens[i]
+            self.data[i] = token
+            self.length[i] = len(token)
+
+    def __dealloc__(self):
+        PyMem_Free(self.data)
+        PyMem_Free(self.length)
+        PyMem_Free(self.slots)
+
+    cdef inline void add(self, int64_t place) noexcept nogil:
+        cdef uint64_t h = _bytes_hash(self.data[place], self.length[place])
+        cdef uint64_t slot = h & self.mask
+        while self.slots[slot].place >= 0:
+            slot = (slot + 1) & self.mask
+        self.slots[slot].hash = h
+        self.slots[slot].data = self.data[place]
+        self.slots[slot].length = self.length[place]
+        self.slots[slot].place = place
+
+    cdef inline int64_t find(self, const unsigned char *p, Py_ssize_t n) noexcept nogil:
+        """The place of the token with these bytes, or -1."""
+        cdef uint64_t h = _bytes_hash(p, n)
+        cdef uint64_t slot = h & self.mask
+        cdef _Slot *at
+        cdef Py_ssize_t i
+        while True:
+            at = &self.slots[slot]
+            if at.place < 0:
+                return -1
+            if at.hash == h and at.length == n:
+                i = 0
+                while i < n and at.data[i] == p[i]:
+                    i += 1
+                if i == n:
+                    return at.place
+            slot = (slot + 1) & self.mask
+
+
+cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, Py_ssize_t *end,
+                      Py_ssize_t *prev, int64_t *current, uint64_t *heap, bint parts=False) noexcept nogil:
+    """tiktoken's merging of the ``n`` bytes at ``p`` under ``table``'s ranks (the tokens'
+    places): afterwards the parts start at 0, ``end[0]``, ``end[end[0]]``, ... A heap of
+    ``rank << 24 | start`` over the parts (arrays of n + 1, the heap of 3n + 3). With ``parts``,
+    it starts from the parts ``end`` holds already (from 0, as it leaves them), not the bytes."""
+    cdef Py_ssize_t s, e, stop, o, size = 0
+    cdef int64_t r
+    cdef uint64_t entry
+    if not parts:
+        for s in range(n):  # every byte a part
+            end[s] = s + 1
+    for s in range(n):
+        current[s] = -1
+    s, o = 0, -1
+    while s < n:  # the candidate pairs in a heap
+        prev[s] = o
+        e = end[s]
+        if e < n:
+            r = table.find(p + s, end[e] - s)
+            current[s] = r
+            if r >= 0:
+                size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
+        o, s = s, e
+    while size > 0:
+        entry = heap[0]
+        size = _pop(heap, size)
+        s = <Py_ssize_t>(entry & 0xFFFFFF)
+        r = <int64_t>(entry >> 24)
+        if current[s] != r:
+            continue  # stale: one of the two parts changed since
+        e = end[s]
+        stop = end[e]
+        current[e] = -1  # the right part is absorbed
+        end[s] = stop
+        if stop < n:
+            prev[stop] = s
+            r = table.find(p + s, end[stop] - s)
+            current[s] = r
+            if r >= 0:
+                size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
+        else:
+            current[s] = -1
+        o = prev[s]
+        if o >= 0:
+            r = table.find(p + o, stop - o)
+            current[o] = r
+            if r >= 0:
+                size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>o)
+
+
+def split_points(list tokens, progress=None):
+    """For each token, in rank order (distinct, two bytes or more), where tiktoken's merging of
+    its bytes with only the tokens before it cuts it when exactly two parts are left (the
+    length of the first), else 0: see ``split_points`` in engine/encode/tiktoken_merge.py, which returns
+    exactly what this does. ``progress(done, total)`` is called now and then."""
+    cdef Py_ssize_t count = len(tokens), longest = 2, t, n, s, parts
+    cdef bytes token
+    for token in tokens:
+        if len(token) > longest:
+            longest = len(token)
+    if longest >= (1 << 24):
+        raise ValueError("a token of 16 MB or more")
+    cdef _TokenTable table = _TokenTable(tokens)
+    out = _ints(count)
+    cdef int *cut = out.data.as_ints
+    cdef Py_ssize_t *end = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *prev = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
+    cdef int64_t *current = <int64_t *>PyMem_Malloc((longest + 1) * sizeof(int64_t))
+    cdef uint64_t *heap = <uint64_t *>PyMem_Malloc(3 * (longest + 1) * sizeof(uint64_t))
+    cdef const unsigned char *p
+    try:
+        if end == NULL or prev == NULL or current == NULL or heap == NULL:
+            raise MemoryError()
+        for t in range(count):
+            if progress is not None and not t & 0x3FFF:
+                progress(t, count)
+            p = table.data[t]
+            n = table.length[t]
+            with nogil:
+                _rank_merge(table, p, n, end, prev, current, heap)
+                parts, s = 0, 0
+                while s < n:
+                    parts += 1
+                    s = end[s]
+                cut[t] = <int>end[0] if parts == 2 else 0
+                table.add(t)
+        if progress is not None:
+            progress(count, count)
+        return out
+    finally:
+        PyMem_Free(end)
+        PyMem_Free(prev)
+        PyMem_Free(current)
+        PyMem_Free(heap)
+
+
+cdef class RankMerger:
+    """tiktoken's merging of one piece under a fixed rank order, in C: ``merge(piece)`` returns
+    the parts ``rank_merge(piece, order)`` of engine/encode/tiktoken_merge.py returns, for ``tokens`` the
+    keys of ``order`` in rank order (each token's rank its place in the list). The loop is
+    split_points's (``_rank_merge``), each pair looked up in a C table of the tokens' bytes; ``merge`` returns None for a piece of 16 MB or more."""
+
+    cdef _TokenTable table
+    cdef Py_ssize_t room
+    cdef Py_ssize_t *end
+    cdef Py_ssize_t *prev
+    cdef int64_t *current
+    cdef uint64_t *heap
+    cdef _Wide wide                   # characters first (engine.encode.tiktoken_merge.CharsFirst), or None
+
+    def __cinit__(self, list tokens):
+        cdef Py_ssize_t t
+        if len(tokens) >= (<Py_ssize_t>1 << 39):
+            raise ValueError("too many tokens")
+        self.table = _TokenTable(tokens)
+        for t in range(len(tokens)):
+            self.table.add(t)
+        self.room = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.end)
+        PyMem_Free(self.prev)
+        PyMem_Free(self.current)
+        PyMem_Free(self.heap)
+
+    def set_chars(self, source):
+        """Three-byte characters first, with the tables ``source()`` gives (see :class:`_Wide`;
+        engine.encode.tiktoken_merge.CharsFirst.tables, None where it does not hold); None turns it off."""
+        self.wide = _Wide(source) if source is not None else None
+
+    cdef int _chars_first(self, const unsigned char *p, Py_ssize_t n) except -1:
+        """Merge the ``n`` bytes at ``p`` character by character first, as
+        engine.encode.tiktoken_merge.CharsFirst does, when they are three-byte characters and it holds
+        (room made for ``n``; the parts end at ``self.end``): 1, else 0."""
+        cdef Py_ssize_t k, j, s, start, count
+        cdef unsigned char kind
+        cdef int32_t *ends
+        cdef bint fresh
+        cdef Py_ssize_t end3[4]
+        cdef Py_ssize_t prev3[4]
+        cdef int64_t current3[4]
+        cdef uint64_t heap3[12]
+        cdef _Wide wide = self.wide
+        if wide is None or not _three_byte_chars(p, n) or not wide.ready():
+            return 0
+        kind = wide.kind(p, n)
+        if kind == B_CUT:
+            return 0
+        for k in range(0, n, 3):  # each character's parts (its table holds where they end)
+            ends = wide.slot(p + k, &fresh)
+            if fresh:  # how many parts, then where each ends (merged alone: not in self.end)
+                _rank_merge(self.table, p + k, 3, end3, prev3, current3, heap3)
+                count, s = 0, 0
+                while s < 3:
+                    s = end3[s]
+                    count += 1
+                    ends[count] = <int32_t>s
+                ends[0] = <int32_t>count
+            start = k
+            for j in range(ends[0]):
+                self.end[start] = k + ends[1 + j]
+                start = k + ends[1 + j]
+        if kind == B_WHOLE:
+            _rank_merge(self.table, p, n, self.end, self.prev, self.current, self.heap, True)
+        return 1
+
+    cdef int _make_room(self, Py_ssize_t n) except -1:
+        if n <= self.room:
+            return 0
+        PyMem_Free(self.end)
+        PyMem_Free(self.prev)
+        PyMem_Free(self.current)
+        PyMem_Free(self.heap)
+        self.room = 0
+        self.end = <Py_ssize_t *>PyMem_Malloc((n + 1) * sizeof(Py_ssize_t))
+        self.prev = <Py_ssize_t *>PyMem_Malloc((n + 1) * sizeof(Py_ssize_t))
+        self.current = <int64_t *>PyMem_Malloc((n + 1) * sizeof(int64_t))
+        self.heap = <uint64_t *>PyMem_Malloc(3 * (n + 1) * sizeof(uint64_t))
+        if self.end == NULL or self.prev == NULL or self.current == NULL or self.heap == NULL:
+            raise MemoryError()
+        self.room = n
+        return 0
+
+    cdef void _cut(self, const unsigned char *p, Py_ssize_t n) noexcept nogil:
+        """Merge the ``n`` bytes at ``p`` (2 or more, room made): the parts end at ``self.end``."""
+        _rank_merge(self.table, p, n, self.end, self.prev, self.current, self.heap)
+
+    cdef int _cut_text(self, const unsigned char *p, Py_ssize_t n) except -1:
+        """:meth:`_cut`, characters first where they can be (:meth:`_chars_first`)."""
+        if self.wide is not None and self._chars_first(p, n):
+            return 0
+        with nogil:
+            self._cut(p, n)
+        return 0
+
+    def merge(self, bytes piece):
+        cdef Py_ssize_t n = len(piece), s
+        if n < 2:
+            return [piece]
+        if n >= (1 << 24):
+            return None
+        self._make_room(n)
+        cdef const unsigned char *p = piece
+        with nogil:
+            self._cut(p, n)
+        cdef Py_ssize_t *end = self.end
+        out = []
+        s = 0
+        while s < n:
+            out.append(piece[s:end[s]])
+            s = end[s]
+        return out
+
+    def merge_ids(self, bytes piece, carray.array ranked, carray.array single):
+        """``merge(piece)``'s parts as ids: a part of two bytes or more is ``ranked[its rank]``,
+        a byte ``single[its value]`` (arrays of ints, typecode ``i``); None where one is below 0
+        (no id given), for an empty piece, or for one of 16 MB or more."""
+        cdef Py_ssize_t n = len(piece), s, e
+        cdef int64_t r
+        cdef int token
+        if ranked.typecode != "i" or single.typecode != "i":
+            raise TypeError("the ids by rank and by byte are arrays of typecode 'i'")
+        if n == 0 or n >= (1 << 24) or len(single) < 256:
+            return None
+        self._make_room(n)
+        cdef const unsigned char *p = piece
+        cdef const int *by_rank = ranked.data.as_ints
+        cdef const int *by_byte = single.data.as_ints
+        cdef Py_ssize_t rank_count = len(ranked)
+        cdef Py_ssize_t *end = self.end
+        cdef _TokenTable table = self.table
+        if n >= 2:
+            self._cut_text(p, n)
+        else:
+            end[0] = n
+        out = []
+        s = 0
+        while s < n:
+            e = end[s]
+            if e - s == 1:
+                token = by_byte[p[s]]
+            else:
+                r = table.find(p + s, e - s)
+                if r < 0 or r >= rank_count:
+                    return None
+                token = by_rank[r]
+            if token < 0:
+                return None
+            out.append(token)
+            s = e
+        return out
+
+
+# -- writing ids out ---------------------------------------------------------------------------
+
+
+def ids_text(list ids, table=None):
+    """``" ".join(map(str, ids))``, each id first mapped through ``table`` (a list: our id -> the
+    file's; None: the ids as they are), in one C-level pass. None when an id is out of the
+    table's range, negative, not an int, or maps to None: the caller's pure path then says why.
+    Twin: ``engine.formats.common.Imported.ids_text`` on the pure path."""
+    cdef Py_ssize_t n = len(ids), m = 0, i, at = 0, size
+    cdef int64_t *tab = NULL
+    cdef int64_t v, x
+    cdef char *buf
+    cdef char digits[24]
+    cdef char *grown
+    cdef int d
+    if n == 0:
+        return ""
+    if table is not None:
+        m = len(table)
+        tab = <int64_t *>PyMem_Malloc(max(m, 1) * sizeof(int64_t))
+        if tab == NULL:
+            raise MemoryError
+    size = n * 8 + 32
+    buf = <char *>PyMem_Malloc(size)
+    if buf == NULL:
+        PyMem_Free(tab)
+        raise MemoryError
+    try:
+        for i in range(m):
+            item = table[i]
+            if type(item) is not int or item < 0 or item > INT32_MAX:
+                tab[i] = -1
+            else:
+                tab[i] = <int64_t>item
+        for i in range(n):
+            item = ids[i]
+            if type(item) is not int or item < 0 or item > INT32_MAX:
+                return None
+            v = <int64_t>item
+            if tab != NULL:
+                if v >= m or tab[v] < 0:
+                    return None
+                v = tab[v]
+            if at + 24 > size:
+                size *= 2
+                grown = <char *>PyMem_Realloc(buf, size)
+                if grown == NULL:
+                    raise MemoryError
+                buf = grown
+            if i:
+                buf[at] = 32
+                at += 1
+            d = 0
+            x = v
+            while True:
+                digits[d] = <char>(48 + x % 10)
+                d += 1
+                x //= 10
+                if x == 0:
+                    break
+            while d:
+                d -= 1
+                buf[at] = digits[d]
+                at += 1
+        return PyUnicode_DecodeASCII(buf, at, NULL)
+    finally:
+        PyMem_Free(buf)
+        PyMem_Free(tab)
