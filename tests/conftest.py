@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from extras import EXTRAS, missing_reason
 from hypothesis import HealthCheck, settings
 
 # Property tests run in both passes of the README's test command: 50 examples each in the fast
@@ -51,6 +52,15 @@ SERIAL = {"test_serve.py", "test_serve_hostile.py", "test_serve_offline.py", "te
 
 
 def pytest_collection_modifyitems(config, items):
+    reasons = {extra: missing_reason(extra) for extra in EXTRAS}
     for item in items:
         if item.path.name in SERIAL:
             item.add_marker(pytest.mark.serial)
+        # @pytest.mark.needs_extra("scale"): skipped, saying why, where the extra is not installed
+        # (tests/extras.py)
+        for mark in item.iter_markers("needs_extra"):
+            for extra in mark.args:
+                if extra not in reasons:
+                    raise pytest.UsageError(f"{item.nodeid}: needs_extra({extra!r}): no such extra (one of {', '.join(EXTRAS)})")
+                if reasons[extra]:
+                    item.add_marker(pytest.mark.skip(reason=reasons[extra]))
