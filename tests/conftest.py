@@ -64,3 +64,36 @@ def pytest_collection_modifyitems(config, items):
                     raise pytest.UsageError(f"{item.nodeid}: needs_extra({extra!r}): no such extra (one of {', '.join(EXTRAS)})")
                 if reasons[extra]:
                     item.add_marker(pytest.mark.skip(reason=reasons[extra]))
+
+
+#: The default run's limit for one test (setup, call and teardown): a test over it is marked
+#: ``slow`` or made faster. The terminal summary lists each unmarked one (a report, never a
+#: failure: a loaded machine must not fail a run).
+SLOW_SECONDS = 2.0
+
+_PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
+_durations: dict[str, float] = {}
+_exempt: set[str] = set()
+
+
+def pytest_runtest_logreport(report):
+    """Add up each test's phases (under xdist this runs in the controller, with the workers' reports)."""
+    _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration
+    # slow and serial tests are not in the default run; a property test run under another
+    # hypothesis profile than the default has that profile's budget, not the default run's
+    keywords = report.keywords
+    if "slow" in keywords or "serial" in keywords or ("hypothesis" in keywords and _PROFILE != "default"):
+        _exempt.add(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    over = sorted(((seconds, nodeid) for nodeid, seconds in _durations.items()
+                   if seconds > SLOW_SECONDS and nodeid not in _exempt), reverse=True)
+    if not over:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section(f"tests over {SLOW_SECONDS:g} s not marked slow", sep="-", yellow=True)
+    for seconds, nodeid in over:
+        write(f"{seconds:6.2f}s {nodeid}")
+    write(f"{len(over)} test(s) over {SLOW_SECONDS:g} s: mark each slow (@pytest.mark.slow) or make it faster "
+          f"(the machine's load counts too: measure again alone)")
