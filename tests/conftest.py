@@ -68,17 +68,43 @@ def pytest_collection_modifyitems(config, items):
 
 #: The default run's limit for one test (setup, call and teardown): a test over it is marked
 #: ``slow`` or made faster. The terminal summary lists each unmarked one (a report, never a
-#: failure: a loaded machine must not fail a run).
+#: failure: a loaded machine must not fail a run), with the processor time it took beside the
+#: wall clock's: a test that waited on a shared machine shows little of it, one that works long
+#: shows much.
 SLOW_SECONDS = 2.0
 
 _PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
 _durations: dict[str, float] = {}
+_cpu: dict[str, float] = {}
 _exempt: set[str] = set()
+_CPU_AT = pytest.StashKey[float]()
+
+
+def _cpu_seconds() -> float:
+    """Processor time of this process and of the children it waited for (a test's commands)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    item.stash[_CPU_AT] = _cpu_seconds()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    if _CPU_AT in item.stash:  # carried to the controller in the teardown report, under xdist too
+        item.user_properties.append(("cpu_seconds", _cpu_seconds() - item.stash[_CPU_AT]))
 
 
 def pytest_runtest_logreport(report):
     """Add up each test's phases (under xdist this runs in the controller, with the workers' reports)."""
     _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration
+    for name, value in report.user_properties:
+        if name == "cpu_seconds":
+            _cpu[report.nodeid] = value
     # slow and serial tests are not in the default run; a property test run under another
     # hypothesis profile than the default has that profile's budget, not the default run's
     keywords = report.keywords
@@ -94,6 +120,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     write = terminalreporter.write_line
     terminalreporter.section(f"tests over {SLOW_SECONDS:g} s not marked slow", sep="-", yellow=True)
     for seconds, nodeid in over:
-        write(f"{seconds:6.2f}s {nodeid}")
-    write(f"{len(over)} test(s) over {SLOW_SECONDS:g} s: mark each slow (@pytest.mark.slow) or make it faster "
-          f"(the machine's load counts too: measure again alone)")
+        cpu = f" ({_cpu[nodeid]:.2f}s processor)" if nodeid in _cpu else ""
+        write(f"{seconds:6.2f}s {nodeid}{cpu}")
+    write(f"{len(over)} test(s) over {SLOW_SECONDS:g} s: mark each slow (@pytest.mark.slow) or make it faster; "
+          f"on a shared machine measure again alone (a test with little processor time waited on the load)")
