@@ -461,7 +461,7 @@ SETUP_COUNTS: dict[str, Setup] = {
     "counts-no-pyarrow": lambda tmp, mp: (corpus(tmp), without_module(mp, "pyarrow")),
     "counts-no-dask": lambda tmp, mp: (corpus(tmp), without_module(mp, "distributed")),
     "counts-no-zstandard": lambda tmp, mp: (corpus(tmp, "c.txt.zst", b"(\xb5/\xfd"), without_module(mp, "zstandard")),
-    "counts-scheduler-unreachable": lambda tmp, mp: (corpus(tmp), mp.setattr("engine.corpus.dask_count.CONNECT_SECONDS", 2)),
+    "counts-scheduler-unreachable": lambda tmp, mp: (corpus(tmp), mp.setattr("engine.corpus.dask_count.CONNECT_SECONDS", 1)),
     "counts-scheduler-refusing": lambda tmp, mp: (corpus(tmp), refusing_server(mp)),
     "counts-input-vanishes": lambda tmp, mp: vanish_while_counting(mp, tmp),
     "counts-glob-empty": lambda tmp, mp: None,

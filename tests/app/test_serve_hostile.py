@@ -18,11 +18,12 @@ import struct
 import time
 
 import pytest
+from extras import skip_without
 
 from tui.cli.serve import MAX_HEIGHT, MAX_WIDTH, QUIT_SECONDS, TERM_SECONDS, clamp_size, end_process
 
+skip_without("serve")
 aiohttp = pytest.importorskip("aiohttp")
-pytest.importorskip("textual_serve")
 psutil = pytest.importorskip("psutil")
 
 from test_serve import ANSI, PATIENCE, Tab, running_server  # noqa: E402

@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from extras import skip_without
 
+skip_without("serve")
 textual_serve = pytest.importorskip("textual_serve")
 
 from tui.cli.serve_page import TEMPLATE, offline_page, offline_templates, remote_hosts  # noqa: E402

@@ -13,6 +13,7 @@ import signal
 import threading
 
 import pytest
+from extras import skip_without
 
 from engine import TrainConfig
 from tui.app import BpeApp
@@ -58,8 +59,8 @@ async def test_a_closed_tab_saves_though_a_batch_holds_the_trainer(tmp_path, mon
 
 @pytest.mark.slow
 async def test_a_tab_ended_by_sigterm_saves_its_session(tmp_path):
+    skip_without("serve")
     aiohttp = pytest.importorskip("aiohttp")
-    pytest.importorskip("textual_serve")
     psutil = pytest.importorskip("psutil")
     from test_serve import Tab, running_server
     from test_serve_hostile import app_processes, server_pid, until

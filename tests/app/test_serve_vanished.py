@@ -9,11 +9,11 @@ import json
 import time
 
 import pytest
+from extras import skip_without
 
 from tui.cli.serve import HEARTBEAT_SECONDS, QUIT_SECONDS, TERM_SECONDS
 
-pytest.importorskip("aiohttp")
-pytest.importorskip("textual_serve")
+skip_without("serve")
 psutil = pytest.importorskip("psutil")
 
 from test_serve import running_server  # noqa: E402

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import importlib.util
 import io
 import json
 import lzma
@@ -29,8 +28,7 @@ from engine.train.reference import train_counts as reference_train_counts
 ALPHABETS = ["ab", "a b\n", "ab\n\n", "aä \n", "xy 12\n", "中文，。\n", "a1 b2\nc", "😀a \n", "Ab!? \n\r"]
 RAW = [b"", b"\xff", b"\xe4\xb8", b"\x00"]
 #: Writing or reading a Parquet table needs the scale extra: those tests skip without it.
-needs_pyarrow = pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None,
-                                   reason="needs pyarrow, the scale extra: pip install -e '.[scale]'")
+needs_pyarrow = pytest.mark.needs_extra("scale")
 
 
 @st.composite
@@ -156,12 +154,14 @@ def test_repeated_chunks_add_up_and_bad_counts_are_refused():
             Trainer.from_counts([(b"ab", bad)], TrainConfig())
 
 
-@pytest.mark.parametrize("suffix, opener", [(".gz", gzip.open), (".bz2", bz2.open), (".xz", lzma.open), (".zst", None)])
+@pytest.mark.parametrize("suffix, opener", [(".gz", gzip.open), (".bz2", bz2.open), (".xz", lzma.open),
+                                             pytest.param(".zst", None, marks=pytest.mark.needs_extra("scale"))])
 def test_compressed_inputs_count_as_the_plain_file(tmp_path, suffix, opener):
     data = "the cat sat on the mat\nthe cat ate the rat\n中文，。\n".encode() * 50
     (tmp_path / "plain.txt").write_bytes(data)
     if opener is None:
-        zstandard = pytest.importorskip("zstandard")
+        import zstandard
+
         (tmp_path / f"c.txt{suffix}").write_bytes(zstandard.ZstdCompressor().compress(data))
     else:
         with opener(tmp_path / f"c.txt{suffix}", "wb") as handle:

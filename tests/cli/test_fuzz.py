@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import io
 import json
 import os
@@ -34,6 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -403,8 +405,10 @@ def check_table(path: Path) -> None:
         assert "\n" not in str(exc)
 
 
+@functools.cache
 def _table_bytes() -> tuple[bytes, dict]:
-    """A table bpe-lab count wrote (bytes base, gpt2) and its metadata."""
+    """A table bpe-lab count wrote (bytes base, gpt2) and its metadata (made on first use: it
+    needs pyarrow, the scale extra)."""
     from engine.corpus import count_inputs, write_counts
 
     with folder() as tmp:
@@ -414,7 +418,6 @@ def _table_bytes() -> tuple[bytes, dict]:
         return (tmp / "t.parquet").read_bytes(), table.meta()
 
 
-TABLE, TABLE_META = _table_bytes()
 #: Values a hostile writer puts in a count column.
 ODD_COUNTS = st.sampled_from(["int64", "uint64", "int8", "double", "bool", "string", "binary"])
 
@@ -426,10 +429,11 @@ def test_any_bytes_as_a_table(data):
         check_table(write(tmp / "t", data))
 
 
+@pytest.mark.needs_extra("scale")
 @fuzz
 @given(st.data())
 def test_damaged_parquet_tables(data):
-    raw = bytearray(TABLE)
+    raw = bytearray(_table_bytes()[0])
     for _ in range(data.draw(st.integers(1, 4))):
         at = data.draw(st.integers(0, len(raw) - 1))
         action = data.draw(st.sampled_from(["flip", "cut", "insert"]))
@@ -443,6 +447,7 @@ def test_damaged_parquet_tables(data):
         check_table(write(tmp / "t.parquet", bytes(raw)))
 
 
+@pytest.mark.needs_extra("scale")
 @fuzz
 @given(st.data(), ODD_COUNTS)
 def test_hostile_parquet_writers(data, kind):
@@ -456,7 +461,8 @@ def test_hostile_parquet_writers(data, kind):
               "string": st.text(max_size=4), "binary": st.binary(max_size=4)}[kind]
     counts = data.draw(st.lists(values | st.none(), min_size=len(chunks), max_size=len(chunks)))
     order = data.draw(st.lists(st.integers(-3, 10) | st.none(), min_size=len(chunks), max_size=len(chunks)))
-    meta = data.draw(damaged_json(TABLE_META)) if data.draw(st.booleans()) else TABLE_META
+    table_meta = _table_bytes()[1]
+    meta = data.draw(damaged_json(table_meta)) if data.draw(st.booleans()) else table_meta
     types = {"int64": pa.int64(), "uint64": pa.uint64(), "int8": pa.int8(), "double": pa.float64(), "bool": pa.bool_(),
              "string": pa.string(), "binary": pa.binary()}
     table = pa.table({"chunk": pa.array(chunks, pa.binary()), "count": pa.array(counts, types[kind]),

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from extras import skip_without
 from helpers import ROOT
 
 from engine import TrainConfig, Trainer
@@ -56,6 +57,7 @@ def refused(result: subprocess.CompletedProcess[str], line: str) -> None:
 # -- memory bombs -----------------------------------------------------------------------------
 
 
+@pytest.mark.needs_extra("scale")  # count writes a Parquet table
 def test_a_gzip_bomb_is_refused_within_the_memory_limit(tmp_path):
     """200 MB of ``a`` in 200 kB of gzip once took count to 2 GB (400 MB: 4 GB)."""
     with gzip.open(tmp_path / "bomb.gz", "wb", compresslevel=1) as handle:
@@ -69,6 +71,7 @@ def test_a_gzip_bomb_is_refused_within_the_memory_limit(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.needs_extra("scale")
 def test_a_small_parquet_file_holding_a_huge_chunk_is_refused_before_decoding(tmp_path):
     """12 kB on disk, one 300 MB chunk: 5.3 GB once read and trained on."""
     huge_chunk(tmp_path)
@@ -102,14 +105,17 @@ def test_a_word_count_file_is_bounded_by_what_training_on_it_takes(tmp_path):
 
 @pytest.mark.parametrize(("command", "line"), [
     ("bpe-lab train --counts /dev/zero -o tok.json", "bpe-lab: error: /dev/zero: is a device, not a chunk-count table"),
-    ("bpe-lab count /dev/zero -o z.parquet", "bpe-lab: error: /dev/zero: is a device, not a text file"),
-    ("bpe-lab count /dev/urandom -o z.parquet", "bpe-lab: error: /dev/urandom: is a device, not a text file"),
+    *(pytest.param(command, line, marks=pytest.mark.needs_extra("scale")) for command, line in (  # count writes a Parquet table
+        ("bpe-lab count /dev/zero -o z.parquet", "bpe-lab: error: /dev/zero: is a device, not a text file"),
+        ("bpe-lab count /dev/urandom -o z.parquet", "bpe-lab: error: /dev/urandom: is a device, not a text file"),
+    )),
     ("bpe-lab plot /dev/zero -o c.svg", "bpe-lab: error: /dev/zero: is a device, not a tokenizer file"),
 ])
 def test_devices_are_refused_at_once(tmp_path, command, line):
     refused(run(command, tmp_path), line)
 
 
+@pytest.mark.needs_extra("scale")  # count writes a Parquet table
 def test_an_endless_pipe_given_to_count_stops_at_its_bound(tmp_path):
     refused(run("bpe-lab count <(cat /dev/zero) -o z.parquet --max-corpus-bytes 8M", tmp_path),
             "bpe-lab: error: /dev/fd/63: more than 8 MB, too large for a text file (raise the limit with --max-corpus-bytes N)")
@@ -121,16 +127,19 @@ def test_an_endless_pipe_given_to_count_stops_at_its_bound(tmp_path):
 FIFO_LINE = "bpe-lab: error: {}: a named pipe with no writer (nothing to read); start what writes it first, or save it to a file"
 
 
-# each waits the writer grace (2 s) out: one in the default run, the others in the slow pass
+# each waits the real writer grace (2 s) out, over the default run's limit: all in the slow pass
+# (the default run has the same refusals in process, with a shorter grace: tests/bad_input_tables.py)
 @pytest.mark.parametrize("command", [
-    "bpe-lab train --counts fifo -o tok.json",
     *(pytest.param(command, marks=pytest.mark.slow) for command in (
+        "bpe-lab train --counts fifo -o tok.json",
         "bpe-lab compare --counts fifo",
-        "bpe-lab count fifo -o z.parquet",
-        "bpe-lab count --merge fifo fifo -o all.parquet",
         "bpe-lab plot fifo -o c.svg",
         "bpe-lab encode -t fifo hello",
         "bpe-lab decode -t fifo 1 2",
+    )),
+    *(pytest.param(command, marks=[pytest.mark.slow, pytest.mark.needs_extra("scale")]) for command in (
+        "bpe-lab count fifo -o z.parquet",
+        "bpe-lab count --merge fifo fifo -o all.parquet",
     )),
 ])
 def test_a_fifo_without_a_writer_is_refused_not_waited_on(tmp_path, command):
@@ -162,6 +171,7 @@ def test_counts_from_a_pipe_train_exactly_as_from_the_file(tmp_path):
     assert load_tokenizer(tmp_path / "pipe.json").merges == load_tokenizer(tmp_path / "file.json").merges
 
 
+@pytest.mark.needs_extra("scale")  # count writes a Parquet table
 def test_a_parquet_table_from_a_pipe_trains_as_the_file(tmp_path):
     (tmp_path / "c.txt").write_text(CORPUS, encoding="utf-8")
     assert run("bpe-lab count c.txt -o t.parquet", tmp_path).returncode == 0
@@ -171,6 +181,7 @@ def test_a_parquet_table_from_a_pipe_trains_as_the_file(tmp_path):
     assert load_tokenizer(tmp_path / "pipe.json").merges == load_tokenizer(tmp_path / "file.json").merges
 
 
+@pytest.mark.needs_extra("scale")  # count writes a Parquet table
 def test_count_reads_a_pipe_whole(tmp_path):
     """``count <(printf 'the cat\\n')`` said "the inputs are empty"."""
     (tmp_path / "c.txt").write_text(CORPUS, encoding="utf-8")
@@ -191,7 +202,7 @@ def test_a_tokenizer_and_a_plot_table_from_a_pipe(tmp_path):
     from_file = run("bpe-lab encode -t tok.json 'the cat in the hat'", tmp_path)
     from_pipe = run("bpe-lab encode -t <(cat tok.json) 'the cat in the hat'", tmp_path)
     assert from_pipe.returncode == 0 and from_pipe.stdout == from_file.stdout, from_pipe.stderr
-    pytest.importorskip("matplotlib")
+    skip_without("plots")
     plot = run("bpe-lab plot <(cat curve.csv) -o curve.svg", tmp_path)
     assert plot.returncode == 0 and "(curve, 21 rows)" in plot.stderr, plot.stderr
 

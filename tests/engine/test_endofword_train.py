@@ -10,6 +10,7 @@ import json
 from collections import Counter
 
 import pytest
+from extras import skip_without
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -64,7 +65,9 @@ def ours(counts: dict[str, int], merges: int, base: str = "chars", min_frequency
 
 
 def learn_bpe(counts: dict[str, int], merges: int, min_frequency: int = 2) -> list[tuple[str, str]]:
-    learn = pytest.importorskip("subword_nmt.learn_bpe", reason="subword-nmt (pip install -e '.[compare]')")
+    skip_without("compare")
+    from subword_nmt import learn_bpe as learn
+
     if not any(len(w) > 1 for w in counts):
         return []  # learn_bpe takes the largest count of no pairs (a ValueError)
     out = io.StringIO()
@@ -132,7 +135,9 @@ def apply_codes(word: str, merges: list[tuple[str, str]]) -> list[str]:
 @settings(max_examples=40, deadline=None)
 @given(words, st.integers(1, 30), st.lists(st.text("abcdeéß", min_size=1, max_size=9), min_size=1, max_size=5))
 def test_encoding_segments_words_as_subword_nmt(counts, merges, texts):
-    apply = pytest.importorskip("subword_nmt.apply_bpe", reason="subword-nmt (pip install -e '.[compare]')")
+    skip_without("compare")
+    from subword_nmt import apply_bpe as apply
+
     config = TrainConfig(base="chars", pretokenizer="custom", pattern=r"\S+", tie_rule="subword-nmt",
                          max_merges=merges, end_of_word=SUFFIX)
     trainer = Trainer(" ".join(w for w, n in counts.items() for _ in range(n)), config)

@@ -7,14 +7,16 @@ from __future__ import annotations
 import io
 
 import pytest
+from extras import skip_without
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import TrainConfig, Trainer
 from engine.formats import detect_format, export_tokenizer, load_any
 
-learn_bpe = pytest.importorskip("subword_nmt.learn_bpe", reason="subword-nmt (pip install -e '.[compare]')")
-apply_bpe = pytest.importorskip("subword_nmt.apply_bpe", reason="subword-nmt (pip install -e '.[compare]')")
+skip_without("compare")
+learn_bpe = pytest.importorskip("subword_nmt.learn_bpe")
+apply_bpe = pytest.importorskip("subword_nmt.apply_bpe")
 
 words = st.dictionaries(st.text("abcdeéß", min_size=2, max_size=7), st.integers(2, 9), min_size=1, max_size=12)
 texts = st.lists(st.text("abcdeéß", min_size=1, max_size=9), min_size=1, max_size=4)
