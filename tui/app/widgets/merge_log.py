@@ -180,7 +180,7 @@ class MergeLog(ScrollView, can_focus=True):
         if self.virtual_size.height != rows:
             self.virtual_size = Size(0, rows)
         if follow and steps:
-            self.move_cursor(row=steps - 1)
+            self.move_cursor(row=steps - 1, history=True)
         elif self.cursor_row >= steps:
             self.move_cursor(row=max(steps - 1, 0))
         self.refresh()
@@ -192,9 +192,11 @@ class MergeLog(ScrollView, can_focus=True):
             for row in [r for r in cache if r >= from_row]:
                 del cache[row]
 
-    def move_cursor(self, *, row: int, animate: bool = False, inspect: bool = True) -> None:
+    def move_cursor(self, *, row: int, animate: bool = False, inspect: bool = True, history: bool = False) -> None:
         """Put the cursor on a row and keep it in view (``inspect=False``: without posting
-        :class:`Inspect`, when the caller already shows the row's token).
+        :class:`Inspect`, when the caller already shows the row's token; ``history``: on the
+        pane's last line, with as many earlier steps above it as fit, as after a move of training,
+        so a step back never leaves the row alone at the top of an empty-looking log).
 
         Scrolls at once and by force: the scroll extent may have grown in this same call
         (:meth:`sync`), before a layout pass shows the scroll bar that would otherwise permit
@@ -208,7 +210,9 @@ class MergeLog(ScrollView, can_focus=True):
             self.refresh()
         height = max(self.size.height - 1, 1)  # the header takes one line
         top = int(self.scroll_y)
-        if row < top:
+        if history and top != max(row - height + 1, 0):
+            self.scroll_to(y=max(row - height + 1, 0), animate=animate, force=True, immediate=True)
+        elif row < top:
             self.scroll_to(y=row, animate=animate, force=True, immediate=True)
         elif row >= top + height:
             self.scroll_to(y=row - height + 1, animate=animate, force=True, immediate=True)
