@@ -4,7 +4,7 @@ where training stops, where a count meets the merges made, and the quiz's typed 
 from __future__ import annotations
 
 import pytest
-from helpers import app_on, settled
+from helpers import app_on, settle_until, settled
 
 from tui.app.widgets.status_line import StatusLine
 from tui.i18n import set_language
@@ -33,3 +33,53 @@ async def test_the_status_line_says_or_more_where_training_stops(tmp_path, lang,
         await settled(pilot)
         assert app.workbench.done and app.workbench.steps == 3
         assert done in status(app)
+
+
+async def test_the_quiz_takes_a_space_typed_first_and_says_how():
+    """Item 2: at step 3 of the workshop corpus the answer is `· + t`; typing ` t` (a space, as a
+    learner types it) said "t is one token already"; now it is the pair, and the panel says how
+    a space is typed. The modes' names are translated (a smaller item of the issue)."""
+    from textual.widgets import Input, Static
+
+    from tui.app.screens.quiz import QuizScreen
+
+    app = app_on("workshop.txt", autosave=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n", "p")
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, QuizScreen)
+        await pilot.press("ctrl+t")  # hidden: type the pair
+        await settled(pilot)
+        assert screen.query_one("#quiz-input", Input).has_focus
+        spelling = str(screen.query_one("#quiz-spelling", Static).render())
+        assert '" t" is · + t' in spelling and screen.query_one("#quiz-spelling").display
+        await pilot.press("space", "t", "enter")
+        await settled(pilot)
+        assert app.workbench.steps == 3 and app.workbench.trainer.last.pair == (ord(" "), ord("t"))
+        assert str(screen.query_one("#quiz-reveal", Static).render()).startswith("Right: · + t merges, 32 times.")
+
+
+async def test_a_long_quiz_error_is_scrolled_into_view_whole():
+    """At 80×24 in German the error under the input takes three lines, below the fold of the
+    panel's body (the spelling line under it): the body scrolls so the whole sentence shows."""
+    from tui.app.screens.quiz import QuizScreen
+
+    set_language("de")
+    app = app_on("workshop.txt", autosave=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n", "p")
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, QuizScreen)
+        assert str(screen.query_one("#quiz-mode").render()).startswith("gemischt:")
+        await pilot.press("ctrl+t", "ctrl+t")
+        await settled(pilot)
+        assert str(screen.query_one("#quiz-mode").render()).startswith("getippt:")
+        await pilot.press("space", "x", "enter")
+        error = screen.query_one("#quiz-error")
+        body = screen.query_one("#quiz-body")
+        await settle_until(pilot, lambda: error.size.height >= 2, "the error laid out")
+        await settled(pilot)
+        assert "ergeben zurzeit ·x" in str(error.render())
+        assert body.region.contains_region(error.region), (body.region, error.region)
