@@ -83,3 +83,25 @@ async def test_a_long_quiz_error_is_scrolled_into_view_whole():
         await settled(pilot)
         assert "ergeben zurzeit ·x" in str(error.render())
         assert body.region.contains_region(error.region), (body.region, error.region)
+
+
+async def test_a_run_follows_the_last_merged_token_by_default():
+    """Item 6: during a run the corpus pane stayed at the top, so a class did not see the merged
+    token; it follows from the start (`f` turns it off)."""
+    from tui.app.theme import current
+    from tui.app.widgets.corpus_view import CorpusView
+
+    app = app_on("workshop.txt", autosave=False, vocab_size=514)  # its last token: "ji", first seen 2,636 characters in
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(CorpusView)
+        assert view.follow
+        await settled(pilot)  # the corpus drawn, as a class sees it before space
+        await pilot.press("space")
+        await settle_until(pilot, lambda: app.workbench.done, "the run to 258 merges")
+        await settled(pilot)
+        last = app.workbench.trainer.last.new_id
+        assert view.highlight == last and view.scroll_y > 0  # it is not on the first screen
+        view._prefetch()
+        rows = [view.render_line(y) for y in range(view.scrollable_content_region.height)]
+        assert any(seg.style == current().highlight and seg.text for row in rows for seg in row)
+
