@@ -105,3 +105,24 @@ async def test_a_run_follows_the_last_merged_token_by_default():
         rows = [view.render_line(y) for y in range(view.scrollable_content_region.height)]
         assert any(seg.style == current().highlight and seg.text for row in rows for seg in row)
 
+
+async def test_minus_slows_a_run_to_one_merge_every_ten_seconds():
+    """Item 8: the slowest speed was 1 merge/s; `-` goes on to a merge every 2, 5 and 10 s, and
+    the status line says so, running or paused."""
+    import asyncio
+
+    app = app_on("workshop.txt", autosave=False, speed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("minus")
+        await settled(pilot)
+        assert app.training.speed == 0.5 and "runs 1 merge every 2 s" in status(app)
+        app.training.posted.clear()
+        await pilot.press("space")
+        assert await asyncio.to_thread(app.training.posted.wait, 30), "no merge posted"
+        await settle_until(pilot, lambda: "running at 1 merge every 2 s (+/-)" in status(app), "the pace shown", workers=False)
+        await pilot.press("minus", "minus", "minus")
+        assert app.training.speed == 0.1
+        await pilot.press("space")  # a pause ends the long wait at once
+        await settled(pilot)
+        assert not app.running and app.workbench.steps == 1
+        assert "runs 1 merge every 10 s" in status(app)

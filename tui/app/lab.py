@@ -52,7 +52,7 @@ class Lab(LabSessions, LabDriving):
     def __init__(self, app: App, *, workbench: Workbench | None = None, corpus: LoadedCorpus | None = None,
                  config: TrainConfig | None = None, script: Tokenizer | None = None,
                  file_ids: list[int | None] | None = None, keeper: SessionKeeper | None = None,
-                 resume: Session | None = None, run: bool = False, speed: int | None = None,
+                 resume: Session | None = None, run: bool = False, speed: float | None = None,
                  clipboard: Callable[[str], None] | None = None) -> None:
         self.app = app
         #: The corpus and trainer shown (None until the first corpus has loaded).
@@ -312,7 +312,7 @@ class Lab(LabSessions, LabDriving):
             self.running = True
             self.training.start(self.workbench)
 
-    def set_speed(self, speed: int | None) -> None:
+    def set_speed(self, speed: float | None) -> None:
         """The run speed (merges a second; None: full speed), also while a run is live."""
         self.training.set_speed(speed)
         self.changed.publish(Change("status"))

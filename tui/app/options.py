@@ -26,7 +26,7 @@ class LaunchOptions:
     resumed_from: Path | None = None
     autosave: bool = True
     run: bool = False
-    speed: int | None = None
+    speed: float | None = None
     theme: str | None = None
     prefs_file: Path | None = None
     notes: Sequence[str] = field(default_factory=tuple)
