@@ -3,6 +3,8 @@ where training stops, where a count meets the merges made, and the quiz's typed 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from helpers import app_on, settle_until, settled
 
@@ -126,3 +128,70 @@ async def test_minus_slows_a_run_to_one_merge_every_ten_seconds():
         await settled(pilot)
         assert not app.running and app.workbench.steps == 1
         assert "runs 1 merge every 10 s" in status(app)
+
+
+# -- item 7: a Chinese corpus opens from characters ----------------------------------------------
+
+
+def test_a_mostly_cjk_corpus_is_told_by_its_text():
+    from tui.model.cjk import cjk_share
+    from tui.model.samples import sample
+
+    assert cjk_share(sample("tang.txt").read_bytes().decode()) > 0.9
+    assert cjk_share(sample("chinese.txt").read_bytes().decode()) > 0.9
+    assert cjk_share(sample("workshop.txt").read_bytes().decode()) < 0.1  # a few Chinese lines
+    assert cjk_share("天地 ab") == 0.5 and cjk_share("") == 0.0
+
+
+def cjk_file(tmp_path):
+    from helpers import sample_text
+
+    path = tmp_path / "tang_like.txt"
+    path.write_text(sample_text("tang.txt"), encoding="utf-8")
+    return path
+
+
+async def test_opening_a_chinese_file_with_the_current_settings_starts_from_characters(tmp_path):
+    """Item 7: `o` kept the current settings, so a Chinese file opened as `[e5][ba][8a]…`; with
+    the base not chosen it opens from characters, and a line says so and how to switch."""
+    app = app_on("workshop.txt", autosave=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.lab.config.base == "bytes" and not app.lab.base_chosen
+        app._open(str(cjk_file(tmp_path)))
+        await settle_until(pilot, lambda: app.workbench.corpus.name == "tang_like.txt", "the file open")
+        assert app.lab.config.base == "chars" and isinstance(app.workbench.corpus.units, str)
+        assert any("mostly Chinese, Japanese or Korean" in note and "base bytes" in note for note in app.toasts.texts())
+        # the base chosen in the settings: a Chinese file opened next keeps it
+        app._restart(replace(app.lab.config, base="bytes"))
+        await settle_until(pilot, lambda: app.lab.config.base == "bytes", "restarted at bytes")
+        assert app.lab.base_chosen
+        app._open(str(cjk_file(tmp_path)))
+        await settle_until(pilot, lambda: not app.loading, "the file open again")
+        assert app.lab.config.base == "bytes"
+
+
+async def test_the_bundled_chinese_sample_opens_from_characters():
+    app = app_on("workshop.txt", autosave=False)
+    async with app.run_test(size=SIZE) as pilot:
+        app._open("sample:chinese.txt")
+        await settle_until(pilot, lambda: app.workbench.corpus.name == "chinese.txt", "the sample open")
+        assert app.lab.config.base == "chars"
+        app._open("sample:tang.txt")  # lesson 002's half characters: its example is at bytes
+        await settle_until(pilot, lambda: app.workbench.corpus.name == "tang.txt", "the sample open")
+        assert app.lab.config.base == "bytes"
+
+
+def test_launching_on_a_chinese_file_without_base_starts_from_characters(tmp_path, monkeypatch):
+    from tui.app import BpeApp
+    from tui.app.launch import launch
+
+    started = []
+    monkeypatch.setattr(BpeApp, "run", lambda self, **kwargs: started.append(self))
+    monkeypatch.setenv("BPE_LAB_SESSION", str(tmp_path / "s.json"))
+    path = cjk_file(tmp_path)
+    assert launch([str(path)]) == 0
+    assert launch([str(path), "--base", "bytes"]) == 0
+    chars, chosen = started
+    assert chars.lab.config.base == "chars" and isinstance(chars.lab.pending.units, str)
+    assert "mostly Chinese" in chars.lab._open_note and not chars.lab.base_chosen
+    assert chosen.lab.config.base == "bytes" and chosen.lab._open_note is None and chosen.lab.base_chosen
