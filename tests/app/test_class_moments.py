@@ -195,3 +195,68 @@ def test_launching_on_a_chinese_file_without_base_starts_from_characters(tmp_pat
     assert chars.lab.config.base == "chars" and isinstance(chars.lab.pending.units, str)
     assert "mostly Chinese" in chars.lab._open_note and not chars.lab.base_chosen
     assert chosen.lab.config.base == "bytes" and chosen.lab._open_note is None and chosen.lab.base_chosen
+
+
+# -- item 3: numbers are never cut ---------------------------------------------------------------
+
+
+def rendered(renderable, width: int) -> list[str]:
+    from rich.console import Console
+
+    console = Console(width=width, color_system=None, legacy_windows=False)
+    return ["".join(seg.text for seg in line).rstrip() for line in console.render_lines(renderable, pad=False)]
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "zh"])
+@pytest.mark.parametrize("width", [30, 40, 52, 80])
+def test_the_baselines_table_never_cuts_a_number(lang, width):
+    """Lesson 004 at 80×24 showed vocabulary sizes 456 and 196 as `4…` and `1…`: the table now
+    wraps its titles and cuts names first, or becomes a list; every number shows whole."""
+    from rich.cells import cell_len
+
+    from engine.analysis import Row
+    from tui.app.widgets.baselines_pane import rows_table
+
+    set_language(lang)
+    rows = [Row("bpe (step 200)", 456, 3000, 1035, 0, 400, 136, 0), Row("word", 196, 3000, 655, 0, 400, 79, 18),
+            Row("wordpiece", note="needs the tokenizers library")]
+    lines = rendered(rows_table(rows), width)
+    assert all(cell_len(line) <= width for line in lines)
+    text = "\n".join(lines)
+    for number in ("456", "1,035", "136", "196", "655", "79", "18", "2.941", "5.063"):
+        assert number in text, (number, text)
+    if width == 80:
+        assert "bpe (step 200)" in text  # room for the names too
+
+
+def test_a_bytes_log_of_chinese_keeps_byte_pairs_whole_at_80_columns():
+    """tang_all at the bytes base, `}`: `│94   …      [ad]   中` replaced [e4 b8] by "…"; the
+    token columns share by need where even shares would cut a value of up to 7 cells."""
+    from rich.cells import cell_len
+
+    from tui.app.widgets.merge_log import TITLES, WHOLE_TOKEN, column_widths
+
+    titles = tuple(cell_len(t) for t in TITLES)
+    # the log's 46 inner cells at 80 columns; step 100, count 6,284 (and a tie mark), 3,302,651 tokens
+    widths = column_widths(46, {0: 3, 4: 7, 5: 8}, titles, {1: 7, 2: 4, 3: 7})
+    assert all(widths), widths
+    assert widths[1] >= 7 and widths[3] >= 7 and widths[4] >= 7 and widths[5] >= 8, widths
+    # values of up to WHOLE_TOKEN cells in all three columns, with no room for them: a column drops
+    widths = column_widths(46, {0: 3, 4: 7, 5: 8}, titles, {1: 7, 2: 7, 3: WHOLE_TOKEN})
+    assert min(w for w in widths[1:4] if w) >= 7 and widths[4] >= 7, widths
+
+
+def test_a_cut_is_drawn_unlike_the_token_made_of_an_ellipsis():
+    """`…` is a token (GPT-2's merge 49993 makes `…` + `.`): a value cut to fit ends in a `…`
+    drawn in reverse video, a real `…` in the text's own style."""
+    from rich.style import Style
+
+    from tui.app.cut_mark import CUT, fit_segments
+
+    plain = Style(bold=True)
+    cut = fit_segments("·counting", 5, plain)
+    assert "".join(s.text for s in cut) == "·cou…"
+    assert [s.style for s in cut if s.text == "…"] == [plain + CUT]
+    real = fit_segments("…", 5, plain)
+    assert "".join(s.text for s in real) == "…    " and all(s.style == plain for s in real)
+

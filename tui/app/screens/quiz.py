@@ -27,8 +27,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.app.cut_mark import fit_text
 from tui.i18n import N_, _
-from tui.model.cells import fit
 from tui.model.quiz import CHOICES, MODE_NAMES, MODES, Outcome, PickError, read_pick, reveal_lines, tie_reason
 from tui.model.quiz import show_pair as show_pair_of
 from tui.model.workbench import Busy
@@ -310,7 +310,8 @@ class QuizScreen(ModalScreen[None]):
             merged, picked = pair == outcome.merged, pair == outcome.pick
             style = "bold #e9c46a" if merged else ""
             text.append("▶ " if merged else "  ", style=style)
-            text.append(fit(labels[pair], label) + " ", style=style)
+            text.append_text(fit_text(labels[pair], label, style))
+            text.append(" ", style=style)
             text.append(f"{count:>{digits}}", style=style)
             text.append(" ◀" if picked else "", style="bold")
             text.append("\n")

@@ -20,6 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from engine import Merge, token_display
+from tui.app.cut_mark import fit_segments
 from tui.app.theme import current
 from tui.i18n import N_, _
 from tui.model.cells import fit
@@ -68,16 +69,17 @@ def column_widths(width: int, numbers: dict[int, int] | None = None,
             widths = [fixed[i] if i in fixed and i in shown else 0 for i in range(len(TITLES))]
             # a space after each column; a pane that dropped columns uses its last cell too
             room = width - sum(widths) - len(shown) + (drop is not None)
-            # A wide pane keeps all six columns while each gets MIN_TOKEN cells (a test of its width
-            # alone, so the columns stay put as the log scrolls); a narrow one (beside a lesson)
-            # takes the most columns whose values on screen fit whole.
+            # A wide pane keeps all six columns while each gets MIN_TOKEN cells and the values on
+            # screen fit whole (in even shares, so the columns stay put as the log scrolls, or by
+            # need where one is wider: [e4 b8] in a bytes log of Chinese); a narrow one (beside a
+            # lesson) takes the most columns whose values on screen fit whole.
             steady = drop is None and width >= STEADY_WIDTH
             # (a share of WHOLE_TOKEN cells where the number columns' spare cells make one: [80 82]
             # in a Chinese log stays whole, on every page alike)
             least = WHOLE_TOKEN if fixed is roomy else MIN_TOKEN
-            fits = room // len(columns) >= least if steady else room >= whole
+            fits = room // len(columns) >= least and room >= whole if steady else room >= whole
             if fits or (drop, fixed) == (DROP_ORDER[-1], needed):
-                by_need = {i: 0 if steady else needs[i] for i in columns}  # a wide log: even shares, columns that stay put
+                by_need = {i: needs[i] for i in columns}  # even shares while every value fits one
                 for i, w in share(room, by_need, {i: titles[i] for i in columns}).items():
                     widths[i] = w
                 return widths
@@ -342,5 +344,9 @@ class MergeLog(ScrollView, can_focus=True):
                 style = base + TIE
             elif index == 4 and text.endswith("✋") and row != self.cursor_row:
                 style = base + MANUAL
-            segments.append(Segment(fit(text, w) + " ", style))
+            if index in (1, 2, 3):  # a token: a cut drawn as one (tui.app.cut_mark)
+                segments.extend(fit_segments(text, w, style))
+                segments.append(Segment(" ", style))
+            else:
+                segments.append(Segment(fit(text, w) + " ", style))
         return Strip(segments).crop(0, width).extend_cell_length(width, base)
