@@ -260,3 +260,21 @@ def test_a_cut_is_drawn_unlike_the_token_made_of_an_ellipsis():
     real = fit_segments("…", 5, plain)
     assert "".join(s.text for s in real) == "…    " and all(s.style == plain for s in real)
 
+
+async def test_the_curve_at_step_0_says_there_is_nothing_to_plot_yet():
+    """At step 0 the curve tab drew a flat line from 3,190 to 3,190; it says why there is none."""
+    from tui.app.widgets.curve_pane import CurvePane
+
+    app = app_on("workshop.txt", autosave=False, still=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a")
+        await settle_until(pilot, lambda: app.screen.query(CurvePane) and app.screen.query_one(CurvePane).curve,
+                           "the curve shown")
+        pane = app.screen.query_one(CurvePane)
+        shown = "\n".join(rendered(pane.render(), pane.content_size.width))
+        assert "Nothing to plot yet" in shown and "┤" not in shown
+        await pilot.press("n")
+        await settle_until(pilot, lambda: pane.curve.last == 1, "the curve after a step")
+        shown = "\n".join(rendered(pane.render(), pane.content_size.width))
+        assert "Nothing to plot yet" not in shown and "┤" in shown
+
