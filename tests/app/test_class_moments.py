@@ -278,3 +278,40 @@ async def test_the_curve_at_step_0_says_there_is_nothing_to_plot_yet():
         shown = "\n".join(rendered(pane.render(), pane.content_size.width))
         assert "Nothing to plot yet" not in shown and "┤" in shown
 
+
+@pytest.mark.slow
+async def test_the_compare_tab_packs_its_rows_beside_the_scroll_bar(tmp_path, monkeypatch):
+    """Issue 39: the compare tab's rows were packed to the output's width before its scroll bar
+    showed, then cut at the right edge ("…im Park spazier"); they are packed to the width beside
+    the bar, so every row shows whole. (Beside a lesson at 80×24, where it was seen: a lesson's
+    start takes over 2 s.)"""
+    import re
+
+    from helpers import ROOT
+    from rich.cells import cell_len
+    from textual.widgets import Static
+
+    from tui.app.widgets.compare_pane import ComparePane
+    from tui.lessons.format import parse
+
+    drawn = {}
+    update = Static.update
+
+    def spy(self, content="", **kwargs):
+        if self.id == "compare-output":
+            drawn["last"] = content
+        return update(self, content, **kwargs)
+
+    monkeypatch.setattr(Static, "update", spy)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    app = app_on(None, autosave=False, still=True, lesson=parse(ROOT / "assets" / "lessons" / "004-words-vs-bpe.en.md"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle_until(pilot, lambda: app.workbench is not None, "the lesson's corpus")
+        await pilot.press("a", "5")
+        await settle_until(pilot, lambda: app.screen.query(ComparePane) and app.screen.query_one(ComparePane)._shown[0],
+                           "the compare tab shown")
+        await settled(pilot)
+        output = app.screen.query_one(ComparePane).query_one("#compare-output", Static)
+        assert output.parent.show_vertical_scrollbar  # the output is longer than the pane
+        rows = [line for line in rendered(drawn["last"], 10_000) if re.match(r"(  |▪ |[a-z]{2} +\d)", line)]
+        assert len(rows) > 10 and max(cell_len(line) for line in rows) <= output.size.width, (output.size.width, rows)
