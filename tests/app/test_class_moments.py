@@ -315,3 +315,23 @@ async def test_the_compare_tab_packs_its_rows_beside_the_scroll_bar(tmp_path, mo
         assert output.parent.show_vertical_scrollbar  # the output is longer than the pane
         rows = [line for line in rendered(drawn["last"], 10_000) if re.match(r"(  |▪ |[a-z]{2} +\d)", line)]
         assert len(rows) > 10 and max(cell_len(line) for line in rows) <= output.size.width, (output.size.width, rows)
+
+
+async def test_the_inspector_says_why_a_count_of_92_merges_46_times():
+    """Item 5: step 1 on the workshop corpus merges `· + ·`, count 92, and the corpus loses 46
+    tokens: overlapping pairs count, merges do not overlap. The inspector says so where the two
+    numbers meet; a pair of two different tokens (no overlap possible) gets no such line."""
+    from tui.app.widgets.inspector import Inspector
+
+    app = app_on("workshop.txt", autosave=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await settled(pilot)
+        trainer = app.workbench.trainer
+        assert trainer.last.count == 92 and trainer.last.tokens_before - trainer.last.tokens_after == 46
+        shown = app.query_one(Inspector).plain
+        assert "born at step 1, count 92\n46 merged: ··· counts twice, merges once (no overlap)\nnow 46×" in shown
+        await pilot.press("n")
+        await settled(pilot)
+        assert trainer.last.pair == (ord("e"), ord("r"))
+        assert "merged:" not in app.query_one(Inspector).plain
