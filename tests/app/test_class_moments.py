@@ -335,3 +335,32 @@ async def test_the_inspector_says_why_a_count_of_92_merges_46_times():
         await settled(pilot)
         assert trainer.last.pair == (ord("e"), ord("r"))
         assert "merged:" not in app.query_one(Inspector).plain
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "zh"])
+def test_the_branch_comparison_never_calls_a_trained_on_part_held_out(lang):
+    """Issue 39: headed "held-out: last 10% of workshop.txt (the branches trained on it too)",
+    which contradicts itself, and "│held-out A b/tok" lost its space at 80 columns."""
+    from types import SimpleNamespace
+
+    from rich.cells import cell_len
+
+    from tui.app.screens.branches import render_comparison
+
+    set_language(lang)
+    rows = [SimpleNamespace(step=3, tokens=(3058, 3058), heldout=(316, 316)),
+            SimpleNamespace(step=7, tokens=(2963, None), heldout=(306, None))]
+    result = SimpleNamespace(a="b1", b="main", parts_at=3, rows=rows, corpus_bytes=3190, heldout_bytes=323,
+                             per_token=lambda size, tokens: size / tokens, only_a=[b"he"], only_b=[b"en"])
+    part = render_comparison(result, 76, ("…", "last 10% of workshop.txt", True)).plain.splitlines()
+    held = render_comparison(result, 76, ("…", "notes.txt", False)).plain.splitlines()
+    assert "last 10% of workshop.txt" in part[1] and "…" not in part[1]
+    assert held[1].rstrip().endswith("notes.txt")
+    for lines in (part, held):
+        header = lines[2]
+        assert all(cell.startswith(" ") for cell in header.split("│")), header  # a space after each bar
+        assert all(cell_len(line) <= 76 for line in lines)
+        assert "3058" in lines[3] and "316" in lines[3] and "306" in lines[4]
+    if lang == "en":
+        assert part[1].startswith("part: ") and held[1].startswith("held-out: ")
+        assert "part A" in part[2] and "held-out A" in held[2] and "held-out" not in part[2]
