@@ -91,3 +91,31 @@ async def test_find_scrolls_the_log_to_the_step_that_made_the_token():
         assert log.cursor_row == 1 and log.cursor_in_view
         await pilot.press("slash", *"#97", "enter")  # a byte: no step made it, the log stays
         assert app.selected == 97 and log.cursor_row == 1
+
+
+def history_above(app: BpeApp) -> bool:
+    """The current step is the log's last line, with earlier steps filling every line above it."""
+    log = app.query_one(MergeLog)
+    lines = log.size.height - 1  # below the header
+    return on_current_step(app) and int(log.scroll_y) == max(app.workbench.steps - lines, 0)
+
+
+async def test_stepping_back_keeps_the_history_above_the_current_step():
+    """Issue 39 item 1: `}`, `u`, `[` left step 89 alone at the top of the log, as if the
+    history were gone; after any move the rows above it show the steps before it."""
+    app = app_on("workshop.txt", autosave=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right_curly_bracket", "u", "left_square_bracket")
+        await settled(pilot)
+        assert app.workbench.steps == 89 and history_above(app)
+        log = app.query_one(MergeLog)
+        top = int(log.scroll_y)
+        assert set(log._texts) >= set(range(top, 89))  # the rows above were drawn, not blank
+        await pilot.press("g", *"50", "enter")
+        await settled(pilot)
+        await pilot.press("u")
+        await settled(pilot)
+        assert app.workbench.steps == 49 and history_above(app)
+        await pilot.press("g", "0", "enter", "n", "n")
+        await settled(pilot)
+        assert app.workbench.steps == 2 and log.scroll_y == 0 and on_current_step(app)

@@ -42,3 +42,12 @@ def test_token_rows_never_break_a_token_across_lines():
         # every token is whole on one line: "[e4 b8]" is never cut into "[e4" and "b8]"
         assert sum(line.count("[e4 b8]") for line in lines) == 5
         assert not any(line.endswith("[e4") or line.startswith("b8]") for line in lines)
+
+
+def test_the_mark_at_the_last_step_is_not_drawn_as_a_frame():
+    """Issue 39: at the last step the mark's column ran down the right edge as a solid │ and the
+    curve's end broke it on the last row, like a frame drawn over; the mark is dashed."""
+    values = [3190, 2800, 2500, 2300, 2200]
+    lines = framed_plot("corpus tokens", values, 40, 4, mark=4).plain.splitlines()[1:-2]
+    assert all(not line.rstrip().endswith("│") for line in lines)
+    assert sum(line.rstrip().endswith("┆") for line in lines) == len(lines) - 1  # the curve's end in the last

@@ -8,7 +8,7 @@ pause, so what is asserted is what a user sees.
 from __future__ import annotations
 
 import pytest
-from helpers import app_on
+from helpers import app_on, settle_until
 from rich.cells import cell_len
 from rich.segment import Segment
 from textual.strip import Strip
@@ -92,6 +92,7 @@ def test_no_wrap_is_one_row():
 async def test_the_corpus_wraps_at_the_pane_width(size):
     app = make_app()
     async with app.run_test(size=size) as pilot:
+        app.query_one(CorpusView).follow = False  # the prose at the top, not the first "··" below
         await pilot.press("n", "n", "n")
         await settle(pilot)
         view = app.query_one(CorpusView)
@@ -261,6 +262,7 @@ async def test_follow_brings_the_last_merged_token_into_view():
                 break
         else:
             pytest.fail("every merge so far shows on the first screen")
+        view.follow = False
         view.show_last_merge()  # follow is off: nothing moves
         await settle(pilot)
         assert view.scroll_y == 0 and not highlighted(view)
@@ -293,7 +295,11 @@ async def test_a_step_rewraps_only_the_rows_on_screen(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "100x30"])
 def test_snapshot_workshop_wrapped(snap_compare, size):
-    assert snap_compare(make_app(), press=["n", "n", "n"], terminal_size=size)
+    async def stay(pilot) -> None:
+        await settle_until(pilot, lambda: pilot.app.screen.query(CorpusView), "the corpus pane mounted")
+        pilot.app.screen.query_one(CorpusView).follow = False  # the prose at the top, not the first "··" below
+
+    assert snap_compare(make_app(), run_before=stay, press=["n", "n", "n"], terminal_size=size)
 
 
 @pytest.mark.slow

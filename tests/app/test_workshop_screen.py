@@ -58,9 +58,9 @@ async def test_w_toggles_wrapping_and_f_follows_the_last_merge():
         await app.workers.wait_for_complete()
         await pilot.pause()
         view = app.screen.query_one(CorpusView)
-        assert view.wrap and not view.follow
-        await pilot.press("w")
-        assert not view.wrap
+        assert view.wrap and view.follow  # following from the start (issue 39, item 6)
+        await pilot.press("w", "f")
+        assert not view.wrap and not view.follow
         await pilot.press("w", "f")
         assert view.wrap and view.follow
         seen: list[int | None] = []

@@ -47,7 +47,24 @@ def ids(trainer: Trainer, *tokens: str) -> tuple[int, ...]:
 
 def test_split_parts_keeps_bytes_in_brackets_together():
     assert split_parts("l o") == ["l", "o"]
-    assert split_parts("  [e4 b8]   [e4 b8] ") == ["[e4 b8]", "[e4 b8]"]
+    assert split_parts("[e4 b8]   [e4 b8] ") == ["[e4 b8]", "[e4 b8]"]
+    assert split_parts("   ") == []
+
+
+def test_spaces_typed_first_are_text_of_the_first_token():
+    """Issue 39 item 2: with the gpt2 pre-tokenizer half the early merges are `· + x`; a learner
+    types the space, not the `·` the panes draw it with."""
+    assert split_parts(" t") == [" t"]
+    assert split_parts("  [e4 b8] 天") == ["  [e4 b8]", "天"]
+    trainer = low()
+    space_l = ids(trainer, " ", "l")
+    assert read_pick(trainer, " l") == space_l  # the merged text, led by a typed space
+    assert read_pick(trainer, "·l") == space_l
+    assert read_pick(trainer, "· l") == space_l
+    with pytest.raises(PickError, match="No token ·l in the vocabulary now"):
+        read_pick(trainer, " l o")  # the space led the first token: the message shows it as ·
+    gpt2 = Trainer("the cat sat at the mat", TrainConfig(pretokenizer="gpt2"))
+    assert read_pick(gpt2, " t") == (ord(" "), ord("t"))  # the workshop's step 3, typed naturally
     assert split_parts("，[e5] 天") == ["，[e5]", "天"]
 
 

@@ -284,7 +284,8 @@ class Actions:
         config, note = lab.config, None
         if source.startswith("sample:") and lab.script is None:
             config, note = sample_settings(source, lab.config, keep_settings)
-        lab.open_with(source, config, lab.script, lab.file_ids, note)
+        current = config is lab.config  # a file, or a sample keeping the current settings
+        lab.open_with(source, config, lab.script, lab.file_ids, note, current=current)
 
     def open_with(self, source: str, config: TrainConfig, script: Tokenizer | None = None,
                   file_ids: list[int | None] | None = None) -> bool:
@@ -311,6 +312,8 @@ class Actions:
                 return
         if lab.script is not None:
             self.say(_("training with your settings now, no longer replaying the imported tokenizer"), timeout=6)
+        if config.base != lab.config.base:
+            lab.base_chosen = True  # a base the user chose: a CJK corpus opened next keeps it
         lab.load(corpus, config)  # the config and mode change only if the new trainer builds
 
     def _confirm_then(self, question: str, then: Callable[[], None], fate: str | None = None) -> None:

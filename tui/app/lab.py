@@ -31,6 +31,7 @@ from tui.app.lab_sessions import AUTOSAVE_RETRY, SAVE_NOW_SECONDS, LabSessions  
 from tui.app.messages import Change, Loaded, LoadFailed, Trained
 from tui.app.training import GROUP, Training
 from tui.i18n import _
+from tui.model.cjk import character_level
 from tui.model.driver import LessonView
 from tui.model.pacing import Pacer
 from tui.model.quiz import Score
@@ -53,8 +54,9 @@ class Lab(LabSessions, LabDriving):
     def __init__(self, app: App, *, workbench: Workbench | None = None, corpus: LoadedCorpus | None = None,
                  config: TrainConfig | None = None, script: Tokenizer | None = None,
                  file_ids: list[int | None] | None = None, keeper: SessionKeeper | None = None,
-                 resume: Session | None = None, run: bool = False, speed: int | None = None,
-                 clipboard: Callable[[str], None] | None = None) -> None:
+                 resume: Session | None = None, run: bool = False, speed: float | None = None,
+                 clipboard: Callable[[str], None] | None = None, base_chosen: bool = False,
+                 open_note: str | None = None) -> None:
         self.app = app
         #: The corpus and trainer shown (None until the first corpus has loaded).
         self.workbench: Workbench | None = workbench
@@ -83,7 +85,10 @@ class Lab(LabSessions, LabDriving):
         self._run_on_load = run
         self._running = False
         self._loading = False
-        self._open_note: str | None = None  # said once the corpus being opened is shown
+        self._open_note: str | None = open_note  # said once the corpus being opened is shown
+        #: The user chose the base (``--base``, the settings dialog): a mostly-CJK corpus opened
+        #: with the current settings keeps it; else it opens at the character level.
+        self.base_chosen = base_chosen
         self._save_retry = False  # a save found the trainer busy and tries again soon
         self._idle = asyncio.Event()
         self._idle.set()
@@ -259,9 +264,11 @@ class Lab(LabSessions, LabDriving):
     # -- files ------------------------------------------------------------------------------
 
     def open_with(self, source: str, config: TrainConfig, script: Tokenizer | None = None,
-                  file_ids: list[int | None] | None = None, note: str | None = None) -> bool:
+                  file_ids: list[int | None] | None = None, note: str | None = None, *, current: bool = False) -> bool:
         """Open ``source`` (a path or ``sample:NAME``) with ``config`` (replaying ``script``):
-        the open dialog's path, and a lesson's. False (and a message) when it cannot be read."""
+        the open dialog's path, and a lesson's. False (and a message) when it cannot be read.
+        ``current``: ``config`` is the current settings, kept (the open dialog's file): a mostly
+        CJK corpus then opens at the character level unless the user chose the base."""
         confinement = getattr(self.app, "confinement", None)
         try:
             if confinement is not None and not source.startswith("sample:"):
@@ -271,6 +278,9 @@ class Lab(LabSessions, LabDriving):
             self._load_error = str(exc)
             self.say(str(exc), title=_("cannot open"), severity="error", timeout=8)
             return False
+        if current and script is None and not self.base_chosen:
+            corpus, config, chars = character_level(corpus, config)
+            note = chars or note
         self.autosave(now=True)  # this corpus's merges stay in its session
         self.keeper.opening_another()
         self.load(corpus, config, script, file_ids)
@@ -313,7 +323,7 @@ class Lab(LabSessions, LabDriving):
             self.running = True
             self.training.start(self.workbench)
 
-    def set_speed(self, speed: int | None) -> None:
+    def set_speed(self, speed: float | None) -> None:
         """The run speed (merges a second; None: full speed), also while a run is live."""
         self.training.set_speed(speed)
         self.changed.publish(Change("status"))

@@ -146,6 +146,11 @@ def _launch(argv: Sequence[str]) -> int:
         corpus, config = table_corpus(args, config)
     else:
         corpus = LoadedCorpus.open(args.corpus or f"sample:{DEFAULT_SAMPLE}", base, max_bytes=args.max_corpus_bytes)
+    open_note = None
+    if args.base is None and replay is None and args.counts is None:  # a base not chosen: by the text
+        from tui.model.cjk import character_level
+
+        corpus, config, open_note = character_level(corpus, config)
     inputs = [(corpus.path, f"the corpus {corpus.path}")] if corpus.path is not None else []
     if imported is not None:  # the autosave must not replace the tokenizer being replayed either
         from engine.formats import read_paths
@@ -158,7 +163,8 @@ def _launch(argv: Sequence[str]) -> int:
 
     file_ids = imported.file_ids if imported is not None else None
     options = LaunchOptions(script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
-                            speed=SPEED_NAMES[args.speed], **themed)
+                            speed=SPEED_NAMES[args.speed], base_chosen=args.base is not None, open_note=open_note,
+                            **themed)
     app = BpeApp(corpus, config, options=options)
     served(app, rules)
     app.run(headless=args.headless)

@@ -26,8 +26,13 @@ class LaunchOptions:
     resumed_from: Path | None = None
     autosave: bool = True
     run: bool = False
-    speed: int | None = None
+    speed: float | None = None
     theme: str | None = None
     prefs_file: Path | None = None
     notes: Sequence[str] = field(default_factory=tuple)
     clipboard: Callable[[str], None] | None = None
+    #: The user chose the base (``--base``): a mostly-CJK corpus opened later keeps it. Without
+    #: a choice such a corpus opens at the character level (tui.model.cjk).
+    base_chosen: bool = False
+    #: A line to say once the corpus has loaded (which base it opened with, and why).
+    open_note: str | None = None

@@ -15,6 +15,8 @@ from rich.text import Text
 from tui.app.theme import current
 from tui.i18n import _
 
+#: The current step's column where the curve does not pass: dashed, unlike the frame's │.
+MARK_BAR = "┆"
 #: Bit of each dot in a braille cell, by (column, row) inside the cell (Unicode's dot numbering).
 _DOT = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
 
@@ -77,9 +79,10 @@ def braille_plot(
         line = Text()
         for index, bits in enumerate(row):
             if index == marked:
-                # An empty cell of the mark's column is a vertical bar, except right beside the
-                # frame's own bar (step 0), where the x axis's tick alone shows the mark.
-                line.append(chr(0x2800 + bits) if bits or index == 0 else "│", style=MARK)
+                # An empty cell of the mark's column is a dashed bar (a solid one at the last step
+                # read as a right frame the curve broke), except right beside the frame's own bar
+                # (step 0), where the x axis's tick alone shows the mark.
+                line.append(chr(0x2800 + bits) if bits or index == 0 else MARK_BAR, style=MARK)
             else:
                 line.append(chr(0x2800 + bits), style=AFTER if marked is not None and index > marked else LINE)
         lines.append(line)

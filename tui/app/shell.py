@@ -82,7 +82,8 @@ class BpeApp(Actions, App):
                                resumed_from=options.resumed_from, resuming=options.resume is not None)
         self.lab = Lab(self, workbench=workbench, corpus=corpus, config=config, script=options.script,
                        file_ids=options.file_ids, keeper=keeper, resume=options.resume, run=options.run,
-                       speed=options.speed, clipboard=options.clipboard)
+                       speed=options.speed, clipboard=options.clipboard, base_chosen=options.base_chosen,
+                       open_note=options.open_note)
         self.main_screen = MainScreen(self.lab)
         self.toasts = Toasts(self)
         self._asking_quit = False

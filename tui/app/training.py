@@ -47,10 +47,10 @@ class Training:
         self.jumping = False
 
     @property
-    def speed(self) -> int | None:
+    def speed(self) -> float | None:
         return self.pacer.speed
 
-    def set_speed(self, speed: int | None) -> None:
+    def set_speed(self, speed: float | None) -> None:
         """Change the run speed, also in the middle of a run (the worker's wait ends at once)."""
         self.pacer.speed = speed
         self.nudge()

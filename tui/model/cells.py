@@ -22,6 +22,21 @@ def seal(text: str) -> str:
     return text + ZWSP if text.endswith(ZWJ) else text
 
 
+def fit_parts(text: str, width: int) -> tuple[str, str]:
+    """:func:`fit`, as the text kept and what follows it: ``"…"`` and padding when cut, padding
+    alone when whole, so a pane can draw the cut unlike any text ("…" is also a token: GPT-2's
+    merge 49993 makes "…" + ".").
+
+    Example: ``fit_parts("abcdef", 4) -> ('abc', '…')``; ``fit_parts("ab", 4) -> ('ab', '  ')``
+    """
+    fitted = fit(text, width)
+    kept = seal(text)
+    if fitted.startswith(kept) and fitted[len(kept):].strip() == "":
+        return kept, fitted[len(kept):]
+    at = fitted.rfind("…")
+    return fitted[:at], fitted[at:]
+
+
 def fit(text: str, width: int) -> str:
     """``text`` in exactly ``width`` terminal cells: padded, or cut with "…". A cut never splits a
     wide character (it becomes a space) or a byte group: a token's ``[f0 9f 91]`` is shown whole

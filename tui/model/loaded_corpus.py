@@ -83,6 +83,12 @@ class LoadedCorpus:
         units, starts = _units_and_lines(text, "bytes" if isinstance(self.units, bytes) else "chars")
         return replace(self, text=text, units=units, line_starts=starts)
 
+    def with_base(self, base: str) -> LoadedCorpus:
+        """This corpus read at another base (its units and line offsets; the text is the same
+        for valid UTF-8)."""
+        units, starts = _units_and_lines(self.text, base)
+        return replace(self, units=units, line_starts=starts)
+
     @classmethod
     def from_table(cls, path: Path, table: ChunkTable, sha256: str = "") -> LoadedCorpus:
         """A chunk-count table, until the workbench lists its chunks (:meth:`listed`)."""

@@ -56,11 +56,16 @@ _TYPED = {"·": " ", "↵": "\n", "⇥": "\t", "␍": "\r"}
 
 def split_parts(text: str) -> list[str]:
     """The tokens of a typed pick: runs of non-space characters; spaces inside ``[...]`` belong
-    to the bytes. Example: ``split_parts("[e4 b8] 天") -> ['[e4 b8]', '天']``."""
+    to the bytes, and spaces typed before anything else are text of the first token, as a
+    learner types the space-led pieces most early merges make (``" t"`` is ``·t``).
+
+    Example: ``split_parts("[e4 b8] 天") -> ['[e4 b8]', '天']``; ``split_parts(" t") -> [' t']``
+    """
     parts: list[str] = []
-    current = ""
+    leading = len(text) - len(text.lstrip(" ")) if text.strip() else 0  # spaces alone: nothing typed
+    current = text[:leading]
     inside = False
-    for ch in text:
+    for ch in text[leading:]:
         if ch == "[":
             if inside:
                 raise PickError(_("A [ inside brackets: write bytes as [e4 b8]."))
@@ -102,6 +107,12 @@ def part_bytes(part: str) -> bytes:
     return bytes(out)
 
 
+def spelled(part: str) -> str:
+    """A typed token as the panes spell it: its leading spaces as ``·``. Example: ``' t' -> '·t'``."""
+    text = part.lstrip(" ")
+    return "·" * (len(part) - len(text)) + text
+
+
 def _token(trainer: Trainer, ids: dict[bytes, int], part: str) -> int:
     if part.startswith("#") and part[1:].isdigit():
         token = int(part[1:])
@@ -110,7 +121,7 @@ def _token(trainer: Trainer, ids: dict[bytes, int], part: str) -> int:
         return token
     token = ids.get(part_bytes(part))
     if token is None:
-        raise PickError(_("No token {token} in the vocabulary now.").format(token=part))
+        raise PickError(_("No token {token} in the vocabulary now.").format(token=spelled(part)))
     return token
 
 
@@ -153,12 +164,13 @@ def _merged(trainer: Trainer, ids: dict[bytes, int], part: str) -> Pair:
         if a is not None and b is not None and trainer.pair_count((a, b)) > 0:
             found.append((a, b))
     if not found and data in ids:
-        raise PickError(_("{text} is one token already: type the pair you expect to merge next.").format(text=part))
+        raise PickError(_("{text} is one token already: type the pair you expect to merge next.").format(text=spelled(part)))
     if not found:
-        raise PickError(_("No two tokens side by side make {text} now: type the two tokens.").format(text=part))
+        raise PickError(_("No two tokens side by side make {text} now: type the two tokens.").format(text=spelled(part)))
     if len(found) > 1:
         options = " / ".join(show_pair(trainer, pair) for pair in found)
-        raise PickError(_("{text} could be any of {options}: type the two tokens.").format(text=part, options=options))
+        raise PickError(_("{text} could be any of {options}: type the two tokens.").format(text=spelled(part),
+                                                                                  options=options))
     return found[0]
 
 

@@ -36,8 +36,9 @@ SETTINGS: dict[str, dict] = {
     "mueller.txt": {"pretokenizer": "none"},
     "qa.txt": {"base": "chars", "pretokenizer": "none", "tie_rule": "first-seen", "no_merge_newline": True, "max_merges": 48},
     "parallel.txt": {},
-    # Seed 002's setting: the whole text one sequence, so "，", "。" and "。↵" are learned early.
-    "chinese.txt": {"pretokenizer": "none"},
+    # The whole text one sequence, so "，", "。" and "。↵" are learned early; from characters, so
+    # a class sees words form rather than hex (tang.txt keeps the bytes: lesson 002's half characters).
+    "chinese.txt": {"base": "chars", "pretokenizer": "none"},
     # Seed 002's Tang poems in small (lesson 002): one sequence, so [e4 b8] is merge 5, as there.
     "tang.txt": {"pretokenizer": "none"},
     # No pre-tokenizer, so a combining accent can merge with its letter (gpt2's splits them apart).

@@ -233,7 +233,8 @@ class Workbench:
             if top and top[0].count >= self.config.min_frequency:
                 return None
             floor = self.config.min_frequency
-            return _("no pairs left") if floor <= 1 else _("no pair occurs {n} times").format(n=floor)  # as the CLI says
+            # "or more", as the candidates pane says: a pair that occurs 3 times would still merge
+            return _("no pairs left") if floor <= 1 else _("no pair occurs {n} times or more").format(n=floor)
 
     @property
     def unsaved(self) -> bool:

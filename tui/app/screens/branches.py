@@ -209,26 +209,36 @@ def render_comparison(result, width: int, heldout: tuple[str, ...] | None) -> Te
     text = Text()
     text.append(fit(_("A = {a}, B = {b}: they part after step {step}.").format(
         a=result.a, b=result.b, step=result.parts_at), width) + "\n", style="bold")
+    inside = bool(heldout) and (len(heldout) < 3 or heldout[2])  # a share of the corpus: trained on too
     if heldout:
-        # a share of the corpus was trained on too; a file or sample set on the analysis screen was not
-        said = (_("held-out: {label} (the branches trained on it too)") if len(heldout) < 3 or heldout[2]
+        # not "held-out" for a share of the corpus the branches trained on (it said both at once)
+        said = (_("part: {label} (trained on too, not held out)") if inside
                 else _("held-out: {label}"))
         text.append(fit(said.format(label=heldout[1]), width) + "\n", style="dim")
-    groups = [_("corpus A"), _("corpus B")] + ([_("held-out A"), _("held-out B")] if heldout else [])
+    groups = [_("corpus A"), _("corpus B")]
+    if heldout:
+        groups += [_("part A"), _("part B")] if inside else [_("held-out A"), _("held-out B")]
     per_token = _("b/tok")  # TRANSLATORS: bytes per token, a column header of at most 5 cells
-    cols = [right(_("step"), 5) + " "] + [f"{right(g, 10)} {right(per_token, 5)} " for g in groups]
+    numbers = [list(row.tokens) for row in result.rows]
+    if heldout:
+        numbers = [n + list(row.heldout or [None, None]) for n, row in zip(numbers, result.rows)]
+    # each group as wide as its widest number, and its title with a space before it (at 80
+    # columns "│held-out A b/tok" ran into the bar)
+    widths = [max([cell_len(g) + 1, 6] + [len(str(n[i])) for n in numbers if i < len(n) and n[i] is not None])
+              for i, g in enumerate(groups)]
+    cols = [right(_("step"), 5) + " "] + [f"{right(g, w)} {right(per_token, 5)} " for g, w in zip(groups, widths)]
     text.append(fit("│".join(cols), width) + "\n", style="bold")
 
-    def cell(size: int | None, tokens: int | None) -> str:
+    def cell(size: int | None, tokens: int | None, w: int) -> str:
         if tokens is None:
-            return f"{right('—', 10)} {'':5} "
+            return f"{right('—', w)} {'':5} "
         ratio = result.per_token(size, tokens)
-        return f"{tokens:>10} " + (f"{ratio:5.2f}" if ratio is not None else " " * 5) + " "
+        return f"{tokens:>{w}} " + (f"{ratio:5.2f}" if ratio is not None else " " * 5) + " "
 
     for row in result.rows:
-        cells = [f"{row.step:>5} "] + [cell(result.corpus_bytes, t) for t in row.tokens]
+        cells = [f"{row.step:>5} "] + [cell(result.corpus_bytes, t, w) for t, w in zip(row.tokens, widths)]
         if heldout and row.heldout is not None:
-            cells += [cell(result.heldout_bytes, t) for t in row.heldout]
+            cells += [cell(result.heldout_bytes, t, w) for t, w in zip(row.heldout, widths[2:])]
         text.append(fit("│".join(cells), width) + "\n")
     for label, tokens in ((_("only in A ({n}):"), result.only_a), (_("only in B ({n}):"), result.only_b)):
         shown = "  ".join(token_display(t, space="·") for t in tokens) or "—"

@@ -258,7 +258,23 @@ class MainScreen(Screen[None]):
             if token is None and trainer.last is not None:
                 token = trainer.last.new_id
             info = token_info(trainer, token) if token is not None else None
-        self.query_one(Inspector).show(info, workbench.id_text if workbench.script is not None else None, reveal=reveal)
+            overlap = self._overlap(trainer, info) if info is not None else None
+        self.query_one(Inspector).show(info, workbench.id_text if workbench.script is not None else None, reveal=reveal,
+                                       overlap=overlap)
+
+    @staticmethod
+    def _overlap(trainer, info) -> tuple[int, str] | None:
+        """(occurrences merged, the token's left half as shown) when a pair of one token twice
+        merged fewer times than it was counted: overlapping pairs all count (··· holds · + ·
+        twice), a merge takes them left to right without overlap."""
+        if info.born_step is None or info.count_then is None:
+            return None
+        event = trainer.events(info.born_step - 1, info.born_step)[0]
+        merged = event.tokens_before - event.tokens_after
+        left, right = event.pair
+        if left != right or merged >= event.count:
+            return None
+        return merged, token_display(trainer.token_bytes(left), space="·")
 
     def _show_output(self, force: bool = False) -> None:
         pane = self.query_one(TokenizePane)

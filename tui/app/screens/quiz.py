@@ -27,8 +27,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.app.cut_mark import fit_text
 from tui.i18n import N_, _
-from tui.model.cells import fit
 from tui.model.quiz import CHOICES, MODE_NAMES, MODES, Outcome, PickError, read_pick, reveal_lines, tie_reason
 from tui.model.quiz import show_pair as show_pair_of
 from tui.model.workbench import Busy
@@ -47,6 +47,24 @@ class QuizAnswered(Message):
 
 #: The panel's least width (app.tcss's #quiz-panel min-width).
 QUIZ_MIN_WIDTH = 36
+
+
+class ErrorLine(Static):
+    """The panel's error: scrolled into view whole when it grows (a German sentence under the
+    input takes three lines at 80×24, below the body's fold)."""
+
+    shown = False
+    """Whether a sentence is shown (a blank line need not be scrolled to)."""
+
+    def say(self, text: str) -> None:
+        self.update(Text(text, style="bold red"))
+        self.shown = bool(text)
+        if text:
+            self.call_after_refresh(self.scroll_visible, animate=False)
+
+    def on_resize(self) -> None:
+        if self.shown:
+            self.scroll_visible(animate=False)
 
 
 class QuizScreen(ModalScreen[None]):
@@ -85,8 +103,11 @@ class QuizScreen(ModalScreen[None]):
                 yield Static("", id="quiz-score")
                 yield Static("", id="quiz-question")
                 yield OptionList(id="quiz-choices")
-                yield Input(id="quiz-input", placeholder=_("e.g. l o, [e4 b8] [e4 b8], lo"))
-                yield Static("", id="quiz-error")
+                yield Input(id="quiz-input", placeholder=_("e.g. l o, · t, [e4 b8] [e4 b8], lo"))
+                yield ErrorLine("", id="quiz-error")
+                # How to type what the panes draw: a space most of all (half the early gpt2 merges)
+                yield Static(Text(_("A space is · or typed first (\" t\" is · + t); bytes [e4 b8]; "
+                                    "ids #32 #116."), style="dim"), id="quiz-spelling")
                 yield Static("", id="quiz-reveal")
             yield Static("", id="quiz-hint")
 
@@ -167,6 +188,7 @@ class QuizScreen(ModalScreen[None]):
     def _layout(self, choices: bool, typing: bool) -> None:
         self.query_one("#quiz-choices").display = choices
         self.query_one("#quiz-input").display = typing
+        self.query_one("#quiz-spelling").display = typing
         hint = _("enter pick · ctrl+t mode · esc leave") if choices or typing else _("esc leave")
         self.query_one("#quiz-hint", Static).update(Text(hint, style="dim"))
 
@@ -174,7 +196,7 @@ class QuizScreen(ModalScreen[None]):
         self.query_one("#quiz-question", Static).update(Text(text, style="bold"))
 
     def _error(self, text: str) -> None:
-        self.query_one("#quiz-error", Static).update(Text(text, style="bold red"))
+        self.query_one("#quiz-error", ErrorLine).say(text)
 
     def _show_score(self) -> None:
         self.query_one("#quiz-score", Static).update(Text(self.lab.quiz_score.text()))
@@ -288,7 +310,8 @@ class QuizScreen(ModalScreen[None]):
             merged, picked = pair == outcome.merged, pair == outcome.pick
             style = "bold #e9c46a" if merged else ""
             text.append("▶ " if merged else "  ", style=style)
-            text.append(fit(labels[pair], label) + " ", style=style)
+            text.append_text(fit_text(labels[pair], label, style))
+            text.append(" ", style=style)
             text.append(f"{count:>{digits}}", style=style)
             text.append(" ◀" if picked else "", style="bold")
             text.append("\n")

@@ -31,7 +31,7 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
 
     BINDINGS = [Binding("escape", "cancel", N_("Cancel")), Binding("ctrl+s", "apply", N_("Apply"))]
 
-    def __init__(self, config: TrainConfig, speed: int | None = None, on_speed=None) -> None:
+    def __init__(self, config: TrainConfig, speed: float | None = None, on_speed=None) -> None:
         """``speed``: the run speed shown; ``on_speed(speed)`` is called on Apply (a speed alone
         changes without restarting training). Without ``on_speed`` the field is not shown."""
         super().__init__()

@@ -3,13 +3,16 @@ characters per token (seed 002's char tokenizer, seed 004's word level, WordPiec
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from rich.cells import cell_len, set_cell_size
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
 from engine.analysis import Row
+from tui.app.cut_mark import fit_text
 from tui.app.theme import current
 from tui.i18n import N_, _
 
@@ -18,26 +21,102 @@ def _number(value: int | None) -> str:
     return "–" if value is None else f"{value:,}"
 
 
-def rows_table(rows: Sequence[Row]) -> Table:
+TITLES = (N_("tokenizer"), N_("vocab"), N_("training text"), N_("held-out"), N_("unknown"), N_("chars/token"))
+#: Cells between two columns.
+GAP = 2
+#: The least a tokenizer's name keeps before the table becomes a list.
+LEAST_NAME = 6
+
+
+def title_lines(title: str, width: int) -> list[str]:
+    """A column title broken at spaces (then folded) into lines of at most ``width`` cells.
+
+    Example: ``title_lines("training text", 8) -> ['training', 'text']``
+    """
+    lines: list[str] = []
+    for word in pieces(title):
+        while cell_len(word) > width:  # a word longer than the column: folded
+            cut = set_cell_size(word, width).rstrip()
+            lines.append(cut)
+            word = word[len(cut):]
+        joint = "" if lines and lines[-1][-1:] in "/-" else " "
+        if lines and cell_len(lines[-1]) + len(joint) + cell_len(word) <= width:
+            lines[-1] += joint + word
+        elif word:
+            lines.append(word)
+    return lines or [""]
+
+
+def pieces(title: str) -> list[str]:
+    """A title's words, broken after "/" and "-" too. Example: ``pieces("chars/token") -> ['chars/', 'token']``"""
+    return re.findall(r"[^\s/-]+[/-]?|[/-]", title)
+
+
+class RowsTable:
+    """One row per tokenizer, sized to the pane: numbers are never cut. Where the pane is narrow
+    (beside a lesson at 80 columns) the titles wrap and the names give way (cut, with the cut
+    mark), and where even that does not fit each tokenizer becomes a line of its own."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = list(rows)
+        self.values = [
+            None if row.note is not None else
+            [_number(row.vocab_size), _number(row.corpus_tokens), _number(row.heldout_tokens), _number(row.unknown),
+             "–" if row.chars_per_token is None else f"{row.chars_per_token:.3f}"]
+            for row in self.rows
+        ]
+
+    def _name_style(self, row: Row) -> str:
+        return f"bold {current().accent}" if row.name.startswith("bpe") else ""
+
+    def __rich_console__(self, console, options):
+        width = options.max_width
+        titles = [_(t) for t in TITLES]
+        numbers = [max([cell_len(v[i]) for v in self.values if v is not None], default=1) for i in range(5)]
+        words = [max(cell_len(w) for w in pieces(titles[i + 1])) for i in range(5)]
+        name = max([cell_len(r.name) for r in self.rows] + [cell_len(titles[0])])
+        for columns in ([max(n, cell_len(t)) for n, t in zip(numbers, titles[1:])],  # whole titles
+                        [max(n, w) for n, w in zip(numbers, words)]):  # titles wrapped at spaces
+            room = width - sum(columns) - GAP * 5
+            if room >= min(name, LEAST_NAME):
+                yield from self._table(titles, min(name, room), columns)
+                return
+        yield from self._list(titles, width)
+
+    def _table(self, titles: list[str], name: int, columns: list[int]):
+        heads = [title_lines(t, w) for t, w in zip(titles, [name, *columns])]
+        height = max(map(len, heads))
+        for line in range(height):
+            text = Text(style="bold")
+            for index, (head, w) in enumerate(zip(heads, [name, *columns])):
+                part = head[line - (height - len(head))] if line >= height - len(head) else ""  # titles sit on the rows
+                pad = " " * (w - cell_len(part))
+                text.append((part + pad) if index == 0 else (" " * GAP + pad + part))
+            yield text
+        for row, values in zip(self.rows, self.values):
+            text = fit_text(row.name, name, self._name_style(row))
+            if values is None:
+                text.append(" " * GAP)
+                text.append(row.note, style=current().accent)
+            else:
+                for index, (value, w) in enumerate(zip(values, columns)):
+                    style = current().error if index == 3 and row.unknown else ""
+                    text.append(" " * (GAP + w - cell_len(value)) + value, style=style)
+            yield text
+
+    def _list(self, titles: list[str], width: int):
+        for row, values in zip(self.rows, self.values):
+            text = Text(row.name, style=self._name_style(row))
+            if values is None:
+                text.append(": " + row.note, style=current().accent)
+            else:
+                text.append(": " + " · ".join(f"{t} {v}" for t, v in zip(titles[1:], values)))
+            yield text
+
+
+def rows_table(rows: Sequence[Row]) -> RowsTable:
     """One row per tokenizer; a tokenizer that could not be built shows why instead."""
-    table = Table(box=None, padding=(0, 1), header_style="bold")
-    for name, justify in ((N_("tokenizer"), "left"), (N_("vocab"), "right"), (N_("training text"), "right"),
-                          (N_("held-out"), "right"), (N_("unknown"), "right"), (N_("chars/token"), "right")):
-        table.add_column(_(name), justify=justify, no_wrap=True)
-    for row in rows:
-        if row.note is not None:
-            table.add_row(Text(row.name), Text(row.note, style=current().accent), "", "", "", "")
-            continue
-        cpt = row.chars_per_token
-        table.add_row(
-            Text(row.name, style=f"bold {current().accent}" if row.name.startswith("bpe") else ""),
-            _number(row.vocab_size),
-            _number(row.corpus_tokens),
-            _number(row.heldout_tokens),
-            Text(_number(row.unknown), style=current().error if row.unknown else ""),
-            "–" if cpt is None else f"{cpt:.3f}",
-        )
-    return table
+    return RowsTable(rows)
 
 
 class BaselinesPane(Static):

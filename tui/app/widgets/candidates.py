@@ -7,9 +7,9 @@ from rich.text import Text
 from textual.widgets import Static
 
 from engine.text import token_display
+from tui.app.cut_mark import fit_text
 from tui.app.theme import current
 from tui.i18n import N_, _
-from tui.model.cells import fit
 from tui.model.workbench import Busy, Workbench
 
 RULES = {
@@ -101,7 +101,8 @@ class Candidates(Static):
             bar = "█" * max(1, round(bar_room * count / best))
             style = f"bold {current().accent}" if index == 0 else (current().accent if tied else "")
             text.append(mark, style=style)
-            text.append(fit(f"{a} + {b}", label - 1) + " ", style=style)
+            text.append_text(fit_text(f"{a} + {b}", label - 1, style))
+            text.append(" ", style=style)
             text.append(f"{count:>{digits}} ", style=style)
             text.append(bar + "\n", style=current().accent if tied else current().bar)
         if ties > 1:
@@ -156,7 +157,8 @@ class Candidates(Static):
         for a, b, count, is_next in rows:
             style = f"bold {current().accent}" if is_next else ""
             text.append("▶ " if is_next else "  ", style=style)
-            text.append(fit(f"{a} + {b}", label - 1) + " ", style=style)  # cut or not, a cell before the count
+            text.append_text(fit_text(f"{a} + {b}", label - 1, style))
+            text.append(" ", style=style)  # cut or not, a cell before the count
             text.append(f"{count:>{digits}} ", style=style)
             text.append("█" * max(1, round(bar_room * count / best)) + "\n", style=current().bar)
         return text

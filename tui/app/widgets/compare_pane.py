@@ -165,7 +165,7 @@ class ComparePane(Vertical):
 
     DEFAULT_CSS = """
     ComparePane { height: 1fr; }
-    ComparePane > VerticalScroll { height: 1fr; padding: 0 1; }
+    ComparePane > VerticalScroll { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
     """
 
     @dataclass
@@ -263,7 +263,9 @@ class ComparePane(Vertical):
             return
         segmenters = [shown[0], *self.extra, *shown[1:]]
         text = self.text
-        width = self.query_one("#compare-output", Static).size.width
+        # The output's width beside the scroll bar, whether one shows yet or not (a stable gutter):
+        # rows packed to the width before the bar appeared were cut at the right edge.
+        width = self.query_one(VerticalScroll).scrollable_content_region.width
         body = through_each(text, segmenters, width) if text else parallel_view(segmenters, self.groups, self.sentence, width)
         parts: list[RenderableType] = [body]
         if note:

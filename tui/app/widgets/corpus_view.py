@@ -65,8 +65,9 @@ class CorpusView(ScrollView, can_focus=True):
     """Token id whose occurrences stand out (the last merged token)."""
     wrap: reactive[bool] = reactive(True)
     """Wrap lines at the pane's width (else one row per line, scrolled sideways)."""
-    follow: reactive[bool] = reactive(False)
-    """Keep the last merged token in view: :meth:`show_last_merge` scrolls to it when it is not."""
+    follow: reactive[bool] = reactive(True)
+    """Keep the last merged token in view: :meth:`show_last_merge` scrolls to it when it is not.
+    On from the start, so a class watching a run sees each merged token (`f` turns it off)."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -90,6 +90,9 @@ class CurvePane(Widget):
             return Text(_("no corpus yet"), style="dim")
         width, height = self.content_size
         summary = self.summary()
+        if curve.last == 0:  # one point: a flat line from 3,190 to 3,190 would say nothing
+            return self._stack(summary, Text(_("Nothing to plot yet: the curve starts with the first merge "
+                                               "(n makes one, space runs training)."), style="dim"))
         if width >= 2 * TABLE_WIDTH:  # the table beside the plots
             plot_width = width - TABLE_WIDTH - 2
             grid = Table.grid(padding=(0, 2))

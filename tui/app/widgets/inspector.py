@@ -47,17 +47,20 @@ def tree_lines(tree: MergeTree, id_text: Callable[[int], str], prefix: str = "")
     return out
 
 
-def byte_lines(info: TokenInfo) -> tuple[int, int]:
+def byte_lines(info: TokenInfo, overlap: object = None) -> tuple[int, int]:
     """The lines of :func:`render_info`'s text that show the bytes and their UTF-8 roles, as
     (first, last): what a lesson step that selects a token is about."""
-    first = 4 + bool(info.mark)  # after the token, its completeness, its mark, its birth and its count
+    # after the token, its completeness, its mark, its birth, the overlap line and its count
+    first = 4 + bool(info.mark) + (overlap is not None)
     return first, first + min(len(info.roles), 16) + (len(info.roles) > 16)
 
 
-def render_info(info: TokenInfo, id_text: Callable[[int], str] | None = None) -> Text:
+def render_info(info: TokenInfo, id_text: Callable[[int], str] | None = None,
+                overlap: tuple[int, str] | None = None) -> Text:
     """The inspector's text for one token: short lines, so a narrow pane cuts nothing vital.
 
-    ``id_text`` shows an id as the user sees it (a replayed tokenizer's file's ids)."""
+    ``id_text`` shows an id as the user sees it (a replayed tokenizer's file's ids); ``overlap``:
+    (occurrences merged, the repeated token) when its merge made fewer than its count."""
     text = Text()
     text.append(_("token {id}").format(id=id_text(info.token_id) if id_text else info.token_id) + "  ", style="bold")
     text.append(info.display, style=f"bold {current().accent}")
@@ -73,6 +76,10 @@ def render_info(info: TokenInfo, id_text: Callable[[int], str] | None = None) ->
         text.append(_("base token"))
     else:
         text.append(_("born at step {step}, count {count}").format(step=info.born_step, count=info.count_then))
+    if overlap is not None:  # step 1 on the workshop: · + · counted 92, the corpus loses 46 tokens
+        merged, token = overlap
+        text.append("\n" + _("{made} merged: {run} counts twice, merges once (no overlap)").format(
+            made=merged, run=token * 3), style=current().accent)
     text.append("\n" + _("now {n}× in the corpus").format(n=info.frequency) + "\n")
     text.append(ngettext("{n} byte:", "{n} bytes:", len(info.data)).format(n=len(info.data)) + " ", style="dim")
     text.append(" ".join(f"{b:02x}" for b in info.data) + "\n")
@@ -108,9 +115,10 @@ class Inspector(TextView):
     def on_mount(self) -> None:
         self.set_text(_(self.HINT))
 
-    def show(self, info: TokenInfo | None, id_text: Callable[[int], str] | None = None, *, reveal: bool = False) -> None:
+    def show(self, info: TokenInfo | None, id_text: Callable[[int], str] | None = None, *, reveal: bool = False,
+             overlap: tuple[int, str] | None = None) -> None:
         """Show ``info``; ``reveal``: scroll so that its bytes and their roles are in view (a
         lesson's step that selects a token is about them; they start on the fifth line)."""
-        self.set_text(_(self.HINT) if info is None else render_info(info, id_text))
+        self.set_text(_(self.HINT) if info is None else render_info(info, id_text, overlap))
         if reveal and info is not None:
-            self.reveal_lines(*byte_lines(info))
+            self.reveal_lines(*byte_lines(info, overlap))

@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from engine import Merge
 from engine.text import token_display
+from tui.app.cut_mark import fit_segments
 from tui.app.theme import current
 from tui.i18n import N_, _
 from tui.model.cells import fit
@@ -69,16 +70,17 @@ def column_widths(width: int, numbers: dict[int, int] | None = None,
             widths = [fixed[i] if i in fixed and i in shown else 0 for i in range(len(TITLES))]
             # a space after each column; a pane that dropped columns uses its last cell too
             room = width - sum(widths) - len(shown) + (drop is not None)
-            # A wide pane keeps all six columns while each gets MIN_TOKEN cells (a test of its width
-            # alone, so the columns stay put as the log scrolls); a narrow one (beside a lesson)
-            # takes the most columns whose values on screen fit whole.
+            # A wide pane keeps all six columns while each gets MIN_TOKEN cells and the values on
+            # screen fit whole (in even shares, so the columns stay put as the log scrolls, or by
+            # need where one is wider: [e4 b8] in a bytes log of Chinese); a narrow one (beside a
+            # lesson) takes the most columns whose values on screen fit whole.
             steady = drop is None and width >= STEADY_WIDTH
             # (a share of WHOLE_TOKEN cells where the number columns' spare cells make one: [80 82]
             # in a Chinese log stays whole, on every page alike)
             least = WHOLE_TOKEN if fixed is roomy else MIN_TOKEN
-            fits = room // len(columns) >= least if steady else room >= whole
+            fits = room // len(columns) >= least and room >= whole if steady else room >= whole
             if fits or (drop, fixed) == (DROP_ORDER[-1], needed):
-                by_need = {i: 0 if steady else needs[i] for i in columns}  # a wide log: even shares, columns that stay put
+                by_need = {i: needs[i] for i in columns}  # even shares while every value fits one
                 for i, w in share(room, by_need, {i: titles[i] for i in columns}).items():
                     widths[i] = w
                 return widths
@@ -181,7 +183,7 @@ class MergeLog(ScrollView, can_focus=True):
         if self.virtual_size.height != rows:
             self.virtual_size = Size(0, rows)
         if follow and steps:
-            self.move_cursor(row=steps - 1)
+            self.move_cursor(row=steps - 1, history=True)
         elif self.cursor_row >= steps:
             self.move_cursor(row=max(steps - 1, 0))
         self.refresh()
@@ -193,9 +195,11 @@ class MergeLog(ScrollView, can_focus=True):
             for row in [r for r in cache if r >= from_row]:
                 del cache[row]
 
-    def move_cursor(self, *, row: int, animate: bool = False, inspect: bool = True) -> None:
+    def move_cursor(self, *, row: int, animate: bool = False, inspect: bool = True, history: bool = False) -> None:
         """Put the cursor on a row and keep it in view (``inspect=False``: without posting
-        :class:`Inspect`, when the caller already shows the row's token).
+        :class:`Inspect`, when the caller already shows the row's token; ``history``: on the
+        pane's last line, with as many earlier steps above it as fit, as after a move of training,
+        so a step back never leaves the row alone at the top of an empty-looking log).
 
         Scrolls at once and by force: the scroll extent may have grown in this same call
         (:meth:`sync`), before a layout pass shows the scroll bar that would otherwise permit
@@ -209,7 +213,9 @@ class MergeLog(ScrollView, can_focus=True):
             self.refresh()
         height = max(self.size.height - 1, 1)  # the header takes one line
         top = int(self.scroll_y)
-        if row < top:
+        if history and top != max(row - height + 1, 0):
+            self.scroll_to(y=max(row - height + 1, 0), animate=animate, force=True, immediate=True)
+        elif row < top:
             self.scroll_to(y=row, animate=animate, force=True, immediate=True)
         elif row >= top + height:
             self.scroll_to(y=row - height + 1, animate=animate, force=True, immediate=True)
@@ -339,5 +345,9 @@ class MergeLog(ScrollView, can_focus=True):
                 style = base + TIE
             elif index == 4 and text.endswith("✋") and row != self.cursor_row:
                 style = base + MANUAL
-            segments.append(Segment(fit(text, w) + " ", style))
+            if index in (1, 2, 3):  # a token: a cut drawn as one (tui.app.cut_mark)
+                segments.extend(fit_segments(text, w, style))
+                segments.append(Segment(" ", style))
+            else:
+                segments.append(Segment(fit(text, w) + " ", style))
         return Strip(segments).crop(0, width).extend_cell_length(width, base)

@@ -8,7 +8,7 @@ from textual.widgets import Static
 from engine.text import inert
 from tui.app.theme import current
 from tui.i18n import _
-from tui.model.pacing import speed_label
+from tui.model.pacing import seconds_apart, speed_label
 from tui.model.workbench import Busy, Workbench
 
 
@@ -67,7 +67,7 @@ class StatusLine(Static):
         if self._last is not None:
             self.show(*self._last)
 
-    def show(self, workbench: Workbench | None, state: str, speed: int | None = None) -> None:
+    def show(self, workbench: Workbench | None, state: str, speed: float | None = None) -> None:
         """``speed``: the run speed in merges a second (None: full speed)."""
         self._last = (workbench, state, speed)
         if workbench is None:
@@ -93,8 +93,10 @@ class StatusLine(Static):
             fields["pace"] = Text(_("at {speed} (+/-)").format(speed=speed_label(speed)), style=current().accent)
         elif running and workbench.rate:
             fields["rate"] = Text(_("{rate} merges/s").format(rate=f"{workbench.rate:,.0f}"))
+        elif speed is not None and speed < 1:
+            fields["speed"] = Text(_("runs 1 merge every {n} s").format(n=seconds_apart(speed)))
         elif speed is not None:
-            fields["speed"] = Text(_("runs at {speed}/s").format(speed=speed))
+            fields["speed"] = Text(_("runs at {speed}/s").format(speed=int(speed)))
         fields["step"] = Text(_("step {step}").format(step=f"{steps}" + (f"/{target}" if target is not None else "")))
         if redo:
             fields["redo"] = Text(_("(+{n} redo)").format(n=redo), style="dim")
