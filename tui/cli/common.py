@@ -52,8 +52,23 @@ HEADLESS = ("train", "encode", "decode", "export", "compare", "plot", "lesson", 
 PATTERN_NAMES = ("none", *NAMED_PATTERNS, *FILE_PATTERNS)
 
 
+#: ``export --format`` names a student knows, for the registry's names of the same formats: XSLM's
+#: JSON (the course text whose code reads it) was ``seed001``, which keeps working.
+FORMAT_NAMES = {"seed001": "xslm"}
 #: The formats ``export --format`` writes, from the registry (which imports no format module).
-EXPORT_FORMATS = FORMATS
+EXPORT_FORMATS = tuple(FORMAT_NAMES.get(name, name) for name in FORMATS)
+
+
+def export_format(text: str) -> str:
+    """``--format``: the registry's name of the format ``text`` names (``xslm`` -> ``seed001``)
+    (argparse type).
+
+    Example: ``export_format("xslm")`` -> ``"seed001"``; ``export_format("seed001")`` -> ``"seed001"``
+    """
+    name = {shown: name for name, shown in FORMAT_NAMES.items()}.get(text, text)
+    if name not in FORMATS:
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(EXPORT_FORMATS)})")
+    return name
 
 
 class UsageError(Exception):
@@ -85,10 +100,11 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pretokenizer", choices=PRETOKENIZERS, default=None, help="how text is split before merging (default gpt2)")
     parser.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex (implies the custom pre-tokenizer)")
     parser.add_argument("--split-digits", action="store_true", help="make every digit a chunk of its own")
-    parser.add_argument("--tie-break", choices=TIE_RULES, default="lowest-ids", dest="tie_rule", help="how equal counts are decided")
+    parser.add_argument("--tie-break", choices=TIE_RULES, default="lowest-ids", dest="tie_rule",
+                        help="how equal counts are decided (default lowest-ids: the smallest left id, then right id)")
     parser.add_argument("--min-frequency", type=int, default=2, metavar="K",
                         help="stop when the best pair occurs fewer than K times (default 2)")
-    parser.add_argument("--no-merge-newline", action="store_true", help="never merge across a newline (seed 001)")
+    parser.add_argument("--no-merge-newline", action="store_true", help="never merge across a newline (as XSLM's BPE chapter does)")
     parser.add_argument("--end-of-word", metavar="SUFFIX", default=None,
                         help="mark where words end, as CLIP and subword-nmt do: each chunk's last unit gets SUFFIX "
                              "(--end-of-word '</w>'; with --tie-break subword-nmt, learn_bpe's merges)")
@@ -139,7 +155,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
     """``-t`` in any supported format, and the pattern for formats that hold none."""
     parser.add_argument("-t", "--tokenizer", required=True, metavar="TOK",
-                        help="a tokenizer file in any format: native or HF tokenizer.json, seed 001 JSON, "
+                        help="a tokenizer file in any format: native or HF tokenizer.json, XSLM's JSON, "
                              "vocab.json + merges.txt (either file, or their directory), .tiktoken")
     pattern = parser.add_mutually_exclusive_group()
     pattern.add_argument("--pattern-name", choices=PATTERN_NAMES, metavar="NAME",

@@ -1,0 +1,70 @@
+"""The first minute on the command line (issue 39): ``bpe-lab --help`` names every command, the
+defaults are in the help, and no line a student reads says "seed" (the course texts are named by
+their title and chapter; ``--format seed001`` keeps working as ``xslm``)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from helpers import ROOT, SAMPLES
+
+import tui.cli.commands as cli
+from tui.cli import app_options
+
+
+def test_the_apps_help_lists_every_command():
+    run = subprocess.run([sys.executable, "-m", "tui", "--help"], capture_output=True, cwd=ROOT, timeout=60,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert run.returncode == 0 and run.stderr == b""
+    shown = run.stdout.decode()
+    listed = shown.split("commands (bpe-lab COMMAND --help):\n", 1)[1].splitlines()
+    names = [line.split()[0] for line in listed if line.strip()]
+    headless = cli.build_parser()._subparsers._group_actions[0].choices
+    assert sorted(names) == sorted([*headless, "serve"])
+    assert {"lesson", "count", "plot", "serve"} <= set(names)
+
+
+def test_the_help_names_the_default_tie_rule_and_no_seed(capsys):
+    with pytest.raises(SystemExit):
+        app_options.build_parser().parse_args(["--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "how equal counts are decided (default lowest-ids: the smallest left id, then right id)" in shown
+    assert "seed" not in shown.lower()
+    for command in ("train", "export", "count"):
+        with pytest.raises(SystemExit):
+            cli.build_parser().parse_args([command, "--help"])
+        assert "seed" not in capsys.readouterr().out.lower(), command
+
+
+@pytest.mark.parametrize("name", ["xslm", "seed001"])
+def test_xslm_json_is_written_under_its_name_and_the_old_one(name, tmp_path):
+    tok = tmp_path / "t.json"
+    assert cli.main(["train", str(SAMPLES / "low-lower-lowest.txt"), "-o", str(tok), "--merges", "4", "--base", "chars",
+                     "--pretokenizer", "none", "--tie-break", "first-seen"], out=io.StringIO(), err=io.StringIO()) == 0
+    err = io.StringIO()
+    assert cli.main(["export", "-t", str(tok), "--format", name, "-o", str(tmp_path / "x.json")], err=err) == 0
+    assert err.getvalue().endswith("(xslm, vocabulary 13)\n"), err.getvalue()
+    data = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))
+    assert data["vocab"][:2] == ["\ufffd", " "] and len(data["merges"]) == 4
+
+
+def test_an_unknown_format_is_one_line_naming_the_choices(tmp_path):
+    err = io.StringIO()
+    assert cli.main(["export", "-t", "t.json", "--format", "seed", "-o", str(tmp_path / "x")], err=err) == 2
+    assert err.getvalue() == ("bpe-lab: error: argument --format: invalid choice: 'seed' (choose from hf, gpt2, tiktoken, "
+                              "xslm, native, subword-nmt) (see bpe-lab export --help)\n")
+
+
+def test_the_lesson_list_names_each_course_text():
+    out = io.StringIO()
+    assert cli.main(["lesson"], out=out, err=io.StringIO()) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].split() == ["lesson", "languages", "title", "·", "course", "text"]
+    assert any(line.startswith("001-low-lower-lowest") and line.endswith("· XSLM, the BPE tokenizer chapter")
+               for line in lines)
+    assert "seed" not in out.getvalue().lower()
