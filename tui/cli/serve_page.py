@@ -63,6 +63,15 @@ FALLBACKS = (
 )
 
 
+#: One fallback's ``@font-face`` rule.
+FALLBACK_FACE = """      @font-face {{
+        font-family: "Roboto Mono";
+        src: {sources};
+        unicode-range: {ranges};
+      }}
+"""
+
+
 def ranges_of(text: str) -> list[tuple[int, int]]:
     """``"U+41-5A, U+FE0F"`` -> ``[(0x41, 0x5A), (0xFE0F, 0xFE0F)]``."""
     spans = []
@@ -86,12 +95,8 @@ def roboto_range() -> str:
 
 def fallback_faces() -> str:
     """The ``@font-face`` rules of :data:`FALLBACKS`, one per range: ``local()`` sources only."""
-    rules = []
-    for ranges, families in FALLBACKS:
-        sources = ", ".join(f'local("{family}")' for family in families)
-        rules.append('      @font-face {\n        font-family: "Roboto Mono";\n'
-                     f"        src: {sources};\n        unicode-range: {ranges};\n      }}\n")
-    return "".join(rules)
+    return "".join(FALLBACK_FACE.format(sources=", ".join(f'local("{family}")' for family in families), ranges=ranges)
+                   for ranges, families in FALLBACKS)
 
 
 def offline_page(template: str) -> str:

@@ -47,6 +47,10 @@ class FittingFooter(Footer):
             if isinstance(widget, FooterKey):
                 if _(widget.description) != widget.description:
                     widget.description = _(widget.description)
+                if widget.action == "app.resume_found":  # offered: which session R brings back
+                    found = getattr(getattr(self.app, "lab", None), "keeper", None)
+                    if found is not None and found.found is not None:
+                        widget.description = _("Resume step {step}").format(step=found.found[1].step)
                 if isinstance(widget.tooltip, str) and _(widget.tooltip) != widget.tooltip:
                     widget.tooltip = _(widget.tooltip)
         width = self.app.size.width
