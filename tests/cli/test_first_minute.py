@@ -68,3 +68,34 @@ def test_the_lesson_list_names_each_course_text():
     assert any(line.startswith("001-low-lower-lowest") and line.endswith("· XSLM, the BPE tokenizer chapter")
                for line in lines)
     assert "seed" not in out.getvalue().lower()
+
+
+def control_piece_model(path) -> None:
+    """A SentencePiece BPE ``.model`` with a control piece (``<s>``), as Mistral's: reading it
+    makes a note (control pieces are special tokens)."""
+    import struct
+
+    from fetch_tokenizers import proto_field, proto_varint
+
+    pieces = [("<unk>", 0.0, 2), ("<s>", 0.0, 3), ("▁", -1.0, 1), ("a", -2.0, 1), ("▁a", -0.5, 1)]
+    out = b""
+    for text, score, kind in pieces:
+        out += proto_field(1, proto_field(1, text.encode()) + proto_varint(2 << 3 | 5) + struct.pack("<f", score)
+                           + proto_field(3, kind))
+    out += proto_field(2, proto_field(3, 2) + proto_field(35, 0))
+    out += proto_field(3, proto_field(1, b"identity") + proto_field(3, 1) + proto_field(4, 0))
+    path.write_bytes(out)
+
+
+@pytest.mark.parametrize("command", [["encode", "a a"], ["decode", "4", "4"]])
+def test_encode_and_decode_keep_the_files_notes_for_verbose(command, tmp_path):
+    model = tmp_path / "m.model"
+    control_piece_model(model)
+    name, *rest = command
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main([name, "-t", str(model), *rest], out=out, err=err) == 0
+    assert err.getvalue() == "" and out.getvalue().strip() in ("4 4", "a a")
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main([name, "-t", str(model), "--verbose", *rest], out=out, err=err) == 0
+    assert err.getvalue().startswith(f"bpe-lab: note: {model}: 1 control and user-defined piece(s) (<s>, ...) are special tokens")
+    assert err.getvalue().count("\n") == 1

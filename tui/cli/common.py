@@ -178,9 +178,18 @@ def load_tokenizer_arg(args: argparse.Namespace, err: TextIO, *, need_pattern: b
 
     with loading_bar(err, quiet=bool(getattr(args, "quiet", False))):
         imported = load_any(args.tokenizer, pretokenizer=pre, need_pattern=need_pattern)
-    for note in imported.warnings:
-        print(f"{PROG}: note: {args.tokenizer}: {note}", file=err)
+    if getattr(args, "verbose", True):  # encode and decode: only with --verbose, not on every call
+        for note in imported.warnings:
+            print(f"{PROG}: note: {args.tokenizer}: {note}", file=err)
     return imported
+
+
+def add_verbose_option(parser: argparse.ArgumentParser) -> None:
+    """``-v``: the notes on how the tokenizer file was read (encode and decode are called again and
+    again on one file: the same notes every time would bury their output)."""
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="also print the notes on how the tokenizer file was read (control pieces taken "
+                             "as special tokens, a pattern assumed, ...); export prints them always")
 
 
 #: ``encode`` reads a pipe or device on standard input up to this many bytes (a regular file

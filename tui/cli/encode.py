@@ -8,7 +8,16 @@ import json
 from typing import TextIO
 
 from engine import token_display
-from tui.cli.common import EXPORT_FORMATS, FORMAT_NAMES, PROG, add_tokenizer_option, export_format, load_tokenizer_arg, read_stdin
+from tui.cli.common import (
+    EXPORT_FORMATS,
+    FORMAT_NAMES,
+    PROG,
+    add_tokenizer_option,
+    add_verbose_option,
+    export_format,
+    load_tokenizer_arg,
+    read_stdin,
+)
 
 
 def add_encode_parser(sub) -> None:
@@ -19,6 +28,7 @@ def add_encode_parser(sub) -> None:
     shape = encode.add_mutually_exclusive_group()
     shape.add_argument("--json", action="store_true", help="print a JSON list of ids")
     shape.add_argument("--pieces", action="store_true", help="print the tokens, separated by |")
+    add_verbose_option(encode)
 
 
 def add_export_parser(sub) -> None:
