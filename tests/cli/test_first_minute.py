@@ -99,3 +99,47 @@ def test_encode_and_decode_keep_the_files_notes_for_verbose(command, tmp_path):
     assert cli.main([name, "-t", str(model), "--verbose", *rest], out=out, err=err) == 0
     assert err.getvalue().startswith(f"bpe-lab: note: {model}: 1 control and user-defined piece(s) (<s>, ...) are special tokens")
     assert err.getvalue().count("\n") == 1
+
+
+# -- install hints that work for how bpe-lab was installed ---------------------------------------
+
+def test_a_missing_extra_is_named_for_the_checkout_it_was_installed_from(monkeypatch):
+    """This environment is the README's: a venv in the checkout (here editable)."""
+    from tui import extras
+
+    monkeypatch.chdir(ROOT)
+    venv_pip = os.path.relpath(os.path.join(os.path.dirname(sys.executable), "pip"), ROOT)
+    command = extras.install_command("plots")
+    assert command in (f"{venv_pip} install -e '.[plots]'", f"{venv_pip} install '.[plots]'"), command
+    hint = "figures need matplotlib: pip install 'bpe-lab[plots]' (or pip install matplotlib)"
+    assert extras.with_install_hints(hint) == f"figures need matplotlib: {command}"
+    scale = "needs pyarrow: pip install 'bpe-lab[scale]' (pyarrow, dask[distributed], zstandard)"
+    assert extras.with_install_hints(scale) == f"needs pyarrow: {extras.install_command('scale')}"
+    assert "bpe-lab[" not in extras.with_install_hints(scale)
+
+
+def test_pipx_and_uv_installs_are_told_their_own_commands(monkeypatch, tmp_path):
+    from tui import extras
+
+    assert extras.libraries("plots") == ["matplotlib>=3.7"]
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / ".local/share/pipx/venvs/bpe-lab"))
+    assert extras.install_command("plots") == "pipx inject bpe-lab 'matplotlib>=3.7'"
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / ".local/share/uv/tools/bpe-lab"))
+    command = extras.install_command("serve")
+    assert command.startswith("uv tool install --reinstall ") and command.endswith(" --with 'textual-serve>=1.1'")
+
+
+def test_the_cli_error_line_carries_the_working_command(monkeypatch, tmp_path):
+    """bpe-lab plot without matplotlib (its import blocked): one line, exit 2, a command that exists."""
+    from tui import extras
+
+    (tmp_path / "curve.csv").write_text("merges,tokens,bytes_per_token,undone\n0,10,1.0,False\n1,8,1.25,False\n",
+                                        encoding="utf-8")
+    command = extras.install_command("plots")
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as without the plots extra
+    err = io.StringIO()
+    code = cli.main(["plot", str(tmp_path / "curve.csv"), "-o", str(tmp_path / "c.svg")], out=io.StringIO(), err=err)
+    assert code == 2
+    assert err.getvalue() == f"bpe-lab: error: figures need matplotlib: {command}\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tui.cli.common import PATTERN_NAMES, PROG, Parser, add_training_options
+from tui.cli.common import PATTERN_NAMES, PROG, SERVE_SUMMARY, Parser, add_training_options
 from tui.i18n import LANGUAGES
 from tui.model.pacing import SPEED_NAMES
 
@@ -60,12 +60,11 @@ def commands_help() -> str:
     Example: the line ``  serve    the app in web browsers, one app process for each tab ...``
     """
     from tui.cli.commands import build_parser as headless_parser
-    from tui.cli.serve import SUMMARY
 
     rows = []
     for action in headless_parser()._subparsers._group_actions:  # argparse's one subparsers action
         rows += [(choice.dest, choice.help or "") for choice in action._choices_actions]
-    rows.append(("serve", SUMMARY))
+    rows.append(("serve", SERVE_SUMMARY))
     width = max(len(name) for name, _help in rows)
     lines = [f"  {name:<{width}}  {text}" for name, text in rows]
     return "commands (bpe-lab COMMAND --help):\n" + "\n".join(lines) + "\n"

@@ -45,6 +45,8 @@ PROG = "bpe-lab"
 
 
 HEADLESS = ("train", "encode", "decode", "export", "compare", "plot", "lesson", "count")
+#: What ``bpe-lab serve`` does, in one line (``bpe-lab --help`` lists it with the other commands).
+SERVE_SUMMARY = "the app in web browsers, for a class: each tab gets its own app (needs the serve extra)"
 
 
 #: ``--pattern-name``: the named pre-tokenizers, and patterns tokenizer files are read with
@@ -233,7 +235,9 @@ def out_of_memory(command: str | None) -> str:
 
 def error(exc: BaseException | str, err: TextIO) -> int:
     """Print one ``bpe-lab: error:`` line (control characters escaped) and return exit code 2."""
-    print(f"{PROG}: error: {one_line(str(exc))}", file=err)
+    from tui.extras import with_install_hints  # "needs matplotlib: pip install ..." as this install says it
+
+    print(f"{PROG}: error: {one_line(with_install_hints(str(exc)))}", file=err)
     return 2
 
 

@@ -29,10 +29,6 @@ from typing import TextIO
 from tui.cli.common import PROG, Parser, guarded
 from tui.i18n import _, ngettext
 
-#: What serve does, in one line (``bpe-lab --help`` lists it with the other commands).
-SUMMARY = "the app in web browsers, for a class: each tab gets its own app (needs the serve extra)"
-#: How to get the optional dependency serve needs.
-INSTALL = "pip install 'bpe-lab[serve]'"
 #: At most this many app processes (browser tabs) at once, unless --max-clients says otherwise: a
 #: class of 30 with room for tabs opened twice (docs/classroom.md says how to size it).
 DEFAULT_MAX_CLIENTS = 40
@@ -138,7 +134,9 @@ def main(argv: Sequence[str], *, out: TextIO | None = None, err: TextIO | None =
 def serve(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     args, app_args = build_parser().parse_known_args(list(argv))
     if importlib.util.find_spec("textual_serve") is None:
-        raise ServeError(f"serving in a browser needs textual-serve: {INSTALL}")
+        from tui.extras import install_command
+
+        raise ServeError(f"serving in a browser needs textual-serve: {install_command('serve')}")
     root = Path(args.root).expanduser()
     if not root.is_dir():
         raise ServeError(f"--root {args.root}: {'is a file, not a folder' if root.exists() else 'no such folder'}")
