@@ -71,3 +71,21 @@ async def test_the_offer_leaves_the_footer_when_the_session_is_kept_aside(found)
         app.autosave(now=True)  # the first save keeps the earlier session aside
         await settle_until(pilot, lambda: "R" not in footer(app), "R gone")
         assert any("is kept as" in text for text in app.toasts.texts())
+
+
+@pytest.mark.slow
+def test_a_known_rank_file_replays_without_a_pattern_name(capsys):
+    """`bpe-lab --tokenizer gpt2.tiktoken CORPUS`, as the README says: exit 2 before, until
+    --pattern-name gpt2 was added. Now GPT-2's pattern is chosen, in one note."""
+    import argparse
+
+    from fetch_tokenizers import needed
+
+    from tui.app.launch import imported_tokenizer
+
+    path = needed("whisper-gpt2.tiktoken")  # GPT-2's ranks, as Whisper ships them
+    imported = imported_tokenizer(argparse.Namespace(tokenizer=str(path), pattern_name=None, pattern=None))
+    assert imported.tokenizer.pretokenizer.name == "gpt2"
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("bpe-lab: note:")]
+    assert notes == [f"bpe-lab: note: {path}: GPT-2 (r50k_base)'s rank file (50,256 ranks): text is split with its "
+                     "pattern, gpt2 (--pattern-name or --pattern gives another)"]

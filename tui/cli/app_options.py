@@ -24,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_training_options(parser)
     parser.add_argument("--tokenizer", metavar="TOK", help="replay a tokenizer (any supported format) on the corpus, merge by merge")
     parser.add_argument("--pattern-name", choices=PATTERN_NAMES, metavar="NAME",
-                        help="pre-tokenizer for a --tokenizer file that holds none (.tiktoken, vocab.json + merges.txt): "
+                        help="pre-tokenizer for a --tokenizer file that holds none (a tiktoken rank file that is not "
+                             "a well-known one, vocab.json + merges.txt): "
                              f"{', '.join(PATTERN_NAMES)}")
     parser.add_argument("--resume", action="store_true",
                         help="continue the last session where you left it (with CORPUS: that corpus's session)")

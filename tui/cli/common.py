@@ -161,8 +161,9 @@ def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
                              "vocab.json + merges.txt (either file, or their directory), .tiktoken")
     pattern = parser.add_mutually_exclusive_group()
     pattern.add_argument("--pattern-name", choices=PATTERN_NAMES, metavar="NAME",
-                         help="pre-tokenizer for vocab.json + merges.txt (default gpt2), or for a .tiktoken file "
-                              "without its PATH.json (no default: encode and export need one, decode does not): "
+                         help="pre-tokenizer for vocab.json + merges.txt (default gpt2), or for a tiktoken rank file "
+                              "without its PATH.json (a well-known one, GPT-2's, cl100k's, Llama 3's ..., takes its "
+                              "own; another needs one to encode or export, not to decode): "
                               f"{', '.join(PATTERN_NAMES)}")
     pattern.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex instead of --pattern-name")
 
