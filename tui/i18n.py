@@ -102,6 +102,9 @@ def engine_message(message: str) -> str:
     Example (German): ``engine_message("/x/c.txt: no such file") -> '/x/c.txt: keine solche Datei'``
     """
     global _engine_patterns
+    from tui.extras import with_install_hints  # "pip install 'bpe-lab[plots]'" as this install says it
+
+    message = with_install_hints(message)
     if _language == "en":
         return message
     if _engine_patterns is None:

@@ -53,13 +53,47 @@ from engine.formats.common import (
     show,
 )
 from engine.native import backend
-from engine.text.pretokenize import PreTokenizer
+from engine.text.pretokenize import PreTokenizer, pretokenizer_named
 
 if TYPE_CHECKING:
     from engine.formats.sniff import Probe
 
 #: The pattern that makes the whole text one piece (pre-tokenizer ``none``).
 WHOLE_TEXT = r"[\s\S]+"
+
+#: The first merged tokens (ranks 256-261) of two families of rank files: GPT-2's byte-level
+#: merges (r50k, p50k), and cl100k's, which Llama 3 extends.
+_GPT2_FIRST = (b" t", b" a", b"he", b"in", b"re", b"on")
+_CL100K_FIRST = (b"  ", b"    ", b"in", b" t", b"        ", b"er")
+#: Well-known rank files told apart by their content, as they hold no pattern: how many ranks,
+#: the first six merged tokens, the file's name for a message, and the --pattern-name of the
+#: pattern its tokenizer splits text with. Checked against the files themselves: GPT-2's and
+#: Whisper's (openai-whisper), Llama 3's and Llama 4's (llama-models); cl100k's is the first
+#: 100,256 ranks of Llama 3's, p50k's is GPT-2's and 24 runs of spaces. o200k (GPT-4o) is not
+#: here: its first tokens were not at hand to check (Llama 4's, o200k-like, are).
+KNOWN_RANK_FILES: tuple[tuple[int, tuple[bytes, ...], str, str], ...] = (
+    (50256, _GPT2_FIRST, "GPT-2 (r50k_base)", "gpt2"),
+    (50280, _GPT2_FIRST, "p50k_base", "gpt2"),
+    (50256, (b" t", b" a", b" th", b"in", b"er", b" w"), "Whisper's multilingual", "gpt2"),  # and "" at 50256
+    (100256, _CL100K_FIRST, "cl100k_base (GPT-4)", "gpt4"),
+    (128000, _CL100K_FIRST, "Llama 3", "llama3"),
+    (200000, (b"  ", b"    ", b"er", b"in", b" t", b"on"), "Llama 4", "o200k"),
+)
+
+
+def known_rank_file(ranks: dict[bytes, int]) -> tuple[str, str] | None:
+    """``(name, pattern name)`` of a well-known rank file (:data:`KNOWN_RANK_FILES`), else None.
+
+    Example: GPT-2's 50,256 ranks -> ``("GPT-2 (r50k_base)", "gpt2")``
+    """
+    if not ranks:
+        return None
+    span = max(ranks.values()) + 1  # as read: Whisper's empty last token is skipped, so its file spans 50,256
+    first = tuple(sorted((r, t) for t, r in ranks.items() if 256 <= r < 262))
+    for count, tokens, name, pattern in KNOWN_RANK_FILES:
+        if span == count and tuple(t for _, t in first) == tokens and [r for r, _ in first] == list(range(256, 262)):
+            return name, pattern
+    return None
 
 
 def sidecar_path(path: str | Path) -> Path:
@@ -425,9 +459,16 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     ranks = read_ranks(path, text, warnings)
     check_rank_bytes(path, ranks)
     side = _sidecar(path, side_data)
+    known = known_rank_file(ranks) if pretokenizer is None and side is None else None
+    if known is not None:
+        name, pattern = known
+        pretokenizer = pretokenizer_named(pattern)
+        warnings.append(f"{name}'s rank file ({len(ranks):,} ranks): text is split with its pattern, {pattern} "
+                        "(--pattern-name or --pattern gives another)")
     if pretokenizer is None:
         if side is None and need_pattern:
-            raise fail(path, "a .tiktoken file holds no pattern: give --pattern-name gpt2|gpt4|o200k|llama3|simple|none or --pattern REGEX")
+            raise fail(path, "this tiktoken rank file is not one bpe-lab knows, and holds no pattern: give --pattern-name "
+                             "gpt2|gpt4|o200k|llama3|simple|none or --pattern REGEX")
         try:
             pretokenizer = pattern_pretokenizer(side["pat_str"]) if side is not None else PreTokenizer("none")
         except ValueError as exc:

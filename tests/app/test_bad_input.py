@@ -281,8 +281,10 @@ for _area in (SETUP_BOUNDS, SETUP_STREAMS, SETUP_SESSIONS, SETUP_FORMATS, SETUP_
 @pytest.fixture
 def sandbox(tmp_path, monkeypatch):
     """Work in the test's folder; and no rename may land outside it (a broken guard must not
-    replace /dev/full or anything else of the machine's)."""
+    replace /dev/full or anything else of the machine's). A missing extra is named as for the
+    README's install, wherever the tests run (tests/cli/test_first_minute.py tests the others)."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("tui.extras.install_command", lambda extra: f".venv/bin/pip install '.[{extra}]'")
     real_replace = os.replace
 
     def replace(src, dst, **kwargs):

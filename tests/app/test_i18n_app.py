@@ -20,7 +20,7 @@ from test_snapshots import app_for
 WORDS = {
     "de": {"footer": {"Lauf/Pause", "Schritt", "Rückgängig"}, "palette": "Schritt (n)", "system": "Farbschema",
            "help": "Tasten", "pane": "Merge-Log", "status": "pausiert"},
-    "zh": {"footer": {"运行/暂停", "单步", "撤销", "查找"}, "palette": "单步 (n)", "system": "主题",
+    "zh": {"footer": {"运行/暂停", "单步", "撤销", "课程"}, "palette": "单步 (n)", "system": "主题",
            "help": "按键", "pane": "合并日志", "status": "已暂停"},
 }
 

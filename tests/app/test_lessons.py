@@ -262,13 +262,18 @@ def test_cli_lists_bundled_lessons(monkeypatch):
     monkeypatch.setattr(catalog, "lesson_folder", lambda: DATA)
     code, out, _ = run()
     assert code == 0
-    assert out.splitlines()[1].split(None, 3) == ["001-low", "001", "en,de", "low lower lowest: the first merges"]
+    assert out.splitlines()[1].split(None, 2) == ["001-low", "en,de",
+                                                  "low lower lowest: the first merges · XSLM, the BPE tokenizer chapter"]
     german = parse(DATA / "001-low.de.md").title
     assert german != "low lower lowest: the first merges"
-    assert run("--lang", "de")[1].splitlines()[1].split(None, 3)[3] == german  # titled in the language asked
-    assert run("--lang", "zh")[1].splitlines()[1].split(None, 3)[3] == "low lower lowest: the first merges"  # none: en
+
+    def title(out: str) -> str:
+        return out.splitlines()[1].split(None, 2)[2].rsplit(" · ", 1)[0]
+
+    assert title(run("--lang", "de")[1]) == german  # titled in the language asked
+    assert title(run("--lang", "zh")[1]) == "low lower lowest: the first merges"  # none: en
     monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
-    assert run()[1].splitlines()[1].split(None, 3)[3] == german  # else the locale's
+    assert title(run()[1]) == german  # else the locale's
 
 
 def test_cli_language_fallback_is_a_note(monkeypatch):

@@ -322,7 +322,8 @@ def test_the_pattern_name_help_claims_no_default_for_tiktoken(capsys):
     with pytest.raises(SystemExit):
         cli.main(["decode", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "vocab.json + merges.txt (default gpt2), or for a .tiktoken file without its PATH.json (no default" in help_text
+    assert "vocab.json + merges.txt (default gpt2), or for a tiktoken rank file without its PATH.json (a well-known one" in help_text
+    assert "another needs one to encode or export, not to decode" in help_text  # no default claimed for the rest
 
 
 # -- the session lock ---------------------------------------------------------------------------

@@ -46,7 +46,8 @@ def free_port() -> int:
 @contextmanager
 def running_server(tmp_path: Path, *args: str) -> Iterator[tuple[int, Path, Path]]:
     """``bpe-lab serve`` on 127.0.0.1 and a free port, serving tmp_path/root (holding c.txt);
-    yields the port, the root and the serve state folder; stops everything it started."""
+    yields the port, the root and the serve state folder; stops everything it started. What the
+    server and its app processes print (the instructor's terminal) goes to tmp_path/serve.log."""
     root = tmp_path / "root"
     root.mkdir(exist_ok=True)
     (root / "c.txt").write_text("the cat in the hat sat on the mat\nthe cat ate the rat\n" * 3, encoding="utf-8")
@@ -60,10 +61,13 @@ def running_server(tmp_path: Path, *args: str) -> Iterator[tuple[int, Path, Path
     ready, lines = threading.Event(), []
 
     def drain() -> None:  # the log must be read, or a full pipe stops the server
-        for line in server.stdout:
-            lines.append(line.decode("utf-8", "replace"))
-            if "serving" in lines[-1]:
-                ready.set()
+        with (tmp_path / "serve.log").open("w", encoding="utf-8") as log:
+            for line in server.stdout:
+                lines.append(line.decode("utf-8", "replace"))
+                log.write(lines[-1])
+                log.flush()
+                if "serving" in lines[-1]:
+                    ready.set()
         ready.set()
 
     threading.Thread(target=drain, daemon=True).start()

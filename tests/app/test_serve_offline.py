@@ -11,7 +11,15 @@ from extras import skip_without
 skip_without("serve")
 textual_serve = pytest.importorskip("textual_serve")
 
-from tui.cli.serve_page import TEMPLATE, offline_page, offline_templates, remote_hosts  # noqa: E402
+from tui.cli.serve_page import (  # noqa: E402
+    FALLBACKS,
+    TEMPLATE,
+    offline_page,
+    offline_templates,
+    ranges_of,
+    remote_hosts,
+    roboto_range,
+)
 
 INSTALLED = Path(textual_serve.__file__).resolve().parent / "templates" / TEMPLATE
 
@@ -27,6 +35,23 @@ def test_the_installed_template_is_made_offline():
     # nothing else of the page changed: textual-serve's variables and its terminal are all there
     for needed in ('id="terminal"', "{{ app_websocket_url }}", "{{ config.static.url }}js/textual.js"):
         assert needed in page and needed in original
+
+
+def test_the_page_names_cjk_and_emoji_fonts_of_the_machine_for_what_roboto_lacks():
+    """Chinese and emoji are drawn by a named stack of fonts the participant may have (local()
+    only: nothing fetched), joined to the terminal's "Roboto Mono" for their ranges alone."""
+    page = offline_page(INSTALLED.read_text(encoding="utf-8"))
+    assert remote_hosts(page) == [] and "url(" not in page.split("fonts/RobotoMono-Italic", 1)[1].split("</style>")[0]
+    for needed in ('local("Noto Sans CJK SC")', 'local("PingFang SC")', 'local("Microsoft YaHei")',
+                   'local("Noto Color Emoji")', 'local("Apple Color Emoji")', 'local("Segoe UI Emoji")'):
+        assert needed in page
+    assert page.count('font-family: "Roboto Mono";') == 2 + len(FALLBACKS)
+    roboto = ranges_of(roboto_range())
+    for char in "中，あ한🙂":  # the fallbacks' own, and only theirs
+        assert not any(low <= ord(char) <= high for low, high in roboto), char
+        assert any(low <= ord(char) <= high for ranges, _ in FALLBACKS for low, high in ranges_of(ranges)), char
+    for char in "a·↵✓✗█│é":  # what the app draws in Roboto Mono stays there
+        assert any(low <= ord(char) <= high for low, high in roboto), char
 
 
 def test_remote_hosts_sees_each_kind_of_link():
@@ -74,5 +99,8 @@ def test_the_page_in_chromium_requests_nothing_elsewhere(tmp_path):
             page.evaluate("document.fonts.ready")
             assert elsewhere == [] and failed == []
             assert page.evaluate("document.fonts.check('16px \"Roboto Mono\"')")
+            # every face was asked for (the canvas asks none): the CJK and emoji ones are
+            # loaded, or failed where this machine has none of their fonts; none is left waiting
+            assert page.evaluate("[...document.fonts].every(face => face.status !== 'unloaded')")
         finally:
             browser.close()

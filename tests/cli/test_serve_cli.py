@@ -45,12 +45,28 @@ def test_an_open_host_is_explicit_and_warned_about(started):
     assert started[0].host == "0.0.0.0"
     assert err.getvalue() == (
         "bpe-lab: warning: serving on 0.0.0.0: anyone who can reach this machine on port 8123 can use the app, "
-        "with no password; use it only on a trusted network (see the README's Classroom)\n")
+        "with no password; use it only on a trusted network (see docs/classroom.md)\n")
 
 
 def test_the_full_page_says_why_and_escapes_nothing_unsafe():
     page = serve.full_page(7)
     assert "the class is full" in page and "--max-clients 7" in page and "<script" not in page
+
+
+def test_the_full_page_counts_one_tab_in_the_singular():
+    assert "1 browser tab is already connected" in serve.full_page(1)
+    assert "40 browser tabs are already connected" in serve.full_page(40)
+
+
+def test_a_class_of_30_fits_by_default_and_the_help_says_how_to_size_it(started, capsys):
+    assert serve.main([], err=io.StringIO()) == 0
+    assert started[0].max_clients == 40
+    with pytest.raises(SystemExit) as exit_:
+        serve.build_parser().parse_args(["--help"])
+    assert exit_.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "(default 40): allow one and a half per participant" in shown
+    assert "each is an app process of its own (see docs/classroom.md)" in shown
 
 
 async def test_the_page_follows_the_address_the_browser_used_or_public_url(tmp_path):

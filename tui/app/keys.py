@@ -38,7 +38,7 @@ KEYS: list[Binding] = [
             tooltip=N_("copy the selected token (its id and bytes; in the tokenize input ctrl+y copies the ids): "
                     "the system clipboard, else the terminal's (OSC 52)")),
     Binding("s", "app.save", N_("Save"), tooltip=N_("save the tokenizer (native JSON)")),
-    Binding("R", "app.resume_found", N_("Resume"), show=False,
+    Binding("R", "app.resume_found", N_("Resume"),
             tooltip=N_("resume the earlier session on this corpus (offered when one exists at launch or open)")),
     Binding("o", "app.open", N_("Open"), tooltip=N_("open a corpus file or a bundled sample")),
     Binding("a", "app.analysis", N_("Analysis"), show=False,
@@ -50,7 +50,8 @@ KEYS: list[Binding] = [
             tooltip=N_("corpus: wrap lines at the pane's width (the default), or one row per line, scrolled sideways")),
     Binding("f", "toggle_follow", N_("Follow"), show=False,
             tooltip=N_("corpus: keep the last merged token in view as training runs (on or off)")),
-    Binding("t", "toggle_trace", N_("Trace"), show=False, tooltip=N_("tokenize: the rule-by-rule trace (seed 003 §11.4)")),
+    Binding("t", "toggle_trace", N_("Trace"), show=False,
+            tooltip=N_("tokenize: the rule-by-rule trace (Tokenization: how machines read, §11.4)")),
     Binding("e", "focus_input", N_("Type"), show=False,
             tooltip=N_("type in the tokenize input (escape leaves; ctrl+y copies its ids; ctrl+q quits)")),
     Binding("escape", "focus_log", N_("Log"), show=False, tooltip=N_("back to the merge log")),
@@ -63,7 +64,7 @@ KEYS: list[Binding] = [
             tooltip=N_("what-if branches: list them, switch (enter), compare two side by side (c)")),
     Binding("X", "app.screenshot", N_("Screenshot"), show=False,
             tooltip=N_("save the screen as an SVG in the working folder (or $BPE_LAB_SCREENSHOTS); the message names the file")),
-    Binding("l", "app.lessons", N_("Lessons"), show=False,
+    Binding("l", "app.lessons", N_("Lessons"),
             tooltip=N_("lessons: pick a guided walkthrough (with a lesson open: hide or show its pane)")),
     # `>` and `<` move an open lesson even while an input has focus (priority); without a lesson
     # they are not bound at all (check_action) and type into the input.
@@ -85,13 +86,14 @@ KEYS: list[Binding] = [
 ]
 
 #: The shown keys (``show=True`` above) by how much the footer needs them, most important first.
-#: The footer shows as many as fit in one line beside ``^p palette`` (at 80 cells: up to Find;
-#: at 100: up to Open; a lesson's next and previous step show only while one is open, and come
-#: first then: a lesson is walked with them) and drops the rest,
+#: The footer shows as many as fit in one line beside ``^p palette`` (at 80 cells: up to Lessons;
+#: at 100: up to Find; a lesson's next and previous step show only while one is open, and come
+#: first then: a lesson is walked with them; ``R Resume step N`` only while an earlier session
+#: is offered, and then before the rest) and drops the rest,
 #: which stay in the palette and the help. Keys bound by the focused widget or a screen (the
 #: analysis screen's Back) come before all of these.
-FOOTER_PRIORITY = ["app.lesson_next", "app.lesson_back", "app.toggle_run", "app.step", "app.undo", "app.help", "app.quit",
-                   "app.goto", "find", "app.redo", "app.open", "app.save"]
+FOOTER_PRIORITY = ["app.lesson_next", "app.lesson_back", "app.resume_found", "app.toggle_run", "app.step", "app.undo",
+                   "app.help", "app.quit", "app.lessons", "app.goto", "find", "app.redo", "app.open", "app.save"]
 
 #: Keys bound elsewhere (by a screen, a pane or Textual), listed in the help and the README.
 OTHER_KEYS: list[tuple[str, str]] = [

@@ -206,6 +206,7 @@ class Lab(LabSessions, LabDriving):
             note = self.keeper.notice(message.workbench.corpus.source, message.workbench.corpus.sha256)
             if note:
                 self.say(note, timeout=10)
+            self.app.refresh_bindings()  # R shows in the footer while an earlier session is offered
         else:
             selected = self._resume.selected
             self._resume = None
@@ -244,6 +245,7 @@ class Lab(LabSessions, LabDriving):
             self.say(_("no earlier session on this corpus to resume"), timeout=3)
             return
         found = self.keeper.take_found()
+        self.app.refresh_bindings()  # the offer is answered (or gone): R leaves the footer
         if isinstance(found, str):
             self.say(found, timeout=4)
             return

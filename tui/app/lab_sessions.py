@@ -93,6 +93,7 @@ class LabSessions:
         note = self.keeper.take_kept_note()
         if note:
             self.say(note, timeout=10)
+            self.app.refresh_bindings()  # the offered session was kept aside: R leaves the footer
 
     def merges_fate(self, leaving: bool = False) -> str:
         """What happens to the current merges when the app quits (or, ``leaving``, opens

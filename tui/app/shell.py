@@ -177,6 +177,8 @@ class BpeApp(Actions, App):
             if lab.lesson is None:
                 return False  # no lesson open: hidden (and `>` types into an input)
             return True  # `>` and `<` move the lesson even while an input has focus
+        if action == "resume_found" and lab.keeper.found is None:
+            return False  # shown (footer, palette) only while an earlier session is offered
         if action in TYPED and isinstance(focused, Input):
             if action == "quit" and not getattr(focused, "handles_quit", False):
                 return True  # ctrl+q (a priority key) quits from a dialog's input too

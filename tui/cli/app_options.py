@@ -9,23 +9,23 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tui.cli.common import PATTERN_NAMES, PROG, Parser, add_training_options
+from tui.cli.common import PATTERN_NAMES, PROG, SERVE_SUMMARY, Parser, add_training_options
 from tui.i18n import LANGUAGES
 from tui.model.pacing import SPEED_NAMES
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
+    parser = AppParser(
         prog=PROG,
-        description="Train BPE one merge at a time and see everything that happens. "
-        "Headless commands: bpe-lab train|encode|decode|export|compare --help. "
-        "In web browsers: bpe-lab serve --help.",
+        description="Train BPE one merge at a time and see everything that happens: with no command, "
+        "the app opens on CORPUS. The commands below run without it (bpe-lab COMMAND --help).",
     )
     parser.add_argument("corpus", nargs="?", metavar="CORPUS", help="a text file (default: the bundled workshop corpus)")
     add_training_options(parser)
     parser.add_argument("--tokenizer", metavar="TOK", help="replay a tokenizer (any supported format) on the corpus, merge by merge")
     parser.add_argument("--pattern-name", choices=PATTERN_NAMES, metavar="NAME",
-                        help="pre-tokenizer for a --tokenizer file that holds none (.tiktoken, vocab.json + merges.txt): "
+                        help="pre-tokenizer for a --tokenizer file that holds none (a tiktoken rank file that is not "
+                             "a well-known one, vocab.json + merges.txt): "
                              f"{', '.join(PATTERN_NAMES)}")
     parser.add_argument("--resume", action="store_true",
                         help="continue the last session where you left it (with CORPUS: that corpus's session)")
@@ -45,6 +45,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--serve-root", metavar="DIR", help=argparse.SUPPRESS)
     parser.add_argument("--serve-sessions", metavar="DIR", help=argparse.SUPPRESS)
     return parser
+
+
+class AppParser(Parser):
+    """The app's parser, whose ``--help`` ends with every subcommand and what it does (built only
+    when help is asked for: a launch imports no command module)."""
+
+    def format_help(self) -> str:
+        return super().format_help() + "\n" + commands_help()
+
+
+def commands_help() -> str:
+    """``commands:`` and one line per subcommand, from the commands' own parsers and serve's.
+
+    Example: the line ``  serve    the app in web browsers, one app process for each tab ...``
+    """
+    from tui.cli.commands import build_parser as headless_parser
+
+    rows = []
+    for action in headless_parser()._subparsers._group_actions:  # argparse's one subparsers action
+        rows += [(choice.dest, choice.help or "") for choice in action._choices_actions]
+    rows.append(("serve", SERVE_SUMMARY))
+    width = max(len(name) for name, _help in rows)
+    lines = [f"  {name:<{width}}  {text}" for name, text in rows]
+    return "commands (bpe-lab COMMAND --help):\n" + "\n".join(lines) + "\n"
 
 
 def add_theme_option(parser: argparse.ArgumentParser) -> None:

@@ -33,6 +33,8 @@ PROG = "bpe-lab"
 
 
 HEADLESS = ("train", "encode", "decode", "export", "compare", "plot", "lesson", "count")
+#: What ``bpe-lab serve`` does, in one line (``bpe-lab --help`` lists it with the other commands).
+SERVE_SUMMARY = "the app in web browsers, for a class: each tab gets its own app (needs the serve extra)"
 
 
 #: ``--pattern-name``: the named pre-tokenizers, and patterns tokenizer files are read with
@@ -40,8 +42,23 @@ HEADLESS = ("train", "encode", "decode", "export", "compare", "plot", "lesson", 
 PATTERN_NAMES = ("none", *NAMED_PATTERNS, *FILE_PATTERNS)
 
 
+#: ``export --format`` names a student knows, for the registry's names of the same formats: XSLM's
+#: JSON (the course text whose code reads it) was ``seed001``, which keeps working.
+FORMAT_NAMES = {"seed001": "xslm"}
 #: The formats ``export --format`` writes, from the registry (which imports no format module).
-EXPORT_FORMATS = FORMATS
+EXPORT_FORMATS = tuple(FORMAT_NAMES.get(name, name) for name in FORMATS)
+
+
+def export_format(text: str) -> str:
+    """``--format``: the registry's name of the format ``text`` names (``xslm`` -> ``seed001``)
+    (argparse type).
+
+    Example: ``export_format("xslm")`` -> ``"seed001"``; ``export_format("seed001")`` -> ``"seed001"``
+    """
+    name = {shown: name for name, shown in FORMAT_NAMES.items()}.get(text, text)
+    if name not in FORMATS:
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(EXPORT_FORMATS)})")
+    return name
 
 
 class UsageError(Exception):
@@ -73,10 +90,11 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pretokenizer", choices=PRETOKENIZERS, default=None, help="how text is split before merging (default gpt2)")
     parser.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex (implies the custom pre-tokenizer)")
     parser.add_argument("--split-digits", action="store_true", help="make every digit a chunk of its own")
-    parser.add_argument("--tie-break", choices=TIE_RULES, default="lowest-ids", dest="tie_rule", help="how equal counts are decided")
+    parser.add_argument("--tie-break", choices=TIE_RULES, default="lowest-ids", dest="tie_rule",
+                        help="how equal counts are decided (default lowest-ids: the smallest left id, then right id)")
     parser.add_argument("--min-frequency", type=int, default=2, metavar="K",
                         help="stop when the best pair occurs fewer than K times (default 2)")
-    parser.add_argument("--no-merge-newline", action="store_true", help="never merge across a newline (seed 001)")
+    parser.add_argument("--no-merge-newline", action="store_true", help="never merge across a newline (as XSLM's BPE chapter does)")
     parser.add_argument("--end-of-word", metavar="SUFFIX", default=None,
                         help="mark where words end, as CLIP and subword-nmt do: each chunk's last unit gets SUFFIX "
                              "(--end-of-word '</w>'; with --tie-break subword-nmt, learn_bpe's merges)")
@@ -127,12 +145,13 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
     """``-t`` in any supported format, and the pattern for formats that hold none."""
     parser.add_argument("-t", "--tokenizer", required=True, metavar="TOK",
-                        help="a tokenizer file in any format: native or HF tokenizer.json, seed 001 JSON, "
+                        help="a tokenizer file in any format: native or HF tokenizer.json, XSLM's JSON, "
                              "vocab.json + merges.txt (either file, or their directory), .tiktoken")
     pattern = parser.add_mutually_exclusive_group()
     pattern.add_argument("--pattern-name", choices=PATTERN_NAMES, metavar="NAME",
-                         help="pre-tokenizer for vocab.json + merges.txt (default gpt2), or for a .tiktoken file "
-                              "without its PATH.json (no default: encode and export need one, decode does not): "
+                         help="pre-tokenizer for vocab.json + merges.txt (default gpt2), or for a tiktoken rank file "
+                              "without its PATH.json (a well-known one, GPT-2's, cl100k's, Llama 3's ..., takes its "
+                              "own; another needs one to encode or export, not to decode): "
                               f"{', '.join(PATTERN_NAMES)}")
     pattern.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex instead of --pattern-name")
 
@@ -150,9 +169,18 @@ def load_tokenizer_arg(args: argparse.Namespace, err: TextIO, *, need_pattern: b
 
     with loading_bar(err, quiet=bool(getattr(args, "quiet", False))):
         imported = load_any(args.tokenizer, pretokenizer=pre, need_pattern=need_pattern)
-    for note in imported.warnings:
-        print(f"{PROG}: note: {args.tokenizer}: {note}", file=err)
+    if getattr(args, "verbose", True):  # encode and decode: only with --verbose, not on every call
+        for note in imported.warnings:
+            print(f"{PROG}: note: {args.tokenizer}: {note}", file=err)
     return imported
+
+
+def add_verbose_option(parser: argparse.ArgumentParser) -> None:
+    """``-v``: the notes on how the tokenizer file was read (encode and decode are called again and
+    again on one file: the same notes every time would bury their output)."""
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="also print the notes on how the tokenizer file was read (control pieces taken "
+                             "as special tokens, a pattern assumed, ...); export prints them always")
 
 
 #: ``encode`` reads a pipe or device on standard input up to this many bytes (a regular file
@@ -196,7 +224,9 @@ def out_of_memory(command: str | None) -> str:
 
 def error(exc: BaseException | str, err: TextIO) -> int:
     """Print one ``bpe-lab: error:`` line (control characters escaped) and return exit code 2."""
-    print(f"{PROG}: error: {one_line(str(exc))}", file=err)
+    from tui.extras import with_install_hints  # "needs matplotlib: pip install ..." as this install says it
+
+    print(f"{PROG}: error: {one_line(with_install_hints(str(exc)))}", file=err)
     return 2
 
 

@@ -36,7 +36,7 @@ def add_count_parser(sub) -> None:
     count.add_argument("--pretokenizer", choices=PRETOKENIZERS, default=None, help="how text is split (default gpt2)")
     count.add_argument("--pattern", metavar="REGEX", help="a custom pre-tokenizer regex")
     count.add_argument("--split-digits", action="store_true", help="make every digit a chunk of its own")
-    count.add_argument("--no-merge-newline", action="store_true", help="make every newline a chunk of its own (seed 001)")
+    count.add_argument("--no-merge-newline", action="store_true", help="make every newline a chunk of its own (as XSLM's BPE chapter does)")
     count.add_argument("--tie-break", choices=TIE_RULES, default="lowest-ids", dest="tie_rule",
                        help="hf: pre-tokenize line by line as HuggingFace's trainer does (train --tie-break hf needs it)")
     count.add_argument("--engine", choices=("local", "dask"), default="local", help="local cores (default) or a Dask cluster")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from engine.errors import MAX_FILE_BYTES, size_text
-from tui.cli.common import UsageError, add_tokenizer_option, load_tokenizer_arg
+from tui.cli.common import UsageError, add_tokenizer_option, add_verbose_option, load_tokenizer_arg
 
 
 def add_decode_parser(sub) -> None:
@@ -23,6 +23,7 @@ def add_decode_parser(sub) -> None:
     decode.add_argument("--bytes", action="store_true",
                         help="write the raw bytes the ids stand for (invalid UTF-8 and partial characters kept), "
                              "not text: encode then decode --bytes gives back the input exactly")
+    add_verbose_option(decode)
 
 
 #: Standard input given to ``decode`` is read up to this many bytes, and refused past it ...

@@ -8,7 +8,16 @@ import json
 from typing import TextIO
 
 from engine.text import token_display
-from tui.cli.common import EXPORT_FORMATS, PROG, add_tokenizer_option, load_tokenizer_arg, read_stdin
+from tui.cli.common import (
+    EXPORT_FORMATS,
+    FORMAT_NAMES,
+    PROG,
+    add_tokenizer_option,
+    add_verbose_option,
+    export_format,
+    load_tokenizer_arg,
+    read_stdin,
+)
 
 
 def add_encode_parser(sub) -> None:
@@ -19,15 +28,17 @@ def add_encode_parser(sub) -> None:
     shape = encode.add_mutually_exclusive_group()
     shape.add_argument("--json", action="store_true", help="print a JSON list of ids")
     shape.add_argument("--pieces", action="store_true", help="print the tokens, separated by |")
+    add_verbose_option(encode)
 
 
 def add_export_parser(sub) -> None:
     """``bpe-lab export -t TOKENIZER --format F -o PATH``."""
     export = sub.add_parser("export", help="write a tokenizer in another format")
     add_tokenizer_option(export)
-    export.add_argument("--format", required=True, choices=EXPORT_FORMATS, help="the format to write")
+    export.add_argument("--format", required=True, type=export_format, metavar="{" + ",".join(EXPORT_FORMATS) + "}",
+                        help="the format to write (xslm: the JSON of XSLM's BPE chapter)")
     export.add_argument("--drop-normalizer", action="store_true",
-                        help="write a tokenizer with a normalizer to a format without one (tiktoken, gpt2, seed001)")
+                        help="write a tokenizer with a normalizer to a format without one (tiktoken, gpt2, xslm)")
     export.add_argument("-o", "--output", required=True, metavar="PATH",
                         help="the file to write; for gpt2 a directory (vocab.json + merges.txt go inside); "
                              "for tiktoken the rank file, with its pattern and specials in PATH.json")
@@ -60,5 +71,6 @@ def run_export(args: argparse.Namespace, err: TextIO) -> int:
     for note in notes:
         print(f"{PROG}: note: {note}", file=err)
     paths = ", ".join(str(p) for p in written_paths(args.format, args.output))
-    print(f"{PROG}: wrote {paths} ({args.format}, vocabulary {imported.tokenizer.vocab_size})", file=err)
+    shown = FORMAT_NAMES.get(args.format, args.format)
+    print(f"{PROG}: wrote {paths} ({shown}, vocabulary {imported.tokenizer.vocab_size})", file=err)
     return 0

@@ -59,6 +59,7 @@ def list_lessons(out: TextIO, lang: str | None = None) -> int:
     from engine.text import inert
     from tui.lessons.catalog import bundled, locale_lang
     from tui.lessons.format import LessonError, parse
+    from tui.model.course import course_text
 
     found = bundled()
     if not found:
@@ -70,14 +71,14 @@ def list_lessons(out: TextIO, lang: str | None = None) -> int:
         path, _ = each.file(lang)
         try:
             lesson = parse(path)
-            title, seed = lesson.title, lesson.seed or "-"
+            title, course = lesson.title, course_text(lesson.seed)
         except LessonError as exc:
-            title, seed = f"(cannot read: {exc})", "-"
-        rows.append((each.name, seed, ",".join(each.languages), title))
+            title, course = f"(cannot read: {exc})", "-"
+        rows.append((each.name, ",".join(each.languages), title, course))
     width = max(len(r[0]) for r in rows)
-    print(f"{'lesson':<{width}}  seed  languages  title", file=out)
-    for name, seed, langs, title in rows:
-        print(f"{name:<{width}}  {seed:<4}  {langs:<9}  {inert(title)}", file=out)
+    print(f"{'lesson':<{width}}  languages  title · course text", file=out)
+    for name, langs, title, course in rows:
+        print(f"{name:<{width}}  {langs:<9}  {inert(title)} · {inert(course)}", file=out)
     return 0
 
 

@@ -90,7 +90,9 @@ def write_reports(args: argparse.Namespace, trainer: Trainer, corpus_bytes: int,
         missing = exc
     written = write_tables(args.export, tables, figures)
     if missing is not None:
-        print(f"{PROG}: note: {missing}; the tables were written", file=err)
+        from tui.extras import with_install_hints
+
+        print(f"{PROG}: note: {with_install_hints(str(missing))}; the tables were written", file=err)
     print(f"{PROG}: wrote {len(written)} files to {args.export}: {', '.join(p.name for p in written)}", file=err)
 
 

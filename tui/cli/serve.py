@@ -27,12 +27,11 @@ from pathlib import Path
 from typing import TextIO
 
 from tui.cli.common import PROG, Parser, guarded
-from tui.i18n import _
+from tui.i18n import _, ngettext
 
-#: How to get the optional dependency serve needs.
-INSTALL = "pip install 'bpe-lab[serve]'"
-#: At most this many app processes (browser tabs) at once, unless --max-clients says otherwise.
-DEFAULT_MAX_CLIENTS = 20
+#: At most this many app processes (browser tabs) at once, unless --max-clients says otherwise: a
+#: class of 30 with room for tabs opened twice (docs/classroom.md says how to size it).
+DEFAULT_MAX_CLIENTS = 40
 #: The largest terminal a browser tab gets, in cells (a client asking for more gets this): the
 #: app's memory grows with the screen (5000 × 3000 held about 240 MB a tab).
 MAX_WIDTH, MAX_HEIGHT = 500, 200
@@ -102,7 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the one folder the app may open files from and save to (default: the current folder); "
                              "the bundled samples and lessons can be opened too")
     parser.add_argument("--max-clients", type=client_count, default=DEFAULT_MAX_CLIENTS, metavar="N",
-                        help=f"at most N browser tabs (app processes) at once (default {DEFAULT_MAX_CLIENTS})")
+                        help=f"at most N browser tabs (app processes) at once (default {DEFAULT_MAX_CLIENTS}): allow "
+                             "one and a half per participant (a reloaded tab holds its place for a few seconds), "
+                             "and check that N tabs fit in this machine's memory: each is an app process of "
+                             "its own (see docs/classroom.md)")
     parser.add_argument("--public-url", metavar="URL",
                         help="the address participants use, when a reverse proxy stands in front "
                              "(default: the address each browser asked for)")
@@ -132,7 +134,9 @@ def main(argv: Sequence[str], *, out: TextIO | None = None, err: TextIO | None =
 def serve(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     args, app_args = build_parser().parse_known_args(list(argv))
     if importlib.util.find_spec("textual_serve") is None:
-        raise ServeError(f"serving in a browser needs textual-serve: {INSTALL}")
+        from tui.extras import install_command
+
+        raise ServeError(f"serving in a browser needs textual-serve: {install_command('serve')}")
     root = Path(args.root).expanduser()
     if not root.is_dir():
         raise ServeError(f"--root {args.root}: {'is a file, not a folder' if root.exists() else 'no such folder'}")
@@ -143,7 +147,7 @@ def serve(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
                           "--serve-sessions", str(sessions), *app_args])
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"{PROG}: warning: serving on {args.host}: anyone who can reach this machine on port {args.port} "
-              "can use the app, with no password; use it only on a trusted network (see the README's Classroom)",
+              "can use the app, with no password; use it only on a trusted network (see docs/classroom.md)",
               file=err)
     server = classroom_server(command, host=args.host, port=args.port, max_clients=args.max_clients,
                               public_url=args.public_url, root=root.resolve(), out=out)
@@ -208,8 +212,10 @@ def run_server(server) -> None:
 def full_page(max_clients: int) -> str:
     """The page a browser gets when every place is taken."""
     title = _("bpe-lab: the class is full")
-    message = _("{count} browser tabs are already connected, the most this server takes (--max-clients {count}). "
-                "Try again when someone closes their tab.").format(count=max_clients)
+    message = ngettext("{count} browser tab is already connected, the most this server takes (--max-clients {count}). "
+                       "Try again when it is closed.",
+                       "{count} browser tabs are already connected, the most this server takes (--max-clients {count}). "
+                       "Try again when someone closes their tab.", max_clients).format(count=max_clients)
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head>"
             f"<body><h1>{html.escape(title)}</h1><p>{html.escape(message)}</p></body></html>")
 
@@ -364,7 +370,8 @@ def classroom_server(command: str, *, host: str, port: int, max_clients: int, pu
             shown = public_url or f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}"
             if host in ("0.0.0.0", "::"):
                 shown = f"http://{socket.gethostname()}:{port} (or this machine's IP address)"
-            print(f"{PROG}: serving {root} on {shown}, at most {max_clients} browser tabs; Ctrl+C stops it",
+            tabs = "1 browser tab" if max_clients == 1 else f"{max_clients} browser tabs"
+            print(f"{PROG}: serving {root} on {shown}, at most {tabs}; Ctrl+C stops it",
                   file=out, flush=True)
 
     return ClassroomServer()

@@ -33,7 +33,7 @@ def add_train_parser(sub) -> None:
     train.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to write the tokenizer")
     add_training_options(train)
     add_counts_options(train)
-    train.add_argument("--log", action="store_true", help="print the merge log as training goes (seed 002 style)")
+    train.add_argument("--log", action="store_true", help="print the merge log as training goes (as in Writing a BPE tokenizer by hand)")
     train.add_argument("--curve", action="store_true", help="print the corpus token count after every merge (step 0 first)")
     train.add_argument("--force-merge", action="append", default=[], metavar="'A B'",
                        help="make this pair the next merge instead of the rule's choice (repeatable, in order; tokens as the "

@@ -12,14 +12,14 @@ from tui.i18n import N_, _, ngettext
 #: The samples, in the order the "open sample" dialog lists them, with what each is for.
 SAMPLES = {
     "workshop.txt": N_("multilingual workshop corpus: English, German, Chinese, code, numbers, emoji"),
-    "low-lower-lowest.txt": N_("seed 001's trace: low lower lowest"),
-    "the-cat-in-the-hat.txt": N_("seed 003's walkthrough: the cat in the hat"),
-    "die-katze.txt": N_("seed 000's example: die katze und die kanne und die katze"),
-    "mueller.txt": N_("seed 003's worked example: Müller Müller Müller"),
-    "qa.txt": N_("seed 001's experiment: Q/A lines (merges 0/6/12/24/48 → tokens)"),
+    "low-lower-lowest.txt": N_("XSLM's trace: low lower lowest"),
+    "the-cat-in-the-hat.txt": N_("the cat in the hat, rule by rule (Tokenization: how machines read)"),
+    "die-katze.txt": N_("Tokenwerk's example: die katze und die kanne und die katze"),
+    "mueller.txt": N_("Müller Müller Müller, byte by byte (Tokenization: how machines read)"),
+    "qa.txt": N_("XSLM's experiment: Q/A lines (merges 0/6/12/24/48 → tokens)"),
     "parallel.txt": N_("parallel sentences for the token tax: English, German, Chinese, Russian"),
-    "chinese.txt": N_("Chinese sentences and short poems, seed 002's way"),
-    "tang.txt": N_("28 Tang poems (public domain), one a line: seed 002's half characters"),
+    "chinese.txt": N_("Chinese sentences and short poems, as in Writing a BPE tokenizer by hand"),
+    "tang.txt": N_("28 Tang poems (public domain), one a line: half characters, as in Writing a BPE tokenizer by hand"),
     "emoji.txt": N_("emoji, flags, skin tones, combining accents, Devanagari"),
 }
 DEFAULT_SAMPLE = "workshop.txt"

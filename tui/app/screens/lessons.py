@@ -18,13 +18,14 @@ from tui.i18n import N_, _, language
 from tui.lessons.catalog import bundled
 from tui.lessons.format import LessonError, parse
 from tui.model.confine import confinement_of
+from tui.model.course import course_text
 
 
 def lesson_option(name: str, title: str, seed: str | None, languages: list[str]) -> Text:
     text = Text()
     text.append(inert(title), style="bold")  # from a file: never an escape sequence
-    text.append("\n  " + _("{name}: seed {seed}, in {languages}").format(
-        name=name, seed=seed or "-", languages=", ".join(languages)), style="dim")
+    text.append("\n  " + _("{name}: {course}, in {languages}").format(
+        name=name, course=course_text(seed), languages=", ".join(languages)), style="dim")
     return text
 
 

@@ -98,6 +98,8 @@ class MainScreen(Screen[None]):
         yield FittingFooter()
 
     def on_mount(self) -> None:
+        if not self.query("#corpus"):
+            return  # the app quit before this screen's first frame (a browser tab closed at once): its panes are gone
         self.query_one("#corpus").border_title = _("corpus")
         self.query_one("#log").border_title = _("merge log")
         self.query_one("#candidates").border_title = _("next merge")

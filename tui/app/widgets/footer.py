@@ -38,6 +38,8 @@ class FittingFooter(Footer):
     """A :class:`~textual.widgets.Footer` that never runs past the screen's right edge."""
 
     _fitted_for = -1
+    #: The footer has shown keys once (a blurred app recomposes it only until then).
+    _shown_keys = False
 
     def compose(self):
         widgets = list(super().compose())
@@ -45,6 +47,10 @@ class FittingFooter(Footer):
             if isinstance(widget, FooterKey):
                 if _(widget.description) != widget.description:
                     widget.description = _(widget.description)
+                if widget.action == "app.resume_found":  # offered: which session R brings back
+                    found = getattr(getattr(self.app, "lab", None), "keeper", None)
+                    if found is not None and found.found is not None:
+                        widget.description = _("Resume step {step}").format(step=found.found[1].step)
                 if isinstance(widget.tooltip, str) and _(widget.tooltip) != widget.tooltip:
                     widget.tooltip = _(widget.tooltip)
         width = self.app.size.width
@@ -59,9 +65,21 @@ class FittingFooter(Footer):
                 break  # a prefix of the priority list: which keys show is predictable
             keep.add(index)
         kept = {id(keys[i]) for i in keep}
+        self._shown_keys = self._shown_keys or bool(kept)
         for widget in widgets:
             if not isinstance(widget, FooterKey) or widget in palette or id(widget) in kept:
                 yield widget
+
+    def bindings_changed(self, screen) -> None:
+        """Textual's, but the keys show on the first frame even when the app starts without focus:
+        in a browser (textual-serve) the app starts blurred until the page is clicked, and
+        Textual's footer stayed empty until then. Once shown, a blurred app keeps its keys."""
+        if screen.app.app_focus or self._shown_keys:
+            super().bindings_changed(screen)
+            return
+        self._bindings_ready = True
+        if self.is_attached and screen is self.screen:
+            self.call_after_refresh(self.recompose)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.app.size.width != self._fitted_for and self._bindings_ready:
