@@ -29,6 +29,7 @@ from bad_input_files import (
     HF_CHARS,
     Setup,
     b64,
+    companion_link,
     corpus,
     fail_writes,
     gpt2_pair,
@@ -36,6 +37,7 @@ from bad_input_files import (
     native,
     ranks,
     seed001,
+    sidecar_link,
     trained_tok,
 )
 
@@ -272,6 +274,8 @@ SETUP_FORMATS: dict[str, Setup] = {
     "format-seed001-empty": lambda tmp, mp: seed001(tmp, [], []),
     "format-hf-empty": lambda tmp, mp: hf(tmp, vocab={}, merges=[]),
     "format-vocab-json-empty": lambda tmp, mp: (gpt2_pair(tmp, []), (tmp / "pair" / "vocab.json").write_text("{}")),
+    "format-companion-link": lambda tmp, mp: companion_link(tmp),
+    "format-sidecar-link": lambda tmp, mp: sidecar_link(tmp),
     "format-tiktoken-empty": lambda tmp, mp: corpus(tmp, "t.tiktoken", b""),
     "format-native-renumbered": lambda tmp, mp: hf_own_order(tmp),
 }
@@ -388,6 +392,8 @@ SETUP_SERVE: dict[str, Setup] = {
     "serve-app-option": lambda tmp, mp: None,
     "serve-counts-outside": lambda tmp, mp: (tmp / "class").mkdir(),
     "serve-counts-missing": lambda tmp, mp: (tmp / "class").mkdir(),
+    "serve-tokenizer-companion-link": lambda tmp, mp: ((tmp / "class").mkdir(),
+                                                       companion_link(tmp, "class/pair", "/etc/passwd")),
 }
 
 

@@ -204,3 +204,37 @@ def refuse_temp_files(monkeypatch) -> None:
         raise PermissionError(errno.EACCES, "Permission denied")
 
     monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+
+
+#: What an outside file holds in the companion rows: a line no error may quote.
+SECRET_LINE = "root:x:0:0:root:/root:/bin/bash"
+
+
+def companion_link(tmp: Path, folder: str = "pair", target: str | None = None) -> Path:
+    """A GPT-2 pair whose merges.txt is a link out of its folder: to ``target``, or to a file
+    beside the folder that holds :data:`SECRET_LINE`."""
+    (tmp / folder).parent.mkdir(parents=True, exist_ok=True)
+    where = gpt2_pair(tmp, ["a b"], folder=folder)
+    if target is None:
+        (tmp / "secret.txt").write_text(SECRET_LINE + "\n", encoding="utf-8")
+        target = "../" * len(Path(folder).parts) + "secret.txt"
+    (where / "merges.txt").unlink()
+    (where / "merges.txt").symlink_to(target)
+    return where
+
+
+def sidecar_link(tmp: Path) -> Path:
+    """A rank file ``tok/t.tiktoken`` whose sidecar is a link out of ``tok/`` to a sidecar whose
+    special token (a secret's text) takes an id the ranks use."""
+    from engine.encode.tokenizer import load_tokenizer
+    from engine.formats import export_tokenizer
+
+    (tmp / "tok").mkdir()
+    export_tokenizer(load_tokenizer(trained_tok(tmp)), "tiktoken", tmp / "tok" / "t.tiktoken")
+    side = tmp / "tok" / "t.tiktoken.json"
+    data = json.loads(side.read_text(encoding="utf-8"))
+    data["special_tokens"] = {SECRET_LINE: 0}
+    (tmp / "side.json").write_text(json.dumps(data), encoding="utf-8")
+    side.unlink()
+    side.symlink_to("../side.json")
+    return side

@@ -12,7 +12,9 @@ import os
 import select
 import stat
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -233,10 +235,57 @@ def read_bounded(path: str | os.PathLike[str], **options: Any) -> bytes:
         return opened.read_all()
 
 
+#: The places every tokenizer file read now must be in (see :func:`reading_within`): pairs of
+#: (folders, how a refusal says it), each of which a file must satisfy.
+_WITHIN: ContextVar[tuple[tuple[tuple[Path, ...], Callable[[str], str]], ...]] = ContextVar("bpe_lab_reading_within",
+                                                                                          default=())
+
+
+@contextmanager
+def reading_within(folders: Sequence[str | os.PathLike[str]], refusal: str | Callable[[str], str]) -> Iterator[None]:
+    """Inside this block, every tokenizer file :func:`read_file` opens (the named one and each
+    file that comes with it: ``merges.txt`` beside a ``vocab.json``, ``added_tokens.json``, a rank
+    file's ``.json`` sidecar ...) must be, with every link followed, in one of ``folders``; else a
+    ``TokenizerFileError``: ``PATH: REFUSAL`` (or ``refusal(PATH)`` when it is a function), which
+    names the file and never quotes it. Blocks nest:
+    a file must satisfy each. ``load_any`` keeps a file's companions beside it this way; a lesson
+    keeps them in its folder, ``serve`` in the folder it shares.
+
+    Example::
+
+        with reading_within(["lessons/"], "is outside the lesson's folder"):
+            load_any("lessons/pair/vocab.json")  # merges.txt -> /etc/passwd: refused, unread
+    """
+    kept = tuple(Path(folder).resolve() for folder in folders)
+    said = refusal if callable(refusal) else (lambda shown: f"{shown}: {refusal}")
+    token = _WITHIN.set((*_WITHIN.get(), (kept, said)))
+    try:
+        yield
+    finally:
+        _WITHIN.reset(token)
+
+
+def check_within(path: str | os.PathLike[str]) -> None:
+    """Refuse ``path`` (``TokenizerFileError``, one line) when it is outside a place
+    :func:`reading_within` keeps reads in now; nothing is read."""
+    places = _WITHIN.get()
+    if not places:
+        return
+    try:
+        resolved = Path(path).resolve()
+    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL byte: open says what it is
+        return
+    for folders, refusal in places:
+        if not any(resolved == folder or resolved.is_relative_to(folder) for folder in folders):
+            raise TokenizerFileError(refusal(os.fspath(path)))
+
+
 def read_file(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES) -> bytes:
-    """A tokenizer file's bytes; refuses (``TokenizerFileError``, one line naming the path) a missing,
-    unreadable or directory path, a device, a pipe with no writer, and a file above ``limit``
-    bytes before reading it (a pipe that goes on past the limit too: :func:`open_bounded`)."""
+    """A tokenizer file's bytes; refuses (``TokenizerFileError``, one line naming the path) a file
+    outside the places :func:`reading_within` keeps reads in, a missing, unreadable or directory
+    path, a device, a pipe with no writer, and a file above ``limit`` bytes before reading it (a
+    pipe that goes on past the limit too: :func:`open_bounded`)."""
+    check_within(path)
     return read_bounded(path, kind="a tokenizer file", error=TokenizerFileError, limit=limit, large=FileTooLargeError)
 
 

@@ -230,10 +230,13 @@ def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt:
     """
     # A big file makes a few hundred thousand objects and no reference cycles: the cyclic
     # collector would only walk them again and again (a tenth of a GPT-2 load), so it waits.
+    from engine.formats.common import quoting_beside
+
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _load_any(Path(path), pretokenizer, fmt, need_pattern)
+        with quoting_beside(Path(path)):
+            return _load_any(Path(path), pretokenizer, fmt, need_pattern)
     finally:
         if collecting:
             gc.enable()

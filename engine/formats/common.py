@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import operator
-from collections.abc import ItemsView, Iterable, Sequence
+from collections.abc import ItemsView, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -127,8 +129,49 @@ class Imported:
         return self.tokenizer.decode(self.from_file_ids(ids))
 
 
+#: While :func:`engine.formats.load_any` reads a named file: the folders its companions are
+#: expected in (the named file's, as named and as its link leads), and how to say the named one.
+_BESIDE: ContextVar[tuple[tuple[Path, ...], str] | None] = ContextVar("bpe_lab_beside", default=None)
+
+
+@contextmanager
+def quoting_beside(named: Path) -> Iterator[None]:
+    """While a named tokenizer file is read: an error about a file that comes with it (merges
+    beside a vocab, added tokens, a sidecar) quotes what that file holds only when it is beside
+    the named one. One that leads elsewhere (a link to ``/etc/passwd`` or a key) is named, and
+    what is wrong in it is not shown (:func:`fail`). A cache of links to blobs, as Hugging Face's,
+    still loads: links are followed; only an error's words change."""
+    if named.is_dir():
+        folders = (named.resolve(),)
+    else:
+        folders = (named.parent.resolve(), named.resolve().parent)
+    token = _BESIDE.set((folders, str(named)))
+    try:
+        yield
+    finally:
+        _BESIDE.reset(token)
+
+
+def _elsewhere(path: str | Path) -> str | None:
+    """The named file, when ``path`` is read for it and leads outside its folders; else None."""
+    beside = _BESIDE.get()
+    if beside is None:
+        return None
+    folders, named = beside
+    try:
+        resolved = Path(path).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return None if any(resolved.is_relative_to(folder) for folder in folders) else named
+
+
 def fail(path: str | Path, message: str) -> TokenizerFileError:
-    """A one-line error naming the file."""
+    """A one-line error naming the file. For a file read with a named one that leads out of
+    its folder (see :func:`quoting_beside`), the line does not quote what the file holds."""
+    named = _elsewhere(path)
+    if named is not None:
+        return TokenizerFileError(f"{path}: is not what {named} needs beside it (it leads to a file outside "
+                                  f"that folder, whose content is not shown)")
     return TokenizerFileError(f"{path}: {message}")
 
 

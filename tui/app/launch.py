@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TextIO
 
@@ -36,7 +37,7 @@ def theme_options(args: argparse.Namespace) -> dict:
     return {"theme": args.theme or remembered, "prefs_file": path, "notes": notes}
 
 
-def imported_tokenizer(args: argparse.Namespace):
+def imported_tokenizer(args: argparse.Namespace, rules=None):
     """The --tokenizer to replay, an ``engine.formats.Imported`` (its tokenizer and the file's
     ids; None without one); notes go to stderr, errors raise ValueError."""
     if not args.tokenizer:
@@ -50,7 +51,9 @@ def imported_tokenizer(args: argparse.Namespace):
         pre = pretokenizer_named(args.pattern_name)
     elif args.pattern:
         pre = PreTokenizer("custom", args.pattern)
-    with loading_bar(sys.stderr):  # before the app's screen: the first use of a rank file takes seconds
+    with loading_bar(sys.stderr), rules.reading() if rules is not None else nullcontext():
+        # (before the app's screen: the first use of a rank file takes seconds; served, every file
+        # that comes with the tokenizer stays in the served folder too)
         imported = load_any(args.tokenizer, pretokenizer=pre)
     for note in imported.warnings:
         print(f"{PROG}: note: {args.tokenizer}: {note}", file=sys.stderr)
@@ -135,7 +138,7 @@ def _launch(argv: Sequence[str]) -> int:
         served(app, rules)
         app.run(headless=args.headless)
         return 0
-    imported = imported_tokenizer(args)
+    imported = imported_tokenizer(args, rules)
     replay = imported.tokenizer if imported is not None else None
     if replay is not None:
         args.pattern = None  # it named the imported file's pattern, not a training option

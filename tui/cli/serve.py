@@ -165,11 +165,19 @@ def check_app_args(app_args: Sequence[str], root: Path) -> None:
 
     args = app_parser().parse_args([*app_args, "--serve-root", str(root)])
     typed, typed_counts = args.corpus, args.counts
-    confine_args(args)
+    rules = confine_args(args)
     if typed and not typed.startswith("sample:") and not os.path.isfile(args.corpus):
         raise ServeError(f"{typed}: no such file")
     if not args.tokenizer:
         pretokenizer_for(config_from_args(args))
+    else:  # read now, with every file that comes with it kept in the root: one line, not a failed tab each
+        from engine.formats import load_any
+        from engine.text import PreTokenizer, pretokenizer_named
+
+        pattern = pretokenizer_named(args.pattern_name) if args.pattern_name else (
+            PreTokenizer("custom", args.pattern) if args.pattern else None)
+        with rules.reading():
+            load_any(args.tokenizer, pretokenizer=pattern)
     if args.counts is not None:  # read now: a bad table would leave every tab at "loading" in the browser
         from tui.cli.app_options import table_corpus
 

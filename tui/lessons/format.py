@@ -13,6 +13,8 @@ import os
 import re
 import stat
 import tomllib
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,14 +94,56 @@ class Lesson:
         """A path a directive names, relative to the lesson file, with every link followed;
         OutsideLessonError (one line) when it leaves the lesson's reach."""
         path = (self.folder / Path(relative).expanduser()).resolve()
-        if self.served is not None and not any(path.is_relative_to(folder) for folder in self.served):
-            raise OutsideLessonError(_("{named} is outside the folder this server shares: a lesson opens only "
-                                       "files in it").format(named=relative))
-        if self.reach is not None and not any(path.is_relative_to(folder) for folder in self.reach):
-            raise OutsideLessonError(_("{named} is outside the lesson's folder: a lesson opens files beside it "
-                                       "and the bundled samples (bpe-lab lesson --trust-lesson lets it open any "
-                                       "file)").format(named=relative))
+        for folders, refusal in self._places(links=False):
+            if not any(path.is_relative_to(folder) for folder in folders):
+                raise OutsideLessonError(refusal(relative))
         return path
+
+    def _places(self, *, links: bool = True) -> list[tuple[tuple[Path, ...], Callable[[str], str]]]:
+        """Where the files this lesson opens must be, and how a file outside is refused (``links``:
+        a file a tokenizer brings that is a link out is said as such)."""
+        places: list[tuple[tuple[Path, ...], Callable[[str], str]]] = []
+        if self.served is not None:
+            served = self.served
+            places.append((served, lambda named: (
+                _("{named} is a link that leads outside the folder this server shares: a lesson reads a "
+                  "tokenizer's files only from there") if links and self._a_link_out(named, served) else
+                _("{named} is outside the folder this server shares: a lesson opens only files in it")
+            ).format(named=self._shown(named))))
+        if self.reach is not None:
+            reach = self.reach
+            places.append((reach, lambda named: (
+                _("{named} is a link that leads outside the lesson's folder: a lesson reads a tokenizer's "
+                  "files only from there") if links and self._a_link_out(named, reach) else
+                _("{named} is outside the lesson's folder: a lesson opens files beside it and the bundled "
+                  "samples (bpe-lab lesson --trust-lesson lets it open any file)")
+            ).format(named=self._shown(named))))
+        return places
+
+    def _a_link_out(self, named: str, folders: tuple[Path, ...]) -> bool:
+        """Whether ``named`` is inside ``folders`` as written (``..`` taken away, links not
+        followed): then only a link can have led it out."""
+        plain = Path(os.path.normpath(self.folder.resolve() / Path(named).expanduser()))
+        return any(plain.is_relative_to(folder) for folder in folders)
+
+    def _shown(self, named: str) -> str:
+        """``named`` as a message shows it: relative to the lesson's folder when it is in it."""
+        path = Path(named)
+        if path.is_absolute() and path.is_relative_to(self.folder.resolve()):
+            return str(path.relative_to(self.folder.resolve()))
+        return named
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Every file read inside this block (a tokenizer file a directive names, and each file that
+        comes with it: merges beside a vocab, added tokens, a sidecar) is kept in this lesson's
+        reach as :meth:`resolve` keeps the named one: a link out of it is refused, unread."""
+        from engine.corpus import reading_within
+
+        with ExitStack() as stack:
+            for folders, refusal in self._places():
+                stack.enter_context(reading_within(folders, refusal))
+            yield
 
 
 def lesson_reach(path: Path) -> tuple[Path, ...]:

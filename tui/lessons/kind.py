@@ -5,6 +5,7 @@ the app) and :class:`Kind`, the base class each directive of :mod:`tui.lessons.d
 from __future__ import annotations
 
 import re
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Protocol
@@ -47,6 +48,9 @@ class HeadlessContext(Protocol):
     def resolve(self, relative: str) -> Path:
         """A file the lesson names, relative to it."""
 
+    def reading(self) -> AbstractContextManager[None]:
+        """A block whose file reads stay in the lesson's reach (:meth:`tui.lessons.format.Lesson.reading`)."""
+
 
 class PlayContext(Protocol):
     """What a directive played in the app works on (:class:`tui.lessons.player.LessonPlayer`)."""
@@ -55,6 +59,9 @@ class PlayContext(Protocol):
 
     def resolve(self, relative: str) -> Path:
         """A file the lesson names, relative to it."""
+
+    def reading(self) -> AbstractContextManager[None]:
+        """A block whose file reads stay in the lesson's reach (:meth:`tui.lessons.format.Lesson.reading`)."""
 
     def ask_quiz(self, mode: str, rounds: int) -> None:
         """Open the quiz once the step's other actions are done."""

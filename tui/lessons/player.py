@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,6 +99,9 @@ class LessonPlayer:
 
     def resolve(self, relative: str) -> Path:
         return self.lesson.resolve(relative)
+
+    def reading(self) -> AbstractContextManager[None]:
+        return self.lesson.reading()
 
     def ask_quiz(self, mode: str, rounds: int) -> None:
         self._pending_quiz = (mode, rounds)

@@ -8,6 +8,7 @@ claims through :mod:`tui.lessons.claims`, as in the app.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,9 @@ class HeadlessRun:
 
     def resolve(self, relative: str) -> Path:
         return self.lesson.resolve(relative)
+
+    def reading(self) -> AbstractContextManager[None]:
+        return self.lesson.reading()
 
     def run_step(self, index: int) -> StepReport:
         step = self.lesson.steps[index]

@@ -61,7 +61,8 @@ def load_tokenizer(context: HeadlessContext | PlayContext, named: str, errors: t
 
     path = lesson_path(context, named)
     try:
-        return load_any(path)
+        with context.reading():  # the files that come with it stay in the lesson's reach too
+            return load_any(path)
     except errors as exc:
         raise ActionFailed(str(exc)) from None
 

@@ -16,6 +16,7 @@ Example::
 from __future__ import annotations
 
 import os
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,6 +88,22 @@ class Confinement:
         if any(resolved.is_relative_to(folder) for folder in (self.root, *self.bundled, *self.kept)):
             return resolved
         raise OutsideRootError(self._refusal(typed, resolved))
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Every tokenizer file read inside this block (the one a participant named and each file
+        that comes with it: merges beside a vocab, added tokens, a sidecar) is kept where
+        :meth:`readable` keeps the named one: a companion that links out is refused, unread."""
+        from engine.corpus import reading_within
+
+        return reading_within((self.root, *self.bundled, *self.kept),
+                              lambda named: self._refusal(self.shown(named), self.resolve(named)))
+
+    def shown(self, path: str | Path) -> str:
+        """``path`` as a message shows it: under the root's label when it is in the root as written."""
+        plain = Path(*_normal(Path(path).expanduser()))
+        if plain.is_absolute() and plain.is_relative_to(self.root):
+            return str(Path(self.label) / plain.relative_to(self.root))
+        return str(path)
 
     def writable(self, typed: str | Path) -> Path:
         """The resolved path to write, if inside the root; else OutsideRootError."""

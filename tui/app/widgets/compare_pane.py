@@ -4,6 +4,7 @@ with nothing typed, the token tax on the bundled parallel sentences (seed 003 §
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from tui.app.theme import current
 from tui.app.widgets.field import Field
 from tui.i18n import N_, _
 from tui.model.cells import seal
-from tui.model.confine import confinement_of
+from tui.model.confine import Confinement, confinement_of
 from tui.model.samples import sample
 
 
@@ -225,12 +226,13 @@ class ComparePane(Vertical):
                 except ValueError as exc:
                     self.app.notify(str(exc), title=_("cannot load tokenizer"), severity="error", markup=False)
                     return
-            self._load(path)
+            self._load(path, rules)
 
     @work(thread=True, group="analysis-load", exit_on_error=False)
-    def _load(self, path: str) -> None:
+    def _load(self, path: str, rules: Confinement | None = None) -> None:
         try:
-            tokenizer = load_any(path).tokenizer
+            with rules.reading() if rules is not None else nullcontext():  # serve: its files stay in the root
+                tokenizer = load_any(path).tokenizer
         except (OSError, ValueError) as exc:
             self.post_message(self.Loaded(path, None, str(exc)))
             return
