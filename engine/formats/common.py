@@ -129,49 +129,57 @@ class Imported:
         return self.tokenizer.decode(self.from_file_ids(ids))
 
 
+@dataclass
+class _Beside:
+    """What :func:`quoting_beside` keeps while a named file is read."""
+
+    folders: tuple[Path, ...]
+    named: str
+    #: The files read so far that lead outside ``folders``
+    elsewhere: list[str] = field(default_factory=list)
+
+
 #: While :func:`engine.formats.load_any` reads a named file: the folders its companions are
-#: expected in (the named file's, as named and as its link leads), and how to say the named one.
-_BESIDE: ContextVar[tuple[tuple[Path, ...], str] | None] = ContextVar("bpe_lab_beside", default=None)
+#: expected in (the named file's, as named and as its link leads), and what was read elsewhere.
+_BESIDE: ContextVar[_Beside | None] = ContextVar("bpe_lab_beside", default=None)
 
 
 @contextmanager
 def quoting_beside(named: Path) -> Iterator[None]:
-    """While a named tokenizer file is read: an error about a file that comes with it (merges
-    beside a vocab, added tokens, a sidecar) quotes what that file holds only when it is beside
-    the named one. One that leads elsewhere (a link to ``/etc/passwd`` or a key) is named, and
-    what is wrong in it is not shown (:func:`fail`). A cache of links to blobs, as Hugging Face's,
-    still loads: links are followed; only an error's words change."""
-    if named.is_dir():
-        folders = (named.resolve(),)
-    else:
-        folders = (named.parent.resolve(), named.resolve().parent)
-    token = _BESIDE.set((folders, str(named)))
+    """While a named tokenizer file is read: an error quotes what the files hold only when every
+    file read with it (merges beside a vocab, added tokens, a sidecar) is beside it. Once one that
+    leads elsewhere was read (a link to ``/etc/passwd`` or a key), an error names the files and
+    shows nothing they hold (:func:`fail`): its words could come from that file. A cache of
+    links to blobs, as Hugging Face's, still loads: links are followed; only an error's words
+    change."""
+    folders = (named.resolve(),) if named.is_dir() else (named.parent.resolve(), named.resolve().parent)
+    token = _BESIDE.set(_Beside(folders, str(named)))
     try:
         yield
     finally:
         _BESIDE.reset(token)
 
 
-def _elsewhere(path: str | Path) -> str | None:
-    """The named file, when ``path`` is read for it and leads outside its folders; else None."""
+def _read_for(path: str | Path) -> None:
+    """Note ``path`` as read for the named file when it leads outside the named file's folders."""
     beside = _BESIDE.get()
     if beside is None:
-        return None
-    folders, named = beside
+        return
     try:
         resolved = Path(path).resolve()
     except (OSError, RuntimeError, ValueError):
-        return None
-    return None if any(resolved.is_relative_to(folder) for folder in folders) else named
+        return
+    if not any(resolved.is_relative_to(folder) for folder in beside.folders):
+        beside.elsewhere.append(str(path))
 
 
 def fail(path: str | Path, message: str) -> TokenizerFileError:
-    """A one-line error naming the file. For a file read with a named one that leads out of
-    its folder (see :func:`quoting_beside`), the line does not quote what the file holds."""
-    named = _elsewhere(path)
-    if named is not None:
-        return TokenizerFileError(f"{path}: is not what {named} needs beside it (it leads to a file outside "
-                                  f"that folder, whose content is not shown)")
+    """A one-line error naming the file. Once a file that leads out of the named one's folder was
+    read for it (see :func:`quoting_beside`), the line shows nothing the files hold."""
+    beside = _BESIDE.get()
+    if beside is not None and beside.elsewhere:
+        return TokenizerFileError(f"{beside.elsewhere[0]}: is not what {beside.named} needs beside it (it leads to "
+                                  f"a file outside that folder, whose content is not shown)")
     return TokenizerFileError(f"{path}: {message}")
 
 
@@ -185,13 +193,16 @@ def check_special(path: str | Path, token: str) -> None:
 
 def read_raw(path: str | Path) -> bytes:
     """A file's bytes (bounded as :func:`read_text`), for a reader that decides itself whether it is text."""
-    return read_file(path)
+    raw = read_file(path)
+    _read_for(path)
+    return raw
 
 
 def read_text(path: str | Path) -> str:
     """A UTF-8 file's text; unreadable files (or files above the size limit) raise
     ``TokenizerFileError`` naming the path."""
     raw = read_file(path)
+    _read_for(path)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:

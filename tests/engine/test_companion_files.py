@@ -78,3 +78,21 @@ def test_reading_within_refuses_before_anything_is_read(tmp_path, monkeypatch):
     with reading_within([tmp_path], "is outside"), reading_within([tmp_path / "pair"], "is outside the pair"):
         with pytest.raises(TokenizerFileError, match="is outside the pair"):  # nested: each must hold
             load_any(pair / "vocab.json")
+
+
+def test_an_error_about_the_named_file_shows_nothing_of_a_companion_read_elsewhere(tmp_path):
+    """merges.txt named, vocab.json a link out: the "entries made by no merge" line would quote
+    the first of the outside file's entries, and it is said of the named merges.txt."""
+    pair = gpt2_pair(tmp_path, ["a b"])
+    vocab = json.loads((pair / "vocab.json").read_text(encoding="utf-8"))
+    vocab.update({f"{SECRET_LINE}{i}": len(vocab) + i for i in range(1001)})
+    (tmp_path / "outside.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (pair / "vocab.json").unlink()
+    (pair / "vocab.json").symlink_to("../outside.json")
+    line = refusal(pair / "merges.txt")
+    assert SECRET_LINE not in line
+    assert line == (f"{pair / 'vocab.json'}: is not what {pair / 'merges.txt'} needs beside it (it leads to a file "
+                    "outside that folder, whose content is not shown)")
+    (pair / "vocab.json").unlink()
+    (pair / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")  # beside it: said in full
+    assert SECRET_LINE in refusal(pair / "merges.txt")
