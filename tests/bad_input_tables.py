@@ -117,6 +117,31 @@ def repeated_chunk(tmp: Path, name: str = "bomb.parquet") -> Path:
     return tmp / name
 
 
+def delta_chunks(tmp: Path, name: str = "delta.parquet") -> Path:
+    """A table whose one 100 kB chunk, repeated in 50 rows, is stored DELTA_BYTE_ARRAY-encoded:
+    each row as its change from the last, so the row group says 100 kB for 5 MB decoded (at
+    30,000 rows of 900 kB: a 3 kB file, 27 GB decoded)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    chunk = pa.array([b"a" * (100 << 10)], pa.binary())
+    table = pa.table({"chunk": pa.concat_arrays([chunk] * 50), "count": pa.array([2] * 50, pa.int64()),
+                      "order": pa.array(range(50), pa.int64())})
+    pq.write_table(table.replace_schema_metadata({"bpe-lab": json.dumps(meta())}), tmp / name, use_dictionary=False,
+                   column_encoding={"chunk": "DELTA_BYTE_ARRAY"}, compression="zstd")
+    return tmp / name
+
+
+def list_chunks(tmp: Path, name: str = "list.parquet") -> Path:
+    """A table whose chunk column holds lists of numbers, not bytes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"chunk": pa.array([[97, 98]]), "count": pa.array([2]), "order": pa.array([0])})
+    pq.write_table(table.replace_schema_metadata({"bpe-lab": json.dumps(meta())}), tmp / name)
+    return tmp / name
+
+
 def gz(tmp: Path, name: str, piece: bytes, times: int) -> Path:
     with gzip.open(tmp / name, "wb", compresslevel=9) as handle:
         for _ in range(times):
@@ -155,6 +180,8 @@ SETUP_TABLES: dict[str, Setup] = {
     "table-empty": lambda tmp, mp: parquet(tmp, chunks=(), counts=()),
     "table-huge-chunk": lambda tmp, mp: huge_chunk(tmp),
     "table-repeated-chunk": lambda tmp, mp: repeated_chunk(tmp),
+    "table-delta-chunks": lambda tmp, mp: delta_chunks(tmp),
+    "table-list-chunks": lambda tmp, mp: list_chunks(tmp),
     "table-long-chunk": lambda tmp, mp: parquet(tmp, chunks=(b"x" * 5000, b"y"), counts=(1, 1)),
     "table-too-large": lambda tmp, mp: corpus(tmp, "dict.txt", "".join(f"w{k} 1\n" for k in range(30))),
     "table-words-superscript": lambda tmp, mp: corpus(tmp, "dict.txt", "hello 3\nworld ²\n"),

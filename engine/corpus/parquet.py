@@ -58,12 +58,16 @@ def read_table(shown: str, data, bounds: Bounds = DEFAULT_BOUNDS) -> ChunkTable:
     decoded, and again as they are)."""
     pa, pq = _pyarrow()
     try:
-        # The chunks come as a dictionary and indices where the file stores them so: their size
-        # is known before a row is decoded (one long chunk repeated is gigabytes decoded).
-        handle = pq.ParquetFile(pa.BufferReader(data) if isinstance(data, bytes) else data, read_dictionary=["chunk"])
+        source = pa.BufferReader(data) if isinstance(data, bytes) else data
+        handle = pq.ParquetFile(source)
         meta = _meta(shown, handle.schema_arrow.metadata or {})
         _check_columns(shown, handle.schema_arrow, pa)
         _check_size(shown, handle.metadata, bounds)
+        if _dictionary_chunks(handle.metadata):
+            # The chunks come as a dictionary and indices where the file stores them so: their size
+            # is known before a row is decoded (one long chunk repeated is gigabytes decoded).
+            # Other encodings (plain, delta) decode to the size the row groups said, checked above.
+            handle = pq.ParquetFile(source, read_dictionary=["chunk"])
         chunks = _rows(shown, handle, meta["base"] == "chars", bounds)
     except BpeLabError:
         raise
@@ -94,6 +98,17 @@ def _check_columns(shown: str, schema, pa) -> None:
             raise CountsError(f"{shown}: its {name!r} column holds {one_line(str(kind))}, not {what}")
 
 
+def _dictionary_chunks(metadata) -> bool:
+    """Whether any row group stores the ``chunk`` column dictionary-encoded."""
+    for g in range(metadata.num_row_groups):
+        group = metadata.row_group(g)
+        for c in range(group.num_columns):
+            column = group.column(c)
+            if column.path_in_schema == "chunk" and any("DICTIONARY" in e for e in column.encodings):
+                return True
+    return False
+
+
 def _check_size(shown: str, metadata, bounds: Bounds) -> None:
     """Refuse a table whose row groups say they hold more than the bounds, before decoding them."""
     rows = metadata.num_rows
@@ -103,6 +118,10 @@ def _check_size(shown: str, metadata, bounds: Bounds) -> None:
         for c in range(group.num_columns):
             column = group.column(c)
             if column.path_in_schema == "chunk":
+                if "DELTA_BYTE_ARRAY" in column.encodings:  # its pages hold each chunk's change from the last
+                    raise CountsError(f"{shown}: its chunks are stored DELTA_BYTE_ARRAY-encoded, whose decoded size "
+                                      "is not known before they are decoded (bpe-lab count writes them plain or as "
+                                      "a dictionary: write the table so)")
                 chunk_bytes += max(column.total_uncompressed_size - 4 * group.num_rows, 0)  # less the lengths
                 if group.num_rows and column.total_uncompressed_size > (bounds.chunk + 4) * group.num_rows + 4096:
                     raise _too_long(shown, bounds.chunk)
