@@ -101,7 +101,7 @@ def test_the_allow_options_reach_the_gate(started):
 async def test_a_refused_request_gets_403_and_no_place(tmp_path):
     """The gate stands before every handler: the page by a rebinding name, a websocket from
     another page or from no page get a short plain 403, and --max-clients counts none of them.
-    (tests/app/test_serve_origin.py tries the same against a real server with its apps.)"""
+    (tests/app/test_serve_foreign.py tries the same against a real server with its apps.)"""
     from aiohttp.test_utils import TestClient, TestServer
 
     err = io.StringIO()

@@ -1,6 +1,6 @@
 """bpe-lab serve answers only its own page (issue 40, item 2): the check of a request's Host and
 Origin headers, case by case, and the options that allow more (no server: tui/cli/serve_origin.py
-is pure; tests/app/test_serve_origin.py tries a real one)."""
+is pure; tests/app/test_serve_foreign.py tries a real one)."""
 
 from __future__ import annotations
 
