@@ -203,3 +203,12 @@ def test_public_url_is_a_web_address():
     for text in ("class.example.org", "ftp://x.org", "https://u@x.org/", "https://x.org?a", "https://"):
         with pytest.raises(argparse.ArgumentTypeError, match="is not a web address"):
             public_url_option(text)
+
+
+def test_a_tunnel_needs_the_name_alone():
+    """docs/classroom.md: ``ssh -L 9000:127.0.0.1:8000``, the page at http://localhost:9000, needs
+    ``--allow-host localhost`` and no origin: the page's own is then http://localhost:9000."""
+    tunnel = Gate.for_server("127.0.0.1", 8000, allow_hosts=["localhost"])
+    assert ws(tunnel, "localhost:9000", "http://localhost:9000") is None
+    assert ws(tunnel, "localhost:9000", "http://localhost:8000") is not None
+    assert ws(LOOPBACK, "localhost:9000", "http://localhost:9000") is not None  # not without it
