@@ -49,7 +49,7 @@ def english_ui():
 #: marked ``serial``, so that the README's test command runs them in a pass of their own, not
 #: beside another test worker (``pytest -n 2``) that would share their cores.
 SERIAL = {"test_serve.py", "test_serve_hostile.py", "test_serve_offline.py", "test_serve_first_minute.py",
-          "test_counts_dask.py"}
+          "test_serve_foreign.py", "test_counts_dask.py"}
 
 
 def pytest_collection_modifyitems(config, items):

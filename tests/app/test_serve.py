@@ -37,6 +37,12 @@ ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\
 PATIENCE = 90
 
 
+def own_page(port: int) -> str:
+    """The Origin a browser sends with the websocket of the server's own page (served on
+    127.0.0.1): a websocket without it is refused (tui/cli/serve_origin.py)."""
+    return f"http://127.0.0.1:{port}"
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -126,7 +132,7 @@ class Tab:
 
 
 async def test_page_websocket_first_frame_and_a_download(tmp_path):
-    with running_server(tmp_path, "c.txt") as (port, root, _state):
+    with running_server(tmp_path, "c.txt", "--allow-host", "classroom-laptop") as (port, root, _state):
         async with aiohttp.ClientSession() as http:
             for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"classroom-laptop:{port}"):
                 async with http.get(f"http://127.0.0.1:{port}/", headers={"Host": host}) as page:
@@ -135,7 +141,7 @@ async def test_page_websocket_first_frame_and_a_download(tmp_path):
                 assert 'id="terminal"' in html and ">bpe-lab<" in html  # textual-serve's page, our app
                 assert f'data-session-websocket-url="ws://{host}/ws"' in html  # the address the browser used
                 assert f'src="http://{host}/static/js/textual.js"' in html
-            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=100&height=30") as ws:
+            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=100&height=30", origin=own_page(port)) as ws:
                 tab = Tab(ws)
                 first = await tab.until(lambda text: "step 0" in text)  # the app's first frame
                 assert "the cat in the hat" in first and "c.txt" in first
@@ -171,7 +177,7 @@ async def test_page_websocket_first_frame_and_a_download(tmp_path):
 async def test_max_clients_and_a_session_file_for_each_tab(tmp_path):
     with running_server(tmp_path, "c.txt", "--max-clients", "2") as (port, _root, state):
         async with aiohttp.ClientSession() as http:
-            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws") as one, http.ws_connect(f"ws://127.0.0.1:{port}/ws") as two:
+            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws", origin=own_page(port)) as one, http.ws_connect(f"ws://127.0.0.1:{port}/ws", origin=own_page(port)) as two:
                 tabs = [Tab(one), Tab(two)]
                 for tab in tabs:
                     await tab.until(lambda text: "step 0" in text)
@@ -179,7 +185,7 @@ async def test_max_clients_and_a_session_file_for_each_tab(tmp_path):
                     assert page.status == 503
                     assert "the class is full" in await page.text()
                 with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                    await http.ws_connect(f"ws://127.0.0.1:{port}/ws")
+                    await http.ws_connect(f"ws://127.0.0.1:{port}/ws", origin=own_page(port))
                 assert refused.value.status == 503
                 for steps, tab in zip((1, 2), tabs):
                     await tab.keys(*"n" * steps)

@@ -16,7 +16,7 @@ aiohttp = pytest.importorskip("aiohttp")
 pytest.importorskip("textual_serve")
 psutil = pytest.importorskip("psutil")
 
-from test_serve import Tab, running_server  # noqa: E402
+from test_serve import Tab, own_page, running_server  # noqa: E402
 from test_serve_hostile import app_processes, server_pid, until  # noqa: E402
 
 
@@ -42,7 +42,7 @@ async def test_the_footer_is_on_the_first_frame_before_any_click(tmp_path):
     """textual-serve starts each app blurred (the page has not been clicked): Textual's footer
     drew no keys until a focus came. No focus is sent here, as none is before a click."""
     with running_server(tmp_path, "c.txt") as (port, _root, _state):
-        async with aiohttp.ClientSession() as http, http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=100&height=30") as ws:
+        async with aiohttp.ClientSession() as http, http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=100&height=30", origin=own_page(port)) as ws:
             tab = Tab(ws)
             shown = await tab.until(lambda text: "step 0" in text and "Run/Pause" in text)
             assert "Step" in shown and "Help" in shown and "palette" in shown
@@ -56,7 +56,7 @@ async def test_tabs_closed_as_they_open_print_nothing(tmp_path):
         pid = server_pid(port)
         async with aiohttp.ClientSession() as http:
             for frames in (0, 1, 2, 0, 1, 2):  # close after this many frames of the app
-                async with http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=100&height=30") as ws:
+                async with http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=100&height=30", origin=own_page(port)) as ws:
                     seen = 0
                     while seen < frames:
                         message = await asyncio.wait_for(ws.receive(), 90)

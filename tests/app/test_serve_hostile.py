@@ -26,7 +26,7 @@ skip_without("serve")
 aiohttp = pytest.importorskip("aiohttp")
 psutil = pytest.importorskip("psutil")
 
-from test_serve import ANSI, PATIENCE, Tab, running_server  # noqa: E402
+from test_serve import ANSI, PATIENCE, Tab, own_page, running_server  # noqa: E402
 
 #: The cursor moves of a frame: row, column.
 MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")
@@ -92,7 +92,8 @@ class RawTab:
     def __init__(self, port: int, query: str) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=PATIENCE)
         key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET /ws?{query} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        self.sock.sendall((f"GET /ws?{query} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\n"
+                           f"Upgrade: websocket\r\n"
                            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
         head = b""
         while b"\r\n\r\n" not in head:
@@ -145,7 +146,7 @@ class RawTab:
 async def test_the_terminal_size_is_clamped_in_the_query_and_in_resizes(tmp_path):
     with running_server(tmp_path, "c.txt") as (port, _root, _state):
         async with aiohttp.ClientSession() as http:
-            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=30000&height=30000") as ws:
+            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=30000&height=30000", origin=own_page(port)) as ws:
                 tab = Tab(ws)
                 await tab.until(lambda text: "step 0" in text)
                 (app,) = app_processes(server_pid(port))
@@ -213,7 +214,7 @@ async def test_max_clients_counts_live_processes_not_websockets(tmp_path):
                 assert app.is_running() and app.status() != psutil.STATUS_ZOMBIE
                 assert page.status == 503  # the client is gone, its process is not
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                await http.ws_connect(f"ws://127.0.0.1:{port}/ws")
+                await http.ws_connect(f"ws://127.0.0.1:{port}/ws", origin=own_page(port))
             assert refused.value.status == 503
             started = time.monotonic()
             await until(lambda: not app.is_running() or app.status() == psutil.STATUS_ZOMBIE, "the stopped app killed")
@@ -227,7 +228,7 @@ async def test_max_clients_counts_live_processes_not_websockets(tmp_path):
             while not await free():
                 assert time.monotonic() < deadline, "the place never came free"
                 await asyncio.sleep(0.05)
-            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws:  # a new tab gets the place
+            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws", origin=own_page(port)) as ws:  # a new tab gets the place
                 await Tab(ws).until(lambda text: "step 0" in text)
 
 

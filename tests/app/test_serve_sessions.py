@@ -62,12 +62,12 @@ async def test_a_tab_ended_by_sigterm_saves_its_session(tmp_path):
     skip_without("serve")
     aiohttp = pytest.importorskip("aiohttp")
     psutil = pytest.importorskip("psutil")
-    from test_serve import Tab, running_server
+    from test_serve import Tab, own_page, running_server
     from test_serve_hostile import app_processes, server_pid, until
 
     with running_server(tmp_path, "c.txt") as (port, _root, state):
         async with aiohttp.ClientSession() as http:
-            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws", origin=own_page(port)) as ws:
                 tab = Tab(ws)
                 await tab.until(lambda text: "step 0" in text)
                 await tab.keys("n", "n", "n")

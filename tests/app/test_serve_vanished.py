@@ -58,11 +58,11 @@ async def test_a_message_above_the_bound_ends_the_tab_not_the_app_fed_its_keys(t
 
     from tui.cli.serve import MAX_MESSAGE_BYTES
 
-    from test_serve import Tab
+    from test_serve import Tab, own_page
 
     with running_server(tmp_path, "c.txt") as (port, _root, _state):
         async with aiohttp.ClientSession() as http:
-            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            async with http.ws_connect(f"ws://127.0.0.1:{port}/ws", origin=own_page(port)) as ws:
                 await Tab(ws).until(lambda text: "step 0" in text)
                 (app,) = app_processes(server_pid(port))
                 await ws.send_json(["stdin", "n" * (MAX_MESSAGE_BYTES + 1)])

@@ -77,9 +77,63 @@ async def test_the_page_follows_the_address_the_browser_used_or_public_url(tmp_p
     for public_url, host, expected in ((None, "192.168.1.20:8000", "ws://192.168.1.20:8000/ws"),
                                        (None, "teacher-laptop:8000", "ws://teacher-laptop:8000/ws"),
                                        ("https://class.example.org", "127.0.0.1:8000", "wss://class.example.org/ws")):
-        server = serve.classroom_server("true", host="127.0.0.1", port=8000, max_clients=2, public_url=public_url,
-                                        root=tmp_path, out=io.StringIO())
+        # on every network, as a class is served: the laptop's name and an address it has
+        server = serve.classroom_server("true", host="0.0.0.0", port=8000, max_clients=2, public_url=public_url,
+                                        root=tmp_path, out=io.StringIO(), allow_hosts=["192.168.1.20"],
+                                        hostnames=["teacher-laptop"])
         async with TestClient(TestServer(await server._make_app(), host="127.0.0.1")) as client:
             page = await client.get("/", headers={"Host": host})
             assert page.status == 200
             assert f'data-session-websocket-url="{expected}"' in await page.text()
+
+
+def test_the_allow_options_reach_the_gate(started):
+    assert serve.main(["--allow-origin", "HTTPS://Class.Example.org/", "--allow-origin", "http://10.0.0.5:8080",
+                       "--allow-host", "Class.Example.org", "--public-url", "https://proxy.example.org/bpe/"],
+                      err=io.StringIO()) == 0
+    (server,) = started
+    assert server.gate.origins == {("https", "class.example.org", 443), ("http", "10.0.0.5", 8080),
+                                   ("https", "proxy.example.org", 443)}
+    assert server.gate.hosts == {"class.example.org", "proxy.example.org"}
+    assert server.public_url == "https://proxy.example.org/bpe"  # no "//ws" in the page
+
+
+async def test_a_refused_request_gets_403_and_no_place(tmp_path):
+    """The gate stands before every handler: the page by a rebinding name, a websocket from
+    another page or from no page get a short plain 403, and --max-clients counts none of them.
+    (tests/app/test_serve_foreign.py tries the same against a real server with its apps.)"""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    err = io.StringIO()
+    server = serve.classroom_server("true", host="127.0.0.1", port=8000, max_clients=1, public_url=None,
+                                    root=tmp_path, out=io.StringIO(), err=err)
+    upgrade = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+    async with TestClient(TestServer(await server._make_app(), host="127.0.0.1")) as client:
+        for path, headers in (("/", {"Host": "evil.com:8000"}),
+                              ("/static/js/textual.js", {"Host": "evil.com:8000"}),
+                              ("/ws", {"Host": "127.0.0.1:8000", **upgrade}),
+                              ("/ws", {"Host": "127.0.0.1:8000", "Origin": "http://evil.com", **upgrade}),
+                              ("/ws", {"Host": "evil.com:8000", "Origin": "http://evil.com:8000", **upgrade})):
+            for _ in range(3):
+                answer = await client.get(path, headers=headers)
+                assert answer.status == 403, (path, headers)
+                assert answer.content_type == "text/plain"
+                assert (await answer.text()).startswith("bpe-lab serve: refused: ")
+                assert server.clients == 0
+        page = await client.get("/", headers={"Host": "127.0.0.1:8000"})
+        assert page.status == 200  # the place is still free
+    said = err.getvalue().splitlines()
+    assert len(said) == 3 == len(set(said))  # each reason once (the rebinding Host thrice) in the serving terminal
+    assert said[0] == ("bpe-lab: refused a request for another host (Host 'evil.com:8000'): the server answers only "
+                       "to its own addresses (bpe-lab serve --allow-host NAME adds one)")
+
+
+def test_the_serving_terminal_names_a_bounded_number_of_refusals(tmp_path):
+    err = io.StringIO()
+    server = serve.classroom_server("true", host="127.0.0.1", port=8000, max_clients=1, public_url=None,
+                                    root=tmp_path, out=io.StringIO(), err=err)
+    for k in range(serve.MAX_REFUSALS_SHOWN + 50):
+        server.tell_refused(f"reason {k}")
+    said = err.getvalue().splitlines()
+    assert len(said) == serve.MAX_REFUSALS_SHOWN + 1 and said[-1] == "bpe-lab: further refusals are not shown"

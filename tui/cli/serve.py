@@ -4,7 +4,9 @@ textual-serve does the serving: its page, its websocket, one process per connect
 downloads. This module configures it: the command each tab runs (the app in serve mode,
 confined to ``--root``, with a session file of its own), a bound on the number of processes
 (textual-serve has none), and page URLs that follow the address a participant typed. And it
-clamps what a client sends: a terminal at most :data:`MAX_WIDTH` × :data:`MAX_HEIGHT` cells
+answers only its own page: a request whose ``Host`` is not an address of the server, or a
+websocket whose ``Origin`` is not the page's, is refused (403) before any app starts
+(tui/cli/serve_origin.py). And it clamps what a client sends: a terminal at most :data:`MAX_WIDTH` × :data:`MAX_HEIGHT` cells
 (in the websocket's query and in resize messages); a client that vanished without closing is
 found by the websocket's ping (:data:`HEARTBEAT_SECONDS`), and a tab's app process that outlives its
 client is ended (asked to quit, then SIGTERM, then SIGKILL); a place is free only once its
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tui.cli.common import PROG, Parser, guarded
+from tui.cli.serve_origin import Gate, host_option, origin_option, public_url_option
 from tui.i18n import _, ngettext
 
 #: At most this many app processes (browser tabs) at once, unless --max-clients says otherwise: a
@@ -48,6 +51,9 @@ HEARTBEAT_SECONDS = 4.0
 #: and sizes. A longer one closes its websocket (and so ends its tab) instead of handing the app
 #: millions of keys.
 MAX_MESSAGE_BYTES = 256 << 10
+#: The serving terminal names at most this many refused requests (each reason once): a page that
+#: knocks again and again does not fill it.
+MAX_REFUSALS_SHOWN = 20
 
 
 def clamp_size(width: object, height: object) -> tuple[int, int]:
@@ -105,9 +111,15 @@ def build_parser() -> argparse.ArgumentParser:
                              "one and a half per participant (a reloaded tab holds its place for a few seconds), "
                              "and check that N tabs fit in this machine's memory: each is an app process of "
                              "its own (see docs/classroom.md)")
-    parser.add_argument("--public-url", metavar="URL",
+    parser.add_argument("--public-url", metavar="URL", type=public_url_option,
                         help="the address participants use, when a reverse proxy stands in front "
-                             "(default: the address each browser asked for)")
+                             "(default: the address each browser asked for); its origin and host are allowed")
+    parser.add_argument("--allow-origin", metavar="URL", type=origin_option, action="append", default=[],
+                        help="a page origin (scheme://host[:port]) whose websocket is accepted besides the "
+                             "server's own page, as a reverse proxy's (repeatable)")
+    parser.add_argument("--allow-host", metavar="NAME", type=host_option, action="append", default=[],
+                        help="a host name (or IP address) the server answers to, at any port, besides its own "
+                             "addresses: a name a reverse proxy or the class's network gives it (repeatable)")
     return parser
 
 
@@ -150,7 +162,8 @@ def serve(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
               "can use the app, with no password; use it only on a trusted network (see docs/classroom.md)",
               file=err)
     server = classroom_server(command, host=args.host, port=args.port, max_clients=args.max_clients,
-                              public_url=args.public_url, root=root.resolve(), out=out)
+                              public_url=args.public_url, root=root.resolve(), out=out, err=err,
+                              allow_origins=args.allow_origin, allow_hosts=args.allow_host)
     run_server(server)
     return 0
 
@@ -229,9 +242,12 @@ def full_page(max_clients: int) -> str:
 
 
 def classroom_server(command: str, *, host: str, port: int, max_clients: int, public_url: str | None,
-                     root: Path, out: TextIO):
-    """A textual-serve ``Server`` that starts at most ``max_clients`` app processes and builds its
-    page's URLs from the address the browser used (localhost, an IP or a host name alike)."""
+                     root: Path, out: TextIO, err: TextIO | None = None, allow_origins: Sequence[str] = (),
+                     allow_hosts: Sequence[str] = (), hostnames: Sequence[str] | None = None):
+    """A textual-serve ``Server`` that starts at most ``max_clients`` app processes, builds its
+    page's URLs from the address the browser used (localhost, an IP or a host name alike), and
+    answers only its own page (:class:`tui.cli.serve_origin.Gate`; ``hostnames``: the machine's
+    names, which an every-network bind answers to, found by default)."""
     from aiohttp import WSMsgType, web
     from textual_serve.app_service import AppService
     from textual_serve.server import Server, log
@@ -294,6 +310,42 @@ def classroom_server(command: str, *, host: str, port: int, max_clients: int, pu
                              templates_path=offline_templates())
             self.max_clients = max_clients
             self.clients = 0  # tabs whose app process has not exited yet
+            self.gate = Gate.for_server(host, port, allow_hosts=allow_hosts, allow_origins=allow_origins,
+                                        public_url=public_url, hostnames=hostnames)
+            self.refused: set[str] = set()  # the reasons the serving terminal was told of
+
+        async def _make_app(self) -> web.Application:
+            """textual-serve's application, behind the gate: every request (the page, the websocket,
+            scripts, downloads) passes it before any handler, so a refused one starts no app and
+            takes no place."""
+            app = await super()._make_app()
+
+            @web.middleware
+            async def gate(request: web.Request, handler):
+                websocket = (request.match_info.route.name == "websocket"
+                             or "websocket" in request.headers.get("Upgrade", "").lower())
+                sockname = request.transport.get_extra_info("sockname") if request.transport else None
+                reason = self.gate.refusal(request.headers.getall("Host", []), request.headers.getall("Origin", []),
+                                           websocket=websocket, scheme=request.scheme,
+                                           local=sockname[0] if isinstance(sockname, tuple) and sockname else None)
+                if reason is None:
+                    return await handler(request)
+                self.tell_refused(reason)
+                return web.Response(status=403, text=f"bpe-lab serve: refused: {reason}\n",
+                                    headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"})
+
+            app.middlewares.append(gate)
+            return app
+
+        def tell_refused(self, reason: str) -> None:
+            """Say in the serving terminal why a request was refused (a proxy's origin to allow, a
+            page that knocked): each reason once, :data:`MAX_REFUSALS_SHOWN` at most."""
+            if reason in self.refused or len(self.refused) > MAX_REFUSALS_SHOWN:
+                return
+            self.refused.add(reason)
+            line = (f"{PROG}: refused {reason}" if len(self.refused) <= MAX_REFUSALS_SHOWN
+                    else f"{PROG}: further refusals are not shown")
+            print(line, file=err or sys.stderr, flush=True)
 
         def full(self) -> web.Response:
             return web.Response(status=503, text=full_page(self.max_clients), content_type="text/html")
