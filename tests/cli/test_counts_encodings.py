@@ -17,6 +17,7 @@ pytestmark = pytest.mark.needs_extra("scale")
 def test_a_table_of_other_encodings_reads_as_bpe_lab_s_own(tmp_path, encoding):
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     from bad_input_tables import meta
 
     chunks = [b"the", b" cat", b" sat", "é".encode()]
