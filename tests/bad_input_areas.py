@@ -344,7 +344,7 @@ SETUP_LESSONS: dict[str, Setup] = {
 #: Rows that are time or memory bombs: run in a subprocess (``python -m tui``) under RLIMIT_CPU and
 #: RLIMIT_AS, so that a regression fails the row instead of hanging the run or the machine.
 BOMB_ROWS = {"lesson-heading-blanks", "lesson-long-quoted-word", "lesson-many-comments", "lesson-too-large",
-             "lesson-device", "lesson-deep-front-matter", "lesson-deep-claim"}
+             "lesson-device", "lesson-deep-front-matter", "lesson-deep-claim", "spm-piece-chain"}
 BOMB_CPU_SECONDS, BOMB_MEMORY = 30, 1 << 30
 
 

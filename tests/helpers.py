@@ -149,9 +149,8 @@ def spm_model_bytes(pieces: list[tuple[str, float, int]], *, fallback: bool = Tr
     from fetch_tokenizers import proto_field as _field
     from fetch_tokenizers import proto_varint as _varint
 
-    out = b""
-    for text, score, kind in pieces:
-        out += _field(1, _field(1, text.encode()) + _varint(2 << 3 | 5) + struct.pack("<f", score) + _field(3, kind))
+    out = b"".join(_field(1, _field(1, text.encode()) + _varint(2 << 3 | 5) + struct.pack("<f", score) + _field(3, kind))
+                   for text, score, kind in pieces)
     out += _field(2, _field(3, 2) + _field(35, int(fallback)))
     name = b"identity" if table is None else b"nmt_nfkc"
     spec = _field(1, name) + (b"" if table is None else _field(2, table))

@@ -44,7 +44,7 @@ from engine.encode.vocabulary import BYTE_CHARS
 from engine.errors import ExportError
 from engine.formats import sniff as sniffed
 from engine.formats.common import Imported, check_special, fail, read_raw, show
-from engine.formats.spm_merges import _parts, _plan_ties
+from engine.formats.spm_merges import MAX_PARTED_CHARS, _parts, _plan_ties
 from engine.text.charsmap import CharsmapError, charsmap
 from engine.text.normalize import Normalizer
 from engine.text.pretokenize import PreTokenizer
@@ -275,6 +275,10 @@ def read_model(path: Path, raw: bytes) -> Imported:
     ranks: list[int] = []
     dropped = []
     planned = _plan_ties(longer)
+    parted = sum(len(text) for text, _, _ in longer if text not in planned)
+    if parted > MAX_PARTED_CHARS:  # the work of splitting them, known before it starts
+        raise fail(path, f"its {len(longer):,} longer pieces hold {parted:,} characters to split into merges, more "
+                         f"than {MAX_PARTED_CHARS:,}, the bound for a SentencePiece model (Llama 2's holds about 160,000)")
     made_lengths = sorted({len(text) for text in made})  # the lengths a piece's left part can have
     for text, score, i in longer:
         split = list(planned[text]) if text in planned else _parts(text, order, distinct[score])

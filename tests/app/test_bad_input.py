@@ -61,6 +61,7 @@ from bad_input_files import (
     hf,
     looping_charsmap,
     native,
+    piece_chain,
     ranks,
     refuse_temp_files,
     seed001,
@@ -207,6 +208,7 @@ SETUP: dict[str, Setup] = {
     "spm-table": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_BAD_TABLE),
     "spm-score": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_NAN),
     "spm-table-loop": lambda tmp, mp: corpus(tmp, "tokenizer.model", spm_with_table(looping_charsmap())),
+    "spm-piece-chain": lambda tmp, mp: (tmp / "tokenizer.model").write_bytes(piece_chain()),
     "hf-normalizer-growth": lambda tmp, mp: with_normalizer(tmp, {"type": "Sequence", "normalizers": [
         {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * 34}),
     "hf-normalizer-prepend": lambda tmp, mp: with_normalizer(tmp, {"type": "Prepend", "prepend": "b" * (5 << 20)}),
