@@ -19,9 +19,9 @@ MAX_VOCAB = 1 << 20
 #: step number): a signed 64-bit integer. The compiled core takes such values as ``int64_t`` and
 #: ``Py_ssize_t`` (engine/native/train.pxi: the floor of ``index_pairs``, ``merge`` and the
 #: queue's readers, the ``k`` of ``Queue.top``) and raises OverflowError past it, where the pure
-#: path, on Python ints, would go on: values are refused past it where they enter (here, for
-#: every config: options, a lesson's ``open``, a session file), so that both paths give one
-#: answer. No pair count comes near it: a corpus is refused at 2**50 tokens (``engine.train.loops.CMAX``).
+#: path, on Python ints, would go on: values are refused past it where they enter (here, and
+#: ``tui.lessons.kind.whole_number``), so that both paths give one answer. No pair count comes
+#: near it: a corpus is refused at 2**50 tokens (``engine.train.loops.CMAX``).
 MAX_WHOLE = (1 << 63) - 1
 #: Config keys of older files -> the options' names now (:meth:`TrainConfig.from_dict`).
 _OLD_KEYS = {"merges": "max_merges", "tie_break": "tie_rule"}

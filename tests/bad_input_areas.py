@@ -332,8 +332,9 @@ SETUP_LESSONS: dict[str, Setup] = {
     "lesson-control-character": lambda tmp, mp: corpus(tmp, "bad.md", '+++\ntitle = "t"\n+++\n## one\n'
                                                         "copy \x1b]52;c;aGVsbG8=\x1b\\ this\n```bpe\nopen sample=qa.txt\n```\n"),
     "lesson-claim-long-number": lambda tmp, mp: lesson(tmp, "open sample=qa.txt", "expect vocab == " + "9" * 5000),
-    # issue 40: a number past 2**63 - 1, the range both paths take
+    # issue 40: numbers past 2**63 - 1, the range both paths take
     "lesson-min-frequency-huge": lambda tmp, mp: lesson(tmp, f"open sample=qa.txt min_frequency={2**63}"),
+    "lesson-claim-huge-candidate": lambda tmp, mp: lesson(tmp, "open sample=qa.txt", f'expect candidate {2**63} == "t h"'),
     "lesson-file-outside": lambda tmp, mp: lesson(tmp, "open file=/etc/passwd"),
     "lesson-replay-outside": lambda tmp, mp: (trained_tok(tmp), (tmp / "class").mkdir(),
                                               lesson(tmp / "class", "open sample=qa.txt", "replay ../tok.json")),
