@@ -15,6 +15,14 @@ PRETOKENIZERS = ("none", "simple", "gpt2", "gpt4")
 
 #: Largest id the trainer can hand out (pair keys pack two ids into one int).
 MAX_VOCAB = 1 << 20
+#: The largest count or index a user may give (a minimum pair count, a lesson's candidate or
+#: step number): a signed 64-bit integer. The compiled core takes such values as ``int64_t`` and
+#: ``Py_ssize_t`` (engine/native/train.pxi: the floor of ``index_pairs``, ``merge`` and the
+#: queue's readers, the ``k`` of ``Queue.top``) and raises OverflowError past it, where the pure
+#: path, on Python ints, would go on: values are refused past it where they enter (here, and
+#: ``tui.lessons.kind.whole_number``), so that both paths give one answer. No pair count comes
+#: near it: a corpus is refused at 2**50 tokens (``engine.train.loops.CMAX``).
+MAX_WHOLE = (1 << 63) - 1
 #: Config keys of older files -> the options' names now (:meth:`TrainConfig.from_dict`).
 _OLD_KEYS = {"merges": "max_merges", "tie_break": "tie_rule"}
 #: The bytes of all of a tokenizer's tokens together may be at most this many. Merges are a
@@ -129,6 +137,8 @@ class TrainConfig:
             raise ConfigError(f"merge count {_short(self.max_merges)} is too large (at most {MAX_VOCAB})")
         if self.min_frequency < 1:
             raise ConfigError(f"the minimum pair count must be 1 or more, not {_short(self.min_frequency)}")
+        if self.min_frequency > MAX_WHOLE:
+            raise ConfigError(f"minimum pair count {_short(self.min_frequency)} is too large (at most {MAX_WHOLE})")
         seen: set[str] = set()
         for token in self.specials:
             if not isinstance(token, str):

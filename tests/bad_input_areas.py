@@ -207,6 +207,8 @@ SETUP_SESSIONS: dict[str, Setup] = {
         {"name": "b1", "parent": "b7", "parts_at": 1, "at": 2, "merges": [[104, 101, 1]]}]}),
     "session-corpus-wrong-type": lambda tmp, mp: session_file(tmp, corpus=["c.txt"]),
     "session-config": lambda tmp, mp: session_file(tmp, config={"split_digits": "yes"}),
+    "session-min-frequency-huge": lambda tmp, mp: session_file(tmp, config={**TrainConfig(max_merges=3).to_dict(),
+                                                                             "min_frequency": 2**63}),
     "session-replay": lambda tmp, mp: session_file(tmp, replay={"format": "bpe-lab", "version": 1, "base": "bytes", "merges": [[1]]}),
     "decode-nested": lambda tmp, mp: (trained_tok(tmp), stdin_of(mp, b"[" * 1000 + b"]" * 1000 + b"\n")),
     "decode-long-id": lambda tmp, mp: (trained_tok(tmp), stdin_of(mp, b"9" * 10_000 + b"\n")),
@@ -334,6 +336,9 @@ SETUP_LESSONS: dict[str, Setup] = {
     "lesson-control-character": lambda tmp, mp: corpus(tmp, "bad.md", '+++\ntitle = "t"\n+++\n## one\n'
                                                         "copy \x1b]52;c;aGVsbG8=\x1b\\ this\n```bpe\nopen sample=qa.txt\n```\n"),
     "lesson-claim-long-number": lambda tmp, mp: lesson(tmp, "open sample=qa.txt", "expect vocab == " + "9" * 5000),
+    # issue 40: numbers past 2**63 - 1, the range both paths take
+    "lesson-min-frequency-huge": lambda tmp, mp: lesson(tmp, f"open sample=qa.txt min_frequency={2**63}"),
+    "lesson-claim-huge-candidate": lambda tmp, mp: lesson(tmp, "open sample=qa.txt", f'expect candidate {2**63} == "t h"'),
     "lesson-file-outside": lambda tmp, mp: lesson(tmp, "open file=/etc/passwd"),
     "lesson-replay-outside": lambda tmp, mp: (trained_tok(tmp), (tmp / "class").mkdir(),
                                               lesson(tmp / "class", "open sample=qa.txt", "replay ../tok.json")),

@@ -155,6 +155,8 @@ SETUP: dict[str, Setup] = {
     "merges-zero": lambda tmp, mp: corpus(tmp),
     "merges-huge": lambda tmp, mp: corpus(tmp),
     "min-frequency-zero": lambda tmp, mp: corpus(tmp),
+    "min-frequency-huge": lambda tmp, mp: corpus(tmp),
+    "min-frequency-huge-compare": lambda tmp, mp: corpus(tmp),
     "pattern-invalid": lambda tmp, mp: corpus(tmp),
     "pattern-slow": lambda tmp, mp: corpus(tmp, "as.txt", "a" * 5000 + "!"),
     "pattern-and-name": lambda tmp, mp: corpus(tmp),

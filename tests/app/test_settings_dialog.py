@@ -102,6 +102,23 @@ async def test_an_error_is_shown_next_to_the_buttons():
         assert inside(error.region, Region(0, 0, 80, 24)) and error.region.height >= 1
 
 
+async def test_a_minimum_pair_count_past_the_range_is_said_in_the_dialog():
+    """Issue 40: 2**63 was applied, and reached the compiled core's int64_t when training began
+    again ("cannot train on this corpus / OverflowError ..."); the pure path trained. Now the
+    config refuses it on either path, in the dialog's one line, and the training stays as it was."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("comma")
+        screen = app.screen
+        screen.query_one("#min_frequency", Input).value = str(2**63)
+        await pilot.click("#apply")
+        await settled(pilot)
+        assert isinstance(app.screen, SettingsScreen)  # not applied
+        shown = str(screen.query_one("#settings-error").render())
+        assert shown == f"minimum pair count {2**63} is too large (at most {2**63 - 1})"
+        assert app.workbench.config.min_frequency == 2
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
 def test_snapshot(snap_compare, size):

@@ -68,8 +68,17 @@ class PlayContext(Protocol):
 
 
 def whole_number(where: str, word: str, what: str, minimum: int = 1) -> int:
-    """``word`` as a whole number of at least ``minimum``; BadDirective (one line) otherwise."""
-    if not re.fullmatch(r"\d+", word) or int(word) < minimum:
+    """``word`` as a whole number of at least ``minimum`` and at most ``engine.config.MAX_WHOLE``
+    (2**63 - 1: a candidate number reaches the compiled core's ``Py_ssize_t``, and every number a
+    lesson gives has the one range); BadDirective (one line) otherwise."""
+    from engine.config import MAX_WHOLE
+
+    digits = re.fullmatch(r"\d+", word) is not None
+    if digits and (len(word.lstrip("0")) > len(str(MAX_WHOLE)) or int(word) > MAX_WHOLE):  # (no int() of 5000 digits)
+        shown = word if len(word) <= 40 else word[:37] + "..."
+        raise BadDirective(_("{where}: {what} {word} is too large (at most {most})").format(
+            where=where, what=what, word=shown, most=MAX_WHOLE))
+    if not digits or int(word) < minimum:
         raise BadDirective(_("{where}: bad {what} {word}: a whole number of {minimum} or more").format(
             where=where, what=what, word=repr(word), minimum=minimum))
     return int(word)

@@ -136,6 +136,14 @@ _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
 
+def _whole(key: str, raw: str) -> int:
+    """A setting's digits as an int; its range is the config's to check (TrainConfig)."""
+    try:
+        return int(raw)
+    except ValueError:  # longer than Python converts (sys.get_int_max_str_digits()): said as a claim's value is
+        raise ValueError(_("{where}: a number with too many digits").format(where=f"{key}=")) from None
+
+
 def config_for(options: dict[str, str]):
     """The training config an ``open`` directive asks for: the sample's example settings
     (``tui.model.samples.SETTINGS``) or the defaults, with the directive's settings over them.
@@ -159,11 +167,11 @@ def config_for(options: dict[str, str]):
                 continue
             if not re.fullmatch(r"\d+", raw):
                 raise ValueError(_("{key}= takes a whole number or none, not {raw}").format(key=key, raw=repr(raw)))
-            data[name] = int(raw)
+            data[name] = _whole(key, raw)
         elif kind == "int":
             if not re.fullmatch(r"\d+", raw):
                 raise ValueError(_("{key}= takes a whole number, not {raw}").format(key=key, raw=repr(raw)))
-            data[name] = int(raw)
+            data[name] = _whole(key, raw)
         elif kind == "bool":
             if raw.lower() not in _TRUE | _FALSE:
                 raise ValueError(_("{key}= is true or false, not {raw}").format(key=key, raw=repr(raw)))
