@@ -102,6 +102,21 @@ async def test_an_error_is_shown_next_to_the_buttons():
         assert inside(error.region, Region(0, 0, 80, 24)) and error.region.height >= 1
 
 
+@pytest.mark.parametrize("typed", ["0", "-3"])
+async def test_a_minimum_pair_count_below_one_is_refused_not_made_two(typed):
+    """0 became 2 without a word (``or 2``); the command line refuses it: so does the dialog."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("comma")
+        screen = app.screen
+        screen.query_one("#min_frequency", Input).value = typed
+        await pilot.click("#apply")
+        await settled(pilot)
+        assert isinstance(app.screen, SettingsScreen)  # not applied
+        assert str(screen.query_one("#settings-error").render()) == f"the minimum pair count must be 1 or more, not {typed}"
+        assert app.workbench.config.min_frequency == 2
+
+
 async def test_a_minimum_pair_count_past_the_range_is_said_in_the_dialog():
     """Issue 40: 2**63 was applied, and reached the compiled core's int64_t when training began
     again ("cannot train on this corpus / OverflowError ..."); the pure path trained. Now the

@@ -89,6 +89,7 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
             compile_pattern(pattern)  # a bad regex is reported here, not after a restart
         vocab = _number(value("vocab_size"), _("vocabulary size"))
         merges = _number(value("merges"), _("merges"))
+        floor = _number(value("min_frequency"), _("min frequency"))
         if vocab is not None and merges is not None:
             raise ValueError(_("set a vocabulary size or a merge count, not both"))
         return TrainConfig(
@@ -99,7 +100,7 @@ class SettingsScreen(ModalScreen[TrainConfig | None]):
             tie_rule=str(self.query_one("#tie_rule", Select).value),
             vocab_size=vocab,
             max_merges=merges,
-            min_frequency=_number(value("min_frequency"), _("min frequency")) or 2,
+            min_frequency=2 if floor is None else floor,  # empty: the default; 0 is refused, as by the CLI
             no_merge_newline=self.query_one("#no_merge_newline", Checkbox).value,
             specials=tuple(value("specials").split()),
             end_of_word=value("end_of_word").strip() or None,
