@@ -146,7 +146,12 @@ def token_info(trainer: Trainer, token_id: int) -> TokenInfo:
         mark = trainer.config.subword_prefix or ""
         data = data[len(mark.encode("utf-8")):]
     born = trainer.made_by(token_id)
-    pair_of = lambda i: trainer.made_by(i).pair  # noqa: E731 - O(1) per node, no list of all merges
+
+    def pair_of(i: int) -> tuple[int, int]:  # O(1) per node, no list of all merges
+        made = trainer.made_by(i)
+        assert made is not None, f"token {i} was made by no merge"  # merge_tree asks only of merged tokens
+        return made.pair
+
     return TokenInfo(
         token_id=token_id,
         data=data,
