@@ -145,8 +145,13 @@ def token_info(trainer: Trainer, token_id: int) -> TokenInfo:
     if trainer.continues_word(token_id):
         mark = trainer.config.subword_prefix or ""
         data = data[len(mark.encode("utf-8")):]
-    born = trainer.made_by(token_id)
-    pair_of = lambda i: trainer.made_by(i).pair  # noqa: E731 - O(1) per node, no list of all merges
+    merge = trainer.made_by(token_id)
+
+    def pair_of(i: int) -> tuple[int, int]:  # O(1) per node, no list of all merges
+        made = trainer.made_by(i)
+        assert made is not None, f"token {i} was made by no merge"  # merge_tree asks only of merged tokens
+        return made.pair
+
     return TokenInfo(
         token_id=token_id,
         data=data,
@@ -154,8 +159,8 @@ def token_info(trainer: Trainer, token_id: int) -> TokenInfo:
         completeness=completeness(data),
         roles=utf8_roles(data),
         tree=merge_tree(token_id, pair_of, trainer.token_bytes, trainer.base_size),
-        born_step=born.step if born else None,
-        count_then=born.count if born else None,
+        born_step=merge.step if merge else None,
+        count_then=merge.count if merge else None,
         frequency=trainer.frequency(token_id),
         mark=mark,
     )

@@ -88,7 +88,7 @@ class ByteMerger:
         self._borders: Borders | None = None
         #: Makes the borders at the first chunk that needs them: a longer vocabulary's may be
         #: given (see Borders), else this one's are worked out.
-        self._made = borders if borders is not None else partial(Borders, pieces)
+        self._make_borders = borders if borders is not None else partial(Borders, pieces)
         self._chars = _Chars(self._merge)
 
     def _rank_rows(self) -> list[list[int]]:
@@ -106,7 +106,7 @@ class ByteMerger:
             # one byte, another character at most three): the borders are at 2-3, 5-6, ...
             borders = self._borders
             if borders is None:
-                borders = self._borders = self._made()
+                borders = self._borders = self._make_borders()
             kind = borders.kind(data) if n > 3 else _APART
             if kind == _APART:
                 return list(chain.from_iterable(map(self._chars.__getitem__, chunk)))

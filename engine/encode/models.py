@@ -187,7 +187,7 @@ class MergeRules:
 
     # -- which tokens encode to themselves ------------------------------------------------
 
-    def _apart(self, left: int, right: int, end: int) -> bool:
+    def _stay_apart(self, left: int, right: int, end: int) -> bool:
         """Whether tokens ``left`` and ``right``, side by side and each built on its own (each
         encodes to itself), are never joined by a merge before step ``end``.
 
@@ -220,13 +220,13 @@ class MergeRules:
         """Whether encoding the bytes of ``token`` gives ``[token]`` (memoized per token).
 
         Token t, made by merge (a, b), encodes to itself when a and b do and stay apart until
-        step t (:meth:`_apart`): merges fire in rank order, so the halves grow independently
+        step t (:meth:`_stay_apart`): merges fire in rank order, so the halves grow independently
         until one joins them, and then t joins the two.
         """
         known = self.known
         if known[token]:
             return known[token] == 1
-        left_of, right_of, apart = self.vocab.left_of, self.vocab.right_of, self._apart
+        left_of, right_of, stay_apart = self.vocab.left_of, self.vocab.right_of, self._stay_apart
         stack = [token]
         while stack:
             t = stack[-1]
@@ -246,7 +246,7 @@ class MergeRules:
             if ka != 1 or kb != 1:
                 known[t] = 2
                 continue
-            known[t] = 1 if apart(a, b, t) else 2
+            known[t] = 1 if stay_apart(a, b, t) else 2
         return known[token] == 1
 
     def judge_all(self) -> None:
@@ -263,7 +263,7 @@ class MergeRules:
             if known[a] != 1 or known[b] != 1:
                 known[t] = 2
                 continue
-            # _apart(a, b, t), inlined: a call per token is a sixth of this loop's time over a
+            # _stay_apart(a, b, t), inlined: a call per token is a sixth of this loop's time over a
             # 50,000-token vocabulary ((a, b) itself is merge t, so the walk starts one step down)
             left, right, end_left, end_right = a, b, t, t
             ok = 1
@@ -359,7 +359,7 @@ class RankMerging(WholeFirst):
         self._order: dict[bytes, int] | None = None  # each token's bytes -> its rank
         #: the length of the order before merge j's token joins it, for each j (and at the end):
         #: a model ranked from this one cuts its order there
-        self._marks: array[int] | None = None
+        self._order_length_before: array[int] | None = None
         self.ranked_from = ranked_from
         self._analysed: Any = None  # rank_analysis(), made at first need
         self._rank_ids: RankIds | None = None
@@ -384,12 +384,12 @@ class RankMerging(WholeFirst):
             longer = self.ranked_from
             if longer is not None:
                 whole = longer.order()
-                assert longer._marks is not None
-                self._order = dict(islice(whole.items(), longer._marks[len(self.vocab.merges)]))
+                assert longer._order_length_before is not None
+                self._order = dict(islice(whole.items(), longer._order_length_before[len(self.vocab.merges)]))
                 return self._order
             vocab = self.vocab
             order: dict[bytes, int] = {}
-            marks = array("q")
+            length_before = array("q")
             ranks = self.whole_ranks
             places = sorted(range(len(ranks)), key=lambda k: (ranks[k], k))
             at = 0
@@ -397,10 +397,10 @@ class RankMerging(WholeFirst):
                 while at < len(places) and ranks[places[at]] <= j:
                     order.setdefault(vocab.whole_pieces[places[at]], len(order))
                     at += 1
-                marks.append(len(order))
+                length_before.append(len(order))
                 if j < len(vocab.merges):
                     order.setdefault(vocab.pieces[vocab.base_size + j], len(order))
-            self._marks = marks  # (first: a model ranked from this one reads both)
+            self._order_length_before = length_before  # (first: a model ranked from this one reads both)
             self._order = order
         return self._order
 

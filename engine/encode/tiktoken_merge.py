@@ -152,10 +152,10 @@ class CharsFirst:
 def analyse(order: dict[bytes, int]) -> Borders | bool:
     """The borders of ``order``'s tokens (:class:`engine.encode.apply_merges.Borders`) where rule (2) of
     :class:`CharsFirst` holds for them, else False."""
-    return Borders(list(order)) if _sound(order) else False
+    return Borders(list(order)) if _chars_first_holds(order) else False
 
 
-def _sound(order: dict[bytes, int]) -> bool:
+def _chars_first_holds(order: dict[bytes, int]) -> bool:
     """Rule (2) of :class:`CharsFirst`, over the tokens of three-byte characters' bytes (a single
     byte, which ``order`` leaves out, ranks before every token)."""
     get = order.get

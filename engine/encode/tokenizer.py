@@ -67,13 +67,13 @@ class _ChunkCache(dict[str, list[int]]):
     def __init__(self, model: Model) -> None:
         super().__init__()
         self._model = model
-        self._old: dict[str, list[int]] = {}
+        self._old_generation: dict[str, list[int]] = {}
 
     def __missing__(self, chunk: str) -> list[int]:
         if len(self) >= _CACHE_LIMIT:
-            self._old = dict(self)
+            self._old_generation = dict(self)
             self.clear()
-        ids = self._old.get(chunk)
+        ids = self._old_generation.get(chunk)
         if ids is None:
             ids = self._model.encode_chunk(chunk)
         self[chunk] = ids

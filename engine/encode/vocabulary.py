@@ -197,12 +197,12 @@ class SpecialFinder:
     their first characters finds where one may start, then a set lookup per distinct length."""
 
     def __init__(self, specials: Iterable[str]) -> None:
-        self._set = frozenset(specials)
-        self._lengths = sorted({len(t) for t in self._set}, reverse=True)
-        self._starts = re.compile("[" + "".join(re.escape(c) for c in sorted({t[0] for t in self._set})) + "]")
+        self._specials = frozenset(specials)
+        self._lengths = sorted({len(t) for t in self._specials}, reverse=True)
+        self._starts = re.compile("[" + "".join(re.escape(c) for c in sorted({t[0] for t in self._specials})) + "]")
 
     def finditer(self, text: str) -> Iterator[_Found]:
-        found, search, lengths = self._set, self._starts.search, self._lengths
+        found, search, lengths = self._specials, self._starts.search, self._lengths
         pos = 0
         while (start := search(text, pos)) is not None:
             at = start.start()

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard, TypeVar
 
 from engine.config import special_text_problem
 from engine.corpus.files import atomic_write_bytes, parse_json, read_file
@@ -37,14 +37,16 @@ def portable_pattern(pre: PreTokenizer) -> str:
     return SIMPLE_PORTABLE if pre.name == "simple" else (pre.pattern or "")
 
 
-def pretokenizer_from_pattern(source: str, **options: bool) -> PreTokenizer:
-    """A named pre-tokenizer when ``source`` is one of ours (or the portable simple), else custom."""
+def pretokenizer_from_pattern(source: str, *, split_digits: bool = False, split_newlines: bool = False,
+                              per_line: bool = False) -> PreTokenizer:
+    """A named pre-tokenizer when ``source`` is one of ours (or the portable simple), else custom
+    (the options as :class:`~engine.text.pretokenize.PreTokenizer` takes them)."""
     if source == SIMPLE_PORTABLE:
-        return PreTokenizer("simple", **options)
-    for name, pattern in NAMED_PATTERNS.items():
-        if pattern == source:
-            return PreTokenizer(name, **options)
-    return PreTokenizer("custom", source, **options)
+        name = "simple"
+    else:
+        name = next((named for named, pattern in NAMED_PATTERNS.items() if pattern == source), "custom")
+    return PreTokenizer(name, source if name == "custom" else None, split_digits=split_digits,
+                        split_newlines=split_newlines, per_line=per_line)
 
 
 @dataclass
@@ -62,16 +64,18 @@ class Imported:
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._ours: dict[int, int] | None = None  # built by the first from_file_ids: encoding never needs it
+        #: the file's ids -> ours, built by the first from_file_ids (encoding never needs it); its
+        #: None key (tokens the file has no id for) is taken out once built
+        self._ours: dict[int | None, int] | None = None
         self._gaps: bool | None = None  # whether some token has no file id (to_file_ids checks then)
         self._texts: list[str | None] | None = None  # ids_text's table, built at its first use
 
-    def _file_to_ours(self) -> dict[int, int]:
+    def _file_to_ours(self) -> dict[int | None, int]:
         """Theirs -> ours, the first of ours where two share a file id (built from the end)."""
         if self._ours is None:
             ids = self.file_ids or []
             self._ours = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1)))
-            self._ours.pop(None, None)  # type: ignore[call-overload]
+            self._ours.pop(None, None)
         return self._ours
 
     def to_file_ids(self, ids: Iterable[int]) -> list[int]:
@@ -103,7 +107,9 @@ class Imported:
             numbers = self.file_ids if self.file_ids is not None else range(self.tokenizer.vocab_size)
             texts = self._texts = [None if i is None else str(i) for i in numbers]
         try:
-            return " ".join(map(texts.__getitem__, ids))
+            # an id the file lacks is None here, which join refuses with the TypeError below (a
+            # check of each id would cost what the table saves, so the type checker is told so)
+            return " ".join(map(texts.__getitem__, ids))  # type: ignore[arg-type]
         except (TypeError, IndexError):  # an id the file lacks: to_file_ids says which
             return " ".join(map(str, self.to_file_ids(ids)))
 
@@ -228,13 +234,22 @@ def write_json(path: str | Path, data: Any) -> None:
 MAX_ID = 2**32 - 1
 
 
-def is_id(value: Any) -> bool:
+def is_id(value: object) -> TypeGuard[int]:
     """A non-negative integer (not a bool) a 32-bit id can hold."""
     return type(value) is int and 0 <= value <= MAX_ID
 
 
-def show(token: bytes | str) -> str:
-    """A token for an error line: its repr, cut short."""
+_T = TypeVar("_T")
+
+
+def no_gaps(items: list[_T | None]) -> TypeGuard[list[_T]]:
+    """Whether ``items`` holds no None (one C-level scan), so that a type checker knows it then.
+    Example: ``no_gaps([1, None]) -> False``"""
+    return None not in items
+
+
+def show(token: object) -> str:
+    """A token (or any value a file gave) for an error line: its repr, cut short."""
     text = repr(token)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -282,13 +297,13 @@ def build(
         except TokenizerFileError:
             pass  # e.g. a pair merged twice: the loop below names the merge, spelled as tokens
     made: dict[Any, int] = {key: i for i, key in enumerate(alphabet)}
-    file_ids: list[int | None] = list(base_ids)
+    file_ids = list(base_ids)  # (typed as the quick path's above: list[int | None])
     first_rule: dict[Any, int] = {}
     for k, (left, right) in enumerate(merges):
         product = left + right[cut:]
         first_rule.setdefault(product, k)
     pairs: dict[tuple[int, int], int] = {}
-    our_merges: list[tuple[int, int]] = []
+    our_merges = []
     repeats = 0
     warnings: list[str] = []
     for k, (left, right) in enumerate(merges):
@@ -352,7 +367,7 @@ def quick_merges(
         return None  # a product made twice, or a product that is a base token
     left_ids = list(map(made.get, lefts))
     right_ids = list(map(made.get, rights))
-    if None in left_ids or None in right_ids:
+    if not (no_gaps(left_ids) and no_gaps(right_ids)):
         return None
     made_by = range(first, first + len(products))
     if not (all(map(operator.lt, left_ids, made_by)) and all(map(operator.lt, right_ids, made_by))):
@@ -363,10 +378,10 @@ def quick_merges(
         file_ids += [None] * len(products)
     else:
         theirs = list(map(vocab.get, products))
-        if None in theirs:
+        if not no_gaps(theirs):
             return None
         file_ids += theirs
-    return our_merges, file_ids, products  # type: ignore[return-value]
+    return our_merges, file_ids, products
 
 
 def built(

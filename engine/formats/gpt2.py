@@ -198,7 +198,7 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
     if not raw:
         raise fail(vocab_path, "is empty ({}): a GPT-2 pair's vocabulary lists the 256 bytes first")
     check_unique_ids(vocab_path, raw.items())
-    merges = _read_merges(merges_path, content if half == MERGES else None)
+    merges = _read_merges(merges_path, content if isinstance(content, str) else None)  # (half is MERGES)
     pairs = []
     for k, (a, b) in enumerate(merges):
         try:

@@ -369,18 +369,22 @@ def _load_model(
     (``##b``); then a marked twin the vocabulary lacks is the file's unk_token, as tokenizers makes it."""
     warnings: list[str] = []
     merges = _merge_list(model, path)
+    # the keys build() takes: a token's bytes when byte-level, else its text
+    vocab: dict[bytes, int] | dict[str, int]
+    pairs: list[tuple[bytes, bytes]] | list[tuple[str, str]]
     if byte_level:
         try:
             vocab = dict(zip(unicode_to_tokens(list(vocab_raw)), vocab_raw.values()))
         except ValueError:
-            vocab = {}
+            by_bytes: dict[bytes, int] = {}
             for name, i in vocab_raw.items():
                 try:
-                    vocab[unicode_to_token(name)] = i
+                    by_bytes[unicode_to_token(name)] = i
                 except ValueError:
                     if name in special_texts:
                         continue  # a special spelled outside the byte-level characters
                     raise fail(path, f"vocabulary token {show(name)} is not byte-level text") from None
+            vocab = by_bytes
         try:
             pairs = list(zip(unicode_to_tokens([a for a, _ in merges]), unicode_to_tokens([b for _, b in merges])))
         except ValueError as exc:

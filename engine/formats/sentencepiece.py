@@ -34,7 +34,7 @@ import base64
 import math
 import struct
 from bisect import insort
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,12 +73,17 @@ def _varint(data: bytes, at: int) -> tuple[int, int]:
         shift += 7
 
 
-def _fields(data: bytes):
-    """(field number, wire type, value) of a protobuf message; ValueError when it is not one."""
+def _fields(data: bytes) -> Iterator[tuple[int, int, Any]]:
+    """(field number, wire type, value) of a protobuf message; ValueError when it is not one.
+
+    The value is an int for wire type 0 (a varint) and bytes for 1, 2 and 5; it is typed Any
+    because the wire type, which a static type cannot follow, says which (the readers check it).
+    """
     at = 0
     while at < len(data):
         key, at = _varint(data, at)
         number, wire = key >> 3, key & 7
+        value: int | bytes
         if wire == 0:
             value, at = _varint(data, at)
         elif wire == 2:
@@ -222,9 +227,9 @@ def read_model(path: Path, raw: bytes) -> Imported:
         raise fail(path, str(exc)) from None
     except (ValueError, UnicodeDecodeError):
         raise fail(path, "not a SentencePiece model (its protobuf is malformed)") from None
-    kind = MODEL_TYPES.get(model.model_type, f"type {model.model_type}")
-    if kind != "BPE":
-        raise fail(path, f"a SentencePiece {kind} model (.model): bpe-lab trains and replays BPE models only "
+    model_kind = MODEL_TYPES.get(model.model_type, f"type {model.model_type}")
+    if model_kind != "BPE":
+        raise fail(path, f"a SentencePiece {model_kind} model (.model): bpe-lab trains and replays BPE models only "
                          "(bpe-lab compare CORPUS trains Unigram and WordPiece beside BPE)")
     if model.whitespace_as_suffix:
         raise fail(path, "a SentencePiece model with treat_whitespace_as_suffix: bpe-lab reads ▁ as a prefix only")
@@ -262,7 +267,7 @@ def read_model(path: Path, raw: bytes) -> Imported:
         raise fail(path, f"byte_fallback needs the 256 byte pieces <0x00>-<0xFF>; this model has {len(bytes_at)}")
     chars = [(text, i) for i, (text, _, kind) in enumerate(pieces) if kind == NORMAL and len(text) == 1]
     alphabet = ["\ufffd"] + (list(BYTE_CHARS) if fallback else []) + [c for c, _ in chars]
-    file_ids: list[int | None] = [unk[0]] + ([bytes_at[b] for b in range(256)] if fallback else []) + [i for _, i in chars]
+    file_ids: list[int | None] = [unk[0], *([bytes_at[b] for b in range(256)] if fallback else []), *(i for _, i in chars)]
     # Longer pieces, highest score first (ties by id, as the converter's stable sort); equal
     # scores share a rank (sentencepiece takes the leftmost of them).
     longer = sorted(((text, score, i) for i, (text, score, kind) in enumerate(pieces) if kind == NORMAL and len(text) > 1),

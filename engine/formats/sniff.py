@@ -10,19 +10,27 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from engine.corpus.files import parse_json
 from engine.formats.common import fail, read_raw
 
 
 class Sniffer(Protocol):
-    """What :func:`sniff` needs of a format (``engine.formats.Format`` is one)."""
+    """What :func:`sniff` needs of a format (``engine.formats.Format`` is one): read-only
+    attributes, as a frozen record's are."""
 
-    label: str
-    writes_folder: bool
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def writes_folder(self) -> bool: ...
 
     def sniff(self, probe: Probe) -> int: ...
+
+
+#: The registry's record type: :func:`sniff` returns the record it was given.
+AnySniffer = TypeVar("AnySniffer", bound=Sniffer)
 
 #: How many lines decide whether a text file is a rank file or a merges.txt.
 SNIFF_LINES = 5
@@ -92,7 +100,7 @@ def probe(path: Path) -> Probe:
     return Probe(path, "text", text=text, lines=lines)
 
 
-def sniff(path: Path, registry: Sequence[Sniffer]) -> tuple[Any, Any]:
+def sniff(path: Path, registry: Sequence[AnySniffer]) -> tuple[AnySniffer, Any]:
     """(the format, what was read of the path) for ``path``."""
     seen = probe(path)
     best, score = None, 0

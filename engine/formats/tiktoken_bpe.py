@@ -45,6 +45,7 @@ from engine.formats.common import (
     identity,
     is_id,
     json_bytes,
+    no_gaps,
     output_ids,
     portable_pattern,
     pretokenizer_from_pattern,
@@ -238,12 +239,12 @@ def _from_cache(
     if len(set(products)) != len(products) or not all(map(operator.lt, products, products[1:])):
         return None
     lefts, rights = _our_ids(base_ids, products, cached.left, cached.right)
-    if None in lefts or None in rights:
+    if not (no_gaps(lefts) and no_gaps(rights)):
         return None
-    file_ids: list[int | None] = list(base_ids) + products
+    file_ids: list[int | None] = [*base_ids, *products]
     token_of = {rank: token for token, rank in ranks.items()}
     made = list(map(token_of.get, products))
-    if None in made:
+    if not no_gaps(made):
         return None
     pieces = [bytes([b]) for b in range(first)] + made
     part = pieces.__getitem__
@@ -253,21 +254,20 @@ def _from_cache(
     odd = [token_of.get(rank) for rank in cached.odd]
     longer = len(ranks) - sum(rank is not None for rank in base_ids)
     left_out = set(cached.unreachable)
-    if (None in odd or any(token is None or len(token) < 2 for token in unreachable) or len(left_out) != len(unreachable)
-            or not left_out.isdisjoint(file_ids) or len(products) + len(left_out) != longer):
+    if (not no_gaps(odd) or not no_gaps(unreachable) or any(len(token) < 2 for token in unreachable)
+            or len(left_out) != len(unreachable) or not left_out.isdisjoint(file_ids) or len(products) + len(left_out) != longer):
         return None
     try:  # the tokenizer refuses a part made later than the merge that uses it, and repeats
-        vocab = Vocabulary.from_parts(BaseUnits(), lefts, rights, tokens=pieces,  # type: ignore[arg-type]
-                                      whole_pieces=unreachable,  # type: ignore[arg-type]
+        vocab = Vocabulary.from_parts(BaseUnits(), lefts, rights, tokens=pieces, whole_pieces=unreachable,
                                       specials=[text for text, _ in specials])
-        whole_ranks = _whole_ranks(ranks, products, unreachable, odd)  # type: ignore[arg-type]
+        whole_ranks = _whole_ranks(ranks, products, unreachable, odd)
         model = WholeFirst(vocab) if whole_ranks is None else RankMerging(vocab, whole_ranks)
         tok = Tokenizer.compose(model, pretokenizer=pretokenizer)
     except ValueError:
         return None
     file_ids += cached.unreachable
     file_ids += [theirs for _, theirs in specials]
-    return tok, file_ids, unreachable, odd  # type: ignore[return-value]
+    return tok, file_ids, unreachable, odd
 
 
 def _our_ids(base_ids: list[int | None], products: list[int], *wanted: list[int]) -> list[list[int | None]]:
@@ -290,7 +290,7 @@ def _our_ids(base_ids: list[int | None], products: list[int], *wanted: list[int]
     else:
         for i, rank in enumerate(products, first):
             ours[rank] = i
-    out = []
+    out: list[list[int | None]] = []
     for ranks in wanted:
         if ranks and not (0 <= min(ranks) and max(ranks) <= top):
             out.append([None])  # a rank no token has
@@ -451,9 +451,9 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
             raise fail(path, "is a tiktoken sidecar (it has \"pat_str\"), but its rank file is named by this "
                              "name without .json, and this name does not end in .json")
         side_data, content = content, None
-        side, path = path, path.with_name(path.name[: -len(".json")])
+        sidecar_file, path = path, path.with_name(path.name[: -len(".json")])
         if not path.exists():
-            raise fail(path, f"no such file ({side.name} is a tiktoken sidecar: its rank file has its name without .json)")
+            raise fail(path, f"no such file ({sidecar_file.name} is a tiktoken sidecar: its rank file has its name without .json)")
     warnings: list[str] = []
     text = content if isinstance(content, str) else read_text(path)
     ranks = read_ranks(path, text, warnings)

@@ -2,7 +2,7 @@
 # ASCII scanner, and the whole-text encoder (the split and the chunk table in C).
 
 
-# -- counting ASCII chunks (h-count, issue 24's third round) -----------------------------------
+# -- counting ASCII chunks (h-count in docs/benchmarks-log.md) ---------------------------------
 
 
 # The classes of ASCII characters the named patterns tell apart (engine.text.pretokenize.ASCII_PATTERNS):
@@ -258,7 +258,7 @@ cdef Py_ssize_t _ascii_chunks(str text, Py_ssize_t start, Py_ssize_t stop, int m
         PyMem_Free(hashes)
 
 
-# -- encoding a whole text: the split and the chunk cache in C (h-encode, issue 24) ------------
+# -- encoding a whole text: the split and the chunk cache in C (h-encode in docs/benchmarks-log.md) --
 
 from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF

@@ -54,7 +54,7 @@ class Host(Protocol):
 
 
 
-def _never() -> bool:
+def _never_stop() -> bool:
     return False
 
 
@@ -135,7 +135,7 @@ class Branching:
         items = check_data(data)
         check_work(items)
         if stop is None:
-            stop = _never
+            stop = _never_stop
         notes: list[str] = []
         made: list[str] = []
         with gc_paused():

@@ -94,7 +94,7 @@ class Checkpoints:
         while len(self.copies) > self.limit + (0 in self.copies) or (
             memory is not None and size + sum(c.size for s, c in self.copies.items() if s != step) > memory
         ):
-            spare = self._thin(keep=step).data  # its node array takes the new copy
+            spare = self._drop_one_copy(keep=step).data  # its node array takes the new copy
         self.copies[step] = state.hand_over(spare) if hand_over else state.snapshot(into=spare)
         return hand_over
 
@@ -148,7 +148,7 @@ class Checkpoints:
         state.restore(self.copies[start])
         return start
 
-    def _thin(self, keep: int) -> StateCopy:
+    def _drop_one_copy(self, keep: int) -> StateCopy:
         """Drop the copy whose loss widens the gaps between copies least. Step 0's, ``keep``
         and the furthest one are kept while any other can go: the start and the end of
         training are where jumps most often go (the end is where training carries on).

@@ -426,9 +426,9 @@ class Trainer:
         if self._known_bytes + size > MAX_VOCAB_BYTES:  # merges that chain would take gigabytes
             self.stop_reason = "vocab-bytes"
             return None
-        return self._make(chosen, size, False)
+        return self._make_merge(chosen, size, False)
 
-    def _make(self, chosen: Choice, size: int, manual: bool) -> Merge:
+    def _make_merge(self, chosen: Choice, size: int, manual: bool) -> Merge:
         """Merge the chosen pair into a new token at the end of the line and record the event."""
         self._known_bytes += size
         a, b = chosen.pair
@@ -523,7 +523,7 @@ class Trainer:
                     return event
                 self.branching.fork()
             self.timeline.unfinished_jump = None
-            return self._make(chosen, size, True)
+            return self._make_merge(chosen, size, True)
 
     def _check_force(self, pair: Sequence[int]) -> tuple[Choice, int]:
         """A manual merge as a choice (a tie set of its own) and its token's size, or the error."""

@@ -351,7 +351,7 @@ def test_the_chunk_cache_keeps_two_generations(monkeypatch):
     words = ["a", "b", "c", "d", "a", "e", "f", "g", "h", "b"]
     for word in words:
         assert tok.encode(word) == list(word.encode())
-        assert len(tok._cache) + len(tok._cache._old) <= 2 * 3
+        assert len(tok._cache) + len(tok._cache._old_generation) <= 2 * 3
     # a, b, c fill the first generation; d turns it over; a comes back from the old one (not
     # encoded again) ... h turns over again (a, e and f become the old generation, b is gone).
     assert encoded == ["a", "b", "c", "d", "e", "f", "g", "h", "b"]

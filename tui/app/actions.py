@@ -181,7 +181,7 @@ class Actions:
         deliver(self, saved)
         return None
 
-    # -- lessons (issue 14) -------------------------------------------------------------------
+    # -- lessons ------------------------------------------------------------------------------
 
     def start_lesson(self, lesson, note: str | None = None) -> None:
         """Play ``lesson`` (a tui.lessons.format.Lesson) from its introduction, in a pane beside the others."""

@@ -1,4 +1,4 @@
-"""Every colour the panes draw with, derived from the active Textual theme (issue 15 §2).
+"""Every colour the panes draw with, derived from the active Textual theme.
 
 The panes used fixed dark hex values; now :func:`palette_for` blends each from the theme's own
 variables (background, foreground, primary, accent, warning, success, error), then lightens or

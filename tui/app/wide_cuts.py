@@ -1,4 +1,5 @@
-"""A wide character that a pane border cuts stays whole (Textual's open issue #6357).
+"""A wide character that a pane border cuts stays whole (a Textual bug, open upstream at
+https://github.com/Textualize/textual/issues/6357).
 
 Textual's compositor paints the screen in "chops": each line is cut at the left and right edge of
 every widget on it, and each widget's line is divided at those cuts (``Strip.divide``). A toast

@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_export_parser(sub)
     add_compare_parser(sub)
     add_plot_parser(sub)
-    from tui.cli.lesson import add_lesson_parser  # lessons (issue 14): the app starts only for NAME|PATH
+    from tui.cli.lesson import add_lesson_parser  # the app starts only for a lesson's NAME|PATH
 
     add_lesson_parser(sub)
     add_count_parser(sub)

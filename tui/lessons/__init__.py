@@ -1,4 +1,4 @@
-"""Lessons (issue 14): guided walkthroughs, as Markdown files with ``bpe`` directive blocks.
+"""Lessons: guided walkthroughs, as Markdown files with ``bpe`` directive blocks.
 
 ``format`` parses and checks a file, ``directives`` holds each directive once (how it is
 checked, run headless and played; their base class is ``kind``'s, and ``sources`` is where an

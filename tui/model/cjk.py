@@ -1,6 +1,6 @@
 """A corpus that is mostly Chinese, Japanese or Korean opens at the character level when the user
 has not chosen a base: at the bytes base such a corpus is a wall of hex (``[e5][ba][8a]…``) until
-hundreds of merges have rebuilt its characters (issue 39)."""
+hundreds of merges have rebuilt its characters."""
 
 from __future__ import annotations
 

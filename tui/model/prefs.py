@@ -1,4 +1,4 @@
-"""The user's preferences across launches: today the theme picked in the palette (issue 15 §2).
+"""The user's preferences across launches: today the theme picked in the palette.
 
 One small JSON file, ``$XDG_CONFIG_HOME/bpe-lab/config.json`` (``~/.config/bpe-lab/config.json``),
 written atomically. A file that cannot be read or is not what we wrote is ignored with a one-line

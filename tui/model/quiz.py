@@ -1,4 +1,4 @@
-"""Predict the next merge: the quiz's rules, without the UI (issue 14, part 2).
+"""Predict the next merge: the quiz's rules, without the UI.
 
 A round asks for the pair the learner expects to merge next, reads a typed pick
 (:func:`read_pick`: ``l o``, ``[e4 b8] [e4 b8]``, ``#12 #40``, ``l + o`` or the merged text

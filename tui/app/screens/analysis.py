@@ -1,4 +1,4 @@
-"""The analysis screen: curve, vocabulary, held-out, baselines, compare text, tie rules (issue 5).
+"""The analysis screen: curve, vocabulary, held-out, baselines, compare text, tie rules.
 
 It follows training by the lab's signals (:class:`tui.app.lab.Lab`: a new workbench, the trainer
 moved, a batch trained), at most a few redraws a second while a run goes, and redraws only the

@@ -466,7 +466,7 @@ class MainScreen(Screen[None]):
     def action_focus_log(self) -> None:
         self.log_view.focus()
 
-    # -- the lesson pane (issue 14) -----------------------------------------------------------
+    # -- the lesson pane ----------------------------------------------------------------------
 
     def show_lesson(self, view: LessonView | None = None) -> None:
         """Bring the lesson pane up to the lab's lesson view (shown while a lesson is open and

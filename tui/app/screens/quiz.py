@@ -1,4 +1,4 @@
-"""Predict the next merge: a panel over the main screen's right column (issue 14, part 2).
+"""Predict the next merge: a panel over the main screen's right column.
 
 Each round asks for the pair the learner expects to merge next (from the shuffled candidates,
 counts hidden; or typed), then makes the merge with the app's ordinary step (so undo works),
