@@ -1,4 +1,4 @@
-"""Which requests ``bpe-lab serve`` answers: its own page's, and no other web page's (issue 40).
+"""Which requests ``bpe-lab serve`` answers: its own page's, and no other web page's.
 
 Any web page may open a websocket to any address without asking: a page in another tab could
 open ``ws://127.0.0.1:8000/ws``, get an app, read its screen and type into it, and hold a
