@@ -9,13 +9,16 @@ reference) and :class:`CompiledBackend` (the same loops in the compiled core,
 from __future__ import annotations
 
 from array import array
+from collections import Counter
 from collections.abc import Callable, MutableMapping, Sequence
 from functools import partial
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import Any
 
 from engine.encode import apply_merges as _codec
 from engine.encode import tiktoken_merge as _rankmerge
+from engine.native import scan_regions
+from engine.native.scan_regions import Pattern
 from engine.train import loops as _trainloops
 
 #: One chunk's base ids -> its ids under a tokenizer's merge ranks.
@@ -30,16 +33,6 @@ Findall = Callable[[str, int, int], list[str]]
 MakeEntry = Callable[[int, int, int], int]
 #: A chunk's ids from a chunk list of pairs: ``(sequence, weight)``, a sequence of ids or bytes.
 Chunks = Sequence[tuple[Sequence[int], int]]
-
-
-class AsciiScanners(NamedTuple):
-    """The compiled core's scanners of a gpt2, gpt4 or o200k text's ASCII stretch ``text[start:stop]``
-    (``mode``: ``engine.text.pretokenize.SCAN_MODES``; ``drop_last``: leave the last chunk, which
-    may go on past ``stop``): ``count_ascii`` counts its chunks into a Counter, ``split_ascii``
-    appends them to a list. Each returns where it stopped, or -1 (nothing done: not ASCII)."""
-
-    count_ascii: Callable[[MutableMapping[str, int], str, int, int, int, bool], int]
-    split_ascii: Callable[[list[str], str, int, int, int, bool], int]
 
 
 class RankIds:
@@ -126,9 +119,13 @@ class PureBackend:
         """:func:`engine.encode.tiktoken_merge.split_points`."""
         return _rankmerge.split_points(tokens, progress)
 
-    def ascii_scanners(self) -> AsciiScanners | None:
-        """None: the pure path scans with the patterns' standard-library twins."""
+    def split_text(self, text: str, mode: int, pattern: Pattern) -> list[str] | None:
+        """None: the pure path splits with the pattern alone."""
         return None
+
+    def count_text(self, counts: Counter[str], text: str, mode: int, pattern: Pattern) -> bool:
+        """False: the pure path counts the pattern's chunks itself."""
+        return False
 
     def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
         """None: the caller writes the ids out from its table of each id's text."""
@@ -149,7 +146,6 @@ class CompiledBackend:
 
     def __init__(self, core: ModuleType) -> None:
         self.core: Any = core
-        self._scanners = AsciiScanners(self.core.count_ascii, self.core.split_ascii)
 
     def layout(self, pairs: Chunks) -> tuple[array[int], array[int], int]:
         """The compiled layout, or the pure one where it gives up (a weight beyond 63 bits, symbols
@@ -232,9 +228,19 @@ class CompiledBackend:
         cuts: Sequence[int] = self.core.split_points(tokens, progress)
         return cuts
 
-    def ascii_scanners(self) -> AsciiScanners | None:
-        """The C scanners of ASCII stretches (no string made per occurrence, only per distinct chunk)."""
-        return self._scanners
+    def split_text(self, text: str, mode: int, pattern: Pattern) -> list[str] | None:
+        """The chunks of a gpt2, gpt4 or o200k text (``mode``), its ASCII regions split in C
+        (``split_ascii``: one string per distinct chunk, shared by its occurrences), the rest by
+        ``pattern`` (:func:`engine.native.scan_regions.scan_text`); None for a short text that
+        is not all ASCII."""
+        chunks: list[str] = []
+        return chunks if scan_regions.scan_text(self.core.split_ascii, chunks, text, mode, pattern, list.extend) else None
+
+    def count_text(self, counts: Counter[str], text: str, mode: int, pattern: Pattern) -> bool:
+        """The chunks of such a text counted into ``counts``, its ASCII regions in C
+        (``count_ascii``: no string made per occurrence, only per distinct chunk); False,
+        nothing counted, for a short text that is not all ASCII."""
+        return scan_regions.scan_text(self.core.count_ascii, counts, text, mode, pattern, Counter.update)
 
     def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
         """``ids`` mapped through ``table`` and written out in decimal, separated by spaces, in one

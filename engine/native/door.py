@@ -13,8 +13,9 @@ is needed (a pair state, a tokenizer, a pre-tokenizer's scan, a rank file's reco
 
 The method set, by stage (:class:`Backend`): training (``layout``, ``index_pairs``, ``merge``),
 encoding (``chunk_encoders``, ``bytes_merger``, ``rank_merger``, ``rank_ids``, ``text_coder``,
-``split_points``), scanning and writing (``ascii_scanners``, ``ids_text``). The two
-implementations are in :mod:`engine.native.backends`.
+``split_points``), splitting and writing (``split_text``, ``count_text``, ``ids_text``). The
+two implementations are in :mod:`engine.native.backends`; the compiled one's glue in
+:mod:`engine.native.scan_regions` (which stretches of a text its scanners take).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import importlib
 import os
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -30,7 +32,6 @@ from typing import Any, Protocol
 
 from engine.native import sources
 from engine.native.backends import (
-    AsciiScanners,
     ChunkEncode,
     Chunks,
     CompiledBackend,
@@ -41,6 +42,7 @@ from engine.native.backends import (
     RankIds,
     TextEncode,
 )
+from engine.native.scan_regions import Pattern
 
 #: The environment variable that forces the pure-Python path.
 PURE_ENV = "BPE_LAB_PURE"
@@ -94,10 +96,14 @@ class Backend(Protocol):
     def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> Sequence[int]:
         """Where tiktoken's merging with the tokens before it cuts each of a rank file's ``tokens``."""
 
-    # -- scanning and writing (engine.text, engine.formats) -------------------------------------
+    # -- splitting and writing (engine.text, engine.formats) ------------------------------------
 
-    def ascii_scanners(self) -> AsciiScanners | None:
-        """Counting and splitting a named pattern's ASCII stretch at C speed, or None."""
+    def split_text(self, text: str, mode: int, pattern: Pattern) -> list[str] | None:
+        """A gpt2, gpt4 or o200k text's chunks (``mode``: ``engine.text.pretokenize.SCAN_MODES``),
+        ``pattern`` scanning what the backend leaves to it; None: split it with the pattern."""
+
+    def count_text(self, counts: Counter[str], text: str, mode: int, pattern: Pattern) -> bool:
+        """Such a text's chunks counted into ``counts``; False (nothing counted): count them with the pattern."""
 
     def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
         """``ids`` through ``table``, in decimal, separated by spaces; None where the caller must."""

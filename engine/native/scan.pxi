@@ -5,8 +5,8 @@
 # -- counting ASCII chunks (h-count in docs/benchmarks-log.md) ---------------------------------
 
 
-# The classes of ASCII characters the named patterns tell apart (engine.text.pretokenize.ASCII_PATTERNS):
-# letters, digits, space (\t \n \v \f \r and the space; not \x1c-\x1f) and the rest.
+# The classes of ASCII characters the named patterns tell apart: on ASCII, \p{L} is [A-Za-z], \p{N}
+# [0-9], \s the space and \t \n \v \f \r (the regex module's \s, not re's: not \x1c-\x1f), and the rest.
 cdef enum:
     _LET = 1
     _DIG = 2
@@ -64,7 +64,7 @@ cdef Py_ssize_t _o200k_letters(int kind, void *data, Py_ssize_t s, Py_ssize_t n)
 cdef Py_ssize_t _chunk_end(int kind, void *data, Py_ssize_t i, Py_ssize_t n, int mode) noexcept:
     """Where the chunk starting at ``i`` ends, for the gpt2 (mode 0), gpt4 (1) or o200k (2)
     pattern on ASCII text that ends at ``n`` (the patterns' alternatives in order; see
-    ASCII_PATTERNS)."""
+    engine.text.pretokenize's patterns)."""
     cdef unsigned int c = PyUnicode_READ(kind, data, i), c1, low
     cdef unsigned char k = _CLASS[c], k1 = 0
     cdef Py_ssize_t j, p
@@ -130,7 +130,7 @@ def count_ascii(counts, str text, Py_ssize_t start, Py_ssize_t stop, int mode, b
     character). Every
     character there must be ASCII. Returns the number of chunks counted, or -1 (nothing counted)
     when a character is not ASCII or ``drop_last`` finds a last chunk longer than one character:
-    the caller scans with the pattern then. Twin: ``Counter(re.findall(ASCII_PATTERNS[...]))``."""
+    the caller scans with the pattern then. Twin: ``Counter(pattern.findall(text, start, stop))``."""
     return _ascii_chunks(text, start, stop, mode, drop_last, counts, None)
 
 
@@ -138,7 +138,7 @@ def split_ascii(list out, str text, Py_ssize_t start, Py_ssize_t stop, int mode,
     """Append the chunks :func:`count_ascii` would count to ``out``, in order: one string object
     per distinct chunk, shared by its occurrences (its hash computed once, so the chunk cache's
     lookups are identity hits). Returns their number, or -1 (nothing appended) as count_ascii.
-    Twin: ``re.findall(ASCII_PATTERNS[...])``."""
+    Twin: ``pattern.findall(text, start, stop)``."""
     return _ascii_chunks(text, start, stop, mode, drop_last, None, out)
 
 

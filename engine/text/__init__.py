@@ -1,6 +1,6 @@
 """Text before it is counted: normalizers (HuggingFace's steps, SentencePiece's precompiled
-charsmap), pre-tokenizers and their named patterns, the bounds a pattern must keep, the regions a
-long text is scanned in, GPT-2's byte-level map, and how tokens are shown.
+charsmap), pre-tokenizers and their named patterns, the bounds a pattern must keep, GPT-2's
+byte-level map, and how tokens are shown.
 
 The data flow: text -> **normalized text -> chunks** -> counts -> merges -> ids -> files.
 """

@@ -1,4 +1,20 @@
-"""Pre-tokenizers: split text into chunks; merges never cross a chunk boundary."""
+"""Pre-tokenizers: split text into chunks; merges never cross a chunk boundary.
+
+A pre-tokenizer runs one regex (the ``regex`` module's, for ``\\p{L}`` and possessive
+quantifiers) over the text, as tiktoken and minbpe do, and its matches are the chunks; digit
+and newline splitting cut them further. The named patterns (GPT-2's, GPT-4's cl100k, o200k's
+and their other spellings, :data:`SAME_AS`) match every character and look at most one
+character past a match, so a long text can be scanned a piece at a time (:func:`scan_pieces`)
+and a file a block at a time (:mod:`engine.corpus.reading`): the list of all its chunks never
+exists at once. A custom pattern is bounded in size (:mod:`engine.text.pattern_bounds`) and in
+time (:func:`bounded`).
+
+This is the readable reference. With the compiled core, the named patterns' ASCII stretches
+are split by its scanners instead (``Backend.split_text`` and ``count_text``, glue in
+:mod:`engine.native.scan_regions`), with the same chunks.
+
+Example: ``PreTokenizer("gpt2").split("It's 2024!") -> ['It', "'s", ' 2024', '!']``
+"""
 
 from __future__ import annotations
 
@@ -14,7 +30,6 @@ from typing import Any
 
 from engine.errors import ConfigError, PatternError, PatternTimeoutError
 from engine.text.pattern_bounds import _short, check_pattern
-from engine.text.regions import CUTS, _region, _regions, _scan
 
 #: Seed 000's pattern, compiled with the standard ``re`` module exactly as the seed does.
 SIMPLE_PATTERN = r" ?\w+| ?[^\w\s]+|\s+"
@@ -45,8 +60,8 @@ O200K_PATTERN = "|".join((
 #: GPT-2's pattern as its encoder.py and tiktoken's gpt2 spell it (each contraction on its own).
 GPT2_SPELLED_OUT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 #: Other spellings of a named pattern that match exactly what it matches, on any text: a custom
-#: pre-tokenizer with one of them is split by the named pattern's fast paths (its ASCII twin,
-#: the compiled core's scanners, block-by-block counting), and stays custom everywhere else.
+#: pre-tokenizer with one of them is split as the named pattern is (a piece at a time, block by
+#: block, by the compiled core's scanners), and stays custom everywhere else.
 #: Llama 3's is cl100k's: the contractions are the same set (the apostrophe inside or outside
 #: ``(?i:)``, in an order where none is a prefix of another); ``?`` and ``+`` match as their
 #: possessive twins there (giving back the optional character, or part of the run, never lets
@@ -56,37 +71,17 @@ GPT2_SPELLED_OUT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N
 #: text. ``simple`` has no other spelling here: it is compiled with ``re``, whose ``\w`` differs.
 SAME_AS = {GPT2_PATTERN: "gpt2", GPT2_SPELLED_OUT: "gpt2", GPT4_PATTERN: "gpt4", LLAMA3_PATTERN: "gpt4",
            O200K_PATTERN: "o200k"}
-#: The pattern each fast path (``PreTokenizer.scan``) stands for. o200k is no named
-#: pre-tokenizer: a custom one with its pattern has only its ASCII twin (below), scanning ASCII
-#: regions cut where it ends a chunk (:data:`CUTS`); the text as a whole, as any custom pattern.
+#: The patterns that match every character (``PreTokenizer.scan``): o200k is no named
+#: pre-tokenizer, but a custom one with its pattern scans as they do.
 SCAN_PATTERNS = {**NAMED_PATTERNS, "o200k": O200K_PATTERN}
-#: The fast paths the compiled core's scanners (``_chunk_end``) and whole-text encoder know,
-#: by the number they go by there.
+#: The patterns the compiled core's scanners (``_chunk_end``) and whole-text encoder know, by
+#: the number they go by there.
 SCAN_MODES = {"gpt2": 0, "gpt4": 1, "o200k": 2}
 
-_WS = r"\t\n\x0b\x0c\r "
-#: The named patterns that need the ``regex`` module, rewritten for ASCII text for the standard
-#: ``re`` module, which scans it twice as fast with the same matches: on ASCII, ``\p{L}`` is
-#: ``[A-Za-z]``, ``\p{N}`` is ``[0-9]`` and ``\s`` is ``[\t\n\v\f\r ]`` (``re``'s own ``\s``
-#: would also match ``\x1c``-``\x1f``, which ``regex`` does not count as space).
-ASCII_PATTERNS = {
-    "gpt2": rf"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+""",
-    "gpt4": (
-        rf"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]+|[0-9]{{1,3}}| ?[^{_WS}A-Za-z0-9]++[\r\n]*"""
-        rf"""|[{_WS}]*[\r\n]|[{_WS}]+(?![^{_WS}])|[{_WS}]+"""
-    ),
-    # On ASCII \p{Lu} is [A-Z], \p{Ll} [a-z], and Lt, Lm, Lo and M hold nothing.
-    "o200k": (
-        rf"""[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-        rf"""|[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-        rf"""|[0-9]{{1,3}}| ?[^{_WS}A-Za-z0-9]+[\r\n/]*|[{_WS}]*[\r\n]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+"""
-    ),
-}
-
-
-@cache
-def _ascii_compiled(name: str) -> re.Pattern[str]:
-    return re.compile(ASCII_PATTERNS[name])
+#: Characters per piece when a long text is scanned a piece at a time (:func:`scan_pieces`).
+_PIECE = 1 << 20
+#: Matches ending this close to a piece's end are scanned again with the next piece.
+_MARGIN = 4096
 
 
 @cache
@@ -94,11 +89,6 @@ def _digit() -> Any:
     import regex
 
     return regex.compile(r"(\p{N})")
-
-#: A text that is not all ASCII, at least this long, is scanned in regions (see :func:`_regions`).
-_REGIONS_MIN = 1 << 12
-#: A text at least this long is counted by the compiled core's ASCII counter, when it is used.
-_COMPILED_MIN = 256
 
 
 #: A custom pattern gets this long on a text of n characters before it counts as too slow:
@@ -208,8 +198,8 @@ class PreTokenizer:
             object.__setattr__(self, "_compiled", compile_pattern(source))
 
     def _regex(self) -> Any:
-        """The compiled pattern (None for ``none``); a named one is compiled on first use (ASCII
-        text never needs the gpt2 and gpt4 patterns themselves, see :meth:`_scanner`)."""
+        """The compiled pattern (None for ``none``); a named one is compiled on first use (the
+        compiled core's scanners may split a whole ASCII corpus without it)."""
         try:
             return self.__dict__["_compiled"]
         except KeyError:
@@ -227,12 +217,8 @@ class PreTokenizer:
             chunks = [text] if text else []
         elif self.per_line:
             chunks = [c for line in _lines(text) for c in self._findall(line) if c]
-        elif len(text) >= _COMPILED_MIN and (found := self._split_compiled(text)) is not None:
+        elif (found := self._split_compiled(text)) is not None:
             chunks = found
-        elif self.scan in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
-            chunks = []
-            for batch in self._mixed(text):
-                chunks += batch
         elif self.scan in NAMED_PATTERNS:
             chunks = self._findall(text)  # they never match an empty string
         else:
@@ -262,7 +248,7 @@ class PreTokenizer:
         """Chunks as the pattern alone makes them, counted (batch by batch, see batches()),
         added to ``into`` when given (new chunks after its own, in order of first appearance)."""
         counts: Counter[str] = Counter() if into is None else into
-        if len(text) >= _COMPILED_MIN and self._count_compiled(text, counts):
+        if self._count_compiled(text, counts):
             return counts
         for batch in self.batches(text):
             counts.update(batch)  # a list: one C-level loop
@@ -279,10 +265,11 @@ class PreTokenizer:
         """The pattern's chunks of ``text`` in order, a batch at a time (before digit and newline
         splitting; empty matches dropped).
 
-        Large texts are scanned a piece at a time, so the list of all chunks (over a hundred
-        megabytes for 10 MB of text) never exists at once. Only the named patterns are pieced:
-        they match every character and look at most one character past a match, so a match
-        ending well before a piece's end is exactly the match a whole-text scan makes there.
+        Large texts are scanned a piece at a time (:func:`scan_pieces`), so the list of all
+        chunks (over a hundred megabytes for 10 MB of text) never exists at once. Only the named
+        patterns are pieced: they match every character and look at most one character past a
+        match, so a match ending well before a piece's end is exactly the match a whole-text
+        scan makes there.
         """
         if self.name == "none":
             if text:
@@ -295,68 +282,37 @@ class PreTokenizer:
         if self.scan not in SCAN_PATTERNS:
             yield [c for c in self._findall(text) if c]
             return
-        if self.scan in ASCII_PATTERNS and len(text) >= _REGIONS_MIN and not text.isascii():
-            yield from self._mixed(text)
-            return
-        yield from _scan(self._scanner(text), text, 0, len(text))
+        yield from self._pieces(text, 0, len(text))
 
-    def _mixed(self, text: str) -> Iterator[list[str]]:
-        """The chunks of a text that is not all ASCII, region by region (:func:`_regions`): the
-        ASCII regions with the pattern's standard-library twin, the rest with the pattern."""
-        fast, exact = _ascii_compiled(self.scan), self._regex()
-        for start, end, ascii in _regions(text, CUTS[self.scan]):
-            yield from _region(fast if ascii else exact, exact, text, start, end)
+    def _pieces(self, text: str, start: int, stop: int) -> Iterator[list[str]]:
+        """:func:`scan_pieces` with this pre-tokenizer's pattern (compiled at the first call)."""
+        return scan_pieces(self._regex(), text, start, stop)
 
-    def _compiled_regions(self, text: str, name: str) -> tuple[Any, Iterator[tuple[int, int, bool]]] | None:
-        """The compiled core's ASCII function ``name`` (count_ascii, split_ascii) and the regions
-        of ``text`` to use it on; None when the compiled core is not in use or the pre-tokenizer
-        is not gpt2, gpt4 or o200k (scanning the whole text)."""
-        from engine.native import backend
-
-        scanners = backend().ascii_scanners()
-        if scanners is None or self.per_line or self.scan not in SCAN_MODES:
-            return None
-        fast = getattr(scanners, name)
-        n = len(text)
-        if text.isascii():
-            return fast, iter([(0, n, True)])
-        if n < _REGIONS_MIN:
-            return fast, iter([(0, n, False)])
-        return fast, _regions(text, CUTS[self.scan])
+    def _scan_mode(self) -> int | None:
+        """The compiled core's number for this pattern (:data:`SCAN_MODES`), or None."""
+        return None if self.per_line else SCAN_MODES.get(self.scan)
 
     def _count_compiled(self, text: str, counts: Counter[str]) -> bool:
         """Count the pattern's chunks of ``text`` into ``counts`` with the compiled core's
-        ASCII counter (``engine.native.compiled.count_ascii``: no string made per occurrence, only per
-        distinct chunk) on the ASCII regions and the pattern on the rest; False (nothing
-        counted) without the compiled core or for another pre-tokenizer."""
-        found = self._compiled_regions(text, "count_ascii")
-        if found is None:
+        scanners (``Backend.count_text``: no string made per occurrence, only per distinct
+        chunk); False, nothing counted, on the pure path, for a short text or another pattern."""
+        mode = self._scan_mode()
+        if mode is None:
             return False
-        count, regions = found
-        mode, n = SCAN_MODES[self.scan], len(text)
-        for start, end, ascii in regions:
-            if ascii and count(counts, text, start, n if end == n else end + 1, mode, end != n) >= 0:
-                continue
-            for batch in _region(_ascii_compiled(self.scan) if ascii else self._regex(), self._regex(), text, start, end):
-                counts.update(batch)
-        return True
+        from engine.native import backend  # here: the door imports the engine's hot loops
+
+        return backend().count_text(counts, text, mode, self._pieces)
 
     def _split_compiled(self, text: str) -> list[str] | None:
-        """The pattern's chunks of ``text`` as :meth:`_count_compiled` scans them, the ASCII
-        regions by ``engine.native.compiled.split_ascii`` (one string per distinct chunk, shared by its
-        occurrences); None without the compiled core or for another pre-tokenizer."""
-        found = self._compiled_regions(text, "split_ascii")
-        if found is None:
+        """The pattern's chunks of ``text`` by the compiled core's scanners
+        (``Backend.split_text``: one string per distinct chunk, shared by its occurrences);
+        None on the pure path, for a short text or another pattern."""
+        mode = self._scan_mode()
+        if mode is None:
             return None
-        split, regions = found
-        mode, n = SCAN_MODES[self.scan], len(text)
-        chunks: list[str] = []
-        for start, end, ascii in regions:
-            if ascii and split(chunks, text, start, n if end == n else end + 1, mode, end != n) >= 0:
-                continue
-            for batch in _region(_ascii_compiled(self.scan) if ascii else self._regex(), self._regex(), text, start, end):
-                chunks += batch
-        return chunks
+        from engine.native import backend
+
+        return backend().split_text(text, mode, self._pieces)
 
     def positioned(self, text: str) -> Iterator[tuple[int, str]]:
         """(character offset, chunk) for every chunk, after digit and newline splitting."""
@@ -377,16 +333,10 @@ class PreTokenizer:
         except TimeoutError:
             raise too_slow(self.pattern or "", len(text)) from None
 
-    def _scanner(self, text: str) -> Any:
-        """The compiled pattern to scan ``text`` with: a named pattern's standard-library twin
-        (:data:`ASCII_PATTERNS`) when the text is ASCII (an O(1) check), else the pattern."""
-        if self.scan in ASCII_PATTERNS and text.isascii():
-            return _ascii_compiled(self.scan)
-        return self._regex()
-
     def _findall(self, text: str) -> list[str]:
+        """The pattern's matches in ``text`` (a custom pattern's bounded in time)."""
         if self.scan != "custom":
-            return self._scanner(text).findall(text)
+            return self._regex().findall(text)
         compiled = self._regex()
         try:  # a custom pattern may backtrack catastrophically: bound its time
             with bounded(pattern_timeout(len(text))) as bound:
@@ -466,6 +416,48 @@ def _split_each(chunks: list[str], splitter: Any, *, has: Any) -> list[str]:
             continue
         out.extend(piece for piece in splitter(chunk) if piece)
     return out
+
+
+def scan_pieces(compiled: Any, text: str, start: int, stop: int) -> Iterator[list[str]]:
+    """A named pattern's chunks of ``text[start:stop]`` (scanned as if the text ended at
+    ``stop``), a batch at a time: a long stretch is scanned a piece of :data:`_PIECE`
+    characters at a time, so the list of all its chunks never exists at once.
+
+    The named patterns match every character, and to choose a match they look past it at most
+    one character or as far as the next match goes (o200k: ``ʰ`` before ``HTTP``, cut before an
+    ``s``, is a chunk of its own; with the ``s`` it starts ``ʰHTTPServer``). So of a piece's
+    matches, those followed by another that ends well before the piece's end (:data:`_MARGIN`)
+    are exactly the matches a whole scan makes there; the next piece starts after them.
+
+    Example: ``[c for b in scan_pieces(regex.compile(GPT2_PATTERN), "a b", 0, 3) for c in b] -> ['a', ' b']``
+    """
+    if stop - start <= 2 * _PIECE:
+        yield compiled.findall(text, start, stop)  # the named patterns never match an empty string
+        return
+    pos = start
+    while pos < stop:
+        end = pos + _PIECE
+        if end >= stop:
+            yield compiled.findall(text, pos, stop)
+            return
+        chunks = compiled.findall(text, pos, end)
+        if sum(map(len, chunks)) != end - pos:  # pragma: no cover - named patterns cover all
+            yield compiled.findall(text, pos, stop)
+            return
+        reach = end - pos
+        keep = len(chunks)
+        while keep and reach > _PIECE - _MARGIN:  # drop the matches near the piece's end
+            keep -= 1
+            reach -= len(chunks[keep])
+        if keep:  # and the match before the first dropped: it may have looked as far as that one went
+            keep -= 1
+            reach -= len(chunks[keep])
+        if keep == 0:  # one match spans the whole piece: finish in one go
+            yield compiled.findall(text, pos, stop)
+            return
+        del chunks[keep:]
+        yield chunks
+        pos += reach
 
 
 #: Patterns a tokenizer file that holds none may be read with by name (``--pattern-name``),

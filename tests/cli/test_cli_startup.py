@@ -3,6 +3,8 @@ the analysis modules."""
 
 from __future__ import annotations
 
+from engine.native.door import COMPILED
+
 from test_import_hygiene import loaded_modules
 
 
@@ -30,10 +32,10 @@ def test_lesson_languages_are_the_format_languages():
 
 
 #: What ``bpe-lab encode`` with a rank file must not load: training, counting, corpora, the
-#: inspector, branches, the lesson format, the analysis, the regex module (ASCII text is split by
-#: ``re``), and the temporary files only writing needs.
+#: inspector, branches, the lesson format, the analysis, and the temporary files only writing
+#: needs. With the compiled core, not the regex module either: its scanners split ASCII text.
 NOT_FOR_ENCODE = ("engine.train.trainer", "engine.train.pair_state", "engine.corpus.counts", "engine.corpus.reading", "engine.analysis.inspector",
-                  "engine.train.branches", "engine.analysis", "tui.lessons.format", "tomllib", "regex", "tempfile")
+                  "engine.train.branches", "engine.analysis", "tui.lessons.format", "tomllib", "tempfile")
 
 
 def test_encode_loads_only_what_it_needs(tmp_path):
@@ -47,6 +49,9 @@ def test_encode_loads_only_what_it_needs(tmp_path):
         "assert code == 0 and sys.stdout.getvalue() == '104 105\\n', sys.stdout.getvalue()\n"
         "sys.stdout = out"
     )
-    mods = loaded_modules(code)
+    mods = loaded_modules(code)  # (the child takes this process's path: BPE_LAB_PURE)
     assert "engine.formats.tiktoken_bpe" in mods
     assert not {m for m in mods if m.startswith(NOT_FOR_ENCODE)}
+    # the pure path splits with the pattern alone (the regex module's), the compiled core's
+    # scanners without it
+    assert ("regex" in mods) == (COMPILED is None)

@@ -16,7 +16,8 @@ from hypothesis import example, find, given, settings
 from hypothesis import strategies as st
 from texts import TEXTS
 
-import engine.text.regions
+import engine.text.pretokenize as pre
+from engine.native import scan_regions
 from engine.native.door import COMPILED, PURE, WHY_PURE, using
 from engine.text.pretokenize import (
     GPT2_PATTERN,
@@ -25,6 +26,7 @@ from engine.text.pretokenize import (
     LLAMA3_PATTERN,
     O200K_PATTERN,
     SAME_AS,
+    SCAN_MODES,
     PreTokenizer,
 )
 
@@ -80,7 +82,7 @@ def test_llama3_matches_what_cl100k_matches_on_real_text(name):
 
 
 def mixed_text():
-    # long enough for the region scan and the compiled core's whole-text encoder, not all ASCII
+    # long enough for the compiled scanners' regions and whole-text encoder, not all ASCII
     return "\n".join(TEXTS * 40) + " It'S  \r\n\n  done ٣٤٥ 2024\n"
 
 
@@ -132,7 +134,7 @@ def test_llama3_encodes_long_text_as_tiktoken_does(compiled):
             assert imported.encode(poems) == enc.encode_ordinary(poems)
 
 
-# -- o200k (GPT-4o, Llama 4): its ASCII twin, on regions cut where o200k ends a chunk ----------
+# -- o200k (GPT-4o, Llama 4): the compiled scanners on regions cut where o200k ends a chunk ------
 
 #: o200k's classes: capitals (Lu, and Lt, Lm, Lo, M on both sides), small letters, digits of
 #: other scripts, punctuation that runs on over newlines and slashes; and ASCII to make regions.
@@ -154,31 +156,36 @@ def test_the_engine_knows_tiktokens_o200k():
 @given(st.lists(st.lists(st.sampled_from(O200K_TRAPS), max_size=12).map("".join), max_size=30))
 @example(lines=["aaServerdef f():", "", "", "", "\r\nʰHTTPServer"])  # ʰ alone when cut before the S
 def test_a_custom_o200k_splits_as_its_own_pattern_on_mixed_text(lines):
-    import engine.text.pretokenize as pre
-
     text = "\n".join(lines)
     expected = regex.findall(O200K_PATTERN, text)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pre, "_REGIONS_MIN", 1)  # regions and pieces however short the text
-        patch.setattr(engine.text.regions, "_PIECE", 16)
-        patch.setattr(engine.text.regions, "_MARGIN", 4)
-        tokenizer = PreTokenizer("custom", O200K_PATTERN)
-        assert tokenizer.split(text) == expected
-        assert [c for batch in tokenizer.batches(text) for c in batch] == expected
-        assert tokenizer.count(text) == Counter(expected)
-        assert list(tokenizer.positioned(text)) == [(m.start(), m.group()) for m in regex.finditer(O200K_PATTERN, text)]
+        patch.setattr(scan_regions, "REGIONS_MIN", 1)  # the compiled scanners' regions however short the text
+        patch.setattr(pre, "_PIECE", 16)  # and pieces
+        patch.setattr(pre, "_MARGIN", 4)
+        for native in [PURE, COMPILED] if COMPILED is not None else [PURE]:
+            with using(native):
+                tokenizer = PreTokenizer("custom", O200K_PATTERN)
+                assert tokenizer.split(text) == expected
+                assert [c for batch in tokenizer.batches(text) for c in batch] == expected
+                assert tokenizer.count(text) == Counter(expected)
+                assert list(tokenizer.positioned(text)) == [(m.start(), m.group())
+                                                            for m in regex.finditer(O200K_PATTERN, text)]
 
 
 def test_a_newline_before_a_slash_is_no_cut_for_o200k():
-    """The test above can fail: with cl100k's cuts, o200k's ``;\\n/`` would be cut in two."""
-    import engine.text.pretokenize as pre
-
+    """The test above can fail: with cl100k's cuts, the compiled scanners' regions would cut
+    o200k's ``;\\n/`` in two (no chunk ends at such a cut: the split stops there rather than
+    give other chunks). The pure path has no regions: the pattern runs over the text."""
+    if COMPILED is None:
+        pytest.skip(f"no compiled core here: {WHY_PURE}")
     text = "é;\n/x\nb"
     assert regex.findall(O200K_PATTERN, text)[1] == ";\n/"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pre, "_REGIONS_MIN", 1)
-        patch.setitem(pre.CUTS, "o200k", pre.CUTS["gpt4"])
-        assert PreTokenizer("custom", O200K_PATTERN).split(text) != regex.findall(O200K_PATTERN, text)
+    with pytest.MonkeyPatch.context() as patch, using(COMPILED):
+        patch.setattr(scan_regions, "REGIONS_MIN", 1)
+        assert PreTokenizer("custom", O200K_PATTERN).split(text) == regex.findall(O200K_PATTERN, text)
+        patch.setitem(scan_regions.CUTS, SCAN_MODES["o200k"], scan_regions.CUTS[SCAN_MODES["gpt4"]])
+        with pytest.raises(AssertionError, match="no chunk ends at the safe cut 3"):
+            PreTokenizer("custom", O200K_PATTERN).split(text)
 
 
 @pytest.mark.parametrize("compiled", [False, True])

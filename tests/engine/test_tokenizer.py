@@ -198,17 +198,17 @@ def test_piecewise_counting_equals_whole_text_scan(text, name, split):
     """count() scans big texts a piece at a time; with tiny pieces every boundary case shows."""
     from collections import Counter
 
-    import engine.text.regions as regions
+    import engine.text.pretokenize as pre
 
-    saved = regions._PIECE, regions._MARGIN
-    regions._PIECE, regions._MARGIN = 16, 4
+    saved = pre._PIECE, pre._MARGIN
+    pre._PIECE, pre._MARGIN = 16, 4
     try:
         tokenizer = PreTokenizer(name, split_digits=split, split_newlines=split)
         counted = tokenizer.count(text)
         expected = Counter(tokenizer.split(text))
         assert counted == expected and list(counted) == list(expected)
     finally:
-        regions._PIECE, regions._MARGIN = saved
+        pre._PIECE, pre._MARGIN = saved
 
 
 def test_atomic_write_keeps_the_old_file_on_failure(tmp_path, monkeypatch):

@@ -1,0 +1,111 @@
+"""The compiled backend's glue for splitting text: how its ASCII scanners (``count_ascii`` and
+``split_ascii`` in ``scan.pxi``) are put to work on a gpt2, gpt4 or o200k text that may not be
+all ASCII. The pure path has none of this: it runs the pattern over the text
+(:class:`engine.text.pretokenize.PreTokenizer`).
+
+The scanners read ASCII only. Code is nearly all ASCII, with a few lines that are not (a name,
+a quote, an arrow), so such a text is cut into regions (:func:`regions`), each ending at a safe
+cut, where every named pattern ends a chunk: the ASCII regions go to a scanner, the others to
+the pattern itself (:func:`scan_text`). Each character is looked at a bounded number of times
+(C-level searches).
+
+Example: ``list(regions("ab\\ncd\\né\\nb", CUTS[0]))`` is ``[(0, 3, True), (3, 8, False), (8, 9, True)]``:
+``ab\\n`` to a scanner, ``cd\\né\\n`` to the pattern, ``b`` to a scanner.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
+
+#: A text that is not all ASCII, at least this long, is scanned in regions; a shorter one is
+#: left to the pattern as a whole. An ASCII text goes to the scanners whatever its length (from
+#: a few characters on they are faster than the pattern, and the ``regex`` module is not even
+#: imported).
+REGIONS_MIN = 1 << 12
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+#: A safe cut: just after a newline followed by printable ASCII (:func:`engine.corpus.reading._last_cut`
+#: says why every named pattern ends a chunk there); the last one before a point, the next one.
+_LAST_CUT = re.compile(r"(?s:.*)\n[\x21-\x7e]")
+_NEXT_CUT = re.compile(r"\n[\x21-\x7e]")
+#: The safe cuts (last before a point, next after one) by scan mode
+#: (``engine.text.pretokenize.SCAN_MODES``: 0 gpt2, 1 gpt4, 2 o200k): o200k's ``[\r\n/]*``
+#: carries a run of punctuation on past its newlines and slashes, so a newline before ``/`` is
+#: no cut there.
+CUTS = {
+    0: (_LAST_CUT, _NEXT_CUT),
+    1: (_LAST_CUT, _NEXT_CUT),
+    2: (re.compile(r"(?s:.*)\n[\x21-\x2e\x30-\x7e]"), re.compile(r"\n[\x21-\x2e\x30-\x7e]")),
+}
+
+#: The pattern's chunks of ``text[start:stop]``, scanned as if the text ended at ``stop``, a
+#: batch at a time (:func:`engine.text.pretokenize.scan_pieces` bound to the pattern).
+Pattern = Callable[[str, int, int], Iterable[list[str]]]
+Into = TypeVar("Into")
+#: A compiled scanner: ``(into, text, start, stop, mode, drop_last) -> chunks, or -1`` (see scan.pxi).
+Scanner = Callable[[Into, str, int, int, int, bool], int]
+
+
+def regions(text: str, cuts: tuple[re.Pattern[str], re.Pattern[str]]) -> Iterator[tuple[int, int, bool]]:
+    """``(start, end, ascii)`` regions covering ``text`` in order, each ending at a safe cut of
+    ``cuts`` (or the text's end): the ASCII ones hold only ASCII, the character after them
+    included (the patterns look one character ahead)."""
+    n, pos = len(text), 0
+    last_cut, next_cut = cuts
+    while pos < n:
+        found = _NON_ASCII.search(text, pos)
+        if found is None:
+            yield pos, n, True
+            return
+        back = last_cut.match(text, pos, found.start())
+        if back is not None:  # the ASCII before it, to the last safe cut (its next character is ASCII)
+            cut = back.end() - 1
+            yield pos, cut, True
+            pos = cut
+        ahead = next_cut.search(text, found.end())
+        end = n if ahead is None else ahead.start() + 1
+        yield pos, end, False
+        pos = end
+
+
+def region(pattern: Pattern, text: str, start: int, end: int) -> Iterator[list[str]]:
+    """The chunks of the region ``text[start:end]`` by ``pattern``, a batch at a time. A region
+    ending before the text's end ends at a safe cut: it is scanned with the character after it
+    (the patterns look one ahead), which comes back as a chunk of its own and is dropped."""
+    n = len(text)
+    if end == n:
+        yield from pattern(text, start, n)
+        return
+    held: list[str] | None = None
+    for batch in pattern(text, start, end + 1):
+        if held is not None:
+            yield held
+        held = batch
+    if not held or held[-1] != text[end]:  # a safe cut always ends a chunk: other cuts are a bug
+        raise AssertionError(f"no chunk ends at the safe cut {end}")
+    held.pop()
+    yield held
+
+
+def scan_text(scanner: Scanner[Into], into: Into, text: str, mode: int, pattern: Pattern,
+              add: Callable[[Into, list[str]], object]) -> bool:
+    """The pattern's chunks of ``text`` into ``into``: the ASCII regions by the compiled
+    ``scanner`` (scan mode ``mode``), the rest (and an ASCII region it gives back, -1) by
+    ``pattern``, each batch handed to ``add(into, batch)``. False, and nothing done, for a text
+    that is not all ASCII and shorter than :data:`REGIONS_MIN`: the pattern's alone."""
+    n = len(text)
+    parts: Iterable[tuple[int, int, bool]]
+    if text.isascii():
+        parts = ((0, n, True),)
+    elif n < REGIONS_MIN:
+        return False
+    else:
+        parts = regions(text, CUTS[mode])
+    for start, end, ascii in parts:
+        if ascii and scanner(into, text, start, n if end == n else end + 1, mode, end != n) >= 0:
+            continue
+        for batch in region(pattern, text, start, end):
+            add(into, batch)
+    return True
