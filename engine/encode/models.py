@@ -36,12 +36,11 @@ from collections.abc import Callable, Sequence
 from itertools import islice
 from typing import Any, Protocol
 
-from engine.encode import apply_merges as _codec
 from engine.encode.pairs import SHIFT
 from engine.encode.tiktoken_merge import analyse, rank_merge
 from engine.encode.vocabulary import Vocabulary
 from engine.errors import ConfigError
-from engine.native import RankIds, backend
+from engine.native import MakeBorders, RankIds, backend
 
 #: The first this many distinct chunks a model encodes go through the merges, before the table
 #: of whole tokens is built (for a few chunks, bpe-lab encode "hi", the table costs more).
@@ -66,27 +65,28 @@ class Model(Protocol):
 
 
 class MergeRules:
-    """The merges in learned order (see the module doc). ``borders``: the byte borders of a
-    longer vocabulary this one is the start of (a replay's step), shared, not made again."""
+    """The merges in learned order (see the module doc). ``borders``: what the compiled core
+    reads of a longer vocabulary's tokens, this one the start of it (a replay's step), shared,
+    not made again (:meth:`engine.native.door.Backend.border_tables`)."""
 
     #: Whether the model looks whole pieces up (a vocabulary with some needs such a model).
     takes_whole_pieces = False
 
-    def __init__(self, vocab: Vocabulary, *, borders: Callable[[], _codec.Borders] | None = None) -> None:
+    def __init__(self, vocab: Vocabulary, *, borders: MakeBorders | None = None) -> None:
         if vocab.whole_pieces and not self.takes_whole_pieces:
             raise ConfigError("whole pieces are tokens only the whole-piece lookup gives: they need whole_first")
         self.vocab = vocab
         units = vocab.units
-        self._border_table: _codec.Borders | None = None
-        shared = borders if borders is not None else self.borders
         bytes_base = units.base == "bytes"
+        native = backend()
+        #: What the compiled core reads of a bytes-base vocabulary's tokens, made at first need
+        #: (None on the pure path, and for other bases): a replay's steps share their file's.
+        self.borders = borders if borders is not None or not bytes_base else native.border_tables(vocab.pieces)
         #: One chunk's units -> its ids (pure Python or the compiled core, see engine.native.door);
         #: with the compiled core, a bytes-base chunk's text goes to it whole (no table of whole
         #: tokens first: the compiled merges cost less than the lookups).
         self.merge_ids: Callable[[list[int]], list[int]]
-        native = backend()
-        self.merge_ids, by_text = native.chunk_encoders(vocab.ranks, vocab.pieces if bytes_base else None, shared)
-        self._merge_bytes = native.bytes_merger(vocab.ranks, vocab.pieces, self.merge_ids, shared)
+        self.merge_ids, by_text = native.chunk_encoders(vocab.ranks, self.borders)
         self.by_text = by_text is not None and bytes_base and not units.marked
         self.encode_chunk: Callable[[str], list[int]]
         if self.by_text:
@@ -104,13 +104,6 @@ class MergeRules:
         self.judged = False  # every token's self-encoding known (judge_all)
         first = vocab.base_size
         self.known = bytearray(b"\x01") * first + bytearray(len(vocab.pieces) - first)  # units: yes
-
-    def borders(self) -> _codec.Borders:
-        """The borders of this vocabulary's tokens (made once: 60-90 ms for 200,000 tokens)."""
-        table = self._border_table
-        if table is None:
-            table = self._border_table = _codec.Borders(self.vocab.pieces)
-        return table
 
     # -- what a tokenizer asks ----------------------------------------------------------------
 
@@ -135,10 +128,7 @@ class MergeRules:
 
     def cut(self, vocab: Vocabulary, steps: int, kept: list[int]) -> MergeRules:
         """This model on ``vocab``, this one's cut after ``steps`` merges."""
-        return MergeRules(vocab, borders=self._shared_borders())
-
-    def _shared_borders(self) -> Callable[[], _codec.Borders] | None:
-        return self.borders if self.vocab.units.base == "bytes" else None
+        return MergeRules(vocab, borders=self.borders)
 
     # -- encoding -----------------------------------------------------------------------------
 
@@ -161,7 +151,7 @@ class MergeRules:
             token = whole.get(data)
             if token is not None and (self.known[token] == 1 or self.self_encodes(token)):
                 return [token]  # the usual case, in short
-            return self._merge_bytes(chunk, data)
+            return self.merge_ids(list(data))
         if whole:
             token = whole.get(chunk)
             if token is not None and (self.known[token] == 1 or self.self_encodes(token)):
@@ -292,7 +282,7 @@ class WholeFirst(MergeRules):
 
     takes_whole_pieces = True
 
-    def __init__(self, vocab: Vocabulary, *, borders: Callable[[], _codec.Borders] | None = None) -> None:
+    def __init__(self, vocab: Vocabulary, *, borders: MakeBorders | None = None) -> None:
         if vocab.units.base != "bytes" or vocab.units.marked:
             raise ConfigError("whole-piece lookup is for the bytes base without marks")
         super().__init__(vocab, borders=borders)
@@ -340,7 +330,7 @@ class WholeFirst(MergeRules):
         return list(range(len(self.vocab.whole_pieces))) if steps >= len(self.vocab.merges) else []
 
     def cut(self, vocab: Vocabulary, steps: int, kept: list[int]) -> WholeFirst:
-        return WholeFirst(vocab, borders=self._shared_borders())
+        return WholeFirst(vocab, borders=self.borders)
 
 
 class RankMerging(WholeFirst):
@@ -349,7 +339,7 @@ class RankMerging(WholeFirst):
     longer vocabulary whose rank order this one's is the start of (a replay's step)."""
 
     def __init__(self, vocab: Vocabulary, whole_ranks: Sequence[int], *,
-                 borders: Callable[[], _codec.Borders] | None = None, ranked_from: RankMerging | None = None) -> None:
+                 borders: MakeBorders | None = None, ranked_from: RankMerging | None = None) -> None:
         ranks = list(whole_ranks)
         merges = len(vocab.merges)
         if len(ranks) != len(vocab.whole_pieces) or not all(type(r) is int and 0 <= r <= merges for r in ranks):
@@ -434,7 +424,7 @@ class RankMerging(WholeFirst):
         return [i for i, below in enumerate(self.whole_ranks) if below <= steps]
 
     def cut(self, vocab: Vocabulary, steps: int, kept: list[int]) -> RankMerging:
-        return RankMerging(vocab, [self.whole_ranks[i] for i in kept], borders=self._shared_borders(),
+        return RankMerging(vocab, [self.whole_ranks[i] for i in kept], borders=self.borders,
                            ranked_from=self.ranked_from or self)
 
 

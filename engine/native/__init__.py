@@ -12,6 +12,7 @@ from engine.lazy import exports
 
 if TYPE_CHECKING:
     # (each name "as" itself: an explicit re-export for strict type checkers)
+    from engine.native.backends import MakeBorders as MakeBorders
     from engine.native.backends import RankIds as RankIds
     from engine.native.door import BACKEND as BACKEND
     from engine.native.door import COMPILED as COMPILED
@@ -26,5 +27,5 @@ if TYPE_CHECKING:
 __all__, __getattr__, __dir__ = exports(__name__, {
     "engine.native.door": ("BACKEND", "COMPILED", "PURE", "PURE_ENV", "WHY_PURE", "Backend", "backend", "implementation",
                            "using"),
-    "engine.native.backends": ("RankIds",),
+    "engine.native.backends": ("MakeBorders", "RankIds"),
 })

@@ -4,6 +4,10 @@ reference) and :class:`CompiledBackend` (the same loops in the compiled core,
 ``engine.native.compiled``, built from ``compiled.pyx`` and its stages ``train.pxi``,
 ``encode.pxi``, ``scan.pxi`` by ``hatch_build.py``). Both give identical results
 (tests/engine/test_core.py checks them against each other and the naive references).
+
+The compiled backend's glue, which the pure path has no use for: :mod:`engine.native.borders`
+(Chinese merged character by character first) and :mod:`engine.native.scan_regions` (which
+stretches of a text its ASCII scanners take).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 from engine.encode import apply_merges as _codec
 from engine.encode import tiktoken_merge as _rankmerge
 from engine.native import scan_regions
+from engine.native.borders import Borders, SharedBorders
 from engine.native.scan_regions import Pattern
 from engine.train import loops as _trainloops
 
@@ -25,8 +30,8 @@ from engine.train import loops as _trainloops
 ChunkEncode = Callable[[list[int]], list[int]]
 #: One chunk's text -> its ids (the bytes base: the text's UTF-8 bytes merged).
 TextEncode = Callable[[str], list[int]]
-#: Makes the borders of a vocabulary's tokens (:class:`engine.encode.apply_merges.Borders`).
-MakeBorders = Callable[[], _codec.Borders]
+#: Gives the borders of a vocabulary's tokens (:class:`engine.native.borders.Borders`), made once.
+MakeBorders = Callable[[], Borders]
 #: A pattern's ``findall(text, start, end)``.
 Findall = Callable[[str, int, int], list[str]]
 #: What the pair state hands the merge loop with its counts: ``(key, count, first) -> entry``.
@@ -89,17 +94,15 @@ class PureBackend:
         """One merge of the pair state (:func:`engine.train.loops.merge`)."""
         return _trainloops.merge(data, plist, a, b, new_id, count, hist, where, heap, floor, front, entry)  # type: ignore[arg-type]
 
-    def chunk_encoders(self, ranks: dict[int, int], pieces: list[bytes] | None = None,
+    def border_tables(self, pieces: Sequence[bytes]) -> MakeBorders | None:
+        """None: the pure path merges a chunk's bytes as they are."""
+        return None
+
+    def chunk_encoders(self, ranks: dict[int, int],
                        borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
         """:func:`engine.encode.apply_merges.apply_merges` bound to ``ranks``, and no encoder by
         text (the tokenizer reads whole tokens off first)."""
         return partial(_codec.apply_merges, ranks=ranks), None
-
-    def bytes_merger(self, ranks: dict[int, int], pieces: list[bytes], merge_chunk: ChunkEncode,
-                     borders: MakeBorders | None = None) -> Callable[[str, bytes], list[int]]:
-        """:class:`engine.encode.apply_merges.ByteMerger`: a table of byte pairs, and characters
-        that no merge can join merged one by one."""
-        return _codec.ByteMerger(ranks, pieces, borders)
 
     def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
         """:func:`engine.encode.tiktoken_merge.rank_merge` bound to ``order``."""
@@ -167,22 +170,21 @@ class CompiledBackend:
                                                             floor, front, entry)
         return done
 
-    def chunk_encoders(self, ranks: dict[int, int], pieces: list[bytes] | None = None,
+    def border_tables(self, pieces: Sequence[bytes]) -> MakeBorders | None:
+        """The borders of a bytes-base vocabulary's tokens ``pieces``, made at the first chunk
+        of Chinese that needs them (:class:`engine.native.borders.SharedBorders`)."""
+        return SharedBorders(pieces)
+
+    def chunk_encoders(self, ranks: dict[int, int],
                        borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
         """A ``ChunkEncoder``'s ``encode`` (base ids -> ids) and ``encode_text`` (a bytes-base
-        chunk's text -> ids). With the bytes base's tokens ``pieces``, the text's three-byte
-        characters are merged one by one first where they can be (as
-        :class:`engine.encode.apply_merges.ByteMerger` does; the borders are worked out at the
-        first such chunk, or given by ``borders``, a longer vocabulary's)."""
+        chunk's text -> ids). With the ``borders`` of a bytes-base vocabulary (this one's or a
+        longer one's, :meth:`border_tables`), a chunk of three-byte characters is merged
+        character by character first where that is exact (:mod:`engine.native.borders`)."""
         encoder = self.core.ChunkEncoder(ranks)
-        if pieces is not None:
-            encoder.set_chars(lambda: (borders() if borders is not None else _codec.Borders(pieces)).tables())
+        if borders is not None:
+            encoder.set_chars(lambda: borders().tables())
         return encoder.encode, encoder.encode_text
-
-    def bytes_merger(self, ranks: dict[int, int], pieces: list[bytes], merge_chunk: ChunkEncode,
-                     borders: MakeBorders | None = None) -> Callable[[str, bytes], list[int]]:
-        """The compiled chunk encoder ``merge_chunk`` over a chunk's bytes."""
-        return lambda chunk, data: merge_chunk(list(data))
 
     def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
         """``RankMerger``'s merge (its loop in C, a C table of the tokens' bytes) when the ranks

@@ -12,9 +12,10 @@ is needed (a pair state, a tokenizer, a pre-tokenizer's scan, a rank file's reco
   loops) keeps that backend. Nothing is rewritten: the choice is a context variable.
 
 The method set, by stage (:class:`Backend`): training (``layout``, ``index_pairs``, ``merge``),
-encoding (``chunk_encoders``, ``bytes_merger``, ``rank_merger``, ``rank_ids``, ``text_coder``,
+encoding (``border_tables``, ``chunk_encoders``, ``rank_merger``, ``rank_ids``, ``text_coder``,
 ``split_points``), splitting and writing (``split_text``, ``count_text``, ``ids_text``). The
 two implementations are in :mod:`engine.native.backends`; the compiled one's glue in
+:mod:`engine.native.borders` (Chinese merged character by character first) and
 :mod:`engine.native.scan_regions` (which stretches of a text its scanners take).
 """
 
@@ -74,13 +75,14 @@ class Backend(Protocol):
 
     # -- encoding (engine.encode, engine.formats) ------------------------------------------------
 
-    def chunk_encoders(self, ranks: dict[int, int], pieces: list[bytes] | None = None,
-                       borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
-        """A chunk's base ids -> its ids under ``ranks``, and a bytes-base chunk's text -> its ids (or None)."""
+    def border_tables(self, pieces: Sequence[bytes]) -> MakeBorders | None:
+        """What the backend reads of a bytes-base vocabulary's tokens to merge Chinese character
+        by character first, made at first need and shared with a replay's steps; or None."""
 
-    def bytes_merger(self, ranks: dict[int, int], pieces: list[bytes], merge_chunk: ChunkEncode,
-                     borders: MakeBorders | None = None) -> Callable[[str, bytes], list[int]]:
-        """A bytes-base chunk's text and bytes -> its ids."""
+    def chunk_encoders(self, ranks: dict[int, int],
+                       borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
+        """A chunk's base ids -> its ids under ``ranks``, and a bytes-base chunk's text -> its ids
+        (or None); ``borders``: :meth:`border_tables` of its vocabulary or a longer one."""
 
     def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
         """tiktoken's merging of one piece under ``order`` (bytes -> rank): its parts."""

@@ -2,7 +2,7 @@
 # tiktoken's rank merging, and writing ids out.
 
 
-#: engine.encode.apply_merges's kinds of border between two three-byte characters (held by a token cut there,
+#: engine.native.borders's kinds of border between two three-byte characters (held by a token cut there,
 #: only by tokens of whole characters, by none).
 cdef unsigned char B_CUT = 0, B_WHOLE = 1, B_APART = 2
 
@@ -23,7 +23,7 @@ cdef inline bint _three_byte_chars(const unsigned char *p, Py_ssize_t n) noexcep
 
 cdef class _Wide:
     """Three-byte characters merged one by one first: ``source()`` gives, at the first piece of
-    them (:meth:`ready`), the tables of ``engine.encode.apply_merges.Borders.tables`` (the 65,536 kinds of
+    them (:meth:`ready`), the tables of ``engine.native.borders.Borders.tables`` (the 65,536 kinds of
     border, and the tokens cut across a border as ``(first byte << 8 | second byte, token,
     where the pair stands in it)``), or None where characters first does not hold. It keeps a
     table of characters with four ints each, which the encoder that holds it fills:
@@ -154,9 +154,9 @@ cdef class ChunkEncoder:
     over it: ``encode(ids)`` is ``engine.encode.apply_merges.apply_merges(ids, ranks)``.
 
     Given the tables of three-byte characters first (:meth:`set_chars`: :class:`_Wide`), a
-    chunk's bytes that are all three-byte characters no cut token stands across are merged as
-    ``engine.encode.apply_merges.ByteMerger`` merges them: each character alone (once: a table of
-    characters), then across the borders when a token of whole characters holds one."""
+    chunk's bytes that are all three-byte characters no cut token stands across are merged
+    each character alone (once: a table of characters), then across the borders when a token of
+    whole characters holds one: the same ids, for the reasons engine/native/borders.py gives."""
 
     cdef uint64_t *keys
     cdef int64_t *values

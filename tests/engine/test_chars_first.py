@@ -4,10 +4,10 @@
   tiktoken's (engine/encode/reference.py) whenever the shortcut is taken, on vocabularies made as
   training makes them (each token two earlier ones) and in any order, where the shortcut must
   see that it does not hold; Llama 3's real rank file gives tiktoken's ids;
-- the merges (engine.encode.apply_merges.ByteMerger, the compiled ChunkEncoder): seed 002's ids, with words
-  of whole characters and tokens cut across a border.
+- the merges (the compiled ChunkEncoder; the pure path merges the bytes, engine.encode.apply_merges):
+  seed 002's ids, with words of whole characters and tokens cut across a border.
 
-Both read engine.encode.apply_merges.Borders."""
+Both read engine.native.borders.Borders."""
 
 from __future__ import annotations
 
@@ -24,7 +24,9 @@ from engine import Tokenizer
 from engine.encode import apply_merges as _codec
 from engine.encode.reference import tiktoken_parts
 from engine.encode.tiktoken_merge import CharsFirst, rank_merge
-from engine.native.door import COMPILED, WHY_PURE
+from engine.native import borders as _borders
+from engine.native.door import COMPILED, PURE, WHY_PURE, using
+from engine.text.pretokenize import PreTokenizer
 
 from test_tokenizer import seed_encode
 
@@ -188,11 +190,11 @@ def test_the_shortcut_is_taken_where_it_holds_and_not_where_a_cut_token_is():
 
 def test_borders_see_a_cut_token_only_where_it_is():
     zhong, guo = "中".encode(), "国".encode()
-    borders = _codec.Borders([zhong, guo, zhong + guo, zhong[2:] + guo[:1] + b"x"])
-    assert borders.kind(zhong + guo) == _codec._WHOLE  # the cut token needs an x after 国's lead
-    assert borders.kind(zhong + guo[:1] + b"x"[:0] + guo[1:]) == _codec._WHOLE
-    assert _codec.Borders([zhong[2:] + guo[:1]]).kind(zhong + guo) == _codec._CUT
-    assert _codec.Borders([zhong, guo]).kind(zhong + guo) == _codec._APART
+    borders = _borders.Borders([zhong, guo, zhong + guo, zhong[2:] + guo[:1] + b"x"])
+    assert borders.kind(zhong + guo) == _borders.WHOLE  # the cut token needs an x after 国's lead
+    assert borders.kind(zhong + guo[:1] + b"x"[:0] + guo[1:]) == _borders.WHOLE
+    assert _borders.Borders([zhong[2:] + guo[:1]]).kind(zhong + guo) == _borders.CUT
+    assert _borders.Borders([zhong, guo]).kind(zhong + guo) == _borders.APART
 
 
 def test_llama3s_chinese_takes_the_shortcut_and_gives_tiktokens_ids():
@@ -217,10 +219,10 @@ def test_llama3s_chinese_takes_the_shortcut_and_gives_tiktokens_ids():
         parts = first(piece)
         taken += parts is not None
         assert parts is None or parts == rank_merge(piece, order), chunk
-    assert taken >= 6 and isinstance(first._borders, _codec.Borders)  # Llama 3's tokens of Chinese are all two earlier ones
+    assert taken >= 6 and isinstance(first._borders, _borders.Borders)  # Llama 3's tokens of Chinese are all two earlier ones
 
 
-# -- the merges (GPT-2, Llama 4, any bpe-lab tokenizer): ByteMerger and ChunkEncoder -------------
+# -- the merges (GPT-2, Llama 4, any bpe-lab tokenizer): the model on both paths, ChunkEncoder ----
 
 @st.composite
 def word_merges(draw):
@@ -259,35 +261,32 @@ def word_merges(draw):
 
 
 @given(word_merges(), cjk_text)
-def test_the_byte_merger_merges_characters_first_where_only_whole_characters_join(merges, text):
+def test_a_chunk_of_chinese_merges_as_the_seed_on_both_paths(merges, text):
     """Where every token that holds a border's bytes is whole characters (words of two
-    characters), ByteMerger merges each character alone and then the chunk of their ids: the
-    same ids as merging the bytes, as the seed does."""
-    tok = Tokenizer(merges)
+    characters), the compiled path merges each character alone and then the chunk of their
+    ids, the pure path the bytes: the same ids, as the seed gives."""
     data = text.encode()
-    merger = _codec.ByteMerger(tok.vocab.ranks, tok.pieces)
-    assert merger(text, data) == seed_encode(tok, list(data)) == _codec._apply_long(list(data), tok.vocab.ranks)
+    for native in [PURE, COMPILED] if COMPILED is not None else [PURE]:
+        with using(native):
+            tok = Tokenizer(merges, pretokenizer=PreTokenizer("none"))
+            assert tok.encode(text) == seed_encode(tok, list(data)) == _codec._apply_long(list(data), tok.vocab.ranks)
 
 
+@needs_compiled
 @given(word_merges(), st.integers(0, 40), st.lists(cjk_text, max_size=4))
 def test_the_first_merges_may_share_the_longer_lists_borders(merges, cut, texts):
-    """A replay's step (its tokens the file's first) takes the file's borders: ByteMerger and the
-    compiled encoder still give the ids of merging the bytes with the first merges alone."""
+    """A replay's step (its tokens the file's first) takes the file's borders: the compiled
+    encoder still gives the ids of merging the bytes with the first merges alone."""
     longer = Tokenizer(merges)
     tok = Tokenizer(merges[:cut])
-    shared = _codec.Borders(longer.pieces)
-    merger = _codec.ByteMerger(tok.vocab.ranks, tok.pieces, lambda: shared)
-    encoder = compiled.ChunkEncoder(tok.vocab.ranks) if compiled is not None else None
-    if encoder is not None:
-        encoder.set_chars(shared.tables)
+    shared = _borders.Borders(longer.pieces)
+    encoder = compiled.ChunkEncoder(tok.vocab.ranks)
+    encoder.set_chars(shared.tables)
     for text in texts:
-        data = text.encode()
-        expected = seed_encode(tok, list(data))
-        assert merger(text, data) == expected
-        if encoder is not None:
-            assert encoder.encode_text(text) == expected
+        assert encoder.encode_text(text) == seed_encode(tok, list(text.encode()))
 
 
+@needs_compiled
 def test_words_of_whole_characters_are_merged_after_their_characters():
     """中国 is a token: the borders of a chunk of 中 and 国 are held only by whole characters,
     so each character is merged once (the table of characters) and the words after; a token
@@ -296,31 +295,32 @@ def test_words_of_whole_characters_are_merged_after_their_characters():
     chunk = "中国国中国"
     data = chunk.encode()
     tok = Tokenizer(inside)
-    merger = _codec.ByteMerger(tok.vocab.ranks, tok.pieces)
-    assert merger(chunk, data) == [260, 259, 260] == seed_encode(tok, list(data))
-    assert sorted(merger._chars) == sorted("中国")
+    assert _borders.Borders(tok.pieces).kind(data) == _borders.WHOLE
+    encoder = compiled.ChunkEncoder(tok.vocab.ranks)
+    encoder.set_chars(_borders.Borders(tok.pieces).tables)
+    assert encoder.encode_text(chunk) == [260, 259, 260] == seed_encode(tok, list(data))
     cut = Tokenizer([*inside, (0xAD, 0xE5)])
-    merger = _codec.ByteMerger(cut.vocab.ranks, cut.pieces)
-    assert merger(chunk, data) == seed_encode(cut, list(data))
-    assert not merger._chars
+    assert _borders.Borders(cut.pieces).kind(data) == _borders.CUT
+    encoder = compiled.ChunkEncoder(cut.vocab.ranks)
+    encoder.set_chars(_borders.Borders(cut.pieces).tables)
+    assert encoder.encode_text(chunk) == seed_encode(cut, list(data))
 
 
 @needs_compiled
 @given(word_merges(), st.lists(cjk_text | st.text(alphabet=CJK + "\u0800\ud7ffa\udce4\udcb8", max_size=30), max_size=4))
 def test_the_compiled_encoder_merges_characters_first_as_the_pure_one(merges, texts):
-    """With the tables of engine.encode.apply_merges.Borders, encode_text merges a chunk of
-    three-byte characters character by character first as ByteMerger does, its table of
-    characters kept from chunk to chunk: the ids of merging the bytes. Characters at the edges
-    of the three-byte range (U+0800, U+D7FF), an ASCII letter and lone surrogates' escapes (which
+    """With the tables of engine.native.borders.Borders, encode_text merges a chunk of
+    three-byte characters character by character first, its table of characters kept from
+    chunk to chunk: the ids of merging the bytes (the pure path's). Characters at the edges of
+    the three-byte range (U+0800, U+D7FF), an ASCII letter and lone surrogates' escapes (which
     can look like a character's bytes) take the full path."""
     tok = Tokenizer(merges)
     encoder = compiled.ChunkEncoder(tok.vocab.ranks)
     asked = []
-    encoder.set_chars(lambda: asked.append(1) or _codec.Borders(tok.pieces).tables())
-    merger = _codec.ByteMerger(tok.vocab.ranks, tok.pieces)
+    encoder.set_chars(lambda: asked.append(1) or _borders.Borders(tok.pieces).tables())
     for text in texts:
         raw = text.encode("utf-8", "surrogateescape")
-        assert encoder.encode_text(text) == merger(text, raw) == seed_encode(tok, list(raw))
+        assert encoder.encode_text(text) == _codec.apply_merges(list(raw), tok.vocab.ranks) == seed_encode(tok, list(raw))
     assert len(asked) <= 1  # the tables are worked out once
 
 

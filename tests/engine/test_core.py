@@ -25,7 +25,7 @@ from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
 from engine.encode import apply_merges as _codec
 from engine.encode import tokenizer as tokenizer_module
 from engine.encode.pairs import SHIFT
-from engine.native import door, sources
+from engine.native import borders, door, sources
 from engine.native.door import COMPILED, PURE, WHY_PURE, using
 from engine.train import loops as _trainloops
 from engine.train.reference import train as reference_train
@@ -83,30 +83,57 @@ _WIDE_BYTES = sorted(set("".join(_WIDE).encode()))
 
 @given(merge_lists(base_ids=(97, *_WIDE_BYTES)),
        st.text(alphabet=_WIDE + "a\u00e9\U0001f600\udce4\udcad", max_size=40))
-def test_the_pure_byte_merger_agrees_with_the_seed(merges, text):
-    """ByteMerger (the pure bytes-base encoder: a table of byte pairs, three-byte characters
-    merged one by one where no token joins them) gives seed 002's ids, with merges across
-    the characters' borders or not, lone surrogates' escapes and a four-byte character."""
-    tok = Tokenizer(merges)
+def test_a_bytes_base_chunk_merges_as_the_seed_on_both_paths(merges, text):
+    """A chunk's bytes through the model (the pure path: its bytes merged; the compiled one:
+    three-byte characters merged one by one first where no token joins them) give seed 002's
+    ids, with merges across the characters' borders or not, lone surrogates' escapes and a
+    four-byte character."""
     data = text.encode("utf-8", "surrogateescape")
-    merger = _codec.ByteMerger(tok.vocab.ranks, tok.pieces)
-    assert merger(text, data) == seed_encode(tok, list(data)) == _codec.apply_merges(list(data), tok.vocab.ranks)
+    for native in [PURE, COMPILED] if COMPILED is not None else [PURE]:
+        with using(native):
+            tok = Tokenizer(merges, pretokenizer=PreTokenizer("none"))  # the whole text one chunk
+            assert tok.encode(text) == seed_encode(tok, list(data)) == _codec.apply_merges(list(data), tok.vocab.ranks)
 
 
-def test_the_byte_merger_reads_unjoinable_characters_one_by_one():
-    """Merges inside 中 and 国 but none across them: a chunk of the two is their ids in a row,
-    each character merged once; a merge across them (AD E5) sends such a chunk through the
-    merges again."""
+def test_the_pure_merger_has_no_table_of_characters_or_borders(monkeypatch):
+    """The pure path, the readable reference, merges a chunk's bytes with the plain merge loop;
+    merging Chinese character by character first (its border tables, engine/native/borders.py)
+    is a constant-factor trick of the compiled core's alone."""
+    assert not hasattr(_codec, "ByteMerger") and not hasattr(_codec, "border_kinds")
+    made, real = [], borders.Borders.__init__
+    monkeypatch.setattr(borders.Borders, "__init__", lambda self, pieces: made.append(pieces) or real(self, pieces))
+    inside = [(0xE4, 0xB8), (256, 0xAD), (0xE5, 0x9B)]  # 中 whole, 国 two tokens
+    chunks = ["中国中国中", *(f"{i}中国" for i in range(20))]  # past the first few, the table of whole tokens
+    with using(PURE):
+        tok = Tokenizer(inside)
+        assert tok.model.borders is None
+        for chunk in chunks:
+            assert tok.model.encode_chunk(chunk) == seed_encode(tok, list(chunk.encode()))
+    assert made == []
+    if COMPILED is not None:
+        with using(COMPILED):
+            tok = Tokenizer(inside)
+            assert tok.model.encode_chunk(chunks[0]) == [257, 258, 0xBD, 257, 258, 0xBD, 257]
+        assert made == [tok.pieces]  # the borders worked out at the first chunk of Chinese
+
+
+@needs_compiled
+def test_the_compiled_encoder_reads_unjoinable_characters_one_by_one():
+    """Merges inside 中 and 国 but none across them: no token holds a border of 中国, so a chunk of
+    the two is their ids in a row, each character merged alone; a merge across them (AD E5)
+    is a token cut across that border, which sends such a chunk through its bytes."""
     inside = [(0xE4, 0xB8), (256, 0xAD), (0xE5, 0x9B)]  # 中 whole, 国 two tokens
     chunk = "中国中国中"
     data = chunk.encode()
-    merger = _codec.ByteMerger(Tokenizer(inside).vocab.ranks, Tokenizer(inside).pieces)
-    assert merger(chunk, data) == [257, 258, 0xBD, 257, 258, 0xBD, 257]
-    assert sorted(merger._chars) == sorted("中国")  # the characters were merged alone
+    assert borders.Borders(Tokenizer(inside).pieces).kind(data) == borders.APART
+    encoder = compiled.ChunkEncoder(Tokenizer(inside).vocab.ranks)
+    encoder.set_chars(borders.Borders(Tokenizer(inside).pieces).tables)
+    assert encoder.encode_text(chunk) == [257, 258, 0xBD, 257, 258, 0xBD, 257]
     across = Tokenizer([*inside, (0xAD, 0xE5)])
-    merger = _codec.ByteMerger(across.vocab.ranks, across.pieces)
-    assert merger(chunk, data) == seed_encode(across, list(data))
-    assert not merger._chars
+    assert borders.Borders(across.pieces).kind(data) == borders.CUT
+    encoder = compiled.ChunkEncoder(across.vocab.ranks)
+    encoder.set_chars(borders.Borders(across.pieces).tables)
+    assert encoder.encode_text(chunk) == seed_encode(across, list(data))
 
 
 @needs_compiled
