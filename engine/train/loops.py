@@ -1,20 +1,24 @@
 """The trainer's hot loops in pure Python: the reference for the compiled core's twins
-(``engine/native/compiled.pyx``); :mod:`engine.native.door` picks one or the other. The node layout is
-:mod:`engine.train.pair_state`'s."""
+(``engine/native/train.pxi``); :mod:`engine.native.door` picks one or the other. The node layout
+is :mod:`engine.train.pair_state`'s.
+
+- :func:`layout`: the node array of the distinct chunks, each followed by a separator;
+- :func:`index_pairs`: the first pair index, each pair's count and the addresses where it occurs;
+- :func:`merge`: one merge, in two halves: :func:`relink` replaces each live occurrence and
+  relinks its nodes, :func:`account` moves the counts of the pairs around them and queues the
+  new ones.
+"""
 
 from __future__ import annotations
 
-import sys
 from array import array
 from bisect import bisect_left
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import partial
 from heapq import heappush
 from itertools import accumulate, chain, compress, repeat
 from operator import add, mul, ne
-from struct import Struct
-from typing import cast
 
 from engine.encode.pairs import MASK, SHIFT
 from engine.train.pair_views import DEAD, SEP
@@ -30,8 +34,11 @@ def layout(pairs: list[tuple[Sequence[int], int]]) -> tuple[array[int], array[in
     ``(data, starts, tokens)``: SEP, then each chunk's symbols and a SEP, each node linked to
     its neighbours and weighing its chunk's count (the separators too); the address of each
     chunk's first node; the weighted number of symbols. The array is 32-bit unless a weight or
-    an address needs 64 (:func:`node_typecode`). Built in bulk: C-level maps and chains, and for
-    chunks of bytes (the bytes base) byte-level joins written straight into the array's fields."""
+    an address needs 64 (:func:`node_typecode`). Built field by field, each in one slice
+    assignment: the symbols, the links (node i links to 4i + 4 and back to 4i - 4), the weights.
+
+    Example: ``list(layout([(b"ab", 3)])[0])`` is ``[SEP, 4, -4, 0,  97, 8, 0, 3,  98, 12, 4, 3,
+    SEP, 16, 8, 3]``."""
     seqs = [seq for seq, _ in pairs]
     counts = [weight for _, weight in pairs]
     lengths = list(map(len, seqs))
@@ -42,8 +49,6 @@ def layout(pairs: list[tuple[Sequence[int], int]]) -> tuple[array[int], array[in
         return array("i"), array("q"), tokens
     n = sum(lengths) + len(seqs) + 1
     code = node_typecode(max(counts, default=0), 4 * n + 4)
-    if code == "i" and sys.byteorder == "little" and all(map(bytes.__instancecheck__, seqs)):
-        return _layout_bytes(cast("list[bytes]", seqs), counts, lengths, starts, n), array("q", starts), tokens
     sym: list[int] = [SEP]
     sym.extend(chain.from_iterable(chain.from_iterable(zip(seqs, repeat((SEP,))))))
     weights: list[int] = [0]
@@ -55,52 +60,6 @@ def layout(pairs: list[tuple[Sequence[int], int]]) -> tuple[array[int], array[in
     data[2::4] = (array(code, (-4, 0)) + after)[:n]  # the same run, two nodes later
     data[3::4] = array(code, weights)
     return data, array("q", starts), tokens
-
-
-#: Nodes per period of a link's low 16 bits (4i + 4 wraps at 2**16 every 2**14 nodes).
-_PERIOD = 1 << 14
-
-
-def _layout_bytes(seqs: list[bytes], counts: list[int], lengths: list[int], starts: list[int], n: int) -> array[int]:
-    """:func:`layout`'s 32-bit node array for chunks of bytes, on a little-endian machine, with no
-    Python loop per node: the fields are written through byte, 16-bit and 32-bit views of the
-    array. A symbol is its chunk byte (the array starts as zeros), then the separators are
-    written over; the links' low halves repeat every 2**14 nodes and their high halves are
-    runs; weights are 1, then each chunk counted more often writes its own."""
-    data = array("i", [0]) * (4 * n)
-    octets = memoryview(data).cast("B")
-    octets[0::16] = b"\0".join([b"", *seqs, b""])
-    words = octets.cast("i")
-    separators = chain((0,), map(add, starts, map(mul, lengths, repeat(4))))
-    deque(map(words.__setitem__, separators, repeat(SEP)), maxlen=0)
-    halves = octets.cast("H")
-    # next of node i: 4i + 4; its low half cycles 4, 8, ..., 65532, 0 and its high half is
-    # (i + 1) >> 14, a run of 2**14 - 1 zeros and then runs of 2**14
-    low = (array("H", range(4, 1 << 16, 4)) + array("H", [0])) * (n // _PERIOD + 1)
-    runs = array("H", [0]) * (_PERIOD - 1)
-    for h in range(1, n // _PERIOD + 2):
-        runs.extend(array("H", [h]) * _PERIOD)
-    halves[2::8] = low[:n]
-    halves[3::8] = runs[:n]
-    # back link of node i: 4i - 4, node i - 2's next (node 0: -4, node 1: 0)
-    rest = max(n - 2, 0)
-    halves[4::8] = (array("H", [0xFFFC, 0]) + low[:rest])[:n]
-    halves[5::8] = (array("H", [0xFFFF, 0]) + runs[:rest])[:n]
-    # a chunk's weight is on its nodes and the separator after it (the first separator's is 0)
-    heavy = list(compress(range(len(counts)), map(ne, counts, repeat(1))))
-    if 8 * len(heavy) < len(counts):  # a few chunks occur more than once: write theirs over 1s
-        words[3::4] = array("i", [1]) * n
-        words[3] = 0
-        for i in heavy:
-            start, length = starts[i], lengths[i]
-            words[start + 3:start + 4 * length + 4:4] = array("i", [counts[i]]) * (length + 1)
-    else:  # each chunk's packed count, repeated
-        pack = Struct("i").pack
-        weights = b"\0\0\0\0" + b"".join(map(mul, map(pack, counts), map(add, lengths, repeat(1))))
-        words[3::4] = memoryview(weights).cast("i")
-    for view in (words, halves, octets):
-        view.release()
-    return data
 
 
 #: The widest weight a node array of 32-bit ints holds; a chunk counted more often than this

@@ -1,7 +1,7 @@
 """The pure node layout and first index (engine.train.loops) against simpler builds: chunks of
-bytes take a layout that writes the array's fields through byte views, lists the general one,
-and both must give what one loop over the nodes gives; the first index must be the one counted
-node by node."""
+bytes and lists of ids must give what one loop over the nodes gives (the pure path, the
+readable reference, with no byte views of the array), and the first index the one counted node
+by node."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def naive_layout(pairs):
 
 weights = st.one_of(st.just(1), st.integers(1, 3), st.integers(1, (1 << 31) - 1), st.integers(1 << 31, 1 << 40))
 chunks = st.lists(st.tuples(st.binary(min_size=1, max_size=40), weights), max_size=30)
-# long enough to cross the 2**14-node period of the links' low halves, several times
+# long chunks, past 2**16 addresses (links beyond 16 bits), a few of them repeated
 long_chunks = st.lists(st.tuples(st.binary(min_size=2000, max_size=9000), st.sampled_from([1, 1, 1, 5])),
                        min_size=1, max_size=8)
 
@@ -45,8 +45,15 @@ def test_the_layout_of_bytes_and_of_lists_is_the_nodes_one_by_one(pairs):
         assert data.typecode == ("q" if wide else "i")
 
 
-def test_the_bytes_layout_writes_weights_both_ways():
-    """Few chunks counted more than once (written over 1s) and many (packed and repeated)."""
+def test_the_pure_layout_of_bytes_has_no_byte_views():
+    """The pure layout builds chunks of bytes as it builds lists of ids (the byte, 16-bit and
+    32-bit views that wrote a bytes layout's fields are the compiled core's kind of trick), with
+    few chunks counted more than once and many."""
+    import inspect
+
+    assert not hasattr(_trainloops, "_layout_bytes")
+    source = inspect.getsource(_trainloops)
+    assert "memoryview(" not in source and "from struct" not in source and "import struct" not in source
     few = [(bytes([i % 256, 7]), 1) for i in range(40)] + [(b"\xfe\x00\xff", 9)]
     many = [(bytes([i % 256]) * 3, 2 + i % 5) for i in range(40)] + [(b"\x00", 1)]
     for pairs in (few, many):
