@@ -2,6 +2,10 @@
 compiler is there) and the one door to it, ``door.py``: the hot loops of training, encoding and
 scanning, in pure Python or compiled, chosen once (``BPE_LAB_PURE=1`` forces pure Python), asked
 for with :func:`backend`.
+
+The pure path is the readable reference; the compiled core's constant-factor tricks and their
+Python glue live here alone: ``borders.py`` (Chinese merged character by character first) and
+``scan_regions.py`` (which stretches of a text the ASCII scanners take).
 """
 
 from __future__ import annotations
