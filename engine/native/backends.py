@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from functools import partial
 from types import ModuleType
 from typing import Any
@@ -124,6 +124,10 @@ class PureBackend:
 
     def split_text(self, text: str, mode: int, pattern: Pattern) -> list[str] | None:
         """None: the pure path splits with the pattern alone."""
+        return None
+
+    def split_batches(self, text: str, mode: int, pattern: Pattern) -> Iterator[list[str]] | None:
+        """None: the pure path scans with the pattern alone, a piece at a time."""
         return None
 
     def count_text(self, counts: Counter[str], text: str, mode: int, pattern: Pattern) -> bool:
@@ -237,6 +241,11 @@ class CompiledBackend:
         is not all ASCII."""
         chunks: list[str] = []
         return chunks if scan_regions.scan_text(self.core.split_ascii, chunks, text, mode, pattern, list.extend) else None
+
+    def split_batches(self, text: str, mode: int, pattern: Pattern) -> Iterator[list[str]] | None:
+        """The chunks :meth:`split_text` gives, a batch at a time (an ASCII region in pieces of
+        about a megabyte: :func:`engine.native.scan_regions.split_batches`)."""
+        return scan_regions.split_batches(self.core.split_ascii, text, mode, pattern)
 
     def count_text(self, counts: Counter[str], text: str, mode: int, pattern: Pattern) -> bool:
         """The chunks of such a text counted into ``counts``, its ASCII regions in C

@@ -13,7 +13,8 @@ is needed (a pair state, a tokenizer, a pre-tokenizer's scan, a rank file's reco
 
 The method set, by stage (:class:`Backend`): training (``layout``, ``index_pairs``, ``merge``),
 encoding (``border_tables``, ``chunk_encoders``, ``rank_merger``, ``rank_ids``, ``text_coder``,
-``split_points``), splitting and writing (``split_text``, ``count_text``, ``ids_text``). The
+``split_points``), splitting and writing (``split_text``, ``split_batches``, ``count_text``,
+``ids_text``). The
 two implementations are in :mod:`engine.native.backends`; the compiled one's glue in
 :mod:`engine.native.borders` (Chinese merged character by character first) and
 :mod:`engine.native.scan_regions` (which stretches of a text its scanners take).
@@ -103,6 +104,9 @@ class Backend(Protocol):
     def split_text(self, text: str, mode: int, pattern: Pattern) -> list[str] | None:
         """A gpt2, gpt4 or o200k text's chunks (``mode``: ``engine.text.pretokenize.SCAN_MODES``),
         ``pattern`` scanning what the backend leaves to it; None: split it with the pattern."""
+
+    def split_batches(self, text: str, mode: int, pattern: Pattern) -> Iterator[list[str]] | None:
+        """:meth:`split_text`'s chunks a batch at a time (bounded memory); None: scan with the pattern."""
 
     def count_text(self, counts: Counter[str], text: str, mode: int, pattern: Pattern) -> bool:
         """Such a text's chunks counted into ``counts``; False (nothing counted): count them with the pattern."""

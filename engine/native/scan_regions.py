@@ -6,8 +6,8 @@ all ASCII. The pure path has none of this: it runs the pattern over the text
 The scanners read ASCII only. Code is nearly all ASCII, with a few lines that are not (a name,
 a quote, an arrow), so such a text is cut into regions (:func:`regions`), each ending at a safe
 cut, where every named pattern ends a chunk: the ASCII regions go to a scanner, the others to
-the pattern itself (:func:`scan_text`). Each character is looked at a bounded number of times
-(C-level searches).
+the pattern itself (:func:`scan_text`, or a batch at a time, :func:`split_batches`). Each
+character is looked at a bounded number of times (C-level searches).
 
 Example: ``list(regions("ab\\ncd\\né\\nb", CUTS[0]))`` is ``[(0, 3, True), (3, 8, False), (8, 9, True)]``:
 ``ab\\n`` to a scanner, ``cd\\né\\n`` to the pattern, ``b`` to a scanner.
@@ -24,6 +24,9 @@ from typing import TypeVar
 #: a few characters on they are faster than the pattern, and the ``regex`` module is not even
 #: imported).
 REGIONS_MIN = 1 << 12
+#: :func:`split_batches` cuts an ASCII region longer than this at safe cuts, where it has them,
+#: so that it holds the chunks of about this many characters at a time.
+PIECE = 1 << 20
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 #: A safe cut: just after a newline followed by printable ASCII (:func:`engine.corpus.reading._last_cut`
@@ -89,23 +92,56 @@ def region(pattern: Pattern, text: str, start: int, end: int) -> Iterator[list[s
     yield held
 
 
+def _plan(text: str, mode: int) -> Iterable[tuple[int, int, bool]] | None:
+    """The regions of ``text`` (:func:`regions`; one, when it is all ASCII), or None for a text
+    that is not all ASCII and shorter than :data:`REGIONS_MIN`."""
+    if text.isascii():
+        return ((0, len(text), True),)
+    if len(text) < REGIONS_MIN:
+        return None
+    return regions(text, CUTS[mode])
+
+
 def scan_text(scanner: Scanner[Into], into: Into, text: str, mode: int, pattern: Pattern,
               add: Callable[[Into, list[str]], object]) -> bool:
     """The pattern's chunks of ``text`` into ``into``: the ASCII regions by the compiled
     ``scanner`` (scan mode ``mode``), the rest (and an ASCII region it gives back, -1) by
     ``pattern``, each batch handed to ``add(into, batch)``. False, and nothing done, for a text
     that is not all ASCII and shorter than :data:`REGIONS_MIN`: the pattern's alone."""
-    n = len(text)
-    parts: Iterable[tuple[int, int, bool]]
-    if text.isascii():
-        parts = ((0, n, True),)
-    elif n < REGIONS_MIN:
+    parts = _plan(text, mode)
+    if parts is None:
         return False
-    else:
-        parts = regions(text, CUTS[mode])
+    n = len(text)
     for start, end, ascii in parts:
         if ascii and scanner(into, text, start, n if end == n else end + 1, mode, end != n) >= 0:
             continue
         for batch in region(pattern, text, start, end):
             add(into, batch)
     return True
+
+
+def split_batches(split_ascii: Scanner[list[str]], text: str, mode: int,
+                  pattern: Pattern) -> Iterator[list[str]] | None:
+    """The pattern's chunks of ``text`` a batch at a time, as :func:`scan_text` finds them with
+    ``split_ascii``, an ASCII region in pieces of about :data:`PIECE` characters cut at safe
+    cuts; None where :func:`scan_text` does nothing."""
+    parts = _plan(text, mode)
+    return None if parts is None else _batches(split_ascii, text, mode, parts, pattern)
+
+
+def _batches(split_ascii: Scanner[list[str]], text: str, mode: int, parts: Iterable[tuple[int, int, bool]],
+             pattern: Pattern) -> Iterator[list[str]]:
+    n, last_cut = len(text), CUTS[mode][0]
+    for start, end, ascii in parts:
+        if not ascii:
+            yield from region(pattern, text, start, end)
+            continue
+        while start < end:
+            back = last_cut.match(text, start, start + PIECE) if end - start > PIECE else None
+            stop = back.end() - 1 if back is not None else end  # (a safe cut, or the region's end)
+            chunks: list[str] = []
+            if split_ascii(chunks, text, start, n if stop == n else stop + 1, mode, stop != n) >= 0:
+                yield chunks
+            else:
+                yield from region(pattern, text, start, stop)
+            start = stop

@@ -269,7 +269,8 @@ class PreTokenizer:
         chunks (over a hundred megabytes for 10 MB of text) never exists at once. Only the named
         patterns are pieced: they match every character and look at most one character past a
         match, so a match ending well before a piece's end is exactly the match a whole-text
-        scan makes there.
+        scan makes there. (With the compiled core, its scanners split the ASCII stretches of
+        gpt2, gpt4 and o200k text: ``Backend.split_batches``.)
         """
         if self.name == "none":
             if text:
@@ -282,6 +283,14 @@ class PreTokenizer:
         if self.scan not in SCAN_PATTERNS:
             yield [c for c in self._findall(text) if c]
             return
+        mode = self._scan_mode()
+        if mode is not None:
+            from engine.native import backend
+
+            found = backend().split_batches(text, mode, self._pieces)  # the compiled core's scanners
+            if found is not None:
+                yield from found
+                return
         yield from self._pieces(text, 0, len(text))
 
     def _pieces(self, text: str, start: int, stop: int) -> Iterator[list[str]]:

@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import engine.text.pretokenize as pretokenize
+from engine.native import scan_regions
 from engine.native.door import COMPILED, PURE, WHY_PURE, using
 from engine.text.pretokenize import SCAN_MODES, SCAN_PATTERNS, PreTokenizer
 
@@ -104,6 +105,23 @@ def test_random_ascii_text_on_both_paths(name, pieces):
             pre = pre_of(name)
             assert pre.split(text) == expected
             assert pre.count(text) == Counter(expected)
+            assert [c for batch in pre.batches(text) for c in batch] == expected
+
+
+@pytest.mark.skipif(COMPILED is None, reason=f"no compiled core here: {WHY_PURE}")
+@pytest.mark.parametrize("name", NAMES)
+@given(st.lists(st.sampled_from([*PIECES, "\nx", "\n)", "\n/", "é", "中文", "\u00a0"]), max_size=200))
+def test_the_compiled_batches_cut_long_ascii_regions_at_safe_cuts(name, pieces):
+    """The compiled path's batches (positioned() reads them: the app's corpus layout) scan an
+    ASCII region a piece at a time, cut where the pattern surely ends a chunk: here pieces of a
+    few characters, and regions however short the text."""
+    text = "".join(pieces)
+    with pytest.MonkeyPatch.context() as patch, using(COMPILED):
+        patch.setattr(scan_regions, "PIECE", 8)
+        patch.setattr(scan_regions, "REGIONS_MIN", 1)
+        pre = pre_of(name)
+        assert [c for batch in pre.batches(text) for c in batch] == regex.findall(SCAN_PATTERNS[name], text)
+        assert list(pre.positioned(text)) == [(m.start(), m.group()) for m in regex.finditer(SCAN_PATTERNS[name], text)]
 
 
 @pytest.mark.parametrize("name", NAMES)
