@@ -228,8 +228,10 @@ class CompiledBackend:
         return core.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit)
 
     def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> Sequence[int]:
-        """``split_points`` in C (the same cuts as the pure one)."""
-        cuts: Sequence[int] = self.core.split_points(tokens, progress)
+        """``split_points`` in C (the same cuts as the pure one, by the same steps: its shortcut's
+        constants are the pure module's)."""
+        cuts: Sequence[int] = self.core.split_points(tokens, progress, shortcut_from=_rankmerge.SHORTCUT_FROM,
+                                                     walk_bytes=_rankmerge.WALK_BYTES)
         return cuts
 
     def ascii_scanners(self) -> AsciiScanners | None:

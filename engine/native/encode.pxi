@@ -509,11 +509,145 @@ cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, P
                 size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>o)
 
 
-def split_points(list tokens, progress=None):
+cdef struct _Spines:
+    # scratch for _walk, longest + 1 each: the left part's right spine (starts, places) and the
+    # right part's left spine (ends, places), top down
+    Py_ssize_t *xs
+    int32_t *xp
+    Py_ssize_t *ye
+    int32_t *yp
+
+
+cdef Py_ssize_t _walk(_TokenTable table, const unsigned char *p, Py_ssize_t cut, int32_t left, int32_t right,
+                      const int *cuts, const int32_t *lefts, const int32_t *rights, _Spines *sp,
+                      Py_ssize_t room, bint *proved) noexcept nogil:
+    """``_walk`` of engine/encode/tiktoken_merge.py: whether tiktoken's merging of the token at ``p``
+    leaves its bytes before ``cut`` and from it (regular tokens ``left`` and ``right``, -1 a
+    byte), in ``proved``; returns ``room`` less the bytes looked up, or -1 past it."""
+    cdef Py_ssize_t i = 0, j = 0, s = 0, start, stop
+    cdef int32_t q = left
+    cdef int64_t joined
+    cdef uint64_t x_next, y_next, none = (<uint64_t>1) << 62
+    while q >= 0:
+        sp.xs[i] = s
+        sp.xp[i] = q
+        i += 1
+        s += cuts[q]
+        q = rights[q]
+    q = right
+    while q >= 0:
+        sp.ye[j] = cut + table.length[q]
+        sp.yp[j] = q
+        j += 1
+        q = lefts[q]
+    start, stop = cut - 1, cut + 1
+    while True:
+        room -= stop - start
+        if room < 0:
+            return -1
+        joined = table.find(p + start, stop - start)
+        x_next = (<uint64_t>sp.xp[i - 1] << 24 | <uint64_t>sp.xs[i - 1]) if i else none
+        y_next = (<uint64_t>sp.yp[j - 1] << 24 | <uint64_t>cut) if j else none
+        if joined >= 0 and (<uint64_t>joined << 24 | <uint64_t>start) < (x_next if x_next < y_next else y_next):
+            proved[0] = False
+            return room
+        if i == 0 and j == 0:
+            proved[0] = True
+            return room
+        if x_next < y_next:
+            i -= 1
+            start = sp.xs[i]
+        else:
+            j -= 1
+            stop = sp.ye[j]
+
+
+cdef inline int32_t _regular_at(_TokenTable table, const unsigned char *p, Py_ssize_t n,
+                                const unsigned char *regular) noexcept nogil:
+    """The place of the token of these ``n`` bytes when it is regular (-1 for one byte), else -2."""
+    cdef int64_t q
+    if n == 1:
+        return -1
+    q = table.find(p, n)
+    return <int32_t>q if q >= 0 and regular[q] else -2
+
+
+cdef bint _two_tokens(_TokenTable table, Py_ssize_t rank, const int *cuts, const int32_t *lefts,
+                      const int32_t *rights, const unsigned char *regular, _Spines *sp, Py_ssize_t walk_bytes,
+                      int *cut_out, int32_t *left_out, int32_t *right_out) noexcept nogil:
+    """``_two_tokens`` of engine/encode/tiktoken_merge.py: the same likely cuts, in the same order."""
+    cdef const unsigned char *p = table.data[rank]
+    cdef Py_ssize_t n = table.length[rank], s, k, c, room = walk_bytes * n, count = 0, m
+    cdef int64_t q
+    cdef Py_ssize_t b
+    cdef const unsigned char *before
+    cdef int32_t left, right
+    cdef bint proved, seen
+    cdef Py_ssize_t likely_cut[40]
+    cdef int32_t likely_left[40]
+    cdef int32_t likely_right[40]
+    cdef Py_ssize_t tried[40]
+    cdef Py_ssize_t tried_count = 0
+    for s in range(1, 5):
+        if n - s < 2:
+            break
+        q = table.find(p, n - s)
+        if q >= 0 and regular[q]:
+            likely_cut[count] = n - s; likely_left[count] = <int32_t>q; likely_right[count] = -2; count += 1
+            likely_cut[count] = cuts[q]; likely_left[count] = lefts[q]; likely_right[count] = -2; count += 1
+        q = table.find(p + s, n - s)
+        if q >= 0 and regular[q]:
+            likely_cut[count] = s; likely_left[count] = -2; likely_right[count] = <int32_t>q; count += 1
+            likely_cut[count] = s + cuts[q]; likely_left[count] = -2; likely_right[count] = rights[q]; count += 1
+    b = rank - 1
+    while b >= 0 and b > rank - 5:
+        before = table.data[b]
+        k = table.length[b]
+        if k < n and regular[b]:
+            if memcmp(p, before, k) == 0:
+                likely_cut[count] = k; likely_left[count] = <int32_t>b; likely_right[count] = -2; count += 1
+                likely_cut[count] = cuts[b]; likely_left[count] = lefts[b]; likely_right[count] = -2; count += 1
+            if memcmp(p + n - k, before, k) == 0:
+                likely_cut[count] = n - k; likely_left[count] = -2; likely_right[count] = <int32_t>b; count += 1
+                likely_cut[count] = n - k + cuts[b]; likely_left[count] = -2; likely_right[count] = rights[b]; count += 1
+        b -= 1
+    likely_cut[count] = n // 2; likely_left[count] = -2; likely_right[count] = -2; count += 1
+    for m in range(count):
+        c = likely_cut[m]
+        seen = False
+        for k in range(tried_count):
+            if tried[k] == c:
+                seen = True
+                break
+        if seen:
+            continue
+        tried[tried_count] = c
+        tried_count += 1
+        left = likely_left[m]
+        right = likely_right[m]
+        if left == -2:
+            left = _regular_at(table, p, c, regular)
+        if right == -2:
+            right = _regular_at(table, p + c, n - c, regular)
+        if left == -2 or right == -2:
+            continue
+        room = _walk(table, p, c, left, right, cuts, lefts, rights, sp, room, &proved)
+        if room < 0:
+            return False
+        if proved:
+            cut_out[0] = <int>c
+            left_out[0] = left
+            right_out[0] = right
+            return True
+    return False
+
+
+def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssize_t walk_bytes=64):
     """For each token, in rank order (distinct, two bytes or more), where tiktoken's merging of
     its bytes with only the tokens before it cuts it when exactly two parts are left (the
     length of the first), else 0: see ``split_points`` in engine/encode/tiktoken_merge.py, which returns
-    exactly what this does. ``progress(done, total)`` is called now and then."""
+    exactly what this does, trying a token of ``shortcut_from`` bytes or more as two tokens first
+    (``walk_bytes``: its WALK_BYTES). ``progress(done, total)`` is called now and then."""
     cdef Py_ssize_t count = len(tokens), longest = 2, t, n, s, parts
     cdef bytes token
     for token in tokens:
@@ -521,6 +655,8 @@ def split_points(list tokens, progress=None):
             longest = len(token)
     if longest >= (1 << 24):
         raise ValueError("a token of 16 MB or more")
+    if count >= (1 << 31):
+        raise ValueError("too many tokens")
     cdef _TokenTable table = _TokenTable(tokens)
     out = _ints(count)
     cdef int *cut = out.data.as_ints
@@ -528,9 +664,22 @@ def split_points(list tokens, progress=None):
     cdef Py_ssize_t *prev = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
     cdef int64_t *current = <int64_t *>PyMem_Malloc((longest + 1) * sizeof(int64_t))
     cdef uint64_t *heap = <uint64_t *>PyMem_Malloc(3 * (longest + 1) * sizeof(uint64_t))
+    # each token's parts (places, -1 a byte) and whether it is regular (see the pure twin)
+    cdef int32_t *lefts = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
+    cdef int32_t *rights = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
+    cdef unsigned char *regular = <unsigned char *>PyMem_Malloc(count + 1)
+    cdef _Spines sp
+    sp.xs = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
+    sp.xp = <int32_t *>PyMem_Malloc((longest + 1) * sizeof(int32_t))
+    sp.ye = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
+    sp.yp = <int32_t *>PyMem_Malloc((longest + 1) * sizeof(int32_t))
     cdef const unsigned char *p
+    cdef int found_cut
+    cdef int32_t found_left, found_right
+    cdef int64_t at, to
     try:
-        if end == NULL or prev == NULL or current == NULL or heap == NULL:
+        if (end == NULL or prev == NULL or current == NULL or heap == NULL or lefts == NULL or rights == NULL
+                or regular == NULL or sp.xs == NULL or sp.xp == NULL or sp.ye == NULL or sp.yp == NULL):
             raise MemoryError()
         for t in range(count):
             if progress is not None and not t & 0x3FFF:
@@ -538,12 +687,29 @@ def split_points(list tokens, progress=None):
             p = table.data[t]
             n = table.length[t]
             with nogil:
-                _rank_merge(table, p, n, end, prev, current, heap)
-                parts, s = 0, 0
-                while s < n:
-                    parts += 1
-                    s = end[s]
-                cut[t] = <int>end[0] if parts == 2 else 0
+                lefts[t] = -1
+                rights[t] = -1
+                regular[t] = 0
+                if n >= shortcut_from and _two_tokens(table, t, cut, lefts, rights, regular, &sp, walk_bytes,
+                                                      &found_cut, &found_left, &found_right):
+                    cut[t] = found_cut
+                    lefts[t] = found_left
+                    rights[t] = found_right
+                    regular[t] = 1
+                else:
+                    _rank_merge(table, p, n, end, prev, current, heap)
+                    parts, s = 0, 0
+                    while s < n:
+                        parts += 1
+                        s = end[s]
+                    cut[t] = <int>end[0] if parts == 2 else 0
+                    if parts == 2:
+                        s = end[0]
+                        at = -1 if s == 1 else table.find(p, s)
+                        to = -1 if n - s == 1 else table.find(p + s, n - s)
+                        lefts[t] = <int32_t>at
+                        rights[t] = <int32_t>to
+                        regular[t] = (at < 0 or regular[at]) and (to < 0 or regular[to])
                 table.add(t)
         if progress is not None:
             progress(count, count)
@@ -553,6 +719,13 @@ def split_points(list tokens, progress=None):
         PyMem_Free(prev)
         PyMem_Free(current)
         PyMem_Free(heap)
+        PyMem_Free(lefts)
+        PyMem_Free(rights)
+        PyMem_Free(regular)
+        PyMem_Free(sp.xs)
+        PyMem_Free(sp.xp)
+        PyMem_Free(sp.ye)
+        PyMem_Free(sp.yp)
 
 
 cdef class RankMerger:

@@ -50,6 +50,54 @@ def test_compiled_split_points_equal_the_pure_ones(tokens):
     assert list(compiled.split_points(tokens)) == list(_rankmerge.split_points(tokens))
 
 
+#: Rank orders that build long tokens from shorter ones (one or two letters, ranked by length
+#: with a little shuffle), so that most tokens are regular and the shortcut's cuts are met.
+built_up = st.lists(
+    st.one_of(st.integers(2, 70).map(lambda k: b"a" * k),
+              st.binary(min_size=2, max_size=40).map(lambda b: bytes(97 + x % 2 for x in b))),
+    unique=True, max_size=70,
+).flatmap(lambda ts: st.permutations(ts).map(lambda shuffled: sorted(shuffled, key=lambda t: len(t) // 3)))
+
+
+@given(built_up)
+def test_the_shortcut_gives_tiktokens_cuts(tokens):
+    # every token of two bytes or more tried as two tokens first (_two_tokens and _walk)
+    assert list(_rankmerge.split_points(tokens, shortcut_from=2)) == naive_cuts(tokens)
+
+
+@pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {WHY_PURE}")
+@given(st.one_of(built_up, token_lists), st.sampled_from([2, 3, 17]), st.sampled_from([1, 4, 64]))
+def test_the_compiled_shortcut_equals_the_pure_one(tokens, shortcut_from, walk_bytes):
+    expected = list(_rankmerge.split_points(tokens))
+    assert list(compiled.split_points(tokens, shortcut_from=shortcut_from, walk_bytes=walk_bytes)) == expected
+
+
+def rank_merge_cuts(tokens: list[bytes]) -> list[int]:
+    """Each token merged byte by byte with the tokens before it (split_points without its shortcut)."""
+    order: dict[bytes, int] = {}
+    cuts = []
+    for rank, token in enumerate(tokens):
+        parts = _rankmerge.rank_merge(token, order)
+        cuts.append(len(parts[0]) if len(parts) == 2 else 0)
+        order[token] = rank
+    return cuts
+
+
+@pytest.mark.parametrize("tokens", [
+    [b"a" * k for k in range(2, 400)],  # issue 40's bomb, smaller: every run ranked by length
+    [b"a" * (1 << j) for j in range(1, 12)],  # doublings
+    [("\u00e9" * k).encode() for k in range(1, 150)],  # a two-byte character repeated
+    [x for k in range(2, 150) for x in (b"a" * k, b"b" * k)],  # two families, interleaved
+    [bytes(range(40, 240))[:k] for k in range(2, 200)],  # every prefix of one long token
+    [bytes(range(40, 240))[-k:] for k in range(2, 200)],  # every suffix
+], ids=["runs", "doublings", "two-byte-runs", "interleaved", "prefixes", "suffixes"])
+def test_the_shortcut_on_families_of_long_tokens(tokens):
+    expected = rank_merge_cuts(tokens)
+    assert list(_rankmerge.split_points(tokens)) == expected
+    if compiled is not None:
+        assert list(compiled.split_points(tokens)) == expected
+
+
 def test_split_points_report_progress_up_to_the_total():
     tokens = [bytes([97 + a, 97 + b, 97 + c]) for a in range(26) for b in range(26) for c in range(26)]
     splitters = [_rankmerge.split_points] + ([compiled.split_points] if compiled is not None else [])
