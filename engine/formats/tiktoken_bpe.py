@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from engine.config import MAX_VOCAB_BYTES
 from engine.corpus.files import atomic_write_files
 from engine.encode.models import RankMerging, WholeFirst
-from engine.encode.tiktoken_merge import PROGRESS_EVERY, rank_merge
+from engine.encode.tiktoken_merge import PROGRESS_EVERY, SHORTCUT_FROM, rank_merge
 from engine.encode.tokenizer import Tokenizer
 from engine.encode.vocabulary import BaseUnits, Vocabulary
 from engine.errors import ExportError, size_text
@@ -301,7 +301,16 @@ def _our_ids(base_ids: list[int | None], products: list[int], *wanted: list[int]
 
 def _ambiguous(tok: Tokenizer) -> list[bytes]:
     """Tokens that bpe-lab's pair merges do not rebuild from their own bytes (tiktoken would:
-    it looks a whole piece up before merging)."""
+    it looks a whole piece up before merging).
+
+    A token of :data:`~engine.encode.tiktoken_merge.SHORTCUT_FROM` bytes or more is not
+    merged to find out, as its merging costs a step a byte (``a`` x 5000 and every shorter
+    run: 12.5 MB of merging): each merged token is regular (recovered from two tokens reached
+    before it, down to bytes), and tiktoken's merging of a regular token's bytes joins exactly
+    its merge tree's nodes, lowest (rank, start) first (see ``_walk`` there). Each node is a
+    recovered merge of the two parts beside each other, so the pair merges, which see a subset
+    of tiktoken's candidates (a merge's pair, joined, is a token of the same rank) and choose
+    the same way (lowest rank, leftmost), choose that node each step too, and end in the token."""
     encode = tok.model.merge_ids  # the tokenizer's own merging of a chunk's base ids (engine.native.door)
     progress = loading.reporter(loading.STAGES[1])
     pieces = tok.pieces
@@ -310,7 +319,7 @@ def _ambiguous(tok: Tokenizer) -> list[bytes]:
     for i in range(first, len(pieces)):
         if progress is not None and not (i - first) % PROGRESS_EVERY:
             progress(i - first, total)
-        if encode(list(pieces[i])) != [i]:
+        if len(pieces[i]) < SHORTCUT_FROM and encode(list(pieces[i])) != [i]:
             odd.append(pieces[i])
     if progress is not None:
         progress(total, total)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import threading
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -13,8 +14,9 @@ from hypothesis import strategies as st
 
 from engine.encode import tiktoken_merge as _rankmerge
 from engine.encode.reference import tiktoken_parts
-from engine.formats import load_any, loading
+from engine.formats import load_any, loading, merge_cache, tiktoken_bpe
 from engine.native.door import COMPILED, WHY_PURE
+from engine.text.pretokenize import PreTokenizer
 
 compiled = COMPILED.core if COMPILED is not None else None
 
@@ -96,6 +98,16 @@ def test_the_shortcut_on_families_of_long_tokens(tokens):
     assert list(_rankmerge.split_points(tokens)) == expected
     if compiled is not None:
         assert list(compiled.split_points(tokens)) == expected
+
+
+@given(built_up)
+def test_every_merged_token_rebuilds_itself_as_the_check_assumes(tokens):
+    # _ambiguous skips tokens of SHORTCUT_FROM bytes or more: every merged token, long or
+    # short, is what the pair merges make of its own bytes
+    ranks = {bytes([b]): b for b in range(256)} | {t: 256 + r for r, t in enumerate(tokens)}
+    tok, _, _ = tiktoken_bpe.ranked_tokenizer(Path("t.tiktoken"), ranks, merge_cache.key_of(repr(tokens)), [],
+                                              PreTokenizer("none"), [])
+    assert all(tok.model.merge_ids(list(piece)) == [i] for i, piece in enumerate(tok.pieces) if i >= 256)
 
 
 def test_split_points_report_progress_up_to_the_total():
