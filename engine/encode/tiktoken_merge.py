@@ -194,13 +194,30 @@ SHORTCUT_FROM = 32
 #: How many bytes the walks of one token may look up, per byte of it, before it is merged
 #: byte by byte instead (a walk looks up about two pairs per level of its parts' merge trees).
 WALK_BYTES = 64
+#: How many bytes merging tokens of more than 16 bytes byte by byte may look up in all (each
+#: pair looked up counts its bytes), for one rank file: past it, :class:`TooCostly`. Tokens the
+#: shortcut settles cost nothing here; real files look up about 1 MB (o200k-like Llama 4 1.2 MB
+#: before the shortcut). A pair can be as long as its token, so a token that grows byte by byte
+#: costs its length squared over two: this bounds that, at about a quarter second of hashing.
+RECOVERY_BUDGET = 1 << 28
+
+
+class TooCostly(ValueError):
+    """Recovering merges passed :data:`RECOVERY_BUDGET`: at the token of place ``place`` in the
+    list, ``spent`` bytes had been looked up."""
+
+    def __init__(self, place: int, spent: int) -> None:
+        super().__init__(place, spent)
+        self.place, self.spent = place, spent
 
 
 def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | None = None,
-                 shortcut_from: int = SHORTCUT_FROM) -> array[int]:
+                 shortcut_from: int = SHORTCUT_FROM, budget: int | None = RECOVERY_BUDGET) -> array[int]:
     """For each of ``tokens`` (distinct, two bytes or more, in rank order): where
     :func:`rank_merge` with only the tokens before it cuts it when it leaves exactly two parts
     (the first part's length), else 0. ``progress(done, total)`` is called now and then.
+    Merging tokens of more than 16 bytes byte by byte may look up ``budget`` bytes (None: no
+    bound), else :class:`TooCostly`.
 
     A token of ``shortcut_from`` bytes or more is first tried as two tokens made before it,
     each reached by merging (``regular`` below): a few likely cuts (the token less its last or
@@ -208,8 +225,11 @@ def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | Non
     :func:`_walk`, which proves or refutes it in a few steps per level of the two parts' merge
     trees instead of a merge of each byte. So ``a`` x 5000 with every shorter run of ``a``
     ranked before it (12.5 MB of tokens) takes well under a second instead of minutes: the
-    byte-by-byte merge costs a heap step for every byte of every token. A token none of the
-    cuts fits is merged byte by byte, as every shorter one is.
+    byte-by-byte merge costs a heap step for every byte of every token. Before that, two
+    exact tests leave it in pieces (cut 0) at once: it is longer than two bytes and no token of
+    two bytes ranks before it (so no pair of bytes merges), or no two lengths of the tokens before it (or 1, a byte) add up
+    to its own (so it cannot end in two parts). A token none of this settles is merged byte by
+    byte, as every shorter one is.
 
     Example: ``list(split_points([b"ab", b"abc", b"bcd", b"abcd"])) -> [1, 2, 0, 3]``
     """
@@ -222,16 +242,30 @@ def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | Non
     lefts = array("i", [-1]) * total
     rights = array("i", [-1]) * total
     regular = bytearray(total)
+    spent, room = 0, budget if budget is not None else 1 << 62
+    lengths = _Sums(max(map(len, tokens), default=2))
     for rank, token in enumerate(tokens):
         if progress is not None and not rank % PROGRESS_EVERY:
             progress(rank, total)
         n = len(token)
-        found = _two_tokens(token, rank, tokens, get, cuts, lefts, rights, regular) if n >= shortcut_from else None
+        found = None
+        if n >= shortcut_from:
+            if (n > 2 and not lengths.twos) or not lengths.fit(n):
+                lengths.add(n)
+                order[token] = rank
+                continue  # it stays in pieces: cut 0, not regular
+            found = _two_tokens(token, rank, tokens, get, cuts, lefts, rights, regular)
+        lengths.add(n)
         if found is not None:
             cuts[rank], lefts[rank], rights[rank] = found
             regular[rank] = 1
         else:
-            parts = rank_merge(token, order)
+            if n > 16:  # rank_merge's heap path, counted
+                parts, spent = _merge_counted(token, order, spent, room)
+                if parts is None:
+                    raise TooCostly(rank, spent)
+            else:
+                parts = rank_merge(token, order)
             if len(parts) == 2:
                 left, right = parts
                 cuts[rank] = len(left)
@@ -242,6 +276,78 @@ def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | Non
     if progress is not None:
         progress(total, total)
     return cuts
+
+
+class _Sums:
+    """The lengths of the tokens so far, and 1 (a byte), for :func:`split_points`: whether a
+    token of ``n`` bytes could be two of them (:meth:`fit`), and whether one of two bytes is
+    among them (``twos``). Bit L of ``ahead`` is set for each length L, bit ``top`` - L of
+    ``behind`` (``top``: the longest token's length), so one shift and one ``and`` answer."""
+
+    def __init__(self, top: int) -> None:
+        self.top = top
+        self.seen = {1}
+        self.ahead = 1 << 1
+        self.behind = 1 << (top - 1)
+        self.twos = False
+
+    def add(self, k: int) -> None:
+        if k not in self.seen:
+            self.seen.add(k)
+            self.ahead |= 1 << k
+            self.behind |= 1 << (self.top - k)
+            self.twos = self.twos or k == 2
+
+    def fit(self, n: int) -> bool:
+        """Whether some c in 1 .. n - 1 has both c and n - c among the lengths (bit c of the
+        shifted ``behind`` is set where n - c is)."""
+        return bool((self.behind >> (self.top - n)) & self.ahead)
+
+
+def _merge_counted(piece: bytes, order: dict[bytes, int], spent: int, room: int) -> tuple[list[bytes] | None, int]:
+    """``rank_merge(piece, order)`` by its heap, with ``spent`` plus the bytes of each pair it
+    looks up; no parts (None) once those pass ``room`` (the compiled ``_rank_merge`` counts
+    the same)."""
+    n = len(piece)
+    end = list(range(1, n + 1))
+    prev = list(range(-1, n - 1))
+    alive = [True] * n
+    heap: list[tuple[int, int, int]] = []
+    get = order.get
+    for s in range(n - 1):
+        r = get(piece[s : s + 2])
+        if r is not None:
+            heap.append((r, s, s + 2))
+    spent += 2 * (n - 1)
+    if spent > room:
+        return None, spent
+    heapq.heapify(heap)
+    while heap:
+        r, s, stop = heapq.heappop(heap)
+        if not alive[s] or end[s] >= n or end[end[s]] != stop:
+            continue  # stale: one of the two parts changed since
+        alive[end[s]] = False
+        end[s] = stop
+        if stop < n:
+            prev[stop] = s
+            after = end[stop]
+            spent += after - s
+            r = get(piece[s:after])
+            if r is not None:
+                heapq.heappush(heap, (r, s, after))
+        o = prev[s]
+        if o >= 0:
+            spent += stop - o
+            r = get(piece[o:stop])
+            if r is not None:
+                heapq.heappush(heap, (r, o, stop))
+        if spent > room:
+            return None, spent
+    out, s = [], 0
+    while s < n:
+        out.append(piece[s : end[s]])
+        s = end[s]
+    return out, spent
 
 
 def _two_tokens(token: bytes, rank: int, tokens: list[bytes], get: Callable[[bytes], int | None], cuts: array[int],

@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any
 from engine.config import MAX_VOCAB_BYTES
 from engine.corpus.files import atomic_write_files
 from engine.encode.models import RankMerging, WholeFirst
-from engine.encode.tiktoken_merge import PROGRESS_EVERY, SHORTCUT_FROM, rank_merge
+from engine.encode.tiktoken_merge import (
+    PROGRESS_EVERY,
+    RECOVERY_BUDGET,
+    SHORTCUT_FROM,
+    TooCostly,
+    rank_merge,
+)
 from engine.encode.tokenizer import Tokenizer
 from engine.encode.vocabulary import BaseUnits, Vocabulary
 from engine.errors import ExportError, size_text
@@ -167,17 +173,25 @@ def recover_merges(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], 
     return merges, _unreachable_notes(unreachable)
 
 
-def _recover(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
+def _recover(ranks: dict[bytes, int], path: Path | None = None) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
     """The recovered merges and the tokens no merge reaches (both in rank order).
 
     Each token is merged as tiktoken would with the tokens ranked below it
     (:meth:`engine.native.door.Backend.split_points`, compiled or pure); two parts left, both reached before,
-    are its merge."""
+    are its merge. Past :data:`~engine.encode.tiktoken_merge.RECOVERY_BUDGET` a TokenizerFileError
+    naming ``path`` (without a path, an ExportError: the ranks of a tokenizer being written)."""
     merges: list[tuple[bytes, bytes]] = []
     known = {token for token in ranks if len(token) == 1}
     unreachable: list[bytes] = []
     longer = sorted((t for t in ranks if len(t) > 1), key=ranks.__getitem__)
-    cuts = backend().split_points(longer, loading.reporter(loading.STAGES[0]))
+    try:
+        cuts = backend().split_points(longer, loading.reporter(loading.STAGES[0]))
+    except TooCostly as exc:
+        token = longer[exc.place]
+        budget = size_text(RECOVERY_BUDGET)
+        message = (f"recovering its merges means merging long tokens byte by byte, which passed {budget} of lookups "
+                   f"at the token of rank {ranks[token]} ({len(token)} bytes); bpe-lab stops at {budget}")
+        raise (fail(path, message) if path is not None else ExportError(message)) from None
     for token, cut in zip(longer, cuts):
         if cut:
             left, right = token[:cut], token[cut:]
@@ -505,7 +519,7 @@ def ranked_tokenizer(
         tok, file_ids, unreachable, odd = built
         more: list[str] = []
     else:
-        merges, unreachable = _recover(ranks)
+        merges, unreachable = _recover(ranks, path)
         products = [ranks[a + b] for a, b in merges]
         whole = [(token, ranks[token]) for token in unreachable]
         tok, file_ids, more = build(

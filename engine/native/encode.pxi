@@ -458,12 +458,16 @@ cdef class _TokenTable:
             slot = (slot + 1) & self.mask
 
 
-cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, Py_ssize_t *end,
-                      Py_ssize_t *prev, int64_t *current, uint64_t *heap, bint parts=False) noexcept nogil:
+cdef bint _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, Py_ssize_t *end,
+                      Py_ssize_t *prev, int64_t *current, uint64_t *heap, bint parts=False,
+                      uint64_t *spent=NULL, uint64_t room=0) noexcept nogil:
     """tiktoken's merging of the ``n`` bytes at ``p`` under ``table``'s ranks (the tokens'
     places): afterwards the parts start at 0, ``end[0]``, ``end[end[0]]``, ... A heap of
     ``rank << 24 | start`` over the parts (arrays of n + 1, the heap of 3n + 3). With ``parts``,
-    it starts from the parts ``end`` holds already (from 0, as it leaves them), not the bytes."""
+    it starts from the parts ``end`` holds already (from 0, as it leaves them), not the bytes.
+    With ``spent``, the bytes of each pair looked up are added to it, as ``_merge_counted`` of
+    engine/encode/tiktoken_merge.py counts them, and it stops (returning False) once they pass
+    ``room``."""
     cdef Py_ssize_t s, e, stop, o, size = 0
     cdef int64_t r
     cdef uint64_t entry
@@ -478,10 +482,14 @@ cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, P
         e = end[s]
         if e < n:
             r = table.find(p + s, end[e] - s)
+            if spent != NULL:
+                spent[0] += <uint64_t>(end[e] - s)
             current[s] = r
             if r >= 0:
                 size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
         o, s = s, e
+    if spent != NULL and spent[0] > room:
+        return False
     while size > 0:
         entry = heap[0]
         size = _pop(heap, size)
@@ -496,6 +504,8 @@ cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, P
         if stop < n:
             prev[stop] = s
             r = table.find(p + s, end[stop] - s)
+            if spent != NULL:
+                spent[0] += <uint64_t>(end[stop] - s)
             current[s] = r
             if r >= 0:
                 size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
@@ -504,9 +514,14 @@ cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, P
         o = prev[s]
         if o >= 0:
             r = table.find(p + o, stop - o)
+            if spent != NULL:
+                spent[0] += <uint64_t>(stop - o)
             current[o] = r
             if r >= 0:
                 size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>o)
+        if spent != NULL and spent[0] > room:
+            return False
+    return True
 
 
 cdef struct _Spines:
@@ -642,13 +657,24 @@ cdef bint _two_tokens(_TokenTable table, Py_ssize_t rank, const int *cuts, const
     return False
 
 
-def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssize_t walk_bytes=64):
+class OverBudget(ValueError):
+    """``split_points`` passed its ``budget``: ``args`` are the token's place and the bytes looked up."""
+
+
+def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssize_t walk_bytes=64,
+                 budget=None):
     """For each token, in rank order (distinct, two bytes or more), where tiktoken's merging of
     its bytes with only the tokens before it cuts it when exactly two parts are left (the
     length of the first), else 0: see ``split_points`` in engine/encode/tiktoken_merge.py, which returns
     exactly what this does, trying a token of ``shortcut_from`` bytes or more as two tokens first
-    (``walk_bytes``: its WALK_BYTES). ``progress(done, total)`` is called now and then."""
+    (``walk_bytes``: its WALK_BYTES), and raises :class:`OverBudget` where it raises TooCostly
+    (``budget``: bytes that merging tokens of more than 16 bytes byte by byte may look up; None:
+    no bound). ``progress(done, total)`` is called now and then."""
     cdef Py_ssize_t count = len(tokens), longest = 2, t, n, s, parts
+    cdef uint64_t spent = 0, room = <uint64_t>-1
+    cdef bint within = True
+    if budget is not None:
+        room = <uint64_t>max(budget, 0)
     cdef bytes token
     for token in tokens:
         if len(token) > longest:
@@ -668,6 +694,10 @@ def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssi
     cdef int32_t *lefts = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
     cdef int32_t *rights = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
     cdef unsigned char *regular = <unsigned char *>PyMem_Malloc(count + 1)
+    # the lengths of the tokens so far, and 1 (the pure twin's _Sums): have[k], and whether 2 is one
+    cdef unsigned char *have = <unsigned char *>PyMem_Malloc(longest + 1)
+    cdef bint twos = False, fits
+    cdef Py_ssize_t c
     cdef _Spines sp
     sp.xs = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
     sp.xp = <int32_t *>PyMem_Malloc((longest + 1) * sizeof(int32_t))
@@ -679,8 +709,10 @@ def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssi
     cdef int64_t at, to
     try:
         if (end == NULL or prev == NULL or current == NULL or heap == NULL or lefts == NULL or rights == NULL
-                or regular == NULL or sp.xs == NULL or sp.xp == NULL or sp.ye == NULL or sp.yp == NULL):
+                or regular == NULL or have == NULL or sp.xs == NULL or sp.xp == NULL or sp.ye == NULL or sp.yp == NULL):
             raise MemoryError()
+        memset(have, 0, longest + 1)
+        have[1] = 1
         for t in range(count):
             if progress is not None and not t & 0x3FFF:
                 progress(t, count)
@@ -690,14 +722,29 @@ def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssi
                 lefts[t] = -1
                 rights[t] = -1
                 regular[t] = 0
-                if n >= shortcut_from and _two_tokens(table, t, cut, lefts, rights, regular, &sp, walk_bytes,
-                                                      &found_cut, &found_left, &found_right):
+                fits = True
+                if n >= shortcut_from:
+                    fits = False
+                    if twos or n == 2:
+                        c = 1
+                        while c <= n - c:
+                            if have[c] and have[n - c]:
+                                fits = True
+                                break
+                            c += 1
+                if not fits:  # it stays in pieces: cut 0, not regular
+                    cut[t] = 0
+                elif n >= shortcut_from and _two_tokens(table, t, cut, lefts, rights, regular, &sp, walk_bytes,
+                                                        &found_cut, &found_left, &found_right):
                     cut[t] = found_cut
                     lefts[t] = found_left
                     rights[t] = found_right
                     regular[t] = 1
                 else:
-                    _rank_merge(table, p, n, end, prev, current, heap)
+                    if n > 16:  # the pure twin's heap path, where it counts
+                        within = _rank_merge(table, p, n, end, prev, current, heap, False, &spent, room)
+                    else:
+                        _rank_merge(table, p, n, end, prev, current, heap)
                     parts, s = 0, 0
                     while s < n:
                         parts += 1
@@ -711,6 +758,10 @@ def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssi
                         rights[t] = <int32_t>to
                         regular[t] = (at < 0 or regular[at]) and (to < 0 or regular[to])
                 table.add(t)
+                have[n] = 1
+                twos = twos or n == 2
+            if not within:
+                raise OverBudget(t, spent)
         if progress is not None:
             progress(count, count)
         return out
@@ -722,6 +773,7 @@ def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssi
         PyMem_Free(lefts)
         PyMem_Free(rights)
         PyMem_Free(regular)
+        PyMem_Free(have)
         PyMem_Free(sp.xs)
         PyMem_Free(sp.xp)
         PyMem_Free(sp.ye)

@@ -5,6 +5,7 @@ tokens ranked before it, and a load reports its progress to the hook of engine/f
 from __future__ import annotations
 
 import base64
+import random
 import threading
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from engine.encode import tiktoken_merge as _rankmerge
 from engine.encode.reference import tiktoken_parts
 from engine.formats import load_any, loading, merge_cache, tiktoken_bpe
-from engine.native.door import COMPILED, WHY_PURE
+from engine.native.door import COMPILED, PURE, WHY_PURE
 from engine.text.pretokenize import PreTokenizer
 
 compiled = COMPILED.core if COMPILED is not None else None
@@ -72,6 +73,36 @@ def test_the_shortcut_gives_tiktokens_cuts(tokens):
 def test_the_compiled_shortcut_equals_the_pure_one(tokens, shortcut_from, walk_bytes):
     expected = list(_rankmerge.split_points(tokens))
     assert list(compiled.split_points(tokens, shortcut_from=shortcut_from, walk_bytes=walk_bytes)) == expected
+
+
+def cuts_or_stop(split, tokens: list[bytes], budget: int | None):
+    try:
+        return list(split(tokens, budget=budget))
+    except _rankmerge.TooCostly as exc:
+        return ("stopped", exc.place, exc.spent)
+
+
+@pytest.mark.skipif(compiled is None, reason=f"no compiled core here: {WHY_PURE}")
+@given(st.one_of(built_up, token_lists), st.sampled_from([None, 0, 40, 300, 3000]))
+def test_both_paths_count_the_same_bytes_and_stop_at_the_same_token(tokens, budget):
+    # RECOVERY_BUDGET bounds the byte-by-byte merging of tokens of more than 16 bytes: both
+    # paths count each pair looked up alike, so a file is refused on both or neither
+    assert COMPILED is not None
+    assert cuts_or_stop(COMPILED.split_points, tokens, budget) == cuts_or_stop(PURE.split_points, tokens, budget)
+
+
+def test_a_token_that_grows_byte_by_byte_is_stopped_by_the_budget():
+    # every prefix of one long token, then long tokens that start with it but that no two
+    # earlier tokens make up: merging each grows a part byte by byte, its length squared over two
+    prefix = random.Random(5).randbytes(1000)
+    tokens = [prefix[:k] for k in range(2, len(prefix) + 1)] + [prefix + bytes([7, 9, k]) for k in range(40)]
+    expected = rank_merge_cuts(tokens)
+    splitters = [_rankmerge.split_points] + ([compiled.split_points] if compiled is not None else [])
+    for split in splitters:
+        assert list(split(tokens, budget=None)) == expected
+        with pytest.raises((_rankmerge.TooCostly, ValueError)) as caught:
+            split(tokens, budget=10 << 20)
+        assert caught.value.args[0] >= len(prefix) - 1  # among the long ones
 
 
 def rank_merge_cuts(tokens: list[bytes]) -> list[int]:
