@@ -202,6 +202,11 @@ WALK_BYTES = 64
 RECOVERY_BUDGET = 1 << 28
 
 
+#: How many bytes :func:`any_formable` may look up merging whole pieces of more than 16 bytes
+#: byte by byte (each pair looked up counts its bytes) before it answers yes without knowing.
+FORMABLE_BUDGET = 1 << 22
+
+
 class TooCostly(ValueError):
     """Recovering merges passed :data:`RECOVERY_BUDGET`: at the token of place ``place`` in the
     list, ``spent`` bytes had been looked up."""
@@ -302,6 +307,36 @@ class _Sums:
         """Whether some c in 1 .. n - 1 has both c and n - c among the lengths (bit c of the
         shifted ``behind`` is set where n - c is)."""
         return bool((self.behind >> (self.top - n)) & self.ahead)
+
+
+def any_formable(pieces: Sequence[bytes], order: dict[bytes, int], budget: int = FORMABLE_BUDGET) -> bool:
+    """Whether :func:`rank_merge` of some of ``pieces`` (each three bytes or more) with every
+    token of ``order`` ends in that piece, by merging each in turn; but true at once when
+    merging them passes ``budget`` bytes looked up (tokens of more than 16 bytes; a file of
+    thousands of long whole pieces would take a step a byte of each). Its caller then merges by
+    rank, as tiktoken does, which is right either way: only slower to encode than merge rules.
+
+    A piece merges into itself only through two tokens that make it up, so a piece of more
+    than 16 bytes whose length is no sum of two tokens' lengths (or 1, a byte), or any when no
+    token has two bytes (no pair of bytes merges), is not merged to find out."""
+    lengths: _Sums | None = None  # made at the first long piece
+    spent = 0
+    for piece in pieces:
+        if len(piece) > 16:
+            if lengths is None:
+                lengths = _Sums(max(max(map(len, order), default=2), max(map(len, pieces))))
+                for token in order:
+                    lengths.add(len(token))
+            if not lengths.twos or not lengths.fit(len(piece)):
+                continue
+            parts, spent = _merge_counted(piece, order, spent, budget)
+            if parts is None:
+                return True
+        else:
+            parts = rank_merge(piece, order)
+        if parts == [piece]:
+            return True
+    return False
 
 
 def _merge_counted(piece: bytes, order: dict[bytes, int], spent: int, room: int) -> tuple[list[bytes] | None, int]:

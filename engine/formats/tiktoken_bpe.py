@@ -34,6 +34,7 @@ from engine.encode.tiktoken_merge import (
     RECOVERY_BUDGET,
     SHORTCUT_FROM,
     TooCostly,
+    any_formable,
     rank_merge,
 )
 from engine.encode.tokenizer import Tokenizer
@@ -220,8 +221,10 @@ def _whole_ranks(ranks: dict[bytes, int], products: Sequence[int], unreachable: 
 
     Rules fall short where tiktoken's merging of a whole piece's own bytes ends in that token (it
     then builds it inside longer pieces too: Llama 3's " nghiệ" in " nghiệx"), or where a token
-    is not what the rules make of its bytes (``odd``; None: not known yet)."""
-    formable = any(_limited_bpe(ranks, token, _NO_LIMIT) == [token] for token in unreachable)
+    is not what the rules make of its bytes (``odd``; None: not known yet). Finding that out
+    merges whole pieces' bytes; past :data:`~engine.encode.tiktoken_merge.FORMABLE_BUDGET` of
+    it, the tokenizer merges by rank without knowing (:func:`~engine.encode.tiktoken_merge.any_formable`)."""
+    formable = any_formable(unreachable, ranks)
     if not formable and not odd:
         return None
     return [bisect.bisect_left(products, ranks[token]) for token in unreachable]

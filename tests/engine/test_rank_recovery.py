@@ -105,6 +105,24 @@ def test_a_token_that_grows_byte_by_byte_is_stopped_by_the_budget():
         assert caught.value.args[0] >= len(prefix) - 1  # among the long ones
 
 
+@given(st.one_of(built_up, token_lists))
+def test_any_formable_is_any_piece_merging_into_itself(tokens):
+    # the length and two-byte filters of any_formable never change its answer
+    order = {t: r for r, t in enumerate(tokens)}
+    pieces = [t for t in tokens if len(t) >= 3]
+    naive = any(_rankmerge.rank_merge(p, order) == [p] for p in pieces)
+    assert _rankmerge.any_formable(pieces, order, budget=1 << 40) == naive
+
+
+def test_any_formable_says_yes_past_its_budget():
+    # long pieces that merge but never into themselves: no, unless merging them costs too much
+    order = {b"a" * k: k for k in (2, 3, 5, 8, 35)}
+    pieces = [b"a" * 40, b"a" * 43]  # 35 + 5, 35 + 8: lengths that two tokens' add up to
+    assert _rankmerge.any_formable(pieces, order) is False
+    assert _rankmerge.any_formable(pieces, order, budget=50) is True
+    assert _rankmerge.any_formable(pieces, {b"ab": 1}) is False  # no two-byte token of a's: not merged
+
+
 def rank_merge_cuts(tokens: list[bytes]) -> list[int]:
     """Each token merged byte by byte with the tokens before it (split_points without its shortcut)."""
     order: dict[bytes, int] = {}
