@@ -242,11 +242,8 @@ def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | Non
     get = order.get
     total = len(tokens)
     cuts = array("i", bytes(4 * total))
-    # each token's two parts (their places in ``tokens``, -1: a byte) and whether it is
-    # regular: two parts left, each a byte or itself regular (the tokens a load reaches)
-    lefts = array("i", [-1]) * total
-    rights = array("i", [-1]) * total
-    regular = bytearray(total)
+    regular = _Trees(tokens, order, cuts)
+    lefts, rights = regular.lefts, regular.rights
     spent, room = 0, budget if budget is not None else 1 << 62
     lengths = _Sums(max(map(len, tokens), default=2))
     for rank, token in enumerate(tokens):
@@ -254,16 +251,16 @@ def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | Non
             progress(rank, total)
         n = len(token)
         found = None
+        if n not in lengths.seen:  # (its own length changes neither test below)
+            lengths.add(n)
         if n >= shortcut_from:
             if (n > 2 and not lengths.twos) or not lengths.fit(n):
-                lengths.add(n)
                 order[token] = rank
                 continue  # it stays in pieces: cut 0, not regular
             found = _two_tokens(token, rank, tokens, get, cuts, lefts, rights, regular)
-        lengths.add(n)
         if found is not None:
             cuts[rank], lefts[rank], rights[rank] = found
-            regular[rank] = 1
+            regular.state[rank] = 1
         else:
             if n > 16:  # rank_merge's heap path, counted
                 parts, spent = _merge_counted(token, order, spent, room)
@@ -272,15 +269,58 @@ def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | Non
             else:
                 parts = rank_merge(token, order)
             if len(parts) == 2:
-                left, right = parts
-                cuts[rank] = len(left)
-                at = lefts[rank] = -1 if len(left) == 1 else order[left]
-                to = rights[rank] = -1 if len(right) == 1 else order[right]
-                regular[rank] = (at < 0 or regular[at]) and (to < 0 or regular[to])
+                cuts[rank] = len(parts[0])
         order[token] = rank
     if progress is not None:
         progress(total, total)
     return cuts
+
+
+class _Trees:
+    """Each token's two parts (places in ``tokens``, -1 a byte; -2 not looked up yet) and
+    whether it is regular: its merging leaves two parts, each a byte or itself a regular token
+    (the tokens a load reaches); ``state`` 1 regular, 2 not, 0 not known yet. Found at first
+    need (a long token's likely cuts, :func:`_two_tokens`): most tokens are never asked about,
+    and looking their parts up costs a real file's load a few percent."""
+
+    __slots__ = ("cuts", "lefts", "order", "rights", "state", "tokens")
+
+    def __init__(self, tokens: list[bytes], order: dict[bytes, int], cuts: array[int]) -> None:
+        self.tokens, self.order, self.cuts = tokens, order, cuts
+        self.lefts = array("i", [-2]) * len(tokens)
+        self.rights = array("i", [-2]) * len(tokens)
+        self.state = bytearray(len(tokens))
+
+    def __getitem__(self, place: int) -> bool:
+        """Whether the token at ``place`` (ranked before the current one) is regular."""
+        state = self.state
+        if state[place]:
+            return state[place] == 1
+        tokens, order, cuts, lefts, rights = self.tokens, self.order, self.cuts, self.lefts, self.rights
+        stack = [place]  # a path down the tree (ranks fall along it, so no place twice)
+        while stack:
+            q = stack[-1]
+            if state[q]:
+                stack.pop()
+                continue
+            cut = cuts[q]
+            if not cut:
+                state[q] = 2
+                stack.pop()
+                continue
+            if lefts[q] == -2:  # its parts are tokens ranked before it, or bytes
+                token = tokens[q]
+                lefts[q] = -1 if cut == 1 else order[token[:cut]]
+                rights[q] = -1 if len(token) - cut == 1 else order[token[cut:]]
+            left, right = lefts[q], rights[q]
+            if left >= 0 and not state[left]:
+                stack.append(left)
+            elif right >= 0 and not state[right]:
+                stack.append(right)
+            else:
+                state[q] = 1 if (left < 0 or state[left] == 1) and (right < 0 or state[right] == 1) else 2
+                stack.pop()
+        return state[place] == 1
 
 
 class _Sums:
@@ -386,7 +426,7 @@ def _merge_counted(piece: bytes, order: dict[bytes, int], spent: int, room: int)
 
 
 def _two_tokens(token: bytes, rank: int, tokens: list[bytes], get: Callable[[bytes], int | None], cuts: array[int],
-                lefts: array[int], rights: array[int], regular: bytearray) -> tuple[int, int, int] | None:
+                lefts: array[int], rights: array[int], regular: _Trees) -> tuple[int, int, int] | None:
     """``(cut, left, right)`` when :func:`rank_merge` with the tokens before ``token`` (its
     place is ``rank``) leaves two regular tokens (places; -1 a byte) cut at one of a few likely
     cuts, proved by :func:`_walk`; None when none of them is proved (then merge it byte by byte).
@@ -440,7 +480,7 @@ def _two_tokens(token: bytes, rank: int, tokens: list[bytes], get: Callable[[byt
     return None
 
 
-def _regular(place: int | None, regular: bytearray) -> int:
+def _regular(place: int | None, regular: _Trees) -> int:
     """``place`` when it is a regular token's, else -2."""
     return place if place is not None and regular[place] else -2
 

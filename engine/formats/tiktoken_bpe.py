@@ -333,11 +333,11 @@ def _ambiguous(tok: Tokenizer) -> list[bytes]:
     pieces = tok.pieces
     first, total = tok.base_size, len(pieces) - tok.base_size
     odd = []
-    for i in range(first, len(pieces)):
+    for i, piece in enumerate(pieces[first:], first):
         if progress is not None and not (i - first) % PROGRESS_EVERY:
             progress(i - first, total)
-        if len(pieces[i]) < SHORTCUT_FROM and encode(list(pieces[i])) != [i]:
-            odd.append(pieces[i])
+        if len(piece) < SHORTCUT_FROM and encode(list(piece)) != [i]:
+            odd.append(piece)
     if progress is not None:
         progress(total, total)
     return odd

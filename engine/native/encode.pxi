@@ -577,20 +577,69 @@ cdef Py_ssize_t _walk(_TokenTable table, const unsigned char *p, Py_ssize_t cut,
             stop = sp.ye[j]
 
 
-cdef inline int32_t _regular_at(_TokenTable table, const unsigned char *p, Py_ssize_t n,
-                                const unsigned char *regular) noexcept nogil:
+cdef struct _Trees:
+    # the pure twin's _Trees: each token's parts (places, -1 a byte, -2 not looked up yet), its
+    # state (1 regular, 2 not, 0 not known yet), and a stack for finding it (a path down a tree)
+    const int *cuts
+    int32_t *lefts
+    int32_t *rights
+    unsigned char *state
+    int32_t *stack
+
+
+cdef bint _is_regular(_TokenTable table, _Trees *tr, int64_t place) noexcept nogil:
+    """``_Trees.__getitem__`` of engine/encode/tiktoken_merge.py: whether the token at ``place``
+    (ranked before the current one) is regular, found at first need."""
+    cdef Py_ssize_t top, n
+    cdef int32_t q, left, right
+    cdef int c
+    if tr.state[place]:
+        return tr.state[place] == 1
+    tr.stack[0] = <int32_t>place
+    top = 1
+    while top > 0:
+        q = tr.stack[top - 1]
+        if tr.state[q]:
+            top -= 1
+            continue
+        c = tr.cuts[q]
+        if c == 0:
+            tr.state[q] = 2
+            top -= 1
+            continue
+        if tr.lefts[q] == -2:  # its parts are tokens ranked before it, or bytes
+            n = table.length[q]
+            tr.lefts[q] = -1 if c == 1 else <int32_t>table.find(table.data[q], c)
+            tr.rights[q] = -1 if n - c == 1 else <int32_t>table.find(table.data[q] + c, n - c)
+        left = tr.lefts[q]
+        right = tr.rights[q]
+        if left >= 0 and not tr.state[left]:
+            tr.stack[top] = left
+            top += 1
+        elif right >= 0 and not tr.state[right]:
+            tr.stack[top] = right
+            top += 1
+        else:
+            tr.state[q] = 1 if (left < 0 or tr.state[left] == 1) and (right < 0 or tr.state[right] == 1) else 2
+            top -= 1
+    return tr.state[place] == 1
+
+
+cdef inline int32_t _regular_at(_TokenTable table, const unsigned char *p, Py_ssize_t n, _Trees *tr) noexcept nogil:
     """The place of the token of these ``n`` bytes when it is regular (-1 for one byte), else -2."""
     cdef int64_t q
     if n == 1:
         return -1
     q = table.find(p, n)
-    return <int32_t>q if q >= 0 and regular[q] else -2
+    return <int32_t>q if q >= 0 and _is_regular(table, tr, q) else -2
 
 
-cdef bint _two_tokens(_TokenTable table, Py_ssize_t rank, const int *cuts, const int32_t *lefts,
-                      const int32_t *rights, const unsigned char *regular, _Spines *sp, Py_ssize_t walk_bytes,
+cdef bint _two_tokens(_TokenTable table, Py_ssize_t rank, _Trees *tr, _Spines *sp, Py_ssize_t walk_bytes,
                       int *cut_out, int32_t *left_out, int32_t *right_out) noexcept nogil:
     """``_two_tokens`` of engine/encode/tiktoken_merge.py: the same likely cuts, in the same order."""
+    cdef const int *cuts = tr.cuts
+    cdef const int32_t *lefts = tr.lefts
+    cdef const int32_t *rights = tr.rights
     cdef const unsigned char *p = table.data[rank]
     cdef Py_ssize_t n = table.length[rank], s, k, c, room = walk_bytes * n, count = 0, m
     cdef int64_t q
@@ -607,18 +656,18 @@ cdef bint _two_tokens(_TokenTable table, Py_ssize_t rank, const int *cuts, const
         if n - s < 2:
             break
         q = table.find(p, n - s)
-        if q >= 0 and regular[q]:
+        if q >= 0 and _is_regular(table, tr, q):
             likely_cut[count] = n - s; likely_left[count] = <int32_t>q; likely_right[count] = -2; count += 1
             likely_cut[count] = cuts[q]; likely_left[count] = lefts[q]; likely_right[count] = -2; count += 1
         q = table.find(p + s, n - s)
-        if q >= 0 and regular[q]:
+        if q >= 0 and _is_regular(table, tr, q):
             likely_cut[count] = s; likely_left[count] = -2; likely_right[count] = <int32_t>q; count += 1
             likely_cut[count] = s + cuts[q]; likely_left[count] = -2; likely_right[count] = rights[q]; count += 1
     b = rank - 1
     while b >= 0 and b > rank - 5:
         before = table.data[b]
         k = table.length[b]
-        if k < n and regular[b]:
+        if k < n and _is_regular(table, tr, b):
             if memcmp(p, before, k) == 0:
                 likely_cut[count] = k; likely_left[count] = <int32_t>b; likely_right[count] = -2; count += 1
                 likely_cut[count] = cuts[b]; likely_left[count] = lefts[b]; likely_right[count] = -2; count += 1
@@ -641,9 +690,9 @@ cdef bint _two_tokens(_TokenTable table, Py_ssize_t rank, const int *cuts, const
         left = likely_left[m]
         right = likely_right[m]
         if left == -2:
-            left = _regular_at(table, p, c, regular)
+            left = _regular_at(table, p, c, tr)
         if right == -2:
-            right = _regular_at(table, p + c, n - c, regular)
+            right = _regular_at(table, p + c, n - c, tr)
         if left == -2 or right == -2:
             continue
         room = _walk(table, p, c, left, right, cuts, lefts, rights, sp, room, &proved)
@@ -690,10 +739,13 @@ def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssi
     cdef Py_ssize_t *prev = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
     cdef int64_t *current = <int64_t *>PyMem_Malloc((longest + 1) * sizeof(int64_t))
     cdef uint64_t *heap = <uint64_t *>PyMem_Malloc(3 * (longest + 1) * sizeof(uint64_t))
-    # each token's parts (places, -1 a byte) and whether it is regular (see the pure twin)
-    cdef int32_t *lefts = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
-    cdef int32_t *rights = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
-    cdef unsigned char *regular = <unsigned char *>PyMem_Malloc(count + 1)
+    # each token's parts and whether it is regular, found at first need (see the pure twin)
+    cdef _Trees tr
+    tr.cuts = cut
+    tr.lefts = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
+    tr.rights = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
+    tr.state = <unsigned char *>PyMem_Malloc(count + 1)
+    tr.stack = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
     # the lengths of the tokens so far, and 1 (the pure twin's _Sums): have[k], and whether 2 is one
     cdef unsigned char *have = <unsigned char *>PyMem_Malloc(longest + 1)
     cdef bint twos = False, fits
@@ -706,22 +758,23 @@ def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssi
     cdef const unsigned char *p
     cdef int found_cut
     cdef int32_t found_left, found_right
-    cdef int64_t at, to
     try:
-        if (end == NULL or prev == NULL or current == NULL or heap == NULL or lefts == NULL or rights == NULL
-                or regular == NULL or have == NULL or sp.xs == NULL or sp.xp == NULL or sp.ye == NULL or sp.yp == NULL):
+        if (end == NULL or prev == NULL or current == NULL or heap == NULL or tr.lefts == NULL or tr.rights == NULL
+                or tr.state == NULL or tr.stack == NULL or have == NULL or sp.xs == NULL or sp.xp == NULL
+                or sp.ye == NULL or sp.yp == NULL):
             raise MemoryError()
         memset(have, 0, longest + 1)
         have[1] = 1
+        memset(tr.state, 0, count + 1)
+        for t in range(count):
+            tr.lefts[t] = -2
+            tr.rights[t] = -2
         for t in range(count):
             if progress is not None and not t & 0x3FFF:
                 progress(t, count)
             p = table.data[t]
             n = table.length[t]
             with nogil:
-                lefts[t] = -1
-                rights[t] = -1
-                regular[t] = 0
                 fits = True
                 if n >= shortcut_from:
                     fits = False
@@ -734,12 +787,12 @@ def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssi
                             c += 1
                 if not fits:  # it stays in pieces: cut 0, not regular
                     cut[t] = 0
-                elif n >= shortcut_from and _two_tokens(table, t, cut, lefts, rights, regular, &sp, walk_bytes,
+                elif n >= shortcut_from and _two_tokens(table, t, &tr, &sp, walk_bytes,
                                                         &found_cut, &found_left, &found_right):
                     cut[t] = found_cut
-                    lefts[t] = found_left
-                    rights[t] = found_right
-                    regular[t] = 1
+                    tr.lefts[t] = found_left
+                    tr.rights[t] = found_right
+                    tr.state[t] = 1
                 else:
                     if n > 16:  # the pure twin's heap path, where it counts
                         within = _rank_merge(table, p, n, end, prev, current, heap, False, &spent, room)
@@ -750,13 +803,6 @@ def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssi
                         parts += 1
                         s = end[s]
                     cut[t] = <int>end[0] if parts == 2 else 0
-                    if parts == 2:
-                        s = end[0]
-                        at = -1 if s == 1 else table.find(p, s)
-                        to = -1 if n - s == 1 else table.find(p + s, n - s)
-                        lefts[t] = <int32_t>at
-                        rights[t] = <int32_t>to
-                        regular[t] = (at < 0 or regular[at]) and (to < 0 or regular[to])
                 table.add(t)
                 have[n] = 1
                 twos = twos or n == 2
@@ -770,9 +816,10 @@ def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssi
         PyMem_Free(prev)
         PyMem_Free(current)
         PyMem_Free(heap)
-        PyMem_Free(lefts)
-        PyMem_Free(rights)
-        PyMem_Free(regular)
+        PyMem_Free(tr.lefts)
+        PyMem_Free(tr.rights)
+        PyMem_Free(tr.state)
+        PyMem_Free(tr.stack)
         PyMem_Free(have)
         PyMem_Free(sp.xs)
         PyMem_Free(sp.xp)
