@@ -203,8 +203,11 @@ RECOVERY_BUDGET = 1 << 28
 
 
 #: How many bytes :func:`any_formable` may look up merging whole pieces of more than 16 bytes
-#: byte by byte (each pair looked up counts its bytes) before it answers yes without knowing.
+#: byte by byte (each pair looked up counts its bytes), and how many bytes of such pieces it
+#: may merge (a step a byte, in Python on both paths: about a quarter second), before it
+#: answers yes without knowing.
 FORMABLE_BUDGET = 1 << 22
+FORMABLE_PIECES = 1 << 18
 
 
 class TooCostly(ValueError):
@@ -349,18 +352,20 @@ class _Sums:
         return bool((self.behind >> (self.top - n)) & self.ahead)
 
 
-def any_formable(pieces: Sequence[bytes], order: dict[bytes, int], budget: int = FORMABLE_BUDGET) -> bool:
+def any_formable(pieces: Sequence[bytes], order: dict[bytes, int], budget: int = FORMABLE_BUDGET,
+                 piece_budget: int = FORMABLE_PIECES) -> bool:
     """Whether :func:`rank_merge` of some of ``pieces`` (each three bytes or more) with every
     token of ``order`` ends in that piece, by merging each in turn; but true at once when
-    merging them passes ``budget`` bytes looked up (tokens of more than 16 bytes; a file of
-    thousands of long whole pieces would take a step a byte of each). Its caller then merges by
-    rank, as tiktoken does, which is right either way: only slower to encode than merge rules.
+    merging pieces of more than 16 bytes passes ``budget`` bytes looked up or ``piece_budget``
+    bytes of such pieces (a file of thousands of long whole pieces would take a step a byte of
+    each). Its caller then merges by rank, as tiktoken does, which is right either way: only
+    slower to encode than merge rules.
 
     A piece merges into itself only through two tokens that make it up, so a piece of more
     than 16 bytes whose length is no sum of two tokens' lengths (or 1, a byte), or any when no
     token has two bytes (no pair of bytes merges), is not merged to find out."""
     lengths: _Sums | None = None  # made at the first long piece
-    spent = 0
+    spent = merged = 0
     for piece in pieces:
         if len(piece) > 16:
             if lengths is None:
@@ -369,6 +374,9 @@ def any_formable(pieces: Sequence[bytes], order: dict[bytes, int], budget: int =
                     lengths.add(len(token))
             if not lengths.twos or not lengths.fit(len(piece)):
                 continue
+            merged += len(piece)
+            if merged > piece_budget:
+                return True
             parts, spent = _merge_counted(piece, order, spent, budget)
             if parts is None:
                 return True

@@ -120,6 +120,7 @@ def test_any_formable_says_yes_past_its_budget():
     pieces = [b"a" * 40, b"a" * 43]  # 35 + 5, 35 + 8: lengths that two tokens' add up to
     assert _rankmerge.any_formable(pieces, order) is False
     assert _rankmerge.any_formable(pieces, order, budget=50) is True
+    assert _rankmerge.any_formable(pieces, order, piece_budget=60) is True  # 40 merged, then 43 more
     assert _rankmerge.any_formable(pieces, {b"ab": 1}) is False  # no two-byte token of a's: not merged
 
 
