@@ -234,10 +234,10 @@ def split_points(tokens: list[bytes], progress: Callable[[int, int], None] | Non
     trees instead of a merge of each byte. So ``a`` x 5000 with every shorter run of ``a``
     ranked before it (12.5 MB of tokens) takes well under a second instead of minutes: the
     byte-by-byte merge costs a heap step for every byte of every token. Before that, two
-    exact tests leave it in pieces (cut 0) at once: it is longer than two bytes and no token of
-    two bytes ranks before it (so no pair of bytes merges), or no two lengths of the tokens before it (or 1, a byte) add up
-    to its own (so it cannot end in two parts). A token none of this settles is merged byte by
-    byte, as every shorter one is.
+    exact tests leave it in pieces (cut 0) at once: no token of two bytes ranks before it (so
+    no pair of its bytes merges), or no two lengths of the tokens before it (or 1, a byte) add
+    up to its own (so it cannot end in two parts). A token none of this settles is merged byte
+    by byte, as every shorter one is.
 
     Example: ``list(split_points([b"ab", b"abc", b"bcd", b"abcd"])) -> [1, 2, 0, 3]``
     """
