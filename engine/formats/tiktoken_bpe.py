@@ -29,7 +29,14 @@ from typing import TYPE_CHECKING, Any
 from engine.config import MAX_VOCAB_BYTES
 from engine.corpus.files import atomic_write_files
 from engine.encode.models import RankMerging, WholeFirst
-from engine.encode.tiktoken_merge import PROGRESS_EVERY, rank_merge
+from engine.encode.tiktoken_merge import (
+    PROGRESS_EVERY,
+    RECOVERY_BUDGET,
+    SHORTCUT_FROM,
+    TooCostly,
+    any_formable,
+    rank_merge,
+)
 from engine.encode.tokenizer import Tokenizer
 from engine.encode.vocabulary import BaseUnits, Vocabulary
 from engine.errors import ExportError, size_text
@@ -168,17 +175,25 @@ def recover_merges(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], 
     return merges, _unreachable_notes(unreachable)
 
 
-def _recover(ranks: dict[bytes, int]) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
+def _recover(ranks: dict[bytes, int], path: Path | None = None) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
     """The recovered merges and the tokens no merge reaches (both in rank order).
 
     Each token is merged as tiktoken would with the tokens ranked below it
     (:meth:`engine.native.door.Backend.split_points`, compiled or pure); two parts left, both reached before,
-    are its merge."""
+    are its merge. Past :data:`~engine.encode.tiktoken_merge.RECOVERY_BUDGET` a TokenizerFileError
+    naming ``path`` (without a path, an ExportError: the ranks of a tokenizer being written)."""
     merges: list[tuple[bytes, bytes]] = []
     known = {token for token in ranks if len(token) == 1}
     unreachable: list[bytes] = []
     longer = sorted((t for t in ranks if len(t) > 1), key=ranks.__getitem__)
-    cuts = backend().split_points(longer, loading.reporter(loading.STAGES[0]))
+    try:
+        cuts = backend().split_points(longer, loading.reporter(loading.STAGES[0]))
+    except TooCostly as exc:
+        token = longer[exc.place]
+        budget = size_text(RECOVERY_BUDGET)
+        message = (f"recovering its merges means merging long tokens byte by byte, which passed {budget} of lookups "
+                   f"at the token of rank {ranks[token]} ({len(token)} bytes); bpe-lab stops at {budget}")
+        raise (fail(path, message) if path is not None else ExportError(message)) from None
     for token, cut in zip(longer, cuts):
         if cut:
             left, right = token[:cut], token[cut:]
@@ -207,8 +222,10 @@ def _whole_ranks(ranks: dict[bytes, int], products: Sequence[int], unreachable: 
 
     Rules fall short where tiktoken's merging of a whole piece's own bytes ends in that token (it
     then builds it inside longer pieces too: Llama 3's " nghiệ" in " nghiệx"), or where a token
-    is not what the rules make of its bytes (``odd``; None: not known yet)."""
-    formable = any(_limited_bpe(ranks, token, _NO_LIMIT) == [token] for token in unreachable)
+    is not what the rules make of its bytes (``odd``; None: not known yet). Finding that out
+    merges whole pieces' bytes; past :data:`~engine.encode.tiktoken_merge.FORMABLE_BUDGET` of
+    it, the tokenizer merges by rank without knowing (:func:`~engine.encode.tiktoken_merge.any_formable`)."""
+    formable = any_formable(unreachable, ranks)
     if not formable and not odd:
         return None
     return [bisect.bisect_left(products, ranks[token]) for token in unreachable]
@@ -301,17 +318,26 @@ def _our_ids(base_ids: list[int | None], products: list[int], *wanted: list[int]
 
 def _ambiguous(tok: Tokenizer) -> list[bytes]:
     """Tokens that bpe-lab's pair merges do not rebuild from their own bytes (tiktoken would:
-    it looks a whole piece up before merging)."""
+    it looks a whole piece up before merging).
+
+    A token of :data:`~engine.encode.tiktoken_merge.SHORTCUT_FROM` bytes or more is not
+    merged to find out, as its merging costs a step a byte (``a`` x 5000 and every shorter
+    run: 12.5 MB of merging): each merged token is regular (recovered from two tokens reached
+    before it, down to bytes), and tiktoken's merging of a regular token's bytes joins exactly
+    its merge tree's nodes, lowest (rank, start) first (see ``_walk`` there). Each node is a
+    recovered merge of the two parts beside each other, so the pair merges, which see a subset
+    of tiktoken's candidates (a merge's pair, joined, is a token of the same rank) and choose
+    the same way (lowest rank, leftmost), choose that node each step too, and end in the token."""
     encode = tok.model.merge_ids  # the tokenizer's own merging of a chunk's base ids (engine.native.door)
     progress = loading.reporter(loading.STAGES[1])
     pieces = tok.pieces
     first, total = tok.base_size, len(pieces) - tok.base_size
     odd = []
-    for i in range(first, len(pieces)):
+    for i, piece in enumerate(pieces[first:], first):
         if progress is not None and not (i - first) % PROGRESS_EVERY:
             progress(i - first, total)
-        if encode(list(pieces[i])) != [i]:
-            odd.append(pieces[i])
+        if len(piece) < SHORTCUT_FROM and encode(list(piece)) != [i]:
+            odd.append(piece)
     if progress is not None:
         progress(total, total)
     return odd
@@ -496,7 +522,7 @@ def ranked_tokenizer(
         tok, file_ids, unreachable, odd = built
         more: list[str] = []
     else:
-        merges, unreachable = _recover(ranks)
+        merges, unreachable = _recover(ranks, path)
         products = [ranks[a + b] for a, b in merges]
         whole = [(token, ranks[token]) for token in unreachable]
         tok, file_ids, more = build(

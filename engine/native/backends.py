@@ -118,9 +118,10 @@ class PureBackend:
         """None: the pure twin is the pre-tokenizer's split and the tokenizer's chunk cache."""
         return None
 
-    def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> Sequence[int]:
+    def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None,
+                     budget: int | None = _rankmerge.RECOVERY_BUDGET) -> Sequence[int]:
         """:func:`engine.encode.tiktoken_merge.split_points`."""
-        return _rankmerge.split_points(tokens, progress)
+        return _rankmerge.split_points(tokens, progress, budget=budget)
 
     def split_text(self, text: str, mode: int, pattern: Pattern) -> list[str] | None:
         """None: the pure path splits with the pattern alone."""
@@ -229,9 +230,15 @@ class CompiledBackend:
             return core.TextCoder(findall, mode, merger=merger, ids=ids, limit=limit)
         return core.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit)
 
-    def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> Sequence[int]:
-        """``split_points`` in C (the same cuts as the pure one)."""
-        cuts: Sequence[int] = self.core.split_points(tokens, progress)
+    def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None,
+                     budget: int | None = _rankmerge.RECOVERY_BUDGET) -> Sequence[int]:
+        """``split_points`` in C (the same cuts as the pure one, by the same steps: its shortcut's
+        constants are the pure module's, and it stops where the pure one does, with TooCostly)."""
+        try:
+            cuts: Sequence[int] = self.core.split_points(tokens, progress, shortcut_from=_rankmerge.SHORTCUT_FROM,
+                                                         walk_bytes=_rankmerge.WALK_BYTES, budget=budget)
+        except self.core.OverBudget as exc:
+            raise _rankmerge.TooCostly(*exc.args) from None
         return cuts
 
     def split_text(self, text: str, mode: int, pattern: Pattern) -> list[str] | None:

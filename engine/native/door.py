@@ -96,8 +96,10 @@ class Backend(Protocol):
                    by_rank: tuple[RankIds, dict[bytes, int]] | None = None) -> Any:
         """A whole text's encoder (``.encode(text) -> ids``), split and chunk cache in one pass, or None."""
 
-    def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None) -> Sequence[int]:
-        """Where tiktoken's merging with the tokens before it cuts each of a rank file's ``tokens``."""
+    def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None,
+                     budget: int | None = ...) -> Sequence[int]:
+        """Where tiktoken's merging with the tokens before it cuts each of a rank file's ``tokens``
+        (TooCostly past ``budget`` bytes looked up: engine.encode.tiktoken_merge.RECOVERY_BUDGET)."""
 
     # -- splitting and writing (engine.text, engine.formats) ------------------------------------
 

@@ -458,12 +458,16 @@ cdef class _TokenTable:
             slot = (slot + 1) & self.mask
 
 
-cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, Py_ssize_t *end,
-                      Py_ssize_t *prev, int64_t *current, uint64_t *heap, bint parts=False) noexcept nogil:
+cdef bint _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, Py_ssize_t *end,
+                      Py_ssize_t *prev, int64_t *current, uint64_t *heap, bint parts=False,
+                      uint64_t *spent=NULL, uint64_t room=0) noexcept nogil:
     """tiktoken's merging of the ``n`` bytes at ``p`` under ``table``'s ranks (the tokens'
     places): afterwards the parts start at 0, ``end[0]``, ``end[end[0]]``, ... A heap of
     ``rank << 24 | start`` over the parts (arrays of n + 1, the heap of 3n + 3). With ``parts``,
-    it starts from the parts ``end`` holds already (from 0, as it leaves them), not the bytes."""
+    it starts from the parts ``end`` holds already (from 0, as it leaves them), not the bytes.
+    With ``spent``, the bytes of each pair looked up are added to it, as ``_merge_counted`` of
+    engine/encode/tiktoken_merge.py counts them, and it stops (returning False) once they pass
+    ``room``."""
     cdef Py_ssize_t s, e, stop, o, size = 0
     cdef int64_t r
     cdef uint64_t entry
@@ -478,10 +482,14 @@ cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, P
         e = end[s]
         if e < n:
             r = table.find(p + s, end[e] - s)
+            if spent != NULL:
+                spent[0] += <uint64_t>(end[e] - s)
             current[s] = r
             if r >= 0:
                 size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
         o, s = s, e
+    if spent != NULL and spent[0] > room:
+        return False
     while size > 0:
         entry = heap[0]
         size = _pop(heap, size)
@@ -496,6 +504,8 @@ cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, P
         if stop < n:
             prev[stop] = s
             r = table.find(p + s, end[stop] - s)
+            if spent != NULL:
+                spent[0] += <uint64_t>(end[stop] - s)
             current[s] = r
             if r >= 0:
                 size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>s)
@@ -504,23 +514,224 @@ cdef void _rank_merge(_TokenTable table, const unsigned char *p, Py_ssize_t n, P
         o = prev[s]
         if o >= 0:
             r = table.find(p + o, stop - o)
+            if spent != NULL:
+                spent[0] += <uint64_t>(stop - o)
             current[o] = r
             if r >= 0:
                 size = _push(heap, size, (<uint64_t>r << 24) | <uint64_t>o)
+        if spent != NULL and spent[0] > room:
+            return False
+    return True
 
 
-def split_points(list tokens, progress=None):
+cdef struct _Spines:
+    # scratch for _walk, longest + 1 each: the left part's right spine (starts, places) and the
+    # right part's left spine (ends, places), top down
+    Py_ssize_t *xs
+    int32_t *xp
+    Py_ssize_t *ye
+    int32_t *yp
+
+
+cdef Py_ssize_t _walk(_TokenTable table, const unsigned char *p, Py_ssize_t cut, int32_t left, int32_t right,
+                      const int *cuts, const int32_t *lefts, const int32_t *rights, _Spines *sp,
+                      Py_ssize_t room, bint *proved) noexcept nogil:
+    """``_walk`` of engine/encode/tiktoken_merge.py: whether tiktoken's merging of the token at ``p``
+    leaves its bytes before ``cut`` and from it (regular tokens ``left`` and ``right``, -1 a
+    byte), in ``proved``; returns ``room`` less the bytes looked up, or -1 past it."""
+    cdef Py_ssize_t i = 0, j = 0, s = 0, start, stop
+    cdef int32_t q = left
+    cdef int64_t joined
+    cdef uint64_t x_next, y_next, none = (<uint64_t>1) << 62
+    while q >= 0:
+        sp.xs[i] = s
+        sp.xp[i] = q
+        i += 1
+        s += cuts[q]
+        q = rights[q]
+    q = right
+    while q >= 0:
+        sp.ye[j] = cut + table.length[q]
+        sp.yp[j] = q
+        j += 1
+        q = lefts[q]
+    start, stop = cut - 1, cut + 1
+    while True:
+        room -= stop - start
+        if room < 0:
+            return -1
+        joined = table.find(p + start, stop - start)
+        x_next = (<uint64_t>sp.xp[i - 1] << 24 | <uint64_t>sp.xs[i - 1]) if i else none
+        y_next = (<uint64_t>sp.yp[j - 1] << 24 | <uint64_t>cut) if j else none
+        if joined >= 0 and (<uint64_t>joined << 24 | <uint64_t>start) < (x_next if x_next < y_next else y_next):
+            proved[0] = False
+            return room
+        if i == 0 and j == 0:
+            proved[0] = True
+            return room
+        if x_next < y_next:
+            i -= 1
+            start = sp.xs[i]
+        else:
+            j -= 1
+            stop = sp.ye[j]
+
+
+cdef struct _Trees:
+    # the pure twin's _Trees: each token's parts (places, -1 a byte, -2 not looked up yet), its
+    # state (1 regular, 2 not, 0 not known yet), and a stack for finding it (a path down a tree)
+    const int *cuts
+    int32_t *lefts
+    int32_t *rights
+    unsigned char *state
+    int32_t *stack
+
+
+cdef bint _is_regular(_TokenTable table, _Trees *tr, int64_t place) noexcept nogil:
+    """``_Trees.__getitem__`` of engine/encode/tiktoken_merge.py: whether the token at ``place``
+    (ranked before the current one) is regular, found at first need."""
+    cdef Py_ssize_t top, n
+    cdef int32_t q, left, right
+    cdef int c
+    if tr.state[place]:
+        return tr.state[place] == 1
+    tr.stack[0] = <int32_t>place
+    top = 1
+    while top > 0:
+        q = tr.stack[top - 1]
+        if tr.state[q]:
+            top -= 1
+            continue
+        c = tr.cuts[q]
+        if c == 0:
+            tr.state[q] = 2
+            top -= 1
+            continue
+        if tr.lefts[q] == -2:  # its parts are tokens ranked before it, or bytes
+            n = table.length[q]
+            tr.lefts[q] = -1 if c == 1 else <int32_t>table.find(table.data[q], c)
+            tr.rights[q] = -1 if n - c == 1 else <int32_t>table.find(table.data[q] + c, n - c)
+        left = tr.lefts[q]
+        right = tr.rights[q]
+        if left >= 0 and not tr.state[left]:
+            tr.stack[top] = left
+            top += 1
+        elif right >= 0 and not tr.state[right]:
+            tr.stack[top] = right
+            top += 1
+        else:
+            tr.state[q] = 1 if (left < 0 or tr.state[left] == 1) and (right < 0 or tr.state[right] == 1) else 2
+            top -= 1
+    return tr.state[place] == 1
+
+
+cdef inline int32_t _regular_at(_TokenTable table, const unsigned char *p, Py_ssize_t n, _Trees *tr) noexcept nogil:
+    """The place of the token of these ``n`` bytes when it is regular (-1 for one byte), else -2."""
+    cdef int64_t q
+    if n == 1:
+        return -1
+    q = table.find(p, n)
+    return <int32_t>q if q >= 0 and _is_regular(table, tr, q) else -2
+
+
+cdef bint _two_tokens(_TokenTable table, Py_ssize_t rank, _Trees *tr, _Spines *sp, Py_ssize_t walk_bytes,
+                      int *cut_out, int32_t *left_out, int32_t *right_out) noexcept nogil:
+    """``_two_tokens`` of engine/encode/tiktoken_merge.py: the same likely cuts, in the same order."""
+    cdef const int *cuts = tr.cuts
+    cdef const int32_t *lefts = tr.lefts
+    cdef const int32_t *rights = tr.rights
+    cdef const unsigned char *p = table.data[rank]
+    cdef Py_ssize_t n = table.length[rank], s, k, c, room = walk_bytes * n, count = 0, m
+    cdef int64_t q
+    cdef Py_ssize_t b
+    cdef const unsigned char *before
+    cdef int32_t left, right
+    cdef bint proved, seen
+    cdef Py_ssize_t likely_cut[40]
+    cdef int32_t likely_left[40]
+    cdef int32_t likely_right[40]
+    cdef Py_ssize_t tried[40]
+    cdef Py_ssize_t tried_count = 0
+    for s in range(1, 5):
+        if n - s < 2:
+            break
+        q = table.find(p, n - s)
+        if q >= 0 and _is_regular(table, tr, q):
+            likely_cut[count] = n - s; likely_left[count] = <int32_t>q; likely_right[count] = -2; count += 1
+            likely_cut[count] = cuts[q]; likely_left[count] = lefts[q]; likely_right[count] = -2; count += 1
+        q = table.find(p + s, n - s)
+        if q >= 0 and _is_regular(table, tr, q):
+            likely_cut[count] = s; likely_left[count] = -2; likely_right[count] = <int32_t>q; count += 1
+            likely_cut[count] = s + cuts[q]; likely_left[count] = -2; likely_right[count] = rights[q]; count += 1
+    b = rank - 1
+    while b >= 0 and b > rank - 5:
+        before = table.data[b]
+        k = table.length[b]
+        if k < n and _is_regular(table, tr, b):
+            if memcmp(p, before, k) == 0:
+                likely_cut[count] = k; likely_left[count] = <int32_t>b; likely_right[count] = -2; count += 1
+                likely_cut[count] = cuts[b]; likely_left[count] = lefts[b]; likely_right[count] = -2; count += 1
+            if memcmp(p + n - k, before, k) == 0:
+                likely_cut[count] = n - k; likely_left[count] = -2; likely_right[count] = <int32_t>b; count += 1
+                likely_cut[count] = n - k + cuts[b]; likely_left[count] = -2; likely_right[count] = rights[b]; count += 1
+        b -= 1
+    likely_cut[count] = n // 2; likely_left[count] = -2; likely_right[count] = -2; count += 1
+    for m in range(count):
+        c = likely_cut[m]
+        seen = False
+        for k in range(tried_count):
+            if tried[k] == c:
+                seen = True
+                break
+        if seen:
+            continue
+        tried[tried_count] = c
+        tried_count += 1
+        left = likely_left[m]
+        right = likely_right[m]
+        if left == -2:
+            left = _regular_at(table, p, c, tr)
+        if right == -2:
+            right = _regular_at(table, p + c, n - c, tr)
+        if left == -2 or right == -2:
+            continue
+        room = _walk(table, p, c, left, right, cuts, lefts, rights, sp, room, &proved)
+        if room < 0:
+            return False
+        if proved:
+            cut_out[0] = <int>c
+            left_out[0] = left
+            right_out[0] = right
+            return True
+    return False
+
+
+class OverBudget(ValueError):
+    """``split_points`` passed its ``budget``: ``args`` are the token's place and the bytes looked up."""
+
+
+def split_points(list tokens, progress=None, Py_ssize_t shortcut_from=32, Py_ssize_t walk_bytes=64,
+                 budget=None):
     """For each token, in rank order (distinct, two bytes or more), where tiktoken's merging of
     its bytes with only the tokens before it cuts it when exactly two parts are left (the
     length of the first), else 0: see ``split_points`` in engine/encode/tiktoken_merge.py, which returns
-    exactly what this does. ``progress(done, total)`` is called now and then."""
+    exactly what this does, trying a token of ``shortcut_from`` bytes or more as two tokens first
+    (``walk_bytes``: its WALK_BYTES), and raises :class:`OverBudget` where it raises TooCostly
+    (``budget``: bytes that merging tokens of more than 16 bytes byte by byte may look up; None:
+    no bound). ``progress(done, total)`` is called now and then."""
     cdef Py_ssize_t count = len(tokens), longest = 2, t, n, s, parts
+    cdef uint64_t spent = 0, room = <uint64_t>-1
+    cdef bint within = True
+    if budget is not None:
+        room = <uint64_t>max(budget, 0)
     cdef bytes token
     for token in tokens:
         if len(token) > longest:
             longest = len(token)
     if longest >= (1 << 24):
         raise ValueError("a token of 16 MB or more")
+    if count >= (1 << 31):
+        raise ValueError("too many tokens")
     cdef _TokenTable table = _TokenTable(tokens)
     out = _ints(count)
     cdef int *cut = out.data.as_ints
@@ -528,23 +739,75 @@ def split_points(list tokens, progress=None):
     cdef Py_ssize_t *prev = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
     cdef int64_t *current = <int64_t *>PyMem_Malloc((longest + 1) * sizeof(int64_t))
     cdef uint64_t *heap = <uint64_t *>PyMem_Malloc(3 * (longest + 1) * sizeof(uint64_t))
+    # each token's parts and whether it is regular, found at first need (see the pure twin)
+    cdef _Trees tr
+    tr.cuts = cut
+    tr.lefts = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
+    tr.rights = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
+    tr.state = <unsigned char *>PyMem_Malloc(count + 1)
+    tr.stack = <int32_t *>PyMem_Malloc((count + 1) * sizeof(int32_t))
+    # the lengths of the tokens so far, and 1 (the pure twin's _Sums): have[k], and whether 2 is one
+    cdef unsigned char *have = <unsigned char *>PyMem_Malloc(longest + 1)
+    cdef bint twos = False, fits
+    cdef Py_ssize_t c
+    cdef _Spines sp
+    sp.xs = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
+    sp.xp = <int32_t *>PyMem_Malloc((longest + 1) * sizeof(int32_t))
+    sp.ye = <Py_ssize_t *>PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t))
+    sp.yp = <int32_t *>PyMem_Malloc((longest + 1) * sizeof(int32_t))
     cdef const unsigned char *p
+    cdef int found_cut
+    cdef int32_t found_left, found_right
     try:
-        if end == NULL or prev == NULL or current == NULL or heap == NULL:
+        if (end == NULL or prev == NULL or current == NULL or heap == NULL or tr.lefts == NULL or tr.rights == NULL
+                or tr.state == NULL or tr.stack == NULL or have == NULL or sp.xs == NULL or sp.xp == NULL
+                or sp.ye == NULL or sp.yp == NULL):
             raise MemoryError()
+        memset(have, 0, longest + 1)
+        have[1] = 1
+        memset(tr.state, 0, count + 1)
+        for t in range(count):
+            tr.lefts[t] = -2
+            tr.rights[t] = -2
         for t in range(count):
             if progress is not None and not t & 0x3FFF:
                 progress(t, count)
             p = table.data[t]
             n = table.length[t]
             with nogil:
-                _rank_merge(table, p, n, end, prev, current, heap)
-                parts, s = 0, 0
-                while s < n:
-                    parts += 1
-                    s = end[s]
-                cut[t] = <int>end[0] if parts == 2 else 0
+                fits = True
+                if n >= shortcut_from:
+                    fits = False
+                    if twos or n == 2:
+                        c = 1
+                        while c <= n - c:
+                            if have[c] and have[n - c]:
+                                fits = True
+                                break
+                            c += 1
+                if not fits:  # it stays in pieces: cut 0, not regular
+                    cut[t] = 0
+                elif n >= shortcut_from and _two_tokens(table, t, &tr, &sp, walk_bytes,
+                                                        &found_cut, &found_left, &found_right):
+                    cut[t] = found_cut
+                    tr.lefts[t] = found_left
+                    tr.rights[t] = found_right
+                    tr.state[t] = 1
+                else:
+                    if n > 16:  # the pure twin's heap path, where it counts
+                        within = _rank_merge(table, p, n, end, prev, current, heap, False, &spent, room)
+                    else:
+                        _rank_merge(table, p, n, end, prev, current, heap)
+                    parts, s = 0, 0
+                    while s < n:
+                        parts += 1
+                        s = end[s]
+                    cut[t] = <int>end[0] if parts == 2 else 0
                 table.add(t)
+                have[n] = 1
+                twos = twos or n == 2
+            if not within:
+                raise OverBudget(t, spent)
         if progress is not None:
             progress(count, count)
         return out
@@ -553,6 +816,15 @@ def split_points(list tokens, progress=None):
         PyMem_Free(prev)
         PyMem_Free(current)
         PyMem_Free(heap)
+        PyMem_Free(tr.lefts)
+        PyMem_Free(tr.rights)
+        PyMem_Free(tr.state)
+        PyMem_Free(tr.stack)
+        PyMem_Free(have)
+        PyMem_Free(sp.xs)
+        PyMem_Free(sp.xp)
+        PyMem_Free(sp.ye)
+        PyMem_Free(sp.yp)
 
 
 cdef class RankMerger:

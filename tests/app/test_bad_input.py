@@ -31,6 +31,8 @@ from engine.formats import export_tokenizer, load_any
 from tui.app.launch import launch
 
 from bad_input_areas import (
+    BOMB_CPU_SECONDS,
+    BOMB_CPU_SECONDS_OF,
     BOMB_ROWS,
     SETUP_BOUNDS,
     SETUP_COUNTS,
@@ -329,7 +331,7 @@ def _marks(row: Row) -> list[pytest.MarkDecorator]:
 def test_documented_bad_input(row: Row, sandbox, monkeypatch):
     SETUP[row.id](sandbox, monkeypatch)
     if row.id in BOMB_ROWS:
-        run = run_limited(row.argv, sandbox)
+        run = run_limited(row.argv, sandbox, BOMB_CPU_SECONDS_OF.get(row.id, BOMB_CPU_SECONDS))
         assert run.returncode == row.exit, run.stderr[-2000:]
         if row.exit == 2:
             assert run.stderr == row.message + "\n" and run.stdout == ""
@@ -369,6 +371,31 @@ def test_documented_bad_input(row: Row, sandbox, monkeypatch):
         assert printed.splitlines()[-1].startswith("bpe-lab: ")
     assert elapsed < 60, f"{row.id} took {elapsed:.1f} s of processor time"
     VERIFY.get(row.id, lambda tmp: None)(sandbox)
+
+
+RANK_FILE_BOMBS = ["tiktoken-runs", "tiktoken-doublings", "tiktoken-recovery-budget"]
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
+@pytest.mark.parametrize("key", RANK_FILE_BOMBS)
+def test_rank_file_bombs_within_their_time_on_both_paths(key, pure, tmp_path, monkeypatch):
+    """Issue 40's rank files on each path, whichever this run uses, under their rows' CPU time."""
+    if not pure:
+        from engine.native import door
+
+        monkeypatch.delenv(door.PURE_ENV, raising=False)
+        found, why = door.load()
+        if found is None:
+            pytest.skip(f"no compiled core here: {why}")
+    row = next(row for row in ROWS if row.id == key)
+    SETUP[key](tmp_path, monkeypatch)
+    run = run_limited(row.argv, tmp_path, BOMB_CPU_SECONDS_OF[key], env={"BPE_LAB_PURE": "1" if pure else "0",
+                                                                         "BPE_LAB_CACHE": "off"})
+    assert run.returncode == row.exit, run.stderr[-2000:]
+    if row.exit == 2:
+        assert run.stderr == row.message + "\n"
+    else:  # written back as it was read
+        assert (tmp_path / "out.tiktoken").read_bytes() == (tmp_path / "t.tiktoken").read_bytes()
 
 
 REAL_ENTRY = ["vocab-not-a-number", "corpus-missing", "tok-invalid-json", "pattern-invalid", "decode-not-an-id"]
