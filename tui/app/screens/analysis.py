@@ -135,6 +135,19 @@ class AnalysisScreen(Screen[None]):
             self.set_compare_text(self._text)
         self.poll(force=True)
 
+    def on_unmount(self) -> None:
+        """Closed: let go of the held-out trainer, the baselines and the tokenizers now (the
+        screen is made anew on each `a`), so the app's memory goes back to what the main screen
+        holds instead of waiting for the collector (frozen after a load: tui/app/collector.py)."""
+        for evaluation in (self.evaluation, self._baselines_pending):
+            if evaluation is not None:
+                evaluation.release()
+        self._reset()
+        if self.workbench.memory is not None:  # a served tab: the memory goes back to the machine
+            from tui.model.budget import give_back
+
+            give_back()
+
     # -- what the lab says --------------------------------------------------------------------
 
     def _attached(self, workbench: Workbench) -> None:
@@ -355,7 +368,7 @@ class AnalysisScreen(Screen[None]):
             rows += have[2]
         if self._baselines_pending is not None:
             pending = _("training the baselines (WordPiece and Unigram use the tokenizers library's trainers) …")
-        pane.show(rows, self.evaluation.label, have[1] if have else None, pending)
+        pane.show(rows, self.evaluation.label, have[1] if have else None, pending, self.evaluation.baseline_part)
 
     def action_retrain_baselines(self) -> None:
         self.ensure_baselines(self.workbench.trainer.vocab_size)
@@ -374,7 +387,7 @@ class AnalysisScreen(Screen[None]):
             with reading(self.workbench) as ok:
                 if not ok:
                     return None
-                self._bpe = (key, trainer.tokenizer())
+                self._bpe = (key, self.workbench.tokenizer())  # the app's, cached for the step
         return BpeSegmenter(self._bpe[1], _("bpe (step {step})").format(step=key[1]))
 
     def render_compare(self) -> bool:

@@ -126,7 +126,10 @@ class BaselinesPane(Static):
     BaselinesPane { padding: 0 1; }
     """
 
-    def show(self, rows: Sequence[Row], label: str, vocab_size: int | None, pending: str | None = None) -> None:
+    def show(self, rows: Sequence[Row], label: str, vocab_size: int | None, pending: str | None = None,
+             part: int | None = None) -> None:
+        """``part``: the characters WordPiece and Unigram trained on, when a served tab's memory
+        budget bounded them (None: the whole training text)."""
         grid = Table.grid()
         head = Text()
         head.append(_("held-out: {label}").format(label=label), style="bold")
@@ -140,4 +143,8 @@ class BaselinesPane(Static):
             grid.add_row(Text("\n" + pending, style=f"italic {current().accent}"))
         grid.add_row(Text("\n" + _("unknown and chars/token are measured on the held-out text; the word tokenizer "
                                  "drops whitespace, WordPiece splits on it, Unigram and BPE keep it"), style="dim"))
+        if part is not None:
+            grid.add_row(Text(_("WordPiece and Unigram trained on the first {n} characters of the training text: "
+                                "a browser tab's memory is bounded (in a terminal they train on all of it)").format(
+                n=f"{part:,}"), style="dim"))
         self.update(grid)

@@ -166,6 +166,10 @@ class TieDiffPane(Vertical):
         else:
             output.update(render_diff(self.result[1], self.workbench.corpus.name))
 
+    def on_unmount(self) -> None:
+        """The screen closed: let go of the diff (two runs' logs and vocabularies)."""
+        self.result = None
+
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
         if self.result is not None or self._pending is not None:  # shown at least once
