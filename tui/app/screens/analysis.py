@@ -117,12 +117,17 @@ class AnalysisScreen(Screen[None]):
         yield FittingFooter()
 
     def _tabs(self) -> ComposeResult:
+        from textual.lazy import Lazy
         from textual.widgets import TabbedContent, TabPane
 
         with TabbedContent(initial=self.initial, id="analysis-tabs"):
             for number, tab in enumerate(self.tabs, 1):
                 with TabPane(f"{number} {_(tab.title)}", id=tab.id):
-                    yield from tab.compose()
+                    if tab.id == self.initial:
+                        yield from tab.compose()
+                    else:  # hidden at first: mounted just after the first frame (docs/benchmarks.md)
+                        for widget in tab.compose():
+                            yield Lazy(widget)
 
     def on_mount(self) -> None:
         lab = self.lab
@@ -204,6 +209,11 @@ class AnalysisScreen(Screen[None]):
         if visible:
             pane.show(lab.lesson_view)
 
+    def pane(self, selector: str):
+        """The widget ``selector`` names, or None: the tabs not shown first are mounted just
+        after the screen's first frame (textual.lazy.Lazy), and are not there until then."""
+        return next(iter(self.query(selector)), None)
+
     def tab(self, tab_id: str):
         """The tab object of ``tab_id``."""
         return next(tab for tab in self.tabs if tab.id == tab_id)
@@ -220,7 +230,9 @@ class AnalysisScreen(Screen[None]):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self.poll(force=True)
         if event.pane.id == "compare" and self.lab.lesson is None:  # typing goes to the text to compare
-            self.query_one("#compare-text", Input).focus()
+            field = self.pane("#compare-text")
+            if field is not None:
+                field.focus()
 
     # -- following the trainer --------------------------------------------------------------
 
@@ -247,7 +259,8 @@ class AnalysisScreen(Screen[None]):
         if self.evaluation is None and self.evaluation_error is None:
             from tui.model.evaluation import DEFAULT_SETTING
 
-            self.set_heldout(self.query_one("#heldout-setting", Input).value or DEFAULT_SETTING)
+            field = self.pane("#heldout-setting")  # None for a moment: the tab is mounted lazily
+            self.set_heldout((field.value if field is not None else "") or DEFAULT_SETTING)
         return self.evaluation
 
     def set_heldout(self, setting: str) -> None:
@@ -295,7 +308,9 @@ class AnalysisScreen(Screen[None]):
     def render_heldout(self) -> None:
         from tui.app.widgets.heldout_pane import render_report
 
-        pane = self.query_one("#heldout-pane")
+        pane = self.pane("#heldout-pane")
+        if pane is None:  # not mounted yet (lazily): drawn when its tab shows
+            return
         if self.evaluation_error is not None:
             pane.show(Text(self.evaluation_error, style=current().error))
         elif self.evaluated is None or self.evaluation is None:
@@ -354,7 +369,9 @@ class AnalysisScreen(Screen[None]):
             self.render_compare()
 
     def render_baselines(self) -> None:
-        pane = self.query_one("#baselines-pane")
+        pane = self.pane("#baselines-pane")
+        if pane is None:
+            return
         if self.evaluation is None:
             pane.show([], self.evaluation_error or _("none"), None)
             return
@@ -401,14 +418,19 @@ class AnalysisScreen(Screen[None]):
         else:
             segmenters = self.baselines[3]
             note = "\n".join(f"{row.name}: {row.note}" for row in self.baselines[2] if row.note)
-        self.query_one("#compare-pane").show(bpe, segmenters, note)
+        pane = self.pane("#compare-pane")
+        if pane is None:
+            return False
+        pane.show(bpe, segmenters, note)
         return True
 
     def recolour(self) -> None:
         """The theme changed: draw the visible tab again in its colours (the others are drawn
         when they are shown)."""
         self.poll(force=True)
-        self.query_one("#curve-pane").refresh()
+        curve = self.pane("#curve-pane")
+        if curve is not None:
+            curve.refresh()
         self.show_lesson()  # its inline code's colours
 
     # -- export -----------------------------------------------------------------------------
@@ -472,7 +494,9 @@ class AnalysisScreen(Screen[None]):
             self.app.call_from_thread(deliver, self.app, Path(path))
 
     def action_next_sentence(self) -> None:
-        self.query_one("#compare-pane").next_sentence()
+        pane = self.pane("#compare-pane")
+        if pane is not None:
+            pane.next_sentence()
 
     # -- keys -------------------------------------------------------------------------------
 
@@ -480,8 +504,9 @@ class AnalysisScreen(Screen[None]):
         self.show_tab(tab)
 
     def action_log_scale(self) -> None:
-        pane = self.query_one("#curve-pane")
-        pane.log_x = not pane.log_x
+        pane = self.pane("#curve-pane")
+        if pane is not None:
+            pane.log_x = not pane.log_x
 
     def action_close(self) -> None:
         """Escape (or `a`): leave an input line first (its keys are the screen's again), else
