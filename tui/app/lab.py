@@ -307,6 +307,8 @@ class Lab(LabSessions, LabDriving):
 
     def trained(self, message: Trained) -> None:
         self.changed.publish(Change("follow", message.done, message.final, message.each))
+        if message.final:  # its objects: out of the collector's walks, once its end is drawn
+            self.app.call_after_refresh(collector.settle_run)
         if message.done:
             self.say(_("training is done: {reason}").format(reason=self.stop_reason()), timeout=4)
 
