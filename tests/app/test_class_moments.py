@@ -9,7 +9,7 @@ import pytest
 from helpers import app_on, settle_until, settled
 
 from tui.app.widgets.status_line import StatusLine
-from tui.i18n import set_language
+from tui.i18n import _, set_language
 
 SIZE = (80, 24)
 
@@ -227,6 +227,27 @@ def test_the_baselines_table_never_cuts_a_number(lang, width):
         assert number in text, (number, text)
     if width == 80:
         assert "bpe (step 200)" in text  # room for the names too
+
+
+def test_chinese_titles_break_between_characters_so_the_names_keep_their_room():
+    """Lesson 004 in Chinese at 80×24: the titles (训练文本, 留出文本: no space to wrap at) took
+    eight cells each, so the BPE row's name was cut to `bpe（ …`; and the pane's note under the
+    table, a line with no space either, was cut with `…` and lost its middle."""
+    from engine.analysis import Row
+    from tui.app.widgets.baselines_pane import BaselinesPane, rows_table, title_lines
+
+    assert title_lines("训练文本", 5) == ["训练", "文本"] and title_lines("字符/词元", 5) == ["字符/", "词元"]
+    set_language("zh")
+    rows = [Row(_("bpe (step {step})").format(step=200), 456, 3000, 1035, 0, 400, 136, 0),
+            Row("wordpiece", 431, 3000, 717, 0, 400, 112, 0)]
+    text = "\n".join(rendered(rows_table(rows), 52))
+    assert "bpe（第 200 步）" in text and "wordpiece" in text and "…" not in text, text
+    pane = BaselinesPane()
+    pane.show(rows, "qa.txt 的最后 10%", 456)
+    shown = "".join(rendered(pane.content, 50)).replace(" ", "")
+    note = _("unknown and chars/token are measured on the held-out text; the word tokenizer drops whitespace, "
+             "WordPiece splits on it, Unigram and BPE keep it").replace(" ", "")
+    assert note in shown and "…" not in shown
 
 
 def test_a_bytes_log_of_chinese_keeps_byte_pairs_whole_at_80_columns():
