@@ -14,6 +14,8 @@ from tui.app.theme import current
 from tui.i18n import N_, _
 
 BAR = 24
+#: The cells before a bar: a count of up to 7 digits and a share.
+ROW_START = 15
 #: The engine's labels (``engine.analysis.LABELS``), marked for the catalogs.
 KIND_LABELS = {
     "char": N_("exactly one complete character"),
@@ -60,22 +62,34 @@ class CompositionPane(Static):
 
     def show(self, comp: Composition | None, vocab: Sequence[bytes] = (), step: int = 0) -> None:
         self._last = (comp, vocab, step)
-        width = self.content_size.width or 80
         if comp is None:
             self.update(Text(_("no corpus yet"), style="dim"))
             return
-        text = Text()
-        text.append(_("{n} learned tokens").format(n=comp.learned), style="bold")
-        text.append(" " + (_("(merges 1–{step})").format(step=step) if step else _("— make some merges (n, or space to run)")) + "\n",
-                    style="dim")
-        for kind in KINDS:
-            count = comp.counts[kind]
-            share = comp.share(kind)
-            text.append(f"{count:>7} {share:>6.1%} ")
-            text.append("█" * round(BAR * share), style=current().partial if kind == "partial" else current().bar)
-            text.append(" " * (BAR - round(BAR * share) + 1) + _(KIND_LABELS.get(kind, LABELS[kind])) + "\n")
-        token_row(text, _("earliest tokens of two or more characters"), comp.earliest["multi"], vocab, width)
-        token_row(text, _("earliest partial UTF-8 tokens (bytes in brackets)"), comp.earliest["partial"], vocab, width)
-        token_row(text, _("earliest single characters"), comp.earliest["char"], vocab, width)
-        token_row(text, _("longest tokens"), comp.longest, vocab, width)
-        self.update(text)
+        self.update(composition_text(comp, vocab, step, self.content_size.width or 80))
+
+
+def composition_text(comp: Composition, vocab: Sequence[bytes], step: int, width: int) -> Text:
+    """The tab for ``width`` cells: the count of learned tokens, a bar per kind, the earliest and
+    longest tokens."""
+    text = Text()
+    text.append(_("{n} learned tokens").format(n=comp.learned), style="bold")
+    text.append(" " + (_("(merges 1–{step})").format(step=step) if step else _("— make some merges (n, or space to run)")) + "\n",
+                style="dim")
+    labels = {kind: _(KIND_LABELS.get(kind, LABELS[kind])) for kind in KINDS}
+    # Each kind's label after its bar where every one fits there; else (beside a lesson at 80
+    # columns) on a line of its own above it: wrapped after the bar it began under column 1
+    # ("… exactly" / "one complete character").
+    beside = all(ROW_START + BAR + 1 + cell_len(label) <= width for label in labels.values())
+    for kind in KINDS:
+        count = comp.counts[kind]
+        share = comp.share(kind)
+        if not beside:
+            text.append(" " + labels[kind] + "\n")
+        text.append(f"{count:>7} {share:>6.1%} ")
+        text.append("█" * round(BAR * share), style=current().partial if kind == "partial" else current().bar)
+        text.append((" " * (BAR - round(BAR * share) + 1) + labels[kind] if beside else "") + "\n")
+    token_row(text, _("earliest tokens of two or more characters"), comp.earliest["multi"], vocab, width)
+    token_row(text, _("earliest partial UTF-8 tokens (bytes in brackets)"), comp.earliest["partial"], vocab, width)
+    token_row(text, _("earliest single characters"), comp.earliest["char"], vocab, width)
+    token_row(text, _("longest tokens"), comp.longest, vocab, width)
+    return text
