@@ -309,7 +309,9 @@ class Lab(LabSessions, LabDriving):
         self.changed.publish(Change("follow", message.done, message.final, message.each))
         if message.final:  # its objects: out of the collector's walks, once its end is drawn
             self.app.call_after_refresh(collector.settle_run)
-        if message.done:
+        if message.done and not (self.lesson is not None and self.lesson.busy):
+            # (a lesson's own step says so in its pane and the status line: at 80×24 the toast
+            # covered the tokenize pane and the status line at each such step)
             self.say(_("training is done: {reason}").format(reason=self.stop_reason()), timeout=4)
 
     def stop_reason(self) -> str:
