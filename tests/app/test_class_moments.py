@@ -240,8 +240,10 @@ def test_chinese_titles_break_between_characters_so_the_names_keep_their_room():
     set_language("zh")
     rows = [Row(_("bpe (step {step})").format(step=200), 456, 3000, 1035, 0, 400, 136, 0),
             Row("wordpiece", 431, 3000, 717, 0, 400, 112, 0)]
-    text = "\n".join(rendered(rows_table(rows), 52))
+    lines = rendered(rows_table(rows), 52)
+    text = "\n".join(lines)
     assert "bpe（第 200 步）" in text and "wordpiece" in text and "…" not in text, text
+    assert lines[2].startswith("bpe"), text  # the titles on two lines, not one character a line
     pane = BaselinesPane()
     pane.show(rows, "qa.txt 的最后 10%", 456)
     shown = "".join(rendered(pane.content, 50)).replace(" ", "")

@@ -59,6 +59,18 @@ def _wide(ch: str) -> bool:
     return bool(ch) and bool(re.match(f"[{_CJK}]", ch))
 
 
+def two_lines(title: str) -> int:
+    """The narrowest column a title fits in on at most two lines (a Chinese title broken to one
+    character a line stood four lines high).
+
+    Example: ``two_lines("training text") -> 8``; ``two_lines("留出文本") -> 4``
+    """
+    width = max(cell_len(word) for word in pieces(title))
+    while len(title_lines(title, width)) > 2:
+        width += 1
+    return width
+
+
 def pieces(title: str) -> list[str]:
     """A title's words, broken after "/" and "-" too, and each CJK character a piece of its own.
 
@@ -88,7 +100,7 @@ class RowsTable:
         width = options.max_width
         titles = [_(t) for t in TITLES]
         numbers = [max([cell_len(v[i]) for v in self.values if v is not None], default=1) for i in range(5)]
-        words = [max(cell_len(w) for w in pieces(titles[i + 1])) for i in range(5)]
+        words = [two_lines(titles[i + 1]) for i in range(5)]
         name = max([cell_len(r.name) for r in self.rows] + [cell_len(titles[0])])
         layouts = ([max(n, cell_len(t)) for n, t in zip(numbers, titles[1:])],  # whole titles
                    [max(n, w) for n, w in zip(numbers, words)])  # titles wrapped at spaces (CJK: anywhere)
