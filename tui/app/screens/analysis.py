@@ -228,7 +228,10 @@ class AnalysisScreen(Screen[None]):
             self.query_one("#analysis-tabs").active = tab
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        self.poll(force=True)
+        # Not forced: the tab is part of what poll compares, and the first tab's activation,
+        # just after on_mount drew it, drew it again (on tang_all trained to the end: the curve
+        # computed and plotted twice before the screen settled, ~30 ms).
+        self.poll()
         if event.pane.id == "compare" and self.lab.lesson is None:  # typing goes to the text to compare
             field = self.pane("#compare-text")
             if field is not None:
@@ -245,7 +248,7 @@ class AnalysisScreen(Screen[None]):
             self._reset()
             force = True
         trainer = self.workbench.trainer
-        key = (trainer.steps, trainer.last.pair if trainer.last else None)
+        key = (self.active_tab, trainer.steps, trainer.last.pair if trainer.last else None)
         if key == self._key and not force:
             return
         if self.tab(self.active_tab).refresh():
