@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from engine.analysis.composition import KINDS, LABELS, Composition
 from engine.corpus.files import read_file
 from engine.errors import BpeLabError, one_line
-from engine.text.display import hex_bytes, token_display
+from engine.text.display import hex_bytes
 
 if TYPE_CHECKING:
     from engine.analysis.curve import Curve
@@ -68,6 +68,32 @@ class Table:
         return out.getvalue()
 
 
+def token_text(data: bytes) -> str:
+    """A token as a data file holds it: its UTF-8 text exactly (a space, a newline, a tab as
+    themselves, never the screen's ``·`` and ``↵``); only a token that is no whole UTF-8 (a
+    character cut by a byte-level merge) has its loose bytes in brackets, as the screen shows them.
+
+    Example: ``token_text(b" the") -> ' the'``; ``token_text(b"\\x8b\\n") -> '[8b]\\n'``
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    parts: list[str] = []
+    loose = bytearray()
+    for ch in data.decode("utf-8", "surrogateescape"):
+        if "\udc80" <= ch <= "\udcff":  # a byte of no whole character
+            loose.append(ord(ch) - 0xDC00)
+            continue
+        if loose:
+            parts.append(hex_bytes(bytes(loose)))
+            loose.clear()
+        parts.append(ch)
+    if loose:
+        parts.append(hex_bytes(bytes(loose)))
+    return "".join(parts)
+
+
 def curve_table(curve: Curve) -> Table:
     """Corpus tokens and bytes per token after every merge (seed 001's table, every step); undone
     merges (after the current step) are marked, as the screen dims them.
@@ -82,9 +108,9 @@ def curve_table(curve: Curve) -> Table:
 
 def composition_table(comp: Composition, vocab: Sequence[bytes], step: int) -> Table:
     """One row per kind (count, share of the learned tokens, label), and in JSON the earliest and
-    longest tokens as the screen shows them (whitespace visible, partial bytes in brackets)."""
+    longest tokens (their text, :func:`token_text`, and their bytes in hex)."""
     rows = [(kind, comp.counts[kind], round(comp.share(kind), 4), LABELS[kind]) for kind in KINDS]
-    shown = lambda ids: [{"id": i, "token": token_display(vocab[i], space="·"), "hex": vocab[i].hex()} for i in ids]  # noqa: E731
+    shown = lambda ids: [{"id": i, "token": token_text(vocab[i]), "hex": vocab[i].hex()} for i in ids]  # noqa: E731
     meta = {"step": step, "learned": comp.learned,
             "earliest": {kind: shown(comp.earliest.get(kind, [])) for kind in KINDS}, "longest": shown(comp.longest)}
     return Table("composition", ("kind", "count", "share", "label"), rows, meta)
@@ -110,14 +136,15 @@ def heldout_table(report: HeldOutReport, *, label: str, step: int) -> Table:
 
 
 def merge_log_table(trainer: Trainer) -> Table:
-    """Every merge the trainer knows, as the merge log shows it (applied, then undone ones marked),
-    with the ids and each new token's bytes in hex (call it under the workbench lock)."""
-    show = lambda i: token_display(trainer.token_bytes(i), space="·")  # noqa: E731
+    """Every merge the trainer knows, as the merge log lists it (applied, then undone ones marked),
+    with the ids, the tokens' text (:func:`token_text`: the real text, not the log's ``·`` and
+    ``↵``) and each new token's bytes in hex (call it under the workbench lock)."""
+    show = lambda i: token_text(trainer.token_bytes(i))  # noqa: E731
     rows = []
     for undone, events in ((False, trainer.history), (True, trainer.future)):
         for event in events:
             a, b = event.pair
-            rows.append((event.step, a, b, event.new_id, show(a), show(b), token_display(event.token, space="·"),
+            rows.append((event.step, a, b, event.new_id, show(a), show(b), token_text(event.token),
                          hex_bytes(event.token).strip("[]"), event.count, event.tied, event.tie_total,
                          event.tokens_after, undone))
     columns = ("step", "left_id", "right_id", "new_id", "left", "right", "new", "new_hex", "count", "tied", "tie_total",

@@ -218,6 +218,22 @@ async def test_compare_tab_types_text_cycles_sentences_and_adds_a_tokenizer(tmp_
         assert screen.query_one(ComparePane).text == "Hello Welt"
 
 
+async def test_the_tie_rules_train_only_when_their_tab_shows(monkeypatch):
+    """Opening the screen on another tab trains nothing under two rules: the pane once shadowed
+    Textual's own ``_running`` and so trained both rules (two trainers on the corpus) at every
+    opening, whatever the tab. (That it trains once shown: the test below.)"""
+    import tui.app.widgets.tiediff_pane as pane
+
+    calls = []
+    monkeypatch.setattr(pane, "tie_rule_diff", lambda *args, **kwargs: calls.append(args) or tie_rule_diff(*args, **kwargs))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.screen.active_tab == "curve" and calls == []
+        assert app.screen.query_one(TieDiffPane).is_running  # Textual's flag, not the pane's
+
+
 @pytest.mark.slow
 async def test_tie_rules_tab_finds_where_the_logs_part():
     app = make_app()

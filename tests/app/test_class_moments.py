@@ -9,7 +9,7 @@ import pytest
 from helpers import app_on, settle_until, settled
 
 from tui.app.widgets.status_line import StatusLine
-from tui.i18n import set_language
+from tui.i18n import _, set_language
 
 SIZE = (80, 24)
 
@@ -229,6 +229,29 @@ def test_the_baselines_table_never_cuts_a_number(lang, width):
         assert "bpe (step 200)" in text  # room for the names too
 
 
+def test_chinese_titles_break_between_characters_so_the_names_keep_their_room():
+    """Lesson 004 in Chinese at 80×24: the titles (训练文本, 留出文本: no space to wrap at) took
+    eight cells each, so the BPE row's name was cut to `bpe（ …`; and the pane's note under the
+    table, a line with no space either, was cut with `…` and lost its middle."""
+    from engine.analysis import Row
+    from tui.app.widgets.baselines_pane import BaselinesPane, rows_table, title_lines
+
+    assert title_lines("训练文本", 5) == ["训练", "文本"] and title_lines("字符/词元", 5) == ["字符/", "词元"]
+    set_language("zh")
+    rows = [Row(_("bpe (step {step})").format(step=200), 456, 3000, 1035, 0, 400, 136, 0),
+            Row("wordpiece", 431, 3000, 717, 0, 400, 112, 0)]
+    lines = rendered(rows_table(rows), 52)
+    text = "\n".join(lines)
+    assert "bpe（第 200 步）" in text and "wordpiece" in text and "…" not in text, text
+    assert lines[2].startswith("bpe"), text  # the titles on two lines, not one character a line
+    pane = BaselinesPane()
+    pane.show(rows, "qa.txt 的最后 10%", 456)
+    shown = "".join(rendered(pane.content, 50)).replace(" ", "")
+    note = _("unknown and chars/token are measured on the held-out text; the word tokenizer drops whitespace, "
+             "WordPiece splits on it, Unigram and BPE keep it").replace(" ", "")
+    assert note in shown and "…" not in shown
+
+
 def test_a_bytes_log_of_chinese_keeps_byte_pairs_whole_at_80_columns():
     """tang_all at the bytes base, `}`: `│94   …      [ad]   中` replaced [e4 b8] by "…"; the
     token columns share by need where even shares would cut a value of up to 7 cells."""
@@ -364,3 +387,29 @@ def test_the_branch_comparison_never_calls_a_trained_on_part_held_out(lang):
     if lang == "en":
         assert part[1].startswith("part: ") and held[1].startswith("held-out: ")
         assert "part A" in part[2] and "held-out A" in held[2] and "held-out" not in part[2]
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "zh"])
+def test_the_vocabulary_tab_keeps_each_label_whole_beside_a_lesson(lang):
+    """Lesson 002, step 5 at 80×24: beside the lesson the label after a bar wrapped under the
+    counts ("…  exactly" / "one complete character"). A label wraps under itself after its bar,
+    and where that column is too narrow each label stands on a line of its own above its bar."""
+    from engine.analysis import composition
+    from tui.app.widgets.composition_pane import KIND_LABELS, composition_text
+
+    set_language(lang)
+    vocab = [bytes([i]) for i in range(256)] + ["上".encode(), "月光".encode(), b"\xe4\xb8"]
+    comp = composition(vocab, 256)
+    for width, beside in ((50, False), (78, True), (110, True)):
+        lines = rendered(composition_text(comp, vocab, 3, width), width)
+        for label in map(_, KIND_LABELS.values()):
+            bar_lines = [line for line in lines if "%" in line]
+            if beside:  # after its bar, a longer one wrapped under itself (40 cells in)
+                at = next(i for i, line in enumerate(lines) if "%" in line and label[:4] in line)
+                parts = [lines[at][40:]]
+                while at + len(parts) < len(lines) and lines[at + len(parts)].startswith(" " * 40):
+                    parts.append(lines[at + len(parts)][40:])
+                assert "".join(parts).replace(" ", "") == label.replace(" ", ""), (label, lines)
+            else:
+                assert not any(label[:5] in line for line in bar_lines), lines
+                assert label.replace(" ", "") in "".join(lines).replace(" ", ""), (label, lines)

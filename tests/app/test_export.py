@@ -26,10 +26,12 @@ from engine.analysis import (
     write_figure,
     write_tables,
 )
+from engine.text import token_display
 from tui.app.screens.analysis import AnalysisScreen
 from tui.app.widgets.composition_pane import CompositionPane
 from tui.app.widgets.curve_pane import CurvePane, milestone_table
 from tui.app.widgets.merge_log import MergeLog
+from tui.model.cells import seal
 
 from test_analysis_app import make_app, settle
 
@@ -84,6 +86,31 @@ def test_tables_round_trip_through_csv_and_json(tmp_path):
         for suffix in ("csv", "json"):
             back = read_table(tmp_path / "out" / f"{name}.{suffix}")
             assert back.name == name and [r[:3] for r in back.rows] == [r[:3] for r in tables[0 if name == "curve" else 1].rows]
+
+
+def test_the_files_hold_the_tokens_real_text_not_the_screens_glyphs(tmp_path):
+    """Issue 39: the merge log's CSV wrote `·` and `↵` (the screen's marks for a space and a
+    newline) in left, right and new; a data file holds the text. A token that is no whole UTF-8
+    keeps its bytes in brackets, and new_hex has every byte."""
+    text = "the cat\nthe hat\n" * 20 + "上上下下\n" * 5
+    trainer = Trainer(text, TrainConfig(max_merges=20, pretokenizer="none"))  # merges across spaces and newlines
+    trainer.train()
+    write_tables(tmp_path, [merge_log_table(trainer), composition_table(composition(trainer.vocab, trainer.base_size),
+                                                                        trainer.vocab, trainer.steps)])
+    rows = read_csv(tmp_path / "merges.csv")
+    for row, event in zip(rows, trainer.history):
+        assert bytes.fromhex(row["new_hex"]) == event.token
+        try:
+            assert row["new"] == event.token.decode("utf-8")
+        except UnicodeDecodeError:
+            assert row["new"].startswith("[") or "[" in row["new"]
+        assert "·" not in row["left"] + row["right"] + row["new"] and "↵" not in row["left"] + row["right"] + row["new"]
+    texts = {row["new"] for row in rows}
+    assert "the " in texts and "at\n" in texts  # a space and a newline as themselves
+    assert any(t.startswith("[") for t in texts)  # a cut character: its bytes
+    comp = json.loads((tmp_path / "composition.json").read_text("utf-8"))
+    tokens = [entry["token"] for kind in comp["earliest"].values() for entry in kind]
+    assert tokens and not any("·" in t or "↵" in t for t in tokens)
 
 
 def test_a_file_that_is_no_table_is_one_line(tmp_path):
@@ -215,7 +242,8 @@ async def test_x_exports_what_the_analysis_screen_shows(tmp_path, monkeypatch):
     assert log_rows
     for row, texts in log_rows.items():
         m = merges[row]
-        assert (m["step"], m["left"], m["right"], m["new"], m["tokens_after"]) == (texts[0], texts[1], texts[2], texts[3], texts[5])
+        shown = [seal(token_display(m[c].encode("utf-8"), space="·")) for c in ("left", "right", "new")]  # as the log draws
+        assert (m["step"], *shown, m["tokens_after"]) == (texts[0], texts[1], texts[2], texts[3], texts[5])
         assert texts[4].rstrip("*") == m["count"] and texts[4].endswith("*") == (m["tied"] == "True")
     assert [m["undone"] for m in merges[-2:]] == ["True", "True"]
 

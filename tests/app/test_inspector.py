@@ -45,9 +45,9 @@ def test_the_status_line_drops_its_least_important_fields_first():
     fields = {name: Text(value) for name, value in (
         ("state", "paused"), ("step", "step 61/376"), ("redo", "(+356 redo)"), ("vocab", "vocab 317"),
         ("tokens", "2265 tokens"), ("bpt", "1.41 B/token"), ("config", "bytes gpt2"), ("rule", "lowest-ids"),
-        ("corpus", "workshop.txt"), ("size", "3.1 KB"))}
+        ("corpus", "workshop.txt"), ("size", "3.1 kB"))}
     wide = fit_fields(fields, 200).plain
-    assert wide == "paused │ step 61/376 (+356 redo) │ vocab 317 │ 2265 tokens │ 1.41 B/token │ bytes gpt2 lowest-ids │ workshop.txt 3.1 KB"
+    assert wide == "paused │ step 61/376 (+356 redo) │ vocab 317 │ 2265 tokens │ 1.41 B/token │ bytes gpt2 lowest-ids │ workshop.txt 3.1 kB"
     narrow = fit_fields(fields, 78).plain
     assert narrow.startswith("paused │ step 61/376") and "workshop.txt" in narrow and "lowest-ids" in narrow
     assert len(narrow) <= 78  # every cell here is one column wide

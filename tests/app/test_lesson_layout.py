@@ -262,3 +262,22 @@ def test_bpe_lab_lesson_speaks_the_lessons_language(lang, env, expected, monkeyp
     monkeypatch.setattr(BpeApp, "run", lambda self: started.append((self.lesson_lang, language())))
     assert start_app("002", lang, None, io.StringIO()) == 0
     assert started == [(lang, expected)]
+
+
+def test_a_claims_quoted_edge_spaces_show_as_dots_so_it_wraps_between_strings():
+    """Lesson 001, step 5 at 80×24: `merges == ["lo", "low", " low", " lowe"]` wrapped inside
+    `" lowe"` and read `"` at a line's end, `lowe"]` on the next. Quoted strings' edge spaces
+    show as `·`, as the merge log shows the tokens; spaces inside a typed text stay."""
+    from rich.console import Console
+
+    from tui.app.widgets.lesson_pane import claims_text, quoted_edges
+    from tui.model.driver import ClaimLine, LessonView
+
+    assert quoted_edges('merges == ["lo", "low", " low", " lowe"]') == 'merges == ["lo", "low", "·low", "·lowe"]'
+    assert quoted_edges('pieces "low lower lowest" == ["low", " lowe"]') == 'pieces "low lower lowest" == ["low", "·lowe"]'
+    assert quoted_edges('id " " == 32') == 'id "·" == 32'
+    view = LessonView("t", 1, 2, "s", "", claims=(ClaimLine(True, 'merges == ["lo", "low", " low", " lowe"]'),))
+    console = Console(width=24, color_system=None)
+    lines = ["".join(s.text for s in line).rstrip() for line in console.render_lines(claims_text(view), pad=False)]
+    assert not any(line.endswith('"') and line.count('"') % 2 for line in lines), lines
+    assert "".join(lines).replace(" ", "") == '✓merges==["lo","low","·low","·lowe"]'

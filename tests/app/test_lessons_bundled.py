@@ -14,6 +14,7 @@ import pytest
 from helpers import ROOT, app_on, sample_text, settled
 
 from engine import Trainer
+from tui.app.messages import Trained
 from tui.lessons.catalog import bundled, lesson_folder
 from tui.lessons.format import Claim, check, parse
 from tui.lessons.runner import HeadlessRun
@@ -158,6 +159,25 @@ async def _settle(app, pilot) -> None:
         await pilot.pause()
     await app.lesson.settled.wait()
     await pilot.pause()
+
+
+async def test_a_lesson_step_that_trains_to_its_target_raises_no_toast(tmp_path, monkeypatch):
+    """Lesson 000 at 80×24, step 4 (run to 270 tokens): "training is done" rose as a toast over
+    the tokenize pane and the status line at every such step; the step's pane and the status
+    line say it. A learner's own run still gets the toast."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    lesson = parse(next(p for p in FILES if p.name == "000-die-katze.en.md"))
+    app = app_on(None, autosave=False, lesson=lesson)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _settle(app, pilot)
+        for _ in range(4):
+            await pilot.press("greater_than_sign")
+            await _settle(app, pilot)
+        assert app.workbench.trainer.stop_reason is not None  # the step ran to its target
+        assert not [t for t in app.toasts.texts() if "training is done" in t]
+        app.lab.trained(Trained(done=True))  # the same end, not the lesson's: said
+        await pilot.pause()
+        assert [t for t in app.toasts.texts() if "training is done" in t]
 
 
 @pytest.mark.slow

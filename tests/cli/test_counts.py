@@ -367,6 +367,34 @@ def test_progress_shows_on_a_terminal_only():
 
 
 @needs_pyarrow
+def test_the_summary_counts_one_input_in_the_singular_and_in_the_bars_unit(tmp_path, monkeypatch):
+    """Issue 39: "counted 1 inputs (4.6 MB)" after a bar that said 4.8 MB. One input is one
+    input, and the bar and the summary say sizes in one unit (engine.errors.size_text's)."""
+    import re
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the cat sat on the mat\n" * 60_000)  # 1.3 MB: 1.3 MB in both
+    err = Terminal()
+    monkeypatch.setenv("COLUMNS", "160")
+    assert cli.main(["count", str(corpus), "-o", str(tmp_path / "c.parquet")], out=io.StringIO(), err=err) == 0
+    text = err.getvalue()
+    summary = text.splitlines()[-1]
+    assert "bpe-lab: counted 1 input (1.3 MB): " in summary  # after the bar's erasing escapes
+    shown = set(re.findall(r"\d+(?:\.\d+)? [kMG]B", text))
+    assert "1.3 MB" in shown and not any(size.startswith("1.4") for size in shown), shown
+    (tmp_path / "d.txt").write_text("on the mat sat the cat\n" * 60_000)
+    code, err_text = run("count", str(corpus), str(tmp_path / "d.txt"), "-o", str(tmp_path / "d.parquet"), "--quiet")
+    assert code == 0 and "counted 2 inputs (2.6 MB)" in err_text
+    from tui.cli.progress import sizes
+
+    assert sizes(1 << 20, 3 << 20) == "1 MB/3 MB" and sizes(3190, None) == "3.1 kB"
+
+
+@needs_pyarrow
 def test_rows_another_writer_shuffled_are_read_in_their_order(tmp_path):
     import pyarrow.parquet as pq
 

@@ -39,6 +39,19 @@ def test_loopback_by_default_and_the_command_each_tab_runs(started, tmp_path):
     assert command[9:] == ["c.txt", "--pattern", r"\w+ "]  # the app's options, quoted for the shell
 
 
+def test_serve_says_what_a_tab_costs_on_the_served_corpus(started, tmp_path):
+    """One line at start, before the address: an instructor sizes --max-clients by it."""
+    (tmp_path / "c.txt").write_text("the cat in the hat\n" * 50, encoding="utf-8")
+    (tmp_path / "zh.txt").write_text("床前明月光，疑是地上霜。\n" * 50, encoding="utf-8")
+    for argv, name in ((["c.txt", "--max-clients", "30"], "c.txt"), ([], "workshop.txt"), (["zh.txt"], "zh.txt")):
+        out = io.StringIO()
+        assert serve.main(argv, out=out, err=io.StringIO()) == 0
+        line = out.getvalue()
+        assert line.startswith(f"bpe-lab: a tab on {name} takes about ") and " MB loaded, up to about " in line
+        assert " MB trained to the end; " + ("30 tabs up to " if name == "c.txt" else "40 tabs up to ") in line
+        assert line.rstrip().endswith("see docs/classroom.md)") and line.count("\n") == 1
+
+
 def test_an_open_host_is_explicit_and_warned_about(started):
     err = io.StringIO()
     assert serve.main(["--host", "0.0.0.0", "--port", "8123"], err=err) == 0

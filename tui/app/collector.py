@@ -11,6 +11,10 @@ repaint sets off walk the queue the jump restored. Two things keep that off the 
   back to the collector when the app ends.
 - :func:`hold_until_drawn`: a move of the trainer (a step, an undo, a jump) holds the collector
   until the screen has been drawn with its result; collections that fell due run just after.
+- :func:`settle_run`: a run or a long jump made or moved a great many objects (tang_all to the
+  end: a hundred thousand merges' events and records). Once its last frame is drawn, one full
+  collection runs and what is left is frozen too. Else the next full collection falls due a
+  little later, at any moment, and walks them all: 130 ms, under the next key's frame.
 
 The engine pauses the collector the same way while it trains (``engine.train.trainer``): a pause
 either side starts is ended only by the side that started it.
@@ -52,6 +56,13 @@ def freeze_loaded() -> None:
     if gc.get_freeze_count():
         gc.unfreeze()
         gc.collect()
+    gc.freeze()
+
+
+def settle_run() -> None:
+    """After a run or a long jump has been drawn: collect once, then freeze what is left (see
+    the module's docstring); the next load's :func:`freeze_loaded` gives it back."""
+    gc.collect()
     gc.freeze()
 
 

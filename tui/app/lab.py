@@ -56,7 +56,7 @@ class Lab(LabSessions, LabDriving):
                  file_ids: list[int | None] | None = None, keeper: SessionKeeper | None = None,
                  resume: Session | None = None, run: bool = False, speed: float | None = None,
                  clipboard: Callable[[str], None] | None = None, base_chosen: bool = False,
-                 open_note: str | None = None) -> None:
+                 open_note: str | None = None, memory: int | None = None) -> None:
         self.app = app
         #: The corpus and trainer shown (None until the first corpus has loaded).
         self.workbench: Workbench | None = workbench
@@ -86,6 +86,8 @@ class Lab(LabSessions, LabDriving):
         self._running = False
         self._loading = False
         self._open_note: str | None = open_note  # said once the corpus being opened is shown
+        #: Bytes every workbench's copies and caches may hold (serve mode); None: the defaults.
+        self.memory = memory
         #: The user chose the base (``--base``, the settings dialog): a mostly-CJK corpus opened
         #: with the current settings keeps it; else it opens at the character level.
         self.base_chosen = base_chosen
@@ -185,7 +187,7 @@ class Lab(LabSessions, LabDriving):
         """The load worker: whatever goes wrong becomes :class:`LoadFailed`, never a worker
         left failing with the app saying "loading …" for ever."""
         try:
-            workbench = Workbench(corpus, config, script=script, file_ids=file_ids)
+            workbench = Workbench(corpus, config, script=script, file_ids=file_ids, memory=self.memory)
             worker = get_current_worker()  # closing the app while it restores stops the restore
             note = workbench.restore(self._resume, lambda: worker.is_cancelled) if self._resume is not None else None
         except ValueError as exc:
@@ -305,7 +307,11 @@ class Lab(LabSessions, LabDriving):
 
     def trained(self, message: Trained) -> None:
         self.changed.publish(Change("follow", message.done, message.final, message.each))
-        if message.done:
+        if message.final:  # its objects: out of the collector's walks, once its end is drawn
+            self.app.call_after_refresh(collector.settle_run)
+        if message.done and not (self.lesson is not None and self.lesson.busy):
+            # (a lesson's own step says so in its pane and the status line: at 80×24 the toast
+            # covered the tokenize pane and the status line at each such step)
             self.say(_("training is done: {reason}").format(reason=self.stop_reason()), timeout=4)
 
     def stop_reason(self) -> str:

@@ -133,7 +133,8 @@ def _launch(argv: Sequence[str]) -> int:
         from tui.app.options import LaunchOptions
 
         options = LaunchOptions(script=session.replay, file_ids=session.replay_ids, resume=session, session_file=explicit,
-                                resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed], **themed)
+                                resumed_from=session_file, run=args.run, speed=SPEED_NAMES[args.speed],
+                                memory=served_memory(rules), **themed)
         app = BpeApp(corpus, session.config, options=options)
         served(app, rules)
         app.run(headless=args.headless)
@@ -167,7 +168,7 @@ def _launch(argv: Sequence[str]) -> int:
     file_ids = imported.file_ids if imported is not None else None
     options = LaunchOptions(script=replay, file_ids=file_ids, session_file=explicit, run=args.run,
                             speed=SPEED_NAMES[args.speed], base_chosen=args.base is not None, open_note=open_note,
-                            **themed)
+                            memory=served_memory(rules), **themed)
     app = BpeApp(corpus, config, options=options)
     served(app, rules)
     app.run(headless=args.headless)
@@ -184,6 +185,15 @@ def served(app, rules) -> None:
         app.lab.clipboard_fn = server_clipboard
 
 
+def served_memory(rules) -> int | None:
+    """A browser tab's budget for copies and caches (tui.model.budget); None in a terminal."""
+    if rules is None:
+        return None
+    from tui.model.budget import TAB_BUDGET
+
+    return TAB_BUDGET
+
+
 def serve_mode(args: argparse.Namespace):
     """A browser tab's app (``bpe-lab serve``): its files only inside the served folder, which is
     also where it works, and a session file of the tab's own (``args.session``). Returns the
@@ -193,6 +203,8 @@ def serve_mode(args: argparse.Namespace):
 
     rules = confine_args(args)
     os.chdir(rules.root)  # a name typed in a dialog is a file in the served folder
+    # The baselines' trainers (tokenizers) on one thread: a class's tabs share the machine's cores.
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     if args.serve_sessions:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         args.session = str(Path(args.serve_sessions) / f"session-{stamp}-{os.getpid()}.json")

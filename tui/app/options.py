@@ -36,3 +36,6 @@ class LaunchOptions:
     base_chosen: bool = False
     #: A line to say once the corpus has loaded (which base it opened with, and why).
     open_note: str | None = None
+    #: Bytes the copies of the training state and the caches may hold together (serve mode:
+    #: tui.model.budget.TAB_BUDGET); None: a terminal's defaults.
+    memory: int | None = None

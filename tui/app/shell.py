@@ -83,7 +83,7 @@ class BpeApp(Actions, App):
         self.lab = Lab(self, workbench=workbench, corpus=corpus, config=config, script=options.script,
                        file_ids=options.file_ids, keeper=keeper, resume=options.resume, run=options.run,
                        speed=options.speed, clipboard=options.clipboard, base_chosen=options.base_chosen,
-                       open_note=options.open_note)
+                       open_note=options.open_note, memory=options.memory)
         self.main_screen = MainScreen(self.lab)
         self.toasts = Toasts(self)
         self._asking_quit = False

@@ -102,7 +102,8 @@ def run_count(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if note:
         print(f"{PROG}: note: {note}", file=err)
     write_counts(table, args.output)
-    print(f"{PROG}: counted {len(table.inputs)} inputs ({_size(table)}): {len(table.chunks)} distinct chunks, "
+    inputs = "1 input" if len(table.inputs) == 1 else f"{len(table.inputs)} inputs"
+    print(f"{PROG}: counted {inputs} ({_size(table)}): {len(table.chunks)} distinct chunks, "
           f"{table.occurrences} in all ({table.describe()}); wrote {args.output}", file=err)
     return 0
 

@@ -161,6 +161,11 @@ def serve(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
         print(f"{PROG}: warning: serving on {args.host}: anyone who can reach this machine on port {args.port} "
               "can use the app, with no password; use it only on a trusted network (see docs/classroom.md)",
               file=err)
+    from tui.cli.serve_cost import cost_line
+
+    cost = cost_line(app_args, root, args.max_clients)  # what a tab costs: the instructor sizes --max-clients
+    if cost is not None:
+        print(cost, file=out, flush=True)
     server = classroom_server(command, host=args.host, port=args.port, max_clients=args.max_clients,
                               public_url=args.public_url, root=root.resolve(), out=out, err=err,
                               allow_origins=args.allow_origin, allow_hosts=args.allow_host)

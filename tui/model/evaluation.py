@@ -30,6 +30,10 @@ from tui.model.workbench import Busy, LoadedCorpus, Workbench, refuse_standard_i
 #: What the held-out field starts with: seed 002 held back a fifth (500 of 2500 poems); 10% keeps
 #: more for training on small corpora.
 DEFAULT_SETTING = "10%"
+#: Under a memory budget (a served tab), WordPiece and Unigram train on at most this many
+#: characters of the training text: the tokenizers library's trainers took ~540 MB that a tab
+#: kept on tang_all's 4.3 million, ~65 MB on 100,000 (docs/classroom.md).
+BUDGET_BASELINE_CHARS = 100_000
 
 
 @contextmanager
@@ -104,8 +108,11 @@ class Evaluation:
     """One held-out setting for one workbench: the split, the BPE measured on it, the baselines."""
 
     def __init__(self, workbench: Workbench, setting: str = DEFAULT_SETTING) -> None:
-        """Make the split (ValueError, one line, for a bad setting or file)."""
+        """Make the split (ValueError, one line, for a bad setting or file). Under the
+        workbench's memory budget (a served tab) the side trainer keeps no undo log (a step back
+        builds it again) and the subword baselines train on a part of the text."""
         self.workbench = workbench
+        self.budgeted = workbench.memory is not None
         self.setting = setting
         self.split = make_split(workbench.corpus, setting)
         self.lock = threading.Lock()
@@ -116,14 +123,28 @@ class Evaluation:
     def label(self) -> str:
         return self.split.label
 
-    def _side_trainer(self) -> Trainer:
-        if self._side is None:
+    @property
+    def baseline_part(self) -> int | None:
+        """The characters WordPiece and Unigram train on, when a budget bounds them to fewer
+        than the training text's (None: all of it)."""
+        if self.budgeted and len(self.split.train) > BUDGET_BASELINE_CHARS:
+            return BUDGET_BASELINE_CHARS
+        return None
+
+    def _side_trainer(self, step: int) -> Trainer:
+        """The trainer on the training part, made anew when it must go back to ``step`` and
+        keeps no undo log (under a budget)."""
+        side = self._side
+        if side is not None and step < side.steps and not side.config.record_undo:
+            side = None
+        if side is None:
             script = self.workbench.script
             if script is not None:
-                self._side = Trainer.replaying(self.split.train, script)
+                side = Trainer.replaying(self.split.train, script)
             else:
-                self._side = Trainer(self.split.train, self.workbench.config.with_changes(record_undo=True))
-        return self._side
+                side = Trainer(self.split.train, self.workbench.config.with_changes(record_undo=not self.budgeted))
+            self._side = side
+        return side
 
     def evaluate(self, step: int) -> Evaluated:
         """Measure the BPE at ``step``: the app's trainer for a held-out file; for a held-back
@@ -131,11 +152,11 @@ class Evaluation:
         its stop rules allow). Slow: call it from a worker."""
         with self.lock:
             if self.split.fraction is None:
-                with self.workbench.lock:
+                with self.workbench.lock:  # the app's own tokenizer, cached for the step
                     trainer = self.workbench.trainer
-                    tokenizer, counts, reached = trainer.tokenizer(), trainer_counts(trainer), trainer.steps
+                    tokenizer, counts, reached = self.workbench.tokenizer(), trainer_counts(trainer), trainer.steps
             else:
-                trainer = self._side_trainer()
+                trainer = self._side_trainer(step)
                 reached = trainer.goto(step)
                 tokenizer, counts = trainer.tokenizer(), trainer_counts(trainer)
         split = self.split
@@ -143,13 +164,26 @@ class Evaluation:
         row = measure(BpeSegmenter(tokenizer), split.train, split.heldout, corpus_counts=counts)
         return Evaluated(reached, report, row, tokenizer)
 
+    def release(self) -> None:
+        """Let go of the side trainer and the baselines (the screen closed): a worker that still
+        holds this evaluation then holds little (a finished one's arguments can outlive it).
+        Never waits for the lock: a worker moving the side trainer keeps its own reference."""
+        self._side = None
+        self._baselines = None
+
     def baselines(self, vocab_size: int) -> list[Baseline]:
         """The baselines trained on the training text at ``vocab_size`` (kept until it changes)."""
         with self.lock:
             cached = self._baselines
         if cached is not None and cached[0] == vocab_size:
             return cached[1]
-        built = build_baselines(self.split.train, vocab_size)
+        text = self.split.train
+        part = self.baseline_part
+        if part is None:
+            built = build_baselines(text, vocab_size)
+        else:  # the subword trainers' memory grows with the text: a part of it
+            built = [*build_baselines(text, vocab_size, names=("char", "word")),
+                     *build_baselines(text[:part], vocab_size, names=("wordpiece", "unigram"))]
         with self.lock:
             self._baselines = (vocab_size, built)
         return built

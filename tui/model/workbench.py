@@ -94,6 +94,7 @@ class Workbench:
         *,
         script: Tokenizer | None = None,
         file_ids: list[int | None] | None = None,
+        memory: int | None = None,
     ) -> None:
         """Build the trainer (slow for big corpora: the app calls this in a worker).
 
@@ -101,14 +102,19 @@ class Workbench:
         training (an imported tokenizer; ``config`` is then the one replaying implies), and
         ``file_ids`` (``Imported.file_ids``: our id -> the file's; None: the same) is how its
         file numbers the tokens: every id the app shows or copies is then the file's.
+        ``memory``: the bytes its copies of the state and its caches may hold together (a served
+        tab's budget, :mod:`tui.model.budget`); None: :data:`CHECKPOINT_MEMORY` for the copies.
         """
         self.corpus = corpus
+        #: The budget for copies and caches (None: a terminal's defaults).
+        self.memory = memory
+        copies = CHECKPOINT_MEMORY if memory is None else memory
         self.script = script  # the imported tokenizer whose merges steps replay, or None
         self.file_ids = file_ids if script is not None else None
         self._ours_of: dict[int, int] | None = None  # the file's id -> ours, built on first use
         if script is not None:
             self.trainer = Trainer.replaying(
-                corpus.text, script, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY
+                corpus.text, script, checkpoints=CHECKPOINTS, checkpoint_memory=copies
             )
             config = self.trainer.config
             if self.trainer.text != corpus.text:  # its normalizer changed it: the pane shows what is merged
@@ -116,10 +122,10 @@ class Workbench:
         elif corpus.table is not None:
             config = table_config(config, corpus.table)
             self.trainer = Trainer("", config, chunks=corpus.table.chunks, checkpoints=CHECKPOINTS,
-                                   checkpoint_memory=CHECKPOINT_MEMORY)
+                                   checkpoint_memory=copies)
             self.corpus = corpus = corpus.listed(self.trainer.listing(TABLE_ROWS))
         else:
-            self.trainer = Trainer(corpus.text, config, checkpoints=CHECKPOINTS, checkpoint_memory=CHECKPOINT_MEMORY)
+            self.trainer = Trainer(corpus.text, config, checkpoints=CHECKPOINTS, checkpoint_memory=copies)
         self.config = config
         self.trainer.layout()  # built now (in the loading worker), not on the first paint
         self.trainer.frequencies()

@@ -117,12 +117,17 @@ class AnalysisScreen(Screen[None]):
         yield FittingFooter()
 
     def _tabs(self) -> ComposeResult:
+        from textual.lazy import Lazy
         from textual.widgets import TabbedContent, TabPane
 
         with TabbedContent(initial=self.initial, id="analysis-tabs"):
             for number, tab in enumerate(self.tabs, 1):
                 with TabPane(f"{number} {_(tab.title)}", id=tab.id):
-                    yield from tab.compose()
+                    if tab.id == self.initial:
+                        yield from tab.compose()
+                    else:  # hidden at first: mounted just after the first frame (docs/benchmarks.md)
+                        for widget in tab.compose():
+                            yield Lazy(widget)
 
     def on_mount(self) -> None:
         lab = self.lab
@@ -134,6 +139,19 @@ class AnalysisScreen(Screen[None]):
         if self._text is not None:
             self.set_compare_text(self._text)
         self.poll(force=True)
+
+    def on_unmount(self) -> None:
+        """Closed: let go of the held-out trainer, the baselines and the tokenizers now (the
+        screen is made anew on each `a`), so the app's memory goes back to what the main screen
+        holds instead of waiting for the collector (frozen after a load: tui/app/collector.py)."""
+        for evaluation in (self.evaluation, self._baselines_pending):
+            if evaluation is not None:
+                evaluation.release()
+        self._reset()
+        if self.workbench.memory is not None:  # a served tab: the memory goes back to the machine
+            from tui.model.budget import give_back
+
+            give_back()
 
     # -- what the lab says --------------------------------------------------------------------
 
@@ -191,6 +209,11 @@ class AnalysisScreen(Screen[None]):
         if visible:
             pane.show(lab.lesson_view)
 
+    def pane(self, selector: str):
+        """The widget ``selector`` names, or None: the tabs not shown first are mounted just
+        after the screen's first frame (textual.lazy.Lazy), and are not there until then."""
+        return next(iter(self.query(selector)), None)
+
     def tab(self, tab_id: str):
         """The tab object of ``tab_id``."""
         return next(tab for tab in self.tabs if tab.id == tab_id)
@@ -205,9 +228,14 @@ class AnalysisScreen(Screen[None]):
             self.query_one("#analysis-tabs").active = tab
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        self.poll(force=True)
+        # Not forced: the tab is part of what poll compares, and the first tab's activation,
+        # just after on_mount drew it, drew it again (on tang_all trained to the end: the curve
+        # computed and plotted twice before the screen settled, ~30 ms).
+        self.poll()
         if event.pane.id == "compare" and self.lab.lesson is None:  # typing goes to the text to compare
-            self.query_one("#compare-text", Input).focus()
+            field = self.pane("#compare-text")
+            if field is not None:
+                field.focus()
 
     # -- following the trainer --------------------------------------------------------------
 
@@ -220,7 +248,7 @@ class AnalysisScreen(Screen[None]):
             self._reset()
             force = True
         trainer = self.workbench.trainer
-        key = (trainer.steps, trainer.last.pair if trainer.last else None)
+        key = (self.active_tab, trainer.steps, trainer.last.pair if trainer.last else None)
         if key == self._key and not force:
             return
         if self.tab(self.active_tab).refresh():
@@ -234,7 +262,8 @@ class AnalysisScreen(Screen[None]):
         if self.evaluation is None and self.evaluation_error is None:
             from tui.model.evaluation import DEFAULT_SETTING
 
-            self.set_heldout(self.query_one("#heldout-setting", Input).value or DEFAULT_SETTING)
+            field = self.pane("#heldout-setting")  # None for a moment: the tab is mounted lazily
+            self.set_heldout((field.value if field is not None else "") or DEFAULT_SETTING)
         return self.evaluation
 
     def set_heldout(self, setting: str) -> None:
@@ -282,7 +311,9 @@ class AnalysisScreen(Screen[None]):
     def render_heldout(self) -> None:
         from tui.app.widgets.heldout_pane import render_report
 
-        pane = self.query_one("#heldout-pane")
+        pane = self.pane("#heldout-pane")
+        if pane is None:  # not mounted yet (lazily): drawn when its tab shows
+            return
         if self.evaluation_error is not None:
             pane.show(Text(self.evaluation_error, style=current().error))
         elif self.evaluated is None or self.evaluation is None:
@@ -341,7 +372,9 @@ class AnalysisScreen(Screen[None]):
             self.render_compare()
 
     def render_baselines(self) -> None:
-        pane = self.query_one("#baselines-pane")
+        pane = self.pane("#baselines-pane")
+        if pane is None:
+            return
         if self.evaluation is None:
             pane.show([], self.evaluation_error or _("none"), None)
             return
@@ -355,7 +388,7 @@ class AnalysisScreen(Screen[None]):
             rows += have[2]
         if self._baselines_pending is not None:
             pending = _("training the baselines (WordPiece and Unigram use the tokenizers library's trainers) …")
-        pane.show(rows, self.evaluation.label, have[1] if have else None, pending)
+        pane.show(rows, self.evaluation.label, have[1] if have else None, pending, self.evaluation.baseline_part)
 
     def action_retrain_baselines(self) -> None:
         self.ensure_baselines(self.workbench.trainer.vocab_size)
@@ -374,7 +407,7 @@ class AnalysisScreen(Screen[None]):
             with reading(self.workbench) as ok:
                 if not ok:
                     return None
-                self._bpe = (key, trainer.tokenizer())
+                self._bpe = (key, self.workbench.tokenizer())  # the app's, cached for the step
         return BpeSegmenter(self._bpe[1], _("bpe (step {step})").format(step=key[1]))
 
     def render_compare(self) -> bool:
@@ -388,14 +421,19 @@ class AnalysisScreen(Screen[None]):
         else:
             segmenters = self.baselines[3]
             note = "\n".join(f"{row.name}: {row.note}" for row in self.baselines[2] if row.note)
-        self.query_one("#compare-pane").show(bpe, segmenters, note)
+        pane = self.pane("#compare-pane")
+        if pane is None:
+            return False
+        pane.show(bpe, segmenters, note)
         return True
 
     def recolour(self) -> None:
         """The theme changed: draw the visible tab again in its colours (the others are drawn
         when they are shown)."""
         self.poll(force=True)
-        self.query_one("#curve-pane").refresh()
+        curve = self.pane("#curve-pane")
+        if curve is not None:
+            curve.refresh()
         self.show_lesson()  # its inline code's colours
 
     # -- export -----------------------------------------------------------------------------
@@ -459,7 +497,9 @@ class AnalysisScreen(Screen[None]):
             self.app.call_from_thread(deliver, self.app, Path(path))
 
     def action_next_sentence(self) -> None:
-        self.query_one("#compare-pane").next_sentence()
+        pane = self.pane("#compare-pane")
+        if pane is not None:
+            pane.next_sentence()
 
     # -- keys -------------------------------------------------------------------------------
 
@@ -467,8 +507,9 @@ class AnalysisScreen(Screen[None]):
         self.show_tab(tab)
 
     def action_log_scale(self) -> None:
-        pane = self.query_one("#curve-pane")
-        pane.log_x = not pane.log_x
+        pane = self.pane("#curve-pane")
+        if pane is not None:
+            pane.log_x = not pane.log_x
 
     def action_close(self) -> None:
         """Escape (or `a`): leave an input line first (its keys are the screen's again), else

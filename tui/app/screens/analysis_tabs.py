@@ -66,7 +66,10 @@ class CurveTab(AnalysisTab):
             if not ok:
                 return False
             curve = compression_curve(workbench.trainer, workbench.corpus.size)
-        self.screen.query_one("#curve-pane").show(curve)
+        pane = self.screen.pane("#curve-pane")
+        if pane is None:  # mounted lazily, a moment after the screen's first frame: try again
+            return False
+        pane.show(curve)
         return True
 
     def export(self, trainer: Trainer) -> list[Table]:
@@ -94,7 +97,10 @@ class VocabularyTab(AnalysisTab):
                 return False
             trainer = workbench.trainer
             vocab, base, step = trainer.vocab, trainer.base_size, trainer.steps
-        self.screen.query_one("#composition-pane").show(composition(vocab, base), vocab, step)
+        pane = self.screen.pane("#composition-pane")
+        if pane is None:
+            return False
+        pane.show(composition(vocab, base), vocab, step)
         return True
 
     def export(self, trainer: Trainer) -> list[Table]:
@@ -166,7 +172,10 @@ class TieRulesTab(AnalysisTab):
         yield TieDiffPane(self.screen.workbench, id="tiediff-pane")
 
     def refresh(self) -> bool:
-        self.screen.query_one("#tiediff-pane").follow(self.screen.workbench)
+        pane = self.screen.pane("#tiediff-pane")
+        if pane is None:
+            return False
+        pane.follow(self.screen.workbench)
         return True
 
 

@@ -29,9 +29,11 @@ LEAST_NAME = 6
 
 
 def title_lines(title: str, width: int) -> list[str]:
-    """A column title broken at spaces (then folded) into lines of at most ``width`` cells.
+    """A column title broken at spaces and between Chinese characters (then folded) into lines
+    of at most ``width`` cells.
 
-    Example: ``title_lines("training text", 8) -> ['training', 'text']``
+    Example: ``title_lines("training text", 8) -> ['training', 'text']``; ``title_lines("训练文本", 4)
+    -> ['训练', '文本']``
     """
     lines: list[str] = []
     for word in pieces(title):
@@ -39,7 +41,7 @@ def title_lines(title: str, width: int) -> list[str]:
             cut = set_cell_size(word, width).rstrip()
             lines.append(cut)
             word = word[len(cut):]
-        joint = "" if lines and lines[-1][-1:] in "/-" else " "
+        joint = "" if lines and (lines[-1][-1:] in "/-" or _wide(lines[-1][-1:]) or _wide(word[:1])) else " "
         if lines and cell_len(lines[-1]) + len(joint) + cell_len(word) <= width:
             lines[-1] += joint + word
         elif word:
@@ -47,9 +49,34 @@ def title_lines(title: str, width: int) -> list[str]:
     return lines or [""]
 
 
+#: A character a line may break before or after with no space: CJK writing (its titles have no
+#: spaces: "训练文本" took eight cells a column where the numbers need five, and the tokenizer's
+#: name was cut to "bpe（ …" beside a lesson at 80 columns).
+_CJK = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+
+
+def _wide(ch: str) -> bool:
+    return bool(ch) and bool(re.match(f"[{_CJK}]", ch))
+
+
+def two_lines(title: str) -> int:
+    """The narrowest column a title fits in on at most two lines (a Chinese title broken to one
+    character a line stood four lines high).
+
+    Example: ``two_lines("training text") -> 8``; ``two_lines("留出文本") -> 4``
+    """
+    width = max(cell_len(word) for word in pieces(title))
+    while len(title_lines(title, width)) > 2:
+        width += 1
+    return width
+
+
 def pieces(title: str) -> list[str]:
-    """A title's words, broken after "/" and "-" too. Example: ``pieces("chars/token") -> ['chars/', 'token']``"""
-    return re.findall(r"[^\s/-]+[/-]?|[/-]", title)
+    """A title's words, broken after "/" and "-" too, and each CJK character a piece of its own.
+
+    Example: ``pieces("chars/token") -> ['chars/', 'token']``; ``pieces("字符/词元") -> ['字', '符/', '词', '元']``
+    """
+    return re.findall(f"[{_CJK}][/-]?|[^\\s/{_CJK}-]+[/-]?|[/-]", title)
 
 
 class RowsTable:
@@ -73,14 +100,16 @@ class RowsTable:
         width = options.max_width
         titles = [_(t) for t in TITLES]
         numbers = [max([cell_len(v[i]) for v in self.values if v is not None], default=1) for i in range(5)]
-        words = [max(cell_len(w) for w in pieces(titles[i + 1])) for i in range(5)]
+        words = [two_lines(titles[i + 1]) for i in range(5)]
         name = max([cell_len(r.name) for r in self.rows] + [cell_len(titles[0])])
-        for columns in ([max(n, cell_len(t)) for n, t in zip(numbers, titles[1:])],  # whole titles
-                        [max(n, w) for n, w in zip(numbers, words)]):  # titles wrapped at spaces
-            room = width - sum(columns) - GAP * 5
-            if room >= min(name, LEAST_NAME):
-                yield from self._table(titles, min(name, room), columns)
-                return
+        layouts = ([max(n, cell_len(t)) for n, t in zip(numbers, titles[1:])],  # whole titles
+                   [max(n, w) for n, w in zip(numbers, words)])  # titles wrapped at spaces (CJK: anywhere)
+        for least in (name, min(name, LEAST_NAME)):  # whole names if some layout has room, else cut ones
+            for columns in layouts:
+                room = width - sum(columns) - GAP * 5
+                if room >= least:
+                    yield from self._table(titles, min(name, room), columns)
+                    return
         yield from self._list(titles, width)
 
     def _table(self, titles: list[str], name: int, columns: list[int]):
@@ -126,8 +155,12 @@ class BaselinesPane(Static):
     BaselinesPane { padding: 0 1; }
     """
 
-    def show(self, rows: Sequence[Row], label: str, vocab_size: int | None, pending: str | None = None) -> None:
+    def show(self, rows: Sequence[Row], label: str, vocab_size: int | None, pending: str | None = None,
+             part: int | None = None) -> None:
+        """``part``: the characters WordPiece and Unigram trained on, when a served tab's memory
+        budget bounded them (None: the whole training text)."""
         grid = Table.grid()
+        grid.add_column(overflow="fold")  # a line of Chinese has no space to wrap at: folded, never cut
         head = Text()
         head.append(_("held-out: {label}").format(label=label), style="bold")
         if vocab_size is not None:
@@ -140,4 +173,8 @@ class BaselinesPane(Static):
             grid.add_row(Text("\n" + pending, style=f"italic {current().accent}"))
         grid.add_row(Text("\n" + _("unknown and chars/token are measured on the held-out text; the word tokenizer "
                                  "drops whitespace, WordPiece splits on it, Unigram and BPE keep it"), style="dim"))
+        if part is not None:
+            grid.add_row(Text(_("WordPiece and Unigram trained on the first {n} characters of the training text: "
+                                "a browser tab's memory is bounded (in a terminal they train on all of it)").format(
+                n=f"{part:,}"), style="dim"))
         self.update(grid)

@@ -250,6 +250,12 @@ class ComparePane(Vertical):
         self.extra.append(BpeSegmenter(message.tokenizer, Path(message.name).name))
         self.redraw()
 
+    def on_unmount(self) -> None:
+        """The screen closed: let go of the tokenizers (a finished worker's arguments can keep
+        the screen, and so this pane, alive a while: tui/app/screens/analysis.py)."""
+        self.extra = []
+        self._shown = ([], "")
+
     def next_sentence(self) -> None:
         self.sentence += 1
         self.redraw()

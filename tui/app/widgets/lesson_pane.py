@@ -6,6 +6,8 @@ It draws a :class:`tui.model.driver.LessonView` (plain data the player makes), n
 
 from __future__ import annotations
 
+import re
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual.color import Color
@@ -21,18 +23,40 @@ from tui.app.widgets.line_break import BrokenLines, break_lines
 from tui.i18n import _, ngettext
 from tui.model.driver import LessonView
 
+#: A quoted string in a claim (``"·low"``, with backslash escapes).
+QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def quoted_edges(claim: str) -> str:
+    """A claim with the spaces at the edges of its quoted strings shown as ``·``, as the panes
+    show tokens: ``merges == ["low", " low"]`` wrapped inside ``" low"`` and read ``"`` then
+    ``low"`` on the next line; ``"·low"`` is one word, and reads like the merge log.
+
+    Example: ``quoted_edges('merges == ["lo", " lowe"]') -> 'merges == ["lo", "·lowe"]'``
+    """
+    def edges(match: re.Match[str]) -> str:
+        inner = match.group()[1:-1]
+        core = inner.strip(" ")
+        if not core:
+            return '"' + "·" * len(inner) + '"'
+        lead = len(inner) - len(inner.lstrip(" "))
+        trail = len(inner) - len(inner.rstrip(" "))
+        return '"' + "·" * lead + core + "·" * trail + '"'
+
+    return QUOTED.sub(edges, claim)
+
 
 def claims_text(view: LessonView) -> Text:
     """The step's verdicts, failed actions and notes, one per line (plain text, never markup:
-    claims quote "[e4 b8]")."""
+    claims quote "[e4 b8]"; a quoted string's edge spaces as ``·``: :func:`quoted_edges`)."""
     text = Text()
     for claim in view.claims:
         if claim.ok:
             text.append("✓ ", style="bold green")
-            text.append(inert(claim.text) + "\n")
+            text.append(inert(quoted_edges(claim.text)) + "\n")
         else:
             text.append("✗ ", style="bold red")
-            text.append(inert(claim.text) + "\n", style="red")
+            text.append(inert(quoted_edges(claim.text)) + "\n", style="red")
             text.append("  " + inert(_("actual: {actual}").format(actual=claim.detail)) + "\n", style="red")
     for failure in view.failures:
         text.append(inert(failure) + "\n", style="bold red")

@@ -5,22 +5,12 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from engine.errors import size_text
 from engine.text import inert
 from tui.app.theme import current
 from tui.i18n import _
 from tui.model.pacing import seconds_apart, speed_label
 from tui.model.workbench import Busy, Workbench
-
-
-def human_size(n: int) -> str:
-    """Example: ``human_size(3190) -> '3.1 KB'``"""
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"  # pragma: no cover
-
 
 #: The status line's fields, most important first: when the line is too narrow, fields are
 #: dropped from the end of this list until it fits.
@@ -108,6 +98,6 @@ class StatusLine(Static):
         fields["config"] = Text(f"{config.base} {pre}")
         fields["rule"] = Text(_("replaying {n} merges").format(n=len(script.merges)) if script is not None else config.tie_rule)
         fields["corpus"] = Text(inert(corpus.name), style="bold")  # a file name may hold escapes
-        fields["size"] = Text(human_size(corpus.size), style="bold")
+        fields["size"] = Text(size_text(corpus.size), style="bold")  # the unit of every message
         width = max(self.size.width - 2, 10) if self.size.width else 10_000
         self.update(fit_fields(fields, width), layout=False)

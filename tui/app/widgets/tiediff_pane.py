@@ -98,7 +98,10 @@ class TieDiffPane(Vertical):
         super().__init__(**kwargs)
         self.workbench = workbench
         self.result: tuple[tuple, TieDiff | None, str | None] | None = None
-        self._running: tuple | None = None
+        #: The key a worker is training now. (Not ``_running``: that is Textual's own, true once
+        #: the widget runs, and a pane that shadowed it trained both rules whenever the analysis
+        #: screen opened, on any tab: two trainers on the corpus, 500 MB more on tang_all.)
+        self._pending: tuple | None = None
 
     def compose(self):
         config = self.workbench.config
@@ -127,8 +130,8 @@ class TieDiffPane(Vertical):
         """Show the diff for this workbench and the chosen rules, training it if needed."""
         self.workbench = workbench
         key = self.key()
-        if (self.result is None or self.result[0] != key) and self._running != key:
-            self._running = key
+        if (self.result is None or self.result[0] != key) and self._pending != key:
+            self._pending = key
             self._run(key, workbench)
         self.render_result()
 
@@ -149,8 +152,8 @@ class TieDiffPane(Vertical):
     @on(Done)
     def _done(self, message: Done) -> None:
         message.stop()
-        if self._running == message.key:
-            self._running = None
+        if self._pending == message.key:
+            self._pending = None
         self.result = (message.key, message.diff, message.error)
         self.render_result()
 
@@ -163,7 +166,11 @@ class TieDiffPane(Vertical):
         else:
             output.update(render_diff(self.result[1], self.workbench.corpus.name))
 
+    def on_unmount(self) -> None:
+        """The screen closed: let go of the diff (two runs' logs and vocabularies)."""
+        self.result = None
+
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        if self.result is not None or self._running is not None:  # shown at least once
+        if self.result is not None or self._pending is not None:  # shown at least once
             self.follow(self.workbench)
