@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.encode.pairs import SHIFT, merge
+from engine.encode.pairs import SHIFT
+from engine.encode.reference import merge
 
 if TYPE_CHECKING:
     from engine.encode.models import Model

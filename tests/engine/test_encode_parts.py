@@ -10,7 +10,7 @@ import pytest
 from engine import ConfigError, Tokenizer
 from engine.encode.decoders import ByteFallback, ByteLevel, EndOfWord, SubwordPrefix, decoder_for
 from engine.encode.models import MergeRules, RankMerging, ScoreMerging, WholeFirst
-from engine.encode.pairs import merge
+from engine.encode.reference import merge
 from engine.encode.vocabulary import BYTE_CHARS, BaseUnits, Vocabulary
 from engine.text.pretokenize import PreTokenizer
 

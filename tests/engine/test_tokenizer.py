@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
 from engine.encode.apply_merges import _apply_long, _apply_short
-from engine.encode.pairs import merge
+from engine.encode.reference import merge
 from engine.encode.tokenizer import load_tokenizer, tokenizer_from_dict
 
 
