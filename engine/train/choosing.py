@@ -210,7 +210,8 @@ class ScriptChooser:
     order), whatever its count is in this corpus. Candidates are the tie rule's (``ranking``)."""
 
     def __init__(self, script: Sequence[tuple[int, int]], state: PairState, line: Line, ranking: Chooser) -> None:
-        self.script: list[tuple[int, int]] = [(a, b) for a, b in script]
+        # the pairs themselves, not copies: a 200k-merge file's script is ready in milliseconds
+        self.script: list[tuple[int, int]] = list(map(tuple, script))  # type: ignore[arg-type]
         self.state = state
         self.line = line
         self.ranking = ranking

@@ -73,6 +73,8 @@ def main() -> None:
     modes = {"": {}} | ({", pure": {"BPE_LAB_PURE": "1"}} if args.pure else {})
     caches = {}
     contenders = {"textual hello (peer)": (PEER, base), "bpe-lab, no tokenizer (peer)": (app_code(ROOT, corpus), base)}
+    if args.before:  # the app's own start before the change, to tell it from the tokenizer's load
+        contenders["bpe-lab (before), no tokenizer"] = (app_code(args.before.resolve(), corpus), base)
     for tag, root in roots.items():
         for mode, env in modes.items():
             name = f"bpe-lab{tag}{mode}"
