@@ -24,17 +24,12 @@ from __future__ import annotations
 from heapq import heapify, heappop, heappush
 
 from engine.encode.pairs import SHIFT
-from engine.native.borders import APART, CUT
-from engine.native.borders import Borders as Borders
 
 #: Chunks longer than this use the heap path (below it the list scans, all C-level, cost less
 #: than the heap's Python-level pushes and pops; docs/benchmarks.md has the crossing point).
 LONG_CHUNK = 16
 #: The rank of a pair no merge covers: above every real one.
 _NO_RANK = 1 << 62
-#: Until engine.encode.tiktoken_merge's characters-first merging takes them from
-#: engine.native.borders (another change), it finds the border tables here.
-_APART, _CUT = APART, CUT
 
 
 def apply_merges(ids: list[int], ranks: dict[int, int]) -> list[int]:

@@ -37,10 +37,10 @@ from itertools import islice
 from typing import Any, Protocol
 
 from engine.encode.pairs import SHIFT
-from engine.encode.tiktoken_merge import analyse, rank_merge
+from engine.encode.tiktoken_merge import rank_merge
 from engine.encode.vocabulary import Vocabulary
 from engine.errors import ConfigError
-from engine.native import MakeBorders, RankIds, backend
+from engine.native import MakeBorders, RankIds, backend, chars_first_analysis
 
 #: The first this many distinct chunks a model encodes go through the merges, before the table
 #: of whole tokens is built (for a few chunks, bpe-lab encode "hi", the table costs more).
@@ -395,10 +395,10 @@ class RankMerging(WholeFirst):
         return self._order
 
     def rank_analysis(self) -> Any:
-        """:func:`engine.encode.tiktoken_merge.analyse` of :meth:`order` (made once), which the
+        """:func:`engine.native.chars_first.chars_first_analysis` of :meth:`order` (made once), which the
         models ranked from this one take as theirs."""
         if self._analysed is None:
-            self._analysed = analyse(self.order())
+            self._analysed = chars_first_analysis(self.order())
         return self._analysed
 
     def rank_ids(self) -> RankIds:

@@ -4,8 +4,8 @@ scanning, in pure Python or compiled, chosen once (``BPE_LAB_PURE=1`` forces pur
 for with :func:`backend`.
 
 The pure path is the readable reference; the compiled core's constant-factor tricks and their
-Python glue live here alone: ``borders.py`` (Chinese merged character by character first) and
-``scan_regions.py`` (which stretches of a text the ASCII scanners take).
+Python glue live here alone: ``borders.py`` and ``chars_first.py`` (Chinese merged character by
+character first) and ``scan_regions.py`` (which stretches of a text the ASCII scanners take).
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     # (each name "as" itself: an explicit re-export for strict type checkers)
     from engine.native.backends import MakeBorders as MakeBorders
     from engine.native.backends import RankIds as RankIds
+    from engine.native.chars_first import CharsFirst as CharsFirst
+    from engine.native.chars_first import chars_first_analysis as chars_first_analysis
     from engine.native.door import BACKEND as BACKEND
     from engine.native.door import COMPILED as COMPILED
     from engine.native.door import PURE as PURE
@@ -32,4 +34,5 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "engine.native.door": ("BACKEND", "COMPILED", "PURE", "PURE_ENV", "WHY_PURE", "Backend", "backend", "implementation",
                            "using"),
     "engine.native.backends": ("MakeBorders", "RankIds"),
+    "engine.native.chars_first": ("CharsFirst", "chars_first_analysis"),
 })

@@ -23,6 +23,7 @@ from engine.encode import apply_merges as _codec
 from engine.encode import tiktoken_merge as _rankmerge
 from engine.native import scan_regions
 from engine.native.borders import Borders, SharedBorders
+from engine.native.chars_first import CharsFirst
 from engine.native.scan_regions import Pattern
 from engine.train import loops as _trainloops
 
@@ -47,7 +48,7 @@ class RankIds:
     places in ``order``) one C call (``merger.merge_ids`` with the id arrays ``ranked`` and
     ``single``, which the whole-text encoder takes too); else, and where it gives up, the parts
     of the pure merging looked up one by one. ``analysis``: see
-    :class:`engine.encode.tiktoken_merge.CharsFirst`."""
+    :class:`engine.native.chars_first.CharsFirst`."""
 
     __slots__ = ("chars_first", "ids", "merger", "pure", "ranked", "single")
 
@@ -55,7 +56,7 @@ class RankIds:
                  analysis: Callable[[], object] | None = None, merger: Any = None) -> None:
         self.ids = ids
         self.pure = partial(_rankmerge.rank_merge, order=order)
-        self.chars_first = _rankmerge.CharsFirst(order, analysis)  # type: ignore[arg-type]
+        self.chars_first = CharsFirst(order, analysis)  # type: ignore[arg-type]
         self.merger = merger
         self.ranked: array[int] | None = None
         self.single: array[int] | None = None

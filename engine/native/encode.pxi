@@ -839,7 +839,7 @@ cdef class RankMerger:
     cdef Py_ssize_t *prev
     cdef int64_t *current
     cdef uint64_t *heap
-    cdef _Wide wide                   # characters first (engine.encode.tiktoken_merge.CharsFirst), or None
+    cdef _Wide wide                   # characters first (engine.native.chars_first.CharsFirst), or None
 
     def __cinit__(self, list tokens):
         cdef Py_ssize_t t
@@ -858,12 +858,12 @@ cdef class RankMerger:
 
     def set_chars(self, source):
         """Three-byte characters first, with the tables ``source()`` gives (see :class:`_Wide`;
-        engine.encode.tiktoken_merge.CharsFirst.tables, None where it does not hold); None turns it off."""
+        engine.native.chars_first.CharsFirst.tables, None where it does not hold); None turns it off."""
         self.wide = _Wide(source) if source is not None else None
 
     cdef int _chars_first(self, const unsigned char *p, Py_ssize_t n) except -1:
         """Merge the ``n`` bytes at ``p`` character by character first, as
-        engine.encode.tiktoken_merge.CharsFirst does, when they are three-byte characters and it holds
+        engine.native.chars_first.CharsFirst does, when they are three-byte characters and it holds
         (room made for ``n``; the parts end at ``self.end``): 1, else 0."""
         cdef Py_ssize_t k, j, s, start, count
         cdef unsigned char kind

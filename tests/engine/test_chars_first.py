@@ -1,6 +1,6 @@
 """Chinese merged character by character first, on both paths, against merging the bytes:
 
-- tiktoken's rule (engine.encode.tiktoken_merge.CharsFirst, the compiled RankMerger): the parts are a naive
+- tiktoken's rule (engine.native.chars_first.CharsFirst, the compiled RankMerger): the parts are a naive
   tiktoken's (engine/encode/reference.py) whenever the shortcut is taken, on vocabularies made as
   training makes them (each token two earlier ones) and in any order, where the shortcut must
   see that it does not hold; Llama 3's real rank file gives tiktoken's ids;
@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from engine import Tokenizer
 from engine.encode import apply_merges as _codec
 from engine.encode.reference import tiktoken_parts
-from engine.encode.tiktoken_merge import CharsFirst, rank_merge
+from engine.encode.tiktoken_merge import rank_merge
+from engine.native.chars_first import CharsFirst
 from engine.native import borders as _borders
 from engine.native.door import COMPILED, PURE, WHY_PURE, using
 from engine.text.pretokenize import PreTokenizer
