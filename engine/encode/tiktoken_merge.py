@@ -40,43 +40,7 @@ def rank_merge(piece: bytes, order: dict[bytes, int], cuts: Sequence[int] | None
                 break
             parts[at : at + 2] = [parts[at] + parts[at + 1]]
         return parts
-    end = list(range(1, n + 1))  # end[s]: where the part starting at s ends (for live parts)
-    prev = list(range(-1, n - 1))
-    alive = [True] * n
-    if len(cuts) < n:  # parts given
-        alive = [False] * n
-        bounds = [*cuts, n]
-        for i, s in enumerate(cuts):
-            end[s] = bounds[i + 1]
-            prev[s] = bounds[i - 1] if i else -1
-            alive[s] = True
-    heap: list[tuple[int, int, int]] = []
-
-    def push(s: int) -> None:
-        e = end[s]
-        if e < n:
-            r = order.get(piece[s : end[e]])
-            if r is not None:
-                heapq.heappush(heap, (r, s, end[e]))
-
-    for s in cuts:
-        push(s)
-    while heap:
-        r, s, stop = heapq.heappop(heap)
-        if not alive[s] or end[s] >= n or end[end[s]] != stop:
-            continue  # stale: one of the two parts changed since
-        alive[end[s]] = False
-        end[s] = stop
-        if stop < n:
-            prev[stop] = s
-        if prev[s] >= 0:
-            push(prev[s])
-        push(s)
-    out, s = [], 0
-    while s < n:
-        out.append(piece[s : end[s]])
-        s = end[s]
-    return out
+    return _heap_merge(piece, order, cuts)[0]  # type: ignore[return-value]  # no budget: parts
 
 
 #: How many tokens :func:`split_points` handles between two calls of its ``progress``.
@@ -286,18 +250,36 @@ def _merge_counted(piece: bytes, order: dict[bytes, int], spent: int, room: int)
     """``rank_merge(piece, order)`` by its heap, with ``spent`` plus the bytes of each pair it
     looks up; no parts (None) once those pass ``room`` (the compiled ``_rank_merge`` counts
     the same)."""
+    return _heap_merge(piece, order, range(len(piece)), spent, room)
+
+
+def _heap_merge(piece: bytes, order: dict[bytes, int], cuts: Sequence[int], spent: int = 0,
+                room: int = -1) -> tuple[list[bytes] | None, int]:
+    """:func:`rank_merge` of the parts of ``piece`` that start at ``cuts`` by a heap of
+    ``(rank, start, stop)``, and ``spent`` plus the bytes of each pair looked up; with a
+    ``room`` (>= 0), no parts (None) once those pass it."""
     n = len(piece)
-    end = list(range(1, n + 1))
+    end = list(range(1, n + 1))  # end[s]: where the part starting at s ends (for live parts)
     prev = list(range(-1, n - 1))
     alive = [True] * n
+    if len(cuts) < n:  # parts given
+        alive = [False] * n
+        bounds = [*cuts, n]
+        for i, s in enumerate(cuts):
+            end[s] = bounds[i + 1]
+            prev[s] = bounds[i - 1] if i else -1
+            alive[s] = True
     heap: list[tuple[int, int, int]] = []
     get = order.get
-    for s in range(n - 1):
-        r = get(piece[s : s + 2])
-        if r is not None:
-            heap.append((r, s, s + 2))
-    spent += 2 * (n - 1)
-    if spent > room:
+    for s in cuts:
+        e = end[s]
+        if e < n:
+            stop = end[e]
+            spent += stop - s
+            r = get(piece[s:stop])
+            if r is not None:
+                heap.append((r, s, stop))
+    if 0 <= room < spent:
         return None, spent
     heapq.heapify(heap)
     while heap:
@@ -319,7 +301,7 @@ def _merge_counted(piece: bytes, order: dict[bytes, int], spent: int, room: int)
             r = get(piece[o:stop])
             if r is not None:
                 heapq.heappush(heap, (r, o, stop))
-        if spent > room:
+        if 0 <= room < spent:
             return None, spent
     out, s = [], 0
     while s < n:
