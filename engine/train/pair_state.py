@@ -119,6 +119,7 @@ class PairState:
         self.where: dict[int, array[int]] = {}
         self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
         self._front: list | None = None  # see _read_front
+        self._tied: dict[int, tuple[int, int]] = {}  # the front's pairs as tuples, made once: see choose
         #: The merge loop of the path this state was built on (its counts are a dict on the
         #: pure path, the compiled core's C table on the other: see engine.native.door.Backend.index_pairs).
         self._merge = native.merge
@@ -286,10 +287,16 @@ class PairState:
             ahead = front[2]
             ties = []
             gone = 0
+            # a pair stays in the front for up to k steps: its tuple is made once, so a long
+            # run of ties (tang_all's last 80,000 merges) does not hold five new ones an event
+            tied = self._tied
             for e in ahead:
                 other = e & _M40
                 if cget(other) == count:
-                    ties.append((other >> SHIFT, other & MASK))
+                    pair = tied.get(other)
+                    if pair is None:
+                        pair = tied[other] = (other >> SHIFT, other & MASK)
+                    ties.append(pair)
                     if len(ties) == k:
                         break
                 elif not ties:
@@ -319,7 +326,7 @@ class PairState:
             ahead, ties, complete = heap.read_front(self.count, self.min_count, count, k, want)
             field = ahead[0] >> 40
             self._front = [heap, field, ahead, ((field + 1) << 40) - 1 if complete else ahead[-1]]
-            return ties
+            return self._share(ties)
         cget = self.count.get
         floor = self.min_count
         taken = [heappop(heap)]
@@ -354,7 +361,19 @@ class PairState:
             heappush(heap, entry)
         field = ahead[0] >> 40
         self._front = [heap, field, ahead, ((field + 1) << 40) - 1 if complete else ahead[-1]]
-        return tuple(ties)
+        return self._share(ties)
+
+    def _share(self, ties: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+        """The front's first tie set, each pair the tuple the last front made for it if it did,
+        kept for :meth:`choose` to list again (see there)."""
+        made, tied = self._tied, {}
+        out = []
+        for x, y in ties:
+            key = x << SHIFT | y
+            pair = tied[key] = made.get(key) or (x, y)
+            out.append(pair)
+        self._tied = tied
+        return tuple(out)
 
     # -- merging ----------------------------------------------------------------------------
 
