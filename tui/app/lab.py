@@ -31,6 +31,7 @@ from tui.app.lab_sessions import AUTOSAVE_RETRY, SAVE_NOW_SECONDS, LabSessions  
 from tui.app.messages import Change, Loaded, LoadFailed, Trained
 from tui.app.training import GROUP, Training
 from tui.i18n import _
+from tui.model.budget import give_back
 from tui.model.cjk import character_level
 from tui.model.driver import LessonView
 from tui.model.pacing import Pacer
@@ -190,6 +191,7 @@ class Lab(LabSessions, LabDriving):
             workbench = Workbench(corpus, config, script=script, file_ids=file_ids, memory=self.memory)
             worker = get_current_worker()  # closing the app while it restores stops the restore
             note = workbench.restore(self._resume, lambda: worker.is_cancelled) if self._resume is not None else None
+            give_back()  # building the state's temporaries (tang_all: ~20 MB), back to the system
         except ValueError as exc:
             self.app.post_message(LoadFailed(str(exc)))
             return

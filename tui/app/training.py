@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from textual.worker import get_current_worker
 
 from tui.app.messages import Trained
+from tui.model.budget import give_back
 from tui.model.pacing import Pacer
 from tui.model.workbench import Workbench
 
@@ -127,6 +128,7 @@ class Training:
                     time.sleep(0.002)  # let the UI thread take the lock between batches
         finally:
             workbench.training = False
+            give_back()  # what the run freed (a batch's temporaries), back to the system: a class's tabs add up
             # A cancelled worker is reported as such at once, while its last batch may still
             # be running: this message comes after that batch, so the panes end up exact.
             self.app.post_message(Trained(done=False, final=True))
@@ -145,4 +147,5 @@ class Training:
         finally:
             workbench.training = False
             self.jumping = False
+            give_back()
             self.app.post_message(Trained(done=False, final=True))

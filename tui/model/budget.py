@@ -31,7 +31,7 @@ APP_BYTES = 52 << 20
 #: position lists, counts); and the undo log of a run to the end, per distinct unit. Fitted to
 #: tests/bench/bench_tab_memory.py on tang_2000, tang_all and 1 MB of code (docs/classroom.md:
 #: the estimate is 10-20 % above what was measured).
-PER_UNIT, PER_DISTINCT_UNIT, LOG_PER_DISTINCT_UNIT = 4, 147, 107
+PER_UNIT, PER_DISTINCT_UNIT, LOG_PER_DISTINCT_UNIT = 4, 147, 48
 #: A copy of the state holds about this share of it (tang_all: 42 of 158 MB).
 COPY_SHARE = 0.27
 #: What moving about adds besides (jumps, undos, redos: freed memory the process keeps).
@@ -51,8 +51,8 @@ def tab_estimate(corpus: LoadedCorpus, config: TrainConfig, budget: int = TAB_BU
     """The memory of a tab on ``corpus`` trained with ``config`` (the base it opens with), told
     from its size and its distinct chunks (counted: ~0.5 s on tang_all's 4.8 MB).
 
-    Example: tang_all.txt at the character level -> about 240 MB loaded, 442 MB trained (measured:
-    210 and 391 MB).
+    Example: tang_all.txt at the character level -> about 240 MB loaded, 369 MB trained (measured:
+    199 and 314 MB).
     """
     from engine.text import pretokenizer_for
     from tui.model.workbench import CHECKPOINTS
