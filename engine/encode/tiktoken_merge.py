@@ -17,7 +17,6 @@ from array import array
 from collections.abc import Callable, Sequence
 
 
-
 def rank_merge(piece: bytes, order: dict[bytes, int], cuts: Sequence[int] | None = None) -> list[bytes]:
     """The parts tiktoken leaves of ``piece`` with tokens ranked by ``order`` (bytes -> rank),
     starting from its bytes, or from the parts that start at ``cuts`` (ascending, the first 0)."""

@@ -14,7 +14,6 @@ from itertools import accumulate, chain
 from engine.encode.tiktoken_merge import rank_merge
 from engine.native.borders import APART, CUT, Borders
 
-
 #: A piece of three-byte characters only (E0 A0-BF, E1-EC, ED 80-9F, EE-EF: valid UTF-8).
 _THREE = re.compile(rb"(?:[\xe1-\xec\xee\xef][\x80-\xbf]{2}|\xe0[\xa0-\xbf][\x80-\xbf]|\xed[\x80-\x9f][\x80-\xbf])+")
 #: Bytes that can only be in three-byte characters (continuation bytes and E0-EF).

@@ -24,8 +24,8 @@ from engine import Tokenizer
 from engine.encode import apply_merges as _codec
 from engine.encode.reference import tiktoken_parts
 from engine.encode.tiktoken_merge import rank_merge
-from engine.native.chars_first import CharsFirst
 from engine.native import borders as _borders
+from engine.native.chars_first import CharsFirst
 from engine.native.door import COMPILED, PURE, WHY_PURE, using
 from engine.text.pretokenize import PreTokenizer
 
