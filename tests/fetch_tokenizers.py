@@ -37,6 +37,12 @@ class Source:
     pypi: bool = False
 
 
+#: The vocabularies in llama.cpp's models/ folder (llama-cpp-python's sdist vendors it) with
+#: texts and ids for its tokenizer test, and those without.
+GGML_TESTED = ("bert-bge", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "llama-bpe",
+               "llama-spm", "mpt", "phi-3", "qwen2", "qwen35", "refact", "starcoder")
+GGML_UNTESTED = ("aquila", "baichuan", "gpt-neox", "nomic-bert-moe")
+
 #: Every file the tests use, by the name they ask for.
 SOURCES: dict[str, Source] = {
     # Llama 3 and 4: tiktoken rank files (named tokenizer.model)
@@ -55,6 +61,11 @@ SOURCES: dict[str, Source] = {
     # (DERIVED below) is the .model file made of it
     **{f"llama2-spm.gguf{end}": Source("llama-cpp-python==0.3.36", f"vendor/llama.cpp/models/ggml-vocab-llama-spm.gguf{end}",
                                        pypi=True) for end in ("", ".inp", ".out")},
+    # every vocabulary llama.cpp keeps for its tokenizer tests (test-tokenizer-0): the GGUF file,
+    # and for most the texts and the ids transformers gave them
+    **{f"ggml-vocab-{name}.gguf{end}": Source("llama-cpp-python==0.3.36", f"vendor/llama.cpp/models/ggml-vocab-{name}.gguf{end}",
+                                              pypi=True)
+       for name in GGML_TESTED + GGML_UNTESTED for end in (("", ".inp", ".out") if name in GGML_TESTED else ("",))},
     # Anthropic's tokenizer.json (an NFKC normalizer), shipped before 0.39
     "anthropic.json": Source("anthropic==0.38.0", "anthropic/tokenizer.json"),
     # Whisper's rank files

@@ -101,6 +101,8 @@ REGISTRY: tuple[Format, ...] = (
            writable=False),
     Format("sentencepiece", "engine.formats.sentencepiece", "SentencePiece .model (BPE models; others refused by type)",
            ".model", writable=False),
+    Format("gguf", "engine.formats.gguf", "llama.cpp's GGUF model file: its tokenizer (gpt2 and llama models)", ".gguf",
+           takes_pattern=True, writable=False),
 )
 BY_NAME: dict[str, Format] = {f.name: f for f in REGISTRY}
 #: The names of the formats bpe-lab writes (``--format`` choices).

@@ -227,6 +227,12 @@ def read_model(path: Path, raw: bytes) -> Imported:
         raise fail(path, str(exc)) from None
     except (ValueError, UnicodeDecodeError):
         raise fail(path, "not a SentencePiece model (its protobuf is malformed)") from None
+    return from_model(path, model)
+
+
+def from_model(path: Path, model: Model) -> Imported:
+    """The tokenizer of a model's pieces and specs (read from a ``.model`` file, or from a GGUF
+    file's metadata: :mod:`engine.formats.gguf`), with the file's ids; anything but BPE is refused."""
     model_kind = MODEL_TYPES.get(model.model_type, f"type {model.model_type}")
     if model_kind != "BPE":
         raise fail(path, f"a SentencePiece {model_kind} model (.model): bpe-lab trains and replays BPE models only "

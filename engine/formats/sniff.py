@@ -52,13 +52,15 @@ UNKNOWN = ("not a tokenizer file bpe-lab knows (native, HF tokenizer.json, seed 
 #: it is not bpe-lab's); and any hook's for a name alone.
 VOCAB_OBJECT, MERGES_NAMED, NATIVE, TEKKEN, HF, SEED001, TIKTOKEN, PAIR_BESIDE, OTHER_FORMAT, NAMED = (
     60, 55, 50, 45, 40, 35, 30, 20, 5, 1)
+#: A GGUF file, by its first four bytes (only its metadata is then read: engine.formats.gguf).
+GGUF = 70
 
 
 @dataclass
 class Probe:
     """A path's content as the sniff hooks see it: ``kind`` is ``"dir"``, ``"json"`` (``data``
-    the parsed value), ``"text"`` (``text``, and its first non-blank ``lines``) or ``"binary"``
-    (``raw``: not UTF-8)."""
+    the parsed value), ``"text"`` (``text``, and its first non-blank ``lines``), ``"binary"``
+    (``raw``: not UTF-8) or ``"gguf"`` (nothing read but its first four bytes)."""
 
     path: Path
     kind: str
@@ -82,6 +84,10 @@ def probe(path: Path) -> Probe:
     ``TokenizerFileError`` naming the path."""
     if path.is_dir():
         return Probe(path, "dir")
+    from engine.formats.gguf import is_gguf
+
+    if is_gguf(path):  # a model file of gigabytes: its reader reads the metadata at its start only
+        return Probe(path, "gguf")
     raw = read_raw(path)
     try:
         text = raw.decode("utf-8")
