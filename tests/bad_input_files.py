@@ -248,3 +248,29 @@ def sidecar_link(tmp: Path) -> Path:
     side.unlink()
     side.symlink_to("../side.json")
     return side
+
+
+def gguf(pairs: list[tuple[str, int, bytes]], version: int = 3, keys: int | None = None) -> bytes:
+    """A GGUF file's header: its magic, version, no tensors, then (key, GGUF type, encoded value)
+    pairs (``keys``: the count it claims, when not the pairs')."""
+    import struct
+
+    out = b"GGUF" + struct.pack("<IQQ", version, 0, len(pairs) if keys is None else keys)
+    for key, kind, value in pairs:
+        out += struct.pack("<Q", len(key)) + key.encode() + struct.pack("<I", kind) + value
+    return out
+
+
+def gguf_string(text: str) -> bytes:
+    """A GGUF string value (type 8)."""
+    import struct
+
+    return struct.pack("<Q", len(text.encode())) + text.encode()
+
+
+def gguf_strings(texts: list[str]) -> bytes:
+    """A GGUF array of strings (type 9 of type 8)."""
+    import struct
+
+    return struct.pack("<IQ", 8, len(texts)) + b"".join(map(gguf_string, texts))
+

@@ -58,6 +58,9 @@ from bad_input_files import (
     corpus,
     deny_reading,
     fail_writes,
+    gguf,
+    gguf_string,
+    gguf_strings,
     gpt2_pair,
     grow_while_read,
     hf,
@@ -213,6 +216,15 @@ SETUP: dict[str, Setup] = {
     "spm-score": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_NAN),
     "spm-table-loop": lambda tmp, mp: corpus(tmp, "tokenizer.model", spm_with_table(looping_charsmap())),
     "spm-piece-chain": lambda tmp, mp: (tmp / "tokenizer.model").write_bytes(piece_chain()),
+    "gguf-version": lambda tmp, mp: corpus(tmp, "model.gguf", gguf([], version=1)),
+    "gguf-truncated": lambda tmp, mp: corpus(tmp, "model.gguf", gguf([("tokenizer.ggml.tokens", 9, gguf_strings(
+        ["a", "b"]))])[:-3]),
+    "gguf-count": lambda tmp, mp: corpus(tmp, "model.gguf", gguf([("tokenizer.ggml.tokens", 9,
+                                                                   (8).to_bytes(4, "little") + (1 << 60).to_bytes(8, "little"))])),
+    "gguf-chained": lambda tmp, mp: corpus(tmp, "model.gguf", gguf([
+        ("tokenizer.ggml.model", 8, gguf_string("gpt2")), ("tokenizer.ggml.pre", 8, gguf_string("starcoder")),
+        ("tokenizer.ggml.tokens", 9, gguf_strings(["a", "b", "ab"])), ("tokenizer.ggml.merges", 9, gguf_strings(["a b"]))])),
+    "gguf-model": lambda tmp, mp: corpus(tmp, "model.gguf", gguf([("tokenizer.ggml.model", 8, gguf_string("bert"))])),
     "hf-normalizer-growth": lambda tmp, mp: with_normalizer(tmp, {"type": "Sequence", "normalizers": [
         {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * 34}),
     "hf-normalizer-prepend": lambda tmp, mp: with_normalizer(tmp, {"type": "Prepend", "prepend": "b" * (5 << 20)}),

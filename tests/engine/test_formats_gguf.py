@@ -24,6 +24,8 @@ from engine.errors import TokenizerFileError
 from engine.formats import load_any
 from engine.formats.gguf import MAX_KEYS, read_metadata
 
+from bad_input_files import gguf, gguf_string
+
 #: How llama.cpp's test files separate their texts (tests/test-tokenizer-0.cpp).
 SEPARATOR = "\n__ggml_vocab_test__\n"
 
@@ -122,18 +124,6 @@ def test_the_metadata_is_what_ggmls_reader_reads(name):
 # -- hostile headers -------------------------------------------------------------------------
 
 
-def gguf_bytes(pairs: list[tuple[str, int, bytes]], version: int = 3, keys: int | None = None) -> bytes:
-    """A GGUF header: magic, version, no tensors, then (key, type, encoded value) pairs."""
-    out = b"GGUF" + struct.pack("<IQQ", version, 0, len(pairs) if keys is None else keys)
-    for key, kind, value in pairs:
-        out += struct.pack("<Q", len(key)) + key.encode() + struct.pack("<I", kind) + value
-    return out
-
-
-def string(text: str) -> bytes:
-    return struct.pack("<Q", len(text.encode())) + text.encode()
-
-
 def test_a_cut_header_is_refused_at_every_length(tmp_path):
     whole = (needed("ggml-vocab-gpt-2.gguf").read_bytes())[:200_000]
     path = tmp_path / "cut.gguf"
@@ -145,17 +135,17 @@ def test_a_cut_header_is_refused_at_every_length(tmp_path):
 
 
 @pytest.mark.parametrize("header, words", [
-    (gguf_bytes([], version=1), "version 1"),
-    (gguf_bytes([], keys=MAX_KEYS + 1), "metadata keys"),
-    (gguf_bytes([("a", 9, struct.pack("<IQ", 8, 1 << 60))]), "truncated"),       # 2^60 strings
-    (gguf_bytes([("a", 9, struct.pack("<IQ", 10, 1 << 61))]), "truncated"),      # 2^61 u64s
-    (gguf_bytes([("a", 8, struct.pack("<Q", 1 << 62))]), "truncated"),           # a 4 EB string
-    (gguf_bytes([("a", 9, struct.pack("<IQ", 9, 1) + bytes(16))]), "array of arrays"),
-    (gguf_bytes([("a", 13, b"")]), "unknown type 13"),
-    (gguf_bytes([("a", 8, struct.pack("<Q", 2) + b"\xff\xfe")]), "not UTF-8"),
-    (gguf_bytes([("general.name", 8, string("x"))]), "without a tokenizer"),
-    (gguf_bytes([("tokenizer.ggml.model", 8, string("gpt2"))]), "tokenizer.ggml.tokens is missing"),
-    (gguf_bytes([("tokenizer.ggml.model", 8, string("rwkv"))]), "RWKV"),
+    (gguf([], version=1), "version 1"),
+    (gguf([], keys=MAX_KEYS + 1), "metadata keys"),
+    (gguf([("a", 9, struct.pack("<IQ", 8, 1 << 60))]), "truncated"),       # 2^60 strings
+    (gguf([("a", 9, struct.pack("<IQ", 10, 1 << 61))]), "truncated"),      # 2^61 u64s
+    (gguf([("a", 8, struct.pack("<Q", 1 << 62))]), "truncated"),           # a 4 EB string
+    (gguf([("a", 9, struct.pack("<IQ", 9, 1) + bytes(16))]), "array of arrays"),
+    (gguf([("a", 13, b"")]), "unknown type 13"),
+    (gguf([("a", 8, struct.pack("<Q", 2) + b"\xff\xfe")]), "not UTF-8"),
+    (gguf([("general.name", 8, gguf_string("x"))]), "without a tokenizer"),
+    (gguf([("tokenizer.ggml.model", 8, gguf_string("gpt2"))]), "tokenizer.ggml.tokens is missing"),
+    (gguf([("tokenizer.ggml.model", 8, gguf_string("rwkv"))]), "RWKV"),
 ])
 def test_hostile_headers_get_one_line(tmp_path, header, words):
     path = tmp_path / "bad.gguf"
