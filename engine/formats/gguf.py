@@ -25,8 +25,6 @@ the model.
 
 from __future__ import annotations
 
-import os
-import stat
 import struct
 import sys
 from dataclasses import replace
@@ -37,15 +35,16 @@ from engine.corpus import check_within, open_bounded
 from engine.errors import MAX_FILE_BYTES, TokenizerFileError
 from engine.formats import sniff as sniffed
 from engine.formats.common import Imported, fail
+from engine.formats.hf import unicode_to_token_or_none
+from engine.formats.hfpre import isolating
 from engine.text.bytelevel import unicode_to_token
+from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
     from engine.encode.tokenizer import Tokenizer
     from engine.formats.sniff import Probe
-    from engine.text.pretokenize import PreTokenizer
 
-#: A GGUF file's first four bytes.
-MAGIC = b"GGUF"
+MAGIC = sniffed.GGUF_MAGIC
 #: The metadata read at most (Gemma 4's vocabulary, the largest known, is 15 MB of it).
 MAX_METADATA = MAX_FILE_BYTES
 #: At most this many key-value pairs (real files hold a few dozen).
@@ -85,9 +84,28 @@ PRE_PATTERNS: dict[str, tuple[str, bool]] = {
     "tekken": (_TEKKEN, True),
 }
 
-#: Pre-tokenizer names whose text llama.cpp splits by several patterns in turn.
-CHAINED = ("default", "deepseek-llm", "deepseek-coder", "deepseek-v3", "falcon", "starcoder", "refact", "command-r",
-           "smollm", "codeshell", "exaone", "minerva-7b", "viking", "chameleon", "bloom", "poro-chat", "gpt3-finnish")
+# llama.cpp's lists of patterns, each splitting the pieces the one before it left (its matches
+# and the text between them kept): copied from src/llama-vocab.cpp
+_DEFAULT = ('[\\p{P}\\$\\+<=>\\^~\\|]+', "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)", '\\p{N}+', '[0-9][0-9][0-9]')  # noqa: E501
+_DEEPSEEK_LLM = ('[\r\n]', '\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-ώᾀ-ᾴᾶ-ᾼιῂ-ῄῆ-ῌῐ-ΐῖ-Ίῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤΩℨK-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+', '\\s?[!-/:-~！-／：-～‘-‟\u3000-。]+', '\\s+$', '[一-龥ࠀ-一가-\ud7ff]+', '\\p{N}+')  # noqa: E501
+_DEEPSEEK_CODER = ('[\r\n]', '\\s?\\p{L}+', '\\s?\\p{P}+', '[一-龥ࠀ-一가-\ud7ff]+', '\\p{N}')
+_FALCON = ('[\\p{P}\\$\\+<=>\\^~\\|`]+', "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)", '[0-9][0-9][0-9]')
+_STARCODER = ('\\p{N}', "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)")
+
+#: ``tokenizer.ggml.pre`` -> the patterns llama.cpp splits its text by, in turn (no name: ``default``).
+PRE_CHAINS: dict[str, tuple[str, ...]] = {
+    "default": _DEFAULT, "deepseek-llm": _DEEPSEEK_LLM, "deepseek-coder": _DEEPSEEK_CODER, "falcon": _FALCON,
+    **dict.fromkeys(("starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b"), _STARCODER),
+}
+#: Pre-tokenizer names whose chains of patterns bpe-lab does not hold (yet): refused.
+CHAINED = ("deepseek-v3", "viking", "chameleon", "bloom", "poro-chat", "gpt3-finnish")
+
+
+def chain_pretokenizer(patterns: tuple[str, ...]) -> PreTokenizer:
+    """The pre-tokenizer that splits as a list of patterns does, each in turn, keeping the text
+    between matches: the last one too (as an Isolated ``Split`` does: its pattern or a run of
+    text where it does not match)."""
+    return PreTokenizer("custom", isolating(patterns[-1]), chain=patterns[:-1])
 
 #: llama.cpp's token types (the SentencePiece ones, numbered alike).
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -218,33 +236,46 @@ def _byte_level(path: Path, meta: dict[str, Any], pretokenizer: PreTokenizer | N
     merges = _strings(meta, "tokenizer.ggml.merges", path)
     pre_name = meta.get("tokenizer.ggml.pre", "default")
     whole = False
-    if pretokenizer is None:
-        if pre_name in CHAINED:
-            raise fail(path, f"its pre-tokenizer {pre_name!r} splits text by several patterns in turn, which bpe-lab "
-                             "does not read yet (give one with --pattern to read it anyway)")
-        if pre_name not in PRE_PATTERNS:
-            raise fail(path, f"its pre-tokenizer {pre_name!r} is not one bpe-lab knows (give its pattern with --pattern)")
+    if pretokenizer is not None:
+        pre = pretokenizer
+    elif pre_name in PRE_CHAINS:
+        pre = chain_pretokenizer(PRE_CHAINS[pre_name])
+    elif pre_name in PRE_PATTERNS:
         pattern, whole = PRE_PATTERNS[pre_name]
+        # llama.cpp keeps the text between matches (GPT-2's list lacks tiktoken's last "|\s+"):
+        # a pattern that ends so matches everything already, and keeps its fast scanners
+        pre = PreTokenizer("custom", pattern if pattern.endswith(r"|\s+") else isolating(pattern))
+    elif pre_name in CHAINED:
+        raise fail(path, f"its pre-tokenizer {pre_name!r} splits text by several patterns in turn, which bpe-lab "
+                         "does not read yet (give one with --pattern to read it anyway)")
     else:
-        pattern = pretokenizer.pattern or ""
+        raise fail(path, f"its pre-tokenizer {pre_name!r} is not one bpe-lab knows (give its pattern with --pattern)")
     added = [{"id": i, "content": t, "special": kind == CONTROL}
              for i, (t, kind) in enumerate(zip(tokens, types)) if kind in (CONTROL, USER_DEFINED)]
-    split = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+    specials = {t for t, kind in zip(tokens, types) if kind in (CONTROL, USER_DEFINED)}
+    vocab = {t: i for i, t in enumerate(tokens)}
+    odd = [t for t in vocab if t not in specials and unicode_to_token_or_none(t) is None]
+    for t in odd:  # Command-R's "\u200d": no merge makes it, and no text is read as it
+        del vocab[t]
+    from engine.formats.hfpre import pretokenizer_json
+
     data = {
-        "model": {"type": "BPE", "vocab": {t: i for i, t in enumerate(tokens)}, "merges": merges,
+        "model": {"type": "BPE", "vocab": vocab, "merges": merges,
                   "ignore_merges": whole},
         "added_tokens": added,
-        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-            split, {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
+        "pre_tokenizer": pretokenizer_json(pre, byte_level=True),
         "decoder": {"type": "ByteLevel"},
     }
+    note = ([f"{len(odd)} token(s) (first: {odd[0]!r}) are not byte-level text: no text encodes to them"]
+            if odd else [])
     try:
         imported = load_hf(path, data)
+        imported = replace(imported, warnings=note + imported.warnings)
     except TokenizerFileError as exc:
         # tiktoken's rule looks a chunk up whole first, as ignore_merges does: only then the same
         if not whole or "only a later merge makes" not in str(exc) or not _merges_follow_ids(tokens, types, merges):
             raise
-        return _as_ranks(path, tokens, types, pattern)
+        return _as_ranks(path, tokens, types, pre)
     return replace(imported, format="gguf", path=str(path))
 
 
@@ -269,13 +300,12 @@ def _merges_follow_ids(tokens: list[str], types: list[int], merges: list[str]) -
                and len(unicode_to_token(t)) > 1)
 
 
-def _as_ranks(path: Path, tokens: list[str], types: list[int], pattern: str) -> Imported:
+def _as_ranks(path: Path, tokens: list[str], types: list[int], pre: PreTokenizer) -> Imported:
     """The vocabulary as tiktoken ranks (a token's id is its rank), merged by tiktoken's rule."""
     import hashlib
 
     from engine.formats.common import identity
     from engine.formats.tiktoken_bpe import ranked_tokenizer
-    from engine.text.pretokenize import PreTokenizer
 
     ranks: dict[bytes, int] = {}
     for i, (t, kind) in enumerate(zip(tokens, types)):
@@ -289,8 +319,7 @@ def _as_ranks(path: Path, tokens: list[str], types: list[int], pattern: str) -> 
     for t in tokens:
         digest.update(t.encode("utf-8", "surrogateescape") + b"\0")
     warnings = ["its merges follow its token ids (as a tiktoken rank file's): read as ranks, merged as tiktoken merges"]
-    tok, file_ids, warnings = ranked_tokenizer(path, ranks, "gguf-" + digest.hexdigest(), specials,
-                                               PreTokenizer("custom", pattern), warnings)
+    tok, file_ids, warnings = ranked_tokenizer(path, ranks, "gguf-" + digest.hexdigest(), specials, pre, warnings)
     return Imported(tok, "gguf", str(path), None if identity(file_ids) else file_ids, warnings)
 
 
@@ -332,17 +361,6 @@ def load(path: Path, content: Any, pretokenizer: PreTokenizer | None, need_patte
     what = OTHER_MODELS.get(str(model))
     said = f"{what} tokenizer" if what else "tokenizer"
     raise fail(path, f"a GGUF {model!r} {said}: bpe-lab reads GGUF's BPE tokenizers only (gpt2, llama)")
-
-
-def is_gguf(path: Path) -> bool:
-    """Whether ``path`` is a regular file that starts as a GGUF file does (four bytes read)."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False
-        with open(path, "rb") as handle:
-            return handle.read(4) == MAGIC
-    except OSError:
-        return False
 
 
 def sniff(probe: Probe) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from engine.errors import TokenizerFileError
 from engine.formats.common import SIMPLE_PORTABLE, fail, portable_pattern, pretokenizer_from_pattern
 from engine.text.pretokenize import GPT2_PATTERN, NAMED_PATTERNS, PreTokenizer, check_pattern
 
@@ -46,10 +47,12 @@ def pretokenizer_json(pre: PreTokenizer, *, byte_level: bool) -> dict[str, Any] 
     plain = not (pre.split_digits or pre.split_newlines or pre.per_line)
     if byte_level and plain and pre.name == "gpt2":
         return _byte_level(True)
-    steps = []
+    steps = [_split(source) for source in pre.chain]
     if pre.per_line and pre.name != "none":
         steps.append(_split(NEWLINE, "MergedWithPrevious"))
-    if pre.name == "custom":
+    if pre.name == "custom" and (source := isolated_source(pre.pattern or "")) is not None:
+        steps.append(_split(source))  # tokenizers' regex engine (Oniguruma) has no (?s:...): say it as it was said
+    elif pre.name == "custom":
         steps.append({"type": "Split", "pattern": {"Regex": pre.pattern}, "behavior": "Removed", "invert": True})
     elif pre.name != "none":
         steps.append(_split(portable_pattern(pre)))
@@ -90,13 +93,77 @@ def _split_pattern(step: dict[str, Any], path: Path) -> str:
     raise fail(path, "a Split pre-tokenizer needs a pattern ({\"Regex\": ...} or {\"String\": ...})")
 
 
+def isolating(source: str) -> str:
+    """A pattern whose matches are ``source``'s and the runs of text between them, as an
+    Isolated ``Split`` by ``source`` leaves them."""
+    return f"(?:{source})|(?s:(?:(?!(?:{source})).)+)"
+
+
+def isolated_source(pattern: str) -> str | None:
+    """The pattern ``source`` when ``pattern`` is :func:`isolating` of it, else None."""
+    import re
+
+    found = re.fullmatch(r"\(\?:(.*)\)\|\(\?s:\(\?:\(\?!\(\?:(.*)\)\)\.\)\+\)", pattern, re.DOTALL)
+    return found.group(1) if found is not None and found.group(1) == found.group(2) else None
+
+
+def _chained(steps: list[dict[str, Any]], path: Path) -> PreTokenizer | None:
+    """A sequence of isolating splits (Isolated ``Split``, ``Digits`` one each, and a last
+    ``ByteLevel`` with its regex), maybe ending in a ``Split`` that keeps its matches only,
+    as one pre-tokenizer with a chain (DeepSeek's, Command-R's ``Digits`` before ``ByteLevel``,
+    StarCoder's); None for anything else."""
+    isolated: list[str] = []
+    last: str | None = None
+    for i, step in enumerate(steps):
+        kind, final = step["type"], i == len(steps) - 1
+        if last is not None:
+            if not (kind == "ByteLevel" and final and not step.get("use_regex", True)):
+                return None
+        elif kind == "ByteLevel":
+            if not final:
+                return None
+            if step.get("use_regex", True):
+                isolated.append(GPT2_PATTERN)
+        elif kind == "Digits" and step.get("individual_digits", False):
+            isolated.append(DIGIT)
+        elif kind == "Split" and not step.get("invert", False) and step.get("behavior") == "Isolated":
+            isolated.append(_split_pattern(step, path))
+        elif kind == "Split" and step.get("invert", False) and step.get("behavior") == "Removed":
+            last = _split_pattern(step, path)
+        else:
+            return None
+    if not isolated or (last is None and len(isolated) < 2):
+        return None
+    for source in (*isolated, last):
+        if source is not None:
+            try:
+                check_pattern(source)
+            except ValueError as exc:
+                raise fail(path, str(exc)) from None
+    if last is None:
+        return PreTokenizer("custom", isolating(isolated[-1]), chain=tuple(isolated[:-1]))
+    return PreTokenizer("custom", last, chain=tuple(isolated))
+
+
 def read_pretokenizer(node: Any, path: Path) -> tuple[PreTokenizer, bool, list[str]]:
     """(pre-tokenizer, whether byte-level, warnings) for an HF ``pre_tokenizer`` value.
 
     Understands what :func:`pretokenizer_json` writes and the common real files: ByteLevel
-    (GPT-2 regex or none), Split with a regex (isolated), Digits (one digit each).
+    (GPT-2 regex or none), Split with a regex (isolated), Digits (one digit each), and a chain
+    of these (:func:`_chained`).
     """
     steps = _flatten(node, path)
+    try:
+        return _read_steps(steps, path)
+    except TokenizerFileError:
+        chained = _chained(steps, path)
+        if chained is None:
+            raise
+        return chained, any(step["type"] == "ByteLevel" for step in steps), []
+
+
+def _read_steps(steps: list[dict[str, Any]], path: Path) -> tuple[PreTokenizer, bool, list[str]]:
+    """:func:`read_pretokenizer` of one pattern, maybe split again into digits and newlines."""
     warnings: list[str] = []
     pattern: str | None = None
     per_line = digits = newlines = byte_level = False
@@ -143,7 +210,7 @@ def read_pretokenizer(node: Any, path: Path) -> tuple[PreTokenizer, bool, list[s
             newlines = True
         elif pattern is None and not digits and not newlines:
             named = source in NAMED_PATTERNS.values() or source == SIMPLE_PORTABLE
-            pattern = source if named else f"(?:{source})|(?s:(?:(?!(?:{source})).)+)"
+            pattern = source if named else isolating(source)
             if not named:  # bounded before it is compiled: the file's own pattern, then the wrapped one
                 for candidate, why in ((source, ""), (pattern, " (an Isolated split also matches the gaps: the pattern twice)")):
                     try:

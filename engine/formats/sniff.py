@@ -79,13 +79,29 @@ class Probe:
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+#: A GGUF file's first four bytes.
+GGUF_MAGIC = b"GGUF"
+
+
+def is_gguf(path: Path) -> bool:
+    """Whether ``path`` is a regular file that starts as a GGUF file does (four bytes read)."""
+    import os
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(4) == GGUF_MAGIC
+    except OSError:
+        return False
+
+
 def probe(path: Path) -> Probe:
     """Read ``path`` once (bounded by ``MAX_FILE_BYTES``); an empty file or bad JSON raises
     ``TokenizerFileError`` naming the path."""
     if path.is_dir():
         return Probe(path, "dir")
-    from engine.formats.gguf import is_gguf
-
     if is_gguf(path):  # a model file of gigabytes: its reader reads the metadata at its start only
         return Probe(path, "gguf")
     raw = read_raw(path)

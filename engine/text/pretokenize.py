@@ -168,6 +168,11 @@ class PreTokenizer:
     its own; ``split_newlines`` makes every newline a chunk of its own (so no merge crosses it);
     ``per_line`` applies the pattern to each line (ending with its ``\n``) on its own, as
     HuggingFace's trainer does when it reads a file line by line.
+
+    ``chain`` (a custom pattern's only) lists patterns that split the text first, each in turn:
+    every piece into its matches and the text between them (HuggingFace's ``Split`` with
+    ``Isolated``, llama.cpp's list of patterns); ``pattern`` then splits each piece. Example:
+    ``PreTokenizer("custom", r"\\S+|\\s+", chain=(r"\\p{N}",)).split("ab12 c") -> ['ab', '1', '2', ' ', 'c']``
     """
 
     name: str = "gpt2"
@@ -175,11 +180,17 @@ class PreTokenizer:
     split_digits: bool = False
     split_newlines: bool = False
     per_line: bool = False
+    chain: tuple[str, ...] = ()
     #: the named pattern whose fast paths split this one's text (see SAME_AS), else the name:
     #: set by __post_init__, never compared or written
     scan: str = field(default="none", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.chain:
+            if self.name != "custom" or self.per_line or not all(isinstance(p, str) and p for p in self.chain):
+                raise ConfigError("a chain of patterns is given with a custom pattern, as patterns, not per line")
+            object.__setattr__(self, "chain", tuple(self.chain))
+            object.__setattr__(self, "_chained", tuple(compile_pattern(p) for p in self.chain))
         if self.name == "none":
             object.__setattr__(self, "_compiled", None)
             object.__setattr__(self, "scan", "none")
@@ -193,7 +204,8 @@ class PreTokenizer:
         else:
             raise ConfigError(f"unknown pre-tokenizer {self.name!r}")
         object.__setattr__(self, "pattern", source)
-        object.__setattr__(self, "scan", SAME_AS.get(source, "custom") if self.name == "custom" else self.name)
+        scan = "custom" if self.chain else SAME_AS.get(source, "custom") if self.name == "custom" else self.name
+        object.__setattr__(self, "scan", scan)
         if self.name == "custom":  # a bad pattern is reported now; the named ones compile on first use
             object.__setattr__(self, "_compiled", compile_pattern(source))
 
@@ -215,6 +227,8 @@ class PreTokenizer:
         """
         if self.name == "none":
             chunks = [text] if text else []
+        elif self.chain:
+            chunks = [piece for _, piece in self._chain_spans(text)]
         elif self.per_line:
             chunks = [c for line in _lines(text) for c in self._findall(line) if c]
         elif (found := self._split_compiled(text)) is not None:
@@ -280,6 +294,9 @@ class PreTokenizer:
             for line in _lines(text):
                 yield [c for c in self._findall(line) if c]
             return
+        if self.chain:
+            yield [piece for _, piece in self._chain_spans(text)]
+            return
         if self.scan not in SCAN_PATTERNS:
             yield [c for c in self._findall(text) if c]
             return
@@ -326,6 +343,12 @@ class PreTokenizer:
     def positioned(self, text: str) -> Iterator[tuple[int, str]]:
         """(character offset, chunk) for every chunk, after digit and newline splitting."""
         post = self._post
+        if self.chain:
+            for pos, chunk in self._chain_spans(text):
+                for piece in post([chunk]):
+                    yield pos, piece
+                    pos += len(piece)
+            return
         if self.covers_everything:
             pos = 0
             for batch in self.batches(text):
@@ -341,6 +364,33 @@ class PreTokenizer:
                     pos += len(piece)
         except TimeoutError:
             raise too_slow(self.pattern or "", len(text)) from None
+
+    def _chain_spans(self, text: str) -> list[tuple[int, str]]:
+        """(offset, chunk) of ``text`` split by :attr:`chain` in turn, then by the pattern, each
+        pattern bounded in time as a custom pattern is."""
+        pieces = [(0, text)] if text else []
+        try:
+            with bounded(pattern_timeout(len(text))) as bound:
+                for splitter in self.__dict__["_chained"]:
+                    out = []
+                    for start, piece in pieces:
+                        pos = 0
+                        for match in splitter.finditer(piece, **bound):
+                            a, b = match.span()
+                            if a == b:
+                                continue
+                            if a > pos:
+                                out.append((start + pos, piece[pos:a]))
+                            out.append((start + a, piece[a:b]))
+                            pos = b
+                        if pos < len(piece):
+                            out.append((start + pos, piece[pos:]))
+                    pieces = out
+                compiled = self._regex()
+                return [(start + m.start(), m.group(0)) for start, piece in pieces
+                        for m in compiled.finditer(piece, **bound) if m.end() > m.start()]
+        except TimeoutError:
+            raise too_slow(" then ".join((*self.chain, self.pattern or "")), len(text)) from None
 
     def _findall(self, text: str) -> list[str]:
         """The pattern's matches in ``text`` (a custom pattern's bounded in time)."""
@@ -368,7 +418,7 @@ class PreTokenizer:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description (the pattern is written out in full)."""
-        data = {
+        data: dict[str, Any] = {
             "name": self.name,
             "pattern": self.pattern,
             "split_digits": self.split_digits,
@@ -376,6 +426,8 @@ class PreTokenizer:
         }
         if self.per_line:
             data["per_line"] = True
+        if self.chain:
+            data["chain"] = list(self.chain)
         return data
 
     @classmethod
@@ -389,6 +441,7 @@ class PreTokenizer:
             split_digits=bool(data.get("split_digits", False)),
             split_newlines=bool(data.get("split_newlines", False)),
             per_line=bool(data.get("per_line", False)),
+            chain=tuple(data.get("chain") or ()),
         )
 
 

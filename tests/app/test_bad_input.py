@@ -222,7 +222,7 @@ SETUP: dict[str, Setup] = {
     "gguf-count": lambda tmp, mp: corpus(tmp, "model.gguf", gguf([("tokenizer.ggml.tokens", 9,
                                                                    (8).to_bytes(4, "little") + (1 << 60).to_bytes(8, "little"))])),
     "gguf-chained": lambda tmp, mp: corpus(tmp, "model.gguf", gguf([
-        ("tokenizer.ggml.model", 8, gguf_string("gpt2")), ("tokenizer.ggml.pre", 8, gguf_string("starcoder")),
+        ("tokenizer.ggml.model", 8, gguf_string("gpt2")), ("tokenizer.ggml.pre", 8, gguf_string("viking")),
         ("tokenizer.ggml.tokens", 9, gguf_strings(["a", "b", "ab"])), ("tokenizer.ggml.merges", 9, gguf_strings(["a b"]))])),
     "gguf-model": lambda tmp, mp: corpus(tmp, "model.gguf", gguf([("tokenizer.ggml.model", 8, gguf_string("bert"))])),
     "hf-normalizer-growth": lambda tmp, mp: with_normalizer(tmp, {"type": "Sequence", "normalizers": [

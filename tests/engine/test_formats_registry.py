@@ -52,7 +52,7 @@ def test_unknown_format_names_the_registry():
 
 def test_a_pattern_is_refused_where_the_record_says_the_file_has_its_own(tmp_path):
     export_tokenizer(small(), "hf", tmp_path / "t.json")
-    with pytest.raises(TokenizerFileError, match="vocab.json \\+ merges.txt, .tiktoken and subword-nmt codes files; this is hf"):
+    with pytest.raises(TokenizerFileError, match="vocab.json \\+ merges.txt, .tiktoken, subword-nmt codes and .gguf files; this is hf"):
         load_any(tmp_path / "t.json", pretokenizer=PreTokenizer("gpt2"))
 
 
