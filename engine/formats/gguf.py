@@ -37,7 +37,6 @@ from engine.formats import sniff as sniffed
 from engine.formats.common import Imported, fail
 from engine.formats.hf import unicode_to_token_or_none
 from engine.formats.hfpre import isolating
-from engine.text.bytelevel import unicode_to_token
 from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
@@ -227,9 +226,11 @@ def _types(meta: dict[str, Any], path: Path, n: int) -> list[int]:
     return value
 
 
-def _byte_level(path: Path, meta: dict[str, Any], pretokenizer: PreTokenizer | None) -> Imported:
-    """A ``gpt2`` model: read as the HuggingFace tokenizer.json it was converted from."""
-    from engine.formats.hf import load_hf
+def hf_data(path: Path, meta: dict[str, Any],
+            pretokenizer: PreTokenizer | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The HuggingFace tokenizer.json (as JSON data) a ``gpt2`` model's metadata stands for, and
+    the notes on what it leaves out."""
+    from engine.formats.hfpre import pretokenizer_json
 
     tokens = _strings(meta, "tokenizer.ggml.tokens", path)
     types = _types(meta, path, len(tokens))
@@ -257,70 +258,24 @@ def _byte_level(path: Path, meta: dict[str, Any], pretokenizer: PreTokenizer | N
     odd = [t for t in vocab if t not in specials and unicode_to_token_or_none(t) is None]
     for t in odd:  # Command-R's "\u200d": no merge makes it, and no text is read as it
         del vocab[t]
-    from engine.formats.hfpre import pretokenizer_json
-
     data = {
-        "model": {"type": "BPE", "vocab": vocab, "merges": merges,
-                  "ignore_merges": whole},
+        "model": {"type": "BPE", "vocab": vocab, "merges": merges, "ignore_merges": whole},
         "added_tokens": added,
         "pre_tokenizer": pretokenizer_json(pre, byte_level=True),
         "decoder": {"type": "ByteLevel"},
     }
     note = ([f"{len(odd)} token(s) (first: {odd[0]!r}) are not byte-level text: no text encodes to them"]
             if odd else [])
-    try:
-        imported = load_hf(path, data)
-        imported = replace(imported, warnings=note + imported.warnings)
-    except TokenizerFileError as exc:
-        # tiktoken's rule looks a chunk up whole first, as ignore_merges does: only then the same
-        if not whole or "only a later merge makes" not in str(exc) or not _merges_follow_ids(tokens, types, merges):
-            raise
-        return _as_ranks(path, tokens, types, pre)
-    return replace(imported, format="gguf", path=str(path))
+    return data, note
 
 
-def _merges_follow_ids(tokens: list[str], types: list[int], merges: list[str]) -> bool:
-    """Whether the merges rank as the tokens they make are numbered: each merge makes a token
-    numbered no lower than the one before it, and every normal token of more than one byte is
-    made by some merge. Then merging by the rank of each pair is merging by the id of the token
-    it makes, tiktoken's rule: what a converter from tiktoken's ranks writes (Llama 3's GGUF
-    lists every pair that joins to each token, 280,147 merges for 128,000 tokens, some using
-    tokens only later merges make)."""
-    ids = {t: i for i, t in enumerate(tokens)}
-    last = -1
-    made = set()
-    for merge in merges:
-        left, _, right = merge.partition(" ")
-        product = ids.get(left + right)
-        if product is None or product < last:
-            return False
-        last = product
-        made.add(product)
-    return all(i in made for i, (t, kind) in enumerate(zip(tokens, types)) if kind == NORMAL and len(t) > 1
-               and len(unicode_to_token(t)) > 1)
+def _byte_level(path: Path, meta: dict[str, Any], pretokenizer: PreTokenizer | None) -> Imported:
+    """A ``gpt2`` model: read as the HuggingFace tokenizer.json it was converted from."""
+    from engine.formats.hf import load_hf
 
-
-def _as_ranks(path: Path, tokens: list[str], types: list[int], pre: PreTokenizer) -> Imported:
-    """The vocabulary as tiktoken ranks (a token's id is its rank), merged by tiktoken's rule."""
-    import hashlib
-
-    from engine.formats.common import identity
-    from engine.formats.tiktoken_bpe import ranked_tokenizer
-
-    ranks: dict[bytes, int] = {}
-    for i, (t, kind) in enumerate(zip(tokens, types)):
-        if kind == NORMAL:
-            try:
-                ranks[unicode_to_token(t)] = i
-            except ValueError:
-                raise fail(path, f"token {i} is not byte-level text") from None
-    specials = [(t, i) for i, (t, kind) in enumerate(zip(tokens, types)) if kind in (CONTROL, USER_DEFINED)]
-    digest = hashlib.sha256()
-    for t in tokens:
-        digest.update(t.encode("utf-8", "surrogateescape") + b"\0")
-    warnings = ["its merges follow its token ids (as a tiktoken rank file's): read as ranks, merged as tiktoken merges"]
-    tok, file_ids, warnings = ranked_tokenizer(path, ranks, "gguf-" + digest.hexdigest(), specials, pre, warnings)
-    return Imported(tok, "gguf", str(path), None if identity(file_ids) else file_ids, warnings)
+    data, note = hf_data(path, meta, pretokenizer)
+    imported = load_hf(path, data)
+    return replace(imported, format="gguf", path=str(path), warnings=note + imported.warnings)
 
 
 def _sentencepiece(path: Path, meta: dict[str, Any]) -> Imported:

@@ -252,12 +252,24 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
                          "(bpe-lab reads byte-level models whose prefix is printable ASCII, as ##)")
     plain = suffix is None and prefix is None
     quick = _byte_level_quickly(path, model, vocab_raw, specials, pre) if byte_level and plain else None
+    ranked = False
     if quick is not None:
         tok, file_ids, more = quick
     else:
-        tok, file_ids, more = _load_model(path, model, vocab_raw, byte_level, specials, special_texts, pre, suffix, prefix)
+        try:
+            tok, file_ids, more = _load_model(path, model, vocab_raw, byte_level, specials, special_texts, pre, suffix,
+                                              prefix)
+        except TokenizerFileError as exc:
+            # tiktoken's rule looks a chunk up whole first, as ignore_merges does: only then the same
+            late = "only a later merge makes" in str(exc) and model.get("ignore_merges") and byte_level and plain
+            found = _as_ranks(path, model, vocab_raw, specials, pre) if late else None
+            if found is None:
+                raise
+            (tok, file_ids, more), ranked = found, True
     warnings += more
-    if model.get("ignore_merges") and not plain:
+    if ranked:
+        pass  # looked up whole first already, as a rank file is
+    elif model.get("ignore_merges") and not plain:
         warnings.append("ignore_merges is ignored: bpe-lab looks chunks up whole only for models without a suffix or prefix")
     elif model.get("ignore_merges"):
         if byte_level:
@@ -269,6 +281,46 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     if dropped:
         warnings.append(f"{dropped} vocabulary token(s) are neither a base token nor made by a merge; never produced, dropped")
     return Imported(tok, "hf", str(path), None if identity(file_ids) else file_ids, warnings)
+
+
+def _as_ranks(path: Path, model: dict[str, Any], vocab_raw: dict[str, int], specials: list[tuple[str, int]],
+              pre: PreTokenizer) -> tuple[Tokenizer, list[int | None], list[str]] | None:
+    """A byte-level model whose merges follow its token ids, read as tiktoken ranks (a token's
+    id is its rank) and merged by tiktoken's rule; None when its merges do not follow its ids.
+
+    They follow them when each merge makes a token numbered no lower than the one before it, and
+    every token of more than one byte (not special) is made by some merge. Merging by the rank
+    of each pair is then merging by the id of the token it makes: what a converter from tiktoken's
+    ranks writes. Llama 3's files list every pair that joins to each token (280,147 merges for
+    128,000 tokens), some using tokens only later merges make, which merge rules cannot hold."""
+    import hashlib
+
+    from engine.formats.tiktoken_bpe import ranked_tokenizer
+
+    parts = _merge_parts(model)
+    if parts is None:
+        return None
+    last, made = -1, set()
+    for left, right in zip(*parts):
+        product = vocab_raw.get(left + right)
+        if product is None or product < last:
+            return None
+        last = product
+        made.add(product)
+    special_texts = {t for t, _ in specials}
+    ranks: dict[bytes, int] = {}
+    for name, i in vocab_raw.items():
+        key = unicode_to_token_or_none(name) if name not in special_texts else None
+        if key is None:
+            continue  # a special, or text no byte-level chunk is
+        if len(key) > 1 and i not in made:
+            return None
+        ranks[key] = i
+    digest = hashlib.sha256()
+    for name, i in sorted(vocab_raw.items(), key=itemgetter(1)):
+        digest.update(f"{i} {name}".encode("utf-8", "surrogateescape") + b"\0")
+    warnings = ["its merges follow its token ids (as a tiktoken rank file's): read as ranks, merged as tiktoken merges"]
+    return ranked_tokenizer(path, ranks, "hf-" + digest.hexdigest(), sorted(specials, key=itemgetter(1)), pre, warnings)
 
 
 def unicode_to_token_or_none(text: str) -> bytes | None:

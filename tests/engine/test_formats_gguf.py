@@ -174,3 +174,37 @@ def test_the_cli_encodes_with_a_gguf_file():
                           capture_output=True, text=True, timeout=60, cwd=Path(__file__).parents[2])
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(i) for i in imported("qwen2").encode("Hello world 你好")]
+
+
+def full_tokenizer_json(data: dict) -> dict:
+    """``hf_data``'s JSON with every field tokenizers asks for."""
+    return {"version": "1.0", "truncation": None, "padding": None,
+            "added_tokens": [dict(a, single_word=False, lstrip=False, rstrip=False, normalized=False)
+                             for a in data["added_tokens"]],
+            "normalizer": None, "pre_tokenizer": data["pre_tokenizer"], "post_processor": None,
+            "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+            "model": dict(data["model"], dropout=None, unk_token=None, continuing_subword_prefix=None,
+                          end_of_word_suffix=None, fuse_unk=False, byte_fallback=False)}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW or n == "command-r" else n
+                                  for n in READ if n not in ("llama-spm", "phi-3")])
+def test_the_same_vocabulary_as_tokenizer_json_gives_tokenizers_ids(tmp_path, name):
+    """Each byte-level vocabulary written as the tokenizer.json it came from (Llama 3's with its
+    280,147 merges, some using tokens only later merges make; DeepSeek's and StarCoder's chains of
+    Splits): bpe-lab reading it gives what ``tokenizers`` gives, on llama.cpp's texts and ours."""
+    import json
+
+    from engine.formats.gguf import hf_data
+    from texts import TEXTS
+
+    tokenizers = pytest.importorskip("tokenizers")
+    path = needed(f"ggml-vocab-{name}.gguf")
+    data, _ = hf_data(path, read_metadata(path))
+    target = tmp_path / "tokenizer.json"
+    target.write_text(json.dumps(full_tokenizer_json(data)), encoding="utf-8")
+    theirs = tokenizers.Tokenizer.from_file(str(target))
+    ours = load_cached(target)
+    texts = [text for text, _ in cases(name)] + TEXTS
+    wrong = [text for text in texts if ours.encode(text) != theirs.encode(text, add_special_tokens=False).ids]
+    assert not wrong, f"{len(wrong)} texts differ, first: {wrong[0]!r}"
