@@ -306,6 +306,9 @@ def build(
     our_merges = []
     repeats = 0
     warnings: list[str] = []
+    #: a key an earlier merge made again -> the other tokens of that key (the file has one id for
+    #: them all, so a later merge of that key applies to each: one merge of ours for each)
+    twins: dict[Any, list[int]] = {}
     for k, (left, right) in enumerate(merges):
         ids = []
         for part in (left, right):
@@ -322,21 +325,30 @@ def build(
         pair = (ids[0], ids[1])
         if pair in pairs:
             raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}) repeats merge {pairs[pair] + 1}")
-        pairs[pair] = k
         product = left + right[cut:]
-        new_id = len(alphabet) + k
         if vocab is None:
-            file_ids.append(None)
+            theirs = None
         else:
             theirs = vocab.get(product)
             if theirs is None:
                 raise fail(path, f"merge {k + 1} ({spell(left)} + {spell(right)}) makes {spell(product)}, which is not in the vocabulary")
-            file_ids.append(theirs)
         if product in made:
             repeats += 1
-        else:
-            made[product] = new_id
-        our_merges.append(pair)
+        # (a right part's twin that starts a word never follows another token: with a prefix, only
+        # the left part's twins)
+        rights = [ids[1]] if cut else [ids[1], *twins.get(right, ())]
+        combos = [pair] + [(a, b) for a in [ids[0], *twins.get(left, ())] for b in rights if (a, b) != pair]
+        for combo in combos:
+            if combo in pairs:
+                continue
+            pairs[combo] = k
+            new_id = len(alphabet) + len(our_merges)
+            file_ids.append(theirs)
+            if product in made:
+                twins.setdefault(product, []).append(new_id)
+            else:
+                made[product] = new_id
+            our_merges.append(combo)
     if repeats:
         warnings.append(f"{repeats} merge(s) make a token an earlier merge already made; both map to the file's one id")
     return built(path, base, alphabet, our_merges, file_ids, specials, pretokenizer, warnings, whole=whole,

@@ -195,8 +195,9 @@ def test_the_same_vocabulary_as_tokenizer_json_gives_tokenizers_ids(tmp_path, na
     Splits): bpe-lab reading it gives what ``tokenizers`` gives, on llama.cpp's texts and ours."""
     import json
 
-    from engine.formats.gguf import hf_data
     from texts import TEXTS
+
+    from engine.formats.gguf import hf_data
 
     tokenizers = pytest.importorskip("tokenizers")
     path = needed(f"ggml-vocab-{name}.gguf")
