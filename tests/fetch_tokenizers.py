@@ -46,6 +46,7 @@ SOURCES: dict[str, Source] = {
     "mistral-v1.model": Source("mistral-common==1.13.1", "mistral_common/data/tokenizer.model.v1"),
     "mistral-v2.model": Source("mistral-common==1.13.1", "mistral_common/data/mistral_instruct_tokenizer_240216.model.v2"),
     "mistral-v3.model": Source("mistral-common==1.13.1", "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3"),
+    # (1.13.1's ...241114.model.v7m1 is the same bytes as v7)
     "mistral-v7.model": Source("mistral-common==1.13.1", "mistral_common/data/mistral_instruct_tokenizer_241114.model.v7"),
     "tekken-240718.json": Source("mistral-common==1.13.1", "mistral_common/data/tekken_240718.json"),
     "tekken-240911.json": Source("mistral-common==1.13.1", "mistral_common/data/tekken_240911.json"),
