@@ -7,17 +7,14 @@ OpenAI's by. Each test skips, saying why, when a file or library cannot be had."
 
 from __future__ import annotations
 
-import functools
-import io
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
-from fetch_tokenizers import needed, needed_folder
+from fetch_tokenizers import needed
+from helpers import openai_gpt2_pair, tiktoken_gpt2
 from texts import TEXTS
 
-import tui.cli.commands as cli
 from engine.errors import TokenizerFileError
 from engine.formats import load_any, read_paths
 
@@ -26,50 +23,9 @@ EOT = "<|endoftext|>"
 WITH_EOT = [*TEXTS, f"a {EOT} b", EOT, f"x{EOT}y{EOT}", f" {EOT}  hello{EOT}\n"]
 
 
-@functools.cache
-def renamed_pair(folder: str) -> Path:
-    """Whisper's GPT-2 pair copied into ``folder`` under OpenAI's names, byte for byte."""
-    pair = needed_folder("whisper-gpt2-pair")
-    where = Path(folder) / "openai"
-    where.mkdir(exist_ok=True)
-    shutil.copy(pair / "vocab.json", where / "encoder.json")
-    shutil.copy(pair / "merges.txt", where / "vocab.bpe")
-    return where
-
-
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory) -> Path:
-    return renamed_pair(str(tmp_path_factory.mktemp("gpt2-openai")))
-
-
-@functools.cache
-def tiktoken_gpt2(folder: Path, digests: bool = False):
-    """tiktoken's gpt2 encoding of the two files in ``folder``: with ``digests``, made by
-    ``tiktoken_ext.openai_public.gpt2`` itself, reading these files for OpenAI's addresses and
-    checking them against the sha256 it expects of OpenAI's (so they must be those); else as it
-    makes it, of these files unchecked (its pattern, ``<|endoftext|>`` 50256)."""
-    pytest.importorskip("tiktoken")
-    import tiktoken
-    import tiktoken.load
-    import tiktoken_ext.openai_public as openai_public
-
-    files = {"vocab.bpe": folder / "vocab.bpe", "encoder.json": folder / "encoder.json"}
-    reading = tiktoken.load.read_file
-
-    def local(blobpath: str) -> bytes:  # OpenAI's address -> the file of that name here
-        return reading(str(files[blobpath.rsplit("/", 1)[-1]]))
-
-    with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as cache:
-        mp.setenv("TIKTOKEN_CACHE_DIR", cache)  # an empty cache: the files are read (and their digests checked)
-        mp.setattr(tiktoken.load, "read_file", local)
-        if digests:
-            spec = openai_public.gpt2()
-        else:
-            ranks = tiktoken.load.data_gym_to_mergeable_bpe_ranks(vocab_bpe_file=str(files["vocab.bpe"]),
-                                                                  encoder_json_file=str(files["encoder.json"]))
-            spec = {"name": "gpt2", "explicit_n_vocab": 50257, "pat_str": openai_public.r50k_pat_str,
-                    "mergeable_ranks": ranks, "special_tokens": {openai_public.ENDOFTEXT: 50256}}
-    return tiktoken.Encoding(**spec)
+    return openai_gpt2_pair(str(tmp_path_factory.mktemp("gpt2-openai")))
 
 
 @pytest.mark.parametrize("named", ["encoder.json", "vocab.bpe", "."])
@@ -99,18 +55,7 @@ def test_every_token_on_its_own_is_its_tiktoken_rank(pair):
     assert imported.encode(EOT) == [enc.eot_token]
 
 
-def test_the_cli_reads_encoder_json(pair, monkeypatch):
-    """``bpe-lab encode -t encoder.json TEXT`` (and ``-t vocab.bpe``) prints tiktoken's ids."""
-    enc = tiktoken_gpt2(pair)
-    monkeypatch.chdir(pair)
-    text = TEXTS[1] + " " + TEXTS[2]
-    for named in ("encoder.json", "vocab.bpe"):
-        out, err = io.StringIO(), io.StringIO()
-        assert cli.main(["encode", "-t", named, text], out=out, err=err) == 0
-        assert err.getvalue() == "" and [int(i) for i in out.getvalue().split()] == enc.encode(text)
-
-
-def test_a_lone_gpt2_vocab_bpe_is_refused_naming_encoder_json(pair, tmp_path, monkeypatch):
+def test_a_lone_gpt2_vocab_bpe_is_refused_naming_encoder_json(pair, tmp_path):
     """OpenAI's merges without encoder.json beside them: one line naming what is missing, never
     read as subword-nmt's codes (which share the #version: 0.2 header)."""
     shutil.copy(pair / "vocab.bpe", tmp_path / "vocab.bpe")
@@ -118,10 +63,6 @@ def test_a_lone_gpt2_vocab_bpe_is_refused_naming_encoder_json(pair, tmp_path, mo
         load_any(tmp_path / "vocab.bpe")
     assert str(info.value) == (f"{tmp_path / 'encoder.json'}: no such file (a GPT-2 pair needs both encoder.json "
                                "and vocab.bpe)")
-    monkeypatch.chdir(tmp_path)
-    out, err = io.StringIO(), io.StringIO()
-    assert cli.main(["encode", "-t", "vocab.bpe", "hi"], out=out, err=err) == 2
-    assert out.getvalue() == "" and err.getvalue().count("\n") == 1 and "encoder.json: no such file" in err.getvalue()
 
 
 def test_subword_nmt_codes_named_vocab_bpe_are_still_codes(tmp_path):

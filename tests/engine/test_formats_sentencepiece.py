@@ -147,32 +147,16 @@ def test_user_defined_pieces_survive_a_native_export(name, tmp_path):
 
 def test_an_hf_export_says_tokenizers_finds_user_defined_pieces_otherwise(tmp_path):
     """tokenizers finds an added token before it normalizes, so an hf export of a model with
-    user-defined pieces says so (one without them says nothing of it)."""
+    user-defined pieces says so (a tokenizer without them says nothing of it)."""
+    from engine import Tokenizer
     from engine.formats import export_tokenizer
+    from engine.formats.hf import user_defined_note
 
-    for name, count in (("mistral-v7.model", 22), ("mistral-v1.model", 0)):
-        imported, _, _, _ = loaded(name)
-        notes = export_tokenizer(imported.tokenizer, "hf", tmp_path / f"{name}.json", ids=imported.file_ids)
-        said = [note for note in notes if "user-defined" in note]
-        assert len(said) == (1 if count else 0), notes
-        assert not count or said[0].startswith(f"{count} user-defined piece(s) ([/REF], ...)")
-
-
-def test_user_defined_pieces_in_the_cli(capsys):
-    """``bpe-lab decode`` of a user-defined piece's id prints sentencepiece's text (it stopped
-    with an IndexError), and ``encode`` gives sentencepiece's ids."""
-    from tui.cli.commands import main
-
-    imported, sp, _, raw = loaded("mistral-v7.model")
-    path = needed("mistral-v7.model")
-    ref = sp.piece_to_id("[REF]")
-    assert (ref, "[REF]") in user_defined(raw)
-    text = "see [REF] here"
-    assert main(["encode", "-t", str(path), text]) == 0
-    assert [int(i) for i in capsys.readouterr().out.split()] == sp.encode(text)
-    ids = [sp.bos_id(), *sp.encode(text), ref]
-    assert main(["decode", "-t", str(path), *map(str, ids)]) == 0
-    assert capsys.readouterr().out == sp.decode(ids)
+    imported, _, _, raw = loaded("mistral-v7.model")
+    notes = export_tokenizer(imported.tokenizer, "hf", tmp_path / "tokenizer.json", ids=imported.file_ids)
+    said = [note for note in notes if "user-defined" in note]
+    assert len(said) == 1 and said[0].startswith(f"{len(user_defined(raw))} user-defined piece(s) ([/REF], ...)")
+    assert user_defined_note(Tokenizer(specials=["<s>"])) == []
 
 
 def test_the_trace_ends_where_encode_does(model):
