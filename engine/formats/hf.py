@@ -150,7 +150,18 @@ def rank_merge_note(tok: Tokenizer, where: str) -> list[str]:
 def save_hf(tok: Tokenizer, path: str | Path, ids: Sequence[int | None] | None = None) -> list[str]:
     """Write ``tokenizer.json`` atomically; returns warnings."""
     write_json(path, tokenizer_json(tok, ids))
-    return fold_note(tok) + rank_merge_note(tok, "tokenizers' BPE models")
+    return fold_note(tok) + rank_merge_note(tok, "tokenizers' BPE models") + user_defined_note(tok)
+
+
+def user_defined_note(tok: Tokenizer) -> list[str]:
+    """A note when a SentencePiece model's user-defined pieces are written as added tokens: bpe-lab
+    and sentencepiece find them in the normalized text, tokenizers in the text before its
+    normalizer, which then prepends its ``▁`` to the text after one too."""
+    if not tok.user_defined:
+        return []
+    first = next(t for t in tok.specials if t in tok.user_defined)
+    return [f"{len(tok.user_defined)} user-defined piece(s) ({first}, ...) are written as added tokens, which tokenizers "
+            "finds before it normalizes the text: text beside one may encode otherwise than in sentencepiece"]
 
 
 def _merge_list(model: dict[str, Any], path: Path) -> list[tuple[str, str]]:
@@ -201,8 +212,8 @@ def _model(data: Any, path: Path) -> dict[str, Any]:
         if model.get("byte_fallback"):
             raise fail(path, "BPE with byte_fallback and a continuing-subword prefix is not supported (bpe-lab reads "
                              "each of them alone)")
-    if suffix is not None:
-        problem = end_of_word_problem(suffix) if suffix else "the end-of-word suffix cannot be empty"
+    if suffix:  # (an empty suffix is none too: tokenizers appends nothing; Qwen 2.5's file says "")
+        problem = end_of_word_problem(suffix)
         if problem:
             raise fail(path, problem)
     return model

@@ -23,7 +23,11 @@ that encodes as sentencepiece does:
   ``▁▁``-``▁``x16) are ordered and split by a plan that agrees with the leftmost rule
   (:func:`engine.formats.spm_merges._run_plan`), so that a replay, merging pair after pair,
   segments runs as it does;
-- control pieces (``<s>``, ``</s>``, ``[INST]``) and user-defined ones are special tokens.
+- control pieces (``<s>``, ``</s>``, ``[INST]``) and user-defined ones (``[REF]``) are special
+  tokens. A user-defined piece is found as sentencepiece finds it: in the normalized text, whole,
+  never merged with what is beside it, so ``"see [REF] here"`` is ``▁see``, ``▁``, ``[REF]``,
+  ``▁here``; a control piece is found in the text before it is normalized, as ``tokenizers``
+  finds the added tokens of a converted model (sentencepiece never finds one in text).
 
 Unigram, word and char models are refused in one line naming the type.
 """
@@ -314,12 +318,14 @@ def from_model(path: Path, model: Model) -> Imported:
     try:
         tok = Tokenizer.from_sentencepiece(merges, alphabet=alphabet, specials=[t for t, _ in specials],
                                            pretokenizer=PreTokenizer("none"), normalizer=normalizer,
-                                           byte_fallback=fallback, text_ranks=ranks)
+                                           byte_fallback=fallback, text_ranks=ranks,
+                                           user_defined=[t for t, i in specials if pieces[i][2] == USER_DEFINED])
     except ValueError as exc:
         raise fail(path, str(exc)) from None
-    if specials:
-        warnings.append(f"{len(specials)} control and user-defined piece(s) ({', '.join(t for t, _ in specials[:3])}, ...) are "
-                        "special tokens, found in text as tokenizers finds them (sentencepiece finds only the user-defined ones)")
+    controls = [t for t, i in specials if pieces[i][2] == CONTROL]
+    if controls:
+        warnings.append(f"{len(controls)} control piece(s) ({', '.join(controls[:3])}, ...) are special tokens, found in "
+                        "text as tokenizers finds them (sentencepiece finds none in text)")
     return SentencePieceImport(tok, "sentencepiece", str(path), file_ids, warnings,
                                unk_surface=model.unk_surface, dummy_prefix=model.add_dummy_prefix,
                                squeeze=model.remove_extra_whitespaces,
@@ -330,8 +336,9 @@ def from_model(path: Path, model: Model) -> Imported:
 class SentencePieceImport(Imported):
     """An import whose :meth:`decode` is sentencepiece's: ``▁`` is a space, the dummy prefix's
     space at the start goes, control pieces decode to nothing and the unknown piece to
-    ``unk_surface``; bytes that are not UTF-8 become U+FFFD, one a byte. (With
-    ``remove_extra_whitespaces``, every ``▁`` before the first text goes.)"""
+    ``unk_surface``; a user-defined piece is its text, as a normal piece; bytes that are not
+    UTF-8 become U+FFFD, one a byte. (With ``remove_extra_whitespaces``, every ``▁`` before the
+    first text goes.)"""
 
     unk_surface: str = " \u2047 "
     dummy_prefix: bool = True
@@ -346,6 +353,7 @@ class SentencePieceImport(Imported):
         out: list[str] = []
         pending = bytearray()
         controls = self.controls
+        token_bytes = tok.token_bytes
 
         def flush() -> None:
             while pending:
@@ -368,7 +376,7 @@ class SentencePieceImport(Imported):
                 pending.extend(tok.pieces[i])
             else:
                 flush()
-                text = tok.pieces[i].decode("utf-8", "surrogateescape")
+                text = token_bytes(i).decode("utf-8", "surrogateescape")  # a user-defined piece: a special's text
                 consumed, bos = False, bos and not any(out)
                 if bos and (self.dummy_prefix or self.squeeze) and text.startswith(SPACE):
                     text, consumed = text[1:], not self.squeeze  # squeezed: every leading ▁ goes

@@ -26,6 +26,7 @@ from engine.encode.tokenizer import Tokenizer
 from engine.errors import ExportError
 from engine.formats import sniff as sniffed
 from engine.formats.common import Imported, build, fail, read_text, show
+from engine.formats.gpt2 import BPE, ENCODER, byte_level_merges
 from engine.text.pretokenize import PreTokenizer
 
 if TYPE_CHECKING:
@@ -102,12 +103,17 @@ def save_codes(tok: Tokenizer, path: str | Path) -> list[str]:
 
 
 def sniff(probe: Probe) -> int:
-    if probe.kind != "text" or not probe.lines or (probe.path.parent / "vocab.json").exists():
+    path = probe.path
+    if probe.kind != "text" or not probe.lines or (path.parent / "vocab.json").exists():
         return 0
+    if path.name == BPE and (path.parent / ENCODER).exists():
+        return 0  # OpenAI's GPT-2 pair: vocab.bpe is its merges.txt
     lines = probe.lines[1:] if probe.lines[0].startswith("#version") else probe.lines
     pairs = all(len(parts) == 2 and all(parts) for parts in (line.rstrip("\r").split(" ") for line in lines))
-    # a merges.txt without </w> and without its vocab.json is GPT-2's half (its reader says the other is missing)
-    ours = SUFFIX in (probe.text or "") or not probe.path.name.endswith("merges.txt")
+    # a merges.txt without </w>, or byte-level merges (Ġ) under any name, without its vocabulary beside it is
+    # GPT-2's half (its reader says the other is missing)
+    text = probe.text or ""
+    ours = SUFFIX in text or not (path.name.endswith("merges.txt") or byte_level_merges(text))
     return CODES if pairs and ours and probe.lines[0].startswith("#version") else 0
 
 

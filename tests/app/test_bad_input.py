@@ -241,6 +241,8 @@ SETUP: dict[str, Setup] = {
     "seed001-contradiction": lambda tmp, mp: seed001(tmp, ["\ufffd", "a", "b", "ba"], [[[1, 2], 3]]),
     "gpt2-wrong-type": lambda tmp, mp: (gpt2_pair(tmp, ["a b"]), (tmp / "pair" / "vocab.json").write_text("[1, 2]")),
     "gpt2-missing-half": lambda tmp, mp: (gpt2_pair(tmp, ["a b"]), (tmp / "pair" / "merges.txt").unlink()),
+    "gpt2-openai-half": lambda tmp, mp: (tmp / "vocab.bpe").write_text("#version: 0.2\n\u0120 t\n\u0120 a\nh e\n",
+                                                                       encoding="utf-8"),
     "gpt2-duplicate": lambda tmp, mp: gpt2_pair(tmp, ["a b", "a b"]),
     "gpt2-contradiction": lambda tmp, mp: (gpt2_pair(tmp, ["a b"]), (tmp / "pair" / "merges.txt").write_text("#version: 0.2\na b\nb c\n")),
     "gpt2-truncated-line": lambda tmp, mp: (gpt2_pair(tmp, ["a b", "ab c"]), (tmp / "pair" / "merges.txt").write_text("#version: 0.2\na b\nab")),

@@ -97,7 +97,7 @@ def test_encode_and_decode_keep_the_files_notes_for_verbose(command, tmp_path):
     assert err.getvalue() == "" and out.getvalue().strip() in ("4 4", "a a")
     out, err = io.StringIO(), io.StringIO()
     assert cli.main([name, "-t", str(model), "--verbose", *rest], out=out, err=err) == 0
-    assert err.getvalue().startswith(f"bpe-lab: note: {model}: 1 control and user-defined piece(s) (<s>, ...) are special tokens")
+    assert err.getvalue().startswith(f"bpe-lab: note: {model}: 1 control piece(s) (<s>, ...) are special tokens")
     assert err.getvalue().count("\n") == 1
 
 

@@ -96,3 +96,27 @@ def test_an_error_about_the_named_file_shows_nothing_of_a_companion_read_elsewhe
     (pair / "vocab.json").unlink()
     (pair / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")  # beside it: said in full
     assert SECRET_LINE in refusal(pair / "merges.txt")
+
+
+def test_openais_names_go_through_the_same_door(tmp_path, monkeypatch):
+    """encoder.json + vocab.bpe (GPT-2's pair under OpenAI's names): each finds the other, which
+    ``reads`` lists, and a partner that links out is refused unread in a lesson and never quoted."""
+    from engine.formats import read_paths
+
+    pair = companion_link(tmp_path)
+    (pair / "vocab.json").rename(pair / "encoder.json")
+    (pair / "merges.txt").rename(pair / "vocab.bpe")  # (the link out, renamed)
+    assert read_paths("gpt2", pair / "encoder.json")[:2] == [pair / "encoder.json", pair / "vocab.bpe"]
+    assert read_paths("gpt2", pair / "vocab.bpe")[:2] == [pair / "encoder.json", pair / "vocab.bpe"]
+    line = refusal(pair / "encoder.json")
+    assert SECRET_LINE not in line and line.startswith(f"{pair / 'vocab.bpe'}: is not what {pair / 'encoder.json'} needs")
+    opened: list[str] = []
+    real = files.read_bounded
+    monkeypatch.setattr(files, "read_bounded", lambda path, **kw: opened.append(str(path)) or real(path, **kw))
+    with reading_within([pair], "is outside the pair"), pytest.raises(TokenizerFileError) as caught:
+        load_any(pair / "encoder.json")
+    assert str(caught.value) == f"{pair / 'vocab.bpe'}: is outside the pair"
+    assert not any(name.endswith(("secret.txt", "vocab.bpe")) for name in opened)
+    (pair / "vocab.bpe").unlink()
+    (pair / "vocab.bpe").write_text("#version: 0.2\na b\n", encoding="utf-8")  # beside it: read
+    assert load_any(pair / "encoder.json").format == load_any(pair / "vocab.bpe").format == "gpt2"

@@ -5,9 +5,10 @@ Each test skips, saying why, when its file cannot be had."""
 from __future__ import annotations
 
 import functools
+import json
 
 import pytest
-from fetch_tokenizers import LLAMA3_PATTERN, load_cached, needed
+from fetch_tokenizers import LLAMA3_PATTERN, load_cached, needed, needed_folder
 from texts import INVALID, TEXTS
 
 from engine.text.pretokenize import O200K_PATTERN  # checked against tiktoken's in test_pretokenize_same.py
@@ -193,6 +194,58 @@ def test_anthropics_normalizer_gives_tokenizers_ids():
         assert imported.encode(text) == theirs.encode(text, add_special_tokens=False).ids, text
         changed += imported.tokenizer.normalize(text) != text
     assert changed >= 10
+
+
+def test_qwen25_reads_with_tokenizers_ids():
+    """Qwen 2.5's tokenizer.json gives its BPE model ``"end_of_word_suffix": ""`` (and
+    ``"continuing_subword_prefix": ""``), which tokenizers reads as none: so does bpe-lab."""
+    tokenizers = pytest.importorskip("tokenizers")
+    path = needed("qwen2.5.json")
+    raw = path.read_bytes()
+    assert b'"end_of_word_suffix": ""' in raw and b'"continuing_subword_prefix": ""' in raw
+    imported = load_real(path)
+    assert imported.tokenizer.end_of_word is None and imported.tokenizer.subword_prefix is None
+    theirs = tokenizers.Tokenizer.from_file(str(path))
+    assert theirs.model.end_of_word_suffix == ""  # kept as given, and appending nothing
+    chat = "<|im_start|>user\nGrüße, 你好<|im_end|>\n<|im_start|>assistant\n"
+    for text in [*NFKC_TEXTS, *TEXTS, chat]:
+        ids = theirs.encode(text, add_special_tokens=False).ids
+        assert imported.encode(text) == ids, text
+        assert imported.decode(ids) == theirs.decode(ids, skip_special_tokens=False), text
+
+
+@pytest.mark.parametrize("marks", [{"end_of_word_suffix": ""}, {"continuing_subword_prefix": ""},
+                                   {"end_of_word_suffix": None, "continuing_subword_prefix": None},
+                                   {"end_of_word_suffix": "", "continuing_subword_prefix": ""}],
+                         ids=["suffix-empty", "prefix-empty", "both-null", "both-empty"])
+def test_an_empty_suffix_or_prefix_is_none_as_in_tokenizers(marks, tmp_path):
+    """Whisper's GPT-2 pair as tokenizers saves it, with the suffix or prefix given as "" or
+    null (tokenizers appends and prepends nothing then): tokenizers' ids, each token its own."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, pre_tokenizers
+
+    from engine.formats import load_any
+    from engine.text.bytelevel import unicode_to_token
+
+    folder = needed_folder("whisper-gpt2-pair")
+    tok = tokenizers.Tokenizer(models.BPE.from_file(str(folder / "vocab.json"), str(folder / "merges.txt")))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.save(str(tmp_path / "saved.json"))
+    data = json.loads((tmp_path / "saved.json").read_text(encoding="utf-8"))
+    data["model"].update(marks)
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    theirs = tokenizers.Tokenizer.from_file(str(path))
+    imported = load_any(path)
+    assert imported.tokenizer.end_of_word is None and imported.tokenizer.subword_prefix is None
+    for text in TEXTS:
+        ids = theirs.encode(text).ids
+        assert imported.encode(text) == ids, text
+        assert imported.decode(ids) == theirs.decode(ids) == text, text
+    for name in list(data["model"]["vocab"])[::97]:  # tokens alone (every 97th), as tokenizers' model merges them
+        text = unicode_to_token(name).decode("utf-8", "surrogateescape")
+        assert imported.to_file_ids(imported.tokenizer.encode_chunk(text)) == [t.id for t in theirs.model.tokenize(name)], name
 
 
 @pytest.mark.parametrize("name", ["mistral-v1.model", "mistral-v3.model", "mistral-v7.model", "llama2-rebuilt.model",

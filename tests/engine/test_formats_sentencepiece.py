@@ -74,8 +74,11 @@ def test_every_piece_on_its_own_encodes_as_sentencepiece_does(model):
     for i, (text, _, kind) in enumerate(parse_model(raw).pieces):
         if kind == BYTE:
             continue  # a byte alone is not text; test_byte_fallback_and_the_prefix covers them
-        if kind in (CONTROL, USER_DEFINED):
+        if kind == CONTROL:
             assert imported.encode(text) == [i]  # a special token, as tokenizers finds it
+            continue
+        if kind == USER_DEFINED:
+            assert imported.encode(text) == sp.encode(text)  # found after the ▁ prefix, as sentencepiece finds it
             continue
         ours = imported.to_file_ids(tok.encode_chunk(text))
         if ours != bare.encode(text):
@@ -95,6 +98,65 @@ def test_every_piece_on_its_own_sample(model):
         if kind in (BYTE, CONTROL, USER_DEFINED) or kind == 2:
             continue
         assert imported.to_file_ids(imported.tokenizer.encode_chunk(text)) == bare.encode(text), text
+
+
+#: The models with user-defined pieces (v3's [REFERENCE_DOC_0]-[REFERENCE_DOC_19], v7's [REF] too).
+USER_MODELS = ["mistral-v3.model", "mistral-v7.model"]
+
+
+def user_defined(raw: bytes) -> list[tuple[int, str]]:
+    return [(i, text) for i, (text, _, kind) in enumerate(parse_model(raw).pieces) if kind == USER_DEFINED]
+
+
+@pytest.mark.parametrize("name", USER_MODELS)
+def test_user_defined_pieces_encode_and_decode_as_sentencepiece_does(name):
+    """sentencepiece finds a user-defined piece in the normalized text, whole, never merged with
+    its neighbours: ``"[REF]"`` is ``▁`` + ``[REF]`` and the text after one keeps its own ``▁``.
+    Decoding any of them (and the ids around) gives sentencepiece's text."""
+    imported, sp, _, raw = loaded(name)
+    pieces = user_defined(raw)
+    assert pieces  # the file has them
+    space = sp.piece_to_id("▁")
+    for i, text in pieces:
+        for around in ("{}", "see {} here", "x{}y", "{}{}", "  {}  a", "{}\n", "Grüße{}分词 {} 😀", " {}", "{} "):
+            plain = around.format(text, text)
+            theirs = sp.encode(plain)
+            assert imported.encode(plain) == theirs, plain
+            assert imported.decode(theirs) == sp.decode(theirs), plain
+        for ids in ([i], [sp.bos_id(), i], [i, i], [space, i], [i, space], [i, *sp.encode("here")], [*sp.encode("a"), i]):
+            assert imported.decode(ids) == sp.decode(ids), ids
+    for text in TEXTS[:4]:  # texts with them put between words
+        with_pieces = " ".join(f"{word}{pieces[k % len(pieces)][1]}" for k, word in enumerate(text.split(" ")))
+        theirs = sp.encode(with_pieces)
+        assert imported.encode(with_pieces) == theirs, with_pieces
+        assert imported.decode(theirs) == sp.decode(theirs), with_pieces
+
+
+@pytest.mark.parametrize("name", USER_MODELS)
+def test_user_defined_pieces_survive_a_native_export(name, tmp_path):
+    from engine.formats import export_tokenizer
+
+    imported, sp, _, raw = loaded(name)
+    export_tokenizer(imported.tokenizer, "native", tmp_path / "t.json", ids=imported.file_ids)
+    again = load_any(tmp_path / "t.json").tokenizer
+    assert again.user_defined == imported.tokenizer.user_defined == {text for _, text in user_defined(raw)}
+    for _, text in user_defined(raw):
+        plain = f"see {text} here"
+        assert imported.to_file_ids(again.encode(plain)) == sp.encode(plain), plain
+
+
+def test_an_hf_export_says_tokenizers_finds_user_defined_pieces_otherwise(tmp_path):
+    """tokenizers finds an added token before it normalizes, so an hf export of a model with
+    user-defined pieces says so (a tokenizer without them says nothing of it)."""
+    from engine import Tokenizer
+    from engine.formats import export_tokenizer
+    from engine.formats.hf import user_defined_note
+
+    imported, _, _, raw = loaded("mistral-v7.model")
+    notes = export_tokenizer(imported.tokenizer, "hf", tmp_path / "tokenizer.json", ids=imported.file_ids)
+    said = [note for note in notes if "user-defined" in note]
+    assert len(said) == 1 and said[0].startswith(f"{len(user_defined(raw))} user-defined piece(s) ([/REF], ...)")
+    assert user_defined_note(Tokenizer(specials=["<s>"])) == []
 
 
 def test_the_trace_ends_where_encode_does(model):
