@@ -108,13 +108,16 @@ BY_NAME: dict[str, Format] = {f.name: f for f in REGISTRY}
 #: The names of the formats bpe-lab writes (``--format`` choices).
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY if f.writable)
 
-__all__ = ["BY_NAME", "FORMATS", "REGISTRY", "Format", "Imported", "detect_format", "export_tokenizer", "load_any",
-           "loading_progress", "read_paths", "recover_merges", "renumbered_note", "sidecar_path", "written_paths"]
+__all__ = ["BY_NAME", "CATALOG", "FORMATS", "REGISTRY", "Format", "Imported", "by_name", "detect_format",
+           "download_size", "export_tokenizer", "fetched", "load_any", "loading_progress", "read_paths", "recover_merges",
+           "renumbered_note", "sidecar_path", "tokenizer_cache", "written_paths"]
 
 #: Names kept importable from here, from the modules that hold them (imported when first used).
 _LAZY = {"Imported": "engine.formats.common", "recover_merges": "engine.formats.tiktoken_bpe",
          "sidecar_path": "engine.formats.tiktoken_bpe", "renumbered_note": "engine.formats.native",
-         "loading_progress": "engine.formats.loading"}
+         "loading_progress": "engine.formats.loading", "CATALOG": "engine.formats.catalog",
+         "by_name": "engine.formats.catalog", "download_size": "engine.formats.catalog", "fetched": "engine.formats.catalog",
+         "tokenizer_cache": "engine.formats.catalog"}
 
 
 def __getattr__(name: str) -> Any:
@@ -224,7 +227,8 @@ def detect_format(path: str | Path) -> str:
 
 def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt: str | None = None,
              need_pattern: bool = True) -> Imported:
-    """Read a tokenizer in any supported format (detected from the content unless ``fmt`` is given).
+    """Read a tokenizer in any supported format (detected from the content unless ``fmt`` is given),
+    from a path or by name (``o200k``, ``llama3``: :mod:`engine.formats.catalog`, once fetched).
 
     ``pretokenizer`` is for the formats that hold no pattern (``.tiktoken`` without its sidecar,
     ``vocab.json`` + ``merges.txt``); elsewhere the file's own is used and giving one is an error.
@@ -232,7 +236,10 @@ def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt:
     """
     # A big file makes a few hundred thousand objects and no reference cycles: the cyclic
     # collector would only walk them again and again (a tenth of a GPT-2 load), so it waits.
+    from engine.formats.catalog import resolve
     from engine.formats.common import quoting_beside
+
+    path = resolve(str(path)) or path  # a name (o200k, llama3) that is not a path: its fetched file
 
     collecting = gc.isenabled()
     gc.disable()

@@ -453,6 +453,35 @@ def _sidecar(path: Path, data: Any = None) -> dict[str, Any] | None:
     return data
 
 
+def inline_rank_text(path: Path, ranks: Any) -> str:
+    """A JSON file's inline ranks (js-tiktoken's ``"bpe_ranks"``: lines of a marker, the first
+    rank, then base64 tokens of consecutive ranks) as a rank file's text."""
+    if not isinstance(ranks, str):
+        raise fail(path, "\"bpe_ranks\" must be text: lines of a marker, a rank and base64 tokens")
+    out = []
+    for number, line in enumerate(ranks.split("\n"), 1):
+        if not line.strip():
+            continue
+        parts = line.split(" ")
+        if len(parts) < 2 or not (parts[1].isascii() and parts[1].isdigit() and len(parts[1]) <= 10):
+            raise fail(path, f"\"bpe_ranks\" line {number} is not a marker, a rank and base64 tokens")
+        first = int(parts[1])
+        out += [f"{token} {first + i}" for i, token in enumerate(parts[2:]) if token]
+    return "\n".join(out) + "\n"
+
+
+def _inline_side(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """An inline-rank file's own pattern and specials, checked as a sidecar's are."""
+    if not isinstance(data.get("pat_str"), str):
+        raise fail(path, "\"pat_str\" must be text")
+    specials = data.get("special_tokens", {})
+    if not isinstance(specials, dict) or not all(isinstance(k, str) and k and is_id(v) for k, v in specials.items()):
+        raise fail(path, "\"special_tokens\" must map token text to ids")
+    for token in specials:
+        check_special(path, token)
+    return data
+
+
 def pattern_pretokenizer(pat_str: str) -> PreTokenizer:
     """The pre-tokenizer a tiktoken ``pat_str`` stands for (a named one when it is one)."""
     if pat_str == WHOLE_TEXT:
@@ -471,7 +500,14 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     """
     path = Path(path)
     side_data = None
-    if isinstance(content, dict) or (content is None and path.name.endswith(".json")):
+    if content is None and path.name.endswith(".json"):
+        content = read_json(path)
+    if isinstance(content, dict) and "bpe_ranks" in content:  # npm tiktoken's encoders/*.json, claude.json
+        side_data, content = content, inline_rank_text(path, content.get("bpe_ranks"))
+        if "pat_str" not in side_data and pretokenizer is None and need_pattern:
+            raise fail(path, "its ranks hold no pattern (\"pat_str\"): give --pattern-name or --pattern")
+        side_data = {"pat_str": WHOLE_TEXT, **side_data}
+    elif isinstance(content, dict):
         # the sidecar PATH.json: the ranks are PATH
         if not path.name.endswith(".json"):
             raise fail(path, "is a tiktoken sidecar (it has \"pat_str\"), but its rank file is named by this "
@@ -484,7 +520,7 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     text = content if isinstance(content, str) else read_text(path)
     ranks = read_ranks(path, text, warnings)
     check_rank_bytes(path, ranks)
-    side = _sidecar(path, side_data)
+    side = _sidecar(path, side_data) if side_data is None or "bpe_ranks" not in side_data else _inline_side(path, side_data)
     known = known_rank_file(ranks) if pretokenizer is None and side is None else None
     if known is not None:
         name, pattern = known
@@ -556,7 +592,7 @@ def sniff(probe: Probe) -> int:
     if probe.kind == "json":
         if not isinstance(probe.data, dict):
             return 0
-        if "pat_str" in probe.data:
+        if "pat_str" in probe.data or isinstance(probe.data.get("bpe_ranks"), str):
             return sniffed.TIKTOKEN
         return sniffed.NAMED if probe.path.name.endswith(".tiktoken.json") else 0
     if probe.kind == "text":

@@ -216,6 +216,8 @@ SETUP: dict[str, Setup] = {
     "spm-score": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_NAN),
     "spm-table-loop": lambda tmp, mp: corpus(tmp, "tokenizer.model", spm_with_table(looping_charsmap())),
     "spm-piece-chain": lambda tmp, mp: (tmp / "tokenizer.model").write_bytes(piece_chain()),
+    "name-not-fetched": lambda tmp, mp: mp.setenv("BPE_LAB_TOKENIZERS", str(tmp / "cache")),
+    "fetch-unknown-name": lambda tmp, mp: None,
     "gguf-version": lambda tmp, mp: corpus(tmp, "model.gguf", gguf([], version=1)),
     "gguf-truncated": lambda tmp, mp: corpus(tmp, "model.gguf", gguf([("tokenizer.ggml.tokens", 9, gguf_strings(
         ["a", "b"]))])[:-3]),

