@@ -470,6 +470,31 @@ def inline_rank_text(path: Path, ranks: Any) -> str:
     return "\n".join(out) + "\n"
 
 
+def _inline_ranks(ranks: Any) -> dict[bytes, int] | None:
+    """Inline ranks with nothing unusual in them, decoded at once; None for anything else (which
+    :func:`inline_rank_text` and the rank file's reader then name exactly)."""
+    if not isinstance(ranks, str):
+        return None
+    out: dict[bytes, int] = {}
+    count = 0
+    try:
+        for line in ranks.split("\n"):
+            if not line:
+                continue
+            _, first, *tokens = line.split(" ")
+            if not (first.isascii() and first.isdigit() and len(first) <= 10):
+                return None
+            start = int(first)
+            decoded = [binascii.a2b_base64(token, strict_mode=True) for token in tokens]
+            out.update(zip(decoded, range(start, start + len(decoded))))
+            count += len(decoded)
+    except (ValueError, binascii.Error):
+        return None
+    if not out or len(out) != count or not all(out) or len(set(out.values())) != count or max(out.values()) > MAX_ID:
+        return None
+    return out
+
+
 def _inline_side(path: Path, data: dict[str, Any]) -> dict[str, Any]:
     """An inline-rank file's own pattern and specials, checked as a sidecar's are."""
     if not isinstance(data.get("pat_str"), str):
@@ -502,8 +527,11 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     side_data = None
     if content is None and path.name.endswith(".json"):
         content = read_json(path)
+    inline: dict[bytes, int] | None = None
     if isinstance(content, dict) and "bpe_ranks" in content:  # npm tiktoken's encoders/*.json, claude.json
-        side_data, content = content, inline_rank_text(path, content.get("bpe_ranks"))
+        inline = _inline_ranks(content.get("bpe_ranks"))
+        side_data, content = content, (content["bpe_ranks"] if inline is not None else
+                                       inline_rank_text(path, content.get("bpe_ranks")))
         if "pat_str" not in side_data and pretokenizer is None and need_pattern:
             raise fail(path, "its ranks hold no pattern (\"pat_str\"): give --pattern-name or --pattern")
         side_data = {"pat_str": WHOLE_TEXT, **side_data}
@@ -518,7 +546,7 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
             raise fail(path, f"no such file ({sidecar_file.name} is a tiktoken sidecar: its rank file has its name without .json)")
     warnings: list[str] = []
     text = content if isinstance(content, str) else read_text(path)
-    ranks = read_ranks(path, text, warnings)
+    ranks = inline if inline is not None else read_ranks(path, text, warnings)
     check_rank_bytes(path, ranks)
     side = _sidecar(path, side_data) if side_data is None or "bpe_ranks" not in side_data else _inline_side(path, side_data)
     known = known_rank_file(ranks) if pretokenizer is None and side is None else None
