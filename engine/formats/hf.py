@@ -262,21 +262,19 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
         raise fail(path, f"the continuing-subword prefix {show(prefix)} is not spelled the same in byte-level text "
                          "(bpe-lab reads byte-level models whose prefix is printable ASCII, as ##)")
     plain = suffix is None and prefix is None
-    quick = _byte_level_quickly(path, model, vocab_raw, specials, pre) if byte_level and plain else None
-    ranked = False
+    parts = _merge_parts(model)  # (once: Llama 3's 280,147 merges take a while to split)
+    quick = _byte_level_quickly(path, parts, vocab_raw, specials, pre) if byte_level and plain else None
+    # a file whose merges follow its ids, some using tokens later merges make (Llama 3's): as
+    # ranks (tiktoken's rule looks a chunk up whole first, as ignore_merges does: only then the same)
+    found = (_as_ranks(path, parts, vocab_raw, specials, pre)
+             if quick is None and model.get("ignore_merges") and byte_level and plain and _merges_late(parts) else None)
+    ranked = found is not None
     if quick is not None:
         tok, file_ids, more = quick
+    elif found is not None:
+        tok, file_ids, more = found
     else:
-        try:
-            tok, file_ids, more = _load_model(path, model, vocab_raw, byte_level, specials, special_texts, pre, suffix,
-                                              prefix)
-        except TokenizerFileError as exc:
-            # tiktoken's rule looks a chunk up whole first, as ignore_merges does: only then the same
-            late = "only a later merge makes" in str(exc) and model.get("ignore_merges") and byte_level and plain
-            found = _as_ranks(path, model, vocab_raw, specials, pre) if late else None
-            if found is None:
-                raise
-            (tok, file_ids, more), ranked = found, True
+        tok, file_ids, more = _load_model(path, model, vocab_raw, byte_level, specials, special_texts, pre, suffix, prefix)
     warnings += more
     if ranked:
         pass  # looked up whole first already, as a rank file is
@@ -294,8 +292,18 @@ def load_hf(path: str | Path, data: Any = None) -> Imported:
     return Imported(tok, "hf", str(path), None if identity(file_ids) else file_ids, warnings)
 
 
-def _as_ranks(path: Path, model: dict[str, Any], vocab_raw: dict[str, int], specials: list[tuple[str, int]],
-              pre: PreTokenizer) -> tuple[Tokenizer, list[int | None], list[str]] | None:
+def _merges_late(parts: tuple[list[str], list[str]] | None) -> bool:
+    """Whether some merge (``parts``: :func:`_merge_parts`) uses a token only a later merge makes."""
+    if parts is None:
+        return False
+    later: dict[str, int] = {}
+    for k, (left, right) in enumerate(zip(*parts)):
+        later.setdefault(left + right, k)
+    return any(later.get(part, -1) > k for k, (left, right) in enumerate(zip(*parts)) for part in (left, right))
+
+
+def _as_ranks(path: Path, parts: tuple[list[str], list[str]] | None, vocab_raw: dict[str, int],
+              specials: list[tuple[str, int]], pre: PreTokenizer) -> tuple[Tokenizer, list[int | None], list[str]] | None:
     """A byte-level model whose merges follow its token ids, read as tiktoken ranks (a token's
     id is its rank) and merged by tiktoken's rule; None when its merges do not follow its ids.
 
@@ -308,7 +316,6 @@ def _as_ranks(path: Path, model: dict[str, Any], vocab_raw: dict[str, int], spec
 
     from engine.formats.tiktoken_bpe import ranked_tokenizer
 
-    parts = _merge_parts(model)
     if parts is None:
         return None
     last, made = -1, set()
@@ -319,11 +326,16 @@ def _as_ranks(path: Path, model: dict[str, Any], vocab_raw: dict[str, int], spec
         last = product
         made.add(product)
     special_texts = {t for t, _ in specials}
+    names = [name for name in vocab_raw if name not in special_texts]
+    try:
+        keys: list[bytes | None] = list(unicode_to_tokens(names))
+    except ValueError:  # some text no byte-level chunk is: left out
+        keys = list(map(unicode_to_token_or_none, names))
     ranks: dict[bytes, int] = {}
-    for name, i in vocab_raw.items():
-        key = unicode_to_token_or_none(name) if name not in special_texts else None
+    for name, key in zip(names, keys):
         if key is None:
-            continue  # a special, or text no byte-level chunk is
+            continue
+        i = vocab_raw[name]
         if len(key) > 1 and i not in made:
             return None
         ranks[key] = i
@@ -397,13 +409,13 @@ def _merge_parts(model: dict[str, Any]) -> tuple[list[str], list[str]] | None:
 
 
 def _byte_level_quickly(
-    path: Path, model: dict[str, Any], vocab_raw: dict[str, int], specials: list[tuple[str, int]], pre: PreTokenizer,
+    path: Path, parts: tuple[list[str], list[str]] | None, vocab_raw: dict[str, int], specials: list[tuple[str, int]],
+    pre: PreTokenizer,
 ) -> tuple[Tokenizer, list[int | None], list[str]] | None:
     """A byte-level file with nothing unusual in it, loaded without turning its tokens into bytes:
     every vocabulary token is byte-level text, and each character is one byte, so the tokens'
     texts match, join and repeat exactly as their bytes do (the tokenizer builds the bytes from
     the merges). None for anything else: :func:`_load_model` then reads it (and names what is wrong)."""
-    parts = _merge_parts(model)
     if parts is None or not_byte_level().search("".join(vocab_raw)):
         return None
     names = byte_level_names()
