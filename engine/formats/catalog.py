@@ -97,11 +97,13 @@ CATALOG: tuple[Named, ...] = (
     _vocab("falcon", "Falcon's vocabulary (GGUF)", "falcon", "Apache-2.0"),
     _vocab("command-r", "Cohere Command-R's vocabulary (GGUF)", "command-r", "CC-BY-NC-4.0"),
     _vocab("mpt", "MPT's vocabulary (GGUF)", "mpt", "Apache-2.0"),
+    _vocab("gemma4", "Gemma 4's vocabulary (GGUF)", "gemma-4", "Gemma Terms of Use"),
 )
 BY_NAME: dict[str, Named] = {n.name: n for n in CATALOG}
 #: Other spellings of the names.
 ALIASES = {"r50k": "gpt2", "gpt-2": "gpt2", "gpt4o": "o200k", "gpt-4o": "o200k", "gpt4": "cl100k", "gpt-4": "cl100k",
-           "llama-3": "llama3", "llama-4": "llama4", "llama-2": "llama2", "qwen": "qwen2.5", "mistral": "mistral-v1"}
+           "llama-3": "llama3", "llama-4": "llama4", "llama-2": "llama2", "qwen": "qwen2.5", "mistral": "mistral-v1",
+           "gemma": "gemma4", "gemma-4": "gemma4"}
 
 
 def by_name(name: str) -> Named | None:

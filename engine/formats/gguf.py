@@ -298,6 +298,37 @@ def _byte_level(path: Path, meta: dict[str, Any], pretokenizer: PreTokenizer | N
     return replace(imported, format="gguf", path=str(path), warnings=note + imported.warnings)
 
 
+def _gemma4(path: Path, meta: dict[str, Any]) -> Imported:
+    """A ``gemma4`` model: SentencePiece-style BPE over the text as it is (spaces as ``▁``, bytes
+    that no token holds as byte tokens), read as the tokenizer.json it came from: its merges
+    split at their first space after the first character, as llama.cpp splits them (a token may
+    start with a space)."""
+    from engine.formats.hf import load_hf
+    from engine.formats.sentencepiece import SPACE
+
+    tokens = _strings(meta, "tokenizer.ggml.tokens", path)
+    types = _types(meta, path, len(tokens))
+    merges = []
+    for k, merge in enumerate(_strings(meta, "tokenizer.ggml.merges", path)):
+        cut = merge.find(" ", 1)
+        if cut < 0:
+            raise fail(path, f"merge {k + 1} {merge!r} is not two tokens separated by a space")
+        merges.append([merge[:cut], merge[cut + 1:]])
+    unk = meta.get("tokenizer.ggml.unknown_token_id")
+    if not isinstance(unk, int) or not 0 <= unk < len(tokens):
+        raise fail(path, "tokenizer.ggml.unknown_token_id is missing or not a token")
+    data = {
+        "model": {"type": "BPE", "vocab": {t: i for i, t in enumerate(tokens)}, "merges": merges, "byte_fallback": True,
+                  "unk_token": tokens[unk]},
+        "added_tokens": [{"id": i, "content": t, "special": kind == CONTROL}
+                         for i, (t, kind) in enumerate(zip(tokens, types)) if kind in (CONTROL, USER_DEFINED)],
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": SPACE},
+        "pre_tokenizer": None,
+    }
+    imported = load_hf(path, data)
+    return replace(imported, format="gguf", path=str(path))
+
+
 def _sentencepiece(path: Path, meta: dict[str, Any]) -> Imported:
     """A ``llama`` model: SentencePiece BPE, as its ``.model`` file would be read."""
     from engine.formats.sentencepiece import Model, from_model
@@ -321,7 +352,7 @@ def _sentencepiece(path: Path, meta: dict[str, Any]) -> Imported:
 
 #: What llama.cpp's other tokenizer models are, for the one line that refuses them.
 OTHER_MODELS = {"bert": "WordPiece", "t5": "Unigram", "rwkv": "RWKV's trie", "ugm": "Unigram", "plamo2": "PLaMo 2's",
-                "gemma4": "Gemma 4's SentencePiece-style BPE", "no_vocab": "no", "none": "no"}
+                "no_vocab": "no", "none": "no"}
 
 
 def load(path: Path, content: Any, pretokenizer: PreTokenizer | None, need_pattern: bool) -> Imported:
@@ -333,9 +364,11 @@ def load(path: Path, content: Any, pretokenizer: PreTokenizer | None, need_patte
         return _byte_level(path, meta, pretokenizer)
     if model == "llama":
         return _sentencepiece(path, meta)
+    if model == "gemma4":
+        return _gemma4(path, meta)
     what = OTHER_MODELS.get(str(model))
     said = f"{what} tokenizer" if what else "tokenizer"
-    raise fail(path, f"a GGUF {model!r} {said}: bpe-lab reads GGUF's BPE tokenizers only (gpt2, llama)")
+    raise fail(path, f"a GGUF {model!r} {said}: bpe-lab reads GGUF's BPE tokenizers only (gpt2, llama, gemma4)")
 
 
 def sniff(probe: Probe) -> int:

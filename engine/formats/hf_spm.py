@@ -91,9 +91,21 @@ def load_byte_fallback(path: Path, data: dict[str, Any], model: dict[str, Any], 
     for left, right in merges_in:
         products.setdefault(left + right, []).append((left, right))
     several = any(len(pairs) > 1 for pairs in products.values())
+    order = list(enumerate(products.items()))
+    # A file whose merges use tokens later merges make (Gemma's lists runs of newlines first):
+    # a token's parts are shorter than it, so taken shortest first every merge's parts are made
+    # before it; each is still merged by the rank of the joined text, its place in the file
+    seen = set(made)
+    reordered = False
+    for text, pairs in products.items():
+        if not any(a in seen and b in seen for a, b in pairs):
+            order.sort(key=lambda item: len(item[1][0]))
+            reordered = True
+            break
+        seen.add(text)
     merges: list[tuple[int, int]] = []
     ranks: list[int] = []
-    for rank, (text, pairs) in enumerate(products.items()):
+    for rank, (text, pairs) in order:
         theirs = vocab.get(text)
         if theirs is None:
             raise fail(path, f"merge {show(pairs[0][0])} + {show(pairs[0][1])} makes {show(text)}, which is not in the vocabulary")
@@ -116,7 +128,7 @@ def load_byte_fallback(path: Path, data: dict[str, Any], model: dict[str, Any], 
     try:
         tok = Tokenizer.from_sentencepiece(merges, alphabet=alphabet, specials=[t for t, _ in specials],
                                            pretokenizer=pre, normalizer=normalizer, byte_fallback=True,
-                                           text_ranks=ranks if several else None)
+                                           text_ranks=ranks if several or reordered else None)
     except ValueError as exc:
         raise fail(path, str(exc)) from None
     if model.get("dropout"):
