@@ -101,6 +101,8 @@ REGISTRY: tuple[Format, ...] = (
            writable=False),
     Format("sentencepiece", "engine.formats.sentencepiece", "SentencePiece .model (BPE models; others refused by type)",
            ".model", writable=False),
+    Format("clip", "engine.formats.clip", "CLIP's own merges (bpe_simple_vocab_16e6.txt.gz)", "CLIP merges .txt.gz",
+           writable=False),
     Format("gguf", "engine.formats.gguf", "llama.cpp's GGUF model file: its tokenizer (gpt2 and llama models)", ".gguf",
            takes_pattern=True, writable=False),
 )

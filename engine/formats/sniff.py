@@ -54,6 +54,8 @@ VOCAB_OBJECT, MERGES_NAMED, NATIVE, TEKKEN, HF, SEED001, TIKTOKEN, PAIR_BESIDE, 
     60, 55, 50, 45, 40, 35, 30, 20, 5, 1)
 #: A GGUF file, by its first four bytes (only its metadata is then read: engine.formats.gguf).
 GGUF = 70
+#: CLIP's gzip-compressed merges, by their first line.
+CLIP = 65
 
 
 @dataclass
@@ -134,7 +136,7 @@ def sniff(path: Path, registry: Sequence[AnySniffer]) -> tuple[AnySniffer, Any]:
         return best, seen.content
     if seen.kind == "binary":
         if seen.raw is not None and seen.raw.startswith(GZIP_MAGIC):
-            # CLIP's merges ship so (bpe_simple_vocab_16e6.txt.gz); bpe-lab reads no archive
+            # (CLIP's own merges, bpe_simple_vocab_16e6.txt.gz, are read: engine.formats.clip)
             raise fail(path, "is gzip-compressed: decompress it first (gunzip -k FILE)")
         raise fail(path, "not a text file (invalid UTF-8)")
     if seen.kind == "dir":

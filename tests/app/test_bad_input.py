@@ -216,6 +216,8 @@ SETUP: dict[str, Setup] = {
     "spm-score": lambda tmp, mp: corpus(tmp, "tokenizer.model", SPM_NAN),
     "spm-table-loop": lambda tmp, mp: corpus(tmp, "tokenizer.model", spm_with_table(looping_charsmap())),
     "spm-piece-chain": lambda tmp, mp: (tmp / "tokenizer.model").write_bytes(piece_chain()),
+    "clip-gzip-bomb": lambda tmp, mp: corpus(tmp, "bpe_simple_vocab_16e6.txt.gz", __import__("gzip").compress(
+        b'"bpe_simple_vocab_16e6.txt#version: 0.2\n' + b"a b\n" * (5 << 20))),
     "name-not-fetched": lambda tmp, mp: mp.setenv("BPE_LAB_TOKENIZERS", str(tmp / "cache")),
     "fetch-unknown-name": lambda tmp, mp: None,
     "gguf-version": lambda tmp, mp: corpus(tmp, "model.gguf", gguf([], version=1)),
