@@ -152,6 +152,24 @@ def added_path(vocab_path: Path) -> Path:
     return vocab_path.with_name(prefix + ADDED)
 
 
+def _added_tokens_of(path: Path, listed: list[tuple[str, int]], vocab: dict[str, Any], specials: list[tuple[str, int]],
+                     known: set[str]) -> list[tuple[str, int]]:
+    """``listed`` added tokens (text, id) less those ``vocab`` holds with the same id and those
+    already ``known``; one that takes another token's id is refused, naming it."""
+    taken = {i: name for name, i in vocab.items()}
+    ids = dict(specials)
+    out = []
+    for name, i in listed:
+        if vocab.get(name) == i or (name in known and ids.get(name) == i):
+            continue
+        if i in taken:
+            raise fail(path, f"added token {show(name)} has id {i}, which vocab.json gives to {show(taken[i])}")
+        if name in ids:
+            raise fail(path, f"added token {show(name)} has id {i}, and vocab.json gives it {ids[name]}")
+        out.append((name, i))
+    return out
+
+
 def _added_tokens(path: Path, vocab: dict[str, Any], specials: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """The added tokens (text -> id) of ``path`` when it exists, less those ``vocab`` already
     holds with the same id: special tokens, found in text as transformers finds them (Whisper's
@@ -173,6 +191,35 @@ def _added_tokens(path: Path, vocab: dict[str, Any], specials: list[tuple[str, i
         if name in known:
             raise fail(path, f"added token {show(name)} has id {i}, and vocab.json gives it {known[name]}")
         out.append((name, i))
+    return out
+
+
+CONFIG = "tokenizer_config.json"
+
+
+def config_path(vocab_path: Path) -> Path:
+    """transformers' ``tokenizer_config.json`` beside ``vocab.json``."""
+    return vocab_path.with_name(CONFIG)
+
+
+def _configured_tokens(path: Path) -> list[tuple[str, int]]:
+    """The added tokens a ``tokenizer_config.json`` lists (``added_tokens_decoder``: id -> its
+    content), when it exists; transformers finds them in text as special tokens."""
+    if not path.is_file():
+        return []
+    data = read_json(path)
+    listed = data.get("added_tokens_decoder") if isinstance(data, dict) else None
+    if listed is None:
+        return []
+    if not isinstance(listed, dict):
+        raise fail(path, "\"added_tokens_decoder\" must map ids to {\"content\": ...} objects")
+    out = []
+    for key, entry in listed.items():
+        content = entry.get("content") if isinstance(entry, dict) else None
+        if not (isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 10
+                and isinstance(content, str) and content):
+            raise fail(path, f"\"added_tokens_decoder\" entry {show(key)} is not an id with its {{\"content\": ...}}")
+        out.append((content, int(key)))
     return out
 
 
@@ -252,13 +299,18 @@ def load_gpt2(path: str | Path, pretokenizer: PreTokenizer | None = None, conten
         else:
             vocab[key] = i
     specials += _added_tokens(added_path(vocab_path), raw, specials)
+    configured = _configured_tokens(config_path(vocab_path))
+    if configured:  # tokenizer_config.json's added tokens: vocab.json holds them, or they come after it
+        known = {name for name, _ in specials}
+        specials += _added_tokens_of(config_path(vocab_path), configured, raw, specials, known)
+    declared = {name for name, _ in configured}
     specials.sort(key=lambda s: s[1])
     for name, _ in specials:
         check_special(vocab_path, name)
-    if len(specials) > MAX_SPECIALS:
+    if sum(1 for name, _ in specials if name not in declared) > MAX_SPECIALS:
         raise fail(merges_path, f"{len(specials)} vocabulary entries (first: {show(specials[0][0])}) are made by no merge: "
                                 f"is {merges_path.name} truncated? (at most {MAX_SPECIALS} are taken as special tokens)")
-    merged_like = [name for name, _ in specials if _splits_in_two(name, raw)]
+    merged_like = [name for name, _ in specials if name not in declared and _splits_in_two(name, raw)]
     if merged_like:
         warnings.append(f"{len(merged_like)} vocabulary entries that look merged (first: {show(merged_like[0])}) are made "
                         f"by no merge, so they are special tokens here: is {merges_path.name} truncated?")
@@ -316,7 +368,7 @@ def reads(path: Path) -> list[Path]:
         vocab, merges = pair_paths(path)
     except ValueError:
         return [path]
-    return [vocab, merges, added_path(vocab)]
+    return [vocab, merges, added_path(vocab), config_path(vocab)]
 
 
 def writes(path: Path) -> list[Path]:
