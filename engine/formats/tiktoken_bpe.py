@@ -86,7 +86,15 @@ KNOWN_RANK_FILES: tuple[tuple[int, tuple[bytes, ...], str, str], ...] = (
     (100256, _CL100K_FIRST, "cl100k_base (GPT-4)", "gpt4"),
     (128000, _CL100K_FIRST, "Llama 3", "llama3"),
     (200000, (b"  ", b"    ", b"er", b"in", b" t", b"on"), "Llama 4", "o200k"),
+    (151643, _CL100K_FIRST, "Qwen", "qwen"),
 )
+#: What a well-known rank file's library adds that the file cannot say: a normalizer (HF JSON)
+#: and special tokens. Qwen's (dashscope's QwenTokenizer, Qwen's own tokenization_qwen.py)
+#: applies NFC, and numbers its specials from 151,643.
+KNOWN_EXTRAS: dict[str, tuple[dict[str, Any] | None, list[tuple[str, int]]]] = {
+    "Qwen": ({"type": "NFC"}, [(t, 151643 + k) for k, t in enumerate(
+        ("<|endoftext|>", "<|im_start|>", "<|im_end|>", *(f"<|extra_{i}|>" for i in range(205))))]),
+}
 
 
 def known_rank_file(ranks: dict[bytes, int]) -> tuple[str, str] | None:
@@ -550,15 +558,24 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     check_rank_bytes(path, ranks)
     side = _sidecar(path, side_data) if side_data is None or "bpe_ranks" not in side_data else _inline_side(path, side_data)
     known = known_rank_file(ranks) if pretokenizer is None and side is None else None
+    normalizer = None
     if known is not None:
         name, pattern = known
         pretokenizer = pretokenizer_named(pattern)
         warnings.append(f"{name}'s rank file ({len(ranks):,} ranks): text is split with its pattern, {pattern} "
                         "(--pattern-name or --pattern gives another)")
+        if name in KNOWN_EXTRAS:
+            spec, extra = KNOWN_EXTRAS[name]
+            side = {"pat_str": pretokenizer.pattern or "", "special_tokens": dict(extra)}
+            if spec is not None:
+                from engine.text.normalize import Normalizer
+
+                normalizer = Normalizer(spec)
+                warnings.append(f"{name}'s library normalizes text first ({spec['type']}), and so does bpe-lab")
     if pretokenizer is None:
         if side is None and need_pattern:
             raise fail(path, "this tiktoken rank file is not one bpe-lab knows, and holds no pattern: give --pattern-name "
-                             "gpt2|gpt4|o200k|llama3|simple|none or --pattern REGEX")
+                             "gpt2|gpt4|o200k|llama3|qwen|simple|none or --pattern REGEX")
         try:
             pretokenizer = pattern_pretokenizer(side["pat_str"]) if side is not None else PreTokenizer("none")
         except ValueError as exc:
@@ -568,6 +585,8 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     if clash:
         raise fail(sidecar_path(path), f"special token {show(clash[0])} has an id the rank file already uses")
     tok, file_ids, warnings = ranked_tokenizer(path, ranks, merge_cache.key_of(text), specials, pretokenizer, warnings)
+    if normalizer is not None:
+        tok.normalizer = normalizer  # nothing is encoded yet: the chunk cache is empty
     return Imported(tok, "tiktoken", str(path), None if identity(file_ids) else file_ids, warnings)
 
 

@@ -524,7 +524,10 @@ def scan_pieces(compiled: Any, text: str, start: int, stop: int) -> Iterator[lis
 
 #: Patterns a tokenizer file that holds none may be read with by name (``--pattern-name``),
 #: besides the named pre-tokenizers: custom patterns, spelled as the files' own libraries do.
-FILE_PATTERNS = {"llama3": LLAMA3_PATTERN, "o200k": O200K_PATTERN}
+#: Qwen's (its tiktoken rank file's tokenizer: Llama 3's with one digit a chunk).
+QWEN_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+                r"|\s+(?!\S)|\s+")
+FILE_PATTERNS = {"llama3": LLAMA3_PATTERN, "o200k": O200K_PATTERN, "qwen": QWEN_PATTERN}
 
 
 def pretokenizer_named(name: str) -> PreTokenizer:
