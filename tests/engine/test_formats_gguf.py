@@ -209,3 +209,34 @@ def test_the_same_vocabulary_as_tokenizer_json_gives_tokenizers_ids(tmp_path, na
     texts = [text for text, _ in cases(name)] + TEXTS
     wrong = [text for text in texts if ours.encode(text) != theirs.encode(text, add_special_tokens=False).ids]
     assert not wrong, f"{len(wrong)} texts differ, first: {wrong[0]!r}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in READ if n not in ("llama-spm", "phi-3", "gemma-4")])
+def test_every_token_alone_and_back_as_tokenizers_gives_it(tmp_path, name):
+    """Each vocabulary token that is text on its own (its bytes UTF-8), encoded alone: the ids
+    ``tokenizers`` gives the same vocabulary as tokenizer.json, decoded as it decodes them (an added
+    token spelled in byte-level characters, DeepSeek's 'ú', decodes to U+FFFD in both)."""
+    import json
+
+    from engine.formats.gguf import hf_data
+    from engine.formats.hf import unicode_to_token_or_none as as_bytes
+
+    tokenizers = pytest.importorskip("tokenizers")
+    path = needed(f"ggml-vocab-{name}.gguf")
+    data, _ = hf_data(path, read_metadata(path))
+    target = tmp_path / "tokenizer.json"
+    target.write_text(json.dumps(full_tokenizer_json(data)), encoding="utf-8")
+    theirs = tokenizers.Tokenizer.from_file(str(target))
+    ours = load_cached(target)
+    texts = []
+    for token in data["model"]["vocab"]:
+        raw = as_bytes(token)
+        try:
+            texts.append(raw.decode("utf-8"))
+        except (AttributeError, UnicodeDecodeError):
+            continue  # part of a character: no text is it alone
+    want = [e.ids for e in theirs.encode_batch(texts, add_special_tokens=False)]
+    back = theirs.decode_batch(want, skip_special_tokens=False)
+    wrong = [text for text, ids, again in zip(texts, want, back) if ours.encode(text) != ids or ours.decode(ids) != again]
+    assert len(texts) > 30_000 and not wrong, f"{len(wrong)} of {len(texts)} differ, first: {wrong[:3]!r}"
