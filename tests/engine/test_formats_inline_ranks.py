@@ -42,6 +42,19 @@ def test_npm_tiktokens_encodings_give_tiktokens_ids(name):
         assert ours.decode(theirs.encode(text, allowed_special="all")) == text
 
 
+def test_anthropics_claude_json_gives_tiktokens_ids():
+    """npm's @anthropic-ai/tokenizer: the same format, specials at ids 0-4 before the ranks (its
+    JavaScript applies NFKC first, which the file cannot say: compared here without it)."""
+    tiktoken = pytest.importorskip("tiktoken")
+    path = needed("anthropic-npm/claude.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    theirs = tiktoken.Encoding("claude", pat_str=data["pat_str"], mergeable_ranks=js_tiktoken_ranks(data),
+                               special_tokens=data["special_tokens"])
+    ours = load_cached(path)
+    for text in [*TEXTS, *MORE, "Human: hi\n\nAssistant: ok<EOT>"]:
+        assert ours.encode(text) == theirs.encode(text, allowed_special="all"), text
+
+
 @pytest.mark.parametrize("bad, words", [
     ({"pat_str": r"\S+", "bpe_ranks": 7}, "must be text"),
     ({"pat_str": r"\S+", "bpe_ranks": "! x YQ=="}, "line 1 is not a marker"),
