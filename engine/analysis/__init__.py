@@ -23,6 +23,7 @@ from engine.analysis.composition import KINDS, LABELS, Composition, classify, co
 from engine.analysis.curve import Curve, compression_curve
 from engine.analysis.heldout import HeldOutReport, evaluate_heldout, hold_back, segmentation
 from engine.analysis.inspector import MergeTree, TokenInfo, token_info
+from engine.analysis.vocab_diff import TextDiff, VocabDiff, by_script, text_diff, vocab_diff
 from engine.analysis.report import (
     FIGURE_SUFFIXES,
     PLOTS_HINT,
@@ -43,6 +44,11 @@ from engine.analysis.subword import INSTALL_HINT, SubwordUnavailable, subword_av
 from engine.analysis.tiediff import TieDiff, tie_rule_diff
 
 __all__ = [
+    "TextDiff",
+    "VocabDiff",
+    "by_script",
+    "text_diff",
+    "vocab_diff",
     "MergeTree",
     "TokenInfo",
     "token_info",

@@ -42,9 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_lesson_parser(sub)
     add_count_parser(sub)
+    from tui.cli.diff import add_diff_parser
     from tui.cli.fetch import add_fetch_parsers
 
     add_fetch_parsers(sub)
+    add_diff_parser(sub)
     return parser
 
 
@@ -71,6 +73,10 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         from tui.cli.count import run_count
 
         return run_count(args, out, err)
+    if args.command == "diff":
+        from tui.cli.diff import run_diff
+
+        return run_diff(args, out, err)
     if args.command in ("fetch", "models"):
         from tui.cli.fetch import run_fetch, run_models
 

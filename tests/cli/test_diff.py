@@ -1,0 +1,69 @@
+"""``bpe-lab diff A B`` (engine.analysis.vocab_diff): the shared-token count is the size of the
+intersection of the two files' token byte strings, computed here from the files themselves
+(cl100k and o200k as npm's tiktoken ships them; Llama 3's and Llama 4's rank files)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import pytest
+from fetch_tokenizers import needed
+
+from engine import Tokenizer
+from engine.analysis.vocab_diff import script_of, spearman, text_diff, vocab_diff
+from tui.cli.commands import main
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
+
+
+def inline_tokens(path) -> set[bytes]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {base64.b64decode(t) for line in filter(None, data["bpe_ranks"].split("\n")) for t in line.split(" ")[2:]}
+
+
+def rank_tokens(path) -> set[bytes]:
+    return {base64.b64decode(line.split()[0]) for line in path.read_text(encoding="utf-8").splitlines() if line}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("a, b, read", [
+    ("tiktoken-npm/cl100k_base.json", "tiktoken-npm/o200k_base.json", inline_tokens),
+    ("llama3.tiktoken", "llama4.tiktoken", rank_tokens),
+])
+def test_shared_tokens_are_the_files_intersection(a, b, read):
+    pa, pb = needed(a), needed(b)
+    want = len(read(pa) & read(pb))
+    code, out, err = run("diff", str(pa), str(pb), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["shared"] == want
+    assert data["a"]["only"] == len(read(pa)) - want and data["b"]["only"] == len(read(pb)) - want
+
+
+def test_a_tokenizer_and_the_start_of_it():
+    a = Tokenizer([(104, 105), (116, 104)])  # hi, th
+    b = Tokenizer([(104, 105), (116, 104), (257, 101)])  # ... the
+    diff = vocab_diff(a, b)
+    assert (diff.shared, diff.only_a, diff.only_b, diff.first_parting) == (258, [], [b"the"], None)
+    other = Tokenizer([(104, 105), (101, 114)])
+    assert vocab_diff(a, other).first_parting == 1
+    assert spearman([1, 2, 3], [10, 20, 30]) == 1.0 and spearman([1, 2, 3], [30, 20, 10]) == -1.0
+    found = text_diff(a, b, "the hi the")
+    assert found.differing == [("the", 2, [b"th", b"e"], [b"the"])]
+
+
+def test_scripts_of_tokens():
+    assert [script_of(t.encode()) for t in ("Hallo", " мир", "中文", "  ", "123", "!!", "\u2581the")] == [
+        "Latin", "Cyrillic", "Han", "spaces", "digits", "punctuation", "Latin"]
+    assert script_of(b"\xe4\xb8") == "bytes"
+
+
+def test_diff_says_a_missing_name_in_one_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("BPE_LAB_TOKENIZERS", str(tmp_path))
+    code, _, err = run("diff", "cl100k", "o200k")
+    assert code == 2 and err.count("\n") == 1 and "bpe-lab fetch cl100k" in err
