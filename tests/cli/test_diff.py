@@ -67,3 +67,21 @@ def test_diff_says_a_missing_name_in_one_line(monkeypatch, tmp_path):
     monkeypatch.setenv("BPE_LAB_TOKENIZERS", str(tmp_path))
     code, _, err = run("diff", "cl100k", "o200k")
     assert code == 2 and err.count("\n") == 1 and "bpe-lab fetch cl100k" in err
+
+
+def test_diff_over_a_corpus_file(tmp_path):
+    """Two tokenizers trained in the tests (one a start of the other) over a file: the words they
+    split differently, and the tokens each needs, as JSON."""
+    from engine.formats import export_tokenizer
+
+    a = tmp_path / "a.json"
+    b = tmp_path / "b.json"
+    export_tokenizer(Tokenizer([(104, 105), (116, 104)]), "native", a)
+    export_tokenizer(Tokenizer([(104, 105), (116, 104), (257, 101)]), "native", b)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the hi the\n", encoding="utf-8")
+    code, out, err = run("diff", str(a), str(b), "--corpus", str(corpus), "--json")
+    assert code == 0, err
+    data = json.loads(out)["text"]
+    assert (data["chars"], data["tokens_a"], data["tokens_b"]) == (11, 8, 6)  # th,e | ·,hi | ·,th,e | ↵
+    assert data["differing"] == [{"word": "the", "count": 2, "a": ["th", "e"], "b": ["the"]}]

@@ -46,7 +46,7 @@ def run_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elif args.corpus is not None:
         from engine import read_corpus
 
-        text = read_corpus(args.corpus)
+        text = read_corpus(args.corpus, base="chars").text
     found = text_diff(a, b, text, args.show) if text is not None else None
 
     def show(token: bytes) -> str:
