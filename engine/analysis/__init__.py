@@ -23,7 +23,6 @@ from engine.analysis.composition import KINDS, LABELS, Composition, classify, co
 from engine.analysis.curve import Curve, compression_curve
 from engine.analysis.heldout import HeldOutReport, evaluate_heldout, hold_back, segmentation
 from engine.analysis.inspector import MergeTree, TokenInfo, token_info
-from engine.analysis.vocab_diff import TextDiff, VocabDiff, by_script, text_diff, vocab_diff
 from engine.analysis.report import (
     FIGURE_SUFFIXES,
     PLOTS_HINT,
@@ -42,6 +41,7 @@ from engine.analysis.report import (
 )
 from engine.analysis.subword import INSTALL_HINT, SubwordUnavailable, subword_available, train_unigram, train_wordpiece
 from engine.analysis.tiediff import TieDiff, tie_rule_diff
+from engine.analysis.vocab_diff import TextDiff, VocabDiff, by_script, text_diff, vocab_diff
 
 __all__ = [
     "TextDiff",

@@ -44,9 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_count_parser(sub)
     from tui.cli.diff import add_diff_parser
     from tui.cli.fetch import add_fetch_parsers
+    from tui.cli.tokens import add_tokens_parser
 
     add_fetch_parsers(sub)
     add_diff_parser(sub)
+    add_tokens_parser(sub)
     return parser
 
 
@@ -73,6 +75,10 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         from tui.cli.count import run_count
 
         return run_count(args, out, err)
+    if args.command == "tokens":
+        from tui.cli.tokens import run_tokens
+
+        return run_tokens(args, out, err)
     if args.command == "diff":
         from tui.cli.diff import run_diff
 
