@@ -22,7 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("corpus", nargs="?", metavar="CORPUS", help="a text file (default: the bundled workshop corpus)")
     add_training_options(parser)
-    parser.add_argument("--tokenizer", metavar="TOK", help="replay a tokenizer (any supported format) on the corpus, merge by merge")
+    parser.add_argument("--tokenizer", metavar="TOK", help="replay a tokenizer (a file in any supported format, or a name once fetched: "
+                             "bpe-lab models) on the corpus, merge by merge")
     parser.add_argument("--pattern-name", choices=PATTERN_NAMES, metavar="NAME",
                         help="pre-tokenizer for a --tokenizer file that holds none (a tiktoken rank file that is not "
                              "a well-known one, vocab.json + merges.txt): "

@@ -146,7 +146,9 @@ def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
     """``-t`` in any supported format, and the pattern for formats that hold none."""
     parser.add_argument("-t", "--tokenizer", required=True, metavar="TOK",
                         help="a tokenizer file in any format: native or HF tokenizer.json, XSLM's JSON, "
-                             "vocab.json + merges.txt or encoder.json + vocab.bpe (either file, or their directory), .tiktoken")
+                             "vocab.json + merges.txt or encoder.json + vocab.bpe (either file, or their directory), "
+                             ".tiktoken, SentencePiece .model, tekken.json, .gguf, CLIP's merges; or a name once "
+                             "fetched (o200k, llama3 ...: bpe-lab models)")
     pattern = parser.add_mutually_exclusive_group()
     pattern.add_argument("--pattern-name", choices=PATTERN_NAMES, metavar="NAME",
                          help="pre-tokenizer for vocab.json + merges.txt (default gpt2), or for a tiktoken rank file "
