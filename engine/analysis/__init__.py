@@ -21,6 +21,7 @@ from engine.analysis.compare import (
 )
 from engine.analysis.composition import KINDS, LABELS, Composition, classify, composition
 from engine.analysis.curve import Curve, compression_curve
+from engine.analysis.glitch import VocabularyDive, vocabulary_dive
 from engine.analysis.heldout import HeldOutReport, evaluate_heldout, hold_back, segmentation
 from engine.analysis.inspector import MergeTree, TokenInfo, token_info
 from engine.analysis.report import (
@@ -44,6 +45,8 @@ from engine.analysis.tiediff import TieDiff, tie_rule_diff
 from engine.analysis.vocab_diff import TextDiff, VocabDiff, by_script, text_diff, vocab_diff
 
 __all__ = [
+    "VocabularyDive",
+    "vocabulary_dive",
     "TextDiff",
     "VocabDiff",
     "by_script",

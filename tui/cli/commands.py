@@ -45,10 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.cli.diff import add_diff_parser
     from tui.cli.fetch import add_fetch_parsers
     from tui.cli.tokens import add_tokens_parser
+    from tui.cli.vocab import add_vocab_parser
 
     add_fetch_parsers(sub)
     add_diff_parser(sub)
     add_tokens_parser(sub)
+    add_vocab_parser(sub)
     return parser
 
 
@@ -75,6 +77,10 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         from tui.cli.count import run_count
 
         return run_count(args, out, err)
+    if args.command == "vocab":
+        from tui.cli.vocab import run_vocab
+
+        return run_vocab(args, out, err)
     if args.command == "tokens":
         from tui.cli.tokens import run_tokens
 
