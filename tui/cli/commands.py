@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_count_parser(sub)
     from tui.cli.diff import add_diff_parser
     from tui.cli.fetch import add_fetch_parsers
+    from tui.cli.tax import add_tax_parser
     from tui.cli.tokens import add_tokens_parser
     from tui.cli.vocab import add_vocab_parser
 
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_diff_parser(sub)
     add_tokens_parser(sub)
     add_vocab_parser(sub)
+    add_tax_parser(sub)
     return parser
 
 
@@ -77,6 +79,10 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         from tui.cli.count import run_count
 
         return run_count(args, out, err)
+    if args.command == "tax":
+        from tui.cli.tax import run_tax
+
+        return run_tax(args, out, err)
     if args.command == "vocab":
         from tui.cli.vocab import run_vocab
 
