@@ -6,6 +6,7 @@ when they are built (the ``compare`` extra).
 
 from engine.analysis.baselines import BpeSegmenter, CharTokenizer, Piece, Segmenter, WordTokenizer, split_words
 from engine.analysis.branches import BranchComparison, BranchRow, compare_branches
+from engine.analysis.code_cost import CodeCost, code_cost
 from engine.analysis.compare import (
     BASELINES,
     Baseline,
@@ -45,6 +46,8 @@ from engine.analysis.tiediff import TieDiff, tie_rule_diff
 from engine.analysis.vocab_diff import TextDiff, VocabDiff, by_script, text_diff, vocab_diff
 
 __all__ = [
+    "CodeCost",
+    "code_cost",
     "VocabularyDive",
     "vocabulary_dive",
     "TextDiff",

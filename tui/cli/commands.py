@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_lesson_parser(sub)
     add_count_parser(sub)
+    from tui.cli.code import add_code_parser
     from tui.cli.diff import add_diff_parser
     from tui.cli.fetch import add_fetch_parsers
     from tui.cli.tax import add_tax_parser
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_tokens_parser(sub)
     add_vocab_parser(sub)
     add_tax_parser(sub)
+    add_code_parser(sub)
     return parser
 
 
@@ -79,6 +81,10 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         from tui.cli.count import run_count
 
         return run_count(args, out, err)
+    if args.command == "code":
+        from tui.cli.code import run_code
+
+        return run_code(args, out, err)
     if args.command == "tax":
         from tui.cli.tax import run_tax
 
