@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_lesson_parser(sub)
     add_count_parser(sub)
     from tui.cli.code import add_code_parser
+    from tui.cli.compare_text import add_compare_text_parser
     from tui.cli.diff import add_diff_parser
     from tui.cli.fetch import add_fetch_parsers
     from tui.cli.tax import add_tax_parser
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_vocab_parser(sub)
     add_tax_parser(sub)
     add_code_parser(sub)
+    add_compare_text_parser(sub)
     return parser
 
 
@@ -81,6 +83,10 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         from tui.cli.count import run_count
 
         return run_count(args, out, err)
+    if args.command == "compare-text":
+        from tui.cli.compare_text import run_compare_text
+
+        return run_compare_text(args, out, err)
     if args.command == "code":
         from tui.cli.code import run_code
 

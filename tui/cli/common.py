@@ -33,7 +33,7 @@ PROG = "bpe-lab"
 
 
 HEADLESS = ("train", "encode", "decode", "export", "compare", "plot", "lesson", "count", "fetch", "models", "diff", "tokens",
-            "vocab", "tax", "code")
+            "vocab", "tax", "code", "compare-text")
 #: What ``bpe-lab serve`` does, in one line (``bpe-lab --help`` lists it with the other commands).
 SERVE_SUMMARY = "the app in web browsers, for a class: each tab gets its own app (needs the serve extra)"
 
