@@ -188,7 +188,7 @@ class ComparePane(Vertical):
     #: at 80 columns the pane is narrow).
     PLACEHOLDERS = {
         "compare-text": (N_("type text to compare (empty: the parallel sentences)"), N_("text to compare")),
-        "compare-tokenizer": (N_("add a saved or imported tokenizer: a file in any format (Enter)"),
+        "compare-tokenizer": (N_("add a tokenizer: a file in any format, or a name such as o200k (Enter)"),
                               N_("add a tokenizer file (Enter)"), N_("tokenizer file")),
     }
 
