@@ -77,8 +77,8 @@ _CL100K_FIRST = (b"  ", b"    ", b"in", b" t", b"        ", b"er")
 #: the first six merged tokens, the file's name for a message, and the --pattern-name of the
 #: pattern its tokenizer splits text with. Checked against the files themselves: GPT-2's and
 #: Whisper's (openai-whisper), Llama 3's and Llama 4's (llama-models); cl100k's is the first
-#: 100,256 ranks of Llama 3's, p50k's is GPT-2's and 24 runs of spaces. o200k (GPT-4o) is not
-#: here: its first tokens were not at hand to check (Llama 4's, o200k-like, are).
+#: 100,256 ranks of Llama 3's, p50k's is GPT-2's and 24 runs of spaces; o200k's (GPT-4o's) checked
+#: against npm's tiktoken encoders/o200k_base.json, Qwen's against dashscope's qwen.tiktoken.
 KNOWN_RANK_FILES: tuple[tuple[int, tuple[bytes, ...], str, str], ...] = (
     (50256, _GPT2_FIRST, "GPT-2 (r50k_base)", "gpt2"),
     (50280, _GPT2_FIRST, "p50k_base", "gpt2"),
@@ -86,6 +86,7 @@ KNOWN_RANK_FILES: tuple[tuple[int, tuple[bytes, ...], str, str], ...] = (
     (100256, _CL100K_FIRST, "cl100k_base (GPT-4)", "gpt4"),
     (128000, _CL100K_FIRST, "Llama 3", "llama3"),
     (200000, (b"  ", b"    ", b"er", b"in", b" t", b"on"), "Llama 4", "o200k"),
+    (199998, (b"  ", b"    ", b"in", b"er", b" t", b" a"), "o200k_base (GPT-4o)", "o200k"),
     (151643, _CL100K_FIRST, "Qwen", "qwen"),
 )
 #: What a well-known rank file's library adds that the file cannot say: a normalizer (HF JSON)

@@ -57,3 +57,28 @@ def test_the_real_files_replay_with_their_own_pattern_and_tiktokens_ids(name):
                             special_tokens={})
     for text in TEXTS:
         assert imported.to_file_ids(imported.tokenizer.encode(text)) == enc.encode_ordinary(text), text
+
+
+@pytest.mark.slow
+def test_o200ks_bare_rank_file_is_recognized(tmp_path):
+    """o200k_base written as the .tiktoken file tiktoken caches (no sidecar): recognized by its
+    content, split by o200k's pattern, tiktoken's ids (the ranks from npm's tiktoken package)."""
+    import base64
+    import json
+
+    tiktoken = pytest.importorskip("tiktoken")
+    from fetch_tokenizers import needed
+    from texts import TEXTS
+
+    data = json.loads(needed("tiktoken-npm/o200k_base.json").read_text(encoding="utf-8"))
+    ranks = {}
+    for line in filter(None, data["bpe_ranks"].split("\n")):
+        _, first, *tokens = line.split(" ")
+        ranks.update((base64.b64decode(t), int(first) + i) for i, t in enumerate(tokens))
+    path = tmp_path / "o200k_base.tiktoken"
+    path.write_text("".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items()), encoding="utf-8")
+    imported = load_any(path)
+    assert any(note.startswith("o200k_base (GPT-4o)'s rank file") for note in imported.warnings)
+    enc = tiktoken.Encoding("o200k", pat_str=data["pat_str"], mergeable_ranks=ranks, special_tokens={})
+    for text in TEXTS:
+        assert imported.encode(text) == enc.encode_ordinary(text), text
