@@ -113,7 +113,9 @@ def test_every_token_on_its_own_gives_tokenizers_id(pair):
     encoded = theirs.encode_batch(texts)
     checked = [(t, e.ids) for t, e in zip(texts, encoded) if len(e.ids) == 1]
     wrong = [(t, ours.encode(t), ids) for t, ids in checked if ours.encode(t) != ids]
-    assert len(checked) > len(texts) // 3
+    # enough tokens checked: a quarter (with the suffix, byte-level tokens of Devanagari or Arabic
+    # are seldom one id alone: the samples hold seven languages)
+    assert len(checked) > len(texts) // 4
     assert not wrong, f"{len(wrong)} of {len(checked)} differ, first {wrong[:3]}"
 
 
