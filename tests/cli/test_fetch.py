@@ -27,7 +27,9 @@ def test_a_name_is_fetched_once_then_works_offline(index, monkeypatch):
         code, out, err = run("encode", "-t", name, "hi there")
         assert (code, out.split()) == (0, ["256", "32", "116", "104", "101", "114", "101"]), err
     code, out, _ = run("models")
-    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:len(CATALOG) + 1]}
+    listed = out.split("\n\n")[0].splitlines()[1:]  # the names' rows (a long one wraps, indented)
+    rows = {line.split()[0]: line.split()[1] for line in listed if not line.startswith(" ")}
+    assert len(rows) == len(CATALOG) and max(map(len, out.splitlines())) <= 79
     assert rows["o200k"] == rows["claude"] == "yes" and rows["llama3"] == "-"
     code, _, err = run("fetch", "o200k")
     assert code == 0 and "here already" in err

