@@ -180,18 +180,7 @@ def _added_tokens(path: Path, vocab: dict[str, Any], specials: list[tuple[str, i
     if not isinstance(data, dict) or not all(isinstance(k, str) and k for k in data):
         raise fail(path, "expected a JSON object mapping added token text to ids")
     check_unique_ids(path, data.items(), "added token")
-    taken = {i: name for name, i in vocab.items()}
-    known = dict(specials)
-    out = []
-    for name, i in data.items():
-        if vocab.get(name) == i:
-            continue  # the vocabulary's own entry
-        if i in taken:
-            raise fail(path, f"added token {show(name)} has id {i}, which vocab.json gives to {show(taken[i])}")
-        if name in known:
-            raise fail(path, f"added token {show(name)} has id {i}, and vocab.json gives it {known[name]}")
-        out.append((name, i))
-    return out
+    return _added_tokens_of(path, list(data.items()), vocab, specials, set())
 
 
 CONFIG = "tokenizer_config.json"

@@ -454,11 +454,17 @@ def _sidecar(path: Path, data: Any = None) -> dict[str, Any] | None:
         data = read_json(side)
     if not isinstance(data, dict) or not isinstance(data.get("pat_str"), str):
         raise fail(side, "not a tiktoken sidecar (expected an object with \"pat_str\")")
+    return _checked_specials(side, data)
+
+
+def _checked_specials(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a sidecar's, or an inline-rank file's), its ``special_tokens`` checked: token text
+    to ids, each a special token bpe-lab can hold."""
     specials = data.get("special_tokens", {})
     if not isinstance(specials, dict) or not all(isinstance(k, str) and k and is_id(v) for k, v in specials.items()):
-        raise fail(side, "\"special_tokens\" must map token text to ids")
+        raise fail(path, "\"special_tokens\" must map token text to ids")
     for token in specials:
-        check_special(side, token)
+        check_special(path, token)
     return data
 
 
@@ -508,12 +514,7 @@ def _inline_side(path: Path, data: dict[str, Any]) -> dict[str, Any]:
     """An inline-rank file's own pattern and specials, checked as a sidecar's are."""
     if not isinstance(data.get("pat_str"), str):
         raise fail(path, "\"pat_str\" must be text")
-    specials = data.get("special_tokens", {})
-    if not isinstance(specials, dict) or not all(isinstance(k, str) and k and is_id(v) for k, v in specials.items()):
-        raise fail(path, "\"special_tokens\" must map token text to ids")
-    for token in specials:
-        check_special(path, token)
-    return data
+    return _checked_specials(path, data)
 
 
 def pattern_pretokenizer(pat_str: str) -> PreTokenizer:
