@@ -8,15 +8,14 @@ import argparse
 import json
 from typing import TextIO
 
-from tui.cli.common import UsageError
+from tui.cli.common import add_tokenizers_option, check_tokenizers
 
 
 def add_code_parser(sub) -> None:
     code = sub.add_parser("code", help="what a source file costs in tokens: indentation, whitespace, naming",
                           description="Tokens per line, the share spent on indentation and whitespace runs, and the "
                                       "file reindented and renamed, under each tokenizer (paths or names).")
-    code.add_argument("-t", "--tokenizer", action="append", required=True, metavar="TOK",
-                      help="a tokenizer file or name (give -t again for more)")
+    add_tokenizers_option(code)
     code.add_argument("file", metavar="FILE", help="a source file")
     code.add_argument("--json", action="store_true", help="print the figures as JSON")
 
@@ -26,8 +25,7 @@ def run_code(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from engine.analysis import code_cost
     from engine.formats import load_any
 
-    if len(args.tokenizer) > 12:
-        raise UsageError("at most 12 tokenizers at once")
+    check_tokenizers(args)
     text = read_corpus(args.file, base="chars").text
     costs = {name: code_cost(load_any(name).tokenizer, text) for name in args.tokenizer}
     if args.json:

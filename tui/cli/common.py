@@ -143,6 +143,22 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     )
 
 
+#: At most this many tokenizers side by side (``-t`` given again: compare-text, tax, code).
+MAX_TOKENIZERS = 12
+
+
+def add_tokenizers_option(parser: argparse.ArgumentParser) -> None:
+    """``-t`` given once or more: tokenizer files or names, side by side."""
+    parser.add_argument("-t", "--tokenizer", action="append", required=True, metavar="TOK",
+                        help="a tokenizer file or name (give -t again for more)")
+
+
+def check_tokenizers(args: argparse.Namespace) -> None:
+    """At most :data:`MAX_TOKENIZERS` of them: a one-line UsageError past it."""
+    if len(args.tokenizer) > MAX_TOKENIZERS:
+        raise UsageError(f"at most {MAX_TOKENIZERS} tokenizers at once")
+
+
 def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
     """``-t`` in any supported format, and the pattern for formats that hold none."""
     parser.add_argument("-t", "--tokenizer", required=True, metavar="TOK",

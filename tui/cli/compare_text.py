@@ -15,7 +15,7 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import TextIO
 
-from tui.cli.common import UsageError
+from tui.cli.common import UsageError, add_tokenizers_option, check_tokenizers
 
 #: How spaces (·, so that a blank column is always "no cut here") and unseen characters are shown.
 SHOWN = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
@@ -26,8 +26,7 @@ def add_compare_text_parser(sub) -> None:
                             description="Each tokenizer's pieces and count for TEXT (or --file), aligned by character "
                                         "so that where they split differently shows. Tokenizers are paths or names "
                                         "(bpe-lab models).")
-    parser.add_argument("-t", "--tokenizer", action="append", required=True, metavar="TOK",
-                        help="a tokenizer file or name (give -t again for more)")
+    add_tokenizers_option(parser)
     parser.add_argument("text", nargs="?", metavar="TEXT", help="the text (or --file)")
     parser.add_argument("--file", metavar="FILE", help="read the text from a file")
     parser.add_argument("--width", type=int, metavar="N", help="wrap at N cells (default: the terminal's)")
@@ -68,8 +67,7 @@ def run_compare_text(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if (args.text is None) == (args.file is None):
         raise UsageError("give the text, or --file FILE (one of them)")
-    if len(args.tokenizer) > 12:
-        raise UsageError("at most 12 tokenizers at once")
+    check_tokenizers(args)
     text = args.text if args.text is not None else read_corpus(args.file, base="chars").text
     if len(text) > 100_000:
         raise UsageError(f"the text has {len(text):,} characters; compare-text shows at most 100,000 (use tokens or diff)")

@@ -9,7 +9,7 @@ import argparse
 import json
 from typing import TextIO
 
-from tui.cli.common import UsageError
+from tui.cli.common import UsageError, add_tokenizers_option, check_tokenizers
 
 
 def add_tax_parser(sub) -> None:
@@ -17,8 +17,7 @@ def add_tax_parser(sub) -> None:
                          description="Tokens per language and the ratio to English for the bundled parallel sentences "
                                      "(or --parallel FILE: groups of 'lang: sentence' lines) under each tokenizer "
                                      "(paths or names: bpe-lab models).")
-    tax.add_argument("-t", "--tokenizer", action="append", required=True, metavar="TOK",
-                     help="a tokenizer file or name (give -t again for more)")
+    add_tokenizers_option(tax)
     tax.add_argument("--parallel", metavar="FILE", help="parallel sentences instead of the bundled ones")
     tax.add_argument("--csv", metavar="FILE", help="also write the table as CSV (atomically)")
     tax.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -34,8 +33,7 @@ def run_tax(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from engine.formats import load_any
     from tui.model.samples import sample
 
-    if len(args.tokenizer) > 12:
-        raise UsageError("at most 12 tokenizers at once")
+    check_tokenizers(args)
     text = (read_corpus(args.parallel, base="chars").text if args.parallel
             else sample("parallel.txt").read_bytes().decode("utf-8"))
     try:
