@@ -256,6 +256,31 @@ def needed(name: str) -> Path:
     return path
 
 
+def inline_ranks(data: dict) -> dict[bytes, int]:
+    """js-tiktoken's decoder of an inline-rank file's ``"bpe_ranks"`` (each line: a marker, the
+    first rank, then base64 tokens of consecutive ranks), written again for the tests."""
+    import base64
+
+    ranks = {}
+    for line in filter(None, data["bpe_ranks"].split("\n")):
+        _, first, *tokens = line.split(" ")
+        ranks.update((base64.b64decode(t), int(first) + i) for i, t in enumerate(tokens))
+    return ranks
+
+
+def npm_encoding(name: str, specials: bool = False):
+    """tiktoken's Encoding of npm's ``tiktoken-npm/NAME.json`` (``r50k_base``, ``cl100k_base`` ...),
+    built from the file's own ranks and pattern (its specials with ``specials``); skips without it."""
+    import json
+
+    import pytest
+
+    tiktoken = pytest.importorskip("tiktoken")
+    data = json.loads(needed(f"tiktoken-npm/{name}.json").read_text(encoding="utf-8"))
+    return tiktoken.Encoding(name, pat_str=data["pat_str"], mergeable_ranks=inline_ranks(data),
+                             special_tokens=data["special_tokens"] if specials else {})
+
+
 def needed_folder(prefix: str) -> Path:
     """The cache folder of every file named ``prefix/...`` (a vocab.json + merges.txt pair and
     what goes with it), each fetched first if need be; or skip the test, saying why."""

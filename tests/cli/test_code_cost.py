@@ -3,15 +3,12 @@ as tiktoken counts them on GPT-2's ranks."""
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 
-import pytest
-from fetch_tokenizers import needed
+from fetch_tokenizers import needed, npm_encoding
+from local_index import run
 
 from engine.analysis.code_cost import camel_case, dedent_all, indent_unit, reindent, snake_case
-from tui.cli.commands import main
 
 SOURCE = '''def read_file(path_name):
     with open(path_name) as handle:
@@ -27,11 +24,6 @@ class LineReader:
 '''
 
 
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
-
-
 def test_reindenting_and_renaming():
     assert indent_unit(SOURCE) == 4
     tabs = reindent(SOURCE, "\t")
@@ -43,14 +35,8 @@ def test_reindenting_and_renaming():
 
 
 def test_the_costs_count_as_tiktoken_does(tmp_path):
-    tiktoken = pytest.importorskip("tiktoken")
+    enc = npm_encoding("r50k_base")
     path = needed("tiktoken-npm/r50k_base.json")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    ranks = {}
-    for line in filter(None, data["bpe_ranks"].split("\n")):
-        _, first, *tokens = line.split(" ")
-        ranks.update((base64.b64decode(t), int(first) + i) for i, t in enumerate(tokens))
-    enc = tiktoken.Encoding("r50k", pat_str=data["pat_str"], mergeable_ranks=ranks, special_tokens={})
     source = tmp_path / "reader.py"
     source.write_text(SOURCE, encoding="utf-8")
     code, out, err = run("code", "-t", str(path), str(source), "--json")

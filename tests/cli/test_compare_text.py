@@ -4,32 +4,14 @@ by character at any width, Chinese and emoji in two cells."""
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 
 import pytest
-from fetch_tokenizers import needed
+from fetch_tokenizers import needed, npm_encoding
+from local_index import run
 from rich.cells import cell_len
 
-from tui.cli.commands import main
-
 TEXT = "Tokenisierung: Wie Maschinen lesen. 你好，世界！ 🦙 naïve\tcode()\n"
-
-
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
-
-
-def encoding(name: str):
-    tiktoken = pytest.importorskip("tiktoken")
-    data = json.loads(needed(f"tiktoken-npm/{name}.json").read_text(encoding="utf-8"))
-    ranks = {}
-    for line in filter(None, data["bpe_ranks"].split("\n")):
-        _, first, *tokens = line.split(" ")
-        ranks.update((base64.b64decode(t), int(first) + i) for i, t in enumerate(tokens))
-    return tiktoken.Encoding(name, pat_str=data["pat_str"], mergeable_ranks=ranks, special_tokens={})
 
 
 @pytest.mark.slow  # (cl100k's merges recovered on the pure path the first time)
@@ -38,7 +20,7 @@ def test_ids_and_cuts_are_each_librarys():
     code, out, err = run("compare-text", "-t", files[0], "-t", files[1], TEXT, "--json")
     assert code == 0, err
     for row, name in zip(json.loads(out), ("r50k_base", "cl100k_base")):
-        enc = encoding(name)
+        enc = npm_encoding(name)
         assert row["ids"] == enc.encode(TEXT) and row["count"] == len(row["ids"])
         ends = [len(enc.decode_bytes(row["ids"][:k + 1])) for k in range(len(row["ids"]))]
         assert row["cuts"][-1] == len(TEXT) and set(row["cuts"]) <= {

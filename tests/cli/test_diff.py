@@ -5,25 +5,18 @@ intersection of the two files' token byte strings, computed here from the files 
 from __future__ import annotations
 
 import base64
-import io
 import json
 
 import pytest
-from fetch_tokenizers import needed
+from fetch_tokenizers import inline_ranks, needed
+from local_index import run
 
 from engine import Tokenizer
 from engine.analysis.vocab_diff import script_of, spearman, text_diff, vocab_diff
-from tui.cli.commands import main
-
-
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
 
 
 def inline_tokens(path) -> set[bytes]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return {base64.b64decode(t) for line in filter(None, data["bpe_ranks"].split("\n")) for t in line.split(" ")[2:]}
+    return set(inline_ranks(json.loads(path.read_text(encoding="utf-8"))))
 
 
 def rank_tokens(path) -> set[bytes]:

@@ -4,33 +4,19 @@ a context window."""
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 
 import pytest
-from fetch_tokenizers import needed
-
-from tui.cli.commands import main
+from fetch_tokenizers import needed, npm_encoding
+from local_index import run
 
 TEXTS = ["Hello world, this is GPT-2.", "Tokenisierung: Wie Maschinen lesen.  Zwei  Leerzeichen.",
          "def f(x):\n\treturn x * 2  # 你好 🦙"]
 
 
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
-
-
 def test_tokens_per_file_as_tiktoken_counts_them(tmp_path):
-    tiktoken = pytest.importorskip("tiktoken")
+    enc = npm_encoding("r50k_base")
     path = needed("tiktoken-npm/r50k_base.json")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    ranks = {}
-    for line in filter(None, data["bpe_ranks"].split("\n")):
-        _, first, *tokens = line.split(" ")
-        ranks.update((base64.b64decode(t), int(first) + i) for i, t in enumerate(tokens))
-    enc = tiktoken.Encoding("r50k", pat_str=data["pat_str"], mergeable_ranks=ranks, special_tokens={})
     files = []
     for k, text in enumerate(TEXTS[:3]):
         files.append(tmp_path / f"f{k}.md")

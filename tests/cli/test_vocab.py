@@ -5,21 +5,15 @@ produces (the bundled sample)."""
 
 from __future__ import annotations
 
-import io
 import json
 
 from fetch_tokenizers import needed
 from helpers import ROOT
+from local_index import run
 
 from engine import Tokenizer
 from engine.analysis import vocabulary_dive
 from engine.formats import export_tokenizer
-from tui.cli.commands import main
-
-
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
 
 
 def test_a_known_unreachable_and_a_known_unused_token_are_found(tmp_path):

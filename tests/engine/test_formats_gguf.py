@@ -187,25 +187,30 @@ def full_tokenizer_json(data: dict) -> dict:
                           end_of_word_suffix=None, fuse_unk=False, byte_fallback=False)}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW or n == "command-r" else n
-                                  for n in READ if n not in ("llama-spm", "phi-3", "gemma-4")])
-def test_the_same_vocabulary_as_tokenizer_json_gives_tokenizers_ids(tmp_path, name):
-    """Each byte-level vocabulary written as the tokenizer.json it came from (Llama 3's with its
-    280,147 merges, some using tokens only later merges make; DeepSeek's and StarCoder's chains of
-    Splits): bpe-lab reading it gives what ``tokenizers`` gives, on llama.cpp's texts and ours."""
+def as_tokenizer_json(name: str, folder):
+    """A vocabulary of llama.cpp's tests written as the tokenizer.json it came from: (its JSON data,
+    ``tokenizers`` reading the file, bpe-lab reading it)."""
     import json
-
-    from texts import TEXTS
 
     from engine.formats.gguf import hf_data
 
     tokenizers = pytest.importorskip("tokenizers")
     path = needed(f"ggml-vocab-{name}.gguf")
     data, _ = hf_data(path, read_metadata(path))
-    target = tmp_path / "tokenizer.json"
+    target = folder / "tokenizer.json"
     target.write_text(json.dumps(full_tokenizer_json(data)), encoding="utf-8")
-    theirs = tokenizers.Tokenizer.from_file(str(target))
-    ours = load_cached(target)
+    return data, tokenizers.Tokenizer.from_file(str(target)), load_cached(target)
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW or n == "command-r" else n
+                                  for n in READ if n not in ("llama-spm", "phi-3", "gemma-4")])
+def test_the_same_vocabulary_as_tokenizer_json_gives_tokenizers_ids(tmp_path, name):
+    """Each byte-level vocabulary written as the tokenizer.json it came from (Llama 3's with its
+    280,147 merges, some using tokens only later merges make; DeepSeek's and StarCoder's chains of
+    Splits): bpe-lab reading it gives what ``tokenizers`` gives, on llama.cpp's texts and ours."""
+    from texts import TEXTS
+
+    data, theirs, ours = as_tokenizer_json(name, tmp_path)
     texts = [text for text, _ in cases(name)] + TEXTS
     wrong = [text for text in texts if ours.encode(text) != theirs.encode(text, add_special_tokens=False).ids]
     assert not wrong, f"{len(wrong)} texts differ, first: {wrong[0]!r}"
@@ -217,18 +222,9 @@ def test_every_token_alone_and_back_as_tokenizers_gives_it(tmp_path, name):
     """Each vocabulary token that is text on its own (its bytes UTF-8), encoded alone: the ids
     ``tokenizers`` gives the same vocabulary as tokenizer.json, decoded as it decodes them (an added
     token spelled in byte-level characters, DeepSeek's 'ú', decodes to U+FFFD in both)."""
-    import json
-
-    from engine.formats.gguf import hf_data
     from engine.formats.hf import unicode_to_token_or_none as as_bytes
 
-    tokenizers = pytest.importorskip("tokenizers")
-    path = needed(f"ggml-vocab-{name}.gguf")
-    data, _ = hf_data(path, read_metadata(path))
-    target = tmp_path / "tokenizer.json"
-    target.write_text(json.dumps(full_tokenizer_json(data)), encoding="utf-8")
-    theirs = tokenizers.Tokenizer.from_file(str(target))
-    ours = load_cached(target)
+    data, theirs, ours = as_tokenizer_json(name, tmp_path)
     texts = []
     for token in data["model"]["vocab"]:
         raw = as_bytes(token)

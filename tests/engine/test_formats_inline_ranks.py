@@ -5,11 +5,10 @@ as js-tiktoken's own loader reads them (each line: a marker, the first rank, bas
 
 from __future__ import annotations
 
-import base64
 import json
 
 import pytest
-from fetch_tokenizers import load_cached, needed
+from fetch_tokenizers import inline_ranks, load_cached, needed
 from texts import TEXTS
 
 from engine.errors import TokenizerFileError
@@ -18,23 +17,13 @@ from engine.formats import load_any
 MORE = ["<|endoftext|> and <|fim_prefix|>", "def f(x):\n\treturn x  # 12345", "Ünïcödé – 日本語のテキスト 🦙"]
 
 
-def js_tiktoken_ranks(data: dict) -> dict[bytes, int]:
-    """js-tiktoken's decoder of ``bpe_ranks``, written again here."""
-    ranks = {}
-    for line in filter(None, data["bpe_ranks"].split("\n")):
-        _, first, *tokens = line.split(" ")
-        for i, token in enumerate(tokens):
-            ranks[base64.b64decode(token)] = int(first) + i
-    return ranks
-
-
 @pytest.mark.parametrize("name", ["r50k_base", "p50k_base", *(pytest.param(n, marks=pytest.mark.slow)
                                                             for n in ("cl100k_base", "o200k_base"))])
 def test_npm_tiktokens_encodings_give_tiktokens_ids(name):
     tiktoken = pytest.importorskip("tiktoken")
     path = needed(f"tiktoken-npm/{name}.json")
     data = json.loads(path.read_text(encoding="utf-8"))
-    theirs = tiktoken.Encoding(name, pat_str=data["pat_str"], mergeable_ranks=js_tiktoken_ranks(data),
+    theirs = tiktoken.Encoding(name, pat_str=data["pat_str"], mergeable_ranks=inline_ranks(data),
                                special_tokens=data["special_tokens"])
     ours = load_cached(path)
     for text in TEXTS + MORE:
@@ -48,7 +37,7 @@ def test_anthropics_claude_json_gives_tiktokens_ids():
     tiktoken = pytest.importorskip("tiktoken")
     path = needed("anthropic-npm/claude.json")
     data = json.loads(path.read_text(encoding="utf-8"))
-    theirs = tiktoken.Encoding("claude", pat_str=data["pat_str"], mergeable_ranks=js_tiktoken_ranks(data),
+    theirs = tiktoken.Encoding("claude", pat_str=data["pat_str"], mergeable_ranks=inline_ranks(data),
                                special_tokens=data["special_tokens"])
     ours = load_cached(path)
     for text in [*TEXTS, *MORE, "Human: hi\n\nAssistant: ok<EOT>"]:

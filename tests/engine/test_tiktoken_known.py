@@ -67,14 +67,11 @@ def test_o200ks_bare_rank_file_is_recognized(tmp_path):
     import json
 
     tiktoken = pytest.importorskip("tiktoken")
-    from fetch_tokenizers import needed
+    from fetch_tokenizers import inline_ranks, needed
     from texts import TEXTS
 
     data = json.loads(needed("tiktoken-npm/o200k_base.json").read_text(encoding="utf-8"))
-    ranks = {}
-    for line in filter(None, data["bpe_ranks"].split("\n")):
-        _, first, *tokens = line.split(" ")
-        ranks.update((base64.b64decode(t), int(first) + i) for i, t in enumerate(tokens))
+    ranks = inline_ranks(data)
     path = tmp_path / "o200k_base.tiktoken"
     path.write_text("".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items()), encoding="utf-8")
     imported = load_any(path)
