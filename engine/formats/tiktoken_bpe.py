@@ -47,10 +47,8 @@ from engine.formats.common import (
     Imported,
     build,
     byte_alphabet,
-    check_special,
     fail,
     identity,
-    is_id,
     json_bytes,
     no_gaps,
     output_ids,
@@ -60,6 +58,8 @@ from engine.formats.common import (
     read_text,
     show,
 )
+from engine.formats.known_ranks import KNOWN_EXTRAS, known_rank_file
+from engine.formats.rank_json import checked_specials, inline_rank_text, inline_ranks, inline_side
 from engine.native import backend
 from engine.text.pretokenize import PreTokenizer, pretokenizer_named
 
@@ -68,50 +68,6 @@ if TYPE_CHECKING:
 
 #: The pattern that makes the whole text one piece (pre-tokenizer ``none``).
 WHOLE_TEXT = r"[\s\S]+"
-
-#: The first merged tokens (ranks 256-261) of two families of rank files: GPT-2's byte-level
-#: merges (r50k, p50k), and cl100k's, which Llama 3 extends.
-_GPT2_FIRST = (b" t", b" a", b"he", b"in", b"re", b"on")
-_CL100K_FIRST = (b"  ", b"    ", b"in", b" t", b"        ", b"er")
-#: Well-known rank files told apart by their content, as they hold no pattern: how many ranks,
-#: the first six merged tokens, the file's name for a message, and the --pattern-name of the
-#: pattern its tokenizer splits text with. Checked against the files themselves: GPT-2's and
-#: Whisper's (openai-whisper), Llama 3's and Llama 4's (llama-models); cl100k's is the first
-#: 100,256 ranks of Llama 3's, p50k's is GPT-2's and 24 runs of spaces; o200k's (GPT-4o's) checked
-#: against npm's tiktoken encoders/o200k_base.json, Qwen's against dashscope's qwen.tiktoken.
-KNOWN_RANK_FILES: tuple[tuple[int, tuple[bytes, ...], str, str], ...] = (
-    (50256, _GPT2_FIRST, "GPT-2 (r50k_base)", "gpt2"),
-    (50280, _GPT2_FIRST, "p50k_base", "gpt2"),
-    (50256, (b" t", b" a", b" th", b"in", b"er", b" w"), "Whisper's multilingual", "gpt2"),  # and "" at 50256
-    (100256, _CL100K_FIRST, "cl100k_base (GPT-4)", "gpt4"),
-    (128000, _CL100K_FIRST, "Llama 3", "llama3"),
-    (200000, (b"  ", b"    ", b"er", b"in", b" t", b"on"), "Llama 4", "o200k"),
-    (199998, (b"  ", b"    ", b"in", b"er", b" t", b" a"), "o200k_base (GPT-4o)", "o200k"),
-    (151643, _CL100K_FIRST, "Qwen", "qwen"),
-)
-#: What a well-known rank file's library adds that the file cannot say: a normalizer (HF JSON)
-#: and special tokens. Qwen's (dashscope's QwenTokenizer, Qwen's own tokenization_qwen.py)
-#: applies NFC, and numbers its specials from 151,643.
-KNOWN_EXTRAS: dict[str, tuple[dict[str, Any] | None, list[tuple[str, int]]]] = {
-    "Qwen": ({"type": "NFC"}, [(t, 151643 + k) for k, t in enumerate(
-        ("<|endoftext|>", "<|im_start|>", "<|im_end|>", *(f"<|extra_{i}|>" for i in range(205))))]),
-}
-
-
-def known_rank_file(ranks: dict[bytes, int]) -> tuple[str, str] | None:
-    """``(name, pattern name)`` of a well-known rank file (:data:`KNOWN_RANK_FILES`), else None.
-
-    Example: GPT-2's 50,256 ranks -> ``("GPT-2 (r50k_base)", "gpt2")``
-    """
-    if not ranks:
-        return None
-    span = max(ranks.values()) + 1  # as read: Whisper's empty last token is skipped, so its file spans 50,256
-    first = tuple(sorted((r, t) for t, r in ranks.items() if 256 <= r < 262))
-    for count, tokens, name, pattern in KNOWN_RANK_FILES:
-        if span == count and tuple(t for _, t in first) == tokens and [r for r, _ in first] == list(range(256, 262)):
-            return name, pattern
-    return None
-
 
 def sidecar_path(path: str | Path) -> Path:
     """Where the pattern and specials of a rank file live: ``PATH.json``."""
@@ -454,67 +410,7 @@ def _sidecar(path: Path, data: Any = None) -> dict[str, Any] | None:
         data = read_json(side)
     if not isinstance(data, dict) or not isinstance(data.get("pat_str"), str):
         raise fail(side, "not a tiktoken sidecar (expected an object with \"pat_str\")")
-    return _checked_specials(side, data)
-
-
-def _checked_specials(path: Path, data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` (a sidecar's, or an inline-rank file's), its ``special_tokens`` checked: token text
-    to ids, each a special token bpe-lab can hold."""
-    specials = data.get("special_tokens", {})
-    if not isinstance(specials, dict) or not all(isinstance(k, str) and k and is_id(v) for k, v in specials.items()):
-        raise fail(path, "\"special_tokens\" must map token text to ids")
-    for token in specials:
-        check_special(path, token)
-    return data
-
-
-def inline_rank_text(path: Path, ranks: Any) -> str:
-    """A JSON file's inline ranks (js-tiktoken's ``"bpe_ranks"``: lines of a marker, the first
-    rank, then base64 tokens of consecutive ranks) as a rank file's text."""
-    if not isinstance(ranks, str):
-        raise fail(path, "\"bpe_ranks\" must be text: lines of a marker, a rank and base64 tokens")
-    out = []
-    for number, line in enumerate(ranks.split("\n"), 1):
-        if not line.strip():
-            continue
-        parts = line.split(" ")
-        if len(parts) < 2 or not (parts[1].isascii() and parts[1].isdigit() and len(parts[1]) <= 10):
-            raise fail(path, f"\"bpe_ranks\" line {number} is not a marker, a rank and base64 tokens")
-        first = int(parts[1])
-        out += [f"{token} {first + i}" for i, token in enumerate(parts[2:]) if token]
-    return "\n".join(out) + "\n"
-
-
-def _inline_ranks(ranks: Any) -> dict[bytes, int] | None:
-    """Inline ranks with nothing unusual in them, decoded at once; None for anything else (which
-    :func:`inline_rank_text` and the rank file's reader then name exactly)."""
-    if not isinstance(ranks, str):
-        return None
-    out: dict[bytes, int] = {}
-    count = 0
-    try:
-        for line in ranks.split("\n"):
-            if not line:
-                continue
-            _, first, *tokens = line.split(" ")
-            if not (first.isascii() and first.isdigit() and len(first) <= 10):
-                return None
-            start = int(first)
-            decoded = [binascii.a2b_base64(token, strict_mode=True) for token in tokens]
-            out.update(zip(decoded, range(start, start + len(decoded))))
-            count += len(decoded)
-    except (ValueError, binascii.Error):
-        return None
-    if not out or len(out) != count or not all(out) or len(set(out.values())) != count or max(out.values()) > MAX_ID:
-        return None
-    return out
-
-
-def _inline_side(path: Path, data: dict[str, Any]) -> dict[str, Any]:
-    """An inline-rank file's own pattern and specials, checked as a sidecar's are."""
-    if not isinstance(data.get("pat_str"), str):
-        raise fail(path, "\"pat_str\" must be text")
-    return _checked_specials(path, data)
+    return checked_specials(side, data)
 
 
 def pattern_pretokenizer(pat_str: str) -> PreTokenizer:
@@ -539,7 +435,7 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
         content = read_json(path)
     inline: dict[bytes, int] | None = None
     if isinstance(content, dict) and "bpe_ranks" in content:  # npm tiktoken's encoders/*.json, claude.json
-        inline = _inline_ranks(content.get("bpe_ranks"))
+        inline = inline_ranks(content.get("bpe_ranks"))
         side_data, content = content, (content["bpe_ranks"] if inline is not None else
                                        inline_rank_text(path, content.get("bpe_ranks")))
         if "pat_str" not in side_data and pretokenizer is None and need_pattern:
@@ -558,7 +454,7 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
     text = content if isinstance(content, str) else read_text(path)
     ranks = inline if inline is not None else read_ranks(path, text, warnings)
     check_rank_bytes(path, ranks)
-    side = _sidecar(path, side_data) if side_data is None or "bpe_ranks" not in side_data else _inline_side(path, side_data)
+    side = _sidecar(path, side_data) if side_data is None or "bpe_ranks" not in side_data else inline_side(path, side_data)
     known = known_rank_file(ranks) if pretokenizer is None and side is None else None
     normalizer = None
     if known is not None:

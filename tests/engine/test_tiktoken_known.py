@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engine.formats import load_any
-from engine.formats.tiktoken_bpe import KNOWN_RANK_FILES, known_rank_file
+from engine.formats.known_ranks import KNOWN_RANK_FILES, known_rank_file
 
 
 def ranks_like(count: int, first: tuple[bytes, ...]) -> dict[bytes, int]:
