@@ -42,7 +42,7 @@ from hypothesis import strategies as st
 from engine import Tokenizer, TrainConfig, Trainer
 from engine.corpus.reading import count_corpus, decode_corpus, read_corpus
 from engine.encode.tokenizer import load_tokenizer, tokenizer_from_dict
-from engine.formats import detect_format, export_tokenizer, load_any
+from engine.formats import BY_NAME, detect_format, export_tokenizer, load_any
 from engine.formats.gpt2 import load_gpt2
 from engine.formats.hf import load_hf
 from engine.formats.seed001 import load_seed001
@@ -253,7 +253,7 @@ def test_any_bytes_under_any_name(data, name):
         for loader in (load_tokenizer, load_hf, load_seed001, load_gpt2, load_tiktoken):
             check(lambda: loader(path))
         try:
-            assert detect_format(path) in ("hf", "gpt2", "tiktoken", "seed001", "native")
+            assert detect_format(path) in BY_NAME  # a registered format (a GGUF header is four bytes)
         except ValueError as exc:
             assert "\n" not in str(exc)
 
