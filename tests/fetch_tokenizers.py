@@ -256,6 +256,29 @@ def needed(name: str) -> Path:
     return path
 
 
+#: The test cache's file for each catalog name (engine/formats/catalog.py) the tests use by name.
+CATALOG_FILES = {"gpt2": "tiktoken-npm/r50k_base.json", "p50k": "tiktoken-npm/p50k_base.json",
+                 "cl100k": "tiktoken-npm/cl100k_base.json", "o200k": "tiktoken-npm/o200k_base.json",
+                 "whisper": "whisper-multilingual.tiktoken", "llama3": "llama3.tiktoken", "llama4": "llama4.tiktoken",
+                 "qwen": "qwen.tiktoken", "qwen2.5": "qwen2.5.json", "mistral-v1": "mistral-v1.model",
+                 "tekken": "tekken-240911.json", "claude": "anthropic.json", "gemma4": "ggml-vocab-gemma-4.gguf"}
+
+
+def named_folder(folder: Path, names: list[str]) -> Path:
+    """A tokenizer cache (``$BPE_LAB_TOKENIZERS``) in ``folder`` holding ``names`` as ``bpe-lab
+    fetch`` keeps them (links to the test cache's files); skips the test when one cannot be had."""
+    from engine.formats import by_name
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        entry = by_name(name)
+        assert entry is not None and name in CATALOG_FILES, name
+        target = folder / entry.file
+        if not target.exists():
+            target.symlink_to(needed(CATALOG_FILES[name]))
+    return folder
+
+
 def inline_ranks(data: dict) -> dict[bytes, int]:
     """js-tiktoken's decoder of an inline-rank file's ``"bpe_ranks"`` (each line: a marker, the
     first rank, then base64 tokens of consecutive ranks), written again for the tests."""

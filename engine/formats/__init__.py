@@ -110,7 +110,8 @@ BY_NAME: dict[str, Format] = {f.name: f for f in REGISTRY}
 #: The names of the formats bpe-lab writes (``--format`` choices).
 FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY if f.writable)
 
-__all__ = ["BY_NAME", "CATALOG", "FORMATS", "REGISTRY", "Format", "Imported", "by_name", "detect_format",
+__all__ = ["BY_NAME", "CATALOG", "FORMATS", "MODELS", "REGISTRY", "Format", "Imported", "Model", "by_name",
+           "detect_format", "model_named", "models_of",
            "download_size", "export_tokenizer", "fetched", "load_any", "loading_progress", "read_paths", "recover_merges",
            "renumbered_note", "sidecar_path", "tokenizer_cache", "written_paths"]
 
@@ -119,7 +120,9 @@ _LAZY = {"Imported": "engine.formats.common", "recover_merges": "engine.formats.
          "sidecar_path": "engine.formats.tiktoken_bpe", "renumbered_note": "engine.formats.native",
          "loading_progress": "engine.formats.loading", "CATALOG": "engine.formats.catalog",
          "by_name": "engine.formats.catalog", "download_size": "engine.formats.catalog", "fetched": "engine.formats.catalog",
-         "tokenizer_cache": "engine.formats.catalog"}
+         "tokenizer_cache": "engine.formats.catalog", "MODELS": "engine.formats.catalog",
+         "Model": "engine.formats.catalog", "model_named": "engine.formats.catalog",
+         "models_of": "engine.formats.catalog"}
 
 
 def __getattr__(name: str) -> Any:

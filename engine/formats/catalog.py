@@ -109,6 +109,69 @@ ALIASES = {"r50k": "gpt2", "gpt-2": "gpt2", "gpt4o": "o200k", "gpt-4o": "o200k",
            "gemma": "gemma4", "gemma-4": "gemma4"}
 
 
+@dataclass(frozen=True)
+class Model:
+    """A model whose tokenizer the catalog has: its ``tokenizer`` (a catalog name) and its
+    context ``window`` in tokens, as its maker publishes it."""
+
+    name: str
+    tokenizer: str
+    window: int
+    what: str
+
+
+#: Models by name, each with the tokenizer it uses and its published context window: what
+#: ``bpe-lab tokens --model NAME`` measures a share of. A window the maker has not published is
+#: not guessed (``--window N`` gives one).
+MODELS: tuple[Model, ...] = (
+    Model("gpt-2", "gpt2", 1_024, "GPT-2"),
+    Model("gpt-3", "gpt2", 2_049, "GPT-3 (davinci)"),
+    Model("text-davinci-003", "p50k", 4_097, "text-davinci-003, Codex"),
+    Model("gpt-3.5-turbo", "cl100k", 16_385, "GPT-3.5 Turbo"),
+    Model("gpt-4", "cl100k", 8_192, "GPT-4"),
+    Model("gpt-4-turbo", "cl100k", 128_000, "GPT-4 Turbo"),
+    Model("gpt-4o", "o200k", 128_000, "GPT-4o"),
+    Model("gpt-4.1", "o200k", 1_047_576, "GPT-4.1"),
+    Model("o3", "o200k", 200_000, "o3"),
+    Model("llama-3", "llama3", 8_192, "Llama 3"),
+    Model("llama-3.1", "llama3", 131_072, "Llama 3.1 to 3.3"),
+    Model("llama-4-scout", "llama4", 10_000_000, "Llama 4 Scout"),
+    Model("llama-4-maverick", "llama4", 1_000_000, "Llama 4 Maverick"),
+    Model("llama-2", "llama2", 4_096, "Llama 2"),
+    Model("qwen-7b", "qwen", 8_192, "Qwen-7B"),
+    Model("qwen2", "qwen2", 32_768, "Qwen 2"),
+    Model("qwen2.5", "qwen2.5", 32_768, "Qwen 2.5 (131,072 with YaRN)"),
+    Model("mistral-7b", "mistral-v1", 8_192, "Mistral 7B v0.1"),
+    Model("mistral-7b-v0.3", "mistral-v3", 32_768, "Mistral 7B v0.3"),
+    Model("mistral-large-2411", "mistral-v7", 131_072, "Mistral Large 24.11"),
+    Model("mistral-nemo", "tekken", 128_000, "Mistral NeMo"),
+    Model("claude-2", "claude", 100_000, "Claude 2 (its tokenizer; later Claude models use another)"),
+    Model("phi-3-mini", "phi3", 4_096, "Phi-3 mini (4k)"),
+    Model("deepseek-llm", "deepseek", 4_096, "DeepSeek LLM"),
+    Model("deepseek-coder", "deepseek-coder", 16_384, "DeepSeek Coder"),
+    Model("starcoder2", "starcoder", 16_384, "StarCoder 2"),
+    Model("falcon", "falcon", 2_048, "Falcon"),
+    Model("command-r", "command-r", 128_000, "Command R"),
+    Model("mpt-7b", "mpt", 2_048, "MPT-7B"),
+)
+MODEL_BY_NAME: dict[str, Model] = {m.name: m for m in MODELS}
+#: Other spellings of the models' names.
+MODEL_ALIASES = {"gpt4o": "gpt-4o", "gpt4": "gpt-4", "gpt2": "gpt-2", "gpt-4.1": "gpt-4.1", "llama3": "llama-3",
+                 "llama3.1": "llama-3.1", "llama2": "llama-2", "claude2": "claude-2"}
+
+
+def model_named(name: str) -> Model | None:
+    """The model called ``name`` (or one of :data:`MODEL_ALIASES`), or None."""
+    key = name.strip().lower()
+    return MODEL_BY_NAME.get(MODEL_ALIASES.get(key, key))
+
+
+def models_of(tokenizer: str) -> list[Model]:
+    """The models that use the catalog tokenizer ``tokenizer`` (a name or alias)."""
+    entry = by_name(tokenizer)
+    return [m for m in MODELS if entry is not None and m.tokenizer == entry.name]
+
+
 def by_name(name: str) -> Named | None:
     """The catalog's entry for ``name`` (or one of its :data:`ALIASES`), or None."""
     key = name.strip().lower()

@@ -31,6 +31,11 @@ def test_a_name_is_fetched_once_then_works_offline(index, monkeypatch):
     rows = {line.split()[0]: line.split()[1] for line in listed if not line.startswith(" ")}
     assert len(rows) == len(CATALOG) and max(map(len, out.splitlines()[:-1])) <= 79  # (the last: the cache path)
     assert rows["o200k"] == rows["claude"] == "yes" and rows["llama3"] == "-"
+    windows = out.split("\n\n")[2].splitlines()[1:]  # the models' rows: name, window, tokenizer
+    from engine.formats import MODELS, by_name
+
+    assert [line.split() for line in windows] == [[m.name, f"{m.window:,}", m.tokenizer] for m in MODELS]
+    assert all(by_name(m.tokenizer) is not None for m in MODELS)
     code, _, err = run("fetch", "o200k")
     assert code == 0 and "here already" in err
 

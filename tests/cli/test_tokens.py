@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from fetch_tokenizers import needed, npm_encoding
+from fetch_tokenizers import named_folder, needed, npm_encoding
 from local_index import run
 
 TEXTS = ["Hello world, this is GPT-2.", "Tokenisierung: Wie Maschinen lesen.  Zwei  Leerzeichen.",
@@ -37,3 +37,30 @@ def test_a_bad_window_is_one_line(tmp_path):
     (tmp_path / "a.txt").write_text("hi", encoding="utf-8")
     code, _, err = run("tokens", "-t", "gpt2", str(tmp_path / "a.txt"), "--window", "0")
     assert code == 2 and err.strip() == "bpe-lab: error: --window must be a whole number of tokens from 1 to 10^12"
+
+
+def test_a_model_names_its_tokenizer_and_its_window(tmp_path, monkeypatch):
+    from engine.formats import model_named
+
+    enc = npm_encoding("o200k_base")
+    monkeypatch.setenv("BPE_LAB_TOKENIZERS", str(named_folder(tmp_path / "cache", ["o200k"])))
+    (tmp_path / "CLAUDE.md").write_text(TEXTS[1], encoding="utf-8")
+    model = model_named("gpt-4o")
+    assert model is not None and model.tokenizer == "o200k"
+    code, out, err = run("tokens", "--model", "GPT-4o", str(tmp_path / "CLAUDE.md"), "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    want = len(enc.encode(TEXTS[1]))
+    assert got["tokens"] == want and got["window"] == model.window and got["model"] == "gpt-4o"
+    code, out, _ = run("tokens", "--model", "gpt-4o", str(tmp_path / "CLAUDE.md"))
+    assert out.splitlines()[-1] == f"GPT-4o's window of {model.window:,} tokens: {model.window - want:,} tokens left"
+    code, out, _ = run("tokens", "-t", "o200k", str(tmp_path / "CLAUDE.md"))
+    assert "gpt-4o (128,000)" in out.splitlines()[-1]  # which models use it, and how to ask for a share
+
+
+def test_an_unknown_model_or_none_at_all_is_one_line(tmp_path):
+    (tmp_path / "a.txt").write_text("hi", encoding="utf-8")
+    code, _, err = run("tokens", "--model", "gpt-9", str(tmp_path / "a.txt"))
+    assert code == 2 and err.count("\n") == 1 and "unknown model 'gpt-9'" in err
+    code, _, err = run("tokens", str(tmp_path / "a.txt"))
+    assert code == 2 and err.count("\n") == 1 and "name a tokenizer" in err

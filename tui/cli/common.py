@@ -159,9 +159,9 @@ def check_tokenizers(args: argparse.Namespace) -> None:
         raise UsageError(f"at most {MAX_TOKENIZERS} tokenizers at once")
 
 
-def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
+def add_tokenizer_option(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
     """``-t`` in any supported format, and the pattern for formats that hold none."""
-    parser.add_argument("-t", "--tokenizer", required=True, metavar="TOK",
+    parser.add_argument("-t", "--tokenizer", required=required, metavar="TOK",
                         help="a tokenizer file in any format: native or HF tokenizer.json, XSLM's JSON, "
                              "vocab.json + merges.txt or encoder.json + vocab.bpe (either file, or their directory), "
                              ".tiktoken, SentencePiece .model, tekken.json, .gguf, CLIP's merges; or a name once "

@@ -61,6 +61,12 @@ def run_models(out: TextIO) -> int:
     for package, names in packages.items():
         line = f"{package.spec}, {download_size(package.size)}, {package.licence}: {', '.join(names)}"
         print(textwrap.fill(line, 79, initial_indent="  ", subsequent_indent="      "), file=out)
+    from engine.formats import MODELS
+
+    print("\nmodels and their context windows (bpe-lab tokens --model NAME FILE):", file=out)
+    width = max(cell_len(m.name) for m in MODELS)
+    for m in MODELS:
+        print(f"  {m.name:<{width}}  {m.window:>10,}  {m.tokenizer}", file=out)
     print(f"\nbpe-lab fetch NAME downloads one; fetched files are kept in\n  {tokenizer_cache()}", file=out)
     return 0
 
