@@ -253,7 +253,7 @@ def test_cli_check_lists_every_problem_and_exits_2(tmp_path):
     code, out, err = run("--check", str(LOW), str(bad))
     assert code == 2 and out == ""
     assert err.splitlines() == [f"bpe-lab: error: {bad}:7: unknown directive 'stepp' (have: open, step, run, goto, undo, "
-                                "select, tokenize, trace, analysis, replay, quiz, expect)",
+                                "select, tokenize, trace, analysis, replay, quiz, need, handin, expect)",
                                 f"bpe-lab: error: {bad}:8: bad step number 'x': a whole number of 0 or more"]
     assert run("--check", str(LOW)) == (0, "", "bpe-lab: 1 lesson file fine\n")
 

@@ -95,6 +95,13 @@ class FakeLab:
     def say(self, message: str, *, timeout: float = 3.0) -> None:
         self.said.append(message)
 
+    def marked(self) -> list[str]:
+        return []
+
+    def hand_in(self, stem: str, markdown: str) -> str:
+        self.handed_in = (stem, markdown)
+        return stem + ".md"
+
     def show_lesson(self, view: LessonView | None) -> None:
         self.views.append(view)
 

@@ -57,6 +57,8 @@ KEYS: list[Binding] = [
     Binding("escape", "focus_log", N_("Log"), show=False, tooltip=N_("back to the merge log")),
     Binding("p", "app.quiz", N_("Quiz"), show=False,
             tooltip=N_("predict the next merge: a quiz, from the shuffled candidates or typed; score kept (`p` or escape leaves)")),
+    Binding("exclamation_mark", "mark_surprise", N_("Surprise"), show=False,
+            tooltip=N_("mark the tokenized text as a surprise: the lab lesson's hand-in lists it")),
     Binding("m", "manual_merge", N_("Manual"), show=False,
             tooltip=N_("manual merge: pick the pair that merges next instead of the rule's choice (after an undo this "
                     "starts a what-if branch and keeps the old future)")),
@@ -131,6 +133,7 @@ PALETTE_TITLES = {
     "app.lesson_end": N_("Lesson: end"),
     "app.quiz": N_("Predict the next merge"),
     "manual_merge": N_("Manual merge"),
+    "mark_surprise": N_("Mark as a surprise"),
     "branches": N_("What-if branches"),
 }
 
@@ -143,7 +146,7 @@ ANALYSIS_COMMANDS = [
 _SPELLING = {
     "right": "→", "left": "←", "shift+right": "shift+→", "right_square_bracket": "]", "left_square_bracket": "[",
     "right_curly_bracket": "}", "left_curly_bracket": "{", "slash": "/", "comma": ",", "question_mark": "?",
-    "plus": "+", "minus": "-", "greater_than_sign": ">", "less_than_sign": "<",
+    "plus": "+", "minus": "-", "greater_than_sign": ">", "less_than_sign": "<", "exclamation_mark": "!",
 }
 #: Keys spelled as words, not code (as the README always wrote them).
 _WORDS = {"space", "escape", "ctrl+q", "right", "left", "shift+right"}
@@ -158,7 +161,7 @@ def spell(key: str) -> str:
 #: Named keys that type a character into a focused input (single-character keys do too).
 _PRINTABLE_NAMES = {
     "space", "slash", "comma", "question_mark", "right_square_bracket", "left_square_bracket",
-    "right_curly_bracket", "left_curly_bracket", "greater_than_sign", "less_than_sign",
+    "right_curly_bracket", "left_curly_bracket", "greater_than_sign", "less_than_sign", "exclamation_mark",
 }
 
 

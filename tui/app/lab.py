@@ -80,6 +80,8 @@ class Lab(LabSessions, LabDriving):
         self.lesson = None
         #: The lesson pane's view (a LessonView, or what the player hands it), or None.
         self.lesson_view: LessonView | None = None
+        #: texts marked as surprising (! on the main screen), for a lesson's hand-in
+        self.surprises: list[str] = []
         #: Whether the lesson's pane shows (`l` hides it while a lesson is open).
         self.lesson_pane_shown = True
         self._resume = resume

@@ -30,6 +30,7 @@ class LabDriving:
     lesson: object
     lesson_view: LessonView | None
     lesson_pane_shown: bool
+    surprises: list[str]
     _load_error: str | None
     _idle: asyncio.Event
 
@@ -92,6 +93,29 @@ class LabDriving:
         """Open the quiz in ``mode`` (``shuffled``, ``hidden`` or ``typed``; see tui.model.quiz),
         or switch an open quiz to it. False (and a message) when it cannot start now."""
         return self.app.start_quiz(mode, for_lesson=True)
+
+    def marked(self) -> list[str]:
+        """The texts marked as surprising (``!`` on the main screen), oldest first."""
+        return list(self.surprises)
+
+    def hand_in(self, stem: str, markdown: str) -> str:
+        """Write ``STEM.md`` where a save goes (in a browser: this tab's own name, downloaded) and
+        say so; the path written."""
+        from engine.corpus import atomic_write_text
+        from tui.model.confine import abandon, default_name, deliver, output_path
+
+        name = default_name(self.app, stem, ".md")
+        try:
+            target = output_path(self.app, name)
+            atomic_write_text(target, markdown)
+        except (OSError, ValueError) as exc:
+            abandon(self.app, name)
+            raise DriverError(_("handin not written: {path}: {reason}").format(
+                path=name, reason=getattr(exc, "strerror", None) or exc)) from None
+        deliver(self.app, target)
+        self.say(_("your findings are in {path}: add why each surprised you, and hand it in").format(path=target.resolve()),
+                 timeout=8)
+        return str(target)
 
     def show_lesson(self, view: LessonView | None) -> None:
         """Redraw the lesson pane with ``view`` (None: the lesson has ended; hide it)."""

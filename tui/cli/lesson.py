@@ -27,6 +27,9 @@ def add_lesson_parser(sub) -> None:
     mode.add_argument("--check", action="store_true", help="validate the files: one FILE:LINE line per problem, exit 2 if any")
     mode.add_argument("--run", action="store_true", help="play the lesson headless: every claim checked, exit 1 if one fails")
     lesson.add_argument("--json", action="store_true", help="with --run: print the verdicts as JSON")
+    lesson.add_argument("--surprise", action="append", default=[], metavar="TEXT",
+                        help="with --run: a text you found surprising, for the hand-in a lesson writes (handin-NAME.md "
+                             "in the working folder); again for more")
     lesson.add_argument("--session", metavar="PATH", help="when starting the app: one session file for every corpus")
     lesson.add_argument("--trust-lesson", action="store_true",
                         help="let the lesson open files outside its own folder (by default a lesson opens only the "
@@ -38,6 +41,8 @@ def run_lesson(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if args.json and not args.run:
         raise UsageError("--json goes with --run")
+    if args.surprise and not args.run:
+        raise UsageError("--surprise goes with --run (in the app, ! marks the tokenized text)")
     if args.check:
         if not args.lessons:
             raise UsageError("lesson --check needs one or more lesson files")
@@ -45,7 +50,8 @@ def run_lesson(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.run:
         if len(args.lessons) != 1:
             raise UsageError("lesson --run takes one lesson (a name or a file)")
-        return run_headless(args.lessons[0], args.lang, out, err, as_json=args.json, anywhere=args.trust_lesson)
+        return run_headless(args.lessons[0], args.lang, out, err, as_json=args.json, anywhere=args.trust_lesson,
+                            surprises=tuple(args.surprise))
     if not args.lessons:
         return list_lessons(out, args.lang)
     if len(args.lessons) != 1:
@@ -109,7 +115,7 @@ def check_files(names: list[str], lang: str | None, out: TextIO, err: TextIO, *,
 
 
 def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_json: bool = False,
-                 anywhere: bool = False) -> int:
+                 anywhere: bool = False, surprises: tuple[str, ...] = ()) -> int:
     """Play the lesson headless. Everything printed comes from files (the lesson, its corpora):
     control characters are shown escaped (:func:`engine.text.display.inert`; in JSON as escapes)."""
     from engine.text import inert
@@ -120,13 +126,17 @@ def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_js
     lesson, note = load(name, lang, anywhere=anywhere)
     if note:
         print(f"{PROG}: note: {inert(note)}", file=err)
-    reports = HeadlessRun(lesson).run()
+    from pathlib import Path
+
+    run = HeadlessRun(lesson, handin_folder=Path.cwd(), surprises=surprises)
+    reports = run.run()
     claims = [r for rep in reports for r in rep.results]
     failed = [r for r in claims if not r.ok]
     failed_actions = sum(rep.failed_actions for rep in reports)
     if as_json:
         data = {"lesson": str(lesson.path), "title": lesson.title, "lang": lesson.lang,
                 "ok": not failed and not failed_actions,
+                "handin": None if run.handin_path is None else str(run.handin_path),
                 "steps": [{"step": rep.index, "title": rep.step.title, "line": rep.step.line,
                            "claims": [r.to_dict() for r in rep.results],
                            "notes": [{"line": line, "message": msg} for line, msg in rep.notes]} for rep in reports]}
@@ -141,6 +151,8 @@ def run_headless(name: str, lang: str | None, out: TextIO, err: TextIO, *, as_js
             lines += [(r.claim.line, f"  {r.line()}  [{lesson.path}:{r.claim.line}]") for r in rep.results]
             for _, text in sorted(lines, key=lambda item: item[0]):
                 print(inert(text), file=out)
+        if run.handin_path is not None:
+            print(inert(f"your findings: {run.handin_path} (add why each surprised you, and hand it in)"), file=out)
         print(f"{len(claims) - len(failed)} of {len(claims)} claims hold"
               + (f"; {failed_actions} action{'s' if failed_actions != 1 else ''} failed" if failed_actions else ""), file=out)
     return 1 if failed or failed_actions else 0

@@ -40,7 +40,17 @@ QUANTITIES: dict[str, tuple[str, ...]] = {
     "word": ("WHAT", "TEXT?"),
     "char": ("WHAT", "TEXT?"),
     "stop": (),
+    # a named real tokenizer (tui.lessons.real): lesson 005, the course's tokenizer lab
+    "real": ("NAME", "MEASURE", "TEXT?"),
+    "tax": ("NAME", "LANG"),
+    "shared": ("NAME", "NAME"),
+    "code": ("NAME", "MEASURE"),
+    "glitch": ("NAME", "KIND", "TOKEN?"),
+    "longest": ("NAME", "BY"),
+    "window": ("MODEL",),
 }
+#: The quantities that measure a named real tokenizer (tui.lessons.real.MEASURES).
+REAL_QUANTITIES = ("real", "tax", "shared", "code", "glitch", "longest", "window")
 COMPOSITION_KINDS = ("whole", "char", "multi", "partial")
 HELDOUT_MEASURES = ("tokens", "bytes_per_token", "chars_per_token")
 BASELINE_MEASURES = ("vocab", "tokens", "unknown")
@@ -168,5 +178,11 @@ def check_claim_args(where: str, quantity: str, args: tuple[str, ...], op: str, 
                 where=where, quantity=quantity))
     if quantity == "count" and len(args[0].split()) != 2:
         raise LessonError(_("{where}: count takes a pair \"A B\" (two tokens, · for a space inside one)").format(where=where))
+    if quantity in REAL_QUANTITIES:
+        from tui.lessons.real import check_args
+
+        problem = check_args(quantity, args)
+        if problem:
+            raise LessonError(f"{where}: {problem}")
     if op not in ("==", "!=") and not isinstance(value, (int, float)):
         raise LessonError(_("{where}: {op} compares numbers; {value} is not one").format(where=where, op=op, value=show_value(value)))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from engine import Trainer
 from engine.text import token_display
 from tui.i18n import _
+from tui.lessons.claim_syntax import REAL_QUANTITIES
 from tui.lessons.format import Claim, show_value
 from tui.model.finder import parse_query
 
@@ -159,6 +160,10 @@ def measure(claim: Claim, trainer: Trainer, tokenizer=None) -> object:
         return tokens if args[0] == "tokens" else unknown
     if q == "stop":
         return _stop(trainer)
+    if q in REAL_QUANTITIES:
+        from tui.lessons.real import measure as measure_real
+
+        return measure_real(q, args, trainer.text)
     raise ClaimProblem(_("unknown quantity {q}").format(q=q))
 
 
@@ -179,11 +184,12 @@ def _stop(trainer: Trainer) -> str:
 
 
 def compare(op: str, actual: object, expected: object) -> bool:
-    """``actual OP expected``; a float expected value compares at its own precision (``1.75``
-    matches 1.7498); lists compare as lists."""
+    """``actual OP expected``; ``==`` and ``!=`` compare with a float expected value at its own
+    precision (``1.75`` matches 1.7498), the orderings exactly (``< 0.1`` holds for 0.08); lists
+    compare as lists."""
     if isinstance(actual, tuple):
         actual = list(actual)
-    if isinstance(expected, float) and isinstance(actual, (int, float)):
+    if op in ("==", "!=") and isinstance(expected, float) and isinstance(actual, (int, float)):
         places = len(repr(expected).split(".")[1]) if "." in repr(expected) else 0
         actual = round(actual, places)
     if op in ("==", "!="):

@@ -84,6 +84,7 @@ class Open(Kind):
         except ValueError as exc:
             raise ActionFailed(str(exc)) from None
         run.text = text
+        run.corpus_name = source.name
         return None
 
     async def play(self, action, player):
@@ -289,10 +290,112 @@ class Quiz(Kind):
         return None
 
 
+class Need(Kind):
+    """The real tokenizers a step measures, by name (:mod:`tui.lessons.real`): loaded now (in the
+    app in a thread, so the screen stays live), or the step fails with the line that fetches them."""
+
+    name = "need"
+    usage = "need NAME [NAME ...] (tokenizers by name: bpe-lab models)"
+    least = 1
+    most = 8
+
+    def check_values(self, where, args, options):
+        from tui.lessons.real import check_name
+
+        for word in args:
+            problem = check_name(word)
+            if problem:
+                raise BadDirective(f"{where}: {problem}")
+
+    @staticmethod
+    def _load(names: tuple[str, ...]) -> None:
+        from tui.lessons.real import missing, named
+
+        problem = missing(names)
+        if problem:
+            raise ActionFailed(problem)
+        for name in names:
+            try:
+                named(name)
+            except (OSError, ValueError) as exc:
+                raise ActionFailed(f"{name}: {exc}") from None
+
+    def headless(self, action, run):
+        _add_needed(run, action.args)
+        self._load(action.args)
+        return None
+
+    async def play(self, action, player):
+        import asyncio
+
+        _add_needed(player, action.args)
+        await asyncio.to_thread(self._load, action.args)
+        return None
+
+
+def _add_needed(context, names: tuple[str, ...]) -> None:
+    needed = context.needed
+    needed.extend(n for n in names if n not in needed)
+
+
+class Handin(Kind):
+    """The student's findings written as Markdown (:func:`tui.lessons.real.handin_markdown`): in
+    the app where a save goes (in a browser, downloaded), headless in the folder the run names."""
+
+    name = "handin"
+    usage = "handin [model=NAME]"
+    options = ("model",)
+
+    def check_values(self, where, args, options):
+        from engine.formats import model_named
+
+        if "model" in options and model_named(options["model"]) is None:
+            raise BadDirective(_("{where}: unknown model {name} (bpe-lab models lists them)").format(
+                where=where, name=repr(options["model"])))
+
+    @staticmethod
+    def markdown(action, context, corpus_name: str, corpus: str, surprises: list[str]) -> str:
+        import datetime
+
+        from tui.lessons.real import handin_markdown
+
+        when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+        try:
+            return handin_markdown(context.lesson.title, context.needed, corpus_name, corpus,
+                                   action.options.get("model"), surprises, when)
+        except (OSError, ValueError) as exc:
+            raise ActionFailed(str(exc)) from None
+
+    def on_trainer(self, action, run, trainer):
+        text = self.markdown(action, run, run.corpus_name, trainer.text, list(run.surprises))
+        run.handin = text
+        if run.handin_folder is not None:
+            from engine.corpus import atomic_write_text
+
+            target = run.handin_folder / f"handin-{run.lesson.path.name.split('.')[0]}.md"
+            try:
+                atomic_write_text(target, text)
+            except OSError as exc:
+                raise ActionFailed(_("handin not written: {path}: {reason}").format(
+                    path=target, reason=exc.strerror or exc)) from None
+            run.handin_path = target
+        return None
+
+    async def on_driver(self, action, player, driver):
+        import asyncio
+
+        workbench = driver.workbench
+        with workbench.reading():
+            corpus, name = workbench.trainer.text, workbench.corpus.name
+        text = await asyncio.to_thread(self.markdown, action, player, name, corpus, driver.marked())
+        driver.hand_in(f"handin-{player.lesson.path.name.split('.')[0]}", text)
+        return None
+
+
 #: Every directive but ``expect`` (a claim, :mod:`tui.lessons.claims`), by name, in the order
 #: docs/lessons.md lists them.
 DIRECTIVES: dict[str, Kind] = {kind.name: kind() for kind in (
-    Open, StepForward, Run, Goto, Undo, Select, Tokenize, Trace, Analysis, Replay, Quiz)}
+    Open, StepForward, Run, Goto, Undo, Select, Tokenize, Trace, Analysis, Replay, Quiz, Need, Handin)}
 
 
 def check_directive(where: str, kind: str, args: tuple[str, ...], options: dict[str, str]) -> None:

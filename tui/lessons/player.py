@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.i18n import _
+from tui.lessons.claim_syntax import REAL_QUANTITIES
 from tui.lessons.claims import Result, evaluate
 from tui.lessons.directives import DIRECTIVES, ActionFailed
 from tui.lessons.format import Claim, Directive, Lesson
@@ -94,6 +95,8 @@ class LessonPlayer:
         self.closed = False
         #: A quiz the step being entered asks for, (mode, rounds): opened after its other actions.
         self._pending_quiz: tuple[str, int] | None = None
+        #: The real tokenizers ``need`` named so far (tui.lessons.real), for the hand-in.
+        self.needed: list[str] = []
 
     # -- what directives ask of their player ------------------------------------------------------
 
@@ -261,7 +264,10 @@ class LessonPlayer:
             for action in actions:
                 self.refresh()
                 if isinstance(action, Claim):
-                    shown.results.append(self._check(action))
+                    if action.quantity in REAL_QUANTITIES:  # a real tokenizer's measure: off the screen's thread
+                        shown.results.append(await asyncio.to_thread(self._check, action))
+                    else:
+                        shown.results.append(self._check(action))
                     continue
                 try:
                     note = await DIRECTIVES[action.kind].play(action, self)

@@ -36,10 +36,19 @@ class StepReport:
 class HeadlessRun:
     """A lesson played with the engine alone: ``run_step(i)`` for each step in order."""
 
-    def __init__(self, lesson: Lesson) -> None:
+    def __init__(self, lesson: Lesson, *, handin_folder: Path | None = None, surprises: tuple[str, ...] = ()) -> None:
         self.lesson = lesson
         self.trainer: Trainer | None = None
         self.text: str | None = None
+        self.corpus_name = ""
+        #: the real tokenizers ``need`` named so far (tui.lessons.real)
+        self.needed: list[str] = []
+        #: texts the student marked as surprising (``lesson --run --surprise TEXT``), and the
+        #: hand-in ``handin`` made: written into ``handin_folder`` when one is given
+        self.surprises = surprises
+        self.handin_folder = handin_folder
+        self.handin: str | None = None
+        self.handin_path: Path | None = None
 
     def resolve(self, relative: str) -> Path:
         return self.lesson.resolve(relative)

@@ -16,6 +16,7 @@ COURSE_TEXTS: dict[str, str] = {
     "002": N_("Writing a BPE tokenizer by hand"),
     "003": N_("Tokenization: how machines read"),
     "004": N_("the SimpleTokenizerV1 blog post"),
+    "005": N_("Tokenization: how machines read, its lab"),
 }
 
 

@@ -100,5 +100,12 @@ class LabDriver(Protocol):
     def say(self, message: str, *, timeout: float = 3.0) -> None:
         """A short message to the user (a toast)."""
 
+    def marked(self) -> list[str]:
+        """The texts the user marked as surprising (``!`` on a tokenized text), oldest first."""
+
+    def hand_in(self, stem: str, markdown: str) -> str:
+        """Write a lesson's hand-in (``STEM.md``) where a save goes (in a browser: downloaded) and
+        say where; the path written. DriverError when it cannot be written."""
+
     def show_lesson(self, view: LessonView | None) -> None:
         """Redraw the lesson pane with ``view`` (None: the lesson has ended; hide the pane)."""

@@ -17,10 +17,11 @@ SAMPLES = {
     "die-katze.txt": N_("Tokenwerk's example: die katze und die kanne und die katze"),
     "mueller.txt": N_("Müller Müller Müller, byte by byte (Tokenization: how machines read)"),
     "qa.txt": N_("XSLM's experiment: Q/A lines (merges 0/6/12/24/48 → tokens)"),
-    "parallel.txt": N_("parallel sentences for the token tax: English, German, Chinese, Russian"),
+    "parallel.txt": N_("parallel sentences for the token tax: English, German, Chinese, Russian, Hindi, Arabic, Japanese"),
     "chinese.txt": N_("Chinese sentences and short poems, as in Writing a BPE tokenizer by hand"),
     "tang.txt": N_("28 Tang poems (public domain), one a line: half characters, as in Writing a BPE tokenizer by hand"),
     "emoji.txt": N_("emoji, flags, skin tones, combining accents, Devanagari"),
+    "code.txt": N_("a Python program indented with spaces: what code costs in tokens (the tokenizer lab)"),
 }
 DEFAULT_SAMPLE = "workshop.txt"
 
@@ -43,6 +44,7 @@ SETTINGS: dict[str, dict] = {
     "tang.txt": {"pretokenizer": "none"},
     # No pre-tokenizer, so a combining accent can merge with its letter (gpt2's splits them apart).
     "emoji.txt": {"pretokenizer": "none"},
+    "code.txt": {},
 }
 
 

@@ -458,6 +458,19 @@ class MainScreen(Screen[None]):
         self.lab.say(_("corpus: follows the last merged token") if view.follow
                          else _("corpus: stays where you scroll it"), timeout=3)
 
+    def action_mark_surprise(self) -> None:
+        """!: keep the tokenize pane's text as a surprise; a lesson's hand-in lists each, through
+        every tokenizer it used (tui.lessons.real)."""
+        text = self.query_one(TokenizePane).text
+        if not text.strip():
+            self.say(_("type a text in the tokenize pane first (e), then press ! to mark it"), timeout=4)
+            return
+        marked = self.app.lab.surprises
+        if text not in marked:
+            marked.append(text)
+        self.say(_("marked as a surprise ({n} so far): the lab lesson's last step writes them to hand in").format(
+            n=len(marked)), timeout=4)
+
     def action_toggle_trace(self) -> None:
         pane = self.query_one(TokenizePane)
         pane.trace = not pane.trace
