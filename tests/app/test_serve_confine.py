@@ -49,6 +49,22 @@ def test_inside_paths_resolve_and_outside_ones_are_refused(rooms):
             rules.writable(bad)
 
 
+def test_fetched_tokenizers_are_readable_but_not_writable(rooms, monkeypatch):
+    """The folder ``bpe-lab fetch`` keeps its files in holds only what bpe-lab wrote: a tab may
+    read a fetched name's file (lesson 005, the compare tab), never write there."""
+    root, outside = rooms
+    cache = outside / "tokenizers"
+    cache.mkdir()
+    (cache / "o200k.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setenv("BPE_LAB_TOKENIZERS", str(cache))
+    rules = Confinement(root)
+    assert rules.readable(cache / "o200k.json") == cache.resolve() / "o200k.json"
+    with pytest.raises(OutsideRootError):
+        rules.writable(cache / "o200k.json")
+    with pytest.raises(OutsideRootError):
+        rules.readable(outside / "secret.txt")  # its neighbour is not readable
+
+
 def test_links_out_are_refused_and_named(rooms):
     root, outside = rooms
     rules = Confinement(root)

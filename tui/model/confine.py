@@ -39,8 +39,11 @@ def lesson_text_folder() -> Path:
 
 
 def kept_folders() -> tuple[Path, ...]:
-    """Folders outside the root that hold only what bpe-lab wrote itself, readable in serve mode."""
-    return (lesson_text_folder().resolve(),)
+    """Folders outside the root that hold only what bpe-lab wrote itself, readable in serve mode:
+    a lesson's texts, and the tokenizers ``bpe-lab fetch`` keeps (so ``o200k`` works in a tab)."""
+    from engine.formats import tokenizer_cache
+
+    return (lesson_text_folder().resolve(), tokenizer_cache().resolve())
 
 
 def bundled_folders() -> tuple[Path, ...]:
