@@ -87,6 +87,13 @@ async def test_stepping_and_undoing_move_the_marked_line_and_the_values():
         await settled(pilot)
         assert app.workbench.steps == 2
         check_made(app)
+        scroll = app.screen.query_one("#code-scroll")
+        await pilot.press("down", "down")
+        await settled(pilot)
+        scrolled = scroll.scroll_y
+        app.screen.refresh_views()  # a refresh at the same step (a run's batch, the autosave)
+        await settled(pilot)
+        assert scroll.scroll_y == scrolled  # leaves the reader's scrolling alone
         await pilot.press("v")
         await settled(pilot)
         assert not app.screen.query_one(CodePane).display and app.screen.query_one("#log").display

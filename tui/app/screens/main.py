@@ -459,6 +459,7 @@ class MainScreen(Screen[None]):
         """v: the code beside the merge in place of the panes, or the panes again."""
         self.set_class(not self.showing_code, "with-code")
         if self.showing_code:
+            self.query_one(CodePane).step = None  # drawn afresh: scrolled to its marked line
             self._show_code()
             self.query_one("#code-scroll").focus()
         else:

@@ -1,5 +1,5 @@
-"""The code beside the merge (issue 42, item 8): the reference trainer's code, the line that
-decides the step marked ▶ (the stop line that ends training ■), and the step's values below.
+"""The code beside the merge: the reference trainer's code, the line that decides the step marked
+▶ (the stop line that ends training ■), and the step's values below.
 
 The code is :func:`engine.train.reference_excerpt`, reference.py's own lines, so it never drifts
 from what the tests run; its comments are said in the UI's language and wrap at the pane's width
@@ -112,7 +112,8 @@ def _rows(width: int, marked: str | None, stop: str | None, palette: Palette, la
         mark = "▶" if line.number in marks else "■" if line.number in stops else " "
         texts = _comment_rows(line, width) if line.comment is not None else [line.text]
         for i, code in enumerate(texts):
-            row = Text(mark if i == 0 else " ", style=Style(color=palette.accent, bold=True))
+            row = Text()  # no base style: it would colour the whole row
+            row.append(mark if i == 0 else " ", style=Style(color=palette.accent, bold=True))
             row.append(f"{line.number:>3} " if i == 0 else "    ", style=Style(color=palette.muted))
             body = _highlighted(code, palette)
             if cell_len(code) > width - GUTTER:
@@ -241,6 +242,7 @@ class CodePane(Vertical):
 
     def on_mount(self) -> None:
         self.border_title = _("the code beside the merge")
+        self.border_subtitle = _("v: back to the panes")
 
     @property
     def listing(self) -> CodeListing:
@@ -254,10 +256,13 @@ class CodePane(Vertical):
             step = code_step(workbench)
         except Busy:
             return
+        moved = self.step is None or (step.step, step.made, step.marked, step.stop) != (
+            self.step.step, self.step.made, self.step.marked, self.step.stop)
         self.step = step
         self.listing.mark(step.marked, step.stop)
         self.query_one(CodeValues).show(step)
-        self.call_after_refresh(self.scroll_to_mark)
+        if moved:  # a refresh at the same step (a run's batch, the autosave) leaves your scrolling alone
+            self.call_after_refresh(self.scroll_to_mark)
 
     def scroll_to_mark(self) -> None:
         """Bring the marked line to the middle of the listing; when training is done, the line
