@@ -65,3 +65,19 @@ def test_a_manual_merge_is_marked_as_forced():
     bench.force((97, 98))
     step = code_step(bench)
     assert step.marked == "forced" and "manual" in step.why
+
+
+def test_a_replay_marks_apply_and_names_the_files_next_merge():
+    from engine import Trainer
+
+    trainer = Trainer("the cat sat on the mat. " * 20, TrainConfig(max_merges=10, min_frequency=1))
+    trainer.train()
+    tok = trainer.tokenizer()
+    bench = Workbench(LoadedCorpus.open("sample:low-lower-lowest.txt", "bytes"), TrainConfig(), script=tok)
+    ahead = code_step(bench)
+    assert ahead.marked == "apply" and ahead.pair == tok.merges[0] and "best_pair is not asked" in ahead.why
+    bench.step()
+    made = code_step(bench)
+    assert made.made and made.marked == "apply" and made.pair == tok.merges[0]
+    upcoming = bench.trainer.scripted_next()
+    assert [count for _, count in made.then] == [upcoming[1]]  # the file's next merge, not the top pair

@@ -105,6 +105,11 @@ def _show(workbench: Workbench, pair: tuple[int, int]) -> str:
 
 
 def _top(workbench: Workbench, trainer: Trainer) -> list[tuple[str, int]]:
+    """What the next pass finds: the top pairs now; in a replay, the file's next merge and its
+    count here (the pass does not choose by count)."""
+    if trainer.is_replay:
+        upcoming = trainer.scripted_next()
+        return [] if upcoming is None else [(_show(workbench, upcoming[0]), upcoming[1])]
     return [(_show(workbench, c.pair), c.count) for c in trainer.candidates(TOP)]
 
 
