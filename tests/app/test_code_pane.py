@@ -156,3 +156,25 @@ async def test_comments_are_said_in_the_ui_language(lang):
                 assert said != english and said.startswith("# ") and said[:8] in text, (english, said)
     finally:
         set_language("en")
+
+
+async def test_the_marked_line_takes_the_themes_highlight():
+    from rich.color import Color
+
+    from tui.app.theme import current
+
+    app = app_on("low-lower-lowest.txt", autosave=False, still=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        await pilot.press("v", "n")
+        await settled(pilot)
+        for theme in ("textual-light", "textual-dark"):
+            app.theme = theme
+            await settled(pilot)
+            scroll = app.screen.query_one("#code-scroll")
+            listing = app.screen.query_one(CodePane).listing
+            strips = listing.render_lines(Region(0, round(scroll.scroll_y), listing.size.width,
+                                                 scroll.scrollable_content_region.height))
+            marked = next(strip for strip in strips if strip.text.startswith("▶"))
+            backgrounds = {seg.style.bgcolor for seg in marked if seg.style and seg.style.bgcolor and seg.text.strip()}
+            assert Color.parse(current().highlight_bg) in backgrounds, (theme, backgrounds)

@@ -72,30 +72,25 @@ def code_step(workbench: Workbench) -> CodeStep:
     """The view's step, read under the workbench's lock (raises Busy while a batch holds it)."""
     with workbench.reading():
         trainer = workbench.trainer
-        stop = _stop_role(workbench, trainer)
-        stop_text = workbench.stop_reason() if stop is not None or _done(workbench) else None
+        stop_text = workbench.stop_reason()  # None while a step would merge (or redo)
+        stop = None if stop_text is None else _stop_role(workbench, trainer)
         last = trainer.last
         if last is not None:
             then = tuple(_top(workbench, trainer)) if stop_text is None else ()
             return _made(workbench, last, True, stop, stop_text, then)
         if trainer.future:  # back at step 0 after an undo: the next step redoes a recorded merge
-            return _made(workbench, trainer.future[0], False, stop, None, ())
+            return _made(workbench, trainer.future[0], False, None, None, ())
         return _next(workbench, trainer, stop, stop_text)
 
 
-def _done(workbench: Workbench) -> bool:
-    return workbench.stop_reason() is not None
-
-
 def _stop_role(workbench: Workbench, trainer: Trainer) -> str | None:
-    """The stop rule that holds now, as the reference's line (None: a step would merge)."""
-    if trainer.future or workbench.stop_reason() is None:
-        return None
+    """The stop rule that holds now (training is done), as the reference's line; None for the
+    trainer's own stops (a replayed file's end, the most bytes a vocabulary may hold)."""
     target = trainer.target_merges
     if target is not None and trainer.steps >= target:
         return STOP_ROLES["merges" if workbench.config.max_merges == target else "vocab-size"]
-    if trainer.is_replay:
-        return None  # the replayed file's end: no line of the reference
+    if trainer.is_replay or trainer.stop_reason == "vocab-bytes":
+        return None
     # as the status line says it: with a floor of 2, pairs that occur once are left, and too rare
     return STOP_ROLES["no-pairs" if workbench.config.min_frequency <= 1 else "min-frequency"]
 
@@ -124,7 +119,7 @@ def _made(workbench: Workbench, event: Merge, made: bool, stop: str | None, stop
         step=event.step, made=made, marked=deciding_role(event, rule, replay=replay), stop=stop,
         pair=event.pair, shown_pair=_show(workbench, event.pair), count=event.count, tie_total=event.tie_total,
         top=top or ((_show(workbench, event.pair), event.count),),
-        new_id=workbench.id_text(event.new_id) if made else str(event.new_id),
+        new_id=workbench.id_text(event.new_id) if made else _next_id(workbench, event.new_id),
         token=token_display(event.token, space="·"), before=event.tokens_before, after=event.tokens_after,
         why=why(event, rule, replay, workbench), then=then, stop_text=stop_text)
 
@@ -158,12 +153,16 @@ def _next_replay(workbench: Workbench, trainer: Trainer, stop: str | None, stop_
     pair, count, _rank = upcoming
     event = Merge(step, pair, 0, b"", count, (pair,), 1, 0, 0)
     made_id = trainer.vocab_size - len(workbench.config.specials)
-    ids = workbench.file_ids
-    shown = ids[made_id] if ids is not None and made_id < len(ids) else made_id
     return CodeStep(step=step, made=False, marked="apply", stop=None, pair=pair, shown_pair=_show(workbench, pair),
-                    count=count, tie_total=1, top=((_show(workbench, pair), count),), new_id=str(shown),
+                    count=count, tie_total=1, top=((_show(workbench, pair), count),), new_id=_next_id(workbench, made_id),
                     token=_joined(workbench, pair), before=trainer.corpus_tokens,
                     why=why(event, workbench.config.tie_rule, True, workbench))
+
+
+def _next_id(workbench: Workbench, token: int) -> str:
+    """The id the next merge's token will have, as the user sees ids (a replayed file's own)."""
+    ids = workbench.file_ids
+    return str(ids[token] if workbench.script is not None and ids is not None and token < len(ids) else token)
 
 
 def _joined(workbench: Workbench, pair: tuple[int, int]) -> str:

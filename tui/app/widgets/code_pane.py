@@ -23,7 +23,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.widgets import Static
 
-from engine.train import CodeLine, reference_excerpt
+from engine.train import reference_excerpt
 from tui.app.cut_mark import fit_text
 from tui.app.theme import Palette, current
 from tui.i18n import N_, _, language
@@ -81,15 +81,15 @@ def _numbers(width: int, language: str) -> tuple[int | None, ...]:
     for line in reference_excerpt():
         numbers.append(line.number)
         if line.comment is not None:
-            numbers.extend([None] * (len(_comment_rows(line, width)) - 1))
+            numbers.extend([None] * (len(_comment_rows(line.text, line.comment, width)) - 1))
     return tuple(numbers)
 
 
-def _comment_rows(line: CodeLine, width: int) -> list[str]:
-    """An own-line comment in the UI's language, wrapped under its ``#`` to ``width`` cells."""
-    assert line.comment is not None
-    indent = line.text[: line.comment]
-    said = comment(line.text[line.comment:])
+def _comment_rows(text: str, at: int, width: int) -> list[str]:
+    """An own-line comment (``text``, its ``#`` at ``at``) in the UI's language, wrapped under
+    its ``#`` to ``width`` cells."""
+    indent = text[:at]
+    said = comment(text[at:])
     room = max(width - GUTTER - cell_len(indent) - 2, 12)
     wrapped = Text(said[2:]).wrap(_CONSOLE, room)
     return [indent + ("# " if i == 0 else "  ") + row.plain.rstrip() for i, row in enumerate(wrapped)]
@@ -110,7 +110,7 @@ def _rows(width: int, marked: str | None, stop: str | None, palette: Palette, la
             continue
         style = palette.highlight if line.number in marks else Style(color=palette.accent, bold=True) if line.number in stops else None
         mark = "▶" if line.number in marks else "■" if line.number in stops else " "
-        texts = _comment_rows(line, width) if line.comment is not None else [line.text]
+        texts = _comment_rows(line.text, line.comment, width) if line.comment is not None else [line.text]
         for i, code in enumerate(texts):
             row = Text()  # no base style: it would colour the whole row
             row.append(mark if i == 0 else " ", style=Style(color=palette.accent, bold=True))
@@ -133,8 +133,8 @@ def _rule(title: str, width: int, palette: Palette) -> Text:
     return text
 
 
-#: Token kinds and how they are drawn (the rest in the pane's text colour).
 def _kind_style(kind, palette: Palette) -> Style | None:
+    """How a kind of Python token is drawn (None: in the pane's text colour)."""
     if kind in Comment:
         return Style(color=palette.muted, italic=True)
     if kind in Keyword or kind in Name.Builtin:
