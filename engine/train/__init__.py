@@ -11,6 +11,8 @@
 - ``branching.py``: what-if branches (their tree of names and lines in ``branches.py``);
 - ``corpus_view.py``: the corpus as tokens for the app (``layout.py``: where each chunk sits);
 - ``replay.py``: a tokenizer file replayed on a corpus;
+- ``reference.py``: the algorithm as the course texts teach it (the tests' oracle), and
+  ``reference_code.py``: its code as the app shows it beside a step, the deciding line marked;
 - ``gc_pause.py``: the collector paused while training makes millions of objects.
 
 The data flow: text -> chunks -> counts -> **merges** -> ids -> files.
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from engine.train.branches import check_data as check_branch_data
     from engine.train.events import Candidate, Merge
     from engine.train.gc_pause import gc_paused
+    from engine.train.reference_code import STOP_ROLES, CodeLine, deciding_role, reference_excerpt
     from engine.train.trainer import Trainer
 
 __all__, __getattr__, __dir__ = exports(__name__, {
@@ -34,4 +37,5 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "engine.train.events": ("Candidate", "Merge"),
     "engine.train.branches": ("Branch", "check_branch_data:check_data"),
     "engine.train.gc_pause": ("gc_paused",),
+    "engine.train.reference_code": ("CodeLine", "STOP_ROLES", "deciding_role", "reference_excerpt"),
 })

@@ -30,7 +30,10 @@ from engine.text.pretokenize import GPT2_PATTERN, GPT4_PATTERN, SIMPLE_PATTERN
 Pair = tuple[int, int]
 
 
-def count_pairs(sequences: Iterable[tuple[Sequence[int], int]], skip: frozenset[Pair] = frozenset()) -> Counter[Pair]:
+def count_pairs(
+    sequences: Iterable[tuple[Sequence[int], int]],
+    skip: frozenset[Pair] = frozenset(),
+) -> Counter[Pair]:
     """How often each adjacent pair occurs: each sequence's pairs count its weight.
 
     >>> count_pairs([([1, 2, 1, 2], 1), ([2, 1], 5)])
@@ -38,20 +41,25 @@ def count_pairs(sequences: Iterable[tuple[Sequence[int], int]], skip: frozenset[
     """
     pairs: Counter[Pair] = Counter()
     for ids, weight in sequences:
+        # neighbours overlap: a a a holds the pair (a, a) twice
         for pair in zip(ids, ids[1:]):
             if pair not in skip:
                 pairs[pair] += weight
     return pairs
 
 
-def best_pair(pairs: Counter[Pair], tie_rule: str) -> tuple[Pair, int]:
+def best_pair(pairs: Counter[Pair],
+              tie_rule: str) -> tuple[Pair, int]:
     """The pair to merge next and its count, ties broken by ``tie_rule``.
 
     >>> best_pair(Counter({(5, 1): 2, (1, 2): 2}), "lowest-ids"), best_pair(Counter({(5, 1): 2, (1, 2): 2}), "first-seen")
     (((1, 2), 2), ((5, 1), 2))
     """
     if tie_rule == "lowest-ids":
-        return max(pairs.items(), key=lambda item: (item[1], -item[0][0], -item[0][1]))
+        # on a tie: the lowest left id, then the lowest right id
+        return max(pairs.items(),
+                   key=lambda kv: (kv[1], -kv[0][0], -kv[0][1]))
+    # on a tie: the pair counted first (met first in the text)
     return pairs.most_common(1)[0]
 
 
@@ -108,23 +116,35 @@ def train(text: str, *, base: str = "bytes", pretokenizer: str = "none", pattern
     sizes: list[int] = []
 
     def apply(pair: Pair) -> None:
+        # the pair's two tokens, joined, are the next token
         new_id = len(pieces)
         pieces.append(pieces[pair[0]] + pieces[pair[1]])
         merges.append(pair)
-        sequences[:] = [(merge(ids, pair, new_id), weight) for ids, weight in sequences]
-        sizes.append(sum(len(ids) * weight for ids, weight in sequences))
+        # every occurrence becomes the new id, left to right
+        sequences[:] = [(merge(ids, pair, new_id), weight)
+                        for ids, weight in sequences]
+        # the corpus's length in tokens after this merge
+        sizes.append(sum(len(ids) * weight
+                         for ids, weight in sequences))
 
-    for pair in forced:
-        apply(tuple(pair))  # type: ignore[arg-type]
+    # merges you chose by hand come first, whatever their counts
+    for left, right in forced:
+        apply((left, right))
     while max_merges is None or len(merges) < max_merges:
-        if vocab_size is not None and base_size + len(merges) + len(specials) >= vocab_size:
+        size = base_size + len(merges) + len(specials)
+        if vocab_size is not None and size >= vocab_size:
             break
+        # count every pair again, on the corpus as the merges left it
         pairs = count_pairs(sequences)
         if no_merge_newline:
-            pairs = Counter({p: n for p, n in pairs.items() if b"\n" not in pieces[p[0]] + pieces[p[1]]})
+            # seed 001: a token never holds a newline
+            pairs = Counter({
+                p: n for p, n in pairs.items()
+                if b"\n" not in pieces[p[0]] + pieces[p[1]]})
         if not pairs:
             break
         pair, count = best_pair(pairs, tie_rule)
+        # a pair rarer than this is not worth a token: training stops
         if count < min_frequency:
             break
         apply(pair)

@@ -22,7 +22,7 @@ KEYS = [
     "space", "n", "u", "r", "right", "left", "shift+right", "right_square_bracket", "left_square_bracket",
     "right_curly_bracket", "left_curly_bracket", "i", "t", "question_mark", "escape", "tab", "up", "down",
     "pageup", "pagedown", "home", "end", "enter", "a", "1", "2", "3", "4", "5", "6", "g", "slash", "c",
-    "s", "o", "comma", "x", "7", "backspace", "y", "p",
+    "s", "o", "comma", "x", "7", "backspace", "y", "p", "v",
 ]
 SIZES = [(100, 30), (80, 24), (120, 40), (60, 20)]
 

@@ -52,6 +52,9 @@ KEYS: list[Binding] = [
             tooltip=N_("corpus: keep the last merged token in view as training runs (on or off)")),
     Binding("t", "toggle_trace", N_("Trace"), show=False,
             tooltip=N_("tokenize: the rule-by-rule trace (Tokenization: how machines read, §11.4)")),
+    Binding("v", "toggle_code", N_("Code"), show=False,
+            tooltip=N_("the code beside the merge: the reference trainer's code in place of the panes, the line that "
+                    "decides this step marked, with its values; stepping, undo and jumps move it (`v` again: the panes)")),
     Binding("e", "focus_input", N_("Type"), show=False,
             tooltip=N_("type in the tokenize input (escape leaves; ctrl+y copies its ids; ctrl+q quits)")),
     Binding("escape", "focus_log", N_("Log"), show=False, tooltip=N_("back to the merge log")),
@@ -124,6 +127,7 @@ PALETTE_TITLES = {
     "app.open": N_("Open corpus"),
     "app.resume_found": N_("Resume earlier session"),
     "toggle_ids": N_("Show ids"),
+    "toggle_code": N_("Code beside the merge"),
     "focus_log": N_("Merge log"),
     "focus_input": N_("Tokenize input"),
     "app.lessons": N_("Lessons"),

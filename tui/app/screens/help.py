@@ -20,6 +20,9 @@ PANES = [
     (N_("merge log"), N_("every merge: left + right → new, its count, corpus tokens after (* = tie, not in a replay)")),
     (N_("inspector"), N_("a token's bytes, their UTF-8 roles, how it was built, its frequency")),
     (N_("tokenize"), N_("e, then type text to see it encoded with the vocabulary of this step (ctrl+y copies the ids)")),
+    (N_("code"), N_("v: the reference trainer's code in place of the panes, the line that decides this step marked ▶ "
+                    "(the line that stops training ■), and the step's values: the top pairs, why this pair, the new id, "
+                    "the corpus length before and after")),
 ]
 
 

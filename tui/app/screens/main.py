@@ -26,6 +26,7 @@ from tui.app.keys import KEYS, typed_actions
 from tui.app.screens.branches import BranchesScreen, ManualMergeScreen
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.widgets.candidates import Candidates
+from tui.app.widgets.code_pane import CodePane
 from tui.app.widgets.corpus_view import CorpusView
 from tui.app.widgets.footer import FittingFooter
 from tui.app.widgets.inspector import Inspector
@@ -93,6 +94,7 @@ class MainScreen(Screen[None]):
                 yield Candidates(id="candidates")
                 yield Inspector(id="inspector")
                 yield TokenizePane(id="tokenize")
+            yield CodePane(id="code")
             yield LessonPane(id="lesson")
         yield StatusLine(id="status")
         yield FittingFooter()
@@ -225,11 +227,21 @@ class MainScreen(Screen[None]):
             if self.selected is not None and self.selected >= made:
                 self.selected = None
             self.query_one(Candidates).show(workbench)
+            self._show_code()
             self._show_selected()
             self._show_output()
             self.show_status()
         except Busy:
             pass
+
+    @property
+    def showing_code(self) -> bool:
+        """Whether the code view stands in for the panes (`v`)."""
+        return self.has_class("with-code")
+
+    def _show_code(self) -> None:
+        if self.showing_code:
+            self.query_one(CodePane).show(self.workbench)
 
     def show_status(self, state: str | None = None) -> None:
         """The status line: loading, running, paused or done (or ``state`` when given)."""
@@ -442,6 +454,16 @@ class MainScreen(Screen[None]):
             return
         how = copy_text(payload, self.lab.clipboard_fn, self.app.copy_to_clipboard)
         self.say(_("copied {what} ({clipboard})").format(what=what, clipboard=how), timeout=3)
+
+    def action_toggle_code(self) -> None:
+        """v: the code beside the merge in place of the panes, or the panes again."""
+        self.set_class(not self.showing_code, "with-code")
+        if self.showing_code:
+            self.query_one(CodePane).step = None  # drawn afresh: scrolled to its marked line
+            self._show_code()
+            self.query_one("#code-scroll").focus()
+        else:
+            self.log_view.focus()
 
     def action_toggle_ids(self) -> None:
         self.corpus_view.show_ids = not self.corpus_view.show_ids
