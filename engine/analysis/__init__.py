@@ -4,6 +4,7 @@ Pure Python; the WordPiece and Unigram baselines import the optional ``tokenizer
 when they are built (the ``compare`` extra).
 """
 
+from engine.analysis.alignment import SHOWN, AlignedRow, Alignment, Column, align, cuts_of
 from engine.analysis.baselines import BpeSegmenter, CharTokenizer, Piece, Segmenter, WordTokenizer, split_words
 from engine.analysis.branches import BranchComparison, BranchRow, compare_branches
 from engine.analysis.code_cost import CodeCost, code_cost
@@ -46,6 +47,12 @@ from engine.analysis.tiediff import TieDiff, tie_rule_diff
 from engine.analysis.vocab_diff import TextDiff, VocabDiff, by_script, text_diff, vocab_diff
 
 __all__ = [
+    "SHOWN",
+    "AlignedRow",
+    "Alignment",
+    "Column",
+    "align",
+    "cuts_of",
     "CodeCost",
     "code_cost",
     "VocabularyDive",
