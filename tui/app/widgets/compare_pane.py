@@ -1,4 +1,5 @@
-"""Compare text: what you type through several tokenizers at once, each coloured, with counts;
+"""Compare text: what you type through several tokenizers at once, each coloured, with counts (the
+trained one and those added by name or file aligned by character, as ``bpe-lab compare-text``);
 with nothing typed, the token tax on the bundled parallel sentences (seed 003 §18)."""
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from engine import Tokenizer
-from engine.analysis import BpeSegmenter, Segmenter, languages, parse_parallel, token_tax
+from engine.analysis import BpeSegmenter, Segmenter, align, languages, parse_parallel, token_tax
 from engine.formats import load_any
 from engine.text import token_display
 from tui.app.theme import current
+from tui.app.widgets.aligned_view import aligned_view
 from tui.app.widgets.field import Field
-from tui.i18n import N_, _
+from tui.i18n import N_, _, engine_message
 from tui.model.cells import seal
 from tui.model.confine import Confinement, confinement_of
 from tui.model.samples import sample
@@ -65,6 +67,19 @@ def through_each(text: str, segmenters: Sequence[Segmenter], width: int = 0) -> 
             head.append(" · " + _("{n} unknown").format(n=unknown), style=current().error)
         parts += [head, coloured(seg, text, width), Text("")]
     return Group(*parts)
+
+
+def side_by_side(text: str, aligned: Sequence[Segmenter], others: Sequence[Segmenter], width: int = 0) -> RenderableType:
+    """``text`` through the trained and the added tokenizers aligned by character (as ``bpe-lab
+    compare-text``; one that normalizes the text is listed by its pieces), then through the
+    baselines, each on its own lines."""
+    found = align(text, [(seg.name, [piece.data for piece in seg.segment(text)]) for seg in aligned])
+    parts: list[RenderableType] = [
+        Text(_("aligned by character: │ where a tokenizer cuts, ^ under the cuts they disagree on"), style="dim"),
+        aligned_view(found, width), Text(""),
+    ]
+    unaligned = [seg for seg, row in zip(aligned, found.rows) if row.cuts is None]
+    return Group(*parts, through_each(text, [*unaligned, *others], width))
 
 
 def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]]) -> Table:
@@ -245,7 +260,8 @@ class ComparePane(Vertical):
     def _loaded(self, message: Loaded) -> None:
         message.stop()
         if message.tokenizer is None:
-            self.app.notify(message.error or _("cannot load"), title=_("cannot load tokenizer"), severity="error", markup=False)
+            self.app.notify(engine_message(message.error or _("cannot load")), title=_("cannot load tokenizer"), severity="error",
+                            markup=False)  # a name not fetched yet: the one line saying bpe-lab fetch NAME
             return
         self.extra.append(BpeSegmenter(message.tokenizer, Path(message.name).name))
         self.redraw()
@@ -274,7 +290,10 @@ class ComparePane(Vertical):
         # The output's width beside the scroll bar, whether one shows yet or not (a stable gutter):
         # rows packed to the width before the bar appeared were cut at the right edge.
         width = self.query_one(VerticalScroll).scrollable_content_region.width
-        body = through_each(text, segmenters, width) if text else parallel_view(segmenters, self.groups, self.sentence, width)
+        if text:
+            body = side_by_side(text, [shown[0], *self.extra], shown[1:], width)
+        else:
+            body = parallel_view(segmenters, self.groups, self.sentence, width)
         parts: list[RenderableType] = [body]
         if note:
             parts.append(Text(note, style=f"italic {current().accent}"))
