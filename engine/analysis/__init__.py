@@ -42,6 +42,7 @@ from engine.analysis.report import (
     write_figure,
     write_tables,
 )
+from engine.analysis.script_cost import ScriptShare, script_spans, tokens_by_script
 from engine.analysis.subword import INSTALL_HINT, SubwordUnavailable, subword_available, train_unigram, train_wordpiece
 from engine.analysis.tiediff import TieDiff, tie_rule_diff
 from engine.analysis.vocab_diff import TextDiff, VocabDiff, by_script, text_diff, vocab_diff
@@ -57,6 +58,9 @@ __all__ = [
     "code_cost",
     "VocabularyDive",
     "vocabulary_dive",
+    "ScriptShare",
+    "script_spans",
+    "tokens_by_script",
     "TextDiff",
     "VocabDiff",
     "by_script",
