@@ -24,11 +24,13 @@ from engine.formats import load_any
 from engine.text import token_display
 from tui.app.theme import current
 from tui.app.widgets.aligned_view import aligned_view
+from tui.app.widgets.diff_view import diff_view
 from tui.app.widgets.field import Field
 from tui.i18n import N_, _, engine_message
 from tui.model.cells import seal
 from tui.model.confine import Confinement, confinement_of
 from tui.model.samples import sample
+from tui.model.tokenizer_diff import TokenizerDiff, diff_tokenizers
 
 
 def unknown_style() -> str:
@@ -192,12 +194,25 @@ class ComparePane(Vertical):
         tokenizer: Tokenizer | None
         error: str | None = None
 
+    @dataclass
+    class Diffed(Message):
+        """A worker diffed two tokenizers (``key``: which, over what; or failed with ``error``)."""
+
+        key: tuple
+        found: TokenizerDiff | None
+        error: str | None = None
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.groups = parse_parallel(sample("parallel.txt").read_bytes().decode("utf-8"))
         self.sentence = 0  # which parallel group is shown segmented
-        self.extra: list[Segmenter] = []  # tokenizer files added here
+        self.extra: list[BpeSegmenter] = []  # tokenizer files added here
         self._shown: tuple[list[Segmenter], str] = ([], "")
+        self.corpus = ""  # the corpus's text, which the diff reads when nothing is typed
+        #: Which pair of tokenizers the diff shows (None: the text through all of them).
+        self.diff_pair: int | None = None
+        self._diffed: tuple[tuple, TokenizerDiff | None, str | None] | None = None  # key, found, error
+        self._diffing: tuple | None = None  # the key a worker is diffing (one at a time: typing waits for it)
 
     #: Each input's placeholders, longest first: the longest that fits is shown (beside a lesson
     #: at 80 columns the pane is narrow).
@@ -271,14 +286,72 @@ class ComparePane(Vertical):
         the screen, and so this pane, alive a while: tui/app/screens/analysis.py)."""
         self.extra = []
         self._shown = ([], "")
+        self._diffed = None
 
     def next_sentence(self) -> None:
         self.sentence += 1
         self.redraw()
 
-    def show(self, bpe: Segmenter, baselines: Sequence[Segmenter], note: str = "") -> None:
-        """Compare with the current BPE, the added tokenizers and these baselines."""
+    def show(self, bpe: Segmenter, baselines: Sequence[Segmenter], note: str = "", corpus: str = "") -> None:
+        """Compare with the current BPE, the added tokenizers and these baselines (``corpus``:
+        what the diff reads when nothing is typed)."""
         self._shown = ([bpe, *baselines], note)
+        self.corpus = corpus
+        self.redraw()
+
+    def pairs(self) -> list[tuple[BpeSegmenter, BpeSegmenter]]:
+        """The pairs the diff can show: the trained one with each added one, then the added ones
+        with each other."""
+        shown = self._shown[0]
+        ours = [shown[0]] if shown and isinstance(shown[0], BpeSegmenter) else []
+        both = [*ours, *self.extra]
+        return [(a, b) for i, a in enumerate(both) for b in both[i + 1:]]
+
+    def next_diff(self) -> None:
+        """``d``: the diff of the next pair of tokenizers, and after the last the text again."""
+        count = len(self.pairs())
+        self.diff_pair = 0 if self.diff_pair is None else self.diff_pair + 1
+        if self.diff_pair >= max(count, 1):
+            self.diff_pair = None
+        self.redraw()
+
+    def diff_body(self, width: int) -> RenderableType:
+        """The diff of the chosen pair: drawn when measured, else measured in a worker."""
+        pairs = self.pairs()
+        if not pairs:
+            return Text(_("add a tokenizer (a name such as o200k, or a file) to diff it against the trained one; "
+                          "Esc, then d: back to the text"), style="italic")
+        index = (self.diff_pair or 0) % len(pairs)
+        a, b = pairs[index]
+        text, source = (self.text, _("the typed text")) if self.text else (self.corpus, _("the corpus"))
+        key = (id(a.tokenizer), id(b.tokenizer), a.name, b.name, hash(text))
+        heading = _("diff {n} of {total}: Esc, then d: the next pair (after the last, the text again)").format(
+            n=index + 1, total=len(pairs))
+        if self._diffed is not None and self._diffed[0] == key:
+            _key, found, error = self._diffed
+            if found is not None:
+                return diff_view(found, width, heading)
+            return Text(error or _("cannot diff"), style=current().error)
+        if self._diffing is None:  # else, when it reports, the pane asks again for what it shows then
+            self._diffing = key
+            self._diff(key, (a.name, a.tokenizer), (b.name, b.tokenizer), text, source)
+        return Group(Text(heading, style=f"italic {current().accent}"),
+                     Text(_("comparing {a} and {b} …").format(a=a.name, b=b.name), style="italic dim"))
+
+    @work(thread=True, group="analysis-diff", exit_on_error=False)
+    def _diff(self, key: tuple, a: tuple[str, Tokenizer], b: tuple[str, Tokenizer], text: str, source: str) -> None:
+        try:
+            found = diff_tokenizers(a, b, text, source=source)
+        except (Exception, MemoryError) as exc:  # said in the pane; the app goes on
+            self.post_message(self.Diffed(key, None, f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(self.Diffed(key, found))
+
+    @on(Diffed)
+    def _diff_done(self, message: Diffed) -> None:
+        message.stop()
+        self._diffing = None
+        self._diffed = (message.key, message.found, message.error)
         self.redraw()
 
     def redraw(self) -> None:
@@ -290,7 +363,9 @@ class ComparePane(Vertical):
         # The output's width beside the scroll bar, whether one shows yet or not (a stable gutter):
         # rows packed to the width before the bar appeared were cut at the right edge.
         width = self.query_one(VerticalScroll).scrollable_content_region.width
-        if text:
+        if self.diff_pair is not None:
+            body = self.diff_body(width)
+        elif text:
             body = side_by_side(text, [shown[0], *self.extra], shown[1:], width)
         else:
             body = parallel_view(segmenters, self.groups, self.sentence, width)
