@@ -83,6 +83,7 @@ async def test_a_name_is_added_and_its_row_is_aligned_as_compare_text_aligns_it(
         pane = await compare_tab(pilot)
         await add(pilot, pane, "gpt2")
         await settle_until(pilot, lambda: [s.name for s in pane.extra] == ["gpt2"], "gpt2 added")
+        assert pane.query_one("#compare-tokenizer", Input).value == ""  # ready for the next name
         pane.query_one("#compare-text", Input).value = TEXT
         await settle_until(pilot, lambda: any("cuts differ" in line for line in output_lines(pane)), "the rows")
         trained = folder / "trained.json"
@@ -105,6 +106,7 @@ async def test_a_name_not_fetched_is_one_line_saying_how(tmp_path, monkeypatch):
         await settle_until(pilot, lambda: any("bpe-lab fetch o200k" in t for t in app.toasts.texts()), "the message")
         (said,) = [t for t in app.toasts.texts() if "bpe-lab fetch o200k" in t]
         assert "\n" not in said and pane.extra == []
+        assert pane.query_one("#compare-tokenizer", Input).value == "o200k"  # kept, to fetch and try again
 
 
 def wide_app(tmp_path):

@@ -193,6 +193,7 @@ class ComparePane(Vertical):
         name: str
         tokenizer: Tokenizer | None
         error: str | None = None
+        typed: str = ""  # what the input held: cleared once it is added, ready for the next
 
     @dataclass
     class Diffed(Message):
@@ -256,20 +257,20 @@ class ComparePane(Vertical):
                 except ValueError as exc:
                     self.app.notify(str(exc), title=_("cannot load tokenizer"), severity="error", markup=False)
                     return
-            self._load(path, rules)
+            self._load(path, rules, event.value.strip())
 
     @work(thread=True, group="analysis-load", exit_on_error=False)
-    def _load(self, path: str, rules: Confinement | None = None) -> None:
+    def _load(self, path: str, rules: Confinement | None = None, typed: str = "") -> None:
         try:
             with rules.reading() if rules is not None else nullcontext():  # serve: its files stay in the root
                 tokenizer = load_any(path).tokenizer
         except (OSError, ValueError) as exc:
-            self.post_message(self.Loaded(path, None, str(exc)))
+            self.post_message(self.Loaded(path, None, str(exc), typed))
             return
         except (Exception, MemoryError) as exc:  # a loader's bug: said, and the pane goes on
-            self.post_message(self.Loaded(path, None, f"{path}: {type(exc).__name__}: {exc}"))
+            self.post_message(self.Loaded(path, None, f"{path}: {type(exc).__name__}: {exc}", typed))
             return
-        self.post_message(self.Loaded(path, tokenizer))
+        self.post_message(self.Loaded(path, tokenizer, None, typed))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
@@ -279,6 +280,9 @@ class ComparePane(Vertical):
                             markup=False)  # a name not fetched yet: the one line saying bpe-lab fetch NAME
             return
         self.extra.append(BpeSegmenter(message.tokenizer, Path(message.name).name))
+        field = self.query_one("#compare-tokenizer", Input)
+        if message.typed and field.value.strip() == message.typed:
+            field.value = ""
         self.redraw()
 
     def on_unmount(self) -> None:
