@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 #: How spaces (·, so that a blank column is always "no cut here") and unseen characters are shown.
 SHOWN = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
@@ -75,6 +76,14 @@ class AlignedRow:
     def count(self) -> int:
         return len(self.pieces)
 
+    @cached_property
+    def cut_set(self) -> frozenset[int]:
+        """:attr:`cuts` as a set, for asking about one column at a time."""
+        return frozenset(self.cuts or ())
+
+    def cuts_at(self, offset: int) -> bool:
+        return offset in self.cut_set
+
     def piece_of(self, k: int) -> int:
         """The index of the (shown) piece character ``k`` is in: colours alternate by it."""
         return bisect_right(self.cuts or (), k)
@@ -87,6 +96,8 @@ class Alignment:
     text: str
     rows: tuple[AlignedRow, ...]
     columns: tuple[Column, ...]
+    #: The offsets of the cuts some aligned rows make and others do not.
+    disputed: frozenset[int] = field(default=frozenset())
 
     @property
     def aligned(self) -> list[AlignedRow]:
@@ -95,14 +106,12 @@ class Alignment:
 
     def differs(self, column: Column) -> bool:
         """A cut column where some aligned rows cut and others do not."""
-        if not column.cut:
-            return False
-        return len({column.at in (row.cuts or ()) for row in self.aligned}) > 1
+        return column.cut and column.at in self.disputed
 
     @property
     def differing(self) -> int:
         """How many cuts the aligned rows disagree on."""
-        return sum(1 for column in self.columns if self.differs(column))
+        return len(self.disputed)
 
     @property
     def cut_count(self) -> int:
@@ -117,7 +126,7 @@ class Alignment:
     def cell(self, row: AlignedRow, column: Column) -> str:
         """What ``row`` shows in ``column``: its character, or at a cut column ``│`` or a blank."""
         if column.cut:
-            return "│" if column.at in (row.cuts or ()) else " "
+            return "│" if row.cuts_at(column.at) else " "
         return self.glyph(column)
 
     def width(self, column: Column, cells: Callable[[str], int]) -> int:
@@ -153,7 +162,10 @@ def align(text: str, rows: Iterable[tuple[str, Sequence[bytes]]]) -> Alignment:
     """:class:`Alignment` of ``text`` for each ``(name, pieces)``."""
     made = tuple(AlignedRow(name, tuple(bytes(p) for p in pieces), _tuple(cuts_of(pieces, text)))
                  for name, pieces in rows)
-    union = sorted(set().union(*(row.cuts for row in made if row.cuts is not None)))
+    sets = [row.cut_set for row in made if row.cuts is not None]
+    union = sorted(set().union(*sets))
+    everyone = frozenset.intersection(*sets) if sets else frozenset()
+    disputed = frozenset(cut for cut in union if cut < len(text) and cut not in everyone)
     columns: list[Column] = []
     start = 0
     for cut in union:
@@ -161,7 +173,7 @@ def align(text: str, rows: Iterable[tuple[str, Sequence[bytes]]]) -> Alignment:
         if cut < len(text):
             columns.append(Column(cut, cut=True))
         start = cut  # (the last cut is the text's end: no columns without an aligned row)
-    return Alignment(text, made, tuple(columns))
+    return Alignment(text, made, tuple(columns), disputed)
 
 
 def _tuple(cuts: list[int] | None) -> tuple[int, ...] | None:
