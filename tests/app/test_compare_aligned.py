@@ -135,3 +135,24 @@ def test_aligned_rows_with_chinese_and_emoji(snap_compare, tmp_path, monkeypatch
         await settle_until(pilot, lambda: any("cuts differ" in line for line in output_lines(pane)), "the rows")
 
     assert snap_compare(app, run_before=run_before, terminal_size=size)
+
+
+def test_aligned_bands_fit_a_narrow_pane_in_cells():
+    """Beside a lesson the pane is 30 to 40 cells wide: every line fits, names give way (…), and
+    each row's cells over its bands spell the text."""
+    from engine.analysis import align
+    from tui.app.widgets.aligned_view import aligned_view
+
+    text = TEXT + " 今天天气很好。👩\u200d👩\u200d👧"
+    tok = small_tokenizer()
+    pieces = [tok.token_bytes(i) for i in tok.encode(text)]
+    found = align(text, [("a long name for a tokenizer file.json", pieces), ("chars", [c.encode() for c in text])])
+    for width in (30, 40, 80):
+        console = Console(width=width, color_system=None, file=io.StringIO(), legacy_windows=False)
+        lines = ["".join(s.text for s in line) for line in console.render_lines(aligned_view(found, width), pad=False)]
+        assert all(cell_len(line) <= width for line in lines), (width, lines)
+        rows = [line for line in lines if line.startswith("chars  ")]
+        assert width == 80 or any(line.startswith("a long") and "…  " in line for line in lines)  # cut, not its count
+        label = rows[0].index("T")  # (the label is ASCII)
+        spelled = "".join(line[label:] for line in rows).replace("│", "").replace("·", " ").replace("\u200b", "")
+        assert spelled == text

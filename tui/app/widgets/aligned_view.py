@@ -15,18 +15,19 @@ from tui.app.theme import current
 from tui.i18n import _
 from tui.model.cells import seal
 
-#: The fewest cells a band keeps for the text: a longer name is cut to leave them.
-MIN_ROOM = 24
+#: The cells a band keeps for the text where it can: a longer name is cut to leave them, but to
+#: no fewer than MIN_NAME cells (beside a lesson the pane is 30 to 40 cells wide).
+MIN_ROOM, MIN_NAME = 24, 8
 
 
 def heads(found: Alignment, width: int) -> list[str]:
     """Each aligned row's label, ``name  count``; names cut with … so the text keeps
-    :data:`MIN_ROOM` cells of ``width`` (0: any width)."""
+    :data:`MIN_ROOM` cells of ``width`` (0: any width) where a name keeps :data:`MIN_NAME`."""
     out = []
     for row in found.aligned:
         count = f"  {row.count:,}"
         name = row.name
-        most = (width - MIN_ROOM - 2) - cell_len(count) if width else cell_len(name)
+        most = max(width - MIN_ROOM - 2 - cell_len(count), MIN_NAME) if width else cell_len(name)
         if cell_len(name) > most:
             name = set_cell_size(name, max(most - 1, 1)).rstrip() + "…"
         out.append(name + count)
