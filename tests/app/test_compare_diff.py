@@ -79,3 +79,24 @@ async def test_d_without_an_added_tokenizer_says_to_add_one():
         pane = app.screen.query_one(ComparePane)
         await settle_until(pilot, lambda: any("to diff it" in line for line in output_lines(pane)), "the hint")
         assert app.screen.active_tab == "compare"
+
+
+def test_the_diff_fits_a_narrow_pane_with_every_number_whole():
+    from engine import Tokenizer
+    from tui.app.widgets.diff_view import diff_view
+    from tui.model.tokenizer_diff import diff_tokenizers
+
+    trainer = Trainer("Tokenisierung ist spannend. 你好你好，世界世界。" * 4, TrainConfig(max_merges=30))
+    list(trainer.run())
+    text = "Die Katze 你好，世界。 tokens Привет"
+    found = diff_tokenizers(("a tokenizer with a long name.json", trainer.tokenizer()),
+                            ("b", Tokenizer([(104, 105)])), text, source="the typed text")
+    for width in (40, 76):
+        console = Console(width=width, color_system=None, file=io.StringIO(), legacy_windows=False)
+        lines = ["".join(s.text for s in line).rstrip() for line in console.render_lines(diff_view(found, width), pad=False)]
+        assert all(cell_len(line) <= width for line in lines), lines
+        words = " ".join(lines).split()
+        for number in (found.vocab.shared, len(found.vocab.only_a), len(found.vocab.only_b)):
+            assert f"{number:,}" in words
+        for share in found.text.scripts:
+            assert f"{share.chars:,}" in words and f"{share.per_char(0):.3f}" in words and f"{share.per_char(1):.3f}" in words
