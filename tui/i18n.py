@@ -90,6 +90,9 @@ ENGINE_MESSAGES = (
     (r"(?P<path>.+): permission denied", N_("{path}: permission denied")),
     (r"(?P<path>.+): the file is empty", N_("{path}: the file is empty")),
     (r"(?P<path>.+): cannot read \((?P<reason>[^()]*)\)", N_("{path}: cannot read it ({reason})")),
+    (r"(?P<name>.+): not fetched yet: bpe-lab fetch (?P<entry>\S+) \(downloads (?P<size>[^,]+), (?P<spec>.+), once; "
+     r"then it works offline\)",
+     N_("{name}: not fetched yet: bpe-lab fetch {entry} (downloads {size}, {spec}, once; then it works offline)")),
     (r"(?P<path>.+): cannot write \((?P<reason>[^()]*)\); the old file is unchanged",
      N_("{path}: cannot write it ({reason}); the old file is unchanged")),
 )

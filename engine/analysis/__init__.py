@@ -4,6 +4,7 @@ Pure Python; the WordPiece and Unigram baselines import the optional ``tokenizer
 when they are built (the ``compare`` extra).
 """
 
+from engine.analysis.alignment import SHOWN, AlignedRow, Alignment, Column, align, cuts_of
 from engine.analysis.baselines import BpeSegmenter, CharTokenizer, Piece, Segmenter, WordTokenizer, split_words
 from engine.analysis.branches import BranchComparison, BranchRow, compare_branches
 from engine.analysis.code_cost import CodeCost, code_cost
@@ -41,15 +42,25 @@ from engine.analysis.report import (
     write_figure,
     write_tables,
 )
+from engine.analysis.script_cost import ScriptShare, script_spans, tokens_by_script
 from engine.analysis.subword import INSTALL_HINT, SubwordUnavailable, subword_available, train_unigram, train_wordpiece
 from engine.analysis.tiediff import TieDiff, tie_rule_diff
 from engine.analysis.vocab_diff import TextDiff, VocabDiff, by_script, text_diff, vocab_diff
 
 __all__ = [
+    "SHOWN",
+    "AlignedRow",
+    "Alignment",
+    "Column",
+    "align",
+    "cuts_of",
     "CodeCost",
     "code_cost",
     "VocabularyDive",
     "vocabulary_dive",
+    "ScriptShare",
+    "script_spans",
+    "tokens_by_script",
     "TextDiff",
     "VocabDiff",
     "by_script",

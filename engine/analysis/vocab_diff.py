@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import regex
 
+from engine.analysis.script_cost import SCRIPTS, ScriptShare, tokens_by_script
 from engine.encode.tokenizer import Tokenizer
 
 
@@ -81,10 +82,8 @@ def vocab_diff(a: Tokenizer, b: Tokenizer) -> VocabDiff:
                      spearman([rank_a[t] for t in shared], [rank_b[t] for t in shared]), len(ma), len(mb))
 
 
-#: The scripts tokens are grouped by (the first letter's), in this order; then digits,
-#: whitespace, punctuation and symbols, and parts of characters.
-SCRIPTS = ("Latin", "Cyrillic", "Greek", "Han", "Hiragana", "Katakana", "Hangul", "Arabic", "Hebrew", "Devanagari",
-           "Bengali", "Tamil", "Thai", "Georgian", "Armenian")
+#: Tokens are grouped by their first letter's script (script_cost.SCRIPTS, in its order); then
+#: digits, whitespace, punctuation and symbols, and parts of characters.
 _SCRIPT = [(name, regex.compile(rf"\p{{Script={name}}}")) for name in SCRIPTS]
 
 
@@ -118,13 +117,15 @@ def by_script(tokens: list[bytes]) -> dict[str, list[bytes]]:
 
 @dataclass(frozen=True)
 class TextDiff:
-    """Over a text: the tokens each tokenizer needs, its characters, and the words (runs of
-    non-space) the two split differently, most frequent first, with each one's pieces."""
+    """Over a text: the tokens each tokenizer needs, its characters, the words (runs of
+    non-space) the two split differently, most frequent first, with each one's pieces, and each
+    script's characters with the tokens each needs there (script_cost.tokens_by_script)."""
 
     chars: int
     tokens_a: int
     tokens_b: int
     differing: list[tuple[str, int, list[bytes], list[bytes]]] = field(default_factory=list)
+    scripts: list[ScriptShare] = field(default_factory=list)
 
 
 def text_diff(a: Tokenizer, b: Tokenizer, text: str, limit: int = 20) -> TextDiff:
@@ -139,4 +140,6 @@ def text_diff(a: Tokenizer, b: Tokenizer, text: str, limit: int = 20) -> TextDif
             differing.append((word, n, pa, pb))
             if len(differing) >= limit:
                 break
-    return TextDiff(len(text), len(a.encode(text)), len(b.encode(text)), differing)
+    pieces_a = [bytes(a.token_bytes(i)) for i in a.encode(text)]
+    pieces_b = [bytes(b.token_bytes(i)) for i in b.encode(text)]
+    return TextDiff(len(text), len(pieces_a), len(pieces_b), differing, tokens_by_script(text, [pieces_a, pieces_b]))

@@ -21,7 +21,7 @@ from engine.text import token_display
 from engine.train.trainer import Trainer
 from tui.app import BpeApp
 from tui.app.widgets.candidates import Candidates
-from tui.app.widgets.compare_pane import parallel_view, through_each
+from tui.app.widgets.compare_views import parallel_view, through_each
 from tui.app.widgets.merge_log import MergeLog, column_widths, fit
 from tui.app.widgets.tiediff_pane import render_diff
 from tui.model.samples import sample

@@ -13,7 +13,8 @@ from rich.console import Console
 
 from engine import TrainConfig, Trainer
 from engine.analysis import BpeSegmenter, parse_parallel
-from tui.app.widgets.compare_pane import ComparePane, coloured, tax_view
+from tui.app.widgets.compare_pane import ComparePane
+from tui.app.widgets.compare_views import coloured, tax_view
 from tui.lessons.format import parse
 from tui.model.samples import sample
 

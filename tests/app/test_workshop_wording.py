@@ -17,7 +17,7 @@ from tui.app.screens.analysis import AnalysisScreen
 from tui.app.screens.dialogs import ConfirmScreen
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.open_corpus import OpenScreen
-from tui.app.widgets.compare_pane import tax_table
+from tui.app.widgets.compare_views import tax_table
 from tui.app.widgets.tiediff_pane import render_diff
 from tui.model.samples import sample
 

@@ -103,7 +103,8 @@ FOOTER_PRIORITY = ["app.lesson_next", "app.lesson_back", "app.resume_found", "ap
 #: Keys bound elsewhere (by a screen, a pane or Textual), listed in the help and the README.
 OTHER_KEYS: list[tuple[str, str]] = [
     ("`1` … `6`",
-     N_("on the analysis screen: switch tab (`l` log scale, `b` retrain baselines, `p` next sentence; escape or `a` goes back)")),
+     N_("on the analysis screen: switch tab (`l` log scale, `b` retrain baselines, `p` next sentence, "
+        "`d` diff two tokenizers; escape or `a` goes back)")),
     ("`x`", N_("on the analysis screen: export the curve, composition, held-out numbers and merge log as CSV and JSON, "
             "and the curve and composition as SVG figures (into ./bpe-lab-exports/, or $BPE_LAB_EXPORTS)")),
     ("tab", N_("move focus: merge log, inspector, tokenize input, corpus (shift+tab: back)")),

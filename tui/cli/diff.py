@@ -1,7 +1,8 @@
 """``bpe-lab diff A B``: two tokenizers side by side (engine.analysis.vocab_diff): the tokens they
 share by bytes, those only one has by script with the longest first, where their merge orders
 part and how well they agree, and with ``--text``/``--corpus`` the words they split differently
-and the tokens each needs. A and B are paths or names (``cl100k``, ``o200k``: bpe-lab models)."""
+and the tokens each needs, in all and per character of each script (engine.analysis.script_cost).
+A and B are paths or names (``cl100k``, ``o200k``: bpe-lab models)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,10 @@ def run_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         }
         if found is not None:
             data["text"] = {"chars": found.chars, "tokens_a": found.tokens_a, "tokens_b": found.tokens_b,
+                            "by_script": [{"script": share.script, "chars": share.chars,
+                                           "tokens_a": share.tokens[0], "tokens_b": share.tokens[1],
+                                           "per_char_a": share.per_char(0), "per_char_b": share.per_char(1)}
+                                          for share in found.scripts],
                             "differing": [{"word": w, "count": n, "a": [show(t) for t in pa], "b": [show(t) for t in pb]}
                                           for w, n, pa, pb in found.differing]}
         print(json.dumps(data, ensure_ascii=False, indent=2), file=out)
@@ -90,6 +95,7 @@ def run_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"\n{found.chars:,} characters: {args.a} {found.tokens_a:,} tokens "
               f"({found.tokens_a / max(found.chars, 1):.3f} a character), {args.b} {found.tokens_b:,} "
               f"({found.tokens_b / max(found.chars, 1):.3f})", file=out)
+        print_scripts(found.scripts, args.a, args.b, out)
         if found.differing:
             print("words split differently, most frequent first:", file=out)
             for word, n, pa, pb in found.differing:
@@ -97,3 +103,19 @@ def run_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 print(f"           {args.a}: {' | '.join(show(t) for t in pa)}", file=out)
                 print(f"           {args.b}: {' | '.join(show(t) for t in pb)}", file=out)
     return 0
+
+
+def print_scripts(shares, a: str, b: str, out: TextIO) -> None:
+    """Tokens per character by script (each character with its word's script), a row a script."""
+    if not shares:
+        return
+    wa, wb = max(len(a), 9), max(len(b), 9)
+    print("tokens per character, by script (spaces and punctuation with the letters before them):", file=out)
+    print(f"  {'script':<13} {'chars':>9}  {a:>{wa}}  {b:>{wb}}", file=out)
+
+    def cell(value: float | None, width: int) -> str:
+        return f"{'-' if value is None else f'{value:.3f}':>{width}}"
+
+    for share in shares:
+        print(f"  {share.script:<13} {share.chars:>9,}  {cell(share.per_char(0), wa)}  {cell(share.per_char(1), wb)}",
+              file=out)

@@ -60,6 +60,7 @@ class AnalysisScreen(Screen[None]):
         Binding("l", "log_scale", N_("Log scale"), show=False),
         Binding("b", "retrain_baselines", N_("Retrain baselines"), show=False),
         Binding("p", "next_sentence", N_("Next sentence"), show=False),
+        Binding("d", "diff", N_("Diff two tokenizers"), show=False),
         Binding("x", "export", N_("Export"), show=False),
     ]
 
@@ -424,7 +425,7 @@ class AnalysisScreen(Screen[None]):
         pane = self.pane("#compare-pane")
         if pane is None:
             return False
-        pane.show(bpe, segmenters, note)
+        pane.show(bpe, segmenters, note, self.workbench.corpus.text)
         return True
 
     def recolour(self) -> None:
@@ -495,6 +496,13 @@ class AnalysisScreen(Screen[None]):
                      title=_("Export"), timeout=8)
         for path in written:  # in a browser, each file also arrives as a download
             self.app.call_from_thread(deliver, self.app, Path(path))
+
+    def action_diff(self) -> None:
+        """``d``: the compare tab's diff of two tokenizers (the next pair, then the text again)."""
+        self.show_tab("compare")
+        pane = self.pane("#compare-pane")
+        if pane is not None:
+            pane.next_diff()
 
     def action_next_sentence(self) -> None:
         pane = self.pane("#compare-pane")
