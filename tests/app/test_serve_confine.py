@@ -227,6 +227,40 @@ async def test_held_out_file_and_compare_tokenizer_only_inside_the_root(rooms, m
 
 
 @pytest.mark.slow
+async def test_a_fetched_name_loads_in_a_served_compare_tab(rooms, monkeypatch):
+    """``gpt2`` in a served tab's compare tab: the file ``bpe-lab fetch`` kept (outside the root,
+    in the cache it alone writes) is read; a name not fetched says how to fetch it."""
+    import shutil
+
+    from fetch_tokenizers import needed
+
+    from tui.app.widgets.compare_pane import ComparePane
+
+    from test_analysis_app import settle
+
+    root, outside = rooms
+    cache = outside / "tokenizers"
+    cache.mkdir()
+    shutil.copy(needed("tiktoken-npm/r50k_base.json"), cache / "gpt2.json")  # as fetch keeps it: a file
+    monkeypatch.setenv("BPE_LAB_TOKENIZERS", str(cache))
+    monkeypatch.chdir(root)
+    app = served_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a", "5")
+        await settle(pilot)
+        box = app.screen.query_one("#compare-tokenizer", Input)
+        for name in ("o200k", "gpt2"):
+            box.value = name
+            box.focus()
+            await pilot.press("enter")
+            await settle(pilot)
+            await app.workers.wait_for_complete()
+            await settle(pilot)
+        assert "not fetched yet: bpe-lab fetch o200k" in " ".join(app.toasts.texts())
+        assert [s.name for s in app.screen.query_one(ComparePane).extra] == ["gpt2"]
+
+
+@pytest.mark.slow
 async def test_a_copy_goes_to_the_browser_not_the_servers_clipboard(rooms, monkeypatch):
     from tui.app.launch import served
     from tui.model import clipboard

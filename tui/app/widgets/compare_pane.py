@@ -6,6 +6,7 @@ tui/app/widgets/compare_views.py's and diff_view.py's."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from textual.widgets import Input, Static
 
 from engine import Tokenizer
 from engine.analysis import BpeSegmenter, Segmenter, parse_parallel
-from engine.formats import load_any
+from engine.formats import by_name, fetched, load_any
 from tui.app.theme import current
 from tui.app.widgets.compare_views import parallel_view, side_by_side
 from tui.app.widgets.diff_view import diff_view
@@ -109,6 +110,13 @@ class ComparePane(Vertical):
         if event.input.id == "compare-tokenizer" and event.value.strip():
             path = event.value.strip()
             rules = confinement_of(self.app)
+            entry = by_name(path) if not os.path.exists(path) else None
+            if entry is not None:  # a name (o200k): its fetched file, kept where serve mode may read it
+                found = fetched(entry)
+                if found is None:  # load_any says how to fetch it
+                    self._load(path, None, path)
+                    return
+                path = str(found)
             if rules is not None:  # serve mode: only files inside the served folder (links resolved)
                 try:
                     path = str(rules.readable(path))
@@ -137,7 +145,8 @@ class ComparePane(Vertical):
             self.app.notify(engine_message(message.error or _("cannot load")), title=_("cannot load tokenizer"), severity="error",
                             markup=False)  # a name not fetched yet: the one line saying bpe-lab fetch NAME
             return
-        self.extra.append(BpeSegmenter(message.tokenizer, Path(message.name).name))
+        named = by_name(message.typed) is not None and not os.path.exists(message.typed)  # o200k, not a file
+        self.extra.append(BpeSegmenter(message.tokenizer, message.typed if named else Path(message.name).name))
         field = self.query_one("#compare-tokenizer", Input)
         if message.typed and field.value.strip() == message.typed:
             field.value = ""
