@@ -50,7 +50,8 @@ def old_problem(line: str) -> str | None:
         args, options = _options("l.md:7", split)
         lesson_reference.check_directive("l.md:7", split[0][0], args, options)
     except LessonError as exc:  # (the chain listed the directives it had)
-        return str(exc).replace("quiz, expect)", "quiz, need, handin, expect)")
+        return str(exc).replace("quiz, expect)", "quiz, need, handin, expect)").replace(  # and analysis's add=
+            'text=\"...\" with compare]', 'text=\"...\" add=\"NAME ...\" with compare]')
     return None
 
 

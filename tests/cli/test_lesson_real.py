@@ -41,6 +41,8 @@ def run(*argv: str) -> tuple[int, str, str]:
     ("expect shared o200k gpt-9 == 1", "unknown tokenizer name 'gpt-9'"),
     ("handin model=gpt-9", "unknown model 'gpt-9'"),
     ("handin to=here", "handin takes no option to="),
+    ('analysis compare add="o200k nosuch"', "unknown tokenizer name 'nosuch'"),
+    ('analysis curve add="o200k"', "add= goes with analysis compare (the tokenizers compared)"),
 ])
 def test_a_bad_real_tokenizer_line_is_one_problem(tmp_path, line, problem):
     problems = check(lesson(tmp_path, [line]))

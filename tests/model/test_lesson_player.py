@@ -86,7 +86,7 @@ class FakeLab:
         if trace is not None:
             self.trace = trace
 
-    def show_tab(self, tab: str | None, *, text: str | None = None) -> None:
+    def show_tab(self, tab: str | None, *, text: str | None = None, add: tuple[str, ...] = ()) -> None:
         self.tabs.append((tab, text))
 
     def start_quiz(self, mode: str, rounds: int = 1) -> None:

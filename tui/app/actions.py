@@ -104,7 +104,7 @@ class Actions:
         """Open the analysis screen (curve, vocabulary, held-out, baselines, compare, tie rules)."""
         self.show_tab(tab)
 
-    def show_tab(self, tab: str | None, *, text: str | None = None) -> None:
+    def show_tab(self, tab: str | None, *, text: str | None = None, add: tuple[str, ...] = ()) -> None:
         """The analysis screen at ``tab`` (``text`` in its compare input); None: back to the main
         screen, closing the analysis screen and the quiz (the lab's show_tab comes here)."""
         from tui.app.screens.analysis import AnalysisScreen
@@ -118,11 +118,11 @@ class Actions:
         if lab.workbench is None or lab.loading:
             self.say(_("no corpus loaded yet"), timeout=2)
         elif isinstance(self.screen, AnalysisScreen):
-            lab.analysis.publish((tab, text))
+            lab.analysis.publish((tab, text, add))
         else:
             while isinstance(self.screen, QuizScreen):
                 self.pop_screen()
-            self.push_screen(AnalysisScreen(lab, tab, text))
+            self.push_screen(AnalysisScreen(lab, tab, text, add))
 
     def action_help(self) -> None:
         from tui.app.screens.help import HelpScreen

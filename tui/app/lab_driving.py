@@ -84,10 +84,10 @@ class LabDriving:
     def tokenize(self, text: str | None = None, *, trace: bool | None = None) -> None:
         self.tokenized.publish((text, trace))
 
-    def show_tab(self, tab: str | None, *, text: str | None = None) -> None:
+    def show_tab(self, tab: str | None, *, text: str | None = None, add: tuple[str, ...] = ()) -> None:
         """The analysis screen at ``tab`` (with ``text`` in its input), the lesson beside it;
         None: back to the main screen (closing the quiz too). The app pushes and pops screens."""
-        self.app.show_tab(tab, text=text)
+        self.app.show_tab(tab, text=text, add=add)
 
     def start_quiz(self, mode: str = "shuffled", rounds: int = 1) -> bool:
         """Open the quiz in ``mode`` (``shuffled``, ``hidden`` or ``typed``; see tui.model.quiz),

@@ -236,9 +236,9 @@ class Trace(Kind):
 
 class Analysis(Kind):
     name = "analysis"
-    usage = f"analysis TAB (one of {', '.join(TABS)}) [text=\"...\" with compare]"
+    usage = f"analysis TAB (one of {', '.join(TABS)}) [text=\"...\" add=\"NAME ...\" with compare]"
     least = most = 1
-    options = ("text",)
+    options = ("text", "add")
     shown_again = True  # back (<) to its step shows the tab again, not the main screen
 
     def check_values(self, where, args, options):
@@ -247,9 +247,19 @@ class Analysis(Kind):
                 where=where, word=repr(args[0]), choices=', '.join(TABS)))
         if "text" in options and args[0] != "compare":
             raise BadDirective(_("{where}: text= goes with analysis compare (the text compared)").format(where=where))
+        if "add" in options:
+            from tui.lessons.real import check_name
+
+            if args[0] != "compare":
+                raise BadDirective(_("{where}: add= goes with analysis compare (the tokenizers compared)").format(
+                    where=where))
+            for name in options["add"].split():
+                problem = check_name(name)
+                if problem:
+                    raise BadDirective(f"{where}: {problem}")
 
     async def on_driver(self, action, player, driver):
-        driver.show_tab(action.args[0], text=action.options.get("text"))
+        driver.show_tab(action.args[0], text=action.options.get("text"), add=tuple(action.options.get("add", "").split()))
         return None
 
 

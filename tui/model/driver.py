@@ -89,10 +89,11 @@ class LabDriver(Protocol):
     def tokenize(self, text: str | None = None, *, trace: bool | None = None) -> None:
         """Put ``text`` into the tokenize pane (None: leave it) and turn the trace on or off."""
 
-    def show_tab(self, tab: str | None, *, text: str | None = None) -> None:
+    def show_tab(self, tab: str | None, *, text: str | None = None, add: tuple[str, ...] = ()) -> None:
         """Show the analysis screen at ``tab`` (a tab id of the one tab list), with ``text`` in
-        that tab's input where it has one; None: back to the main screen. The lesson's text
-        stays visible beside it."""
+        that tab's input where it has one, and the tokenizers ``add`` names (names or files)
+        added to the compare tab; None: back to the main screen. The lesson's text stays
+        visible beside it."""
 
     def start_quiz(self, mode: str, rounds: int = 1) -> None:
         """Open the predict-the-next-merge quiz in ``mode`` (shuffled, hidden or typed)."""

@@ -79,8 +79,9 @@ class AnalysisScreen(Screen[None]):
         segmenters: list[Segmenter]
         error: str | None = None
 
-    def __init__(self, lab: Lab, tab: str = "curve", text: str | None = None) -> None:
-        """``text``: put in the compare tab's input (a lesson's)."""
+    def __init__(self, lab: Lab, tab: str = "curve", text: str | None = None, add: tuple[str, ...] = ()) -> None:
+        """``text``: put in the compare tab's input (a lesson's); ``add``: tokenizers (names or
+        files) the compare tab adds."""
         super().__init__()
         self.lab = lab
         self.workbench: Workbench = lab.workbench
@@ -90,6 +91,7 @@ class AnalysisScreen(Screen[None]):
         #: The tabs, one object each (tui/app/screens/analysis_tabs.py), in the tab list's order.
         self.tabs = make_tabs(self)
         self._text = text
+        self._add = add
         self._last_poll = 0.0
         self._poll_timer = None
         self._reset()
@@ -139,6 +141,8 @@ class AnalysisScreen(Screen[None]):
         self.show_lesson()
         if self._text is not None:
             self.set_compare_text(self._text)
+        if self._add:
+            self.add_compare_tokenizers(self._add)
         self.poll(force=True)
 
     def on_unmount(self) -> None:
@@ -176,12 +180,27 @@ class AnalysisScreen(Screen[None]):
         self._poll_timer = None
         self.poll()
 
-    def _asked(self, asked: tuple[str, str | None]) -> None:
-        """The lab (a lesson) asks for a tab, with text for its input."""
-        tab, text = asked
+    def _asked(self, asked: tuple[str, str | None, tuple[str, ...]]) -> None:
+        """The lab (a lesson) asks for a tab, with text for its input and tokenizers to add."""
+        tab, text, add = asked
         self.show_tab(tab)
         if text is not None:
             self.set_compare_text(text)
+        if add:
+            self.add_compare_tokenizers(add)
+
+    def add_compare_tokenizers(self, names: tuple[str, ...], tries: int = 50) -> None:
+        """Add tokenizers (names or files) to the compare tab, as if typed into its second input,
+        each once; like :meth:`set_compare_text` this waits for the tab's panes."""
+        from tui.app.widgets.compare_pane import ComparePane
+
+        pane = next(self.query(ComparePane).results(), None)
+        if pane is None:
+            if tries > 0:
+                self.call_after_refresh(self.add_compare_tokenizers, names, tries - 1)
+            return
+        for name in names:
+            pane.add(name)
 
     def set_compare_text(self, text: str, tries: int = 50) -> None:
         """Put ``text`` in the compare tab's input, as if typed (the input takes no focus); the

@@ -67,6 +67,7 @@ class ComparePane(Vertical):
         self.groups = parse_parallel(sample("parallel.txt").read_bytes().decode("utf-8"))
         self.sentence = 0  # which parallel group is shown segmented
         self.extra: list[BpeSegmenter] = []  # tokenizer files added here
+        self._adding: set[str] = set()  # names and files being loaded (added once)
         self._shown: tuple[list[Segmenter], str] = ([], "")
         self.corpus = ""  # the corpus's text, which the diff reads when nothing is typed
         #: Which pair of tokenizers the diff shows (None: the text through all of them).
@@ -108,28 +109,48 @@ class ComparePane(Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if event.input.id == "compare-tokenizer" and event.value.strip():
-            path = event.value.strip()
-            rules = confinement_of(self.app)
-            entry = by_name(path) if not os.path.exists(path) else None
-            if entry is not None:  # a name (o200k): its fetched file, kept where serve mode may read it
-                found = fetched(entry)
-                if found is None:  # load_any says how to fetch it
-                    self._load(path, None, path)
-                    return
-                path = str(found)
-            if rules is not None:  # serve mode: only files inside the served folder (links resolved)
-                try:
-                    path = str(rules.readable(path))
-                except ValueError as exc:
-                    self.app.notify(str(exc), title=_("cannot load tokenizer"), severity="error", markup=False)
-                    return
-            self._load(path, rules, event.value.strip())
+            self.add(event.value.strip())
+
+    def add(self, typed: str) -> None:
+        """Add a tokenizer: a file in any format or a name (``o200k``), loaded in a worker; in
+        serve mode only a file inside the served folder, or a fetched name's. A name already
+        shown is not added again (a lesson's step shown twice)."""
+        if typed in self._adding or any(seg.name == typed for seg in self.extra):
+            return
+        path = typed
+        rules = confinement_of(self.app)
+        entry = by_name(path) if not os.path.exists(path) else None
+        if entry is not None:  # a name (o200k): its fetched file, kept where serve mode may read it
+            found = fetched(entry)
+            if found is None:  # load_any says how to fetch it
+                self._load(path, None, path)
+                return
+            if getattr(self.app.lab, "lesson", None) is not None:  # a lesson's need loaded it once already
+                self._adding.add(typed)
+                self._load(typed, None, typed, shared=True)
+                return
+            path = str(found)
+        if rules is not None:  # serve mode: only files inside the served folder (links resolved)
+            try:
+                path = str(rules.readable(path))
+            except ValueError as exc:
+                self.app.notify(str(exc), title=_("cannot load tokenizer"), severity="error", markup=False)
+                return
+        self._adding.add(typed)
+        self._load(path, rules, typed)
 
     @work(thread=True, group="analysis-load", exit_on_error=False)
-    def _load(self, path: str, rules: Confinement | None = None, typed: str = "") -> None:
+    def _load(self, path: str, rules: Confinement | None = None, typed: str = "", *, shared: bool = False) -> None:
+        """Load a tokenizer file (``shared``: a fetched name through the lessons' one copy a
+        process, tui.lessons.real, which lesson 005's ``need`` filled)."""
         try:
-            with rules.reading() if rules is not None else nullcontext():  # serve: its files stay in the root
-                tokenizer = load_any(path).tokenizer
+            if shared:
+                from tui.lessons.real import named as lesson_tokenizer
+
+                tokenizer = lesson_tokenizer(typed)
+            else:
+                with rules.reading() if rules is not None else nullcontext():  # serve: its files stay in the root
+                    tokenizer = load_any(path).tokenizer
         except (OSError, ValueError) as exc:
             self.post_message(self.Loaded(path, None, str(exc), typed))
             return
@@ -141,6 +162,7 @@ class ComparePane(Vertical):
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         message.stop()
+        self._adding.discard(message.typed)
         if message.tokenizer is None:
             self.app.notify(engine_message(message.error or _("cannot load")), title=_("cannot load tokenizer"), severity="error",
                             markup=False)  # a name not fetched yet: the one line saying bpe-lab fetch NAME
