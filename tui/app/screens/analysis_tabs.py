@@ -162,6 +162,14 @@ class CompareTab(AnalysisTab):
         self.screen.ensure_baselines()
         return self.screen.render_compare()
 
+    def export(self, trainer: Trainer) -> list[Table]:
+        """The token tax of every tokenizer compared (the trained one, those added, the
+        baselines), once the tab has been shown."""
+        from tui.app.widgets.compare_pane import ComparePane
+
+        pane = next(self.screen.query(ComparePane).results(), None)
+        return [pane.tax_table()] if pane is not None and pane.segmenters else []
+
 
 class TieRulesTab(AnalysisTab):
     id = "tierules"

@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from engine import Tokenizer
-from engine.analysis import BpeSegmenter, Segmenter, parse_parallel
+from engine.analysis import BpeSegmenter, Segmenter, Table, languages, parse_parallel, token_tax
 from engine.formats import by_name, fetched, load_any
 from tui.app.theme import current
 from tui.app.widgets.compare_views import parallel_view, side_by_side
@@ -246,6 +246,23 @@ class ComparePane(Vertical):
         self._diffing = None
         self._diffed = (message.key, message.found, message.error)
         self.redraw()
+
+    @property
+    def segmenters(self) -> list[Segmenter]:
+        """What the tab compares, in its order: the trained BPE, the added tokenizers, the baselines."""
+        shown, _note = self._shown
+        return [shown[0], *self.extra, *shown[1:]] if shown else []
+
+    def tax_table(self) -> Table:
+        """The token tax on the bundled parallel sentences of every tokenizer compared, as
+        ``bpe-lab tax --csv`` writes it (the analysis screen's ``x`` exports it)."""
+        rows = []
+        for seg in self.segmenters:
+            tax = token_tax(seg, self.groups)
+            rows += [(seg.name, lang, tax[lang].tokens, "" if tax[lang].ratio is None else round(tax[lang].ratio, 4),
+                      tax[lang].unknown) for lang in languages(self.groups)]
+        return Table("token_tax", ("tokenizer", "language", "tokens", "ratio_to_en", "unknown"), rows,
+                     {"sentences": len(self.groups)})
 
     def redraw(self) -> None:
         shown, note = self._shown
