@@ -49,8 +49,9 @@ def run_encode(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tok = imported.tokenizer
     text = args.text if args.text is not None else read_stdin()
     ours = tok.encode(text)
-    if args.pieces:
-        print("|".join(token_display(tok.token_bytes(i)) for i in ours), file=out)
+    if args.pieces:  # each distinct token drawn once: a long text repeats few of them many times
+        shown = {i: token_display(tok.token_bytes(i)) for i in set(ours)}
+        print("|".join(map(shown.__getitem__, ours)), file=out)
         return 0
     if args.json:
         print(json.dumps(imported.to_file_ids(ours)), file=out)
