@@ -279,6 +279,19 @@ def named_folder(folder: Path, names: list[str]) -> Path:
     return folder
 
 
+#: The real tokenizers lesson 005 (the tokenizer lab) needs; its introduction says how to fetch them.
+LAB_TOKENIZERS = ["gpt2", "cl100k", "o200k", "llama3", "gemma4"]
+
+
+def lesson_tokenizers(lesson: str, folder: Path, monkeypatch) -> None:
+    """For lesson 005 (a name or path holding ``005-``): a tokenizer cache holding its tokenizers
+    (:func:`named_folder`; skips without them) and ``folder`` as the working folder, where its
+    hand-in is written. Nothing for the other lessons."""
+    if "005-" in Path(lesson).name or Path(lesson).name == "005":
+        monkeypatch.setenv("BPE_LAB_TOKENIZERS", str(named_folder(folder / "tokenizers", LAB_TOKENIZERS)))
+        monkeypatch.chdir(folder)
+
+
 def inline_ranks(data: dict) -> dict[bytes, int]:
     """js-tiktoken's decoder of an inline-rank file's ``"bpe_ranks"`` (each line: a marker, the
     first rank, then base64 tokens of consecutive ranks), written again for the tests."""

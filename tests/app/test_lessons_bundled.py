@@ -11,6 +11,7 @@ import re
 import unicodedata
 
 import pytest
+from fetch_tokenizers import lesson_tokenizers
 from helpers import ROOT, app_on, sample_text, settled
 
 from engine import Trainer
@@ -25,8 +26,6 @@ from test_lesson_layout import assert_panes_whole
 LESSONS = ROOT / "assets" / "lessons"
 NAMES = ["000-die-katze", "001-low-lower-lowest", "002-tang-poems", "003-the-cat-in-the-hat", "004-words-vs-bpe",
          "005-tokenizer-lab"]
-#: The real tokenizers lesson 005 fetches (its introduction says so).
-LAB_TOKENIZERS = ["gpt2", "cl100k", "o200k", "llama3", "gemma4"]
 LANGS = ["en", "de", "zh"]
 FILES = [LESSONS / f"{name}.{lang}.md" for name in NAMES for lang in LANGS]
 
@@ -48,23 +47,13 @@ def test_the_file_checks_clean(path):
     assert not lesson.steps[0].actions and all(step.actions for step in lesson.steps[1:])
 
 
-def real_tokenizers_for(path, tmp_path, monkeypatch) -> None:
-    """Lesson 005 measures real tokenizers: a cache holding them (links to the test cache's
-    files; skips without them), and a working folder for its hand-in."""
-    if path.name.startswith("005"):
-        from fetch_tokenizers import named_folder
-
-        monkeypatch.setenv("BPE_LAB_TOKENIZERS", str(named_folder(tmp_path / "tokenizers", LAB_TOKENIZERS)))
-        monkeypatch.chdir(tmp_path)
-
-
 #: Lesson 005 loads five real tokenizers (4 s): in the slow pass.
 FILES_LOADING = [pytest.param(p, marks=pytest.mark.slow) if p.name.startswith("005") else p for p in FILES]
 
 
 @pytest.mark.parametrize("path", FILES_LOADING, ids=lambda p: p.name)
 def test_played_headless_every_claim_holds(path, tmp_path, monkeypatch):
-    real_tokenizers_for(path, tmp_path, monkeypatch)
+    lesson_tokenizers(str(path), tmp_path, monkeypatch)
     lesson = parse(path)
     reports = HeadlessRun(lesson).run()
     failed = [f"{path.name}:{r.claim.line}: {r.line()}" for report in reports for r in report.results if not r.ok]
@@ -205,7 +194,7 @@ async def test_the_app_plays_the_lesson_to_the_end_with_every_claim_holding(path
     each step's claims are all checked in the pane and all hold, and no action fails."""
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    real_tokenizers_for(path, tmp_path, monkeypatch)
+    lesson_tokenizers(str(path), tmp_path, monkeypatch)
     lesson = parse(path)
     app = app_on(None, autosave=False, lesson=lesson)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -155,12 +155,17 @@ def config_for(options: dict[str, str]):
     from tui.model.samples import SETTINGS as SAMPLE_SETTINGS
 
     data = dict(SAMPLE_SETTINGS.get(sample_name(options.get("sample", "")), {}))
+    given: dict[str, str] = {}  # field -> the setting that gave it (merges= and max_merges= are one)
     for key, raw in options.items():
         if key in SOURCES:
             continue
         if key not in SETTINGS:
             raise ValueError(_("unknown setting {key}=").format(key=key))
         name, kind = SETTINGS[key]
+        if name in given:  # the later would hide the earlier, and whatever is wrong with it
+            raise ValueError(_("{first}= and {second}= both set {name}: give one").format(
+                first=given[name], second=key, name=name))
+        given[name] = key
         if kind == "count":
             if raw.lower() in ("none", ""):
                 data[name] = None
