@@ -116,6 +116,8 @@ class PairState:
         #: {pair key: count}: a dict, or on the compiled path the core's ``Counts`` table, which
         #: has a dict's interface (and is typed as one here)
         self.count: dict[int, int] = {}
+        #: {pair key: its positions}: a dict of arrays, or on the compiled path the core's
+        #: ``Where`` (every list in one pool of C ints; a dict's interface, typed as one here)
         self.where: dict[int, array[int]] = {}
         self.hist: defaultdict[int, int] = defaultdict(int)  # count -> number of pairs
         self._front: list | None = None  # see _read_front
@@ -168,6 +170,8 @@ class PairState:
 
     def first(self, key: int) -> int | None:
         """Address of the pair's first live occurrence, or None."""
+        if not isinstance(self.where, dict):  # the compiled core's Where: the same walk in C
+            return cast(Any, self.where).first(self.data, key)
         a, b = key >> SHIFT, key & MASK
         data = self.data
         for p in self.where.get(key, ()):
