@@ -401,7 +401,7 @@ class PairState:
         self.tokens -= removed
         if self._freq is not None:
             self._count_tokens(a, b, new_id, removed)
-        return MergeRecord(a, b, new_id, old, removed, plist, absorbed)
+        return MergeRecord(a, b, new_id, old, removed, plist + absorbed, len(plist))
 
     # -- undo -------------------------------------------------------------------------------
 
@@ -416,9 +416,9 @@ class PairState:
         right: defaultdict[int, array[int]] = defaultdict(_nodes)
         lx: dict[int, int] = {}
         rx: dict[int, int] = {}
-        absorbed = rec.absorbed
-        for i in range(len(absorbed) - 1, -1, -1):  # reverse order mirrors the merge exactly
-            q = absorbed[i]
+        nodes = rec.nodes  # the occurrence list, then the absorbed nodes
+        for i in range(len(nodes) - 1, rec.split - 1, -1):  # reverse order mirrors the merge exactly
+            q = nodes[i]
             p = data[q + 2]
             so = data[data[p + 2]]
             r = data[p + 1]

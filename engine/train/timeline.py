@@ -117,7 +117,7 @@ class Timeline:
         )
         self.applied.append((event, record if self.keep_records else None))
         if self.checkpoints is not None:
-            self.checkpoints.trained(event.step, len(record.absorbed), state)
+            self.checkpoints.trained(event.step, record.moved, state)
         return event
 
     def undo(self) -> Merge | None:
@@ -214,6 +214,6 @@ class Timeline:
         ones) this line: its merges past here become the ones to redo."""
         self.undone = line[self.steps:][::-1]
         if self.checkpoints is not None:
-            self.checkpoints.rebase(part, [len(record.absorbed) if record is not None else 0
+            self.checkpoints.rebase(part, [record.moved if record is not None else 0
                                            for _, record in line[part:]])
         self.unfinished_jump = None
