@@ -52,7 +52,8 @@ def tab_estimate(corpus: LoadedCorpus, config: TrainConfig, budget: int = TAB_BU
     from its size and its distinct chunks (counted: ~0.5 s on tang_all's 4.8 MB).
 
     Example: tang_all.txt at the character level -> about 240 MB loaded, 369 MB trained (measured:
-    199 and 314 MB).
+    168 and 293 MB; 199 and 314 MB when the figures were fitted, before the compiled core pooled
+    the position lists: the estimate errs high).
     """
     from engine.text import pretokenizer_for
     from tui.model.workbench import CHECKPOINTS
