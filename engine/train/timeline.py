@@ -103,9 +103,11 @@ class Timeline:
             self.checkpoints.start(state)
         record = state.merge(a, b, new_id)
         pieces.append(pieces[a] + pieces[b][self.mark_bytes:])
+        # the chosen pair leads its tie set: share that tuple (an event a merge, 100,000 on tang_all)
+        pair = ties[0] if ties and ties[0] == (a, b) else (a, b)
         event = Merge(
             step=len(self.applied) + 1,
-            pair=(a, b),
+            pair=pair,
             new_id=new_id,
             token=pieces[new_id],
             count=count,
