@@ -65,11 +65,16 @@ class StateCopy:
     hist: dict[int, int]
     freq: list[int] | None
     tokens: int
+    #: Only the nodes are kept (``count``, ``where`` and ``heap`` empty): a restore makes the
+    #: index again from them (step 0's copy under a memory bound: see PairState.snapshot).
+    lean: bool = False
 
     @property
     def cost(self) -> int:
-        """What taking or restoring this copy costs (see :meth:`estimate`)."""
-        return self.estimate(self.data, self.count, self.heap)
+        """What restoring this copy costs (see :meth:`estimate`; a lean copy's restore makes
+        the index again: tang_all's 1.5 million nodes in 0.07 s compiled, 1 s pure)."""
+        cost = self.estimate(self.data, self.count, self.heap)
+        return cost + len(self.data) // 32 if self.lean else cost
 
     @property
     def size(self) -> int:
