@@ -15,6 +15,8 @@ widens the gaps between copies least goes.
 
 from __future__ import annotations
 
+from array import array
+
 from engine.train.pair_state import PairState
 from engine.train.pair_views import StateCopy
 
@@ -43,7 +45,8 @@ class Checkpoints:
         self.limit = max(1, limit)  # copies besides step 0's
         self.memory = memory  # bytes all copies may hold together (None: no bound)
         self.copies: dict[int, StateCopy] = {}
-        self.work: list[int] = [0]
+        #: 64-bit ints, not a list of int objects: 0.8 MB for tang_all's 100,124 steps, not 4
+        self.work: array[int] = array("q", [0])
         self.next_at = 0  # training takes its next copy once work reaches this
 
     def start(self, state: PairState) -> None:
