@@ -54,7 +54,7 @@ def tab_estimate(corpus: LoadedCorpus, config: TrainConfig, budget: int = TAB_BU
     from its size and its distinct chunks (counted: ~0.5 s on tang_all's 4.8 MB).
 
     Example: tang_all.txt at the character level -> about 240 MB loaded, 337 MB trained (measured:
-    141 and 238 MB; 199 and 314 MB when the figures were fitted, before the position lists were
+    126 and 236 MB; 199 and 314 MB when the figures were fitted, before the position lists were
     pooled and the chunk table let go: the estimate errs high).
     """
     from engine.text import pretokenizer_for
