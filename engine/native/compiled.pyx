@@ -10,6 +10,7 @@ other's C functions directly, as one file did):
 
 - ``encode.pxi``: a chunk's ids (``ChunkEncoder``), tiktoken's rank merging (``split_points``,
   ``RankMerger``) and writing ids out (``ids_text``);
+- ``positions.pxi``: the pair state's occurrence index (``Where``: every position list in one pool);
 - ``train.pxi``: the pair state's layout, first index, counts, queue and merge;
 - ``scan.pxi``: the named patterns' ASCII scanner (``count_ascii``, ``split_ascii``) and the
   whole-text encoder (``TextCoder``: the split and the chunk table in C).
@@ -91,5 +92,6 @@ cdef carray.array _ints(Py_ssize_t n):
 
 
 include "encode.pxi"
+include "positions.pxi"
 include "train.pxi"
 include "scan.pxi"

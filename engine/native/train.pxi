@@ -171,7 +171,9 @@ def index_pairs(data, int64_t floor):
     cdef Py_ssize_t n = len(data) // 4, i, j, count, kept = 0
     cdef int *gid = <int *>PyMem_Malloc((n + 1) * sizeof(int))
     cdef int *size = NULL
-    cdef int **into = NULL
+    cdef Py_ssize_t *offset = NULL
+    cdef Py_ssize_t total
+    cdef Where where
     cdef list order = [], totals = []
     cdef int[::1] narrow
     cdef long long[::1] wide
@@ -187,8 +189,8 @@ def index_pairs(data, int64_t floor):
             _index(wide, n, gid, order, totals)
         count = len(order)
         size = <int *>PyMem_Malloc((count + 1) * sizeof(int))
-        into = <int **>PyMem_Malloc((count + 1) * sizeof(int *))
-        if size == NULL or into == NULL:
+        offset = <Py_ssize_t *>PyMem_Malloc((count + 1) * sizeof(Py_ssize_t))
+        if size == NULL or offset == NULL:
             raise MemoryError()
         for j in range(count):
             size[j] = 0
@@ -196,26 +198,29 @@ def index_pairs(data, int64_t floor):
             if gid[i] >= 0:
                 size[gid[i]] += 1
         counts = Counts()
-        where = {}
+        where = Where()
+        total = 0
+        for j in range(count):
+            if <int64_t>totals[j] >= floor:
+                total += size[j] + 1
+        where._repool(total)  # one pool, the size of every list kept: no garbage, no growth
         for j in range(count):
             if <int64_t>totals[j] < floor:
-                into[j] = NULL
+                offset[j] = -1
                 continue
-            arr = _ints(size[j])
-            into[j] = (<carray.array>arr).data.as_ints
             counts.put(order[j], totals[j])
-            where[order[j]] = arr
+            offset[j] = where.reserve(order[j], size[j])
             size[j] = 0
         for i in range(n):
             g = gid[i]
-            if g >= 0 and into[g] != NULL:
-                into[g][size[g]] = _address(4 * i)
+            if g >= 0 and offset[g] >= 0:
+                where.pool[offset[g] + size[g]] = _address(4 * i)
                 size[g] += 1
         return counts, where
     finally:
         PyMem_Free(gid)
         PyMem_Free(size)
-        PyMem_Free(into)
+        PyMem_Free(offset)
 
 
 cdef struct Slot:
@@ -805,12 +810,13 @@ cdef int _flatten(const int *gid, const int64_t *at, Py_ssize_t n, Py_ssize_t gr
 
 
 cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, int64_t new_id, Counts count,
-                  object hist, dict where, object heap, int64_t floor, object front, object entry):
+                  object hist, Where where, object heap, int64_t floor, object front, object entry):
     cdef Py_ssize_t m = plist.shape[0]
     cdef Py_ssize_t i, j, done = 0, nl = 0, nr = 0, fresh = 0, g, size
     cdef int64_t p, q, o, r, w, extra = 0, k, wt, so, sr, c
     cdef int64_t key = (a << SHIFT) | b
     cdef int src
+    cdef const int *nodes
     cdef uint64_t mask = 0
     cdef uint64_t *table = NULL
     cdef Tally tally
@@ -927,31 +933,27 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
                 raise RuntimeError("a new pair with a count but no nodes")
             if src < nl:
                 size = lsize[src]
-                nodes = _ints(size)
-                memcpy((<carray.array>nodes).data.as_ints, lflat + lstart[src], size * sizeof(int))
+                nodes = lflat + lstart[src]
             else:
                 size = rsize[src - nl]
-                nodes = _ints(size)
-                memcpy((<carray.array>nodes).data.as_ints, rflat + rstart[src - nl], size * sizeof(int))
+                nodes = rflat + rstart[src - nl]
             count.put(nkey[j], c)
-            k_obj = nkey[j]
-            c_obj = c
             _tally(&tally, c, 1)
-            where[k_obj] = nodes
+            where.put(nkey[j], nodes, size)
             if entry is not None:
-                heappush(heap, entry(k_obj, c_obj, (<carray.array>nodes).data.as_ints[0]))
+                heappush(heap, entry(nkey[j], c, nodes[0]))
             elif queue is not None:
                 qe.field = C_CMAX - <uint64_t>c
                 qe.key = <uint64_t>nkey[j]
                 queue.push(qe)
                 if bound >= 0 and (qe.field < bfield or (qe.field == bfield and qe.key <= bkey)):
-                    e = ((CMAX - c_obj) << 40) | k_obj
+                    e = ((CMAX - <object>c) << 40) | <object>nkey[j]
                     ahead = front[2]
                     at = bisect_left(ahead, e)
                     if at == len(ahead) or ahead[at] != e:
                         ahead.insert(at, e)
             else:
-                e = ((CMAX - c_obj) << 40) | k_obj
+                e = ((CMAX - <object>c) << 40) | <object>nkey[j]
                 heappush(heap, e)
                 if e <= bound:
                     ahead = front[2]
@@ -971,11 +973,11 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
         PyMem_Free(table)
 
 
-def merge(data, plist, int64_t a, int64_t b, int64_t new_id, Counts count, hist, dict where, heap,
+def merge(data, plist, int64_t a, int64_t b, int64_t new_id, Counts count, hist, Where where, heap,
           int64_t floor, front, entry):
     """One merge of the pair state: ``engine.train.loops.merge`` (relink, then account) in one
     C pass, which returns exactly what this does. Only the pairs that can ever win get an
-    occurrence array; the others' groups stay C buffers."""
+    occurrence list (in ``where``'s pool: no array object); the others' groups stay C buffers."""
     cdef int[::1] narrow
     cdef long long[::1] wide
     cdef const int[::1] at = plist

@@ -15,6 +15,8 @@ widens the gaps between copies least goes.
 
 from __future__ import annotations
 
+from array import array
+
 from engine.train.pair_state import PairState
 from engine.train.pair_views import StateCopy
 
@@ -43,7 +45,8 @@ class Checkpoints:
         self.limit = max(1, limit)  # copies besides step 0's
         self.memory = memory  # bytes all copies may hold together (None: no bound)
         self.copies: dict[int, StateCopy] = {}
-        self.work: list[int] = [0]
+        #: 64-bit ints, not a list of int objects: 0.8 MB for tang_all's 100,124 steps, not 4
+        self.work: array[int] = array("q", [0])
         self.next_at = 0  # training takes its next copy once work reaches this
 
     def start(self, state: PairState) -> None:
@@ -51,7 +54,7 @@ class Checkpoints:
         bound: then no copies are kept at all, and jumps walk)."""
         self.take(0, state)
         if 0 in self.copies:
-            self.next_at = SPACING * max(self.copies[0].cost, 1)
+            self.next_at = SPACING * max(self.cost(state), 1)
 
     def trained(self, step: int, absorbed: int, state: PairState) -> None:
         """After training made the merge that reached ``step`` (the furthest step so far)."""
@@ -84,9 +87,12 @@ class Checkpoints:
             return False
         state.own()  # a copy lending the state its node array gets it back before any is dropped
         memory = self.memory
+        # Under a memory bound (a served tab) step 0's copy keeps only its nodes: its index is
+        # the first one, made again on restore (tang_all: 19 MB spared for 0.07 s a restore).
+        lean = memory is not None and step == 0
         size = 0
         if memory is not None:
-            size = StateCopy.bytes_of(state.data, state.count, state.heap)
+            size = len(state.data) * state.data.itemsize if lean else StateCopy.bytes_of(state.data, state.count, state.heap)
             if size + (self.copies[0].size if step and 0 in self.copies else 0) > memory:
                 return False
         self.copies[step] = None  # type: ignore[assignment]  # a placeholder while thinning
@@ -95,8 +101,11 @@ class Checkpoints:
             memory is not None and size + sum(c.size for s, c in self.copies.items() if s != step) > memory
         ):
             spare = self._drop_one_copy(keep=step).data  # its node array takes the new copy
-        self.copies[step] = state.hand_over(spare) if hand_over else state.snapshot(into=spare)
-        return hand_over
+        if hand_over and not lean:
+            self.copies[step] = state.hand_over(spare)
+            return True
+        self.copies[step] = state.snapshot(into=spare, lean=lean)
+        return False
 
     def cost(self, state: PairState) -> int:
         """What a copy of ``state`` would cost to take or restore (in work units)."""

@@ -73,7 +73,9 @@ class CorpusTokens:
                  base: str, state: PairState, timeline: Timeline) -> None:
         self.text = text
         self.pretokenizer = pretokenizer
-        self.chunks = chunks  # distinct chunk -> count, in layout order
+        #: distinct chunk -> count, in layout order; let go once the layout is built from the
+        #: text (the layout and the text then tell every chunk: tang_all's take 25 MB)
+        self.chunks: Counter[str] | None = chunks
         self.chunk_lengths = chunk_lengths  # each distinct chunk's length in base units
         self.base = base
         self.state = state
@@ -100,16 +102,39 @@ class CorpusTokens:
         if self.built_layout is None:
             if not self.text:
                 raise ValueError("this trainer was given counted chunks, not the corpus text")
+            if self.chunks is None:  # (let go only once a layout was built)
+                raise ValueError("the distinct chunks are gone and no layout was built")
             with gc_paused():
                 self.built_layout = CorpusLayout.build(
                     self.text, self.pretokenizer, self.chunks, self.chunk_lengths, self.base
                 )
+            self.chunks = None
         return self.built_layout
+
+    def chunk_texts(self) -> list[str]:
+        """The distinct chunks by uid: the kept chunk table's, or (once the layout is built from
+        the text) each read from the text where it first occurs."""
+        if self.chunks is not None:
+            return list(self.chunks)
+        layout = self.layout()
+        first: dict[int, int] = {}
+        for offset, uid in zip(layout.offsets, layout.uids):
+            if uid not in first:
+                first[uid] = offset
+        lengths = self.chunk_lengths
+        if self.base != "bytes":
+            text = self.text
+            return [text[first[uid]:first[uid] + lengths[uid]] for uid in range(len(lengths))]
+        raw = self.text.encode("utf-8", "surrogateescape")
+        return [raw[first[uid]:first[uid] + lengths[uid]].decode("utf-8", "surrogateescape")
+                for uid in range(len(lengths))]
 
     def listing(self, limit: int = 2000) -> str:
         """A text of the ``limit`` most frequent distinct chunks, one a line after its count,
         which :meth:`spans` then reads instead of the corpus (see
         :meth:`engine.train.trainer.Trainer.listing`)."""
+        if self.chunks is None:
+            raise ValueError("a listing stands for a chunk table, not a text whose layout is built")
         counts = list(self.chunks.values())
         chunks = list(self.chunks)
         order = sorted(range(len(chunks)), key=lambda uid: -counts[uid])[:limit]
@@ -139,7 +164,7 @@ class CorpusTokens:
         found = None
         if replayed is not None and replayed.tokenizer.whole_first:
             if self.chunk_list is None:
-                self.chunk_list = list(self.chunks)
+                self.chunk_list = self.chunk_texts()
             found = replayed.whole_chunk_lookup(self.timeline.steps, self.chunk_list)
         fallback = replayed is not None and replayed.tokenizer.byte_fallback
         while i < len(offsets):

@@ -20,15 +20,34 @@ DEAD = -1  # a position absorbed by a merge
 
 @dataclass(slots=True)
 class MergeRecord:
-    """What one merge changed: enough to undo it locally."""
+    """What one merge changed: enough to undo it locally.
+
+    The pair's occurrence list and the nodes absorbed share one array (``nodes``: the list,
+    then the absorbed nodes; ``split``: where they meet): an undo log holds a record a merge,
+    100,000 on tang_all, and each array object costs 64 bytes and an allocation of its own."""
 
     a: int
     b: int
     new_id: int
     count: int  # the pair's count before the merge
     removed: int  # corpus tokens removed (weighted)
-    plist: array[int]  # the pair's occurrence list, restored on undo
-    absorbed: array[int]  # the nodes absorbed, in merge order (each still links back to its p)
+    nodes: array[int]  # plist + absorbed
+    split: int  # len(plist)
+
+    @property
+    def plist(self) -> array[int]:
+        """The pair's occurrence list, restored on undo (a copy)."""
+        return self.nodes[:self.split]
+
+    @property
+    def absorbed(self) -> array[int]:
+        """The nodes absorbed, in merge order (each still links back to its p; a copy)."""
+        return self.nodes[self.split:]
+
+    @property
+    def moved(self) -> int:
+        """How many nodes the merge absorbed: ``len(self.absorbed)``."""
+        return len(self.nodes) - self.split
 
 
 @dataclass(slots=True)
@@ -46,11 +65,16 @@ class StateCopy:
     hist: dict[int, int]
     freq: list[int] | None
     tokens: int
+    #: Only the nodes are kept (``count``, ``where`` and ``heap`` empty): a restore makes the
+    #: index again from them (step 0's copy under a memory bound: see PairState.snapshot).
+    lean: bool = False
 
     @property
     def cost(self) -> int:
-        """What taking or restoring this copy costs (see :meth:`estimate`)."""
-        return self.estimate(self.data, self.count, self.heap)
+        """What restoring this copy costs (see :meth:`estimate`; a lean copy's restore makes
+        the index again: tang_all's 1.5 million nodes in 0.07 s compiled, 1 s pure)."""
+        cost = self.estimate(self.data, self.count, self.heap)
+        return cost + len(self.data) // 32 if self.lean else cost
 
     @property
     def size(self) -> int:

@@ -103,9 +103,11 @@ class Timeline:
             self.checkpoints.start(state)
         record = state.merge(a, b, new_id)
         pieces.append(pieces[a] + pieces[b][self.mark_bytes:])
+        # the chosen pair leads its tie set: share that tuple (an event a merge, 100,000 on tang_all)
+        pair = ties[0] if ties and ties[0] == (a, b) else (a, b)
         event = Merge(
             step=len(self.applied) + 1,
-            pair=(a, b),
+            pair=pair,
             new_id=new_id,
             token=pieces[new_id],
             count=count,
@@ -117,7 +119,7 @@ class Timeline:
         )
         self.applied.append((event, record if self.keep_records else None))
         if self.checkpoints is not None:
-            self.checkpoints.trained(event.step, len(record.absorbed), state)
+            self.checkpoints.trained(event.step, record.moved, state)
         return event
 
     def undo(self) -> Merge | None:
@@ -214,6 +216,6 @@ class Timeline:
         ones) this line: its merges past here become the ones to redo."""
         self.undone = line[self.steps:][::-1]
         if self.checkpoints is not None:
-            self.checkpoints.rebase(part, [len(record.absorbed) if record is not None else 0
+            self.checkpoints.rebase(part, [record.moved if record is not None else 0
                                            for _, record in line[part:]])
         self.unfinished_jump = None

@@ -23,10 +23,17 @@ moves = st.lists(
 )
 
 
-@given(corpora(), configs(), st.integers(1, 3), moves)
-def test_jumps_through_copies_equal_a_fresh_trainer(text, kw, limit, ops):
+@given(corpora(), configs(), st.integers(1, 3), moves, st.sampled_from([None, 1 << 30]))
+def test_jumps_through_copies_equal_a_fresh_trainer(text, kw, limit, ops, memory):
+    """(Under a memory bound step 0's copy is lean: its index is made again on restore.)"""
     config = TrainConfig(**kw)
-    trainer = Trainer(text, config, checkpoints=limit)
+    trainer = Trainer(text, config, checkpoints=limit, checkpoint_memory=memory)
+    if memory is not None:
+        trainer.step()
+        copies = trainer.timeline.checkpoints.copies
+        assert not copies or copies[0].lean
+        if trainer.steps:
+            trainer.undo()
     for op, arg in ops:
         if op == "goto":
             trainer.goto(arg)
@@ -145,7 +152,7 @@ def test_thinning_keeps_step_zero_and_spreads_the_rest():
         def own(self):  # a restored state gives back what it borrowed (nothing here)
             pass
 
-        def snapshot(self, into=None):
+        def snapshot(self, into=None, lean=False):
             return SimpleNamespace(data=into)
 
     for step in (0, 10, 12, 90):

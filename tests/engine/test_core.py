@@ -245,6 +245,35 @@ def test_both_trainers_make_the_reference_merges(text, kw):
 
 
 @needs_compiled
+@given(st.lists(st.tuples(st.sampled_from(["put", "pop", "del", "copy"]), st.integers(0, 40),
+                          st.lists(st.integers(0, 1 << 30), max_size=300)), max_size=120))
+def test_the_compiled_occurrence_index_is_a_dict_of_arrays(ops):
+    """engine.native.compiled.Where (every position list in one pool) against the pure path's
+    dict of array('i'): the same lists after any puts, pops and deletes (lists long enough,
+    and keys replaced often enough, for the pool to grow and to shed its garbage), and a copy
+    is its own (changing it leaves the original)."""
+    where, twin = compiled.Where(), {}
+    copies = []
+    for op, key, nodes in ops:
+        if op == "put":
+            where[key] = array("i", nodes)
+            twin[key] = array("i", nodes)
+        elif op == "pop":
+            assert where.pop(key, None) == twin.pop(key, None)
+        elif op == "del" and key in twin:
+            del where[key], twin[key]
+        elif op == "copy":
+            copies.append((where.copy(), {k: list(v) for k, v in twin.items()}))
+            where = copies[-1][0].copy()  # carry on with a copy of the copy
+        assert len(where) == len(twin) and (key in where) == (key in twin)
+        assert where.get(key) == twin.get(key)
+    assert {k: list(v) for k, v in where.items()} == {k: list(v) for k, v in twin.items()}
+    assert sorted(where) == sorted(twin) and where == twin
+    for copy, then in copies:
+        assert {k: list(v) for k, v in copy.items()} == then
+
+
+@needs_compiled
 @given(st.lists(st.tuples(st.lists(st.integers(0, 5), max_size=12), st.integers(1, 3)), max_size=20),
        st.integers(0, 5), st.integers(0, 5), st.integers(1, 3), st.sampled_from(["lowest-ids", "first-seen"]))
 def test_a_merge_and_the_first_index_agree_between_paths(seqs, a, b, floor, rule):
@@ -263,7 +292,7 @@ def test_a_merge_and_the_first_index_agree_between_paths(seqs, a, b, floor, rule
         state.verify()
         results.append((index, list(state.data), list(record.absorbed), record.removed, record.count,
                         dict(state.count), {c: n for c, n in state.hist.items() if n},
-                        [(k, list(v)) for k, v in state.where.items()], sorted(state.heap)))
+                        {k: list(v) for k, v in state.where.items()}, sorted(state.heap)))
     assert results[0] == results[1]
 
 

@@ -85,3 +85,22 @@ def test_the_first_index_is_the_one_counted_node_by_node(pairs, floor):
     data = _trainloops.layout(pairs)[0]
     count, where = _trainloops.index_pairs(data, floor)
     assert (list(count.items()), [(k, list(v)) for k, v in where.items()]) == naive_index(data, floor)
+
+
+@given(st.text(alphabet="ab \n\u00e9\u4e2d\U0001f600\udcc3.1", max_size=80), st.sampled_from(["bytes", "chars"]),
+       st.sampled_from(["gpt2", "none", "simple"]))
+@settings(max_examples=60, deadline=None)
+def test_the_chunks_read_back_from_the_text_are_the_counted_ones(text, base, pattern):
+    """Once the corpus layout is built the trainer lets its chunk table go (issue 39: 25 MB on
+    tang_all); the distinct chunks read back from the text by the layout are the table's."""
+    from engine import TrainConfig, Trainer
+    from engine.errors import CorpusError
+
+    try:
+        trainer = Trainer(text, TrainConfig(base=base, pretokenizer=pattern, max_merges=3))
+    except CorpusError:  # nothing to train on
+        return
+    counted = list(trainer.corpus.chunks or ())
+    trainer.corpus.layout()
+    assert trainer.corpus.chunks is None
+    assert trainer.corpus.chunk_texts() == counted

@@ -21,8 +21,10 @@ from engine import TrainConfig
 from tui.model.loaded_corpus import LoadedCorpus
 
 #: A served tab's copies of the training state and its caches hold at most this many bytes
-#: together (docs/classroom.md has the figures behind it: on tang_all one copy is ~42 MB).
-TAB_BUDGET = 64 << 20
+#: together (docs/classroom.md has the figures behind it: on tang_all at the character level
+#: step 0's copy is 23 MB, its nodes only under a budget, and a copy of a later step ~42 MB;
+#: so step 0's fits and no other, as with 64 MB before step 0's copy kept only its nodes).
+TAB_BUDGET = 32 << 20
 
 #: What the app takes with the bundled workshop sample loaded (Python, Textual, the engine).
 APP_BYTES = 52 << 20
@@ -51,8 +53,9 @@ def tab_estimate(corpus: LoadedCorpus, config: TrainConfig, budget: int = TAB_BU
     """The memory of a tab on ``corpus`` trained with ``config`` (the base it opens with), told
     from its size and its distinct chunks (counted: ~0.5 s on tang_all's 4.8 MB).
 
-    Example: tang_all.txt at the character level -> about 240 MB loaded, 369 MB trained (measured:
-    199 and 314 MB).
+    Example: tang_all.txt at the character level -> about 240 MB loaded, 337 MB trained (measured:
+    126 and 236 MB; 199 and 314 MB when the figures were fitted, before the position lists were
+    pooled and the chunk table let go: the estimate errs high).
     """
     from engine.text import pretokenizer_for
     from tui.model.workbench import CHECKPOINTS
