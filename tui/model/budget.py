@@ -31,9 +31,10 @@ APP_BYTES = 52 << 20
 #: The training state, bytes per unit of the text (a byte, or a character at the character
 #: level: the corpus pane's layout) and per unit of its distinct chunks (the pair state: nodes,
 #: position lists, counts); and the undo log of a run to the end, per distinct unit. Fitted to
-#: tests/bench/bench_tab_memory.py on tang_2000, tang_all and 1 MB of code (docs/classroom.md:
-#: the estimate is 10-20 % above what was measured).
-PER_UNIT, PER_DISTINCT_UNIT, LOG_PER_DISTINCT_UNIT = 4, 147, 48
+#: tests/bench/bench_tab_memory.py on tang_all (docs/classroom.md): refitted after the position
+#: lists were pooled (147 bytes a distinct unit before, 100 now), so that a tab trained to the end
+#: is told about 18 % above its steady memory, about its peak.
+PER_UNIT, PER_DISTINCT_UNIT, LOG_PER_DISTINCT_UNIT = 4, 100, 48
 #: A copy of the state holds about this share of it (tang_all: 42 of 158 MB).
 COPY_SHARE = 0.27
 #: What moving about adds besides (jumps, undos, redos: freed memory the process keeps).
@@ -53,9 +54,8 @@ def tab_estimate(corpus: LoadedCorpus, config: TrainConfig, budget: int = TAB_BU
     """The memory of a tab on ``corpus`` trained with ``config`` (the base it opens with), told
     from its size and its distinct chunks (counted: ~0.5 s on tang_all's 4.8 MB).
 
-    Example: tang_all.txt at the character level -> about 240 MB loaded, 337 MB trained (measured:
-    126 and 236 MB; 199 and 314 MB when the figures were fitted, before the position lists were
-    pooled and the chunk table let go: the estimate errs high).
+    Example: tang_all.txt at the character level -> about 182 MB loaded, 279 MB trained (measured:
+    126 MB loaded, its peak 221; 236 MB trained and moved about, its peak 278).
     """
     from engine.text import pretokenizer_for
     from tui.model.workbench import CHECKPOINTS
