@@ -241,10 +241,12 @@ def load_any(path: str | Path, *, pretokenizer: PreTokenizer | None = None, fmt:
     """
     # A big file makes a few hundred thousand objects and no reference cycles: the cyclic
     # collector would only walk them again and again (a tenth of a GPT-2 load), so it waits.
-    from engine.formats.catalog import resolve
     from engine.formats.common import quoting_beside
 
-    path = resolve(str(path)) or path  # a name (o200k, llama3) that is not a path: its fetched file
+    if not os.path.exists(path):  # a name (o200k, llama3) that is not a path: its fetched file
+        from engine.formats.catalog import resolve
+
+        path = resolve(str(path)) or path
 
     collecting = gc.isenabled()
     gc.disable()
