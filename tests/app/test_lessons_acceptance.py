@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from fetch_tokenizers import lesson_tokenizers
-from helpers import app_on, settle_until
+from helpers import app_on, screen_settled, settle_until
 
 from engine import TrainConfig
 from tui.app.widgets.lesson_pane import LessonPane
@@ -151,7 +151,9 @@ async def test_every_lesson_plays_to_its_end_with_gt_only(name, lang, explicit, 
         for index in range(len(lesson.steps)):
             if index:
                 await pilot.press("greater_than_sign")
-            await settle_until(pilot, lambda index=index: at(index), f"at step {index} of {lesson.path.name}")
+            # the player done, and the screen drawn (the pane's Markdown mounts its blocks after)
+            await settle_until(pilot, lambda index=index: at(index) and screen_settled(app),
+                               f"at step {index} of {lesson.path.name}")
             step = lesson.steps[index]
             shown = pane_text(app)
             where = f"step {index} on {type(app.screen).__name__}"
