@@ -156,3 +156,22 @@ def test_aligned_bands_fit_a_narrow_pane_in_cells():
         label = rows[0].index("T")  # (the label is ASCII)
         spelled = "".join(line[label:] for line in rows).replace("│", "").replace("·", " ").replace("\u200b", "")
         assert spelled == text
+
+
+async def test_tokenizers_added_together_keep_the_order_asked(tmp_path, monkeypatch):
+    """A lesson adds several at once (add="gpt2 cl100k o200k llama3"): the rows follow the order
+    asked, whichever load finishes first (here the second, by hand)."""
+    tok = small_tokenizer()
+    paths = [str(tmp_path / name) for name in ("first.json", "second.json")]
+    for path in paths:
+        export_tokenizer(tok, "native", path)
+    monkeypatch.setattr(ComparePane, "_load", lambda self, path, rules=None, typed="", *, shared=False: None)
+    app = app_on("workshop.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await compare_tab(pilot)
+        for path in paths:
+            pane.add(path)
+        for path in reversed(paths):  # the second load finishes first
+            pane.post_message(ComparePane.Loaded(path, tok, None, path))
+        await settle_until(pilot, lambda: len(pane.extra) == 2, "both added")
+        assert [seg.name for seg in pane.extra] == ["first.json", "second.json"]

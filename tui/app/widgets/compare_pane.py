@@ -68,6 +68,8 @@ class ComparePane(Vertical):
         self.sentence = 0  # which parallel group is shown segmented
         self.extra: list[BpeSegmenter] = []  # tokenizer files added here
         self._adding: set[str] = set()  # names and files being loaded (added once)
+        self._asked: list[str] = []  # every name or file asked for, in order: the rows keep it
+        self._rank: dict[str, int] = {}  # a row's name -> where it was asked for
         self._shown: tuple[list[Segmenter], str] = ([], "")
         self.corpus = ""  # the corpus's text, which the diff reads when nothing is typed
         #: Which pair of tokenizers the diff shows (None: the text through all of them).
@@ -117,6 +119,7 @@ class ComparePane(Vertical):
         shown is not added again (a lesson's step shown twice)."""
         if typed in self._adding or any(seg.name == typed for seg in self.extra):
             return
+        self._asked.append(typed)
         path = typed
         rules = confinement_of(self.app)
         entry = by_name(path) if not os.path.exists(path) else None
@@ -168,7 +171,11 @@ class ComparePane(Vertical):
                             markup=False)  # a name not fetched yet: the one line saying bpe-lab fetch NAME
             return
         named = by_name(message.typed) is not None and not os.path.exists(message.typed)  # o200k, not a file
-        self.extra.append(BpeSegmenter(message.tokenizer, message.typed if named else Path(message.name).name))
+        shown = message.typed if named else Path(message.name).name
+        asked = self._asked.index(message.typed) if message.typed in self._asked else len(self._asked)
+        self._rank[shown] = asked
+        self.extra.append(BpeSegmenter(message.tokenizer, shown))
+        self.extra.sort(key=lambda seg: self._rank.get(seg.name, len(self._asked)))  # as asked, whichever loaded first
         field = self.query_one("#compare-tokenizer", Input)
         if message.typed and field.value.strip() == message.typed:
             field.value = ""
