@@ -15,6 +15,7 @@ from tui.i18n import _, ngettext
 from tui.lessons.directives import whole_number as _positive
 from tui.lessons.errors import LessonError
 from tui.lessons.lexer import split_words
+from tui.lessons.real import MEASURES
 
 #: Comparison operators of a claim.
 OPS = ("==", "!=", "<=", ">=", "<", ">")
@@ -40,17 +41,10 @@ QUANTITIES: dict[str, tuple[str, ...]] = {
     "word": ("WHAT", "TEXT?"),
     "char": ("WHAT", "TEXT?"),
     "stop": (),
-    # a named real tokenizer (tui.lessons.real): lesson 005, the course's tokenizer lab
-    "real": ("NAME", "MEASURE", "TEXT?"),
-    "tax": ("NAME", "LANG"),
-    "shared": ("NAME", "NAME"),
-    "code": ("NAME", "MEASURE"),
-    "glitch": ("NAME", "KIND", "TOKEN?"),
-    "longest": ("NAME", "BY"),
-    "window": ("MODEL",),
+    **MEASURES,  # a named real tokenizer (tui.lessons.real): lesson 005, the course's tokenizer lab
 }
-#: The quantities that measure a named real tokenizer (tui.lessons.real.MEASURES).
-REAL_QUANTITIES = ("real", "tax", "shared", "code", "glitch", "longest", "window")
+#: The quantities that measure a named real tokenizer.
+REAL_QUANTITIES = tuple(MEASURES)
 COMPOSITION_KINDS = ("whole", "char", "multi", "partial")
 HELDOUT_MEASURES = ("tokens", "bytes_per_token", "chars_per_token")
 BASELINE_MEASURES = ("vocab", "tokens", "unknown")
