@@ -86,7 +86,7 @@ class MergeRules:
         #: with the compiled core, a bytes-base chunk's text goes to it whole (no table of whole
         #: tokens first: the compiled merges cost less than the lookups).
         self.merge_ids: Callable[[list[int]], list[int]]
-        self.merge_ids, by_text = native.chunk_encoders(vocab.ranks, self.borders)
+        self.merge_ids, by_text = native.chunk_encoders(vocab, self.borders)
         self.by_text = by_text is not None and bytes_base and not units.marked
         self.encode_chunk: Callable[[str], list[int]]
         if self.by_text:

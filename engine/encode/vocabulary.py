@@ -30,6 +30,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from functools import cached_property
 from itertools import islice, repeat
 from typing import Any, Protocol
 
@@ -311,8 +312,6 @@ class Vocabulary:
         self.units = units
         pieces = list(units.pieces)
         first = self.base_size = len(pieces)
-        ranks: dict[int, int] = {}
-        self.ranks = ranks
         count = len(lefts)
         last = first + count - 1  # the id the last merge makes
         if last >= MAX_VOCAB:
@@ -322,18 +321,25 @@ class Vocabulary:
         made_by = range(first, first + count)
         # The usual case checked with C-level maps: ids that are ints, each made before the merge
         # that uses it, no pair twice. Anything else goes through the loop, which names the merge.
-        if (set(map(type, lefts)) | set(map(type, rights)) <= {int} and min(lefts, default=0) >= 0
-                and min(rights, default=0) >= 0 and all(map(operator.lt, lefts, made_by))
-                and all(map(operator.lt, rights, made_by))):
-            ranks.update(zip(map(operator.or_, map(operator.lshift, lefts, repeat(SHIFT)), rights), made_by))
-        if len(ranks) != count:
-            ranks.clear()
-            for k, (a, b) in enumerate(zip(lefts, rights)):
-                new_id = first + k
-                key = a << SHIFT | b
-                if not (0 <= a < new_id and 0 <= b < new_id) or key in ranks:
-                    self._refuse(k, a, b, new_id, last)
-                ranks[key] = new_id
+        usual = (set(map(type, lefts)) | set(map(type, rights)) <= {int} and min(lefts, default=0) >= 0
+                 and min(rights, default=0) >= 0 and all(map(operator.lt, lefts, made_by))
+                 and all(map(operator.lt, rights, made_by)))
+        if not (usual and tokens is not None and len(tokens) == first + count and len(set(tokens)) == len(tokens)):
+            ranks: dict[int, int] = {}
+            self.ranks = ranks
+            if usual:
+                ranks.update(zip(map(operator.or_, map(operator.lshift, lefts, repeat(SHIFT)), rights), made_by))
+            if len(ranks) != count:
+                ranks.clear()
+                for k, (a, b) in enumerate(zip(lefts, rights)):
+                    new_id = first + k
+                    key = a << SHIFT | b
+                    if not (0 <= a < new_id and 0 <= b < new_id) or key in ranks:
+                        self._refuse(k, a, b, new_id, last)
+                    ranks[key] = new_id
+        # Else the caller's tokens (from_parts), each its merge's two parts joined, are distinct:
+        # so are the pairs. The dict of pairs is then made at first need (:attr:`ranks`); the
+        # compiled core's encoder reads the parts' lists instead, and a load spares its making.
         self.continues = None if units.continues is None else self._continues_after(units.continues, lefts, rights)
         prefix = units.subword_prefix
         cut = len(prefix.encode("utf-8")) if prefix is not None else 0
@@ -423,6 +429,15 @@ class Vocabulary:
                               f"{len(self.specials)} specials (at most {MAX_VOCAB})")
         self.special_of: dict[int, str] = {i: t for t, i in self.specials.items()}
         self.finder: Finder | None = special_finder(self.specials)
+
+    @cached_property
+    def ranks(self) -> dict[int, int]:
+        """Each merge's pair, packed ``a << SHIFT | b``, -> the id it makes, in the merges' order
+        (made here at first need when the build could spare it, see :meth:`_build`)."""
+        first = self.base_size
+        lefts, rights = self.left_of[first:], self.right_of[first:]
+        return dict(zip(map(operator.or_, map(operator.lshift, lefts, repeat(SHIFT)), rights),
+                        range(first, first + len(lefts))))
 
     # -- reading -----------------------------------------------------------------------------
 

@@ -218,22 +218,19 @@ def _from_cache(
     before it, its token the one of its rank, ranks growing, every longer token accounted for)."""
     first = len(base_ids)
     products = cached.product
-    if len(set(products)) != len(products) or not all(map(operator.lt, products, products[1:])):
+    if not all(map(operator.lt, products, products[1:])):  # ranks growing: none twice either
         return None
     lefts, rights = _our_ids(base_ids, products, cached.left, cached.right)
     if not (no_gaps(lefts) and no_gaps(rights)):
         return None
     file_ids: list[int | None] = [*base_ids, *products]
-    token_of = {rank: token for token, rank in ranks.items()}
-    made = list(map(token_of.get, products))
+    made, unreachable, odd = _tokens_of(ranks, products, cached.unreachable, cached.odd)
     if not no_gaps(made):
         return None
     pieces = [bytes([b]) for b in range(first)] + made
     part = pieces.__getitem__
-    if list(map(operator.add, map(part, lefts), map(part, rights))) != pieces[first:]:
+    if any(map(operator.ne, map(operator.add, map(part, lefts), map(part, rights)), made)):
         return None  # a merge whose two parts do not join into the token of its rank
-    unreachable = [token_of.get(rank) for rank in cached.unreachable]
-    odd = [token_of.get(rank) for rank in cached.odd]
     longer = len(ranks) - sum(rank is not None for rank in base_ids)
     left_out = set(cached.unreachable)
     if (not no_gaps(odd) or not no_gaps(unreachable) or any(len(token) < 2 for token in unreachable)
@@ -250,6 +247,24 @@ def _from_cache(
     file_ids += cached.unreachable
     file_ids += [theirs for _, theirs in specials]
     return tok, file_ids, unreachable, odd
+
+
+def _tokens_of(ranks: dict[bytes, int], *wanted: list[int]) -> list[list[bytes | None]]:
+    """The token of each rank in each of ``wanted`` (None where no token has it). A file that
+    lists ranks 0, 1, 2, ... in order (every real one) is looked up in a list of its tokens, by
+    C-level maps; any other through the inverted dict."""
+    tokens = list(ranks)
+    top = len(tokens)
+    if not all(map(operator.eq, ranks.values(), range(top))):
+        get = {rank: token for token, rank in ranks.items()}.get
+        return [list(map(get, ranks_)) for ranks_ in wanted]
+    out: list[list[bytes | None]] = []
+    for ranks_ in wanted:
+        if not ranks_ or (0 <= min(ranks_) and max(ranks_) < top):
+            out.append(list(map(tokens.__getitem__, ranks_)))
+        else:
+            out.append([tokens[r] if 0 <= r < top else None for r in ranks_])
+    return out
 
 
 def _our_ids(base_ids: list[int | None], products: list[int], *wanted: list[int]) -> list[list[int | None]]:

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from functools import partial
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from engine.encode import apply_merges as _codec
 from engine.encode import tiktoken_merge as _rankmerge
@@ -39,6 +39,19 @@ Findall = Callable[[str, int, int], list[str]]
 MakeEntry = Callable[[int, int, int], int]
 #: A chunk's ids from a chunk list of pairs: ``(sequence, weight)``, a sequence of ids or bytes.
 Chunks = Sequence[tuple[Sequence[int], int]]
+
+
+class Merges(Protocol):
+    """What a chunk encoder reads of a vocabulary (:class:`engine.encode.vocabulary.Vocabulary`):
+    its merges as a dict (pair key -> id: the pure path's) or as each token's two parts (the
+    compiled core's, which then needs no dict)."""
+
+    base_size: int
+    left_of: list[int]
+    right_of: list[int]
+
+    @property
+    def ranks(self) -> dict[int, int]: ...
 
 
 class RankIds:
@@ -99,11 +112,11 @@ class PureBackend:
         """None: the pure path merges a chunk's bytes as they are."""
         return None
 
-    def chunk_encoders(self, ranks: dict[int, int],
+    def chunk_encoders(self, merges: Merges,
                        borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
-        """:func:`engine.encode.apply_merges.apply_merges` bound to ``ranks``, and no encoder by
-        text (the tokenizer reads whole tokens off first)."""
-        return partial(_codec.apply_merges, ranks=ranks), None
+        """:func:`engine.encode.apply_merges.apply_merges` bound to the merges' ``ranks``, and no
+        encoder by text (the tokenizer reads whole tokens off first)."""
+        return partial(_codec.apply_merges, ranks=merges.ranks), None
 
     def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
         """:func:`engine.encode.tiktoken_merge.rank_merge` bound to ``order``."""
@@ -181,13 +194,13 @@ class CompiledBackend:
         of Chinese that needs them (:class:`engine.native.borders.SharedBorders`)."""
         return SharedBorders(pieces)
 
-    def chunk_encoders(self, ranks: dict[int, int],
+    def chunk_encoders(self, merges: Merges,
                        borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
         """A ``ChunkEncoder``'s ``encode`` (base ids -> ids) and ``encode_text`` (a bytes-base
         chunk's text -> ids). With the ``borders`` of a bytes-base vocabulary (this one's or a
         longer one's, :meth:`border_tables`), a chunk of three-byte characters is merged
         character by character first where that is exact (:mod:`engine.native.borders`)."""
-        encoder = self.core.ChunkEncoder(ranks)
+        encoder = self.core.ChunkEncoder((merges.left_of, merges.right_of, merges.base_size))  # no dict of pairs
         if borders is not None:
             encoder.set_chars(lambda: borders().tables())
         return encoder.encode, encoder.encode_text

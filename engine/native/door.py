@@ -40,6 +40,7 @@ from engine.native.backends import (
     Findall,
     MakeBorders,
     MakeEntry,
+    Merges,
     PureBackend,
     RankIds,
     TextEncode,
@@ -80,10 +81,11 @@ class Backend(Protocol):
         """What the backend reads of a bytes-base vocabulary's tokens to merge Chinese character
         by character first, made at first need and shared with a replay's steps; or None."""
 
-    def chunk_encoders(self, ranks: dict[int, int],
+    def chunk_encoders(self, merges: Merges,
                        borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
-        """A chunk's base ids -> its ids under ``ranks``, and a bytes-base chunk's text -> its ids
-        (or None); ``borders``: :meth:`border_tables` of its vocabulary or a longer one."""
+        """A chunk's base ids -> its ids under the ``merges`` (a vocabulary), and a bytes-base
+        chunk's text -> its ids (or None); ``borders``: :meth:`border_tables` of its vocabulary or
+        a longer one."""
 
     def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
         """tiktoken's merging of one piece under ``order`` (bytes -> rank): its parts."""

@@ -163,26 +163,44 @@ cdef class ChunkEncoder:
     cdef uint64_t mask
     cdef _Wide wide                    # three-byte characters first (set_chars), or None
 
-    def __cinit__(self, dict ranks):
+    def __cinit__(self, ranks):
+        """``ranks``: a dict (pair key ``a << SHIFT | b`` -> the id it makes), or the merges as
+        ``(left_of, right_of, first)``: id ``i`` from ``first`` on joins ``left_of[i]`` and
+        ``right_of[i]`` (a vocabulary's lists; no dict of pairs is made for them)."""
+        cdef bint by_dict = isinstance(ranks, dict)
+        cdef list lefts, rights
+        cdef Py_ssize_t first = 0, i
+        if by_dict:
+            count = len(ranks)
+        else:
+            lefts, rights, first = ranks
+            if len(lefts) != len(rights) or not 0 <= first <= len(lefts):
+                raise ValueError("a merge's two parts are two lists of one length, from the first merge's id")
+            count = len(lefts) - first
         cdef uint64_t size = 16
-        while size < 2 * <uint64_t>len(ranks) + 16:
+        while size < 2 * <uint64_t>count + 16:
             size <<= 1
         self.mask = size - 1
         self.keys = <uint64_t *>PyMem_Malloc(size * sizeof(uint64_t))
         self.values = <int64_t *>PyMem_Malloc(size * sizeof(int64_t))
         if self.keys == NULL or self.values == NULL:
             raise MemoryError()
-        cdef uint64_t i
-        for i in range(size):
-            self.keys[i] = EMPTY
-        cdef uint64_t key, slot
-        for k, v in ranks.items():
-            key = <uint64_t>k
-            slot = _mix(key) & self.mask
-            while self.keys[slot] != EMPTY and self.keys[slot] != key:
-                slot = (slot + 1) & self.mask
-            self.keys[slot] = key
-            self.values[slot] = <int64_t>v
+        cdef uint64_t j
+        for j in range(size):
+            self.keys[j] = EMPTY
+        if by_dict:
+            for k, v in ranks.items():
+                self._put(<uint64_t>k, <int64_t>v)
+        else:
+            for i in range(first, len(lefts)):
+                self._put((<uint64_t><int64_t>lefts[i] << SHIFT) | <uint64_t><int64_t>rights[i], i)
+
+    cdef inline void _put(self, uint64_t key, int64_t value) noexcept:
+        cdef uint64_t slot = _mix(key) & self.mask
+        while self.keys[slot] != EMPTY and self.keys[slot] != key:
+            slot = (slot + 1) & self.mask
+        self.keys[slot] = key
+        self.values[slot] = value
 
     def __dealloc__(self):
         PyMem_Free(self.keys)
