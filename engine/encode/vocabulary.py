@@ -360,7 +360,6 @@ class Vocabulary:
                 total += size
                 if total > MAX_VOCAB_BYTES:
                     raise too_many_bytes(k - first + 1, size)
-        self.merges: list[tuple[int, int]] = list(zip(lefts, rights))
         #: Each token's two parts by id (-1 for a unit): the merge-rule model's walks read them.
         self.left_of: list[int] = [-1] * first + lefts
         self.right_of: list[int] = [-1] * first + rights
@@ -429,6 +428,12 @@ class Vocabulary:
                               f"{len(self.specials)} specials (at most {MAX_VOCAB})")
         self.special_of: dict[int, str] = {i: t for t, i in self.specials.items()}
         self.finder: Finder | None = special_finder(self.specials)
+
+    @cached_property
+    def merges(self) -> list[tuple[int, int]]:
+        """Each merge's two parts, in order (made at first need)."""
+        first = self.base_size
+        return list(zip(self.left_of[first:], self.right_of[first:]))
 
     @cached_property
     def ranks(self) -> dict[int, int]:

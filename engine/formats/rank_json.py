@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import binascii
+import operator
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ def inline_ranks(ranks: Any) -> dict[bytes, int] | None:
     if not isinstance(ranks, str):
         return None
     out: dict[bytes, int] = {}
-    count = 0
+    spans: list[tuple[int, int]] = []  # each line's ranks, start and end
     try:
         for line in ranks.split("\n"):
             if not line:
@@ -45,10 +46,14 @@ def inline_ranks(ranks: Any) -> dict[bytes, int] | None:
             start = int(first)
             decoded = [binascii.a2b_base64(token, strict_mode=True) for token in tokens]
             out.update(zip(decoded, range(start, start + len(decoded))))
-            count += len(decoded)
+            spans.append((start, start + len(decoded)))
     except (ValueError, binascii.Error):
         return None
-    if not out or len(out) != count or not all(out) or len(set(out.values())) != count or max(out.values()) > MAX_ID:
+    spans.sort()
+    count = sum(end - start for start, end in spans)
+    # no token twice (len), none empty, no rank twice (the lines' ranks do not overlap), none too big
+    if (not out or len(out) != count or b"" in out or any(map(operator.gt, [e for _, e in spans], [s for s, _ in spans[1:]]))
+            or max(e for _, e in spans) - 1 > MAX_ID):
         return None
     return out
 

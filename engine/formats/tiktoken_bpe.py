@@ -410,8 +410,8 @@ def check_rank_bytes(path: Path, ranks: dict[bytes, int]) -> None:
     held = sum(map(len, ranks))
     if held > MAX_VOCAB_BYTES:
         raise fail(path, f"its tokens hold {size_text(held)} in all, more than the {size_text(MAX_VOCAB_BYTES)} a tokenizer may hold")
-    longest = max(ranks, key=len)
-    if len(longest) > MAX_RECOVERED_TOKEN:
+    if max(map(len, ranks), default=0) > MAX_RECOVERED_TOKEN:
+        longest = max(ranks, key=len)
         raise fail(path, f"the token of rank {ranks[longest]} is {len(longest)} bytes long; bpe-lab reads tokens of at most "
                          f"{MAX_RECOVERED_TOKEN} bytes ({size_text(MAX_RECOVERED_TOKEN)})")
 
