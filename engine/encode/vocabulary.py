@@ -321,9 +321,9 @@ class Vocabulary:
         made_by = range(first, first + count)
         # The usual case checked with C-level maps: ids that are ints, each made before the merge
         # that uses it, no pair twice. Anything else goes through the loop, which names the merge.
-        usual = (set(map(type, lefts)) | set(map(type, rights)) <= {int} and min(lefts, default=0) >= 0
-                 and min(rights, default=0) >= 0 and all(map(operator.lt, lefts, made_by))
-                 and all(map(operator.lt, rights, made_by)))
+        from engine.native.door import backend  # (the door imports this room)
+
+        usual = backend().parts_in_order(lefts, rights, first)
         if not (usual and tokens is not None and len(tokens) == first + count and len(set(tokens)) == len(tokens)):
             ranks: dict[int, int] = {}
             self.ranks = ranks

@@ -218,19 +218,18 @@ def _from_cache(
     before it, its token the one of its rank, ranks growing, every longer token accounted for)."""
     first = len(base_ids)
     products = cached.product
-    if not all(map(operator.lt, products, products[1:])):  # ranks growing: none twice either
+    tokens = _tokens_by_rank(ranks)
+    if tokens is None:
+        return None  # ranks far apart: the file is recovered each time
+    found = backend().recovered_parts(base_ids, products, cached.left, cached.right, tokens)  # in C when compiled
+    if found is None:
         return None
-    lefts, rights = _our_ids(base_ids, products, cached.left, cached.right)
-    if not (no_gaps(lefts) and no_gaps(rights)):
-        return None
-    file_ids: list[int | None] = [*base_ids, *products]
-    made, unreachable, odd = _tokens_of(ranks, products, cached.unreachable, cached.odd)
-    if not no_gaps(made):
-        return None
+    lefts, rights, made = found
     pieces = [bytes([b]) for b in range(first)] + made
-    part = pieces.__getitem__
-    if any(map(operator.ne, map(operator.add, map(part, lefts), map(part, rights)), made)):
-        return None  # a merge whose two parts do not join into the token of its rank
+    file_ids: list[int | None] = [*base_ids, *products]
+    top = len(tokens)
+    unreachable = [tokens[rank] if 0 <= rank < top else None for rank in cached.unreachable]
+    odd = [tokens[rank] if 0 <= rank < top else None for rank in cached.odd]
     longer = len(ranks) - sum(rank is not None for rank in base_ids)
     left_out = set(cached.unreachable)
     if (not no_gaps(odd) or not no_gaps(unreachable) or any(len(token) < 2 for token in unreachable)
@@ -249,51 +248,20 @@ def _from_cache(
     return tok, file_ids, unreachable, odd
 
 
-def _tokens_of(ranks: dict[bytes, int], *wanted: list[int]) -> list[list[bytes | None]]:
-    """The token of each rank in each of ``wanted`` (None where no token has it). A file that
-    lists ranks 0, 1, 2, ... in order (every real one) is looked up in a list of its tokens, by
-    C-level maps; any other through the inverted dict."""
-    tokens = list(ranks)
+def _tokens_by_rank(ranks: dict[bytes, int]) -> list[bytes | None] | None:
+    """The rank file's tokens by rank (None where no token has a rank): the dict's own order for a
+    file listing ranks 0, 1, 2, ... in order (every real one); None for ranks too far apart to
+    list (past twice their number)."""
+    tokens: list[bytes | None] = list(ranks)
     top = len(tokens)
-    if not all(map(operator.eq, ranks.values(), range(top))):
-        get = {rank: token for token, rank in ranks.items()}.get
-        return [list(map(get, ranks_)) for ranks_ in wanted]
-    out: list[list[bytes | None]] = []
-    for ranks_ in wanted:
-        if not ranks_ or (0 <= min(ranks_) and max(ranks_) < top):
-            out.append(list(map(tokens.__getitem__, ranks_)))
-        else:
-            out.append([tokens[r] if 0 <= r < top else None for r in ranks_])
-    return out
-
-
-def _our_ids(base_ids: list[int | None], products: list[int], *wanted: list[int]) -> list[list[int | None]]:
-    """Our id of each rank in each of ``wanted`` (None where no token has that rank), for the
-    strictly growing ``products`` ranks of a cache entry. Dense ranks (every real file's) are
-    looked up in a list, where GPT-2's merges' ranks are their ids; sparse ones in a dict."""
-    first = len(base_ids)
-    known = [r for r in base_ids if r is not None]
-    top = max([-1, *products[-1:], *known])
-    if top >= 2 * (first + len(products)) + 1024 or any(r < 0 for r in known):
-        ours_of = {rank: i for i, rank in enumerate(base_ids) if rank is not None}
-        ours_of.update(zip(products, range(first, first + len(products))))
-        return [list(map(ours_of.get, ranks)) for ranks in wanted]
-    ours: list[int | None] = [None] * (top + 1)
-    for i, rank in enumerate(base_ids):
-        if rank is not None:
-            ours[rank] = i
-    if products[:1] == [first] and products[-1:] == [first + len(products) - 1]:
-        ours[first : first + len(products)] = range(first, first + len(products))  # growing: first, first + 1, ...
-    else:
-        for i, rank in enumerate(products, first):
-            ours[rank] = i
-    out: list[list[int | None]] = []
-    for ranks in wanted:
-        if ranks and not (0 <= min(ranks) and max(ranks) <= top):
-            out.append([None])  # a rank no token has
-        else:
-            out.append(list(map(ours.__getitem__, ranks)))
-    return out
+    if all(map(operator.eq, ranks.values(), range(top))):
+        return tokens
+    if any(rank < 0 for rank in ranks.values()) or max(ranks.values(), default=0) >= 2 * top + 1024:
+        return None
+    tokens = [None] * (max(ranks.values(), default=-1) + 1)
+    for token, rank in ranks.items():
+        tokens[rank] = token
+    return tokens
 
 
 def _ambiguous(tok: Tokenizer) -> list[bytes]:

@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from engine.encode import apply_merges as _codec
+from engine.encode import recovered as _recovered
 from engine.encode import tiktoken_merge as _rankmerge
 from engine.native import scan_regions
 from engine.native.borders import Borders, SharedBorders
@@ -118,6 +119,15 @@ class PureBackend:
         encoder by text (the tokenizer reads whole tokens off first)."""
         return partial(_codec.apply_merges, ranks=merges.ranks), None
 
+    def parts_in_order(self, lefts: list[int], rights: list[int], first: int) -> bool:
+        """:func:`engine.encode.recovered.parts_in_order`."""
+        return _recovered.parts_in_order(lefts, rights, first)
+
+    def recovered_parts(self, base_ids: list[int | None], products: list[int], left_ranks: list[int],
+                        right_ranks: list[int], tokens: list[bytes | None]) -> tuple[list[int], list[int], list[bytes]] | None:
+        """:func:`engine.encode.recovered.recovered_parts`."""
+        return _recovered.recovered_parts(base_ids, products, left_ranks, right_ranks, tokens)
+
     def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
         """:func:`engine.encode.tiktoken_merge.rank_merge` bound to ``order``."""
         return partial(_rankmerge.rank_merge, order=order)
@@ -204,6 +214,17 @@ class CompiledBackend:
         if borders is not None:
             encoder.set_chars(lambda: borders().tables())
         return encoder.encode, encoder.encode_text
+
+    def parts_in_order(self, lefts: list[int], rights: list[int], first: int) -> bool:
+        """The core's ``parts_in_order`` (one loop in C)."""
+        return bool(self.core.parts_in_order(lefts, rights, first))
+
+    def recovered_parts(self, base_ids: list[int | None], products: list[int], left_ranks: list[int],
+                        right_ranks: list[int], tokens: list[bytes | None]) -> tuple[list[int], list[int], list[bytes]] | None:
+        """The core's ``recovered_parts`` (one pass in C, the joins compared with memcmp)."""
+        found: tuple[list[int], list[int], list[bytes]] | None = self.core.recovered_parts(
+            base_ids, list(products), list(left_ranks), list(right_ranks), tokens)
+        return found
 
     def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
         """``RankMerger``'s merge (its loop in C, a C table of the tokens' bytes) when the ranks

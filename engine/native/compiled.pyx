@@ -13,7 +13,9 @@ other's C functions directly, as one file did):
 - ``positions.pxi``: the pair state's occurrence index (``Where``: every position list in one pool);
 - ``train.pxi``: the pair state's layout, first index, counts, queue and merge;
 - ``scan.pxi``: the named patterns' ASCII scanner (``count_ascii``, ``split_ascii``) and the
-  whole-text encoder (``TextCoder``: the split and the chunk table in C).
+  whole-text encoder (``TextCoder``: the split and the chunk table in C);
+- ``load.pxi``: a loaded vocabulary's checks (``parts_in_order``) and a merge cache entry read
+  back into bpe-lab's ids (``recovered_parts``).
 
 hatch_build.py's digest (``BUILT_FROM``) covers this file and every ``.pxi`` beside it
 (``engine/native/sources.py``)."""
@@ -95,3 +97,4 @@ include "encode.pxi"
 include "positions.pxi"
 include "train.pxi"
 include "scan.pxi"
+include "load.pxi"

@@ -13,9 +13,9 @@ is needed (a pair state, a tokenizer, a pre-tokenizer's scan, a rank file's reco
 
 The method set, by stage (:class:`Backend`): training (``layout``, ``index_pairs``, ``merge``),
 encoding (``border_tables``, ``chunk_encoders``, ``rank_merger``, ``rank_ids``, ``text_coder``,
-``split_points``), splitting and writing (``split_text``, ``split_batches``, ``count_text``,
-``ids_text``). The
-two implementations are in :mod:`engine.native.backends`; the compiled one's glue in
+``split_points``), loading (``parts_in_order``, ``recovered_parts``), splitting and writing
+(``split_text``, ``split_batches``, ``count_text``, ``ids_text``). The two implementations are
+in :mod:`engine.native.backends`; the compiled one's glue in
 :mod:`engine.native.borders` (Chinese merged character by character first) and
 :mod:`engine.native.scan_regions` (which stretches of a text its scanners take).
 """
@@ -86,6 +86,15 @@ class Backend(Protocol):
         """A chunk's base ids -> its ids under the ``merges`` (a vocabulary), and a bytes-base
         chunk's text -> its ids (or None); ``borders``: :meth:`border_tables` of its vocabulary or
         a longer one."""
+
+    def parts_in_order(self, lefts: list[int], rights: list[int], first: int) -> bool:
+        """Whether merge ``k`` of ``(lefts[k], rights[k])`` uses only ids made before it (``first + k``):
+        ints, at least 0 (a vocabulary's usual case, checked at once)."""
+
+    def recovered_parts(self, base_ids: list[int | None], products: list[int], left_ranks: list[int],
+                        right_ranks: list[int], tokens: list[bytes | None]) -> tuple[list[int], list[int], list[bytes]] | None:
+        """A merge cache entry in bpe-lab's ids, checked against the rank file's tokens by rank
+        (:func:`engine.encode.recovered.recovered_parts`), or None."""
 
     def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:
         """tiktoken's merging of one piece under ``order`` (bytes -> rank): its parts."""

@@ -126,7 +126,7 @@ def test_an_unwritable_cache_costs_nothing_but_time(rank_file, monkeypatch, tmp_
 
 
 def test_cache_ranks_become_our_ids_dense_or_sparse():
-    from engine.formats.tiktoken_bpe import _our_ids
+    from engine.encode.recovered import our_ids as _our_ids
 
     base = [5, 3, None, 0]  # our ids 0..3 are the bytes; byte 2 has no rank
     assert _our_ids(base, [4, 6, 7], [5, 4, 7, 2], [0, 6]) == [[0, 4, 6, None], [3, 5]]  # dense, with a gap
