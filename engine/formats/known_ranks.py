@@ -4,6 +4,7 @@ else its library adds: Qwen's NFC and specials), with a note saying so."""
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 #: The first merged tokens (ranks 256-261) of two families of rank files: GPT-2's byte-level
@@ -43,7 +44,10 @@ def known_rank_file(ranks: dict[bytes, int]) -> tuple[str, str] | None:
     if not ranks:
         return None
     span = max(ranks.values()) + 1  # as read: Whisper's empty last token is skipped, so its file spans 50,256
-    first = tuple(sorted((r, t) for t, r in ranks.items() if 256 <= r < 262))
+    if list(islice(ranks.values(), 256, 262)) == list(range(256, 262)):  # a file in rank order (ranks never repeat)
+        first = tuple(zip(range(256, 262), islice(ranks, 256, 262)))
+    else:
+        first = tuple(sorted((r, t) for t, r in ranks.items() if 256 <= r < 262))
     for count, tokens, name, pattern in KNOWN_RANK_FILES:
         if span == count and tuple(t for _, t in first) == tokens and [r for r, _ in first] == list(range(256, 262)):
             return name, pattern

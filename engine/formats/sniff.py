@@ -115,13 +115,23 @@ def probe(path: Path) -> Probe:
         raise fail(path, "the file is empty" if not text else "holds only whitespace, no tokenizer")
     if text.lstrip().startswith(("{", "[")):
         return Probe(path, "json", data=parse_json(text, path), text=text)
-    lines = []
-    for line in text.splitlines():
-        if line.strip():
-            lines.append(line)
-            if len(lines) == SNIFF_LINES:
-                break
-    return Probe(path, "text", text=text, lines=lines)
+    return Probe(path, "text", text=text, lines=first_lines(text, SNIFF_LINES))
+
+
+def first_lines(text: str, count: int) -> list[str]:
+    """The first ``count`` lines of ``text`` that are not blank, as ``splitlines`` cuts them, from
+    as little of it as holds them (a rank file is 200,000 lines).
+    Example: ``first_lines("a\n\nb\nc", 2) -> ["a", "b"]``"""
+    size = 1 << 16
+    while True:
+        whole = size >= len(text)
+        found = text[:size].splitlines()
+        if not whole:
+            found.pop()  # it may be cut
+        lines = [line for line in found if line.strip()][:count]
+        if len(lines) == count or whole:
+            return lines
+        size *= 4
 
 
 def sniff(path: Path, registry: Sequence[AnySniffer]) -> tuple[AnySniffer, Any]:

@@ -16,6 +16,15 @@ cost is loading the file, not encoding.
   60 MB of standard-library source and cached; the peer is a fresh ``python`` running
   ``tokenizers.Tokenizer.from_file(...).encode("hi")``.
 
+- with ``--names`` (issue 41's rows), the named tokenizers o200k and Llama 4 as ``bpe-lab fetch``
+  keeps them (skipped with a line when not fetched): the peer builds ``tiktoken.Encoding`` from
+  the same file (o200k's npm JSON decoded as tiktoken's own loader decodes a rank file; Llama 4's
+  rank file with ``load_tiktoken_bpe``) with the pattern bpe-lab chose, and encodes "hi". Ours:
+  a use after ``bpe-lab fetch NAME`` (which fills the merge cache, so a first use in class is a
+  later use: tests/cli/test_fetch.py), and a first use of the file by path with no cache
+  (``BPE_LAB_CACHE=off``: the merges recovered from the ranks).
+  Issue 41's bounds: a first use at most 1.5x the peer, a later use at most 1.2x.
+
 Each contender is a whole process (interpreter start, imports, load, encode), timed with GNU
 time for the wall clock, CPU time (user + system: steadier on a shared machine) and peak RSS;
 runs alternate, medians reported, ratios ours / peer.
@@ -74,7 +83,11 @@ def hf_130k() -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--names", action="store_true", help="only the named tokenizers' rows (o200k, Llama 4)")
     args = parser.parse_args()
+    if args.names:
+        named_rows(args.runs)
+        return
 
     rank_file = gpt2_tiktoken()
     with tempfile.TemporaryDirectory() as cold_home:
@@ -106,6 +119,49 @@ def main() -> None:
     report("whole-process encode with an HF tokenizer.json of 130,000 merges", results, "tokenizers")
     record("load_hf_ratio", results["bpe-lab"][0] / results["tokenizers"][0])
     record("load_hf_cpu_ratio", cpu_median("bpe-lab") / max(cpu_median("tokenizers"), 1e-9))
+
+
+PEER_NAMED = """
+import base64, json, sys, tiktoken
+from tiktoken.load import load_tiktoken_bpe
+path, pattern = sys.argv[1], sys.argv[2]
+if path.endswith(".json"):  # npm tiktoken's encoders/*.json: lines of a marker, the first rank, base64 tokens
+    ranks = {}
+    for line in json.load(open(path))["bpe_ranks"].split("\\n"):
+        if line:
+            _, first, *tokens = line.split(" ")
+            for i, token in enumerate(tokens):
+                ranks[base64.b64decode(token)] = int(first) + i
+else:
+    ranks = load_tiktoken_bpe(path)
+print(tiktoken.Encoding("x", pat_str=pattern, mergeable_ranks=ranks, special_tokens={}).encode("hi"))
+"""
+
+
+def named_rows(runs: int) -> None:
+    """Issue 41's load rows: o200k and Llama 4 by name, against tiktoken on the same file."""
+    from engine.formats import by_name, fetched, load_any
+
+    for name in ("o200k", "llama4"):
+        entry = by_name(name)
+        path = fetched(entry) if entry is not None else None
+        if path is None:
+            print(f"{name}: not fetched (bpe-lab fetch {name}); its rows are skipped")
+            continue
+        pattern = load_any(name).tokenizer.pretokenizer.pattern or ""
+        with tempfile.TemporaryDirectory() as home:
+            kept = str(Path(home) / "kept")  # filled as bpe-lab fetch fills it
+            subprocess.run(ours("fetch", name), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env={**os.environ, "BPE_LAB_CACHE": kept})
+            contenders = {
+                "tiktoken": ([sys.executable, "-c", PEER_NAMED, str(path), pattern], {"TIKTOKEN_CACHE_DIR": ""}),
+                "bpe-lab, after fetch": (ours("encode", "-t", name, "hi"), {**INSTALLED, "BPE_LAB_CACHE": kept}),
+                "bpe-lab, by path, no cache": (ours("encode", "-t", str(path), "hi"), {**INSTALLED, "BPE_LAB_CACHE": "off"}),
+            }
+            results = alternate(contenders, runs)
+        report(f"whole-process encode 'hi' with {name} by name ({path.name})", results, "tiktoken")
+        record(f"load_{name}_later_ratio", results["bpe-lab, after fetch"][0] / results["tiktoken"][0])
+        record(f"load_{name}_later_cpu_ratio", cpu_median("bpe-lab, after fetch") / max(cpu_median("tiktoken"), 1e-9))
 
 
 if __name__ == "__main__":
