@@ -206,7 +206,9 @@ class PreTokenizer:
         object.__setattr__(self, "pattern", source)
         scan = "custom" if self.chain else SAME_AS.get(source, "custom") if self.name == "custom" else self.name
         object.__setattr__(self, "scan", scan)
-        if self.name == "custom":  # a bad pattern is reported now; the named ones compile on first use
+        if self.name == "custom" and source not in SAME_AS:
+            # a bad pattern is reported now; ours (the named ones, and the spellings SAME_AS knows,
+            # a tiktoken file's own) compile on first use: the compiled core may never need them
             object.__setattr__(self, "_compiled", compile_pattern(source))
 
     def _regex(self) -> Any:
