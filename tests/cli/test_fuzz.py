@@ -488,6 +488,7 @@ def test_any_word_count_file(lines, end):
 
 import tui.cli.commands as cli  # noqa: E402
 from tui.cli.common import UsageError  # noqa: E402
+from tui.cli.decode import parse_ids  # noqa: E402
 from tui.model.session import Session, SessionError, fingerprint  # noqa: E402
 
 
@@ -580,7 +581,7 @@ def _decode(tmp: Path, argv: list[str], stdin: bytes | None = None) -> None:
 @given(ID_TEXT, st.booleans())
 def test_decode_any_input(text, raw):
     try:
-        ids = cli.parse_ids([text], "arguments")
+        ids = parse_ids([text], "arguments")
         assert all(type(i) is int for i in ids)
     except UsageError as exc:
         assert "\n" not in str(exc)

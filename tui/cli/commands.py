@@ -11,69 +11,71 @@ Each command family is a module of tui/cli/ (``train``, ``compare``, ``encode`` 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from typing import TextIO
 
 from tui.cli.common import PROG, Parser, guarded
-from tui.cli.compare import add_compare_parser, run_compare
-from tui.cli.count import add_count_parser
-from tui.cli.decode import add_decode_parser, parse_ids, run_decode  # noqa: F401  (parse_ids: tests use it here)
-from tui.cli.encode import add_encode_parser, add_export_parser, run_encode, run_export
-from tui.cli.report import add_plot_parser, run_plot
-from tui.cli.train import add_train_parser, run_train
 
 # engine.formats and engine.analysis, and the trainer and corpus readers (lazy names of engine),
 # are imported by the commands that use them: ``bpe-lab encode`` needs neither the trainer nor
 # the corpus readers, ``bpe-lab train`` never the file formats (tests/cli/test_cli_startup.py).
 
+#: Each command family's module and the function that adds its subparsers, in --help's order,
+#: with the commands it adds. A command line naming one builds that family's parser alone.
+FAMILIES: list[tuple[str, str, tuple[str, ...]]] = [
+    ("tui.cli.train", "add_train_parser", ("train",)),
+    ("tui.cli.encode", "add_encode_parser", ("encode",)),
+    ("tui.cli.decode", "add_decode_parser", ("decode",)),
+    ("tui.cli.encode", "add_export_parser", ("export",)),
+    ("tui.cli.compare", "add_compare_parser", ("compare",)),
+    ("tui.cli.report", "add_plot_parser", ("plot",)),
+    ("tui.cli.lesson", "add_lesson_parser", ("lesson",)),  # the app starts only for a lesson's NAME|PATH
+    ("tui.cli.count", "add_count_parser", ("count",)),
+    ("tui.cli.fetch", "add_fetch_parsers", ("fetch", "models")),
+    ("tui.cli.diff", "add_diff_parser", ("diff",)),
+    ("tui.cli.tokens", "add_tokens_parser", ("tokens",)),
+    ("tui.cli.vocab", "add_vocab_parser", ("vocab",)),
+    ("tui.cli.tax", "add_tax_parser", ("tax",)),
+    ("tui.cli.code", "add_code_parser", ("code",)),
+    ("tui.cli.compare_text", "add_compare_text_parser", ("compare-text",)),
+]
 
-def build_parser() -> argparse.ArgumentParser:
-    """The headless command line."""
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The headless command line; with ``only`` (a command's name), its family's parser alone
+    (the others' modules are not imported: a command starts faster)."""
     parser = Parser(prog=PROG, description="Train and use BPE tokenizers one merge at a time.")
     sub = parser.add_subparsers(dest="command", required=True)
-    add_train_parser(sub)
-    add_encode_parser(sub)
-    add_decode_parser(sub)
-    add_export_parser(sub)
-    add_compare_parser(sub)
-    add_plot_parser(sub)
-    from tui.cli.lesson import add_lesson_parser  # the app starts only for a lesson's NAME|PATH
-
-    add_lesson_parser(sub)
-    add_count_parser(sub)
-    from tui.cli.code import add_code_parser
-    from tui.cli.compare_text import add_compare_text_parser
-    from tui.cli.diff import add_diff_parser
-    from tui.cli.fetch import add_fetch_parsers
-    from tui.cli.tax import add_tax_parser
-    from tui.cli.tokens import add_tokens_parser
-    from tui.cli.vocab import add_vocab_parser
-
-    add_fetch_parsers(sub)
-    add_diff_parser(sub)
-    add_tokens_parser(sub)
-    add_vocab_parser(sub)
-    add_tax_parser(sub)
-    add_code_parser(sub)
-    add_compare_text_parser(sub)
+    for module, adder, commands in FAMILIES:
+        if only is None or only in commands:
+            getattr(importlib.import_module(module), adder)(sub)
     return parser
 
 
 def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: list[str] | None = None) -> int:
     """Parse a headless command line and run it (errors raise; :func:`main` prints them)."""
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    named = argv[0] if argv and any(argv[0] in commands for _, _, commands in FAMILIES) else None
+    args = build_parser(named).parse_args(argv)
     if doing is not None:
         doing.append(args.command)
     if args.command == "train":
+        from tui.cli.train import run_train
+
         return run_train(args, out, err)
-    if args.command == "encode":
-        return run_encode(args, out, err)
-    if args.command == "export":
-        return run_export(args, err)
+    if args.command in ("encode", "export"):
+        from tui.cli.encode import run_encode, run_export
+
+        return run_encode(args, out, err) if args.command == "encode" else run_export(args, err)
     if args.command == "compare":
+        from tui.cli.compare import run_compare
+
         return run_compare(args, out, err)
     if args.command == "plot":
+        from tui.cli.report import run_plot
+
         return run_plot(args, err)
     if args.command == "lesson":
         from tui.cli.lesson import run_lesson
@@ -111,6 +113,8 @@ def run_command(argv: Sequence[str] | None, out: TextIO, err: TextIO, doing: lis
         from tui.cli.fetch import run_fetch, run_models
 
         return run_fetch(args, out, err) if args.command == "fetch" else run_models(out)
+    from tui.cli.decode import run_decode
+
     return run_decode(args, out, err)
 
 
