@@ -39,6 +39,8 @@ Findall = Callable[[str, int, int], list[str]]
 MakeEntry = Callable[[int, int, int], int]
 #: A chunk's ids from a chunk list of pairs: ``(sequence, weight)``, a sequence of ids or bytes.
 Chunks = Sequence[tuple[Sequence[int], int]]
+#: The chars base laid out from counted chunks: ``(alphabet, data, starts, tokens, lengths)``.
+CharsLayout = tuple[list[str], "array[int]", "array[int]", int, "array[int]"]
 
 
 class RankIds:
@@ -84,6 +86,10 @@ class PureBackend:
     def layout(self, pairs: Chunks) -> tuple[array[int], array[int], int]:
         """The pair state's node array, chunk starts and token count (:func:`engine.train.loops.layout`)."""
         return _trainloops.layout(pairs)  # type: ignore[arg-type]
+
+    def layout_chars(self, chunks: dict[str, int], alphabet: Sequence[str] | None) -> CharsLayout:
+        """The chars base's alphabet and layout from the counted chunks (:func:`engine.train.loops.layout_chars`)."""
+        return _trainloops.layout_chars(chunks, alphabet)
 
     def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
         """The first pair index: counts and occurrence arrays (:func:`engine.train.loops.index_pairs`)."""
@@ -161,6 +167,12 @@ class CompiledBackend:
         neither lists nor bytes): the pure one then builds it or says what is wrong."""
         made: tuple[array[int], array[int], int] | None = self.core.layout(pairs)
         return made if made is not None else _trainloops.layout(pairs)  # type: ignore[arg-type]
+
+    def layout_chars(self, chunks: dict[str, int], alphabet: Sequence[str] | None) -> CharsLayout:
+        """The chars base's layout read from the chunks' strings in C (no list of ids a chunk),
+        or the pure one where it gives up (see ``layout_chars`` in train.pxi)."""
+        made: CharsLayout | None = self.core.layout_chars(chunks, alphabet)
+        return made if made is not None else _trainloops.layout_chars(chunks, alphabet)
 
     def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
         """The first pair index, its counts in a C table (``Counts``, a dict's interface, which

@@ -97,6 +97,131 @@ def layout(list pairs):
     return data, starts, tokens
 
 
+cdef int _lay_chars(node_t[::1] data, list keys, list weights, const int32_t *table, int64_t *starts) except -1:
+    """:func:`_lay` for the chars base, reading each chunk's characters straight from the string
+    (``table``: each code point's id): no list of ids is made per chunk."""
+    cdef Py_ssize_t i, j, length, node = 1, chunks = len(keys), kept = 0
+    cdef int64_t w
+    cdef int kind
+    cdef void *raw
+    data[0] = <node_t>SEP
+    data[1] = 4
+    data[2] = -4
+    data[3] = 0
+    for i in range(chunks):
+        seq = keys[i]
+        length = len(<str>seq)
+        if not length:  # (the pair state lays out only chunks with units)
+            continue
+        w = weights[i]
+        starts[kept] = 4 * node
+        kept += 1
+        kind = PyUnicode_KIND(seq)
+        raw = PyUnicode_DATA(seq)
+        for j in range(length):
+            data[4 * node] = <node_t>table[PyUnicode_READ(kind, raw, j)]
+            data[4 * node + 1] = <node_t>(4 * node + 4)
+            data[4 * node + 2] = <node_t>(4 * node - 4)
+            data[4 * node + 3] = <node_t>w
+            node += 1
+        data[4 * node] = <node_t>SEP
+        data[4 * node + 1] = <node_t>(4 * node + 4)
+        data[4 * node + 2] = <node_t>(4 * node - 4)
+        data[4 * node + 3] = <node_t>w
+        node += 1
+    return 0
+
+
+def layout_chars(chunks, alphabet):
+    """The chars base's alphabet and layout straight from the distinct chunks (a dict: chunk ->
+    count, in order), as ``(alphabet, data, starts, tokens, lengths)``: see ``layout_chars`` in
+    engine/train/loops.py, which returns exactly what this does. ``alphabet`` None: the chunks'
+    own characters, U+FFFD first, then by code point. None where it gives up (a chunk that is
+    not a str, a count that is not an int from 1 to 2**50, an alphabet entry that is not one
+    character, tokens reaching 2**50): the pure twin then builds it or says what is wrong."""
+    cdef list keys = list(chunks), weights = list(chunks.values())
+    cdef Py_ssize_t i, j, length, chunks_kept = 0, n = 1, count = len(keys)
+    cdef int64_t w, maxw = 0, tokens = 0
+    cdef int kind
+    cdef void *raw
+    cdef uint32_t cp, top = 0xFFFD
+    cdef unsigned char *seen = NULL
+    cdef int32_t *table = NULL
+    cdef int32_t next_id
+    cdef int[::1] narrow
+    cdef long long[::1] wide
+    lengths = carray.clone(carray.array("i"), count, zero=False)
+    cdef int *at_length = (<carray.array>lengths).data.as_ints
+    try:
+        if alphabet is None:
+            seen = <unsigned char *>PyMem_Malloc(0x110000)
+            if seen == NULL:
+                raise MemoryError()
+            memset(seen, 0, 0x110000)
+        for i in range(count):
+            seq = keys[i]
+            if type(seq) is not str or type(weights[i]) is not int:
+                return None
+            if weights[i] < 1 or weights[i] > <object>C_CMAX:
+                return None
+            w = weights[i]
+            length = len(<str>seq)
+            if length > INT32_MAX:
+                return None
+            at_length[i] = <int>length
+            if not length:
+                continue
+            chunks_kept += 1
+            n += length + 1
+            if w > maxw:
+                maxw = w
+            if w > (<int64_t>C_CMAX - tokens) // length:
+                return None  # tokens would reach CMAX: the pure twin and the pair state say so
+            tokens += w * length
+            kind = PyUnicode_KIND(seq)
+            raw = PyUnicode_DATA(seq)
+            for j in range(length):
+                cp = PyUnicode_READ(kind, raw, j)
+                if cp > top:
+                    top = cp
+                if seen != NULL:
+                    seen[cp] = 1
+        table = <int32_t *>PyMem_Malloc((top + 1) * sizeof(int32_t))
+        if table == NULL:
+            raise MemoryError()
+        memset(table, 0, (top + 1) * sizeof(int32_t))  # a character outside the alphabet: id 0
+        if seen != NULL:
+            made = ["\ufffd"]
+            next_id = 1
+            for cp in range(top + 1):
+                if seen[cp] and cp != 0xFFFD:
+                    table[cp] = next_id
+                    next_id += 1
+                    made.append(chr(cp))
+        else:
+            made = list(alphabet)
+            for i in range(len(made)):
+                c = made[i]
+                if type(c) is not str or len(<str>c) != 1:
+                    return None
+                cp = ord(c)
+                if cp <= top:
+                    table[cp] = <int32_t>i  # a repeated character: its last place, as a dict keeps it
+        code = "i" if maxw <= INT32_MAX and 4 * n + 4 <= INT32_MAX else "q"
+        data = carray.clone(carray.array(code), 4 * n, zero=False)
+        starts = carray.clone(carray.array("q"), chunks_kept, zero=False)
+        if code == "i":
+            narrow = data
+            _lay_chars(narrow, keys, weights, table, <int64_t *>(<carray.array>starts).data.as_longlongs)
+        else:
+            wide = data
+            _lay_chars(wide, keys, weights, table, <int64_t *>(<carray.array>starts).data.as_longlongs)
+        return made, data, starts, tokens, lengths
+    finally:
+        PyMem_Free(seen)
+        PyMem_Free(table)
+
+
 cdef int _index(node_t[::1] data, Py_ssize_t n, int *gid, list order, list totals) except -1:
     """Number the pairs of the layout in order of first occurrence (``gid`` per node: the pair
     it starts, or -1), appending each pair's key to ``order``; ``totals`` gets the weighted counts."""

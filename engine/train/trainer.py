@@ -39,6 +39,7 @@ from engine.config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, check_special
 from engine.encode.pairs import SHIFT
 from engine.encode.tokenizer import Tokenizer
 from engine.errors import ConfigError, CorpusError, MergeError, TokenIdError
+from engine.native import backend
 from engine.text.bytelevel import hf_byte_rank
 from engine.text.display import token_display
 from engine.text.pretokenize import PreTokenizer, pretokenizer_for
@@ -98,11 +99,22 @@ class Trainer:
             if not chunks:
                 raise CorpusError("no text to train on: the corpus is empty or the pattern matches none of it")
             seqs: list[Any]  # each chunk's units (a list of ids, or bytes) and its count
-            if config.base == "chars":
+            laid_out = None  # the layout, when made straight from the chunks
+            self.alphabet: list[str] | None = None
+            marked = config.subword_prefix is not None or config.end_of_word is not None
+            if config.base == "chars" and not marked:
+                if alphabet is None and text:
+                    alphabet = ["\ufffd", *sorted(set(text) - {"\ufffd"})]
+                # the chunks' characters are read where they are (compiled: no list of ids a chunk)
+                self.alphabet, data, starts, tokens, chunk_lengths = backend().layout_chars(chunks, alphabet)
+                laid_out = data, starts, tokens
+                pieces = [c.encode("utf-8", "surrogateescape") for c in self.alphabet]
+                seqs = []
+            elif config.base == "chars":
                 if alphabet is None:
                     seen = set(text) if text else set().union(*chunks)
                     alphabet = ["\ufffd", *sorted(seen - {"\ufffd"})]
-                self.alphabet: list[str] | None = list(alphabet)
+                self.alphabet = list(alphabet)
                 ids = {c: i for i, c in enumerate(alphabet)}
                 pieces = [c.encode("utf-8", "surrogateescape") for c in alphabet]
                 get = ids.get
@@ -111,7 +123,6 @@ class Trainer:
                 unknown = -1 if config.subword_prefix is not None else 0
                 seqs = [([get(ch, unknown) for ch in c], n) for c, n in chunks.items()]
             else:
-                self.alphabet = None
                 pieces = [bytes([i]) for i in range(256)]
                 seqs = [(c.encode("utf-8", "surrogateescape"), n) for c, n in chunks.items()]
                 if config.subword_prefix is not None or config.end_of_word is not None:
@@ -128,13 +139,16 @@ class Trainer:
             #: The bytes of the base and of every merge made so far (undone ones too): a new merge
             #: that would take them past MAX_VOCAB_BYTES stops training ("vocab-bytes").
             self._known_bytes = sum(map(len, pieces))
-            self.initial_tokens = sum(len(s) * n for s, n in seqs)
-            chunk_lengths = array("i", [len(s) for s, _ in seqs])
+            if laid_out is None:
+                self.initial_tokens = sum(len(s) * n for s, n in seqs)
+                chunk_lengths = array("i", [len(s) for s, _ in seqs])
+            else:
+                self.initial_tokens = laid_out[2]
             rank = hf_byte_rank() if config.tie_rule == "hf" else None
             # subword-nmt's ties are decided by the chooser, by the tokens' texts: the state
             # orders its queue by count, then ids, for it
             queue_rule = "lowest-ids" if config.tie_rule == "subword-nmt" else config.tie_rule
-            self._state = PairState(seqs, queue_rule, config.min_frequency, rank)
+            self._state = PairState(seqs, queue_rule, config.min_frequency, rank, laid_out)
         state = self._state
         keeps = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and config.record_undo else None
         #: A merge's token is its parts' bytes joined, the right part's prefix cut off (it always
