@@ -21,7 +21,7 @@ from typing import Any
 
 from engine.encode import apply_merges as _codec
 from engine.encode import tiktoken_merge as _rankmerge
-from engine.native import scan_regions
+from engine.native import char_classes, scan_regions
 from engine.native.borders import Borders, SharedBorders
 from engine.native.chars_first import CharsFirst
 from engine.native.scan_regions import Pattern
@@ -269,8 +269,13 @@ class CompiledBackend:
 
     def count_text(self, counts: Counter[str], text: str, mode: int, pattern: Pattern) -> bool:
         """The chunks of such a text counted into ``counts``, its ASCII regions in C
-        (``count_ascii``: no string made per occurrence, only per distinct chunk); False,
-        nothing counted, for a short text that is not all ASCII."""
+        (``count_ascii``: no string made per occurrence, only per distinct chunk); under gpt2 a
+        text that is not all ASCII all of it in C (``count_gpt2``, with its characters' classes
+        by :mod:`engine.native.char_classes`); else False, nothing counted, for a short text
+        that is not all ASCII."""
+        if mode == 0 and not text.isascii():
+            self.core.count_gpt2(counts, text, char_classes.classes(self.core.distinct_chars(text)))
+            return True
         return scan_regions.scan_text(self.core.count_ascii, counts, text, mode, pattern, Counter.update)
 
     def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
