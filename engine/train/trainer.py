@@ -77,6 +77,7 @@ class Trainer:
         chunks: Counter[str] | None = None,
         checkpoints: int = 0,
         checkpoint_memory: int | None = None,
+        undo_log: bool = True,
     ) -> None:
         """Prepare to train on ``text``.
 
@@ -89,7 +90,10 @@ class Trainer:
         ``checkpoints`` > 0 keeps that many whole copies of the state (besides step 0's) so that
         long jumps cost a copy and a short walk (see :mod:`engine.train.checkpoints`): for the app,
         where jumps are interactive; they cost memory, so training scripts do without
-        (``checkpoint_memory`` bounds the bytes they hold together).
+        (``checkpoint_memory`` bounds the bytes they hold together). ``undo_log`` False keeps
+        no undo records whatever ``config.record_undo`` says (the config, saved with the
+        tokenizer, is left as given): for a run that never undoes, such as ``bpe-lab train``,
+        whose records would be most of its memory on Chinese bytes.
         """
         self.config = config = config or TrainConfig()
         self.pretokenizer: PreTokenizer = pretokenizer or pretokenizer_for(config)
@@ -150,11 +154,12 @@ class Trainer:
             queue_rule = "lowest-ids" if config.tie_rule == "subword-nmt" else config.tie_rule
             self._state = PairState(seqs, queue_rule, config.min_frequency, rank, laid_out)
         state = self._state
-        keeps = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and config.record_undo else None
+        records = config.record_undo and undo_log
+        keeps = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and records else None
         #: A merge's token is its parts' bytes joined, the right part's prefix cut off (it always
         #: continues a word), as tokenizers' BpeTrainer builds it.
         mark_bytes = len(config.subword_prefix.encode("utf-8")) if config.subword_prefix is not None else 0
-        self.timeline = Timeline(state, pieces, mark_bytes, config.record_undo, keeps)
+        self.timeline = Timeline(state, pieces, mark_bytes, records, keeps)
         self.chooser: Chooser = chooser_for(config.tie_rule, state, config.min_frequency, self.timeline, script)
         #: The chooser when it follows a script (a replay), else None.
         self._script = self.chooser if isinstance(self.chooser, ScriptChooser) else None
