@@ -496,6 +496,11 @@ def test_the_chars_layout_read_from_strings_is_the_pure_one(chunks, alphabet):
     assert made[0] == pure[0]
     assert (made[1].typecode, list(made[1])) == (pure[1].typecode, list(pure[1]))
     assert (list(made[2]), made[3], list(made[4])) == (list(pure[2]), pure[3], list(pure[4]))
+    for floor in (1, 2, 1 << 32):  # and the first index of it (64-bit weights too)
+        counts, where = COMPILED.index_pairs(made[1], floor)
+        pure_counts, pure_where = _trainloops.index_pairs(pure[1], floor)
+        assert dict(counts.items()) == pure_counts  # (the C table lists in its own order)
+        assert {k: list(v) for k, v in where.items()} == {k: list(v) for k, v in pure_where.items()}
 
 
 def test_the_chars_layout_is_the_one_of_the_chunks_as_id_lists():
