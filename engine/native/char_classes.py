@@ -1,5 +1,5 @@
 """The compiled backend's glue for counting a text that is not all ASCII under the gpt2 pattern
-(``count_gpt2`` in ``train.pxi``): each character's class as the pattern tells them apart
+(``count_gpt2`` in ``count.pxi``): each character's class as the pattern tells them apart
 (``\\p{L}``, ``\\p{N}``, ``\\s``, the rest), read off the ``regex`` module itself, which runs the
 pattern on the pure path, so that both split by the same Unicode tables. The pure path has none
 of this: it runs the pattern over the text (:class:`engine.text.pretokenize.PreTokenizer`).
