@@ -13,10 +13,18 @@ at 32 and 4 (the rest) at ``ord(",")``, 0 elsewhere.
 
 from __future__ import annotations
 
-import regex
+from functools import cache
+from typing import Any
 
-#: One character's class: the number of the group that matches it.
-_CLASS = regex.compile(r"(\p{L})|(\p{N})|(\s)|(.)", regex.DOTALL)
+
+@cache
+def _class_pattern() -> Any:
+    """One character's class: the number of the group that matches it (compiled on first use:
+    ``bpe-lab encode`` on the compiled path never imports ``regex``)."""
+    import regex
+
+    return regex.compile(r"(\p{L})|(\p{N})|(\s)|(.)", regex.DOTALL)
+
 
 #: Each code point's class once asked (0: not asked yet), up to the largest asked.
 _known = bytearray()
@@ -31,6 +39,6 @@ def classes(chars: str) -> bytes:
     if top >= len(known):
         known.extend(bytes(top + 1 - len(known)))
     new = "".join(c for c in chars if not known[ord(c)])
-    for match in _CLASS.finditer(new):
+    for match in _class_pattern().finditer(new):
         known[ord(match.group())] = match.lastindex or 4
     return bytes(known[: top + 1])
