@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from engine.encode import apply_merges as _codec
 from engine.encode import recovered as _recovered
 from engine.encode import tiktoken_merge as _rankmerge
-from engine.native import scan_regions
+from engine.native import char_classes, scan_regions
 from engine.native.borders import Borders, SharedBorders
 from engine.native.chars_first import CharsFirst
 from engine.native.scan_regions import Pattern
@@ -40,6 +40,8 @@ Findall = Callable[[str, int, int], list[str]]
 MakeEntry = Callable[[int, int, int], int]
 #: A chunk's ids from a chunk list of pairs: ``(sequence, weight)``, a sequence of ids or bytes.
 Chunks = Sequence[tuple[Sequence[int], int]]
+#: The chars base laid out from counted chunks: ``(alphabet, data, starts, tokens, lengths)``.
+CharsLayout = tuple[list[str], "array[int]", "array[int]", int, "array[int]"]
 
 
 class Merges(Protocol):
@@ -98,6 +100,10 @@ class PureBackend:
     def layout(self, pairs: Chunks) -> tuple[array[int], array[int], int]:
         """The pair state's node array, chunk starts and token count (:func:`engine.train.loops.layout`)."""
         return _trainloops.layout(pairs)  # type: ignore[arg-type]
+
+    def layout_chars(self, chunks: dict[str, int], alphabet: Sequence[str] | None) -> CharsLayout:
+        """The chars base's alphabet and layout from the counted chunks (:func:`engine.train.loops.layout_chars`)."""
+        return _trainloops.layout_chars(chunks, alphabet)
 
     def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
         """The first pair index: counts and occurrence arrays (:func:`engine.train.loops.index_pairs`)."""
@@ -184,6 +190,12 @@ class CompiledBackend:
         neither lists nor bytes): the pure one then builds it or says what is wrong."""
         made: tuple[array[int], array[int], int] | None = self.core.layout(pairs)
         return made if made is not None else _trainloops.layout(pairs)  # type: ignore[arg-type]
+
+    def layout_chars(self, chunks: dict[str, int], alphabet: Sequence[str] | None) -> CharsLayout:
+        """The chars base's layout read from the chunks' strings in C (no list of ids a chunk),
+        or the pure one where it gives up (see ``layout_chars`` in train.pxi)."""
+        made: CharsLayout | None = self.core.layout_chars(chunks, alphabet)
+        return made if made is not None else _trainloops.layout_chars(chunks, alphabet)
 
     def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
         """The first pair index, its counts in a C table (``Counts``, a dict's interface, which
@@ -291,8 +303,13 @@ class CompiledBackend:
 
     def count_text(self, counts: Counter[str], text: str, mode: int, pattern: Pattern) -> bool:
         """The chunks of such a text counted into ``counts``, its ASCII regions in C
-        (``count_ascii``: no string made per occurrence, only per distinct chunk); False,
-        nothing counted, for a short text that is not all ASCII."""
+        (``count_ascii``: no string made per occurrence, only per distinct chunk); under gpt2 a
+        text that is not all ASCII all of it in C (``count_gpt2``, with its characters' classes
+        by :mod:`engine.native.char_classes`); else False, nothing counted, for a short text
+        that is not all ASCII."""
+        if mode == 0 and not text.isascii():
+            self.core.count_gpt2(counts, text, char_classes.classes(self.core.distinct_chars(text)))
+            return True
         return scan_regions.scan_text(self.core.count_ascii, counts, text, mode, pattern, Counter.update)
 
     def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:

@@ -12,6 +12,8 @@ other's C functions directly, as one file did):
   ``RankMerger``) and writing ids out (``ids_text``);
 - ``positions.pxi``: the pair state's occurrence index (``Where``: every position list in one pool);
 - ``train.pxi``: the pair state's layout, first index, counts, queue and merge;
+- ``count.pxi``: any text's chunks counted under the gpt2 pattern (``count_gpt2``), the
+  characters' classes given;
 - ``scan.pxi``: the named patterns' ASCII scanner (``count_ascii``, ``split_ascii``) and the
   whole-text encoder (``TextCoder``: the split and the chunk table in C);
 - ``load.pxi``: a loaded vocabulary's checks (``parts_in_order``) and a merge cache entry read
@@ -96,5 +98,6 @@ cdef carray.array _ints(Py_ssize_t n):
 include "encode.pxi"
 include "positions.pxi"
 include "train.pxi"
+include "count.pxi"
 include "scan.pxi"
 include "load.pxi"

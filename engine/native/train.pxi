@@ -97,24 +97,158 @@ def layout(list pairs):
     return data, starts, tokens
 
 
-cdef int _index(node_t[::1] data, Py_ssize_t n, int *gid, list order, list totals) except -1:
+cdef int _lay_chars(node_t[::1] data, list keys, list weights, const int32_t *table, int64_t *starts) except -1:
+    """:func:`_lay` for the chars base, reading each chunk's characters straight from the string
+    (``table``: each code point's id): no list of ids is made per chunk."""
+    cdef Py_ssize_t i, j, length, node = 1, chunks = len(keys), kept = 0
+    cdef int64_t w
+    cdef int kind
+    cdef void *raw
+    data[0] = <node_t>SEP
+    data[1] = 4
+    data[2] = -4
+    data[3] = 0
+    for i in range(chunks):
+        seq = keys[i]
+        length = len(<str>seq)
+        if not length:  # (the pair state lays out only chunks with units)
+            continue
+        w = weights[i]
+        starts[kept] = 4 * node
+        kept += 1
+        kind = PyUnicode_KIND(seq)
+        raw = PyUnicode_DATA(seq)
+        for j in range(length):
+            data[4 * node] = <node_t>table[PyUnicode_READ(kind, raw, j)]
+            data[4 * node + 1] = <node_t>(4 * node + 4)
+            data[4 * node + 2] = <node_t>(4 * node - 4)
+            data[4 * node + 3] = <node_t>w
+            node += 1
+        data[4 * node] = <node_t>SEP
+        data[4 * node + 1] = <node_t>(4 * node + 4)
+        data[4 * node + 2] = <node_t>(4 * node - 4)
+        data[4 * node + 3] = <node_t>w
+        node += 1
+    return 0
+
+
+def layout_chars(chunks, alphabet):
+    """The chars base's alphabet and layout straight from the distinct chunks (a dict: chunk ->
+    count, in order), as ``(alphabet, data, starts, tokens, lengths)``: see ``layout_chars`` in
+    engine/train/loops.py, which returns exactly what this does. ``alphabet`` None: the chunks'
+    own characters, U+FFFD first, then by code point. None where it gives up (a chunk that is
+    not a str, a count that is not an int from 1 to 2**50, an alphabet entry that is not one
+    character, tokens reaching 2**50): the pure twin then builds it or says what is wrong."""
+    cdef list keys = list(chunks), weights = list(chunks.values())
+    cdef Py_ssize_t i, j, length, chunks_kept = 0, n = 1, count = len(keys)
+    cdef int64_t w, maxw = 0, tokens = 0
+    cdef int kind
+    cdef void *raw
+    cdef uint32_t cp, top = 0xFFFD
+    cdef unsigned char *seen = NULL
+    cdef int32_t *table = NULL
+    cdef int32_t next_id
+    cdef int[::1] narrow
+    cdef long long[::1] wide
+    lengths = carray.clone(carray.array("i"), count, zero=False)
+    cdef int *at_length = (<carray.array>lengths).data.as_ints
+    try:
+        if alphabet is None:
+            seen = <unsigned char *>PyMem_Malloc(0x110000)
+            if seen == NULL:
+                raise MemoryError()
+            memset(seen, 0, 0x110000)
+        for i in range(count):
+            seq = keys[i]
+            if type(seq) is not str or type(weights[i]) is not int:
+                return None
+            if weights[i] < 1 or weights[i] > <object>C_CMAX:
+                return None
+            w = weights[i]
+            length = len(<str>seq)
+            if length > INT32_MAX:
+                return None
+            at_length[i] = <int>length
+            if not length:
+                continue
+            chunks_kept += 1
+            n += length + 1
+            if w > maxw:
+                maxw = w
+            if w > (<int64_t>C_CMAX - tokens) // length:
+                return None  # tokens would reach CMAX: the pure twin and the pair state say so
+            tokens += w * length
+            kind = PyUnicode_KIND(seq)
+            raw = PyUnicode_DATA(seq)
+            for j in range(length):
+                cp = PyUnicode_READ(kind, raw, j)
+                if cp > top:
+                    top = cp
+                if seen != NULL:
+                    seen[cp] = 1
+        table = <int32_t *>PyMem_Malloc((top + 1) * sizeof(int32_t))
+        if table == NULL:
+            raise MemoryError()
+        memset(table, 0, (top + 1) * sizeof(int32_t))  # a character outside the alphabet: id 0
+        if seen != NULL:
+            made = ["\ufffd"]
+            next_id = 1
+            for cp in range(top + 1):
+                if seen[cp] and cp != 0xFFFD:
+                    table[cp] = next_id
+                    next_id += 1
+                    made.append(chr(cp))
+        else:
+            made = list(alphabet)
+            for i in range(len(made)):
+                c = made[i]
+                if type(c) is not str or len(<str>c) != 1:
+                    return None
+                cp = ord(c)
+                if cp <= top:
+                    table[cp] = <int32_t>i  # a repeated character: its last place, as a dict keeps it
+        code = "i" if maxw <= INT32_MAX and 4 * n + 4 <= INT32_MAX else "q"
+        data = carray.clone(carray.array(code), 4 * n, zero=False)
+        starts = carray.clone(carray.array("q"), chunks_kept, zero=False)
+        if code == "i":
+            narrow = data
+            _lay_chars(narrow, keys, weights, table, <int64_t *>(<carray.array>starts).data.as_longlongs)
+        else:
+            wide = data
+            _lay_chars(wide, keys, weights, table, <int64_t *>(<carray.array>starts).data.as_longlongs)
+        return made, data, starts, tokens, lengths
+    finally:
+        PyMem_Free(seen)
+        PyMem_Free(table)
+
+
+cdef struct _PairSlot:  # the first index's table: a pair key (EMPTY: none) and its number
+    uint64_t key
+    int64_t group
+
+
+cdef struct _Tally:  # a pair's occurrences in the layout and its weighted count
+    int64_t total
+    int64_t size
+
+
+cdef Py_ssize_t _index(node_t[::1] data, Py_ssize_t n, int *gid, uint64_t **order) except -1:
     """Number the pairs of the layout in order of first occurrence (``gid`` per node: the pair
-    it starts, or -1), appending each pair's key to ``order``; ``totals`` gets the weighted counts."""
-    cdef uint64_t size = 1 << 12, mask, slot, i
+    it starts, or -1); ``order`` gets a new C array of each pair's key, by number. Returns the
+    number of pairs. (Key and number share a slot: one cache miss a node, not two.)"""
+    cdef uint64_t size = 1 << 12, mask = size - 1, slot, i
+    cdef _PairSlot *table = <_PairSlot *>PyMem_Malloc(size * sizeof(_PairSlot))
+    cdef _PairSlot *grown
     cdef uint64_t *keys = <uint64_t *>PyMem_Malloc(size * sizeof(uint64_t))
-    cdef int *group = <int *>PyMem_Malloc(size * sizeof(int))
-    cdef int64_t *total = <int64_t *>PyMem_Malloc((n + 1) * sizeof(int64_t))
-    cdef uint64_t *keys2
-    cdef int *group2
-    cdef Py_ssize_t node, count = 0, j
+    cdef void *more
+    cdef Py_ssize_t node, count = 0, room = size
     cdef int64_t prev = SEP, s
     cdef uint64_t key
-    cdef int g
+    cdef int64_t g
     try:
-        if keys == NULL or group == NULL or total == NULL:
+        if table == NULL or keys == NULL:
             raise MemoryError()
-        memset(keys, 0xFF, size * sizeof(uint64_t))
-        mask = size - 1
+        memset(table, 0xFF, size * sizeof(_PairSlot))
         for node in range(n):
             s = data[4 * node]
             gid[node] = -1
@@ -122,59 +256,57 @@ cdef int _index(node_t[::1] data, Py_ssize_t n, int *gid, list order, list total
                 key = (<uint64_t>prev << SHIFT) | <uint64_t>s
                 slot = _mix(key) & mask
                 while True:
-                    if keys[slot] == EMPTY:
-                        g = <int>count
-                        keys[slot] = key
-                        group[slot] = g
-                        order.append(<int64_t>key)
-                        total[g] = 0
+                    if table[slot].key == EMPTY:
+                        g = count
+                        table[slot].key = key
+                        table[slot].group = g
+                        if count == room:
+                            room *= 2
+                            more = PyMem_Realloc(keys, room * sizeof(uint64_t))
+                            if more == NULL:
+                                raise MemoryError()
+                            keys = <uint64_t *>more
+                        keys[count] = key
                         count += 1
                         if 2 * <uint64_t>count > size:  # grow: rehash into twice the slots
-                            keys2 = <uint64_t *>PyMem_Malloc(2 * size * sizeof(uint64_t))
-                            group2 = <int *>PyMem_Malloc(2 * size * sizeof(int))
-                            if keys2 == NULL or group2 == NULL:
-                                PyMem_Free(keys2)
-                                PyMem_Free(group2)
+                            grown = <_PairSlot *>PyMem_Malloc(2 * size * sizeof(_PairSlot))
+                            if grown == NULL:
                                 raise MemoryError()
-                            memset(keys2, 0xFF, 2 * size * sizeof(uint64_t))
+                            memset(grown, 0xFF, 2 * size * sizeof(_PairSlot))
                             mask = 2 * size - 1
                             for i in range(size):
-                                if keys[i] != EMPTY:
-                                    slot = _mix(keys[i]) & mask
-                                    while keys2[slot] != EMPTY:
+                                if table[i].key != EMPTY:
+                                    slot = _mix(table[i].key) & mask
+                                    while grown[slot].key != EMPTY:
                                         slot = (slot + 1) & mask
-                                    keys2[slot] = keys[i]
-                                    group2[slot] = group[i]
-                            PyMem_Free(keys)
-                            PyMem_Free(group)
-                            keys, group, size = keys2, group2, 2 * size
+                                    grown[slot] = table[i]
+                            PyMem_Free(table)
+                            table, size = grown, 2 * size
                         break
-                    if keys[slot] == key:
-                        g = group[slot]
+                    if table[slot].key == key:
+                        g = table[slot].group
                         break
                     slot = (slot + 1) & mask
-                gid[node - 1] = g  # the pair starts at the node before
-                total[g] += data[4 * node + 3]
+                gid[node - 1] = <int>g  # the pair starts at the node before
             prev = s
-        for j in range(count):
-            totals.append(total[j])
+        order[0] = keys
+        keys = NULL
+        return count
     finally:
+        PyMem_Free(table)
         PyMem_Free(keys)
-        PyMem_Free(group)
-        PyMem_Free(total)
-    return 0
 
 
 def index_pairs(data, int64_t floor):
     """The first count and occurrence index of a layout: see ``index_pairs`` in
     engine/train/loops.py, which returns exactly what this does."""
-    cdef Py_ssize_t n = len(data) // 4, i, j, count, kept = 0
+    cdef Py_ssize_t n = len(data) // 4, i, j, count = 0
     cdef int *gid = <int *>PyMem_Malloc((n + 1) * sizeof(int))
-    cdef int *size = NULL
-    cdef Py_ssize_t *offset = NULL
+    cdef uint64_t *order = NULL
+    cdef _Tally *tally = NULL
     cdef Py_ssize_t total
+    cdef Counts counts
     cdef Where where
-    cdef list order = [], totals = []
     cdef int[::1] narrow
     cdef long long[::1] wide
     cdef int g
@@ -183,44 +315,51 @@ def index_pairs(data, int64_t floor):
     try:
         if data.typecode == "i":
             narrow = data
-            _index(narrow, n, gid, order, totals)
+            count = _index(narrow, n, gid, &order)
         else:
             wide = data
-            _index(wide, n, gid, order, totals)
-        count = len(order)
-        size = <int *>PyMem_Malloc((count + 1) * sizeof(int))
-        offset = <Py_ssize_t *>PyMem_Malloc((count + 1) * sizeof(Py_ssize_t))
-        if size == NULL or offset == NULL:
+            count = _index(wide, n, gid, &order)
+        tally = <_Tally *>PyMem_Malloc((count + 1) * sizeof(_Tally))
+        if tally == NULL:
             raise MemoryError()
-        for j in range(count):
-            size[j] = 0
-        for i in range(n):
-            if gid[i] >= 0:
-                size[gid[i]] += 1
+        memset(tally, 0, (count + 1) * sizeof(_Tally))
+        # each pair's occurrences and weighted count (a pair weighs what its left node does: a
+        # chunk's nodes all weigh the chunk's count)
+        if data.typecode == "i":
+            for i in range(n):
+                g = gid[i]
+                if g >= 0:
+                    tally[g].size += 1
+                    tally[g].total += narrow[4 * i + 3]
+        else:
+            for i in range(n):
+                g = gid[i]
+                if g >= 0:
+                    tally[g].size += 1
+                    tally[g].total += wide[4 * i + 3]
         counts = Counts()
         where = Where()
         total = 0
         for j in range(count):
-            if <int64_t>totals[j] >= floor:
-                total += size[j] + 1
+            if tally[j].total >= floor:
+                total += tally[j].size + 1
         where._repool(total)  # one pool, the size of every list kept: no garbage, no growth
-        for j in range(count):
-            if <int64_t>totals[j] < floor:
-                offset[j] = -1
+        for j in range(count):  # size becomes the list's offset in the pool, -1 when not kept
+            if tally[j].total < floor:
+                tally[j].size = -1
                 continue
-            counts.put(order[j], totals[j])
-            offset[j] = where.reserve(order[j], size[j])
-            size[j] = 0
+            counts.put(<int64_t>order[j], tally[j].total)
+            tally[j].size = where.reserve(<int64_t>order[j], tally[j].size)
         for i in range(n):
             g = gid[i]
-            if g >= 0 and offset[g] >= 0:
-                where.pool[offset[g] + size[g]] = _address(4 * i)
-                size[g] += 1
+            if g >= 0 and tally[g].size >= 0:
+                where.pool[tally[g].size] = _address(4 * i)
+                tally[g].size += 1
         return counts, where
     finally:
         PyMem_Free(gid)
-        PyMem_Free(size)
-        PyMem_Free(offset)
+        PyMem_Free(order)
+        PyMem_Free(tally)
 
 
 cdef struct Slot:
@@ -986,3 +1125,4 @@ def merge(data, plist, int64_t a, int64_t b, int64_t new_id, Counts count, hist,
         return _merge(narrow, at, a, b, new_id, count, hist, where, heap, floor, front, entry)
     wide = data
     return _merge(wide, at, a, b, new_id, count, hist, where, heap, floor, front, entry)
+

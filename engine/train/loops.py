@@ -3,6 +3,8 @@
 is :mod:`engine.train.pair_state`'s.
 
 - :func:`layout`: the node array of the distinct chunks, each followed by a separator;
+  :func:`layout_chars` that of the chars base's chunks as they are counted (strings), with
+  their alphabet;
 - :func:`index_pairs`: the first pair index, each pair's count and the addresses where it occurs;
 - :func:`merge`: one merge, in two halves: :func:`relink` replaces each live occurrence and
   relinks its nodes, :func:`account` moves the counts of the pairs around them and queues the
@@ -60,6 +62,25 @@ def layout(pairs: list[tuple[Sequence[int], int]]) -> tuple[array[int], array[in
     data[2::4] = (array(code, (-4, 0)) + after)[:n]  # the same run, two nodes later
     data[3::4] = array(code, weights)
     return data, array("q", starts), tokens
+
+
+def layout_chars(chunks: dict[str, int], alphabet: Sequence[str] | None) -> tuple[
+        list[str], array[int], array[int], int, array[int]]:
+    """The chars base's alphabet and :func:`layout` of the distinct ``chunks`` (chunk -> count,
+    in order of first appearance), each character its id in the alphabet (0, U+FFFD's place,
+    for one outside it), as ``(alphabet, data, starts, tokens, lengths)``: ``lengths`` holds
+    every chunk's length in characters, the empty ones' too (which are not laid out).
+    ``alphabet`` None: the chunks' characters, U+FFFD first, then in code point order.
+
+    Example: ``layout_chars({"ab": 3}, None)[0]`` is ``['\ufffd', 'a', 'b']``."""
+    if alphabet is None:
+        seen = set().union(*chunks)
+        alphabet = ["\ufffd", *sorted(seen - {"\ufffd"})]
+    ids = {c: i for i, c in enumerate(alphabet)}
+    get = ids.get
+    seqs = [([get(ch, 0) for ch in c], n) for c, n in chunks.items()]
+    data, starts, tokens = layout([(seq, n) for seq, n in seqs if seq])
+    return list(alphabet), data, starts, tokens, array("i", [len(seq) for seq, _ in seqs])
 
 
 #: The widest weight a node array of 32-bit ints holds; a chunk counted more often than this

@@ -92,7 +92,10 @@ class PairState:
         tie_rule: str,
         min_count: int = 1,
         byte_rank: Sequence[int] | None = None,
+        laid_out: tuple[array[int], array[int], int] | None = None,
     ) -> None:
+        """``laid_out``: the layout of ``sequences`` already made (``(data, starts, tokens)``,
+        as ``Backend.layout_chars`` makes it from counted chunks); ``sequences`` is then not read."""
         if tie_rule not in ("lowest-ids", "first-seen", "hf"):
             raise ValueError(f"unknown tie rule {tie_rule!r}")
         if tie_rule == "hf" and (byte_rank is None or len(byte_rank) != 256):
@@ -106,9 +109,10 @@ class PairState:
         #: Pairs counted fewer times can never be merged: they are counted but not queued.
         self.min_count = max(1, min_count)
         # The layout in bulk (no Python loop per chunk: see _trainloops.layout)
-        pairs = [(seq, weight) for seq, weight in sequences if seq]
         native = backend()  # the loops this state runs on (engine.native.door)
-        data, starts, tokens = native.layout(pairs)
+        if laid_out is None:
+            laid_out = native.layout([(seq, weight) for seq, weight in sequences if seq])
+        data, starts, tokens = laid_out
         if tokens >= _CMAX:
             raise CorpusError(f"the corpus holds {tokens} tokens, more than the {_CMAX - 1} a pair count may reach")
         self.data = data

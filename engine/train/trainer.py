@@ -39,6 +39,7 @@ from engine.config import MAX_VOCAB, MAX_VOCAB_BYTES, TrainConfig, check_special
 from engine.encode.pairs import SHIFT
 from engine.encode.tokenizer import Tokenizer
 from engine.errors import ConfigError, CorpusError, MergeError, TokenIdError
+from engine.native import backend
 from engine.text.bytelevel import hf_byte_rank
 from engine.text.display import token_display
 from engine.text.pretokenize import PreTokenizer, pretokenizer_for
@@ -76,6 +77,7 @@ class Trainer:
         chunks: Counter[str] | None = None,
         checkpoints: int = 0,
         checkpoint_memory: int | None = None,
+        undo_log: bool = True,
     ) -> None:
         """Prepare to train on ``text``.
 
@@ -88,7 +90,10 @@ class Trainer:
         ``checkpoints`` > 0 keeps that many whole copies of the state (besides step 0's) so that
         long jumps cost a copy and a short walk (see :mod:`engine.train.checkpoints`): for the app,
         where jumps are interactive; they cost memory, so training scripts do without
-        (``checkpoint_memory`` bounds the bytes they hold together).
+        (``checkpoint_memory`` bounds the bytes they hold together). ``undo_log`` False keeps
+        no undo records whatever ``config.record_undo`` says (the config, saved with the
+        tokenizer, is left as given): for a run that never undoes, such as ``bpe-lab train``,
+        whose records would be most of its memory on Chinese bytes.
         """
         self.config = config = config or TrainConfig()
         self.pretokenizer: PreTokenizer = pretokenizer or pretokenizer_for(config)
@@ -98,11 +103,22 @@ class Trainer:
             if not chunks:
                 raise CorpusError("no text to train on: the corpus is empty or the pattern matches none of it")
             seqs: list[Any]  # each chunk's units (a list of ids, or bytes) and its count
-            if config.base == "chars":
+            laid_out = None  # the layout, when made straight from the chunks
+            self.alphabet: list[str] | None = None
+            marked = config.subword_prefix is not None or config.end_of_word is not None
+            if config.base == "chars" and not marked:
+                if alphabet is None and text:
+                    alphabet = ["\ufffd", *sorted(set(text) - {"\ufffd"})]
+                # the chunks' characters are read where they are (compiled: no list of ids a chunk)
+                self.alphabet, data, starts, tokens, chunk_lengths = backend().layout_chars(chunks, alphabet)
+                laid_out = data, starts, tokens
+                pieces = [c.encode("utf-8", "surrogateescape") for c in self.alphabet]
+                seqs = []
+            elif config.base == "chars":
                 if alphabet is None:
                     seen = set(text) if text else set().union(*chunks)
                     alphabet = ["\ufffd", *sorted(seen - {"\ufffd"})]
-                self.alphabet: list[str] | None = list(alphabet)
+                self.alphabet = list(alphabet)
                 ids = {c: i for i, c in enumerate(alphabet)}
                 pieces = [c.encode("utf-8", "surrogateescape") for c in alphabet]
                 get = ids.get
@@ -111,7 +127,6 @@ class Trainer:
                 unknown = -1 if config.subword_prefix is not None else 0
                 seqs = [([get(ch, unknown) for ch in c], n) for c, n in chunks.items()]
             else:
-                self.alphabet = None
                 pieces = [bytes([i]) for i in range(256)]
                 seqs = [(c.encode("utf-8", "surrogateescape"), n) for c, n in chunks.items()]
                 if config.subword_prefix is not None or config.end_of_word is not None:
@@ -128,19 +143,23 @@ class Trainer:
             #: The bytes of the base and of every merge made so far (undone ones too): a new merge
             #: that would take them past MAX_VOCAB_BYTES stops training ("vocab-bytes").
             self._known_bytes = sum(map(len, pieces))
-            self.initial_tokens = sum(len(s) * n for s, n in seqs)
-            chunk_lengths = array("i", [len(s) for s, _ in seqs])
+            if laid_out is None:
+                self.initial_tokens = sum(len(s) * n for s, n in seqs)
+                chunk_lengths = array("i", [len(s) for s, _ in seqs])
+            else:
+                self.initial_tokens = laid_out[2]
             rank = hf_byte_rank() if config.tie_rule == "hf" else None
             # subword-nmt's ties are decided by the chooser, by the tokens' texts: the state
             # orders its queue by count, then ids, for it
             queue_rule = "lowest-ids" if config.tie_rule == "subword-nmt" else config.tie_rule
-            self._state = PairState(seqs, queue_rule, config.min_frequency, rank)
+            self._state = PairState(seqs, queue_rule, config.min_frequency, rank, laid_out)
         state = self._state
-        keeps = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and config.record_undo else None
+        records = config.record_undo and undo_log
+        keeps = Checkpoints(checkpoints, checkpoint_memory) if checkpoints > 0 and records else None
         #: A merge's token is its parts' bytes joined, the right part's prefix cut off (it always
         #: continues a word), as tokenizers' BpeTrainer builds it.
         mark_bytes = len(config.subword_prefix.encode("utf-8")) if config.subword_prefix is not None else 0
-        self.timeline = Timeline(state, pieces, mark_bytes, config.record_undo, keeps)
+        self.timeline = Timeline(state, pieces, mark_bytes, records, keeps)
         self.chooser: Chooser = chooser_for(config.tie_rule, state, config.min_frequency, self.timeline, script)
         #: The chooser when it follows a script (a replay), else None.
         self._script = self.chooser if isinstance(self.chooser, ScriptChooser) else None

@@ -2,6 +2,7 @@
 (run by hand).
 
     python tests/bench/bench_train.py [--runs 3] [--quick] [--before ../main] [--big]
+    python tests/bench/bench_train.py --cjk [--runs 5] [--before ../main]
 
 Ours: ``bpe-lab train CORPUS -o OUT --vocab-size 32000`` (bytes, gpt2, undo log on, as in the
 app), whole process, with its bytecode cached as an installed copy has it (common.INSTALLED):
@@ -15,6 +16,13 @@ limit, at its default threads. Corpora: 1 MB and 10 MB of distinct Python files,
 (common.stdlib_corpus), ../shared/corpora/tang_all.txt (Chinese poems), and with ``--big`` 50 MB
 of distinct code. Medians of ``--runs`` whole processes, alternating: the machine is shared, so
 read the ratios (measured side by side), not the seconds.
+
+``--cjk`` is issue 43's row instead: ../shared/corpora/tang_all.txt to 32,000 against
+SentencePiece's BPE on the same file, time and peak memory (GNU time's maximum RSS) of whole
+processes, as ratios to SentencePiece's. Ours at the character level, the setting comparable to
+SentencePiece's (which merges characters) and the one the app opens a mostly-CJK corpus with
+(``--base chars``), and at the default bytes base; ``--before DIR`` adds that checkout's
+characters run.
 """
 
 from __future__ import annotations
@@ -56,7 +64,12 @@ def main() -> None:
     parser.add_argument("--only", help="only the corpora whose title contains this")
     parser.add_argument("--before", type=Path, help="another checkout whose bpe-lab train is timed too")
     parser.add_argument("--skip", nargs="*", default=[], help="contenders to leave out, by the start of their name")
+    parser.add_argument("--cjk", action="store_true", help="only issue 43's row: tang_all against sentencepiece, "
+                                                           "chars and bytes bases, time and peak memory")
     args = parser.parse_args()
+    if args.cjk:
+        cjk(args)
+        return
     corpora = {"code 1 MB": stdlib_corpus(1_000_000), "code 10 MB": stdlib_corpus(10_000_000)}
     if not args.quick:
         corpora["tang_all.txt (Chinese, 4.8 MB)"] = shared_corpus("tang_all.txt")
@@ -97,6 +110,33 @@ def main() -> None:
         record(f"train {keys[title]} default", seconds / default)
         record(f"train {keys[title]} fastest", seconds / fastest)
         record(f"train {keys[title]} memory", peak / max(default_peak, 1))
+
+
+def cjk(args: argparse.Namespace) -> None:
+    """tang_all.txt against sentencepiece (see the module's docstring, ``--cjk``)."""
+    path = shared_corpus("tang_all.txt")
+    if path is None or importlib.util.find_spec("sentencepiece") is None:
+        print("needs ../shared/corpora/tang_all.txt and sentencepiece (pip install sentencepiece)")
+        return
+    out = Path(tempfile.mkdtemp())
+    vocab = str(args.vocab)
+    train = ("train", str(path), "-o", str(out / "ours.json"), "--vocab-size", vocab, "--quiet")
+    contenders: dict = {
+        "sentencepiece (bpe)": [sys.executable, "-c", SPM, str(path), vocab, str(out / "spm")],
+        "bpe-lab train --base chars": (ours(*train, "--base", "chars"), INSTALLED),
+        "bpe-lab train (bytes)": (ours(*train), INSTALLED),
+    }
+    if args.before is not None:
+        contenders["bpe-lab train --base chars (before)"] = (ours(*train, "--base", "chars", root=args.before.resolve()),
+                                                            INSTALLED)
+    results = alternate(contenders, runs=args.runs)
+    report(f"tang_all.txt (Chinese, 4.8 MB), vocabulary {vocab}, medians of {args.runs}", results,
+           "sentencepiece (bpe)")
+    spm_time, spm_peak = results["sentencepiece (bpe)"]
+    for name in [n for n in results if n.startswith("bpe-lab")]:
+        seconds, peak = results[name]
+        print(f"  {name} / sentencepiece: time x{seconds / spm_time:.2f}, peak memory x{peak / max(spm_peak, 1):.2f}")
+        record(f"train cjk {name} time", seconds / spm_time)
 
 
 if __name__ == "__main__":

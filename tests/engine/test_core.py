@@ -480,6 +480,39 @@ def test_pip_builds_the_compiled_core_into_the_wheel(tmp_path):
     assert "-py3-none-any" not in wheel.filename  # a platform wheel
 
 
+#: Characters of every string kind: ASCII, Latin-1, the BMP (CJK and U+FFFD), beyond it, a lone surrogate.
+_CHARS = st.sampled_from("ab\xe9\xff\u4e00\u6c49\u3002\ufffd\U0001f600\udc80")
+
+
+@needs_compiled
+@given(st.dictionaries(st.text(_CHARS, max_size=6), st.integers(1, 1 << 33), max_size=10),
+       st.none() | st.lists(_CHARS, max_size=6))
+def test_the_chars_layout_read_from_strings_is_the_pure_one(chunks, alphabet):
+    """The chars base laid out straight from the counted chunks (compiled: read from the strings
+    in C) gives the pure twin's alphabet, node array, starts, token count and chunk lengths, with
+    the alphabet found or given (repeated or missing characters too), empty chunks skipped."""
+    pure = _trainloops.layout_chars(chunks, alphabet)
+    made = COMPILED.layout_chars(chunks, alphabet)
+    assert made[0] == pure[0]
+    assert (made[1].typecode, list(made[1])) == (pure[1].typecode, list(pure[1]))
+    assert (list(made[2]), made[3], list(made[4])) == (list(pure[2]), pure[3], list(pure[4]))
+    for floor in (1, 2, 1 << 32):  # and the first index of it (64-bit weights too)
+        counts, where = COMPILED.index_pairs(made[1], floor)
+        pure_counts, pure_where = _trainloops.index_pairs(pure[1], floor)
+        assert dict(counts.items()) == pure_counts  # (the C table lists in its own order)
+        assert {k: list(v) for k, v in where.items()} == {k: list(v) for k, v in pure_where.items()}
+
+
+def test_the_chars_layout_is_the_one_of_the_chunks_as_id_lists():
+    """The pure twin lays out what the trainer's chars base always did: each chunk's characters
+    as their ids in the sorted alphabet, U+FFFD first."""
+    alphabet, data, starts, tokens, lengths = _trainloops.layout_chars({"ba": 2, "": 1, "a\ufffd": 1}, None)
+    assert alphabet == ["\ufffd", "a", "b"]
+    assert (list(data), list(starts), tokens) == tuple(
+        (list(x) if isinstance(x, array) else x) for x in _trainloops.layout([([2, 1], 2), ([1, 0], 1)]))
+    assert list(lengths) == [2, 0, 2]
+
+
 @needs_compiled
 @given(st.lists(st.tuples(st.binary(min_size=1, max_size=12), st.integers(1, 1 << 33)), max_size=12))
 def test_a_layout_of_bytes_is_the_layout_of_their_lists_on_both_paths(chunks):

@@ -134,3 +134,35 @@ def test_python_sources_on_both_paths(name):
     for native in PATHS:
         with using(native):
             assert pre_of(name).split(text) == expected
+
+
+#: Beyond ASCII, a character of each class the gpt2 pattern tells apart and its traps: letters
+#: (CJK, a titlecase Lt, a modifier Lm), digits (fullwidth, superscript No, Roman Nl, a CJK
+#: numeral that str.isnumeric() takes for a digit), spaces (ideographic, no-break, NEL, line
+#: separator), the rest (CJK punctuation, a combining mark, an emoji past the BMP, a lone
+#: surrogate as surrogateescape makes one).
+WIDE = ["中", "文", "，", "。", "\u01c5", "\u02b0", "\uff11", "\u00b2", "\u216b", "\u4e00", "\u3000", "\u00a0",
+        "\u0085", "\u2028", "\u0301", "\U0001f600", "\udc80", "é"]
+
+
+@pytest.mark.skipif(COMPILED is None, reason=f"no compiled core here: {WHY_PURE}")
+@given(st.lists(st.sampled_from([*PIECES, *WIDE]), max_size=300))
+def test_the_compiled_gpt2_count_of_any_text_is_the_patterns(pieces):
+    """Under gpt2 the compiled path counts a text that is not all ASCII wholly in C, each
+    character classed by the regex module: the pattern's chunks and counts, in the order of
+    first appearance, added after what the counts held."""
+    text = "".join(pieces)
+    expected = Counter({"earlier": 2})
+    expected.update(regex.findall(SCAN_PATTERNS["gpt2"], text))
+    with using(COMPILED):
+        counted = PreTokenizer("gpt2").count_raw(text, Counter({"earlier": 2}))
+    assert list(counted.items()) == list(expected.items())
+
+
+@pytest.mark.skipif(COMPILED is None, reason=f"no compiled core here: {WHY_PURE}")
+def test_the_compiled_gpt2_count_never_asks_the_pattern():
+    text = code_and_chinese()
+    with using(COMPILED):
+        pre, spy = spied("gpt2")
+        assert list(pre.count(text).items()) == list(Counter(regex.findall(SCAN_PATTERNS["gpt2"], text)).items())
+        assert spy.spans == []

@@ -8,6 +8,8 @@ import gc
 import weakref
 from collections import Counter
 
+import pytest
+
 from engine import TrainConfig, Trainer
 from engine.train.choosing import Choice, RuleChooser, ScriptChooser, Stop, TextTieChooser
 from engine.train.pair_state import PairState
@@ -63,3 +65,16 @@ def test_a_trainer_is_freed_by_reference_counting_after_every_kind_of_move():
     finally:
         if was:
             gc.enable()
+
+
+def test_a_trainer_without_an_undo_log_trains_the_same_and_keeps_the_config():
+    """``undo_log=False`` (bpe-lab train): the same merges and events, no record kept, no undo,
+    and the config (saved with the tokenizer) still says what it was given."""
+    text = "low lower lowest newer wider " * 3
+    logged, unlogged = Trainer(text, TrainConfig(max_merges=8)), Trainer(text, TrainConfig(max_merges=8), undo_log=False)
+    assert logged.train() == unlogged.train()
+    assert unlogged.timeline.last_record is None and logged.timeline.last_record is not None
+    assert unlogged.tokenizer().to_dict() == logged.tokenizer().to_dict()
+    assert unlogged.config.record_undo
+    with pytest.raises(RuntimeError, match="record_undo=False"):
+        unlogged.undo()
