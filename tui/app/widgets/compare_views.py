@@ -12,7 +12,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from engine.analysis import Segmenter, align, languages, token_tax
+from engine.analysis import Segmenter, Tax, align, languages, token_tax
 from engine.text import token_display
 from tui.app.theme import current
 from tui.app.widgets.aligned_view import aligned_view
@@ -71,15 +71,16 @@ def side_by_side(text: str, aligned: Sequence[Segmenter], others: Sequence[Segme
     return Group(*parts, through_each(text, [*unaligned, *others], width))
 
 
-def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]]) -> Table:
-    """Tokens per language over all parallel sentences, and the ratio to English."""
+def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]], taxes: Sequence[dict[str, Tax]] | None = None) -> Table:
+    """Tokens per language over all parallel sentences, and the ratio to English (``taxes``: each
+    segmenter's :func:`token_tax`, when measured already)."""
     langs = languages(groups)
+    taxes = [token_tax(seg, groups) for seg in segmenters] if taxes is None else taxes
     table = Table(box=None, padding=(0, 1), header_style="bold")
     table.add_column(_("tokenizer"), no_wrap=True)
     for lang in langs:
         table.add_column(lang, justify="right", no_wrap=True)
-    for seg in segmenters:
-        tax = token_tax(seg, groups)
+    for seg, tax in zip(segmenters, taxes):
         cells = []
         for lang in langs:
             entry = tax[lang]
@@ -98,13 +99,13 @@ def tax_view(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]], 
     """:func:`tax_table` where it fits ``width`` whole (0: any width); in a narrower pane (beside
     a lesson at 80 columns) each tokenizer as a list item instead, its languages packed into
     lines between entries, so that no count or header is cut."""
-    table = tax_table(segmenters, groups)
+    taxes = [token_tax(seg, groups) for seg in segmenters]  # measured once, for the table or the list
+    table = tax_table(segmenters, groups, taxes)
     if not width or _table_cells(table) <= width:
         return table
     langs = languages(groups)
     lines: list[RenderableType] = []
-    for seg in segmenters:
-        tax = token_tax(seg, groups)
+    for seg, tax in zip(segmenters, taxes):
         lines.append(Text("▪ " + seg.name, style="bold"))
         entries = []
         for lang in langs:
