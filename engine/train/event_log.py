@@ -3,10 +3,11 @@
 A merge's event (:class:`~engine.train.events.Merge`) and its undo record
 (:class:`~engine.train.pair_views.MergeRecord`) are a dozen numbers, a tie set and the nodes
 the merge absorbed. Kept as objects, a tuple and a record a merge, 100,000 merges on tang_all
-took about 55 MB, most of it object headers and boxed ints. The log keeps the same numbers in
-two stdlib arrays (a *row* of numbers a merge; the tie sets in one flat array), and
-builds the event or the record when it is asked for: ``log.event(row)`` is a fresh ``Merge``
-equal to the one training returned.
+took about 55 MB, most of it object headers and boxed ints, and the records' node arrays (an
+array object each) 12 MB more. The log keeps the same numbers in two stdlib arrays (a *row* of
+numbers a merge; the tie sets in one flat array, the records' nodes in another), and builds the
+event or the record when it is asked for: ``log.event(row)`` is a fresh ``Merge`` equal to the
+one training returned, ``log.record(row)`` a ``MergeRecord`` that undoes it.
 
 Rows are only ever added (a redo reuses its row): the timeline's lines, and the branches kept
 aside, are arrays of rows, so lines that share merges share rows.
@@ -29,22 +30,26 @@ from engine.train.events import Merge
 from engine.train.pair_views import MergeRecord
 
 #: A row's numbers that may pass 2³¹ (counts, token totals, offsets), in ``EventLog.wide``.
-COUNT, TIE_TOTAL, TOKENS_AFTER, REMOVED, TIE_START, SPLIT, COUNT_BEFORE = range(7)
+COUNT, TIE_TOTAL, TOKENS_AFTER, REMOVED, TIE_START, NODES, SPLIT, COUNT_BEFORE = range(8)
 #: A row's ids and small numbers, in ``EventLog.narrow`` (a token id is below 2²⁰).
-STEP, A, B, NEW_ID, TIES, MANUAL = range(6)
-WIDE, NARROW = 7, 6
+STEP, A, B, NEW_ID, TIES, MANUAL, SIZE = range(7)
+WIDE, NARROW = 8, 7
+#: ``SIZE`` of a row that keeps no undo record.
+NO_RECORD = -1
 
 
 class EventLog:
     """Every merge made, a row each, in arrays: the event's fields and the undo record's.
 
-    Row ``i``'s numbers are ``wide[7i:7i + 7]`` (64-bit: the fields ``COUNT`` ... ``COUNT_BEFORE``
-    above) and ``narrow[6i:6i + 6]`` (32-bit: ``STEP`` ... ``MANUAL``); its tied pairs are
+    Row ``i``'s numbers are ``wide[8i:8i + 8]`` (64-bit: the fields ``COUNT`` ... ``COUNT_BEFORE``
+    above) and ``narrow[7i:7i + 7]`` (32-bit: ``STEP`` ... ``SIZE``); its tied pairs are
     ``ties[start:start + 2 * n]`` (two ids a pair), ``start`` its ``TIE_START`` and ``n`` its
-    ``TIES``. One ``extend`` a row and array: logging a merge costs about a microsecond.
+    ``TIES``; its undo record's nodes (the pair's occurrence list, then the nodes absorbed,
+    split at ``SPLIT``) are ``pool[start:start + size]``, ``start`` its ``NODES`` and ``size``
+    its ``SIZE``. One ``extend`` a row and array: logging a merge costs about a microsecond.
     """
 
-    __slots__ = ("wide", "narrow", "ties", "tokens", "nodes")
+    __slots__ = ("wide", "narrow", "ties", "tokens", "pool")
 
     def __init__(self) -> None:
         self.wide = array("q")
@@ -52,9 +57,9 @@ class EventLog:
         self.ties = array("i")
         #: Each merge's token (the same bytes object as the vocabulary's while it is applied).
         self.tokens: list[bytes] = []
-        #: Each undo record's nodes (its pair's occurrence list, then the nodes absorbed, split
-        #: at ``SPLIT``), or None without undo records.
-        self.nodes: list[array[int] | None] = []
+        #: Every undo record's nodes, one after another (the pair state's node type: made by
+        #: the first record kept).
+        self.pool: array[int] | None = None
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -67,24 +72,38 @@ class EventLog:
         start = len(self.ties)
         for pair in ties:
             self.ties.extend(pair)
-        if record is None:
-            split = count_before = 0
-        else:
-            split, count_before = record.split, record.count
-        self.wide.extend((count, tie_total, tokens_after, removed, start, split, count_before))
-        self.narrow.extend((step, a, b, new_id, len(ties), manual))
+        self.wide.extend((count, tie_total, tokens_after, removed, start, 0, 0, 0))
+        self.narrow.extend((step, a, b, new_id, len(ties), manual, NO_RECORD))
         self.tokens.append(token)
-        self.nodes.append(None if record is None else record.nodes)
-        return len(self.tokens) - 1
+        row = len(self.tokens) - 1
+        if record is not None:
+            self.keep(row, record)
+        return row
 
     def keep(self, row: int, record: MergeRecord | None) -> None:
         """Keep ``record`` as the row's undo record (a redo makes the merge again: its record
-        replaces the old one, which was as valid); None drops it."""
-        self.nodes[row] = None if record is None else record.nodes
-        if record is not None:
-            at = WIDE * row
-            self.wide[at + SPLIT] = record.split
-            self.wide[at + COUNT_BEFORE] = record.count
+        replaces the old one, which was as valid); None drops it.
+
+        A record as long as the one it replaces takes its place in the pool (a redo from the
+        same state lists the same nodes); another is added at the pool's end, the old place
+        left unused (a checkpoint restored may list a pair's occurrences otherwise)."""
+        at = NARROW * row + SIZE
+        if record is None:
+            self.narrow[at] = NO_RECORD
+            return
+        nodes, pool = record.nodes, self.pool
+        if pool is None or pool.typecode != nodes.typecode:
+            pool = self.pool = array(nodes.typecode, pool or ())
+        size = len(nodes)
+        wide = self.wide
+        if self.narrow[at] == size:
+            start = wide[WIDE * row + NODES]
+            pool[start:start + size] = nodes
+        else:
+            start = len(pool)
+            pool.extend(nodes)
+        self.narrow[at] = size
+        wide[WIDE * row + NODES:WIDE * row + COUNT_BEFORE + 1] = array("q", (start, record.split, record.count))
 
     # -- reading a row ----------------------------------------------------------------------
 
@@ -103,8 +122,8 @@ class EventLog:
 
     def event(self, row: int) -> Merge:
         """The row's event, made now (equal to the one the merge returned)."""
-        count, tie_total, tokens_after, removed, start, _, _ = self.wide[WIDE * row:WIDE * row + WIDE]
-        step, a, b, new_id, n, manual = self.narrow[NARROW * row:NARROW * row + NARROW]
+        count, tie_total, tokens_after, removed, start = self.wide[WIDE * row:WIDE * row + NODES]
+        step, a, b, new_id, n, manual = self.narrow[NARROW * row:NARROW * row + SIZE]
         flat = self.ties[start:start + 2 * n]
         ties = tuple(zip(flat[0::2], flat[1::2]))
         pair = ties[0] if ties and ties[0] == (a, b) else (a, b)  # the chosen pair leads its tie set
@@ -113,18 +132,20 @@ class EventLog:
 
     def record(self, row: int) -> MergeRecord | None:
         """The row's undo record, made now (None when undo records are not kept)."""
-        nodes = self.nodes[row]
-        if nodes is None:
-            return None
-        at, wide = NARROW * row, self.wide
+        at = NARROW * row
         a, b, new_id = self.narrow[at + A:at + NEW_ID + 1]
-        at = WIDE * row
-        return MergeRecord(a, b, new_id, wide[at + COUNT_BEFORE], wide[at + REMOVED], nodes, wide[at + SPLIT])
+        size = self.narrow[at + SIZE]
+        if size == NO_RECORD or self.pool is None:
+            return None
+        wide, at = self.wide, WIDE * row
+        start = wide[at + NODES]
+        return MergeRecord(a, b, new_id, wide[at + COUNT_BEFORE], wide[at + REMOVED],
+                           self.pool[start:start + size], wide[at + SPLIT])
 
     def moved(self, row: int) -> int:
         """How many nodes the row's merge absorbed (0 without its record)."""
-        nodes = self.nodes[row]
-        return 0 if nodes is None else len(nodes) - self.wide[WIDE * row + SPLIT]
+        size = self.narrow[NARROW * row + SIZE]
+        return 0 if size == NO_RECORD else size - self.wide[WIDE * row + SPLIT]
 
     def same(self, row: int, other: int) -> bool:
         """Whether two rows are the same merge (one row, or two equal events)."""
@@ -148,9 +169,9 @@ class EventLog:
 
     def nbytes(self) -> int:
         """Roughly the bytes the log holds besides the tokens and the records' nodes (which the
-        vocabulary and undo need whatever holds them): its arrays and list slots."""
+        vocabulary and undo need whatever holds them): its arrays and the tokens' list slots."""
         numbers = sum(a.itemsize * len(a) for a in (self.wide, self.narrow, self.ties))
-        return numbers + 8 * (len(self.tokens) + len(self.nodes))
+        return numbers + 8 * len(self.tokens)
 
 
 class Events(Sequence[Merge]):

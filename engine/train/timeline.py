@@ -149,7 +149,7 @@ class Timeline:
         log = self.log
         a, b = log.pair(row)
         record = self.state.merge(a, b, log.new_id(row))
-        self.pieces.append(self.pieces[a] + self.pieces[b][self.mark_bytes:])
+        self.pieces.append(log.tokens[row])  # the same bytes as when it was made: one object, not two
         log.keep(row, record if self.keep_records else None)
         self.applied.append(row)
         return row

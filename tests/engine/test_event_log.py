@@ -72,4 +72,25 @@ def test_the_log_holds_no_object_a_merge_and_few_bytes():
     assert len(made) > 300 and sum(len(e.ties) == TIE_CAP for e in made) > 300
     assert log.nbytes() / len(log) < 150
     assert all(type(field) is not Merge for field in vars(trainer.timeline).values())
-    assert not any(isinstance(kept, tuple) for kept in log.nodes)
+    pool = len(log.pool)
+    trainer.goto(0)
+    trainer.goto(len(made))
+    assert len(log.pool) == pool and trainer.history == made  # redone records took their old places
+
+
+def test_a_record_read_back_undoes_its_merge():
+    trainer = Trainer("abababcabc abab" * 3, TrainConfig(pretokenizer="none", max_merges=4))
+    trainer.train()
+    state = trainer._state
+    log, row = trainer.timeline.log, trainer.timeline.applied[-1]
+    record = log.record(row)
+    assert record is not None and (record.a, record.b, record.new_id) == (*log.pair(row), log.new_id(row))
+    assert record.moved == log.moved(row) > 0 and record.removed == trainer.last.removed
+    before = state.pair_counts()
+    trainer.undo()
+    assert state.pair_counts() != before
+    trainer._state.verify()
+    assert trainer.redo() == log.event(row) and state.pair_counts() == before
+    keeps_none = Trainer("abababcabc abab", TrainConfig(pretokenizer="none", max_merges=2, record_undo=False))
+    keeps_none.train()
+    assert keeps_none.timeline.log.record(0) is None and keeps_none.timeline.log.pool is None
