@@ -2,6 +2,7 @@
 
 - ``trainer.py``: the Trainer, which sets the parts up and delegates to them;
 - ``events.py``: what training yields (a :class:`Merge` a step, :class:`Candidate` pairs);
+- ``event_log.py``: every merge made, kept in arrays, its events and undo records made on demand;
 - ``pair_state.py``: the algorithm's state, the pairs' counts and the lazy queue of the best
   (its hot loops in pure Python in ``loops.py``, its views and copies in ``pair_views.py``);
 - ``choosing.py``: choosing the next pair, every tie rule and a replayed file's script behind

@@ -1,11 +1,11 @@
 """What-if branches: the lines of merges a trainer has followed, kept so the user can go back.
 
-A *line* is the list of merges from step 0 (``(event, record)`` entries, as the Trainer keeps
-them). The current line is the Trainer's own (applied merges, then the undone ones); every
-other branch keeps its line here. A manual merge made where the current line has a future
-(after an undo) forks: the old line keeps its branch and name, the new one gets a new name, and
-both share their entries up to where they part (the same objects: a branch costs a list of
-references, not copies of events).
+A *line* is the list of merges from step 0 (rows of the Trainer's event log, see
+:mod:`engine.train.event_log`). The current line is the Trainer's own (applied merges, then the
+undone ones); every other branch keeps its line here. A manual merge made where the current line
+has a future (after an undo) forks: the old line keeps its branch and name, the new one gets a
+new name, and both share their rows up to where they part (a branch costs an array of rows, not
+copies of events).
 
 Lines only ever grow at their end (a fork makes a new line instead of changing one), so a branch
 is fully described by its parent, where it parts from it and the merges after that: what
@@ -14,6 +14,7 @@ sessions save (:meth:`Branches.to_data`).
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, NamedTuple
 
 #: The first branch's name; later ones are ``b1``, ``b2``, ...
@@ -56,7 +57,7 @@ class KeptLine:
 
     __slots__ = ("line", "at")
 
-    def __init__(self, line: list, at: int) -> None:
+    def __init__(self, line: array[int], at: int) -> None:
         self.line = line
         self.at = at
 
@@ -82,7 +83,7 @@ class Branches:
             if name not in self.parent:
                 return name
 
-    def fork(self, line: list, at: int, parts_at: int, name: str | None = None) -> str:
+    def fork(self, line: array[int], at: int, parts_at: int, name: str | None = None) -> str:
         """Keep the current line (``line``, left at step ``at``) under its name and make a new
         current branch that parts from it after ``parts_at`` merges; returns the new name."""
         if len(self.order) >= MAX_BRANCHES:
@@ -107,32 +108,25 @@ class Branches:
             return str(which)
         raise ValueError(f"no branch named {which!r} (branches: {', '.join(self.order)})")
 
-    def record(self, name: str, line: list, at: int) -> Branch:
-        return Branch(
-            name,
-            self.parent[name],
-            self.parts_at[name],
-            len(line),
-            sum(1 for event, _ in line if event.manual),
-            at,
-            name == self.current,
-        )
+    def record(self, name: str, length: int, manual: int, at: int) -> Branch:
+        """The branch ``name``, its line ``length`` merges long, ``manual`` of them manual."""
+        return Branch(name, self.parent[name], self.parts_at[name], length, manual, at, name == self.current)
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def to_data(self, lines: dict[str, tuple[list, int]]) -> dict[str, Any]:
+    def to_data(self, own: dict[str, tuple[list[list[int]], int]]) -> dict[str, Any]:
         """A JSON-able description: every branch's parent, fork point, step and own merges
-        (``[left, right]``, with a third element ``1`` for a manual merge)."""
+        (``own``: each branch's merges past its fork point, ``[left, right]`` with a third
+        element ``1`` for a manual merge, and its step)."""
         out = []
         for name in self.order:
-            line, at = lines[name]
-            start = self.parts_at[name]
+            merges, at = own[name]
             out.append({
                 "name": name,
                 "parent": self.parent[name],
-                "parts_at": start,
+                "parts_at": self.parts_at[name],
                 "at": at,
-                "merges": [[*event.pair, 1] if event.manual else list(event.pair) for event, _ in line[start:]],
+                "merges": merges,
             })
         return {"current": self.current, "branches": out}
 

@@ -3,8 +3,8 @@ switching between lines, and saving and restoring them.
 
 A manual merge (:meth:`~engine.train.trainer.Trainer.force`) made where the line has a future
 (after an undo) would throw that future away; instead the old line is kept as a branch of its
-own and the new merge starts another. Lines share their entries up to where they part (the same
-objects), so a branch costs a list of references. Switching walks back to where the two lines
+own and the new merge starts another. Lines share their merges up to where they part (the same
+rows of the timeline's event log), so a branch costs an array of rows, 4 bytes a merge. Switching walks back to where the two lines
 part and along the other's recorded merges: nothing is chosen again. Sessions save every
 branch as its parent, its fork point and its own merges (:meth:`Branching.to_data`) and restore
 them by training again (:meth:`Branching.restore`), keeping what this version still makes.
@@ -25,14 +25,16 @@ Example::
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Sequence
 from time import perf_counter
 from typing import Any, Protocol
 
 from engine.train.branches import Branch, Branches, KeptLine, RestoreStopped, check_data, check_work
+from engine.train.event_log import Events
 from engine.train.events import Merge
 from engine.train.gc_pause import gc_paused
-from engine.train.timeline import Entry, Timeline
+from engine.train.timeline import Timeline
 
 
 class Host(Protocol):
@@ -73,7 +75,7 @@ class Branching:
         timeline.forget_undone()
         return name
 
-    def lines_by_name(self) -> dict[str, tuple[list[Entry], int]]:
+    def lines_by_name(self) -> dict[str, tuple[array[int], int]]:
         """Every branch's whole line and the step it is at (the current one's: the timeline's)."""
         lines = {name: (kept.line, kept.at) for name, kept in self.tree.kept.items()}
         timeline = self.timeline
@@ -83,18 +85,22 @@ class Branching:
     def branches(self) -> list[Branch]:
         """Every branch, first made first."""
         lines = self.lines_by_name()
-        return [self.tree.record(name, *lines[name]) for name in self.tree.order]
+        return [self.record(name, *lines[name]) for name in self.tree.order]
 
     def current(self) -> Branch:
         """The current branch."""
         timeline = self.timeline
-        return self.tree.record(self.tree.current, timeline.line(), timeline.steps)
+        return self.record(self.tree.current, timeline.line(), timeline.steps)
 
-    def events(self, which: str | int) -> list[Merge]:
+    def record(self, name: str, line: array[int], at: int) -> Branch:
+        """The branch ``name``, whose line is ``line``, at step ``at``."""
+        return self.tree.record(name, len(line), self.timeline.log.manual_count(line), at)
+
+    def events(self, which: str | int) -> Events:
         """The merges of a branch's whole line (by name or index into :meth:`branches`)."""
         name = self.tree.resolve(which)
         line = self.timeline.line() if name == self.tree.current else self.tree.kept[name].line
-        return [event for event, _ in line]
+        return Events(self.timeline.log, line)
 
     def switch(self, host: Host, which: str | int, walk: bool = True) -> Branch:
         """Make another branch current and move ``host`` to the step it was left at (see
@@ -110,7 +116,8 @@ class Branching:
             theirs = kept.line
             part = 0
             limit = min(len(mine), len(theirs))
-            while part < limit and (mine[part][0] is theirs[part][0] or mine[part][0] == theirs[part][0]):
+            same = timeline.log.same
+            while part < limit and same(mine[part], theirs[part]):
                 part += 1
             host.walk(min(here, part), None)
             del tree.kept[name]
@@ -124,7 +131,9 @@ class Branching:
 
     def to_data(self) -> dict[str, Any]:
         """Every branch as JSON-able data (sessions save it; :meth:`restore` reads it)."""
-        return self.tree.to_data(self.lines_by_name())
+        saved, parts_at = self.timeline.log.saved, self.tree.parts_at
+        return self.tree.to_data({name: (saved(line[parts_at[name]:]), at)
+                                  for name, (line, at) in self.lines_by_name().items()})
 
     def restore(self, host: Host, data: object, stop: Callable[[], bool] | None = None) -> str | None:
         """Rebuild the branches of :meth:`to_data` on a fresh trainer (see

@@ -23,8 +23,9 @@ class MergeRecord:
     """What one merge changed: enough to undo it locally.
 
     The pair's occurrence list and the nodes absorbed share one array (``nodes``: the list,
-    then the absorbed nodes; ``split``: where they meet): an undo log holds a record a merge,
-    100,000 on tang_all, and each array object costs 64 bytes and an allocation of its own."""
+    then the absorbed nodes; ``split``: where they meet). The undo log does not keep records as
+    such: the event log (:mod:`engine.train.event_log`) keeps their numbers and pools their
+    nodes, and makes a record again for an undo."""
 
     a: int
     b: int

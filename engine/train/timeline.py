@@ -2,9 +2,11 @@
 
 A *line* is the list of merges from step 0. The timeline keeps it in two parts: ``applied``
 (the merges in force, step 1 first) and ``undone`` (merges taken back, the next to redo last).
-Each entry is a merge's event (:class:`~engine.train.events.Merge`) and its record
+Each is an array of rows of the :class:`~engine.train.event_log.EventLog`, where a merge's
+event (:class:`~engine.train.events.Merge`) and its record
 (:class:`~engine.train.pair_views.MergeRecord`: which nodes the merge absorbed, the pair's
-count and position list before it). The record is what makes moving cheap:
+count and position list before it) are kept as numbers and made again when asked for. The
+record is what makes moving cheap:
 
 - **undo** puts back exactly what the record says the merge changed (see
   :meth:`engine.train.pair_state.PairState.unmerge`); nothing is counted or trained again, so
@@ -29,22 +31,22 @@ Example::
 
     line = Timeline(state, pieces, mark_bytes=0, keep_records=True, checkpoints=None)
     line.apply(1, 2, count=3, ties=((1, 2),), tie_total=1, manual=False)  # Merge(step=1, ...)
+    line.applied  # array('i', [0]): row 0 of line.log
     line.undo()  # the same Merge; line.steps == 0, line.undone holds it
     line.redo()  # step 1 again
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from time import perf_counter
 
 from engine.train.checkpoints import Checkpoints
+from engine.train.event_log import EventLog, rows
 from engine.train.events import Merge
 from engine.train.pair_state import PairState
 from engine.train.pair_views import MergeRecord
-
-#: One step of a line: the merge's event and its record (None when undo records are off).
-Entry = tuple[Merge, MergeRecord | None]
 
 
 class Timeline:
@@ -63,10 +65,12 @@ class Timeline:
         self.keep_records = keep_records
         #: Copies of the state for long jumps, or None (jumps walk all the way).
         self.checkpoints = checkpoints
-        self.applied: list[Entry] = []
+        #: Every merge made on any line: the rows the lines below are made of.
+        self.log = EventLog()
+        self.applied: array[int] = rows()
         #: Merges taken back, the next to redo last; their records stay valid (the state they
         #: lead from is always the same), so restoring a later checkpoint can re-apply them.
-        self.undone: list[Entry] = []
+        self.undone: array[int] = rows()
         #: A walk cut short by its deadline: (its target, the step where it stopped). The next
         #: walk to the same target from there carries it on instead of planning it again.
         self.unfinished_jump: tuple[int, int] | None = None
@@ -79,17 +83,18 @@ class Timeline:
     @property
     def last_record(self) -> MergeRecord | None:
         """What the latest applied merge changed (None at step 0, or without records)."""
-        return self.applied[-1][1] if self.applied else None
+        return self.log.record(self.applied[-1]) if self.applied else None
 
-    def line(self) -> list[Entry]:
-        """The whole line: applied merges, then the undone ones in the order they were made."""
+    def line(self) -> array[int]:
+        """The whole line (rows of the log): applied merges, then the undone ones in the order
+        they were made."""
         return self.applied + self.undone[::-1]
 
     def made_by(self, token_id: int) -> Merge | None:
         """The merge that made this token (None for a base token or one not made now)."""
         index = token_id - self.base_size
         if 0 <= index < len(self.applied):
-            return self.applied[index][0]
+            return self.log.event(self.applied[index])
         return None
 
     # -- merging, undo, redo ----------------------------------------------------------------
@@ -103,57 +108,61 @@ class Timeline:
             self.checkpoints.start(state)
         record = state.merge(a, b, new_id)
         pieces.append(pieces[a] + pieces[b][self.mark_bytes:])
-        # the chosen pair leads its tie set: share that tuple (an event a merge, 100,000 on tang_all)
-        pair = ties[0] if ties and ties[0] == (a, b) else (a, b)
-        event = Merge(
-            step=len(self.applied) + 1,
-            pair=pair,
-            new_id=new_id,
-            token=pieces[new_id],
-            count=count,
-            ties=ties,
-            tie_total=tie_total,
-            tokens_after=state.tokens,
-            removed=record.removed,
-            manual=manual,
-        )
-        self.applied.append((event, record if self.keep_records else None))
+        step, token = len(self.applied) + 1, pieces[new_id]
+        self.applied.append(self.log.add(step, a, b, new_id, token, count, ties, tie_total, state.tokens,
+                                         record.removed, manual, record if self.keep_records else None))
         if self.checkpoints is not None:
-            self.checkpoints.trained(event.step, record.moved, state)
-        return event
+            self.checkpoints.trained(step, record.moved, state)
+        # the event as the log gives it back (made here from the same numbers: it is quicker)
+        pair = ties[0] if ties and ties[0] == (a, b) else (a, b)  # the chosen pair leads its tie set
+        return Merge(step, pair, new_id, token, count, ties, tie_total, state.tokens, record.removed, manual)
 
     def undo(self) -> Merge | None:
         """Take back the last applied merge from its record; None at step 0."""
+        row = self.take_back()
+        return None if row is None else self.log.event(row)
+
+    def take_back(self) -> int | None:
+        """:meth:`undo`, returning the merge's row instead of its event (a walk needs none)."""
         if not self.applied:
             return None
-        event, record = self.applied[-1]
+        row = self.applied[-1]
+        record = self.log.record(row)
         if record is None:
             raise RuntimeError("this trainer was made with record_undo=False")
         self.state.unmerge(record)
         self.applied.pop()
         self.pieces.pop()
-        self.undone.append((event, record))
-        return event
+        self.undone.append(row)
+        return row
 
     def redo(self) -> Merge | None:
         """Re-apply the last undone merge (the same event: nothing is chosen); None if none."""
+        row = self.reapply()
+        return None if row is None else self.log.event(row)
+
+    def reapply(self) -> int | None:
+        """:meth:`redo`, returning the merge's row instead of its event (a walk needs none)."""
         if not self.undone:
             return None
-        event, _ = self.undone.pop()
-        a, b = event.pair
-        record = self.state.merge(a, b, event.new_id)
-        self.pieces.append(self.pieces[a] + self.pieces[b][self.mark_bytes:])
-        self.applied.append((event, record if self.keep_records else None))
-        return event
+        row = self.undone.pop()
+        log = self.log
+        a, b = log.pair(row)
+        record = self.state.merge(a, b, log.new_id(row))
+        self.pieces.append(log.tokens[row])  # the same bytes as when it was made: one object, not two
+        log.keep(row, record if self.keep_records else None)
+        self.applied.append(row)
+        return row
 
     # -- jumps ------------------------------------------------------------------------------
 
     def walk(self, step: int, deadline: float | None, forward: Callable[[], Merge | None],
-             back: Callable[[], Merge | None]) -> bool:
+             back: Callable[[], object]) -> bool:
         """Move toward ``step`` until ``deadline`` (a ``time.perf_counter()`` value, or None);
-        True once there, or once ``forward`` (the Trainer's step: a redo, or a new merge)
-        returns None; ``back`` is the Trainer's undo. A new jump (not the rest of one cut
-        short) first lets the checkpoints restore the copy that makes it cheapest."""
+        True once there, or once ``forward`` (the Trainer's step, past the known merges: a new
+        merge) returns None; ``back`` is the Trainer's undo. Known merges are redone here. A
+        new jump (not the rest of one cut short) first lets the checkpoints restore the copy
+        that makes it cheapest."""
         applied = self.applied
         if self.checkpoints is not None and self.unfinished_jump != (step, len(applied)):
             self.start_jump(step)
@@ -161,6 +170,8 @@ class Timeline:
         while len(applied) != step:
             if len(applied) > step:
                 back()
+            elif self.undone:
+                self.reapply()
             elif forward() is None:  # a stop rule ends a forward jump
                 break
             if deadline is not None and len(applied) != step and perf_counter() >= deadline:
@@ -183,10 +194,11 @@ class Timeline:
             del applied[start:]
             del pieces[self.base_size + start:]
         else:
+            tokens = self.log.tokens
             for _ in range(start - here):
-                event, record = undone.pop()
-                applied.append((event, record))
-                pieces.append(event.token)
+                row = undone.pop()
+                applied.append(row)
+                pieces.append(tokens[row])
 
     def jump_work(self, step: int) -> int | None:
         """Estimated work of jumping to ``step`` (units of
@@ -207,15 +219,14 @@ class Timeline:
     def forget_undone(self) -> None:
         """Drop the undone merges: the line ends here (a branch starts, or a restore refused
         what it redid). Checkpoints past here go with them."""
-        self.undone = []
+        self.undone = rows()
         if self.checkpoints is not None:
             self.checkpoints.rebase(self.steps, [])
 
-    def follow(self, line: list[Entry], part: int) -> None:
+    def follow(self, line: array[int], part: int) -> None:
         """Make ``line`` (another branch's, sharing the first ``part`` merges and the applied
         ones) this line: its merges past here become the ones to redo."""
         self.undone = line[self.steps:][::-1]
         if self.checkpoints is not None:
-            self.checkpoints.rebase(part, [record.moved if record is not None else 0
-                                           for _, record in line[part:]])
+            self.checkpoints.rebase(part, [self.log.moved(row) for row in line[part:]])
         self.unfinished_jump = None

@@ -48,6 +48,7 @@ from engine.train.branching import Branching
 from engine.train.checkpoints import Checkpoints
 from engine.train.choosing import Choice, Chooser, ScriptChooser, Stop, chooser_for
 from engine.train.corpus_view import CorpusTokens, mark_continuations, mark_word_ends
+from engine.train.event_log import Events
 from engine.train.events import Candidate, Merge
 from engine.train.gc_pause import gc_paused
 from engine.train.layout import CorpusLayout
@@ -233,25 +234,27 @@ class Trainer:
         return self.timeline.steps
 
     @property
-    def history(self) -> list[Merge]:
+    def history(self) -> Events:
         """The applied merges (events), in order: step 1 first (see :meth:`events` for a part,
-        :attr:`future` for the undone ones)."""
-        return [event for event, _ in self.timeline.applied]
+        :attr:`future` for the undone ones). A read-only sequence, as it is now (later steps do
+        not change it), each event made as it is read (see :mod:`engine.train.event_log`)."""
+        return Events(self.timeline.log, self.timeline.applied[:])
 
-    def events(self, start: int = 0, end: int | None = None) -> list[Merge]:
+    def events(self, start: int = 0, end: int | None = None) -> Events:
         """Applied merges ``start``..``end`` (0-based, end exclusive) without copying the rest."""
-        return [event for event, _ in self.timeline.applied[start:end]]
+        return Events(self.timeline.log, self.timeline.applied[start:end])
 
     @property
     def last(self) -> Merge | None:
         """The latest applied merge, if any."""
         applied = self.timeline.applied
-        return applied[-1][0] if applied else None
+        return self.timeline.log.event(applied[-1]) if applied else None
 
     @property
-    def future(self) -> list[Merge]:
-        """Undone merges that :meth:`redo` would re-apply, next one first."""
-        return [event for event, _ in reversed(self.timeline.undone)]
+    def future(self) -> Events:
+        """Undone merges that :meth:`redo` would re-apply, next one first (a read-only sequence,
+        as :attr:`history`)."""
+        return Events(self.timeline.log, self.timeline.undone[::-1])
 
     @property
     def corpus_tokens(self) -> int:
@@ -311,7 +314,7 @@ class Trainer:
 
     def tokenizer(self) -> Tokenizer:
         """A tokenizer snapshot of the current step."""
-        return self.tokenizer_of([event.pair for event, _ in self.timeline.applied])
+        return self.tokenizer_of(self.timeline.log.pairs(self.timeline.applied))
 
     def tokenizer_of(self, merges: list[tuple[int, int]]) -> Tokenizer:
         """A tokenizer of these merges with this trainer's base, alphabet, specials and
@@ -402,7 +405,7 @@ class Trainer:
         the rank is 1 + how many pairs occur more often now (cheap: one pass over the distinct
         counts, never the corpus). None when not replaying or every merge is made."""
         undone = self.timeline.undone
-        return self._script.upcoming(undone[-1][0].pair if undone else None) if self._script else None
+        return self._script.upcoming(self.timeline.log.pair(undone[-1]) if undone else None) if self._script else None
 
     # -- stepping ---------------------------------------------------------------------------
 
@@ -505,8 +508,13 @@ class Trainer:
 
     def walk(self, step: int, deadline: float | None) -> bool:
         """:meth:`goto_within` under a collector pause the caller holds (the branches' moves):
-        forward by :meth:`step` (a redo, or a new merge), back by undo."""
-        return self.timeline.walk(step, deadline, self.step, self._undo)
+        forward by redoing, then by :meth:`step` (a new merge), back by undo."""
+        return self.timeline.walk(step, deadline, self.step, self._back)
+
+    def _back(self) -> None:
+        """Undo without making the event (a walk's step back)."""
+        if self.timeline.take_back() is not None:
+            self.stop_reason = None
 
     def settle(self) -> None:
         """Finish a jump's restore off the critical path: copy the pair counts it borrowed from
@@ -536,7 +544,7 @@ class Trainer:
             chosen, size = self._check_force(pair)
             undone = self.timeline.undone
             if undone:
-                if undone[-1][0].pair == chosen.pair:
+                if self.timeline.log.pair(undone[-1]) == chosen.pair:
                     event = self.timeline.redo()
                     assert event is not None
                     return event
@@ -584,7 +592,7 @@ class Trainer:
         """The current branch."""
         return self.branching.current()
 
-    def branch_events(self, which: str | int) -> list[Merge]:
+    def branch_events(self, which: str | int) -> Events:
         """The merges of a branch's whole line (by name or index into :attr:`branches`)."""
         return self.branching.events(which)
 

@@ -67,8 +67,9 @@ def test_redo_replays_the_recorded_event():
     events = trainer.train()
     trainer.goto(1)
     assert trainer.future == events[1:]
-    assert trainer.redo() is events[1]
-    assert trainer.step() is events[2]  # the next step after an undo is the recorded one
+    assert trainer.redo() == events[1]
+    assert trainer.step() == events[2]  # the next step after an undo is the recorded one
+    assert len(trainer.timeline.log) == len(events)  # re-applied from the log: nothing made anew
     assert trainer.goto(10) == len(events)
     assert trainer.history == events
 

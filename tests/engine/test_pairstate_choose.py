@@ -96,9 +96,9 @@ def test_choose_on_real_source_to_the_end():
         assert new.choose(TIE_CAP) is None
 
 
-def test_a_long_run_of_ties_shares_its_pairs_between_events():
-    """On a run of tied merges, a pair listed in several events' tie sets is one tuple: the
-    undo log of tang_all at the character level held five new pairs a merge (~45 MB) before."""
+def test_a_long_run_of_ties_lists_the_same_tie_sets_each_time():
+    """A run of tied merges lists its tie sets (kept as flat ints in the event log: see
+    tests/engine/test_event_log.py for what they cost) the same on every run."""
     from engine import TrainConfig, Trainer
 
     words = [f"{chr(0x4E00 + i)}{chr(0x4E00 + 500 + i)}" for i in range(400)]
@@ -106,6 +106,5 @@ def test_a_long_run_of_ties_shares_its_pairs_between_events():
     events = trainer.train()
     listed = [pair for event in events for pair in event.ties]
     assert len(listed) > 1000 and all(event.tie_total > 1 for event in events[:300])
-    assert len({id(pair) for pair in listed}) < len(listed) / 3
     reference = Trainer(" ".join(words * 2), TrainConfig(base="chars", pretokenizer="simple"), checkpoints=0)
     assert [(e.pair, e.ties, e.tie_total) for e in reference.train()] == [(e.pair, e.ties, e.tie_total) for e in events]

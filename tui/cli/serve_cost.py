@@ -34,8 +34,8 @@ def cost_line(app_args: Sequence[str], root: Path, max_clients: int) -> str | No
     ``max_clients`` tabs' together beside this machine's memory. None for a chunk-count table
     (``--counts``), whose tab holds no text.
 
-    Example: ``bpe-lab: a tab on tang_all.txt takes about 181 MB loaded, up to about 279 MB trained
-    to the end; 40 tabs up to 10.9 GB (this machine has 23.6 GB; see docs/classroom.md)``
+    Example: ``bpe-lab: a tab on tang_all.txt takes about 181 MB loaded, up to about 232 MB trained
+    to the end; 40 tabs up to 9.1 GB (this machine has 23.6 GB; see docs/classroom.md)``
     """
     from tui.cli.app_options import build_parser, confine_args
     from tui.cli.common import config_from_args

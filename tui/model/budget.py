@@ -32,9 +32,10 @@ APP_BYTES = 52 << 20
 #: level: the corpus pane's layout) and per unit of its distinct chunks (the pair state: nodes,
 #: position lists, counts); and the undo log of a run to the end, per distinct unit. Fitted to
 #: tests/bench/bench_tab_memory.py on tang_all (docs/classroom.md): refitted after the position
-#: lists were pooled (147 bytes a distinct unit before, 100 now), so that a tab trained to the end
-#: is told about 18 % above its steady memory, about its peak.
-PER_UNIT, PER_DISTINCT_UNIT, LOG_PER_DISTINCT_UNIT = 4, 100, 48
+#: lists were pooled (147 bytes a distinct unit before, 100 now), and the log again after it kept
+#: the merges in arrays (engine/train/event_log.py: 48 bytes a distinct unit before, 10 now), so
+#: that a tab trained to the end is told about its peak, 20-25 % above its steady memory.
+PER_UNIT, PER_DISTINCT_UNIT, LOG_PER_DISTINCT_UNIT = 4, 100, 10
 #: A copy of the state holds about this share of it (tang_all: 42 of 158 MB).
 COPY_SHARE = 0.27
 #: What moving about adds besides (jumps, undos, redos: freed memory the process keeps).
@@ -54,8 +55,8 @@ def tab_estimate(corpus: LoadedCorpus, config: TrainConfig, budget: int = TAB_BU
     """The memory of a tab on ``corpus`` trained with ``config`` (the base it opens with), told
     from its size and its distinct chunks (counted: ~0.5 s on tang_all's 4.8 MB).
 
-    Example: tang_all.txt at the character level -> about 182 MB loaded, 279 MB trained (measured:
-    126 MB loaded, its peak 221; 236 MB trained and moved about, its peak 278).
+    Example: tang_all.txt at the character level -> about 182 MB loaded, 232 MB trained (measured:
+    140 MB loaded, its peak 221; 187 MB trained and moved about, its peak 229).
     """
     from engine.text import pretokenizer_for
     from tui.model.workbench import CHECKPOINTS

@@ -55,8 +55,8 @@ class Workbench:
         """Where the user is now, as a session (read under the lock; Busy during a batch)."""
         with self.reading():
             trainer = self.trainer
-            merges = [event.pair for event in trainer.events()]
-            merges.extend(event.pair for event in trainer.future)
+            merges = trainer.events().pairs()  # the pairs straight from the log, no events made
+            merges.extend(trainer.future.pairs())
             step = trainer.steps
             branches = trainer.branches
             branched = len(branches) > 1 or any(b.manual for b in branches)
@@ -76,7 +76,7 @@ class Workbench:
                 return trainer.restore_branches(session.branches, stop)
         with self.lock:
             trainer.goto(len(session.merges))
-            made = [event.pair for event in trainer.events()]
+            made = trainer.events().pairs()
             same = 0
             while same < min(len(made), len(session.merges)) and made[same] == tuple(session.merges[same]):
                 same += 1
