@@ -24,7 +24,7 @@ from engine.encode import tiktoken_merge as _rankmerge
 from engine.native import scan_regions
 from engine.native.borders import Borders, SharedBorders
 from engine.native.chars_first import CharsFirst
-from engine.native.scan_regions import Pattern
+from engine.native.scan_regions import Pattern, wide_classes
 from engine.train import loops as _trainloops
 
 #: One chunk's base ids -> its ids under a tokenizer's merge ranks.
@@ -220,16 +220,18 @@ class CompiledBackend:
         ``encode`` (or merged in C when ``encode`` is a compiled chunk encoder's
         ``encode_text``, or when ``by_rank`` is a :class:`RankIds` and the whole pieces, bytes
         -> id, that ``encode`` looks a chunk up in first); ``ids`` token ids, ``limit`` chunks
-        kept at most."""
+        kept at most. Past ASCII it scans runs of Chinese and its like itself where every
+        pattern surely ends their chunks (:func:`engine.native.scan_regions.wide_classes`), the
+        rest with the pattern."""
         core = self.core
         if by_rank is not None and by_rank[0].merger is not None:
             rank, whole = by_rank
             return core.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit, rank=rank.merger,
-                                  whole=whole, ranked=rank.ranked, single=rank.single)
+                                  whole=whole, ranked=rank.ranked, single=rank.single, classes=wide_classes)
         merger = getattr(encode, "__self__", None)
         if isinstance(merger, core.ChunkEncoder) and encode == merger.encode_text:
-            return core.TextCoder(findall, mode, merger=merger, ids=ids, limit=limit)
-        return core.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit)
+            return core.TextCoder(findall, mode, merger=merger, ids=ids, limit=limit, classes=wide_classes)
+        return core.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit, classes=wide_classes)
 
     def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None,
                      budget: int | None = _rankmerge.RECOVERY_BUDGET) -> Sequence[int]:
