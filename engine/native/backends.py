@@ -179,7 +179,7 @@ class CompiledBackend:
     def border_tables(self, pieces: Sequence[bytes]) -> MakeBorders | None:
         """The borders of a bytes-base vocabulary's tokens ``pieces``, made at the first chunk
         of Chinese that needs them (:class:`engine.native.borders.SharedBorders`)."""
-        return SharedBorders(pieces)
+        return SharedBorders(pieces, self.core.border_holders)
 
     def chunk_encoders(self, ranks: dict[int, int],
                        borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
