@@ -206,8 +206,8 @@ class PreTokenizer:
         object.__setattr__(self, "pattern", source)
         scan = "custom" if self.chain else SAME_AS.get(source, "custom") if self.name == "custom" else self.name
         object.__setattr__(self, "scan", scan)
-        if self.name == "custom":  # a bad pattern is reported now; the named ones compile on first use
-            object.__setattr__(self, "_compiled", compile_pattern(source))
+        if self.name == "custom" and scan == "custom":  # a bad pattern is reported now; the named ones
+            object.__setattr__(self, "_compiled", compile_pattern(source))  # (SAME_AS too) compile on first use
 
     def _regex(self) -> Any:
         """The compiled pattern (None for ``none``); a named one is compiled on first use (the
