@@ -530,22 +530,55 @@ cdef class TextCoder:
         cdef int64_t x
         cdef bytes raw
         cdef const unsigned char *b
+        cdef unsigned char *u8
+        cdef unsigned int c
+        cdef Py_ssize_t j
         cdef list ids
         cdef void *grown
         try:
             if self.merger is not None:
-                if chunk is None:  # a chunk of the text: ASCII, or made a string (the wide scan's)
+                if chunk is None:  # a chunk of the text (ASCII, or the wide scan's): its UTF-8 length
+                    m = 0
                     for k in range(i, n):
-                        if <unsigned int>PyUnicode_READ(kind, <void *>data, k) >= 128:
+                        c = PyUnicode_READ(kind, <void *>data, k)
+                        if c < 0x80:
+                            m += 1
+                        elif c < 0x800:
+                            m += 2
+                        elif 0xD800 <= c < 0xE000:  # a lone surrogate: as a string, escaped
                             chunk = PyUnicode_Substring(text, i, n)
                             break
-                if chunk is None:  # an ASCII chunk of the text: its characters are its bytes
-                    m = size
-                    sym = <int64_t *>PyMem_Malloc(max(m, 1) * sizeof(int64_t))
+                        else:
+                            m += 3 if c < 0x10000 else 4
+                if chunk is None:  # its characters written as UTF-8 here (ASCII: they are its bytes)
+                    sym = <int64_t *>PyMem_Malloc(max(m, 1) * (sizeof(int64_t) + 1))
                     if sym == NULL:
                         raise MemoryError
+                    u8 = <unsigned char *>(sym + max(m, 1))
+                    j = 0
+                    for k in range(i, n):
+                        c = PyUnicode_READ(kind, <void *>data, k)
+                        if c < 0x80:
+                            u8[j] = <unsigned char>c
+                            j += 1
+                        elif c < 0x800:
+                            u8[j] = <unsigned char>(0xC0 | (c >> 6))
+                            u8[j + 1] = <unsigned char>(0x80 | (c & 0x3F))
+                            j += 2
+                        elif c < 0x10000:
+                            u8[j] = <unsigned char>(0xE0 | (c >> 12))
+                            u8[j + 1] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+                            u8[j + 2] = <unsigned char>(0x80 | (c & 0x3F))
+                            j += 3
+                        else:
+                            u8[j] = <unsigned char>(0xF0 | (c >> 18))
+                            u8[j + 1] = <unsigned char>(0x80 | ((c >> 12) & 0x3F))
+                            u8[j + 2] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+                            u8[j + 3] = <unsigned char>(0x80 | (c & 0x3F))
+                            j += 4
                     for k in range(m):
-                        sym[k] = <int64_t>PyUnicode_READ(kind, <void *>data, i + k)
+                        sym[k] = u8[k]
+                    b = u8 if m != size else NULL
                 else:
                     raw = (<str>chunk).encode("utf-8", "surrogateescape")
                     m = len(raw)
@@ -555,7 +588,7 @@ cdef class TextCoder:
                         raise MemoryError
                     for k in range(m):
                         sym[k] = b[k]
-                m = self.merger._bytes(sym, m, b if chunk is not None else NULL)
+                m = self.merger._bytes(sym, m, b)
             else:
                 if chunk is None:
                     chunk = PyUnicode_Substring(text, i, n)
