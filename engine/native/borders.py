@@ -59,15 +59,19 @@ def holding(pieces: Sequence[bytes]) -> list[bytes]:
     return list(filter(_BORDER.search, pieces))
 
 
-def border_kinds(pieces: Sequence[bytes], holders: Sequence[bytes] | None = None) -> bytes:
+def border_kinds(pieces: Sequence[bytes], holders: Sequence[bytes] | None = None,
+                 cut_by: Sequence[bytes] | None = None) -> bytes:
     """What each pair of bytes ``a``, ``b`` is as the last byte of a three-byte character and the
     first of the next (a continuation byte, then E0-EF), at ``kinds[a << 8 | b]``: ``APART``
     when no token of ``pieces`` holds the two side by side, ``WHOLE`` when only tokens of whole
     characters (valid UTF-8) hold them, else ``CUT`` (and for any other pair of bytes). Only the
-    tokens that hold such a pair are read (``holders``: :func:`holding` of ``pieces``)."""
+    tokens that hold such a pair are read (``holders``: :func:`holding` of ``pieces``; ``cut_by``:
+    those of them that are not whole characters)."""
     held_by = holding(pieces) if holders is None else holders
+    if cut_by is None:
+        cut_by = [piece for piece in held_by if not _whole(piece)]
     held = set(_BORDER.findall(b"\0".join(held_by)))  # (the separator is neither kind)
-    cut = set(_BORDER.findall(b"\0".join(piece for piece in held_by if not _whole(piece))))
+    cut = set(_BORDER.findall(b"\0".join(cut_by)))
     kinds = bytearray(1 << 16)  # CUT
     for a in range(0x80, 0xC0):
         for b in range(0xE0, 0xF0):
@@ -83,13 +87,13 @@ class Borders:
 
     def __init__(self, pieces: Sequence[bytes], holders: Callable[[Sequence[bytes]], list[bytes]] = holding) -> None:
         held_by = holders(pieces)
-        self.kinds = kinds = border_kinds(pieces, held_by)
+        cut_by = [piece for piece in held_by if not _whole(piece)]
+        self.kinds = kinds = border_kinds(pieces, held_by, cut_by)
         self._rows = [kinds[a << 8:(a + 1) << 8] for a in range(256)]
         self._cut_at: dict[bytes, list[tuple[bytes, int]]] = {}
-        for piece in held_by:
-            if not _whole(piece):
-                for found in _BORDER.finditer(piece):  # (pairs of these two kinds never overlap)
-                    self._cut_at.setdefault(found.group(), []).append((piece, found.start()))
+        for piece in cut_by:
+            for found in _BORDER.finditer(piece):  # (pairs of these two kinds never overlap)
+                self._cut_at.setdefault(found.group(), []).append((piece, found.start()))
 
     def kind(self, data: bytes) -> int:
         """For the bytes of two or more three-byte characters: ``APART`` when no token holds any
