@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.formats.common import MAX_ID, check_special, fail, is_id
+from engine.native import backend
 
 
 def inline_rank_text(path: Path, ranks: Any) -> str:
@@ -33,21 +34,27 @@ def inline_ranks(ranks: Any) -> dict[bytes, int] | None:
     :func:`inline_rank_text` and the rank file's reader then name exactly)."""
     if not isinstance(ranks, str):
         return None
-    out: dict[bytes, int] = {}
-    count = 0
-    try:
-        for line in ranks.split("\n"):
-            if not line:
-                continue
-            _, first, *tokens = line.split(" ")
-            if not (first.isascii() and first.isdigit() and len(first) <= 10):
-                return None
-            start = int(first)
-            decoded = [binascii.a2b_base64(token, strict_mode=True) for token in tokens]
-            out.update(zip(decoded, range(start, start + len(decoded))))
-            count += len(decoded)
-    except (ValueError, binascii.Error):
-        return None
+    read = backend().inline_ranks(ranks)  # the compiled core reads canonical base64 in one pass
+    if read is not None:
+        out, count, top = read
+        if top >= 0:  # ranks growing line by line: none twice, the last the highest
+            return out if out and len(out) == count and top <= MAX_ID else None
+    else:
+        out = {}
+        count = 0
+        try:
+            for line in ranks.split("\n"):
+                if not line:
+                    continue
+                _, first, *tokens = line.split(" ")
+                if not (first.isascii() and first.isdigit() and len(first) <= 10):
+                    return None
+                start = int(first)
+                decoded = [binascii.a2b_base64(token, strict_mode=True) for token in tokens]
+                out.update(zip(decoded, range(start, start + len(decoded))))
+                count += len(decoded)
+        except (ValueError, binascii.Error):
+            return None
     if not out or len(out) != count or not all(out) or len(set(out.values())) != count or max(out.values()) > MAX_ID:
         return None
     return out

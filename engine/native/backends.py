@@ -124,6 +124,10 @@ class PureBackend:
         """:func:`engine.encode.tiktoken_merge.split_points`."""
         return _rankmerge.split_points(tokens, progress, budget=budget)
 
+    def inline_ranks(self, ranks: str) -> tuple[dict[bytes, int], int, int] | None:
+        """None: ``engine.formats.rank_json.inline_ranks`` reads them line by line."""
+        return None
+
     def split_text(self, text: str, mode: int, pattern: Pattern) -> list[str] | None:
         """None: the pure path splits with the pattern alone."""
         return None
@@ -243,6 +247,12 @@ class CompiledBackend:
         except self.core.OverBudget as exc:
             raise _rankmerge.TooCostly(*exc.args) from None
         return cuts
+
+    def inline_ranks(self, ranks: str) -> tuple[dict[bytes, int], int, int] | None:
+        """npm tiktoken's inline ranks in one C pass (``inline_ranks`` in ``encode.pxi``): each
+        token in canonical base64; None for anything else, which the pure reader then reads."""
+        read: tuple[dict[bytes, int], int, int] | None = self.core.inline_ranks(ranks)
+        return read
 
     def split_text(self, text: str, mode: int, pattern: Pattern) -> list[str] | None:
         """The chunks of a gpt2, gpt4 or o200k text (``mode``), its ASCII regions split in C
