@@ -397,6 +397,8 @@ cdef class ChunkEncoder:
 
 # -- reading npm tiktoken's inline ranks ------------------------------------------------------
 
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 
 cdef signed char _B64[256]
@@ -1114,6 +1116,15 @@ cdef class RankMerger:
 # -- writing ids out ---------------------------------------------------------------------------
 
 
+cdef inline int64_t _small_id(object item) noexcept:
+    """An int object's value when it is an id (0 to INT32_MAX), else -1."""
+    cdef int overflow = 0
+    cdef long long v = PyLong_AsLongLongAndOverflow(item, &overflow)
+    if overflow or v < 0 or v > INT32_MAX:
+        return -1
+    return <int64_t>v
+
+
 def ids_text(list ids, table=None):
     """``" ".join(map(str, ids))``, each id first mapped through ``table`` (a list: our id -> the
     file's; None: the ids as they are), in one C-level pass. None when an id is out of the
@@ -1141,15 +1152,14 @@ def ids_text(list ids, table=None):
     try:
         for i in range(m):
             item = table[i]
-            if type(item) is not int or item < 0 or item > INT32_MAX:
-                tab[i] = -1
-            else:
-                tab[i] = <int64_t>item
+            tab[i] = _small_id(item) if type(item) is int else -1
         for i in range(n):
             item = ids[i]
-            if type(item) is not int or item < 0 or item > INT32_MAX:
+            if type(item) is not int:
                 return None
-            v = <int64_t>item
+            v = _small_id(item)  # (read in C: comparing each int object with Python's ints took most of the time)
+            if v < 0:
+                return None
             if tab != NULL:
                 if v >= m or tab[v] < 0:
                     return None
