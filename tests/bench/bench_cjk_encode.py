@@ -19,19 +19,21 @@ Every peer's ids are first checked against tiktoken's (and ours too); a peer tha
 is one line and is left out. Then all contenders run interleaved, ``--runs`` rounds, and the
 report prints medians (wall and CPU) and each ratio ours / peer (lower is faster). ``--before
 DIR`` adds another checkout's ``bpe-lab encode`` (its own compiled core, built in place) to the
-same rounds. Bytecode is cached, as for an installed copy (common.py).
+same rounds. Bytecode is cached, as for an installed copy (common.py), and each checkout keeps
+its merge cache in a folder of its own under common.CACHE, filled by the check of its ids.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
-from common import CPU, INSTALLED, alternate, ours, shared_corpus
+from common import CACHE, CPU, INSTALLED, ROOT, alternate, ours, shared_corpus
 
 RANKS = Path.home() / ".cache" / "bpe-lab" / "tokenizers"
 
@@ -95,10 +97,18 @@ def output(argv: list[str], corpus: Path, env: dict | None = None) -> bytes | st
     return proc.stdout
 
 
+def own_cache(root: Path) -> dict[str, str | None]:
+    """The environment of a checkout's bpe-lab: bytecode cached, and a merge cache of its own,
+    which the check of its ids fills (a user's later use): another checkout's, or another
+    person's, entries never make it recover the merges in a timed run."""
+    folder = CACHE / f"merges-{hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:12]}"
+    return {**INSTALLED, "BPE_LAB_CACHE": str(folder)}
+
+
 def contenders_for(name: str, path: Path, before: Path | None) -> dict:
-    out: dict = {"bpe-lab encode": (ours("encode", "-t", name), INSTALLED)}
+    out: dict = {"bpe-lab encode": (ours("encode", "-t", name), own_cache(ROOT))}
     if before is not None:
-        out["bpe-lab encode (before)"] = (ours("encode", "-t", name, root=before.resolve()), INSTALLED)
+        out["bpe-lab encode (before)"] = (ours("encode", "-t", name, root=before.resolve()), own_cache(before))
     out["tiktoken"] = (script(TIKTOKEN, str(path)), INSTALLED)
     if name in ("cl100k", "o200k"):
         out["bpe-openai"] = (script(BPE_OPENAI, f"{name}_base"), INSTALLED)
