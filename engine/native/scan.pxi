@@ -339,7 +339,7 @@ cdef int _more(_Ids *out, Py_ssize_t more) except -1:
     return 0
 
 
-# -- Chinese and its like without the pattern: the wide scan (issue 43) --------------------------
+# -- Chinese and its like without the pattern: the wide scan ------------------------------------
 
 # What the wide scan tells apart, a character at a time: past ASCII, by the table the pattern's own
 # module makes (engine.native.scan_regions.wide_classes): a letter of \p{Lo} or \p{Lm} (in every
