@@ -47,7 +47,8 @@ def test_chinese_gets_tiktokens_ids(name, chinese):
     ours = load_cached(needed(f"tiktoken-npm/{name}.json"))
     tok = ours.tokenizer
     mixed = MIXED + sample_text("chinese.txt")
-    for text in (chinese, mixed, mixed * 3, MIXED.replace("\n", "")):
+    latin1 = "×\n«»\n¡Hola!\n¿Qué?\n× × ×\n\n«x»\n÷±\n" * 8  # one byte a character: other characters that are not CJK
+    for text in (chinese, mixed, mixed * 3, MIXED.replace("\n", ""), latin1):
         assert ours.to_file_ids(tok.encode_ordinary(text)) == theirs.encode_ordinary(text)
     if backend().compiled:
         assert tok._coder  # the whole-text encoder took them
