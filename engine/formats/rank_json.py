@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.formats.common import MAX_ID, check_special, fail, is_id
+from engine.native import backend
 
 
 def inline_rank_text(path: Path, ranks: Any) -> str:
@@ -34,7 +35,15 @@ def inline_ranks(ranks: Any) -> dict[bytes, int] | None:
     :func:`inline_rank_text` and the rank file's reader then name exactly)."""
     if not isinstance(ranks, str):
         return None
-    out: dict[bytes, int] = {}
+    read = backend().inline_ranks(ranks)  # the compiled core reads canonical base64 in one pass
+    if read is not None:
+        out, count, top = read
+        if top >= 0:  # ranks growing line by line: none twice, the last the highest
+            return out if out and len(out) == count and top <= MAX_ID else None
+        if not out or len(out) != count or b"" in out or len(set(out.values())) != count or max(out.values()) > MAX_ID:
+            return None
+        return out
+    out = {}
     spans: list[tuple[int, int]] = []  # each line's ranks, start and end
     try:
         for line in ranks.split("\n"):

@@ -462,7 +462,8 @@ def load_tiktoken(path: str | Path, pretokenizer: PreTokenizer | None = None, co
         except ValueError as exc:
             raise fail(sidecar_path(path), str(exc)) from None
     specials = sorted((side or {}).get("special_tokens", {}).items(), key=lambda s: s[1])
-    clash = [t for t, i in specials if i in set(ranks.values())]
+    taken = set(ranks.values()) if specials else set()  # (once, not once a special: 200,000 ranks)
+    clash = [t for t, i in specials if i in taken]
     if clash:
         raise fail(sidecar_path(path), f"special token {show(clash[0])} has an id the rank file already uses")
     tok, file_ids, warnings = ranked_tokenizer(path, ranks, merge_cache.key_of(text), specials, pretokenizer, warnings)

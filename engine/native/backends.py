@@ -25,7 +25,7 @@ from engine.encode import tiktoken_merge as _rankmerge
 from engine.native import char_classes, scan_regions
 from engine.native.borders import Borders, SharedBorders
 from engine.native.chars_first import CharsFirst
-from engine.native.scan_regions import Pattern
+from engine.native.scan_regions import Pattern, wide_classes
 from engine.train import loops as _trainloops
 
 #: One chunk's base ids -> its ids under a tokenizer's merge ranks.
@@ -153,6 +153,10 @@ class PureBackend:
         """:func:`engine.encode.tiktoken_merge.split_points`."""
         return _rankmerge.split_points(tokens, progress, budget=budget)
 
+    def inline_ranks(self, ranks: str) -> tuple[dict[bytes, int], int, int] | None:
+        """None: ``engine.formats.rank_json.inline_ranks`` reads them line by line."""
+        return None
+
     def split_text(self, text: str, mode: int, pattern: Pattern) -> list[str] | None:
         """None: the pure path splits with the pattern alone."""
         return None
@@ -214,7 +218,7 @@ class CompiledBackend:
     def border_tables(self, pieces: Sequence[bytes]) -> MakeBorders | None:
         """The borders of a bytes-base vocabulary's tokens ``pieces``, made at the first chunk
         of Chinese that needs them (:class:`engine.native.borders.SharedBorders`)."""
-        return SharedBorders(pieces)
+        return SharedBorders(pieces, self.core.border_holders)
 
     def chunk_encoders(self, merges: Merges,
                        borders: MakeBorders | None = None) -> tuple[ChunkEncode, TextEncode | None]:
@@ -266,16 +270,18 @@ class CompiledBackend:
         ``encode`` (or merged in C when ``encode`` is a compiled chunk encoder's
         ``encode_text``, or when ``by_rank`` is a :class:`RankIds` and the whole pieces, bytes
         -> id, that ``encode`` looks a chunk up in first); ``ids`` token ids, ``limit`` chunks
-        kept at most."""
+        kept at most. Past ASCII it scans runs of Chinese and its like itself where every
+        pattern surely ends their chunks (:func:`engine.native.scan_regions.wide_classes`), the
+        rest with the pattern."""
         core = self.core
         if by_rank is not None and by_rank[0].merger is not None:
             rank, whole = by_rank
             return core.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit, rank=rank.merger,
-                                  whole=whole, ranked=rank.ranked, single=rank.single)
+                                  whole=whole, ranked=rank.ranked, single=rank.single, classes=wide_classes)
         merger = getattr(encode, "__self__", None)
         if isinstance(merger, core.ChunkEncoder) and encode == merger.encode_text:
-            return core.TextCoder(findall, mode, merger=merger, ids=ids, limit=limit)
-        return core.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit)
+            return core.TextCoder(findall, mode, merger=merger, ids=ids, limit=limit, classes=wide_classes)
+        return core.TextCoder(findall, mode, missing=encode, ids=ids, limit=limit, classes=wide_classes)
 
     def split_points(self, tokens: list[bytes], progress: Callable[[int, int], None] | None = None,
                      budget: int | None = _rankmerge.RECOVERY_BUDGET) -> Sequence[int]:
@@ -287,6 +293,12 @@ class CompiledBackend:
         except self.core.OverBudget as exc:
             raise _rankmerge.TooCostly(*exc.args) from None
         return cuts
+
+    def inline_ranks(self, ranks: str) -> tuple[dict[bytes, int], int, int] | None:
+        """npm tiktoken's inline ranks in one C pass (``inline_ranks`` in ``encode.pxi``): each
+        token in canonical base64; None for anything else, which the pure reader then reads."""
+        read: tuple[dict[bytes, int], int, int] | None = self.core.inline_ranks(ranks)
+        return read
 
     def split_text(self, text: str, mode: int, pattern: Pattern) -> list[str] | None:
         """The chunks of a gpt2, gpt4 or o200k text (``mode``), its ASCII regions split in C

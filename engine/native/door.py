@@ -11,11 +11,11 @@ is needed (a pair state, a tokenizer, a pre-tokenizer's scan, a rank file's reco
   both paths in one process): what is made in it (a tokenizer's chunk encoders, a pair state's
   loops) keeps that backend. Nothing is rewritten: the choice is a context variable.
 
-The method set, by stage (:class:`Backend`): training (``layout``, ``layout_chars``, ``index_pairs``, ``merge``),
-encoding (``border_tables``, ``chunk_encoders``, ``rank_merger``, ``rank_ids``, ``text_coder``,
-``split_points``), loading (``parts_in_order``, ``recovered_parts``), splitting and writing
-(``split_text``, ``split_batches``, ``count_text``, ``ids_text``). The two implementations are
-in :mod:`engine.native.backends`; the compiled one's glue in
+The method set, by stage (:class:`Backend`): training (``layout``, ``layout_chars``, ``index_pairs``,
+``merge``), encoding (``border_tables``, ``chunk_encoders``, ``rank_merger``, ``rank_ids``,
+``text_coder``, ``split_points``, ``inline_ranks``), loading (``parts_in_order``, ``recovered_parts``), splitting and
+writing (``split_text``, ``split_batches``, ``count_text``, ``ids_text``). The two implementations
+are in :mod:`engine.native.backends`; the compiled one's glue in
 :mod:`engine.native.borders` (Chinese merged character by character first) and
 :mod:`engine.native.scan_regions` (which stretches of a text its scanners take).
 """
@@ -115,6 +115,11 @@ class Backend(Protocol):
                      budget: int | None = ...) -> Sequence[int]:
         """Where tiktoken's merging with the tokens before it cuts each of a rank file's ``tokens``
         (TooCostly past ``budget`` bytes looked up: engine.encode.tiktoken_merge.RECOVERY_BUDGET)."""
+
+    def inline_ranks(self, ranks: str) -> tuple[dict[bytes, int], int, int] | None:
+        """npm tiktoken's inline ranks read in one pass, as (tokens -> rank, tokens read, the last
+        rank: the highest, no rank twice; or -1), before
+        ``engine.formats.rank_json.inline_ranks``'s checks; None: that reader reads them."""
 
     # -- splitting and writing (engine.text, engine.formats) ------------------------------------
 

@@ -339,6 +339,68 @@ cdef int _more(_Ids *out, Py_ssize_t more) except -1:
     return 0
 
 
+# -- Chinese and its like without the pattern: the wide scan ------------------------------------
+
+# What the wide scan tells apart, a character at a time: past ASCII, by the table the pattern's own
+# module makes (engine.native.scan_regions.wide_classes): a letter of \p{Lo} or \p{Lm} (in every
+# letter class of the three patterns: gpt2's and gpt4's \p{L}, both of o200k's), a character of
+# none of \s \p{L} \p{N} \p{M} ([^\s\p{L}\p{N}] in each pattern, and no mark, which o200k counts
+# with letters), anything else unknown (as is a character past the table); in ASCII, the newline,
+# letters, digits, the other spaces and the rest, but for \r, ' and / (which end chunks
+# differently from pattern to pattern: unknown).
+cdef enum:
+    _K_END = 0
+    _K_LETTER = 1
+    _K_OTHER = 2
+    _K_NL = 3
+    _K_ALET = 4
+    _K_ADIG = 5
+    _K_AWSP = 6
+    _K_AOTH = 7
+    _K_UNKNOWN = 8
+
+cdef unsigned char _W_ASCII[128]
+for _c in range(128):
+    _W_ASCII[_c] = (_K_NL if _c == 10 else _K_UNKNOWN if _c in (13, 39, 47) else
+                    {_LET: _K_ALET, _DIG: _K_ADIG, _WSP: _K_AWSP, _OTH: _K_AOTH}[_CLASS[_c]])
+
+
+cdef inline int _wkind(int kind, void *data, const unsigned char *classes, Py_ssize_t p, Py_ssize_t n) noexcept:
+    """What the character at ``p`` is to the wide scan (_K_END at ``n``)."""
+    cdef unsigned int c
+    if p >= n:
+        return _K_END
+    c = PyUnicode_READ(kind, data, p)
+    if c < 128:
+        return _W_ASCII[c]
+    if c < 65536:
+        return classes[c]
+    return _K_UNKNOWN
+
+
+cdef inline Py_ssize_t _wrun(int kind, void *data, const unsigned char *classes, Py_ssize_t p, Py_ssize_t n,
+                             int a, int b) noexcept:
+    """The end of the run of characters of kind ``a`` or ``b`` from ``p``."""
+    cdef int k
+    while p < n:
+        k = _wkind(kind, data, classes, p, n)
+        if k != a and k != b:
+            break
+        p += 1
+    return p
+
+
+cdef inline bint _ends_letters(int t) noexcept:
+    """Whether a run of wide letters surely ends before a character of kind ``t``, in every
+    pattern: no letter or mark, no apostrophe (o200k's contractions follow letters)."""
+    return t == _K_END or t == _K_OTHER or t == _K_NL or t == _K_ADIG or t == _K_AWSP or t == _K_AOTH
+
+
+cdef inline bint _ends_others(int t) noexcept:
+    """Whether a run of [^\\s\\p{L}\\p{N}] surely ends before a character of kind ``t``."""
+    return t == _K_END or t == _K_LETTER or t == _K_NL or t == _K_ALET or t == _K_ADIG or t == _K_AWSP
+
+
 cdef class TextCoder:
     """A whole text -> its ids under a tokenizer with the gpt2, gpt4 or o200k pattern, in one
     C-level pass: the ASCII stretches split by ``_chunk_end`` (as :func:`split_ascii`), the rest
@@ -358,6 +420,8 @@ cdef class TextCoder:
     cdef object missing
     cdef object findall
     cdef object rank, whole, ranked, single
+    cdef bytes classes         # the wide scan's table (wide_classes), or None: the pattern alone
+    cdef object classes_source # what gives that table, at the first character past ASCII
     cdef int mode
     cdef list ints
     cdef Py_ssize_t limit, ascii_run, widest
@@ -368,11 +432,13 @@ cdef class TextCoder:
 
     def __cinit__(self, findall, int mode, missing=None, ChunkEncoder merger=None, Py_ssize_t ids=0,
                   Py_ssize_t limit=200000, Py_ssize_t ascii_run=ASCII_RUN, Py_ssize_t widest=WIDEST,
-                  RankMerger rank=None, dict whole=None, carray.array ranked=None, carray.array single=None):
+                  RankMerger rank=None, dict whole=None, carray.array ranked=None, carray.array single=None,
+                  object classes=None):
         if merger is None and missing is None:
             raise ValueError("a TextCoder needs a merger or a chunk encoder")
         if rank is not None and (missing is None or whole is None or ranked is None or single is None):
             raise ValueError("merging by rank needs the whole pieces, the ids by rank and by byte, and a chunk encoder")
+        self.classes_source = classes
         self.findall = findall
         self.rank, self.whole, self.ranked, self.single = rank, whole, ranked, single
         if not 0 <= mode <= 2:
@@ -464,17 +530,55 @@ cdef class TextCoder:
         cdef int64_t x
         cdef bytes raw
         cdef const unsigned char *b
+        cdef unsigned char *u8
+        cdef unsigned int c
+        cdef Py_ssize_t j
         cdef list ids
         cdef void *grown
         try:
             if self.merger is not None:
-                if chunk is None:  # an ASCII chunk of the text: its characters are its bytes
-                    m = size
-                    sym = <int64_t *>PyMem_Malloc(max(m, 1) * sizeof(int64_t))
+                if chunk is None:  # a chunk of the text (ASCII, or the wide scan's): its UTF-8 length
+                    m = 0
+                    for k in range(i, n):
+                        c = PyUnicode_READ(kind, <void *>data, k)
+                        if c < 0x80:
+                            m += 1
+                        elif c < 0x800:
+                            m += 2
+                        elif 0xD800 <= c < 0xE000:  # a lone surrogate: as a string, escaped
+                            chunk = PyUnicode_Substring(text, i, n)
+                            break
+                        else:
+                            m += 3 if c < 0x10000 else 4
+                if chunk is None:  # its characters written as UTF-8 here (ASCII: they are its bytes)
+                    sym = <int64_t *>PyMem_Malloc(max(m, 1) * (sizeof(int64_t) + 1))
                     if sym == NULL:
                         raise MemoryError
+                    u8 = <unsigned char *>(sym + max(m, 1))
+                    j = 0
+                    for k in range(i, n):
+                        c = PyUnicode_READ(kind, <void *>data, k)
+                        if c < 0x80:
+                            u8[j] = <unsigned char>c
+                            j += 1
+                        elif c < 0x800:
+                            u8[j] = <unsigned char>(0xC0 | (c >> 6))
+                            u8[j + 1] = <unsigned char>(0x80 | (c & 0x3F))
+                            j += 2
+                        elif c < 0x10000:
+                            u8[j] = <unsigned char>(0xE0 | (c >> 12))
+                            u8[j + 1] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+                            u8[j + 2] = <unsigned char>(0x80 | (c & 0x3F))
+                            j += 3
+                        else:
+                            u8[j] = <unsigned char>(0xF0 | (c >> 18))
+                            u8[j + 1] = <unsigned char>(0x80 | ((c >> 12) & 0x3F))
+                            u8[j + 2] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+                            u8[j + 3] = <unsigned char>(0x80 | (c & 0x3F))
+                            j += 4
                     for k in range(m):
-                        sym[k] = <int64_t>PyUnicode_READ(kind, <void *>data, i + k)
+                        sym[k] = u8[k]
+                    b = u8 if m != size else NULL
                 else:
                     raw = (<str>chunk).encode("utf-8", "surrogateescape")
                     m = len(raw)
@@ -484,7 +588,7 @@ cdef class TextCoder:
                         raise MemoryError
                     for k in range(m):
                         sym[k] = b[k]
-                m = self.merger._bytes(sym, m, b if chunk is not None else NULL)
+                m = self.merger._bytes(sym, m, b)
             else:
                 if chunk is None:
                     chunk = PyUnicode_Substring(text, i, n)
@@ -566,6 +670,68 @@ cdef class TextCoder:
         self.cap = cap
         return 0
 
+    cdef int _classes(self) except -1:
+        """The wide scan's table, from ``classes`` (the table, or what gives it), at first need."""
+        source, self.classes_source = self.classes_source, None
+        table = source if isinstance(source, bytes) else source()
+        if not isinstance(table, bytes) or len(<bytes>table) != 65536:
+            raise ValueError("the wide classes are 65,536 bytes")
+        self.classes = table
+        return 0
+
+    cdef Py_ssize_t _cjk(self, _Ids *out, str text, int kind, void *data, Py_ssize_t i, Py_ssize_t n) except -1:
+        """Encode from ``i`` (where a chunk starts) the chunks of wide letters, of other wide
+        characters and of newlines that every pattern surely finds there whatever follows, as
+        long as it meets them; returns where it stopped (``i``: none there).
+
+        The three patterns agree there (see the kinds above): a run of wide letters is a chunk,
+        with the character before it when that is one of [^\\s\\p{L}\\p{N}] in gpt4 and o200k
+        (``[^\\r\\n\\p{L}\\p{N}]?\\p{L}+``); a run of other characters is a chunk, with the
+        newlines after it in gpt4 and o200k (``[\\r\\n]*``); a run of newlines is a chunk, but
+        for gpt2's last newline before what is not a space (``\\s+(?!\\S)``). A chunk is taken
+        only when the character that ends its run surely ends it in every pattern; else the
+        pattern takes over there (_wide)."""
+        cdef const unsigned char *classes = self.classes
+        cdef bint gpt2 = self.mode == 0
+        cdef Py_ssize_t p = i, r
+        cdef int k, t
+        while p < n:
+            k = _wkind(kind, data, classes, p, n)
+            if k == _K_LETTER:
+                r = _wrun(kind, data, classes, p + 1, n, _K_LETTER, _K_LETTER)
+                if not _ends_letters(_wkind(kind, data, classes, r, n)):
+                    break
+            elif k == _K_OTHER:
+                t = _wkind(kind, data, classes, p + 1, n)
+                if not gpt2 and t == _K_LETTER:  # the letters' one character before
+                    r = _wrun(kind, data, classes, p + 2, n, _K_LETTER, _K_LETTER)
+                    if not _ends_letters(_wkind(kind, data, classes, r, n)):
+                        break
+                else:
+                    if not gpt2 and (t == _K_ALET or t == _K_UNKNOWN):
+                        break  # perhaps a letter after it
+                    r = _wrun(kind, data, classes, p + 1, n, _K_OTHER, _K_AOTH)
+                    if not _ends_others(_wkind(kind, data, classes, r, n)):
+                        break
+                    if not gpt2:
+                        r = _wrun(kind, data, classes, r, n, _K_NL, _K_NL)
+                        t = _wkind(kind, data, classes, r, n)
+                        if t == _K_UNKNOWN:  # \r, or o200k's /
+                            break
+            elif k == _K_NL:
+                r = _wrun(kind, data, classes, p + 1, n, _K_NL, _K_NL)
+                t = _wkind(kind, data, classes, r, n)
+                if t == _K_AWSP or t == _K_UNKNOWN:
+                    break  # more spaces, perhaps
+                if gpt2 and t != _K_END and r - p >= 2:
+                    self._chunk(out, text, kind, data, p, r - 1, None)
+                    p = r - 1
+            else:
+                break
+            self._chunk(out, text, kind, data, p, r, None)
+            p = r
+        return p
+
     cdef Py_ssize_t _wide(self, _Ids *out, str text, int kind, void *data, Py_ssize_t i, Py_ssize_t x,
                           Py_ssize_t n) except -1:
         """Encode from ``i`` (where a chunk starts; ``x``, at or after it, is not ASCII) with the
@@ -642,7 +808,10 @@ cdef class TextCoder:
                     self._chunk(&out, text, kind, data, i, e, None)
                     i = e
                 if i < n:
-                    i = self._wide(&out, text, kind, data, i, x, n)
+                    if self.classes_source is not None:
+                        self._classes()
+                    e = self._cjk(&out, text, kind, data, i, n) if self.classes is not None else i
+                    i = e if e > i else self._wide(&out, text, kind, data, i, x, n)
             result = PyList_New(out.used)
             for k in range(out.used):
                 item = <object>PyList_GET_ITEM(self.ints, out.v[k])

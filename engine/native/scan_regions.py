@@ -16,7 +16,10 @@ Example: ``list(regions("ab\\ncd\\né\\nb", CUTS[0]))`` is ``[(0, 3, True), (3, 
 from __future__ import annotations
 
 import re
+import sys
+from array import array
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from typing import TypeVar
 
 #: A text that is not all ASCII, at least this long, is scanned in regions; a shorter one is
@@ -145,3 +148,32 @@ def _batches(split_ascii: Scanner[list[str]], text: str, mode: int, parts: Itera
             else:
                 yield from region(pattern, text, start, stop)
             start = stop
+
+
+#: What :func:`wide_classes` says a character past ASCII is (``scan.pxi``'s _K_LETTER, _K_OTHER,
+#: _K_UNKNOWN).
+WIDE_LETTER, WIDE_OTHER, WIDE_UNKNOWN = 1, 2, 8
+
+
+@cache
+def wide_classes() -> bytes:
+    """The whole-text encoder's table for its wide scan (``TextCoder._cjk`` in ``scan.pxi``), a
+    byte for each character below U+10000: :data:`WIDE_LETTER` for a letter of ``\\p{Lo}`` or
+    ``\\p{Lm}``, :data:`WIDE_OTHER` for a character of none of ``\\s \\p{L} \\p{N} \\p{M}``,
+    else (ASCII and surrogates too) :data:`WIDE_UNKNOWN`. Made once (a few milliseconds) by the
+    ``regex`` module, which runs the named patterns: its Unicode version is theirs.
+
+    Example: ``wide_classes()[ord("中")] == WIDE_LETTER``, ``wide_classes()[ord("，")] == WIDE_OTHER``
+    """
+    import regex
+
+    codes = array("I", range(0x10000))  # every character but the surrogates, in one string (2 ms;
+    codes[0xD800:0xE000] = array("I", [0]) * 0x800  # chr() one by one took 8-20 ms)
+    chars = codes.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+    table = bytearray([WIDE_UNKNOWN]) * 0x10000
+    for kind, found in ((WIDE_LETTER, r"[\p{Lo}\p{Lm}]+"), (WIDE_OTHER, r"[^\s\p{L}\p{N}\p{M}]+")):
+        for match in regex.finditer(found, chars):
+            table[match.start():match.end()] = bytes([kind]) * (match.end() - match.start())
+    table[:128] = bytes([WIDE_UNKNOWN]) * 128
+    table[0xD800:0xE000] = bytes([WIDE_UNKNOWN]) * 0x800
+    return bytes(table)

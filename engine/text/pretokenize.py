@@ -206,10 +206,8 @@ class PreTokenizer:
         object.__setattr__(self, "pattern", source)
         scan = "custom" if self.chain else SAME_AS.get(source, "custom") if self.name == "custom" else self.name
         object.__setattr__(self, "scan", scan)
-        if self.name == "custom" and source not in SAME_AS:
-            # a bad pattern is reported now; ours (the named ones, and the spellings SAME_AS knows,
-            # a tiktoken file's own) compile on first use: the compiled core may never need them
-            object.__setattr__(self, "_compiled", compile_pattern(source))
+        if self.name == "custom" and scan == "custom":  # a bad pattern is reported now; the named ones
+            object.__setattr__(self, "_compiled", compile_pattern(source))  # (SAME_AS too) compile on first use
 
     def _regex(self) -> Any:
         """The compiled pattern (None for ``none``); a named one is compiled on first use (the

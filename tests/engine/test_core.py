@@ -101,7 +101,7 @@ def test_the_pure_merger_has_no_table_of_characters_or_borders(monkeypatch):
     is a constant-factor trick of the compiled core's alone."""
     assert not hasattr(_codec, "ByteMerger") and not hasattr(_codec, "border_kinds")
     made, real = [], borders.Borders.__init__
-    monkeypatch.setattr(borders.Borders, "__init__", lambda self, pieces: made.append(pieces) or real(self, pieces))
+    monkeypatch.setattr(borders.Borders, "__init__", lambda self, pieces, *more: made.append(pieces) or real(self, pieces, *more))
     inside = [(0xE4, 0xB8), (256, 0xAD), (0xE5, 0x9B)]  # 中 whole, 国 two tokens
     chunks = ["中国中国中", *(f"{i}中国" for i in range(20))]  # past the first few, the table of whole tokens
     with using(PURE):
@@ -115,6 +115,14 @@ def test_the_pure_merger_has_no_table_of_characters_or_borders(monkeypatch):
             tok = Tokenizer(inside)
             assert tok.model.encode_chunk(chunks[0]) == [257, 258, 0xBD, 257, 258, 0xBD, 257]
         assert made == [tok.pieces]  # the borders worked out at the first chunk of Chinese
+
+
+@needs_compiled
+@given(st.lists(st.binary(max_size=8) | st.sampled_from(["中".encode(), "中国".encode(), "国".encode()[2:] + "中".encode()[:1],
+                                                          "中国".encode()[1:], b"\xbf\xe0", b"\xbf", b"\xe0"]), max_size=40))
+def test_the_compiled_border_holders_are_the_glues(pieces):
+    assert compiled.border_holders(pieces) == borders.holding(pieces)
+    assert borders.Borders(pieces, compiled.border_holders).tables() == borders.Borders(pieces).tables()
 
 
 @needs_compiled

@@ -209,3 +209,5 @@ def test_ids_text_leaves_what_it_cannot_map_to_the_pure_path():
     assert compiled.ids_text([1], [5]) is None  # out of the table
     assert compiled.ids_text([0], [None]) is None
     assert compiled.ids_text([True]) is None
+    assert compiled.ids_text([2**70]) is None and compiled.ids_text([-1]) is None and compiled.ids_text([-(2**70)]) is None
+    assert compiled.ids_text([0], [2**70]) is None and compiled.ids_text([1, 0], [-1, 2**31 - 1]) is None

@@ -9,10 +9,13 @@ import json
 
 import pytest
 from fetch_tokenizers import inline_ranks, load_cached, needed
+from hypothesis import given
+from hypothesis import strategies as st
 from texts import TEXTS
 
 from engine.errors import TokenizerFileError
 from engine.formats import load_any
+from engine.formats.rank_json import inline_ranks as read_inline_ranks
 
 MORE = ["<|endoftext|> and <|fim_prefix|>", "def f(x):\n\treturn x  # 12345", "Ünïcödé – 日本語のテキスト 🦙"]
 
@@ -56,3 +59,23 @@ def test_malformed_inline_ranks_get_one_line(tmp_path, bad, words):
     with pytest.raises(TokenizerFileError, match=words) as caught:
         load_any(path)
     assert "\n" not in str(caught.value)
+
+
+#: Lines of inline ranks and what may go wrong in them: base64 with bits left over, bad padding,
+#: characters outside it, empty tokens, first ranks too long or not digits, ranks going back.
+RANK_PIECES = ["! 0 ", "! 3 ", "! 0000000001 ", "! 12345678901 ", "! x ", "!", " ", "  ", "\n", "\n\n", "\r",
+               "YQ==", "Yg==", "YWI=", "YWJj", "YR==", "YWJ=", "Y===", "=YQ=", "YQ", "YQ==YQ==", "4pyF", "é", "-_", "AAAA"]
+
+
+@given(st.lists(st.sampled_from(RANK_PIECES), max_size=30).map("".join))
+def test_the_compiled_reader_of_inline_ranks_is_the_pure_ones(text):
+    compiled = pytest.importorskip("engine.native.door").COMPILED
+    if compiled is None:
+        pytest.skip("no compiled core here")
+    from engine.native.door import PURE, using
+
+    with using(PURE):
+        expected = read_inline_ranks(text)
+    with using(compiled):
+        got = read_inline_ranks(text)
+    assert got == expected and (got is None or list(got.items()) == list(expected.items()))

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
 from engine.native.door import COMPILED, PURE, WHY_PURE, using
+from engine.native.scan_regions import WIDE_LETTER, WIDE_OTHER, WIDE_UNKNOWN, wide_classes
 from engine.text.pretokenize import NAMED_PATTERNS, SCAN_MODES, SCAN_PATTERNS
 
 from test_count_fast import ASCII_PIECES, OTHER_PIECES, pieces, pre_of
@@ -108,6 +109,59 @@ def test_a_chunk_encoder_giving_no_ids_is_refused():
         compiled.TextCoder(pattern.findall, False, missing=lambda chunk: [-1]).encode("ab")
     with pytest.raises(ValueError, match="needs a merger"):
         compiled.TextCoder(pattern.findall, False)
+
+
+#: Chinese and its like, and what sits beside it (the wide scan's kinds and its borders): Han
+#: letters, punctuation, a modifier letter (ー), a letter number (〇), marks, the ideographic space,
+#: a character past U+FFFF, and ASCII that ends runs differently from pattern to pattern.
+WIDE_TRAPS = ["\u4e2d", "\u56fd\u4eba", "\uff0c", "\u3002", "\u3001\u300c", "\u30fc", "\u3005", "\u3007", "\u0301",
+              "\u3099", "\u3000", "\U00020000", "\u00d7", "\u00ab", "\n", "\n\n", "\r", " ", "'", "'s", "/", "a", "A",
+              "1", "!", "\u017f", "\u00e9"]
+
+
+def test_the_wide_classes_are_the_patterns_own():
+    table = wide_classes()
+    assert len(table) == 1 << 16
+    assert (table[ord("\u4e2d")], table[ord("\u30fc")], table[ord("\uff0c")], table[ord("\u00d7")]) == (WIDE_LETTER,) * 2 + (WIDE_OTHER,) * 2
+    for char in "a1 \n'\u3000\u3007\u0301\u00e9\uff21\ud800":  # ASCII, spaces, numbers, marks, cased letters
+        assert table[ord(char)] == WIDE_UNKNOWN, repr(char)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(text=st.lists(st.sampled_from(WIDE_TRAPS + ASCII_PIECES + OTHER_PIECES), max_size=60).map("".join),
+       run=st.integers(1, 6), widest=st.integers(1, 40))
+def test_the_wide_scan_is_the_patterns(name, text, run, widest):
+    coder, seen = chunk_coder(name, ascii_run=run, widest=widest, classes=wide_classes)
+    expected = regex.findall(SCAN_PATTERNS[name], text)
+    assert [seen[i] for i in coder.encode(text)] == expected
+    assert [seen[i] for i in coder.encode(text)] == expected
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_wide_scan_is_the_patterns_at_every_trap(name):
+    pattern = regex.compile(SCAN_PATTERNS[name])
+    coder, seen = chunk_coder(name, classes=wide_classes())
+    for a in WIDE_TRAPS:
+        for b in WIDE_TRAPS:
+            for c in WIDE_TRAPS:
+                text = "\u4e2d\u6587" + a + b + "\u3002" + c + b
+                assert [seen[i] for i in coder.encode(text)] == pattern.findall(text), repr(text)
+
+
+def test_the_wide_classes_come_once_at_first_need():
+    asked = []
+
+    def classes():
+        asked.append(1)
+        return wide_classes()
+
+    coder, seen = chunk_coder("gpt4", classes=classes)
+    assert [seen[i] for i in coder.encode("ascii only")] == ["ascii", " only"] and not asked
+    assert [seen[i] for i in coder.encode("\u4e2d\u6587\uff0c\u4e2d\u6587\u3002\n")] == ["\u4e2d\u6587", "\uff0c\u4e2d\u6587", "\u3002\n"]
+    coder.encode("\u4e2d")
+    assert asked == [1]
+    with pytest.raises(ValueError, match="65,536"):
+        chunk_coder("gpt4", classes=b"short")[0].encode("\u4e2d")
 
 
 @pytest.fixture(scope="module")
