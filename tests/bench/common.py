@@ -158,3 +158,144 @@ def report(title: str, results: dict[str, tuple[float, int]], baseline: str) -> 
 def cpu_median(name: str) -> float:
     """Median CPU seconds of a contender of the last :func:`alternate` (0 when not measured)."""
     return statistics.median(CPU[name]) if CPU.get(name) else 0.0
+
+
+# --- English prose -------------------------------------------------------------------------------
+
+#: Words that make up a good part of any English text and little of code or of other languages.
+_ENGLISH = frozenset("the of and to in is that for it as with be on are this by or not an can from at which if "
+                     "you when will all its has have was one but more than these other also used see only".split())
+_TROFF_KEEP = {"B", "I", "R", "BR", "BI", "IB", "IR", "RB", "RI", "SH", "SS", "SM", "SB", "IP", "TP", "Nm", "Nd", "Ar", "Fl",
+               "Op", "Pa", "Xr", "Em", "Sy", "Dq", "Qq", "Sq", "Ql", "Li", "Cm", "Ic", "Va", "Ev", "Fn", "Ft", "Fa", "Sh",
+               "Ss", "It", "Dv", "Er", "Cd", "Ad", "Ms", "Tn", "Ux"}
+_TROFF_NAMED = {"em": "\u2014", "en": "\u2013", "aq": "'", "dq": '"', "lq": "\u201c", "rq": "\u201d", "oq": "\u2018",
+                "cq": "\u2019", "hy": "-", "bu": "\u2022", "co": "\u00a9", "rg": "\u00ae", "tm": "\u2122", "mu": "\u00d7",
+                "ti": "~", "ha": "^", "rs": "\\", "dg": "\u2020", "de": "\u00b0", "->": "\u2192", "<-": "\u2190"}
+
+
+def troff_text(source: str) -> str:
+    """A man page's text without its troff: font and size escapes dropped, named characters
+    spelled, macro lines reduced to their words (headings, bold and italic runs, mdoc's
+    ``.Nm``/``.Ar``...) and the rest (layout requests, definitions, comments) left out. Not a
+    renderer (``man`` takes ~40 ms a page): prose, as a person reads it, is what it keeps."""
+    out: list[str] = []
+    skipping = False
+    for line in source.splitlines():
+        if skipping:
+            skipping = not line.startswith("..")
+            continue
+        if line.startswith((".\\\"", "'\\\"", '\\"', ".\\#")):
+            continue
+        if line.startswith((".", "'")):
+            name, _, rest = line[1:].strip().partition(" ")
+            if name in ("de", "de1", "am", "ig"):
+                skipping = True
+                continue
+            if name not in _TROFF_KEEP or not rest.strip():
+                continue
+            words = [w.strip('"') for w in rest.split()]
+            line = " ".join(w for w in words if w not in _TROFF_KEEP)
+        out.append(line)
+    text = "\n".join(out)
+    text = regex_sub(r"\\f(\[[^\]]*\]|\(..|.)", "", text)
+    text = regex_sub(r"\\s[+-]?\d+|\\s\[[^\]]*\]|\\[*n](\[[^\]]*\]|\(..|.)|\\[&c%/,:|^!]|\\[hvwkoHSlLDXZ]'[^']*'", "", text)
+    text = regex_sub(r"\\\((..)|\\\[([^\]]+)\]", lambda m: _TROFF_NAMED.get(m.group(1) or m.group(2), ""), text)
+    return text.replace("\\-", "-").replace("\\e", "\\").replace("\\ ", " ").replace("\\~", " ").replace("\\0", " ")
+
+
+def regex_sub(pattern: str, replacement, text: str) -> str:
+    import re
+
+    return re.sub(pattern, replacement, text)
+
+
+def english_share(text: str) -> float:
+    """The share of a text's words that are among the commonest English words (prose: 0.2-0.3;
+    code, tables and other languages: under 0.1)."""
+    words = regex_sub(r"[^a-z]+", " ", text[:200_000].lower()).split()
+    return sum(w in _ENGLISH for w in words) / max(len(words), 1)
+
+
+#: At most this many man pages of one family (``git-*``, ``gcloud-*``) in the English prose.
+MAN_FAMILY = 200
+
+
+def english_documents() -> list[tuple[str, str]]:
+    """English prose found on this machine, each document once (by content), as (source, text):
+    the Python documentation the interpreter carries (``pydoc_data.topics``: the language
+    reference and library topics ``help()`` shows; this machine has no python3-doc, so that is
+    all of Python's own docs there is), then the documentation of the installed packages
+    (``*.rst``, ``*.md``, ``*.txt`` and ``METADATA`` in the Python installations, CMake's Help
+    pages) and the English man pages (``/usr/share/man/man1``-``man8``, troff taken out:
+    :func:`troff_text`), at most ``MAN_FAMILY`` pages a family (the name's first word: the
+    Google Cloud SDK's 16,631 ``gcloud-*`` pages, one template filled in, would otherwise be 49
+    of the 84 MB). A document is kept when it is at least 1 kB and at least 12 % of its words are
+    among the commonest English words (:func:`english_share`), which leaves out code, tables and
+    other languages. In a fixed order (shuffle before use); about 35 MB here."""
+    import gzip
+    import importlib
+
+    seen: set[bytes] = set()
+    docs: list[tuple[str, str]] = []
+
+    def keep(source: str, text: str) -> None:
+        text = text.strip()
+        digest = hashlib.sha256(text.encode("utf-8", "replace")).digest()
+        if len(text) >= 1000 and digest not in seen and english_share(text) >= 0.12:
+            seen.add(digest)
+            docs.append((source, text.encode("utf-8", "replace").decode("utf-8") + "\n"))
+
+    topics = importlib.import_module("pydoc_data.topics").topics
+    for name in sorted(topics):
+        keep(f"pydoc_data.topics[{name}]", topics[name])
+    paths = sysconfig.get_paths()
+    for root in dict.fromkeys((Path(paths["stdlib"]), Path(paths["purelib"]), Path("/usr/lib/python3"), *Path("/usr/share").glob("cmake*/Help"))):
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".rst", ".md", ".txt") or path.name == "METADATA":
+                try:
+                    keep(str(path), path.read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError):
+                    continue
+    families: dict[str, int] = {}
+    for section in range(1, 9):
+        for path in sorted(Path(f"/usr/share/man/man{section}").glob("*.gz")):
+            family = path.name.split("-")[0].split("_")[0].split(".")[0]
+            families[family] = families.get(family, 0) + 1
+            if families[family] > MAN_FAMILY:
+                continue
+            try:
+                raw = gzip.decompress(path.read_bytes())
+            except (OSError, EOFError, gzip.BadGzipFile):
+                continue
+            if raw.startswith(b".so ") and raw.count(b"\n") <= 2:
+                continue  # a link to another page
+            keep(str(path), troff_text(raw.decode("utf-8", "replace")))
+    return docs
+
+
+def english_corpus(size: int = 20_000_000) -> Path:
+    """``size`` bytes of English prose (:func:`english_documents`), the documents shuffled with
+    a fixed seed, cached in /tmp; a sidecar ``.sources`` lists what went in, in order."""
+    CACHE.mkdir(exist_ok=True)
+    path = CACHE / f"english-shuffled-{size}.txt"
+    if path.exists() and path.stat().st_size >= size - 4:
+        return path
+    docs = english_documents()
+    random.Random(0).shuffle(docs)
+    chunks: list[str] = []
+    sources: list[str] = []
+    total = 0
+    for source, text in docs:
+        chunks.append(text)
+        sources.append(source)
+        total += len(text.encode("utf-8"))
+        if total >= size:
+            break
+    if total < size:
+        print(f"note: only {total / 1e6:.1f} MB of English prose found (asked for {size / 1e6:.0f} MB)")
+    blob = "".join(chunks).encode("utf-8")[:size].decode("utf-8", "ignore").encode("utf-8")
+    path.with_suffix(".sources").write_text("\n".join(sources) + "\n", encoding="utf-8")
+    path.write_bytes(blob)
+    return path
