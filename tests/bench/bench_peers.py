@@ -43,10 +43,14 @@ so its GPT-2 cells stay empty), given the text in pieces of about 50,000 charact
 a text of a million characters or of over 200,000 tokens), each cut after a newline followed by
 a non-space, where cl100k's and o200k's patterns always end a chunk; tokenizers (GPT-2's rows only, as in the issue) from the
 tokenizer.json ``bpe-lab export --format hf`` writes from the same ranks. Every script reads the
-corpus on standard input and prints the ids, as ``bpe-lab encode`` does. Before the timed rounds
-each contender runs once with its output kept (a warm-up: bpe-lab's merge cache is written then):
-every peer's ids must equal bpe-lab's, and a mismatch is printed loudly and marked ``≠`` in the
-table.
+corpus on standard input. Before the timed rounds each contender runs once printing its ids (a
+warm-up: bpe-lab's merge cache is written then): every peer's ids must equal bpe-lab's, and a
+mismatch is printed loudly and marked ``≠`` in the table. In the timed runs ``bpe-lab encode``
+prints its ids (its command line has no other output) and a peer prints only their number:
+turning millions of ids into text in Python (``" ".join(map(str, ids))``) is the script's work, not
+the library's, and costs more than the encoding itself (tang_all with GPT-2's ranks, tiktoken:
+0.82 s CPU and 370 MB printing the ids against 0.37 s and 113 MB printing their number).
+``--print-ids`` times the peers printing them too.
 
 Corpora: ../shared/corpora/tang_all.txt (4.8 MB of Chinese poems); 50 MB of distinct Python files,
 shuffled (common.stdlib_corpus); 20 MB of English prose (common.english_corpus: Python's
@@ -99,6 +103,12 @@ vocab = bpeasy.train_bpe(lines(), sys.argv[4], 128, int(sys.argv[2]))
 bpeasy.save_vocab_to_tiktoken(vocab, sys.argv[3])
 """
 
+#: The ids printed (the check run, and ``--print-ids``) or only their number (the timed runs).
+WRITE = """
+def write(ids):
+    sys.stdout.write((" ".join(map(str, ids)) if sys.argv[-1] == "ids" else str(len(ids))) + "\\n")
+"""
+
 #: npm tiktoken's JSON (``"bpe_ranks"``: lines of a marker, the first rank, base64 tokens).
 RANKS = """
 import sys, json, base64
@@ -114,23 +124,24 @@ def ranks(path):
                 out[base64.b64decode(token)] = first + i
     return data["pat_str"], out, data.get("special_tokens", {})
 text = sys.stdin.buffer.read().decode("utf-8")
-"""
+""" + WRITE
 
 ENCODE = {
     "tiktoken": RANKS + """
 import tiktoken
 pattern, mergeable, specials = ranks(sys.argv[1])
 ids = tiktoken.Encoding(name="bench", pat_str=pattern, mergeable_ranks=mergeable, special_tokens=specials).encode_ordinary(text)
-sys.stdout.write(" ".join(map(str, ids)) + "\\n")
+write(ids)
 """,
     "tokendagger": RANKS + """
 import tokendagger
 pattern, mergeable, specials = ranks(sys.argv[1])
 ids = tokendagger.Tokenizer("bench", pat_str=pattern, mergeable_ranks=mergeable, special_tokens=specials).encode(text)
-sys.stdout.write(" ".join(map(str, ids)) + "\\n")
+write(ids)
 """,
     "bpe-openai": """
 import sys, bpe_openai, re
+""" + WRITE + """
 text = sys.stdin.buffer.read().decode("utf-8")
 enc = bpe_openai.get_encoding(sys.argv[1])
 ids, start = [], 0
@@ -139,14 +150,15 @@ while start < len(text):  # pieces under its limits, cut where a line starts wit
     end = found.end() if found else len(text)
     ids += enc.encode_ordinary(text[start:end])
     start = end
-sys.stdout.write(" ".join(map(str, ids)) + "\\n")
+write(ids)
 """,
     "tokenizers": """
 import sys
 from tokenizers import Tokenizer
+""" + WRITE + """
 text = sys.stdin.buffer.read().decode("utf-8")
 ids = Tokenizer.from_file(sys.argv[1]).encode(text).ids
-sys.stdout.write(" ".join(map(str, ids)) + "\\n")
+write(ids)
 """,
 }
 
@@ -198,7 +210,8 @@ def train_contenders(path: Path, vocab: str, peers: list[str], out: Path) -> dic
     return contenders
 
 
-def encode_contenders(ranks: str, peers: list[str], out: Path) -> dict:
+def encode_contenders(ranks: str, peers: list[str], out: Path, output: str) -> dict:
+    """bpe-lab and the peers on one rank file; the peers print their ids (``output`` "ids") or their number."""
     rank_file = RANK_FILES / f"{ranks}.json"
     contenders: dict = {"bpe-lab": (ours("encode", "-t", ranks), INSTALLED)}
     if ranks == "gpt2" and "tokenizers" in peers:
@@ -206,12 +219,12 @@ def encode_contenders(ranks: str, peers: list[str], out: Path) -> dict:
         if not hf_file.exists():
             subprocess.run(ours("export", "-t", ranks, "--format", "hf", "-o", str(hf_file)), check=True,
                            env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""}, capture_output=True)
-        contenders["tokenizers"] = [sys.executable, "-c", ENCODE["tokenizers"], str(hf_file)]
+        contenders["tokenizers"] = [sys.executable, "-c", ENCODE["tokenizers"], str(hf_file), output]
     for peer in ("tiktoken", "tokendagger"):
         if peer in peers:
-            contenders[peer] = [sys.executable, "-c", ENCODE[peer], str(rank_file)]
+            contenders[peer] = [sys.executable, "-c", ENCODE[peer], str(rank_file), output]
     if "bpe-openai" in peers and ranks in BPE_OPENAI_NAMES:
-        contenders["bpe-openai"] = [sys.executable, "-c", ENCODE["bpe-openai"], BPE_OPENAI_NAMES[ranks]]
+        contenders["bpe-openai"] = [sys.executable, "-c", ENCODE["bpe-openai"], BPE_OPENAI_NAMES[ranks], output]
     return contenders
 
 
@@ -253,6 +266,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rows", default=",".join(ROWS), help=f"comma-separated, of: {', '.join(ROWS)}")
     parser.add_argument("--vocab", type=int, default=32000)
+    parser.add_argument("--print-ids", action="store_true",
+                        help="time the encode peers printing their ids as text (default: printing their number)")
     args = parser.parse_args()
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     unknown = [r for r in rows if r not in ROWS]
@@ -287,8 +302,8 @@ def main() -> None:
                 if not (RANK_FILES / f"{what}.json").exists():
                     print(f"  skipped: {RANK_FILES / what}.json is absent (bpe-lab fetch {what})")
                     continue
-                contenders = encode_contenders(what, peers, out)
-                mismatched[key] = check_ids(contenders, path)
+                mismatched[key] = check_ids(encode_contenders(what, peers, out, "ids"), path)
+                contenders = encode_contenders(what, peers, out, "ids" if args.print_ids else "count")
                 stdin = path
             measured = alternate(contenders, runs=args.runs, stdin=stdin)
             results[key] = {name: (seconds, peak, statistics.median(CPU[name])) for name, (seconds, peak) in measured.items()}
