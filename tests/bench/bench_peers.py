@@ -2,10 +2,14 @@
 
     python tests/bench/bench_peers.py [--runs 3] [--rows train-tang,encode-tang-gpt2 ...] [--vocab 32000]
 
+The peers: ``pip install -e '.[test,bench]' rustbpe bpeasy tokendagger bpe-openai`` (tokendagger
+builds against PCRE2: ``libpcre2-dev``); the bench extra holds only sentencepiece, so that it
+installs where PCRE2's headers are missing.
+
 Each row is one piece of work done by whole processes, run with this interpreter: bpe-lab through
 its command line (``bpe-lab train CORPUS -o OUT --vocab-size 32000 --quiet``, ``bpe-lab encode -t
 NAME < CORPUS``; with its bytecode cached, as an installed copy has it: common.INSTALLED) and each
-peer through a small script (``TRAIN`` and ``ENCODE`` below) that loads, works and writes its
+peer through a small script (bench_train.py's ``HF`` and ``SPM``, ``RUSTBPE``, ``BPEASY`` and ``ENCODE`` below) that loads, works and writes its
 result as bpe-lab does. The contenders of a row take turns (common.alternate), ``--runs`` rounds;
 wall time is the median, peak memory (GNU time's maximum RSS) the largest. A peer whose module
 does not import is left out with one line. The tables at the end are ratios, bpe-lab / peer
@@ -17,19 +21,21 @@ is GPT-2's pattern wherever a peer takes one (bpe-lab's default, ``--pretokenize
 - **tokenizers**: ``BpeTrainer`` with the ``ByteLevel`` pre-tokenizer (GPT-2's pattern; no prefix
   space) and its 256-byte alphabet, min frequency 2 (bpe-lab's default), saved as tokenizer.json;
   at its default parallelism (two threads here) and with ``TOKENIZERS_PARALLELISM=false`` (one).
-- **sentencepiece**: ``model_type="bpe"``, ``character_coverage=1.0`` (every character of the
-  corpus gets a piece: bpe-lab's byte base can spell every character, and the default 0.9995
-  would send tang_all's rarest characters to ``<unk>``, less work for less coverage; with full
-  coverage the ~7,000 distinct Chinese characters take vocabulary slots before any merge, as
-  they do in bpe-lab, whose merges make them from bytes first), ``hard_vocab_limit=False``,
-  ``max_sentence_length=65536`` (long code lines are trained on, not dropped), every line read
-  (``input_sentence_size=0``), its default threads and whitespace splitting. SentencePiece has no
-  regex pre-tokenizer: it splits on whitespace (and script changes), so a Chinese line is one
-  "word", as it is one ``\\p{L}+`` chunk under GPT-2's pattern.
+- **sentencepiece**: ``model_type="bpe"``, ``character_coverage=1.0`` (every character of the corpus
+  gets a piece: bpe-lab's byte base can spell every character, and the default 0.9995 would send
+  tang_all's rarest characters to ``<unk>``, less work for less coverage; with full coverage the
+  6,289 distinct characters take vocabulary slots before any merge, as they do in bpe-lab, whose
+  merges make them from bytes first), ``hard_vocab_limit=False``, ``max_sentence_length=65536``
+  (long code lines are trained on, not dropped), every line read (``input_sentence_size`` at its
+  default, 0), its default threads and whitespace splitting. SentencePiece has no regex
+  pre-tokenizer: it splits on whitespace and where the script changes, so a run of Chinese
+  characters between two punctuation marks is one "word", as it is one ``\\p{L}+`` chunk under
+  GPT-2's pattern.
 - **rustbpe** (nanochat's trainer): ``Tokenizer().train_from_iterator(lines, 32000,
   pattern=GPT-2's)``, its default buffer, the ranks written as a .tiktoken file.
 - **bpeasy**: ``train_bpe(lines, GPT-2's pattern, max_token_length=128, vocab_size=32000)``, saved
-  with ``save_vocab_to_tiktoken``. bpeasy needs a length cap; 128 bytes never binds here.
+  with ``save_vocab_to_tiktoken``. bpeasy needs a length cap (bpe-lab has none); 128 bytes is a
+  generous one.
 
 Both Rust trainers take the corpus as an iterator of lines (keeping their newlines), as tokenizers
 reads a file line by line.
