@@ -1,43 +1,61 @@
-"""Counting and training at scale: 10 MB, 100 MB and 1 GB of distinct text (run by hand).
+"""Training at scale: 50 MB, 200 MB and 1 GB of distinct code and of mixed-language text (run by hand).
 
-    python tests/bench/bench_scale.py [--sizes 10,100,1000] [--runs 1] [--vocab 32000] [--no-dask]
+    python tests/bench/bench_scale.py [--sizes 50,200,1000] [--corpora code,mixed] [--runs 1] [--no-dask]
+                                      [--max-memory-gb 12]
 
-Issue 16's scale benchmark. The corpus of each size is built once (cached in the bench folder)
-from text files found on this machine: the Python installations' sources and packages, the
-system's documentation, C headers and other text under /usr, /opt, /var/lib and the home folder (the suffixes in ``SUFFIXES``), each
-file's content taken once (deduplicated by hash, so no file repeats and the chunk table cannot
-shrink a repeated file away), only UTF-8 text, in a fixed order, cut at a line end.
+Issues 16 and 43 (item 4). Each corpus is built once and cached in the bench folder (common.py):
 
-For each size, whole processes, timed with GNU time (wall seconds and peak RSS):
+- **code** (common.code_corpus): every distinct source file (by content; ``common.CODE_SUFFIXES``:
+  Python, C and C++, Rust, JavaScript, Perl, shell ...) of this interpreter, the other pyenv
+  Pythons beside it, Rust's toolchain sources and /usr/lib, /usr/include, /usr/share, /usr/local,
+  shuffled with a fixed seed: the 50 MB corpus is the 200 MB one's beginning.
+- **mixed** (common.mixed_corpus): up to 10 % other languages (tang_all.txt's Chinese in 64 kB
+  blocks, the man pages translated into 30 languages, gettext catalogs), the rest English
+  documentation (the English prose of bench_peers.py, package docs, /usr/share/doc's
+  changelogs) and code half and half, shuffled together. The run prints each kind's megabytes.
+- **text** (``--corpora text``): the corpus of the earlier rounds (``distinct_text``: text files
+  found under /usr, /opt, /var/lib and the home folder in a fixed order, not shuffled).
 
-- **bpe-lab count + train**: ``bpe-lab count CORPUS -o t.parquet`` (local cores), then
-  ``bpe-lab train --counts t.parquet --vocab-size V``; the time is the two added up, the memory
-  the larger peak.
-- **bpe-lab, Dask**: the same with ``count --engine dask`` (a LocalCluster, one worker process a
-  core: two here), then the same train; the peak is the client's and the scheduler's (GNU time
-  follows the process it starts, not the workers the cluster spawns).
-- **bpe-lab train** on the raw corpus (one process), for reference.
+For each corpus and size, whole processes, timed with GNU time (wall seconds and peak RSS), taking
+turns (``--runs`` rounds, medians):
+
 - **tokenizers**: ``BpeTrainer`` (ByteLevel, full alphabet, min_frequency 2, default threads)
   training from the file, as ``bench_train.py`` runs it.
+- **bpe-lab train**: ``bpe-lab train CORPUS --vocab-size V`` on the raw corpus, one command.
+- **bpe-lab count + train**: ``bpe-lab count CORPUS -o t.parquet`` (local processes, one a core),
+  then ``bpe-lab train --counts t.parquet``; the time is the two added up, the memory the
+  larger peak.
+- **bpe-lab count --engine dask + train**: the same count on a Dask ``LocalCluster`` (two worker
+  processes here, one a core), then the same train. Its peak is the client's and the scheduler's
+  (GNU time follows the process it starts, not the workers the cluster spawns).
 
-Ratios are ours / tokenizers. Targets: ≤ 0.8× tokenizers' time at 100 MB and 1 GB, peak memory
-≤ 1.5× theirs, near-linear growth (the last lines print seconds per MB at each size). Nothing
-here asserts a time: these machines are noisy.
+After each size the merges of the three bpe-lab runs are compared: the table counted on Dask
+must give the merges training on the text gives. At the end, for each contender, the growth:
+the log-log slope of time and of peak memory over the corpus size (least squares over the sizes
+run; 1.0 is linear), and whether Dask's path beat training on the text in one process.
+
+``--max-memory-gb`` (default 12) watches the children's summed RSS each second and stops the run
+when it passes the bound (the machine is shared). Ratios are ours / tokenizers. Nothing here
+asserts a time: these machines are noisy.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
+import math
 import os
 import sys
 import sysconfig
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 from bench_train import HF  # the same peer as the training benchmark
 
-from common import CACHE, INSTALLED, alternate, ours, record
+from common import CACHE, INSTALLED, alternate, code_corpus, mixed_corpus, ours, record
 
 SUFFIXES = {".py", ".pyi", ".txt", ".rst", ".md", ".c", ".h", ".cc", ".cpp", ".hpp", ".html", ".js", ".ts", ".css", ".json",
             ".xml", ".go", ".rs", ".java", ".sh", ".pl", ".pm", ".rb", ".tex", ".po", ".yaml", ".yml", ".toml", ".cfg"}
@@ -107,43 +125,139 @@ def _quote(arg: str) -> str:
     return shlex.quote(arg)
 
 
+CORPORA = {"code": code_corpus, "mixed": mixed_corpus, "text": distinct_text}
+
+
+class MemoryWatch:
+    """Polls the summed RSS of this process's descendants once a second; past ``limit`` bytes it
+    kills them (the run then fails with the line this prints). psutil: the test extra."""
+
+    def __init__(self, limit_gb: float) -> None:
+        self.limit = int(limit_gb * 1e9)
+        self.peak = 0
+        self.tripped = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> MemoryWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+
+    def _watch(self) -> None:
+        import psutil
+
+        me = psutil.Process()
+        while not self._stop.wait(1.0):
+            children = me.children(recursive=True)
+            total = 0
+            for child in children:
+                try:
+                    total += child.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+            if total > self.limit:
+                self.tripped = True
+                print(f"\n!!!!!!!! the children's memory reached {total / 1e9:.1f} GB (bound {self.limit / 1e9:.0f} GB): stopped",
+                      flush=True)
+                for child in children:
+                    try:
+                        child.kill()
+                    except psutil.Error:
+                        pass
+
+
+def merges_of(path: Path) -> list:
+    """The merges in a tokenizer file bpe-lab wrote."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data["merges"] if "merges" in data else data["model"]["merges"]
+
+
+def slope(points: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope of log(y) over log(x): 1.0 is linear growth."""
+    points = [(math.log(x), math.log(y)) for x, y in points if x > 0 and y > 0]
+    if len(points) < 2:
+        return None
+    mx = sum(x for x, _ in points) / len(points)
+    my = sum(y for _, y in points) / len(points)
+    spread = sum((x - mx) ** 2 for x, _ in points)
+    return sum((x - mx) * (y - my) for x, y in points) / spread if spread else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="10,100,1000", help="corpus sizes in MB")
+    parser.add_argument("--sizes", default="50,200,1000", help="corpus sizes in MB")
+    parser.add_argument("--corpora", default="code,mixed", help=f"comma-separated, of: {', '.join(CORPORA)}")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--vocab", type=int, default=32000)
     parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument("--max-memory-gb", type=float, default=12.0, help="stop when the children's RSS passes this")
     args = parser.parse_args()
     vocab = str(args.vocab)
-    growth: dict[str, list[tuple[float, float]]] = {}
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}", flush=True)
+    for kind in args.corpora.split(","):
+        with MemoryWatch(args.max_memory_gb) as watch:
+            run_corpus(kind, [int(s) for s in args.sizes.split(",")], args, vocab, watch)
+        if watch.tripped:
+            sys.exit(1)
+
+
+def run_corpus(kind: str, sizes: list[int], args: argparse.Namespace, vocab: str, watch: MemoryWatch) -> None:
+    growth: dict[str, list[tuple[float, float, float]]] = {}
+    dask_verdicts: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        for megabytes in [int(s) for s in args.sizes.split(",")]:
-            corpus = distinct_text(megabytes * 1_000_000)
+        for megabytes in sizes:
+            corpus = CORPORA[kind](megabytes * 1_000_000)
             mb = corpus.stat().st_size / 1e6
-            table = str(out / "t.parquet")
-            train_table = ours("train", "--counts", table, "-o", str(out / "c.json"), "--vocab-size", vocab, "--quiet")
+            table, dask_table = str(out / "t.parquet"), str(out / "d.parquet")
             contenders: dict[str, object] = {
                 "tokenizers": [sys.executable, "-c", HF, str(corpus), vocab, str(out / "hf.json")],
-                "bpe-lab count + train --counts": (chain(ours("count", str(corpus), "-o", table, "--quiet"), train_table), INSTALLED),
-                "bpe-lab train (raw corpus)": (ours("train", str(corpus), "-o", str(out / "r.json"), "--vocab-size", vocab, "--quiet"),
-                                               INSTALLED),
+                "bpe-lab train": (ours("train", str(corpus), "-o", str(out / "r.json"), "--vocab-size", vocab, "--quiet"), INSTALLED),
+                "bpe-lab count + train": (chain(ours("count", str(corpus), "-o", table, "--quiet"),
+                                                ours("train", "--counts", table, "-o", str(out / "c.json"), "--vocab-size", vocab, "--quiet")),
+                                          INSTALLED),
             }
             if not args.no_dask:
-                contenders["bpe-lab count --engine dask + train"] = (
-                    chain(ours("count", str(corpus), "-o", table, "--engine", "dask", "--quiet"), train_table), INSTALLED)
+                contenders["bpe-lab count dask + train"] = (
+                    chain(ours("count", str(corpus), "-o", dask_table, "--engine", "dask", "--quiet"),
+                          ours("train", "--counts", dask_table, "-o", str(out / "d.json"), "--vocab-size", vocab, "--quiet")),
+                    INSTALLED)
             results = alternate(contenders, args.runs)  # type: ignore[arg-type]
             base_time, base_rss = results["tokenizers"]
-            print(f"\n== {mb:.0f} MB of distinct text ({corpus.name}), vocabulary {vocab}")
+            print(f"\n== {kind}: {mb:.0f} MB ({corpus.name}), vocabulary {vocab}; children's summed peak so far "
+                  f"{watch.peak / 1e9:.1f} GB")
             for name, (seconds, peak) in results.items():
-                print(f"  {name:<36} {seconds:8.1f} s {peak:7d} MB   time x{seconds / base_time:5.2f}   memory x{peak / max(base_rss, 1):5.2f}")
-                growth.setdefault(name, []).append((mb, seconds))
-            ours_time, ours_rss = results["bpe-lab count + train --counts"]
-            record(f"scale {megabytes} MB time", ours_time / base_time)
-            record(f"scale {megabytes} MB memory", ours_rss / max(base_rss, 1))
-    print("\n== growth: seconds per MB at each size")
+                print(f"  {name:<28} {seconds:8.1f} s {peak:7d} MB   time x{seconds / base_time:5.2f}   memory x{peak / max(base_rss, 1):5.2f}",
+                      flush=True)
+                growth.setdefault(name, []).append((mb, seconds, peak))
+            raw = merges_of(out / "r.json")
+            same_local = merges_of(out / "c.json") == raw
+            line = f"  merges: {len(raw):,} training on the text; count + train {'the same' if same_local else 'DIFFERENT'}"
+            if not args.no_dask:
+                same_dask = merges_of(out / "d.json") == raw
+                faster = results["bpe-lab count dask + train"][0] < results["bpe-lab train"][0]
+                line += f"; Dask + train {'the same' if same_dask else 'DIFFERENT'}"
+                dask_verdicts.append(f"{mb:.0f} MB: {'same merges' if same_dask else 'DIFFERENT MERGES'}, "
+                                     f"{results['bpe-lab count dask + train'][0]:.1f} s against {results['bpe-lab train'][0]:.1f} s "
+                                     f"({'faster' if faster else 'not faster'})")
+            print(line + ("" if same_local and (args.no_dask or same_dask) else "   !!!!!!!! MISMATCH"), flush=True)
+            ours_time, ours_rss = results["bpe-lab train"]
+            record(f"scale {kind} {megabytes} MB time", ours_time / base_time)
+            record(f"scale {kind} {megabytes} MB memory", ours_rss / max(base_rss, 1))
+    print(f"\n== {kind}: growth over {', '.join(f'{mb:.0f}' for mb, _, _ in next(iter(growth.values())))} MB "
+          "(log-log slope; 1.0 is linear)")
     for name, points in growth.items():
-        print(f"  {name:<36} " + "   ".join(f"{mb:.0f} MB: {s / mb:.3f}" for mb, s in points))
+        time_slope, memory_slope = slope([(mb, s) for mb, s, _ in points]), slope([(mb, m) for mb, _, m in points])
+        per_mb = "   ".join(f"{mb:.0f} MB: {s / mb:.3f} s/MB {m / mb:.1f} MB/MB" for mb, s, m in points)
+        shown = "   ".join(f"{what} {value:.2f}" if value is not None else f"{what} -"
+                           for what, value in (("time", time_slope), ("memory", memory_slope)))
+        print(f"  {name:<28} {shown}   ({per_mb})")
+    if dask_verdicts:
+        print(f"  Dask count + train against bpe-lab train on the text: {'; '.join(dask_verdicts)}")
 
 
 if __name__ == "__main__":
