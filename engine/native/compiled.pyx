@@ -16,8 +16,8 @@ other's C functions directly, as one file did):
   characters' classes given;
 - ``scan.pxi``: the named patterns' ASCII scanner (``count_ascii``, ``split_ascii``) and the
   whole-text encoder (``TextCoder``: the split and the chunk table in C);
-- ``load.pxi``: a loaded vocabulary's checks (``parts_in_order``) and a merge cache entry read
-  back into bpe-lab's ids (``recovered_parts``).
+- ``load.pxi``: a loaded vocabulary's checks (``parts_in_order``), a merge cache entry read
+  back into bpe-lab's ids (``recovered_parts``) and npm tiktoken's inline ranks (``inline_ranks``).
 
 hatch_build.py's digest (``BUILT_FROM``) covers this file and every ``.pxi`` beside it
 (``engine/native/sources.py``)."""

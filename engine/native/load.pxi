@@ -1,6 +1,6 @@
 # The load stage: a rank file's merges, read back from the merge cache, checked and put in
 # bpe-lab's ids in one pass each (engine/formats/tiktoken_bpe.py's _from_cache; its pure twin
-# is engine.formats.recovered.parts_of).
+# is engine.encode.recovered), and npm tiktoken's inline ranks read in one pass.
 
 
 def parts_in_order(list lefts, list rights, Py_ssize_t first):
@@ -107,3 +107,109 @@ cdef object _recovered(int32_t *ours, Py_ssize_t first, Py_ssize_t n, Py_ssize_t
         if size_a + size_b != size or memcmp(pm, pa, size_a) != 0 or memcmp(pm + size_a, pb, size_b) != 0:
             return None
     return lefts, rights, made
+
+
+# -- reading npm tiktoken's inline ranks ------------------------------------------------------
+
+cdef signed char _B64[256]
+for _c in range(256):
+    _B64[_c] = -1
+for _c, _ch in enumerate(list(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")):
+    _B64[_ch] = _c
+
+
+cdef object _b64_token(const unsigned char *p, Py_ssize_t n):
+    """The bytes of one base64 token ``p[:n]`` in canonical form (groups of four, padded with at
+    most two ``=`` at its end, no bits left over), else None."""
+    cdef Py_ssize_t pad = 0, size, k, j = 0
+    cdef unsigned int v
+    cdef bytes out
+    cdef unsigned char *o
+    if n < 4 or n % 4:
+        return None
+    if p[n - 1] == 61:
+        pad = 2 if p[n - 2] == 61 else 1
+    size = n // 4 * 3 - pad
+    out = PyBytes_FromStringAndSize(NULL, size)
+    o = <unsigned char *>PyBytes_AS_STRING(out)
+    for k in range(0, n, 4):
+        if k + 4 == n and pad:
+            if _B64[p[k]] < 0 or _B64[p[k + 1]] < 0 or (pad == 1 and _B64[p[k + 2]] < 0):
+                return None
+            v = (<unsigned int>_B64[p[k]] << 18) | (<unsigned int>_B64[p[k + 1]] << 12)
+            if pad == 1:
+                v |= <unsigned int>_B64[p[k + 2]] << 6
+                if v & 0xFF:
+                    return None  # bits left over
+                o[j] = <unsigned char>(v >> 16)
+                o[j + 1] = <unsigned char>(v >> 8)
+            else:
+                if v & 0xFFFF:
+                    return None
+                o[j] = <unsigned char>(v >> 16)
+            break
+        if _B64[p[k]] < 0 or _B64[p[k + 1]] < 0 or _B64[p[k + 2]] < 0 or _B64[p[k + 3]] < 0:
+            return None
+        v = ((<unsigned int>_B64[p[k]] << 18) | (<unsigned int>_B64[p[k + 1]] << 12)
+             | (<unsigned int>_B64[p[k + 2]] << 6) | <unsigned int>_B64[p[k + 3]])
+        o[j] = <unsigned char>(v >> 16)
+        o[j + 1] = <unsigned char>(v >> 8)
+        o[j + 2] = <unsigned char>v
+        j += 3
+    return out
+
+
+def inline_ranks(str ranks):
+    """npm tiktoken's inline ranks (lines of a marker, the first rank, then base64 tokens of
+    consecutive ranks) as ``(tokens -> rank, how many tokens were read, the last rank)``, each
+    line's tokens added in order (a token met again takes its later rank), as
+    ``engine.formats.rank_json.inline_ranks`` reads them before its checks; None for anything
+    it does not take in one pass (text past ASCII, a first rank that is not 1 to 10 digits, a
+    token not in canonical base64, an empty one): that reader then decides. The last rank is
+    the highest, and no two tokens share a rank, when each line's first rank comes after the
+    ranks before it; else it is -1."""
+    cdef const unsigned char *data
+    cdef Py_ssize_t n, pos = 0, end, field, start, k, count = 0
+    cdef long long rank, last = -1
+    cdef bint growing = True
+    cdef dict out = {}
+    if not ranks.isascii():
+        return None
+    data = <const unsigned char *>PyUnicode_DATA(ranks)
+    n = len(ranks)
+    while pos < n:
+        end = pos
+        while end < n and data[end] != 10:
+            end += 1
+        if end > pos:  # a line: the marker, the first rank, the tokens
+            k = pos
+            while k < end and data[k] != 32:
+                k += 1
+            if k == end:
+                return None
+            start = k + 1
+            k = start
+            rank = 0
+            while k < end and data[k] != 32:
+                if not 48 <= data[k] <= 57 or k - start >= 10:
+                    return None
+                rank = rank * 10 + (data[k] - 48)
+                k += 1
+            if k == start:
+                return None
+            if rank <= last:
+                growing = False
+            while k < end:  # k is at a space: a token follows
+                field = k + 1
+                k = field
+                while k < end and data[k] != 32:
+                    k += 1
+                token = _b64_token(data + field, k - field)
+                if token is None or not token:
+                    return None
+                PyDict_SetItem(out, token, rank)
+                last = rank
+                rank += 1
+                count += 1
+        pos = end + 1
+    return out, count, last if growing else -1
