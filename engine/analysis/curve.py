@@ -60,8 +60,8 @@ def compression_curve(trainer: Trainer, corpus_bytes: int | None = None) -> Curv
     ``corpus_bytes`` saves encoding a large text again when the caller knows its size.
     """
     tokens = [trainer.initial_tokens]
-    tokens.extend(event.tokens_after for event in trainer.events())
-    tokens.extend(event.tokens_after for event in trainer.future)
+    tokens.extend(trainer.events().tokens_after())
+    tokens.extend(trainer.future.tokens_after())
     if corpus_bytes is None:
         corpus_bytes = len(trainer.text.encode("utf-8", "surrogateescape"))
     return Curve(tuple(tokens), corpus_bytes, trainer.steps)

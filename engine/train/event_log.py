@@ -156,6 +156,11 @@ class EventLog:
         narrow = self.narrow
         return [(narrow[NARROW * row + A], narrow[NARROW * row + B]) for row in rows]
 
+    def tokens_after(self, rows: Iterable[int]) -> list[int]:
+        """These rows' corpus sizes after their merges, straight from the array (a curve's)."""
+        wide = self.wide
+        return [wide[WIDE * row + TOKENS_AFTER] for row in rows]
+
     def saved(self, rows: Iterable[int]) -> list[list[int]]:
         """These rows' merges as sessions save them: ``[left, right]``, ``[left, right, 1]`` when manual."""
         narrow = self.narrow
@@ -207,6 +212,11 @@ class Events(Sequence[Merge]):
     def pairs(self) -> list[tuple[int, int]]:
         """Each event's pair, without making the events (``[e.pair for e in self]``, faster)."""
         return self.log.pairs(self.rows)
+
+    def tokens_after(self) -> list[int]:
+        """Each event's ``tokens_after``, without making the events (a curve of 100,000 steps
+        reads them in milliseconds; making each event takes about 3 µs)."""
+        return self.log.tokens_after(self.rows)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Events) and other.log is self.log and other.rows == self.rows:

@@ -24,6 +24,8 @@ def test_events_read_back_equal_those_training_made_and_the_reference(text, kw, 
     back = data.draw(st.integers(0, len(made)))
     trainer.goto(back)
     assert trainer.history == made[:back] and trainer.future == made[back:]
+    assert trainer.history.tokens_after() == sizes[:back] and trainer.future.tokens_after() == sizes[back:]  # no events made
+    assert trainer.future.pairs() == expected[back:]
     assert trainer.last == (made[back - 1] if back else None)
     trainer.goto(len(made))
     assert trainer.history == made and len(trainer.timeline.log) == len(made)  # redone from their rows
