@@ -262,7 +262,7 @@ cdef Py_ssize_t _ascii_chunks(str text, Py_ssize_t start, Py_ssize_t stop, int m
 
 from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
-from cpython.unicode cimport Py_UNICODE_ISALPHA
+from cpython.unicode cimport Py_UNICODE_ISALPHA, Py_UNICODE_ISSPACE
 from libc.stdint cimport int32_t, uint32_t
 
 ctypedef struct _Kept:  # a slot of the chunk table: a chunk's hash and where it is kept
@@ -324,6 +324,22 @@ cdef inline bint _surely_not_space(unsigned int c) noexcept:
     if c < 128:
         return _CLASS[c] != _WSP
     return Py_UNICODE_ISALPHA(c)
+
+
+cdef inline bint _maybe_letter(unsigned int c) noexcept:
+    """Whether ``c`` may be a letter or a mark to o200k's pattern: an ASCII letter, and past
+    ASCII anything but a space or the punctuation of Chinese text (``_wide_punct``)."""
+    if c < 128:
+        return (65 <= c <= 90) or (97 <= c <= 122)
+    return Py_UNICODE_ISALPHA(c) or not (Py_UNICODE_ISSPACE(c) or _wide_punct(c))
+
+
+cdef inline bint _wide_punct(unsigned int c) noexcept:
+    """CJK and general punctuation that is surely no letter or mark: U+2010-U+2027, U+3001-U+3003,
+    U+3008-U+3011, U+FF01-U+FF0F, U+FF1A-U+FF20 (the commas, stops, brackets and quotes of
+    Chinese text)."""
+    return ((0x2010 <= c <= 0x2027) or (0x3001 <= c <= 0x3003) or (0x3008 <= c <= 0x3011)
+            or (0xFF01 <= c <= 0xFF0F) or (0xFF1A <= c <= 0xFF20))
 
 
 cdef int _more(_Ids *out, Py_ssize_t more) except -1:
@@ -743,7 +759,11 @@ cdef class TextCoder:
         ``w - 1``, is found from no further than the character after it (see _reach), and every
         chunk before it from no further than it (a whitespace run before it stops there): those
         chunks are the whole text's, and the ASCII scan goes on after the last of them. A window
-        with none of those is widened, up to the whole rest of the text."""
+        with none of those is widened, up to the whole rest of the text.
+
+        In o200k a letter after a chunk keeps it open: its first branch takes letters of \\p{Lo}
+        (Chinese) into its upper-case part, so "国人HTTP" is two chunks and "国人HTTP中" one; what
+        follows the window decides. There a chunk is sure only before a character that is no letter."""
         cdef Py_ssize_t q = x, run = 0, w, pos, best, best_end, j, total
         cdef Py_ssize_t ahead = 3 if self.mode == 2 else 1  # o200k's letters look 3 on (\'re)
         cdef list chunks
@@ -767,7 +787,8 @@ cdef class TextCoder:
             total = len(chunks)
             for j in range(total):
                 pos += len(<str>chunks[j])
-                if w == n or (pos + ahead < w and _surely_not_space(<unsigned int>PyUnicode_READ(kind, data, pos - 1))):
+                if w == n or (pos + ahead < w and _surely_not_space(<unsigned int>PyUnicode_READ(kind, data, pos - 1))
+                              and not (self.mode == 2 and _maybe_letter(<unsigned int>PyUnicode_READ(kind, data, pos)))):
                     best = j
                     best_end = pos
             if pos != w:

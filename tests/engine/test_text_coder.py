@@ -12,7 +12,7 @@ import json
 import pytest
 import regex
 from helpers import sample_text
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine import PreTokenizer, Tokenizer, TrainConfig, Trainer
@@ -128,6 +128,9 @@ def test_the_wide_classes_are_the_patterns_own():
 
 
 @pytest.mark.parametrize("name", NAMES)
+@example(text="国人HTTPHTTP中", run=1, widest=1)  # o200k: Chinese, capitals, Chinese is one chunk; a window
+@example(text="国人HTTP, 中", run=1, widest=1)  # ending in the capitals must not settle "国人" (found in CI)
+@example(text="中文API接口", run=2, widest=3)
 @given(text=st.lists(st.sampled_from(WIDE_TRAPS + ASCII_PIECES + OTHER_PIECES), max_size=60).map("".join),
        run=st.integers(1, 6), widest=st.integers(1, 40))
 def test_the_wide_scan_is_the_patterns(name, text, run, widest):
