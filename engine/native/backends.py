@@ -239,7 +239,7 @@ class CompiledBackend:
                         right_ranks: list[int], tokens: list[bytes | None]) -> tuple[list[int], list[int], list[bytes]] | None:
         """The core's ``recovered_parts`` (one pass in C, the joins compared with memcmp)."""
         found: tuple[list[int], list[int], list[bytes]] | None = self.core.recovered_parts(
-            base_ids, list(products), list(left_ranks), list(right_ranks), tokens)
+            base_ids, products, left_ranks, right_ranks, tokens)  # the cache's lists, as they are
         return found
 
     def rank_merger(self, order: dict[bytes, int]) -> Callable[[bytes], list[bytes]]:

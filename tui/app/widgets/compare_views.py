@@ -71,6 +71,14 @@ def side_by_side(text: str, aligned: Sequence[Segmenter], others: Sequence[Segme
     return Group(*parts, through_each(text, [*unaligned, *others], width))
 
 
+def _tax_cell(count: str, entry: Tax) -> Text:
+    """A language's token count and its ratio to English (marked above 1.2×)."""
+    cell = Text(count)
+    if entry.ratio is not None:
+        cell.append(f" {entry.ratio:.2f}×", style=f"bold {current().accent}" if entry.ratio > 1.2 else "dim")
+    return cell
+
+
 def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]], taxes: Sequence[dict[str, Tax]] | None = None) -> Table:
     """Tokens per language over all parallel sentences, and the ratio to English (``taxes``: each
     segmenter's :func:`token_tax`, when measured already)."""
@@ -84,10 +92,7 @@ def tax_table(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]],
         cells = []
         for lang in langs:
             entry = tax[lang]
-            cell = Text(f"{entry.tokens}")
-            if entry.ratio is not None:
-                cell.append(f" {entry.ratio:.2f}×", style=f"bold {current().accent}" if entry.ratio > 1.2 else "dim")
-            cells.append(cell)
+            cells.append(_tax_cell(f"{entry.tokens}", entry))
         table.add_row(Text(seg.name), *cells)
         if any(tax[lang].unknown for lang in langs):  # its own row: a count with a word, no "?"
             table.add_row(Text("  " + _("unknown"), style=current().error),
@@ -110,9 +115,7 @@ def tax_view(segmenters: Sequence[Segmenter], groups: Sequence[dict[str, str]], 
         entries = []
         for lang in langs:
             entry = tax[lang]
-            item = Text(f"{lang} {entry.tokens}")
-            if entry.ratio is not None:
-                item.append(f" {entry.ratio:.2f}×", style=f"bold {current().accent}" if entry.ratio > 1.2 else "dim")
+            item = _tax_cell(f"{lang} {entry.tokens}", entry)
             if entry.unknown:
                 item.append(" " + _("{n} unknown").format(n=entry.unknown), style=current().error)
             entries.append(item)
