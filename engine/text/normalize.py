@@ -144,6 +144,12 @@ def _short_summary(spec: dict[str, Any]) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def lowercase(text: str) -> str:
+    """``text`` lowercased a character at a time, as tokenizers' ``Lowercase`` does: a capital
+    sigma is always σ (``str.lower`` makes a word's last one ς). Example: ``lowercase("ÅΣ") -> 'åσ'``"""
+    return text.lower() if "\u03a3" not in text else "".join(map(str.lower, text))
+
+
 def _steps(spec: Any, precompiled: str) -> list[Callable[..., str]]:
     if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
         raise ConfigError("a normalizer is an object with a \"type\"")
@@ -151,7 +157,7 @@ def _steps(spec: Any, precompiled: str) -> list[Callable[..., str]]:
     if kind in ("NFC", "NFD", "NFKC", "NFKD"):
         return [partial(unicodedata.normalize, kind)]
     if kind == "Lowercase":
-        return [str.lower]
+        return [lowercase]
     if kind == "Strip":
         left, right = spec.get("strip_left", True), spec.get("strip_right", True)
         if not (isinstance(left, bool) and isinstance(right, bool)):
