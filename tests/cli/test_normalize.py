@@ -4,6 +4,7 @@ tokenizer with one: encoding, the native and hf files, and the exports that refu
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
 from hypothesis import given
@@ -43,8 +44,14 @@ def theirs(spec: dict) -> object:
     return tokenizers.Tokenizer.from_str(json.dumps(data)).normalizer
 
 
+#: Characters both libraries' Unicode tables know: assigned by Unicode 3.2 (a decomposition never
+#: changes once assigned). Newer ones can differ by version: U+10781 (Unicode 14) decomposes to
+#: U+02D0 in Python 3.11's tables and not in tokenizers' (found by CI's default pass).
+KNOWN_TO_BOTH = st.characters(codec="utf-8").filter(lambda c: unicodedata.ucd_3_2_0.category(c) != "Cn")
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: Normalizer(s).summary)
-@given(text=st.text(st.sampled_from(TRICKY) | st.characters(codec="utf-8"), max_size=30))
+@given(text=st.text(st.sampled_from(TRICKY) | KNOWN_TO_BOTH, max_size=30))
 def test_each_normalizer_is_tokenizers_own(spec, text):
     assert Normalizer(spec)(text) == theirs(spec).normalize_str(text)
 
