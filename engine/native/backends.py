@@ -115,6 +115,12 @@ class PureBackend:
         """One merge of the pair state (:func:`engine.train.loops.merge`)."""
         return _trainloops.merge(data, plist, a, b, new_id, count, hist, where, heap, floor, front, entry)  # type: ignore[arg-type]
 
+    def run_steps(self, state: tuple[Any, ...], log: tuple[Any, ...], limit: int, cap: int, want: int,
+                  min_frequency: int, pieces: list[bytes], mark: int, known_bytes: int, max_bytes: int, step: int,
+                  kept: list[tuple[array[int], array[int], int]] | None) -> tuple[int, str | None, int, int, Any] | None:
+        """None: the pure path's steps are the Trainer's, one at a time (the reference)."""
+        return None
+
     def border_tables(self, pieces: Sequence[bytes]) -> MakeBorders | None:
         """None: the pure path merges a chunk's bytes as they are."""
         return None
@@ -214,6 +220,16 @@ class CompiledBackend:
         done: tuple[int, int, array[int]] = self.core.merge(data, plist, a, b, new_id, count, hist, where, heap,
                                                             floor, front, entry)
         return done
+
+    def run_steps(self, state: tuple[Any, ...], log: tuple[Any, ...], limit: int, cap: int, want: int,
+                  min_frequency: int, pieces: list[bytes], mark: int, known_bytes: int, max_bytes: int, step: int,
+                  kept: list[tuple[array[int], array[int], int]] | None) -> tuple[int, str | None, int, int, Any] | None:
+        """The steps in one C loop (engine/native/steps.pxi): ``state`` is the pair state's
+        ``(data, where, count, hist, heap, floor, front, tokens)``, ``log`` the event log's
+        ``(wide, narrow, ties, tokens)``."""
+        ran: tuple[int, str | None, int, int, Any] = self.core.run_steps(
+            *state, limit, cap, want, min_frequency, pieces, mark, known_bytes, max_bytes, step, *log, kept)
+        return ran
 
     def border_tables(self, pieces: Sequence[bytes]) -> MakeBorders | None:
         """The borders of a bytes-base vocabulary's tokens ``pieces``, made at the first chunk

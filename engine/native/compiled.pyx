@@ -12,6 +12,8 @@ other's C functions directly, as one file did):
   ``RankMerger``) and writing ids out (``ids_text``);
 - ``positions.pxi``: the pair state's occurrence index (``Where``: every position list in one pool);
 - ``train.pxi``: the pair state's layout, first index, counts, queue and merge;
+- ``steps.pxi``: the trainer's steps under lowest-ids in one loop (``run_steps``: choose, merge,
+  log), where the pure path steps one call at a time;
 - ``count.pxi``: any text's chunks counted under the gpt2 pattern (``count_gpt2``), the
   characters' classes given;
 - ``scan.pxi``: the named patterns' ASCII scanner (``count_ascii``, ``split_ascii``) and the
@@ -98,6 +100,7 @@ cdef carray.array _ints(Py_ssize_t n):
 include "encode.pxi"
 include "positions.pxi"
 include "train.pxi"
+include "steps.pxi"
 include "count.pxi"
 include "scan.pxi"
 include "load.pxi"

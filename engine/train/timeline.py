@@ -43,7 +43,7 @@ from collections.abc import Callable
 from time import perf_counter
 
 from engine.train.checkpoints import Checkpoints
-from engine.train.event_log import EventLog, rows
+from engine.train.event_log import REMOVED, WIDE, EventLog, rows
 from engine.train.events import Merge
 from engine.train.pair_state import PairState
 from engine.train.pair_views import MergeRecord
@@ -116,6 +116,27 @@ class Timeline:
         # the event as the log gives it back (made here from the same numbers: it is quicker)
         pair = ties[0] if ties and ties[0] == (a, b) else (a, b)  # the chosen pair leads its tie set
         return Merge(step, pair, new_id, token, count, ties, tie_total, state.tokens, record.removed, manual)
+
+    def run(self, limit: int, cap: int, min_frequency: int, known_bytes: int, max_bytes: int) -> tuple[int, str | None, int] | None:
+        """Up to ``limit`` new merges in the pair state's one loop (:meth:`PairState.run`), each
+        logged and applied as :meth:`apply` does it, without making events; None where that
+        loop does not run (or with checkpoints, or merges to redo): then a step at a time.
+        Returns (merges made, the stop reason or None, the vocabulary's bytes)."""
+        if self.checkpoints is not None or self.undone:
+            return None
+        log = self.log
+        first = len(log)
+        ran = self.state.run(limit, cap, min_frequency, self.pieces, self.mark_bytes, known_bytes, max_bytes,
+                             len(self.applied), (log.wide, log.narrow, log.ties, log.tokens), self.keep_records)
+        if ran is None:
+            return None
+        done, reason, known_bytes, kept = ran
+        self.applied.extend(range(first, first + done))
+        for row, (plist, absorbed, old) in enumerate(kept or (), first):
+            a, b = log.pair(row)
+            removed = log.wide[WIDE * row + REMOVED]
+            log.keep(row, MergeRecord(a, b, log.new_id(row), old, removed, plist + absorbed, len(plist)))
+        return done, reason, known_bytes
 
     def undo(self) -> Merge | None:
         """Take back the last applied merge from its record; None at step 0."""

@@ -46,10 +46,10 @@ from engine.text.pretokenize import PreTokenizer, pretokenizer_for
 from engine.train.branches import Branch
 from engine.train.branching import Branching
 from engine.train.checkpoints import Checkpoints
-from engine.train.choosing import Choice, Chooser, ScriptChooser, Stop, chooser_for
+from engine.train.choosing import Choice, Chooser, RuleChooser, ScriptChooser, Stop, chooser_for
 from engine.train.corpus_view import CorpusTokens, mark_continuations, mark_word_ends
 from engine.train.event_log import Events
-from engine.train.events import Candidate, Merge
+from engine.train.events import TIE_CAP, Candidate, Merge
 from engine.train.gc_pause import gc_paused
 from engine.train.layout import CorpusLayout
 from engine.train.pair_state import PairState
@@ -467,8 +467,41 @@ class Trainer:
 
     def train(self) -> list[Merge]:
         """Run to the end and return every merge made by this call."""
+        start = self.steps
+        self.advance()
+        log = self.timeline.log
+        return [log.event(row) for row in self.timeline.applied[start:]]
+
+    def advance(self, limit: int | None = None) -> int:
+        """Make up to ``limit`` merges (None: until a stop rule holds; ``stop_reason`` says
+        which) without making their events, and return how many were made: the merges
+        :meth:`step` would make, read back from :attr:`history`. Under the usual rule
+        (``RuleChooser``: lowest-ids) the compiled core makes them in one loop; otherwise, and
+        on the pure path, they are made a step at a time."""
+        made = 0
         with gc_paused():
-            return list(self.run())
+            while limit is None or made < limit:
+                reason = None if self.timeline.undone else self._stop()
+                if reason is not None:
+                    self.stop_reason = reason
+                    break
+                room = limit - made if limit is not None else MAX_VOCAB
+                if self.target_merges is not None:
+                    room = min(room, self.target_merges - self.steps)
+                ran = None
+                if type(self.chooser) is RuleChooser:
+                    ran = self.timeline.run(room, TIE_CAP, self.config.min_frequency, self._known_bytes,
+                                            MAX_VOCAB_BYTES)
+                if ran is None:  # a step at a time
+                    if self.step() is None:
+                        break
+                    made += 1
+                    continue
+                done, self.stop_reason, self._known_bytes = ran
+                made += done
+                if self.stop_reason is not None:
+                    break
+        return made
 
     # -- moving along the line (engine.train.timeline) ----------------------------------------
 

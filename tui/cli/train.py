@@ -25,6 +25,9 @@ from tui.cli.report import add_report_options, check_report_args, export_paths, 
 if TYPE_CHECKING:
     from engine import Merge, Trainer
 
+#: Merges made between two updates of the progress bar (on a terminal).
+BATCH = 256
+
 
 def add_train_parser(sub) -> None:
     """``bpe-lab train CORPUS -o OUT.json``."""
@@ -150,11 +153,13 @@ def train_and_save(args: argparse.Namespace, trainer: Trainer, config: TrainConf
     with gc_paused():
         with Bar(err, quiet=args.quiet or args.log, what="train") as bar:
             target = trainer.target_merges
-            for event in trainer.run():
-                count += 1
-                if args.log:
+            if args.log:
+                for event in trainer.run():
+                    count += 1
                     print(format_merge(event, show), file=out)
-                elif not count & 63:
+            else:  # no events to print: the merges are made in batches (the core's one loop)
+                while made := trainer.advance(BATCH if bar.live else None):
+                    count += made
                     bar.merges(count, target)
         elapsed = time.perf_counter() - started
         if args.curve:

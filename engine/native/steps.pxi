@@ -1,0 +1,149 @@
+# The trainer's steps in one C loop, for the lowest-ids rule (engine.train.timeline.Timeline.run).
+#
+# Each step is exactly what the Trainer's step does one Python call at a time: the queue's
+# top pair and its tie set (PairState.choose and _read_front), the stop rules that come after
+# the choice (min-frequency, vocab-bytes), the merge (PairState.merge: ``_merge`` above) and
+# the event's row in the log (EventLog.add, no undo record). The pure path has no twin: it
+# steps one at a time, which is the reference; tests/engine/test_steps.py holds the two to
+# the same log and state.
+
+cdef int64_t NO_RECORD_ROW = -1  # engine.train.event_log.NO_RECORD
+
+
+cdef inline int _append_q(carray.array a, int64_t x) except -1:
+    cdef Py_ssize_t n = len(a)
+    carray.resize_smart(a, n + 1)
+    a.data.as_longlongs[n] = x
+    return 0
+
+
+cdef inline int _append_i(carray.array a, int64_t x) except -1:
+    cdef Py_ssize_t n = len(a)
+    carray.resize_smart(a, n + 1)
+    a.data.as_ints[n] = <int>x
+    return 0
+
+
+cdef Py_ssize_t _front_ties(list ahead, Counts count, int64_t c, Py_ssize_t k, uint64_t *ties) except -1:
+    """PairState.choose's reading of a kept front: the first ``k`` keys of count ``c`` in
+    ``ahead`` (entries whose count fell are dropped once at its head); returns how many."""
+    cdef Py_ssize_t n = 0, gone = 0, at
+    cdef uint64_t other
+    for e in ahead:
+        other = <uint64_t>(e & M40)
+        at = count.find(<int64_t>other)
+        if at >= 0 and count.slots[at].value == c:
+            ties[n] = other
+            n += 1
+            if n == k:
+                break
+        elif n == 0:
+            gone += 1
+    if gone:
+        del ahead[:gone]
+    return n
+
+
+def run_steps(data, Where where, Counts count, hist, Queue heap, int64_t floor, front, int64_t tokens,
+              Py_ssize_t limit, Py_ssize_t cap, Py_ssize_t want, int64_t min_frequency, list pieces,
+              Py_ssize_t mark, int64_t known_bytes, int64_t max_bytes, int64_t step,
+              carray.array wide_rows, carray.array narrow_rows, carray.array tie_pairs, list log_tokens,
+              list kept):
+    """Up to ``limit`` steps of a lowest-ids pair state (``data`` ... ``tokens``: its parts,
+    ``front`` its read-ahead), each logged as EventLog.add logs it; ``kept`` (a list, or None)
+    gets each step's ``(plist, absorbed, old)`` for its undo record. Returns ``(steps made,
+    the stop reason or None, known bytes, tokens, front)``."""
+    cdef Py_ssize_t done = 0, k, n, i, size
+    cdef int64_t c, total, a, b, new_id, old, extra, removed
+    cdef uint64_t key, field
+    cdef uint64_t ties[8]
+    cdef QEntry e
+    cdef bint narrow_nodes = data.typecode == "i"
+    cdef int[::1] narrow
+    cdef long long[::1] wide
+    cdef object reason = None
+    cdef object found
+    cdef carray.array plist, absorbed
+    cdef const int[::1] at
+    if cap > 8:
+        raise ValueError("a tie set of at most 8 pairs")
+    if narrow_nodes:
+        narrow = data
+    else:
+        wide = data
+    while done < limit:
+        # -- choose (PairState.choose, RuleChooser.choose) --
+        if not heap._settle(count, floor):
+            reason = "no-pairs"
+            break
+        e = heap.heap[0]
+        key = e.key
+        field = e.field
+        c = <int64_t>(C_CMAX - field)
+        a = <int64_t>(key >> SHIFT)
+        b = <int64_t>(key & MASK)
+        found = hist.get(c, 0)
+        total = found
+        ties[0] = key
+        n = 1
+        if total > 1:
+            k = total if total < cap else cap
+            if k <= 1:
+                n = k
+            else:
+                n = 0
+                if front is not None and front[0] is heap and front[1] == field:
+                    n = _front_ties(front[2], count, c, k, ties)
+                if n != k or ties[0] != key:
+                    ahead, got, complete = heap.read_front(count, floor, c, k, want if want > k else k)
+                    front = [heap, field, ahead, ((<object>field + 1) << 40) - 1 if complete else ahead[len(ahead) - 1]]
+                    n = 0
+                    for x, y in got:
+                        ties[n] = (<uint64_t>x << SHIFT) | <uint64_t>y
+                        n += 1
+        if c < min_frequency:
+            reason = "min-frequency"
+            break
+        # -- the Trainer's bound on the vocabulary's bytes --
+        size = len(<bytes>pieces[a]) + len(<bytes>pieces[b])
+        if known_bytes + size > max_bytes:
+            reason = "vocab-bytes"
+            break
+        known_bytes += size
+        # -- merge (PairState.merge) --
+        new_id = len(pieces)
+        plist = where.pop(<int64_t>key, _INTS)
+        at = plist
+        if narrow_nodes:
+            old, extra, absorbed = _merge(narrow, at, a, b, new_id, count, hist, where, heap, floor, front, None)
+        else:
+            old, extra, absorbed = _merge(wide, at, a, b, new_id, count, hist, where, heap, floor, front, None)
+        removed = len(absorbed) + extra
+        tokens -= removed
+        token = (<bytes>pieces[a]) + (<bytes>pieces[b])[mark:]
+        pieces.append(token)
+        step += 1
+        # -- the log's row (EventLog.add) --
+        _append_q(wide_rows, c)
+        _append_q(wide_rows, total)
+        _append_q(wide_rows, tokens)
+        _append_q(wide_rows, removed)
+        _append_q(wide_rows, len(tie_pairs))
+        _append_q(wide_rows, 0)
+        _append_q(wide_rows, 0)
+        _append_q(wide_rows, 0)
+        for i in range(n):
+            _append_i(tie_pairs, <int64_t>(ties[i] >> SHIFT))
+            _append_i(tie_pairs, <int64_t>(ties[i] & MASK))
+        _append_i(narrow_rows, step)
+        _append_i(narrow_rows, a)
+        _append_i(narrow_rows, b)
+        _append_i(narrow_rows, new_id)
+        _append_i(narrow_rows, n)
+        _append_i(narrow_rows, 0)
+        _append_i(narrow_rows, NO_RECORD_ROW)
+        log_tokens.append(token)
+        if kept is not None:
+            kept.append((plist, absorbed, old))
+        done += 1
+    return done, reason, known_bytes, tokens, front
