@@ -129,6 +129,7 @@ def cjk(args: argparse.Namespace) -> None:
     if args.before is not None:
         contenders["bpe-lab train --base chars (before)"] = (ours(*train, "--base", "chars", root=args.before.resolve()),
                                                             INSTALLED)
+        contenders["bpe-lab train (bytes, before)"] = (ours(*train, root=args.before.resolve()), INSTALLED)
     results = alternate(contenders, runs=args.runs)
     report(f"tang_all.txt (Chinese, 4.8 MB), vocabulary {vocab}, medians of {args.runs}", results,
            "sentencepiece (bpe)")
