@@ -1,11 +1,12 @@
 """Counting inputs in blocks: which files, where each is cut, and the counts put back in order.
 
-A plain file is cut just after a newline followed by printable ASCII, where no named
-pre-tokenizer can end a chunk otherwise (:func:`engine.corpus.reading._last_cut`); each block is counted
-by the corpus counter (:func:`engine.corpus.reading._count_range`, which keeps the character after its
-end as lookahead), so the blocks' counts, added in file order, are exactly the file's. A
-compressed file, or a pre-tokenizer that needs the whole text (``none``, a custom pattern), is
-one task. The same tasks run in local processes (:func:`run_local`) or on Dask
+A plain file is cut just after a newline followed by printable text (printable ASCII, or a
+letter, number, punctuation mark or symbol beyond it), where no named pre-tokenizer can end a
+chunk otherwise (:func:`engine.corpus.reading._last_cut`); each block is counted by the corpus
+counter (:func:`engine.corpus.reading._count_range`, which keeps the character after its end as
+lookahead), so the blocks' counts, added in file order, are exactly the file's. A compressed
+file, or a pre-tokenizer that needs the whole text (``none``, a custom pattern), is one task.
+The same tasks run in local processes (:func:`run_local`) or on Dask
 (:mod:`engine.corpus.dask_count`); :class:`Combiner` adds results in task order as they arrive.
 """
 
@@ -23,12 +24,14 @@ from typing import Any
 from engine.corpus.chunk_table import MAX_CHUNK_BYTES
 from engine.corpus.reading import (
     BLOCK,
+    CUT_BYTES,
     PARALLEL_MIN,
     _Blocks,
     _count_range,
     _last_cut,
     _piece_too_long,
     decode_corpus,
+    first_cut,
     is_stdin,
     streamable,
 )
@@ -45,7 +48,7 @@ TASK_BYTES = 8 << 20
 EXPANSION = 100
 MIN_DECOMPRESSED = 256 << 20
 #: The counter holds at most this much text with no place to cut it (a newline before printable
-#: ASCII), or the chunk bound if that is larger: 400 MB of ``a`` is refused, not held 10 times over.
+#: text), or the chunk bound if that is larger: 400 MB of ``a`` is refused, not held 10 times over.
 MAX_PIECE_BYTES = 64 << 20
 
 
@@ -152,11 +155,9 @@ def _cuts(path: str, size: int, step: int) -> list[int]:
         while at < size - step // 2:
             handle.seek(at)
             window = handle.read(BLOCK)
-            i = window.find(b"\n")
-            while i >= 0 and not (i + 1 < len(window) and 0x21 <= window[i + 1] <= 0x7E):
-                i = window.find(b"\n", i + 1)
-            if i >= 0 and (not cuts or at + i + 1 > cuts[-1]):
-                cuts.append(at + i + 1)
+            i = first_cut(window)
+            if i is not None and (not cuts or at + i > cuts[-1]):
+                cuts.append(at + i)
             at += step
     return cuts
 
@@ -214,14 +215,14 @@ def _check_start(path: str, piece: int) -> None:
         return
     read, tail = 0, b""
     with open(path, "rb") as handle:
-        while read <= piece:  # a block at a time, one byte kept: a cut is two bytes
-            block = handle.read(min(BLOCK, piece + 2 - read))
+        while read <= piece:  # a block at a time, the last bytes kept: a cut spans up to CUT_BYTES
+            block = handle.read(min(BLOCK, piece + CUT_BYTES - read))
             if not block:
                 return
             if _last_cut(tail + block) is not None:
                 return
             read += len(block)
-            tail = block[-1:]
+            tail = block[-(CUT_BYTES - 1):]
     raise _piece_too_long(Path(path), piece)
 
 

@@ -22,6 +22,7 @@ import os
 import re
 import stat
 import sys
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -223,9 +224,9 @@ class CountedCorpus:
         return _note(self.name, self.invalid_bytes, self.nul_bytes, self.blank, base)
 
 
-#: Cuts go just after a newline followed by printable ASCII: every named pre-tokenizer (simple,
-#: gpt2, gpt4) ends a chunk there, whatever came before (no pattern lets a chunk run from a
-#: newline into a non-space character), so each piece can be pre-tokenized alone.
+#: Cuts go just after a newline followed by printable text (see ``_CUT`` below): every named
+#: pre-tokenizer (simple, gpt2, gpt4) ends a chunk there, whatever came before (no pattern lets a
+#: chunk run from a newline into a non-space character), so each piece can be pre-tokenized alone.
 BLOCK = 1 << 20
 
 
@@ -358,11 +359,13 @@ def _count_range(
                 # The end of the range: a cut in the middle of the file keeps its next
                 # character, as every other cut does (see below).
                 nxt = handle.read(1) if end is not None else b""
-                piece, lookahead = bytes(pending + nxt), bool(nxt)
+                if nxt:  # the character at a safe cut, whole
+                    nxt += handle.read(_utf8_length(nxt[0]) - 1)
+                piece, lookahead = bytes(pending + nxt), len(nxt)
                 pending = bytearray()
             else:
-                cut = _last_cut(pending, max(scanned - 1, 0))
-                if cut is None:
+                found = _last_cut(pending, max(scanned - CUT_BYTES, 0))
+                if found is None:
                     scanned = len(pending)
                     if max_piece is not None and scanned > max_piece:
                         raise _piece_too_long(p, max_piece)
@@ -371,11 +374,12 @@ def _count_range(
                 # character ahead (a run of whitespace splits differently before a letter
                 # than at the end of the text). Its chunk is the piece's last, and the next
                 # piece counts it.
-                piece, lookahead = bytes(pending[: cut + 1]), True
+                cut, lookahead = found
+                piece = bytes(pending[: cut + lookahead])
                 del pending[:cut]
                 scanned = len(pending)
             if piece:
-                own = len(piece) - 1 if lookahead else len(piece)  # the lookahead byte is the next piece's
+                own = len(piece) - lookahead  # the lookahead character's bytes are the next piece's
                 nul += piece.count(0, 0, own)
                 try:  # valid UTF-8 (nearly always): no escaped bytes to look for
                     text = piece.decode("utf-8")
@@ -411,16 +415,15 @@ def _piece_too_long(p: Path, bound: int) -> CountsError:
 
 
 def _middle_cut(p: Path, size: int) -> int | None:
-    """A safe cut near the middle of the file, or None when there is none near it."""
+    """A safe cut before printable ASCII near the middle of the file, or None when there is none
+    near it. Only before ASCII: the second process pays for sending its table back, and the files
+    whose lines start beyond ASCII here are Chinese, whose chunks are nearly all distinct:
+    tang_all.txt counted in 0.08-0.11 s in one process, 0.20-0.23 s in two when cut."""
     with p.open("rb") as handle:
         handle.seek(size // 2)
         window = handle.read(BLOCK)
-    i = window.find(b"\n")
-    while i >= 0:
-        if i + 1 < len(window) and 0x21 <= window[i + 1] <= 0x7E:
-            return size // 2 + i + 1
-        i = window.find(b"\n", i + 1)
-    return None
+    i = first_cut(window, ascii_only=True)
+    return None if i is None else size // 2 + i
 
 
 def _count_in_two(
@@ -451,12 +454,52 @@ def _count_from(path: str, start: int, size: int, pre: dict, base: str, block: i
     return counts, invalid, nul
 
 
-#: A safe cut: just after a newline followed by printable ASCII. The greedy ``.*`` makes a match
-#: from the start find the last one (the regex engine backtracks from the end, in C).
-_LAST_CUT = re.compile(rb"(?s:.*)\n[\x21-\x7e]")
+#: A safe cut is just after a newline followed by a character that starts a chunk under every
+#: named pattern whatever came before, and that is a chunk of its own at the end of a text:
+#: printable ASCII, or a letter, number, punctuation mark or symbol beyond ASCII (whitespace,
+#: marks and controls are not). The regexes find candidates by their UTF-8 (the character
+#: after the newline, whole); :func:`_lookahead` checks its category.
+_CUT = rb"\n((?:[\x21-\x7e]|[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}))"
+#: The greedy ``.*`` makes a match from the start find the last one (the regex engine
+#: backtracks from the end, in C).
+_LAST_CUT = re.compile(rb"(?s:.*)" + _CUT)
+_NEXT_CUT = re.compile(_CUT)
+#: The most bytes a cut spans (the newline and a four-byte character): a search carried on
+#: from where the last one stopped starts this far back.
+CUT_BYTES = 5
 
 
-def _last_cut(data: bytes | bytearray, start: int = 0) -> int | None:
-    """The last safe cut position in ``data[start:]`` (just after a newline), or None."""
-    match = _LAST_CUT.match(data, start)
-    return match.end() - 1 if match else None
+def _utf8_length(lead: int) -> int:
+    """The length of the UTF-8 sequence a byte leads (1 for ASCII and for a stray byte)."""
+    return 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else 4 if 0xF0 <= lead <= 0xF4 else 1
+
+
+def _lookahead(character: bytes) -> bool:
+    """Whether a cut may come before this character (the UTF-8 of one, as ``_CUT`` found it)."""
+    if len(character) == 1:
+        return True  # printable ASCII
+    try:
+        text = character.decode("utf-8")
+    except UnicodeDecodeError:  # overlong, a surrogate, past U+10FFFF
+        return False
+    return unicodedata.category(text)[0] in "LNPS"
+
+
+def _last_cut(data: bytes | bytearray, start: int = 0) -> tuple[int, int] | None:
+    """The last safe cut in ``data[start:]`` (just after a newline) and the length of the
+    character after it, or None."""
+    end = len(data)
+    while (match := _LAST_CUT.match(data, start, end)) is not None:
+        if _lookahead(match.group(1)):
+            return match.start(1), match.end(1) - match.start(1)
+        end = match.start(1) - 1  # before that newline
+    return None
+
+
+def first_cut(data: bytes | bytearray, ascii_only: bool = False) -> int | None:
+    """The first safe cut in ``data`` (its whole character inside), or None; ``ascii_only``:
+    only before printable ASCII."""
+    for match in _NEXT_CUT.finditer(data):
+        if len(match.group(1)) == 1 or (not ascii_only and _lookahead(match.group(1))):
+            return match.start(1)
+    return None
