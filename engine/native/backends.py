@@ -117,7 +117,8 @@ class PureBackend:
 
     def run_steps(self, state: tuple[Any, ...], log: tuple[Any, ...], limit: int, cap: int, want: int,
                   min_frequency: int, pieces: list[bytes], mark: int, known_bytes: int, max_bytes: int, step: int,
-                  kept: list[tuple[array[int], array[int], int]] | None) -> tuple[int, str | None, int, int, Any] | None:
+                  kept: list[tuple[array[int], array[int], int]] | None,
+                  work: tuple[int, int] = (-1, 0)) -> tuple[int, str | None, int, int, Any] | None:
         """None: the pure path's steps are the Trainer's, one at a time (the reference)."""
         return None
 
@@ -223,12 +224,13 @@ class CompiledBackend:
 
     def run_steps(self, state: tuple[Any, ...], log: tuple[Any, ...], limit: int, cap: int, want: int,
                   min_frequency: int, pieces: list[bytes], mark: int, known_bytes: int, max_bytes: int, step: int,
-                  kept: list[tuple[array[int], array[int], int]] | None) -> tuple[int, str | None, int, int, Any] | None:
+                  kept: list[tuple[array[int], array[int], int]] | None,
+                  work: tuple[int, int] = (-1, 0)) -> tuple[int, str | None, int, int, Any] | None:
         """The steps in one C loop (engine/native/steps.pxi): ``state`` is the pair state's
         ``(data, where, count, hist, heap, floor, front, tokens)``, ``log`` the event log's
-        ``(wide, narrow, ties, tokens)``."""
+        ``(wide, narrow, ties, tokens)``, ``work`` the checkpoints' budget and a merge's work."""
         ran: tuple[int, str | None, int, int, Any] = self.core.run_steps(
-            *state, limit, cap, want, min_frequency, pieces, mark, known_bytes, max_bytes, step, *log, kept)
+            *state, limit, cap, want, min_frequency, pieces, mark, known_bytes, max_bytes, step, *log, kept, *work)
         return ran
 
     def border_tables(self, pieces: Sequence[bytes]) -> MakeBorders | None:

@@ -81,7 +81,8 @@ class Backend(Protocol):
 
     def run_steps(self, state: tuple[Any, ...], log: tuple[Any, ...], limit: int, cap: int, want: int,
                   min_frequency: int, pieces: list[bytes], mark: int, known_bytes: int, max_bytes: int, step: int,
-                  kept: list[tuple[array[int], array[int], int]] | None) -> tuple[int, str | None, int, int, Any] | None:
+                  kept: list[tuple[array[int], array[int], int]] | None,
+                  work: tuple[int, int] = (-1, 0)) -> tuple[int, str | None, int, int, Any] | None:
         """Up to ``limit`` lowest-ids steps in one loop (:meth:`engine.train.pair_state.PairState.run`),
         or None on a path without one (the pure path steps one at a time)."""
 

@@ -48,13 +48,15 @@ def run_steps(data, Where where, Counts count, hist, Queue heap, int64_t floor, 
               Py_ssize_t limit, Py_ssize_t cap, Py_ssize_t want, int64_t min_frequency, list pieces,
               Py_ssize_t mark, int64_t known_bytes, int64_t max_bytes, int64_t step,
               carray.array wide_rows, carray.array narrow_rows, carray.array tie_pairs, list log_tokens,
-              list kept):
+              list kept, int64_t work_budget, int64_t work_per_merge):
     """Up to ``limit`` steps of a lowest-ids pair state (``data`` ... ``tokens``: its parts,
     ``front`` its read-ahead), each logged as EventLog.add logs it; ``kept`` (a list, or None)
-    gets each step's ``(plist, absorbed, old)`` for its undo record. Returns ``(steps made,
-    the stop reason or None, known bytes, tokens, front)``."""
+    gets each step's ``(plist, absorbed, old)`` for its undo record. ``work_budget`` (-1: none)
+    ends the run after the step whose work (nodes absorbed + ``work_per_merge`` a step, as
+    engine.train.checkpoints counts it) reaches it: a checkpoint is due there. Returns
+    ``(steps made, the stop reason or None, known bytes, tokens, front)``."""
     cdef Py_ssize_t done = 0, k, n, i, size
-    cdef int64_t c, total, a, b, new_id, old, extra, removed
+    cdef int64_t c, total, a, b, new_id, old, extra, removed, work = 0
     cdef uint64_t key, field
     cdef uint64_t ties[8]
     cdef QEntry e
@@ -146,4 +148,8 @@ def run_steps(data, Where where, Counts count, hist, Queue heap, int64_t floor, 
         if kept is not None:
             kept.append((plist, absorbed, old))
         done += 1
+        if work_budget >= 0:
+            work += len(absorbed) + work_per_merge
+            if work >= work_budget:
+                break
     return done, reason, known_bytes, tokens, front

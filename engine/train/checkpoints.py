@@ -56,6 +56,14 @@ class Checkpoints:
         if 0 in self.copies:
             self.next_at = SPACING * max(self.cost(state), 1)
 
+    def budget(self) -> tuple[int, int]:
+        """The work left before the next copy is due and the work of a merge besides its nodes
+        (:meth:`trained` counts it so), for a run of merges to stop there; budget -1: no copy
+        will be taken (step 0's was not)."""
+        if 0 not in self.copies:
+            return -1, WORK_PER_MERGE
+        return max(self.next_at - self.work[-1], 0), WORK_PER_MERGE
+
     def trained(self, step: int, absorbed: int, state: PairState) -> None:
         """After training made the merge that reached ``step`` (the furthest step so far)."""
         work = self.work

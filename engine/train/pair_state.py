@@ -411,13 +411,14 @@ class PairState:
         return MergeRecord(a, b, new_id, old, removed, plist + absorbed, len(plist))
 
     def run(self, limit: int, cap: int, min_frequency: int, pieces: list[bytes], mark: int, known_bytes: int,
-            max_bytes: int, step: int, log: tuple[Any, ...],
-            records: bool) -> tuple[int, str | None, int, list[tuple[array[int], array[int], int]] | None] | None:
+            max_bytes: int, step: int, log: tuple[Any, ...], records: bool,
+            work: tuple[int, int] = (-1, 0)) -> tuple[int, str | None, int, list[tuple[array[int], array[int], int]] | None] | None:
         """Up to ``limit`` steps of choose and merge in the compiled core's one loop (lowest-ids,
         each logged into ``log``'s arrays: ``engine/native/steps.pxi``), or None where it does not
-        run: the pure path, the other rules, or once token frequencies are kept. Returns (steps
-        made, the stop reason or None, the vocabulary's bytes, each step's ``(plist, absorbed,
-        old)`` when ``records``)."""
+        run: the pure path, the other rules, or once token frequencies are kept. ``work``: stop
+        once the nodes absorbed plus a constant a merge reach a budget (``(budget, constant)``;
+        budget -1: none). Returns (steps made, the stop reason or None, the vocabulary's bytes,
+        each step's ``(plist, absorbed, old)`` when ``records``)."""
         if not self._compiled_queue or self.wide or self._freq is not None:
             return None
         if self._borrowed:
@@ -428,7 +429,7 @@ class PairState:
         kept: list[tuple[array[int], array[int], int]] | None = [] if records else None
         parts = (self.data, self.where, self.count, self.hist, self.heap, self.min_count, front, self.tokens)
         ran = self._native.run_steps(parts, log, limit, cap, FRONT, min_frequency, pieces, mark, known_bytes,
-                                     max_bytes, step, kept)
+                                     max_bytes, step, kept, work)
         if ran is None:
             return None
         done, reason, known_bytes, self.tokens, self._front = ran

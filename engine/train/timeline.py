@@ -48,6 +48,10 @@ from engine.train.events import Merge
 from engine.train.pair_state import PairState
 from engine.train.pair_views import MergeRecord
 
+#: New merges a walk makes between two looks at its deadline (a few milliseconds of merges at
+#: most, on tang_all's bytes).
+WALK_BATCH = 32
+
 
 class Timeline:
     """The applied and undone merges of one line, the vocabulary they make, and the moves
@@ -120,14 +124,18 @@ class Timeline:
     def run(self, limit: int, cap: int, min_frequency: int, known_bytes: int, max_bytes: int) -> tuple[int, str | None, int] | None:
         """Up to ``limit`` new merges in the pair state's one loop (:meth:`PairState.run`), each
         logged and applied as :meth:`apply` does it, without making events; None where that
-        loop does not run (or with checkpoints, or merges to redo): then a step at a time.
-        Returns (merges made, the stop reason or None, the vocabulary's bytes)."""
-        if self.checkpoints is not None or self.undone:
-            return None
+        loop does not run (or with merges to redo, or checkpoints without undo records): then
+        a step at a time. With checkpoints the loop stops where the next copy is due, so that
+        it is taken where :meth:`apply` would take it. Returns (merges made, the stop reason or
+        None, the vocabulary's bytes)."""
+        checkpoints, state = self.checkpoints, self.state
+        if self.undone or (checkpoints is not None and (not self.keep_records or not self.applied)):
+            return None  # (the first merge copies step 0 first, in apply)
+        work = (-1, 0) if checkpoints is None else checkpoints.budget()
         log = self.log
-        first = len(log)
-        ran = self.state.run(limit, cap, min_frequency, self.pieces, self.mark_bytes, known_bytes, max_bytes,
-                             len(self.applied), (log.wide, log.narrow, log.ties, log.tokens), self.keep_records)
+        first, step = len(log), len(self.applied)
+        ran = state.run(limit, cap, min_frequency, self.pieces, self.mark_bytes, known_bytes, max_bytes, step,
+                        (log.wide, log.narrow, log.ties, log.tokens), self.keep_records, work)
         if ran is None:
             return None
         done, reason, known_bytes, kept = ran
@@ -136,6 +144,9 @@ class Timeline:
             a, b = log.pair(row)
             removed = log.wide[WIDE * row + REMOVED]
             log.keep(row, MergeRecord(a, b, log.new_id(row), old, removed, plist + absorbed, len(plist)))
+            step += 1
+            if checkpoints is not None:
+                checkpoints.trained(step, len(absorbed), state)
         return done, reason, known_bytes
 
     def undo(self) -> Merge | None:
@@ -177,13 +188,14 @@ class Timeline:
 
     # -- jumps ------------------------------------------------------------------------------
 
-    def walk(self, step: int, deadline: float | None, forward: Callable[[], Merge | None],
+    def walk(self, step: int, deadline: float | None, forward: Callable[[int], int],
              back: Callable[[], object]) -> bool:
         """Move toward ``step`` until ``deadline`` (a ``time.perf_counter()`` value, or None);
-        True once there, or once ``forward`` (the Trainer's step, past the known merges: a new
-        merge) returns None; ``back`` is the Trainer's undo. Known merges are redone here. A
-        new jump (not the rest of one cut short) first lets the checkpoints restore the copy
-        that makes it cheapest."""
+        True once there, or once ``forward(n)`` (the Trainer's advance, past the known merges:
+        up to ``n`` new merges, :data:`WALK_BATCH` at most between two looks at the clock)
+        makes none; ``back`` is the Trainer's undo. Known merges are redone here. A new jump
+        (not the rest of one cut short) first lets the checkpoints restore the copy that makes
+        it cheapest."""
         applied = self.applied
         if self.checkpoints is not None and self.unfinished_jump != (step, len(applied)):
             self.start_jump(step)
@@ -193,7 +205,7 @@ class Timeline:
                 back()
             elif self.undone:
                 self.reapply()
-            elif forward() is None:  # a stop rule ends a forward jump
+            elif not forward(min(step - len(applied), WALK_BATCH)):  # a stop rule ends a forward jump
                 break
             if deadline is not None and len(applied) != step and perf_counter() >= deadline:
                 self.unfinished_jump = (step, len(applied))

@@ -541,8 +541,8 @@ class Trainer:
 
     def walk(self, step: int, deadline: float | None) -> bool:
         """:meth:`goto_within` under a collector pause the caller holds (the branches' moves):
-        forward by redoing, then by :meth:`step` (a new merge), back by undo."""
-        return self.timeline.walk(step, deadline, self.step, self._back)
+        forward by redoing, then by :meth:`advance` (new merges), back by undo."""
+        return self.timeline.walk(step, deadline, self.advance, self._back)
 
     def _back(self) -> None:
         """Undo without making the event (a walk's step back)."""

@@ -7,6 +7,7 @@ too (CI runs both)."""
 from __future__ import annotations
 
 import pytest
+from helpers import sample_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -129,3 +130,42 @@ def test_the_core_makes_the_usual_rules_merges_in_one_loop(monkeypatch):
     assert chosen == []
     made = Trainer(text, TrainConfig(max_merges=20, tie_rule="first-seen")).advance()
     assert made > 0 and len(chosen) >= made
+
+
+@settings(max_examples=30, deadline=None)
+@given(TEXTS, st.sampled_from(["bytes", "chars"]), st.lists(st.integers(1, 9), min_size=1, max_size=4))
+def test_checkpoints_are_taken_where_stepping_takes_them(text, base, batches):
+    """With copies kept for jumps (the app), the loop stops where a copy is due: the copies are
+    those of the same steps, their work the same, and a jump back and forth lands on the same
+    merges."""
+    config = TrainConfig(base=base, pretokenizer="gpt2", max_merges=80, min_frequency=1)
+    stepping = Trainer(text, config, checkpoints=6)
+    with gc_paused():
+        while stepping.step() is not None:
+            pass
+    trainer = Trainer(text, config, checkpoints=6)
+    for size in batches:
+        trainer.advance(size)
+    trainer.advance()
+    assert list(trainer.history) == list(stepping.history)
+    ours, theirs = trainer.timeline.checkpoints, stepping.timeline.checkpoints
+    assert sorted(ours.copies) == sorted(theirs.copies) and ours.work == theirs.work
+    trainer.goto(trainer.steps // 3)
+    trainer.goto(stepping.steps)  # (reaching it, the walk tries no step after: no stop reason)
+    assert list(trainer.history) == list(stepping.history)
+    assert state_of(trainer)[2:] == state_of(stepping)[2:]
+
+
+def test_copies_along_the_way_are_the_ones_stepping_takes():
+    text = sample_text("workshop.txt") * 3
+    config = TrainConfig(max_merges=600, min_frequency=1)
+    stepping = Trainer(text, config, checkpoints=12)
+    with gc_paused():
+        while stepping.step() is not None:
+            pass
+    trainer = Trainer(text, config, checkpoints=12)
+    trainer.advance()
+    ours, theirs = trainer.timeline.checkpoints, stepping.timeline.checkpoints
+    assert len(theirs.copies) > 2  # taken along the way, not only step 0's
+    assert sorted(ours.copies) == sorted(theirs.copies) and ours.work == theirs.work
+    assert list(trainer.history) == list(stepping.history)
