@@ -7,21 +7,23 @@
 # steps one at a time, which is the reference; tests/engine/test_steps.py holds the two to
 # the same log and state.
 
+from cpython.object cimport Py_SIZE
+
 cdef int64_t NO_RECORD_ROW = -1  # engine.train.event_log.NO_RECORD
 
 
-cdef inline int _append_q(carray.array a, int64_t x) except -1:
-    cdef Py_ssize_t n = len(a)
-    carray.resize_smart(a, n + 1)
-    a.data.as_longlongs[n] = x
-    return 0
+cdef inline long long *_grow_q(carray.array a, Py_ssize_t more) except NULL:
+    """Room for ``more`` items at the end of an array of 'q' (its new items: to be written)."""
+    cdef Py_ssize_t n = Py_SIZE(a)
+    carray.resize_smart(a, n + more)
+    return a.data.as_longlongs + n
 
 
-cdef inline int _append_i(carray.array a, int64_t x) except -1:
-    cdef Py_ssize_t n = len(a)
-    carray.resize_smart(a, n + 1)
-    a.data.as_ints[n] = <int>x
-    return 0
+cdef inline int *_grow_i(carray.array a, Py_ssize_t more) except NULL:
+    """Room for ``more`` items at the end of an array of 'i'."""
+    cdef Py_ssize_t n = Py_SIZE(a)
+    carray.resize_smart(a, n + more)
+    return a.data.as_ints + n
 
 
 cdef Py_ssize_t _front_ties(list ahead, Counts count, int64_t c, Py_ssize_t k, uint64_t *ties) except -1:
@@ -67,6 +69,10 @@ def run_steps(data, Where where, Counts count, hist, Queue heap, int64_t floor, 
     cdef object found
     cdef carray.array plist, absorbed
     cdef const int[::1] at
+    cdef long long *row
+    cdef int *small
+    cdef int *pair
+    cdef Py_ssize_t tie_at
     if cap > 8:
         raise ValueError("a tie set of at most 8 pairs")
     if narrow_nodes:
@@ -125,25 +131,27 @@ def run_steps(data, Where where, Counts count, hist, Queue heap, int64_t floor, 
         token = (<bytes>pieces[a]) + (<bytes>pieces[b])[mark:]
         pieces.append(token)
         step += 1
-        # -- the log's row (EventLog.add) --
-        _append_q(wide_rows, c)
-        _append_q(wide_rows, total)
-        _append_q(wide_rows, tokens)
-        _append_q(wide_rows, removed)
-        _append_q(wide_rows, len(tie_pairs))
-        _append_q(wide_rows, 0)
-        _append_q(wide_rows, 0)
-        _append_q(wide_rows, 0)
+        # -- the log's row (EventLog.add: its layout) --
+        tie_at = Py_SIZE(tie_pairs)
+        row = _grow_q(wide_rows, 8)
+        row[0] = c
+        row[1] = total
+        row[2] = tokens
+        row[3] = removed
+        row[4] = tie_at
+        row[5] = row[6] = row[7] = 0
+        pair = _grow_i(tie_pairs, 2 * n)
         for i in range(n):
-            _append_i(tie_pairs, <int64_t>(ties[i] >> SHIFT))
-            _append_i(tie_pairs, <int64_t>(ties[i] & MASK))
-        _append_i(narrow_rows, step)
-        _append_i(narrow_rows, a)
-        _append_i(narrow_rows, b)
-        _append_i(narrow_rows, new_id)
-        _append_i(narrow_rows, n)
-        _append_i(narrow_rows, 0)
-        _append_i(narrow_rows, NO_RECORD_ROW)
+            pair[2 * i] = <int>(ties[i] >> SHIFT)
+            pair[2 * i + 1] = <int>(ties[i] & MASK)
+        small = _grow_i(narrow_rows, 7)
+        small[0] = <int>step
+        small[1] = <int>a
+        small[2] = <int>b
+        small[3] = <int>new_id
+        small[4] = <int>n
+        small[5] = 0
+        small[6] = <int>NO_RECORD_ROW
         log_tokens.append(token)
         if kept is not None:
             kept.append((plist, absorbed, old))
