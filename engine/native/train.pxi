@@ -852,6 +852,15 @@ cdef inline void _tally(Tally *t, int64_t c, int64_t d) noexcept:
         slot = (slot + 1) & t.mask
 
 
+#: How many groups (or new pairs) ahead the merge asks for their slots in the counts table.
+cdef Py_ssize_t SOON = 4
+
+
+cdef inline void _want(Counts count, int64_t key) noexcept:
+    """A hint: ``key``'s first slot in the counts table will soon be read."""
+    __builtin_prefetch(&count.slots[_mix(<uint64_t>key) & count.mask])
+
+
 cdef inline void _lose(Counts count, Tally *t, int64_t k, int64_t wt) noexcept:
     """A pair of existing tokens loses ``wt`` (when its count is kept at all)."""
     cdef Py_ssize_t at = count.find(k)
@@ -1053,6 +1062,8 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
         # group; the pairs with new_id are summed in a C table, in order of first appearance.
         table = _table(2 * nl + nr + 1, &mask)
         for g in range(nl):
+            if g + SOON < nl:  # the counts table's slots of the pairs a few groups on
+                _want(count, (lsym[g + SOON] << SHIFT) | a)
             so = lsym[g]
             wt = lwt[g]
             k = (so << SHIFT) | a
@@ -1062,6 +1073,8 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
                 _lose(count, &tally, k, wt)
             _add(table, mask, nkey, ncount, nsrc, &fresh, (so << SHIFT) | new_id, wt, <int>g)
         for g in range(nr):
+            if g + SOON < nr:
+                _want(count, (b << SHIFT) | rsym[g + SOON])
             sr = rsym[g]
             wt = rwt[g]
             k = (b << SHIFT) | sr
@@ -1077,6 +1090,8 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
             bfield = bound >> 40
             bkey = bound & M40
         for j in range(fresh):
+            if j + SOON < fresh:
+                _want(count, nkey[j + SOON])
             c = ncount[j]
             if c < floor:  # counts never grow: born below the floor (or gone), never merged
                 continue
