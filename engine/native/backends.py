@@ -42,6 +42,8 @@ MakeEntry = Callable[[int, int, int], int]
 Chunks = Sequence[tuple[Sequence[int], int]]
 #: The chars base laid out from counted chunks: ``(alphabet, data, starts, tokens, lengths)``.
 CharsLayout = tuple[list[str], "array[int]", "array[int]", int, "array[int]"]
+#: The bytes base laid out from counted chunks: ``(data, starts, tokens, lengths)``.
+BytesLayout = tuple["array[int]", "array[int]", int, "array[int]"]
 
 
 class Merges(Protocol):
@@ -104,6 +106,10 @@ class PureBackend:
     def layout_chars(self, chunks: dict[str, int], alphabet: Sequence[str] | None) -> CharsLayout:
         """The chars base's alphabet and layout from the counted chunks (:func:`engine.train.loops.layout_chars`)."""
         return _trainloops.layout_chars(chunks, alphabet)
+
+    def layout_bytes(self, chunks: dict[str, int]) -> BytesLayout:
+        """The bytes base's layout from the counted chunks (:func:`engine.train.loops.layout_bytes`)."""
+        return _trainloops.layout_bytes(chunks)
 
     def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
         """The first pair index: counts and occurrence arrays (:func:`engine.train.loops.index_pairs`)."""
@@ -200,6 +206,12 @@ class CompiledBackend:
         or the pure one where it gives up (see ``layout_chars`` in train.pxi)."""
         made: CharsLayout | None = self.core.layout_chars(chunks, alphabet)
         return made if made is not None else _trainloops.layout_chars(chunks, alphabet)
+
+    def layout_bytes(self, chunks: dict[str, int]) -> BytesLayout:
+        """The bytes base's layout read from the chunks' strings in C (no bytes object a chunk),
+        or the pure one where it gives up (see ``layout_bytes`` in train.pxi)."""
+        made: BytesLayout | None = self.core.layout_bytes(chunks)
+        return made if made is not None else _trainloops.layout_bytes(chunks)
 
     def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
         """The first pair index, its counts in a C table (``Counts``, a dict's interface, which

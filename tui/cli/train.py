@@ -102,11 +102,12 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         started = time.perf_counter()
         # the held-out report compares with the training text, so it needs it whole
         corpus, text, chunks = read_for_training(args, config, pretokenizer, err, whole=heldout is not None)
-    # no undo records: nothing here undoes (the tokenizer file still says the config's record_undo)
-    trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks, undo_log=False)
-    # --curve's bytes per token; the corpus itself is freed here (a table: its chunks' bytes)
+    # --curve's bytes per token (a table: its chunks' bytes)
     corpus_bytes = corpus.size if corpus is not None else sum(len(c.encode("utf-8", "surrogateescape")) * n
                                                                for c, n in chunks.items())
+    # no undo records: nothing here undoes (the tokenizer file still says the config's record_undo);
+    # the chunks are let go once laid out, before the pair index (nothing here shows the corpus)
+    trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks, undo_log=False, keep_chunks=False)
     del chunks, corpus
     return train_and_save(args, trainer, config, corpus_bytes, started, out, err, text, heldout)
 
