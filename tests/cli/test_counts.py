@@ -288,6 +288,26 @@ def test_count_then_train_gives_the_merges_of_train_on_a_real_corpus(tmp_path, n
     assert load_tokenizer(tmp_path / "t.json").pretokenizer == load_tokenizer(tmp_path / "raw.json").pretokenizer
 
 
+def test_train_counts_in_one_process_or_two_with_the_same_merges(tmp_path):
+    """``train --processes 1`` counts the corpus in this process alone (the issue's "training on
+    the text in one process"), 2 the second half in a worker: the same merges; 3 is refused."""
+    import random
+
+    rng = random.Random(7)
+    words = ["the", "cat", "sat", "on", "mat", "über", "中文", "x1", "  ", "\t"]
+    lines = (" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) for _ in range(40_000))
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert corpus.stat().st_size > 600_000  # above PARALLEL_MIN: two processes do count it in halves
+    for processes in ("1", "2"):
+        code, err = run("train", str(corpus), "-o", str(tmp_path / f"p{processes}.json"), "--merges", "40",
+                        "--processes", processes, "--quiet")
+        assert code == 0, err
+    assert merges(tmp_path / "p1.json") == merges(tmp_path / "p2.json") and len(merges(tmp_path / "p1.json")) == 40
+    code, err = run("train", str(corpus), "-o", str(tmp_path / "p3.json"), "--processes", "3")
+    assert code == 2 and "1 or 2, not 3" in err
+
+
 @needs_pyarrow
 def test_count_merge_and_train_from_shards(tmp_path):
     text = "the cat sat on the mat\nthe cat ate the rat\n" * 30

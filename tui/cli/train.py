@@ -42,7 +42,20 @@ def add_train_parser(sub) -> None:
     train.add_argument("--merges-prefix", metavar="FILE",
                        help="a tokenizer or merges file (merges.txt, tokenizer.json, native, ...) whose merges are made first, "
                             "before any --force-merge")
+    train.add_argument("--processes", type=_processes, default=min(os.cpu_count() or 1, 2), metavar="N",
+                       help="count the corpus in N processes, 1 or 2 (default: 2 when there are two cores): the second "
+                            "counts the file's second half")
     add_report_options(train)
+
+
+def _processes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value not in (1, 2):
+        raise argparse.ArgumentTypeError(f"1 or 2, not {value}")
+    return value
 
 
 def format_merge(event: Merge, show: callable, width: int = 14) -> str:
@@ -123,7 +136,7 @@ def read_for_training(args: argparse.Namespace, config: TrainConfig, pretokenize
     bound = args.max_corpus_bytes
     if streamable(pretokenizer) and not whole:  # pre-tokenize block by block: the text is never held whole
         with Bar(err, quiet=args.quiet or args.log) as bar:  # bytes read, on a terminal
-            corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=min(os.cpu_count() or 1, 2),
+            corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=args.processes,
                                   max_bytes=bound, progress=bar.bytes if bar.live else None)
         text, chunks = "", corpus.chunks
     else:
