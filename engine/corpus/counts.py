@@ -89,6 +89,8 @@ def prune(chunks: Counter[str], *, min_count: int | None = None, max_chunks: int
         raise CountsError(f"--min-chunk-count must be 1 or more, not {min_count}")
     if max_chunks is not None and max_chunks < 1:
         raise CountsError(f"--max-chunks must be 1 or more, not {max_chunks}")
+    if min_count is None and max_chunks is None:  # nothing to prune: the table itself, not a copy of it
+        return Pruned(chunks, 0, 0, 0)
     kept = [(c, n) for c, n in chunks.items() if min_count is None or n >= min_count]
     if max_chunks is not None and len(kept) > max_chunks:
         order = sorted(range(len(kept)), key=lambda i: -kept[i][1])[:max_chunks]
