@@ -360,12 +360,15 @@ class Combiner:
     _next: int = 0
 
     def add(self, index: int, result: tuple[Counter[str], int, int, int], progress=None) -> None:
+        from engine.native import backend
+
         self._waiting[index] = result
         tasks = self.plan.tasks
+        add = backend().add_counts
         while self._next in self._waiting:
             counts, invalid, nul, read = self._waiting.pop(self._next)
             task = tasks[self._next]
-            self.chunks.update(counts)
+            add(self.chunks, counts)  # compiled: in C (Counter.update adds a table in a Python loop)
             self.invalid += invalid
             self.nul += nul
             self.read[task.path] = self.read.get(task.path, 0) + read

@@ -441,7 +441,10 @@ def _count_in_two(
             second.cancel()
             raise
         counts, more_invalid, more_nul = second.result()
-    first.update(counts)
+    from engine.native import backend
+
+    backend().add_counts(first, counts)  # compiled: in C (Counter.update adds a table in a Python loop)
+    del counts
     return first, invalid + more_invalid, nul + more_nul
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from functools import partial
 from types import ModuleType
 from typing import Any, Protocol
@@ -174,6 +174,10 @@ class PureBackend:
     def count_text(self, counts: Counter[str], text: str, mode: int, pattern: Pattern) -> bool:
         """False: the pure path counts the pattern's chunks itself."""
         return False
+
+    def add_counts(self, into: Counter[str], part: Mapping[str, int]) -> None:
+        """``into.update(part)``."""
+        into.update(part)
 
     def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
         """None: the caller writes the ids out from its table of each id's text."""
@@ -335,6 +339,13 @@ class CompiledBackend:
             self.core.count_gpt2(counts, text, char_classes.classes(self.core.distinct_chars(text)))
             return True
         return scan_regions.scan_text(self.core.count_ascii, counts, text, mode, pattern, Counter.update)
+
+    def add_counts(self, into: Counter[str], part: Mapping[str, int]) -> None:
+        """``into.update(part)`` in C (``add_counts`` in ``count.pxi``) when both are dicts."""
+        if isinstance(part, dict):
+            self.core.add_counts(into, part)
+        else:
+            into.update(part)
 
     def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
         """``ids`` mapped through ``table`` and written out in decimal, separated by spaces, in one

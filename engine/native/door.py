@@ -26,7 +26,7 @@ import importlib
 import os
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -136,6 +136,9 @@ class Backend(Protocol):
 
     def count_text(self, counts: Counter[str], text: str, mode: int, pattern: Pattern) -> bool:
         """Such a text's chunks counted into ``counts``; False (nothing counted): count them with the pattern."""
+
+    def add_counts(self, into: Counter[str], part: Mapping[str, int]) -> None:
+        """``into.update(part)``: counts added, a new chunk after ``into``'s, in ``part``'s order."""
 
     def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
         """``ids`` through ``table``, in decimal, separated by spaces; None where the caller must."""

@@ -544,6 +544,22 @@ def test_the_bytes_layout_is_the_one_of_the_chunks_as_bytes():
     assert list(lengths) == [3, 0, 2]
 
 
+@needs_compiled
+@given(st.dictionaries(st.text("ab\xe9\udc80", max_size=3), st.integers(1, 1 << 70), max_size=8),
+       st.dictionaries(st.text("ab\xe9\udc80", max_size=3), st.integers(1, 1 << 70), max_size=8))
+def test_adding_counts_in_c_is_counter_update(into, part):
+    """The compiled ``add_counts`` adds a partial table as Counter.update does: the same counts
+    (past 64 bits too), a new chunk after the others in the part's order."""
+    from collections import Counter
+
+    expected, made = Counter(into), Counter(into)
+    expected.update(part)
+    COMPILED.add_counts(made, part)
+    assert list(made.items()) == list(expected.items())
+    PURE.add_counts(into := Counter(into), part)
+    assert list(into.items()) == list(expected.items())
+
+
 def test_the_chars_layout_is_the_one_of_the_chunks_as_id_lists():
     """The pure twin lays out what the trainer's chars base always did: each chunk's characters
     as their ids in the sorted alphabet, U+FFFD first."""
