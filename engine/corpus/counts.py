@@ -203,7 +203,8 @@ def count_inputs(
     ``engine`` ``local`` uses ``processes`` local processes (default: every core); ``dask``
     runs the same blocks on a Dask cluster (``scheduler`` ``tcp://HOST:PORT``, or a
     ``LocalCluster`` when None). Either way the table equals counting the files one by one.
-    ``task_bytes``: the size of a block (default :data:`engine.corpus.count_blocks.TASK_BYTES`).
+    ``task_bytes``: the size of a block (default: :func:`engine.corpus.count_blocks.task_size`,
+    a few blocks a worker, of 8 to 256 MB).
     ``hashing(bytes hashed, bytes in all)`` while the inputs are hashed, before counting.
     Bounds (one-line :class:`CountsError` past them): a chunk's bytes (``max_chunk_bytes``,
     default :data:`MAX_CHUNK_BYTES`), a compressed input's decompressed bytes
@@ -214,13 +215,15 @@ def count_inputs(
 
     limits = _blocks.Limits(MAX_CHUNK_BYTES if max_chunk_bytes is None else max_chunk_bytes, max_decompressed_bytes,
                             max_stream_bytes)
-    plan = _blocks.plan(specs, pretokenizer, task_bytes or _blocks.TASK_BYTES, hashing, limits)
+    processes = processes or os.cpu_count() or 1
+    # a local cluster has a worker a core; a scheduler's workers are not known yet: as many
+    plan = _blocks.plan(specs, pretokenizer, task_bytes, hashing, limits, processes if engine == "local" else os.cpu_count() or 1)
     if engine == "dask":
         from engine.corpus.dask_count import run_dask
 
         results = run_dask(plan, pretokenizer, base, scheduler, progress)
     elif engine == "local":
-        results = _blocks.run_local(plan, pretokenizer, base, processes or os.cpu_count() or 1, progress)
+        results = _blocks.run_local(plan, pretokenizer, base, processes, progress)
     else:
         raise CountsError(f"unknown counting engine {engine!r} (local or dask)")
     chunks, invalid, nul = _blocks.combine(plan, results)  # each task's chunks are checked against the bound

@@ -188,6 +188,17 @@ def test_folders_and_globs_are_sorted_and_hidden_files_skipped(tmp_path):
         count_inputs([str(tmp_path / "*.nothing")], pre)
 
 
+def test_blocks_are_a_few_a_worker_within_their_bounds():
+    """Unless told a size, a plan cuts about four blocks a worker, from 8 MB to 256 MB: few
+    partial tables to add up, yet a worker's last block short beside the whole."""
+    from engine.corpus.count_blocks import MAX_TASK_BYTES, TASK_BYTES, task_size
+
+    assert task_size(1_000_000_000, 2) == 125_000_000
+    assert task_size(10_000_000, 2) == TASK_BYTES
+    assert task_size(100_000_000_000, 2) == MAX_TASK_BYTES
+    assert task_size(1_000_000_000, 0) == 250_000_000
+
+
 def test_local_processes_give_the_table_of_one_process(tmp_path):
     lines = [f"line {i}: the value is {i * 7919 % 1000} and the word is {'abcdefg'[i % 7] * (i % 5)}\n" for i in range(40_000)]
     (tmp_path / "big.txt").write_text("".join(lines))
