@@ -215,14 +215,15 @@ def count_inputs(
 
     limits = _blocks.Limits(MAX_CHUNK_BYTES if max_chunk_bytes is None else max_chunk_bytes, max_decompressed_bytes,
                             max_stream_bytes)
-    processes = processes or os.cpu_count() or 1
-    # a local cluster has a worker a core; a scheduler's workers are not known yet: as many
-    plan = _blocks.plan(specs, pretokenizer, task_bytes, hashing, limits, processes if engine == "local" else os.cpu_count() or 1)
     if engine == "dask":
-        from engine.corpus.dask_count import run_dask
+        from engine.corpus.dask_count import Connection
 
-        results = run_dask(plan, pretokenizer, base, scheduler, progress)
+        with Connection(scheduler) as connection:  # a local cluster starts while the inputs are hashed
+            plan = _blocks.plan(specs, pretokenizer, task_bytes, hashing, limits, connection.workers)
+            results = connection.run(plan, pretokenizer, base, progress)
     elif engine == "local":
+        processes = processes or os.cpu_count() or 1
+        plan = _blocks.plan(specs, pretokenizer, task_bytes, hashing, limits, processes)
         results = _blocks.run_local(plan, pretokenizer, base, processes, progress)
     else:
         raise CountsError(f"unknown counting engine {engine!r} (local or dask)")
