@@ -35,7 +35,10 @@ def _pyarrow():
 def write_table(table: ChunkTable, path: str | os.PathLike[str]) -> None:
     """Write ``table`` atomically (the whole file is built in memory, then renamed into place)."""
     pa, pq = _pyarrow()
-    chunks = [c.encode("utf-8", "surrogateescape") for c in table.chunks]
+    try:  # UTF-8 throughout (nearly always): encoded by Arrow in one pass
+        chunks = pa.array(list(table.chunks), pa.string()).cast(pa.binary())
+    except (UnicodeEncodeError, pa.ArrowInvalid):  # bytes beyond UTF-8, as lone surrogates
+        chunks = pa.array([c.encode("utf-8", "surrogateescape") for c in table.chunks], pa.binary())
     counts = list(table.chunks.values())
     top = max(counts, default=0)
     if top > UINT64_MAX:
@@ -43,7 +46,7 @@ def write_table(table: ChunkTable, path: str | os.PathLike[str]) -> None:
     kind = pa.uint64() if top > INT64_MAX else pa.int64()
     schema = pa.schema([("chunk", pa.binary()), ("count", kind), ("order", pa.int64())],
                        metadata={KEY: json.dumps(table.meta(), ensure_ascii=False).encode("utf-8")})
-    arrow = pa.table([pa.array(chunks, pa.binary()), pa.array(counts, kind), pa.array(range(len(chunks)), pa.int64())],
+    arrow = pa.table([chunks, pa.array(counts, kind), pa.array(range(len(chunks)), pa.int64())],
                      schema=schema)
     sink = pa.BufferOutputStream()
     pq.write_table(arrow, sink, compression="zstd")
@@ -174,12 +177,21 @@ def _columns(shown: str, handle, bounds: Bounds):
             raise CountsError(f"{shown}: a row has no chunk, no order or a count below 1")
         if pc.min(sizes).as_py() < 1:  # bpe-lab count never writes one; another writer may
             raise CountsError(f"{shown}: a row has an empty chunk (a chunk is at least one byte of text)")
-        yield _texts(column), counts.to_numpy().tolist(), batch.column(2).to_numpy().tolist()
+        yield _texts(column), _values(counts), _values(batch.column(2))
+
+
+def _values(column) -> list:
+    """A column's values as Python objects, through NumPy where it is installed (``to_pylist``
+    makes a scalar object a row, several times slower; pyarrow runs without NumPy since 16)."""
+    try:
+        return column.to_numpy(zero_copy_only=False).tolist()
+    except ImportError:
+        return column.to_pylist()
 
 
 def _texts(column) -> list:
-    """A chunk column's values as Python objects, through NumPy (``to_pylist`` makes a scalar a
-    row): ``str`` where the whole batch is UTF-8 (Arrow checks it in one pass), else ``bytes``."""
+    """A chunk column's values as Python objects (:func:`_values`): ``str`` where the whole batch
+    is UTF-8 (Arrow checks it in one pass), else ``bytes``."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -190,7 +202,7 @@ def _texts(column) -> list:
             column = pc.cast(column, pa.large_string() if pa.types.is_large_binary(column.type) else pa.string())
         except (pa.ArrowInvalid, UnicodeDecodeError):
             pass  # bytes beyond UTF-8 in this batch: each chunk is decoded on its own
-    return column.to_numpy(zero_copy_only=False).tolist()
+    return _values(column)
 
 
 def _rows(shown: str, handle, strict: bool, bounds: Bounds) -> Counter[str]:
