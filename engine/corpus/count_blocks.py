@@ -33,7 +33,7 @@ from engine.corpus.reading import (
     streamable,
 )
 from engine.errors import MAX_STREAM_BYTES, BpeLabError, CorpusError, CountsError, one_line, reading_file, size_text
-from engine.text.pretokenize import PreTokenizer
+from engine.text.pretokenize import PreTokenizer, add_counts
 
 #: Suffixes read through a decompressor (``.zst`` needs the ``zstandard`` package).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
@@ -376,15 +376,12 @@ class Combiner:
     _next: int = 0
 
     def add(self, index: int, result: tuple[Counter[str], int, int, int], progress=None) -> None:
-        from engine.native import backend
-
         self._waiting[index] = result
         tasks = self.plan.tasks
-        add = backend().add_counts
         while self._next in self._waiting:
             counts, invalid, nul, read = self._waiting.pop(self._next)
             task = tasks[self._next]
-            add(self.chunks, counts)  # compiled: in C (Counter.update adds a table in a Python loop)
+            add_counts(self.chunks, counts)  # compiled: in C (Counter.update adds a table in a Python loop)
             self.invalid += invalid
             self.nul += nul
             self.read[task.path] = self.read.get(task.path, 0) + read

@@ -207,13 +207,13 @@ class CompiledBackend:
 
     def layout_chars(self, chunks: dict[str, int], alphabet: Sequence[str] | None) -> CharsLayout:
         """The chars base's layout read from the chunks' strings in C (no list of ids a chunk),
-        or the pure one where it gives up (see ``layout_chars`` in train.pxi)."""
+        or the pure one where it gives up (see ``layout_chars`` in layout.pxi)."""
         made: CharsLayout | None = self.core.layout_chars(chunks, alphabet)
         return made if made is not None else _trainloops.layout_chars(chunks, alphabet)
 
     def layout_bytes(self, chunks: dict[str, int]) -> BytesLayout:
         """The bytes base's layout read from the chunks' strings in C (no bytes object a chunk),
-        or the pure one where it gives up (see ``layout_bytes`` in train.pxi)."""
+        or the pure one where it gives up (see ``layout_bytes`` in layout.pxi)."""
         made: BytesLayout | None = self.core.layout_bytes(chunks)
         return made if made is not None else _trainloops.layout_bytes(chunks)
 

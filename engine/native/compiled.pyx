@@ -11,7 +11,9 @@ other's C functions directly, as one file did):
 - ``encode.pxi``: a chunk's ids (``ChunkEncoder``), tiktoken's rank merging (``split_points``,
   ``RankMerger``) and writing ids out (``ids_text``);
 - ``positions.pxi``: the pair state's occurrence index (``Where``: every position list in one pool);
-- ``train.pxi``: the pair state's layout, first index, counts, queue and merge;
+- ``train.pxi``: the pair state's first index, counts, queue and merge;
+- ``layout.pxi``: the pair state's node layout, from symbol lists or straight from the counted
+  chunks' strings (characters, or their UTF-8 bytes);
 - ``count.pxi``: any text's chunks counted under the gpt2 pattern (``count_gpt2``), the
   characters' classes given;
 - ``scan.pxi``: the named patterns' ASCII scanner (``count_ascii``, ``split_ascii``) and the
@@ -98,6 +100,7 @@ cdef carray.array _ints(Py_ssize_t n):
 include "encode.pxi"
 include "positions.pxi"
 include "train.pxi"
+include "layout.pxi"
 include "count.pxi"
 include "scan.pxi"
 include "load.pxi"

@@ -1,5 +1,5 @@
 """The trainer's hot loops in pure Python: the reference for the compiled core's twins
-(``engine/native/train.pxi``); :mod:`engine.native.door` picks one or the other. The node layout
+(``engine/native/train.pxi``, ``layout.pxi``); :mod:`engine.native.door` picks one or the other. The node layout
 is :mod:`engine.train.pair_state`'s.
 
 - :func:`layout`: the node array of the distinct chunks, each followed by a separator;
