@@ -89,6 +89,8 @@ def prune(chunks: Counter[str], *, min_count: int | None = None, max_chunks: int
         raise CountsError(f"--min-chunk-count must be 1 or more, not {min_count}")
     if max_chunks is not None and max_chunks < 1:
         raise CountsError(f"--max-chunks must be 1 or more, not {max_chunks}")
+    if min_count is None and max_chunks is None:  # nothing to prune: the table itself, not a copy of it
+        return Pruned(chunks, 0, 0, 0)
     kept = [(c, n) for c, n in chunks.items() if min_count is None or n >= min_count]
     if max_chunks is not None and len(kept) > max_chunks:
         order = sorted(range(len(kept)), key=lambda i: -kept[i][1])[:max_chunks]
@@ -201,7 +203,8 @@ def count_inputs(
     ``engine`` ``local`` uses ``processes`` local processes (default: every core); ``dask``
     runs the same blocks on a Dask cluster (``scheduler`` ``tcp://HOST:PORT``, or a
     ``LocalCluster`` when None). Either way the table equals counting the files one by one.
-    ``task_bytes``: the size of a block (default :data:`engine.corpus.count_blocks.TASK_BYTES`).
+    ``task_bytes``: the size of a block (default: :func:`engine.corpus.count_blocks.task_size`,
+    a few blocks a worker, of 8 to 256 MB).
     ``hashing(bytes hashed, bytes in all)`` while the inputs are hashed, before counting.
     Bounds (one-line :class:`CountsError` past them): a chunk's bytes (``max_chunk_bytes``,
     default :data:`MAX_CHUNK_BYTES`), a compressed input's decompressed bytes
@@ -212,13 +215,16 @@ def count_inputs(
 
     limits = _blocks.Limits(MAX_CHUNK_BYTES if max_chunk_bytes is None else max_chunk_bytes, max_decompressed_bytes,
                             max_stream_bytes)
-    plan = _blocks.plan(specs, pretokenizer, task_bytes or _blocks.TASK_BYTES, hashing, limits)
     if engine == "dask":
-        from engine.corpus.dask_count import run_dask
+        from engine.corpus.dask_count import Connection
 
-        results = run_dask(plan, pretokenizer, base, scheduler, progress)
+        with Connection(scheduler) as connection:  # a local cluster starts while the inputs are hashed
+            plan = _blocks.plan(specs, pretokenizer, task_bytes, hashing, limits, connection.workers)
+            results = connection.run(plan, pretokenizer, base, progress)
     elif engine == "local":
-        results = _blocks.run_local(plan, pretokenizer, base, processes or os.cpu_count() or 1, progress)
+        processes = processes or os.cpu_count() or 1
+        plan = _blocks.plan(specs, pretokenizer, task_bytes, hashing, limits, processes)
+        results = _blocks.run_local(plan, pretokenizer, base, processes, progress)
     else:
         raise CountsError(f"unknown counting engine {engine!r} (local or dask)")
     chunks, invalid, nul = _blocks.combine(plan, results)  # each task's chunks are checked against the bound

@@ -35,7 +35,10 @@ def _pyarrow():
 def write_table(table: ChunkTable, path: str | os.PathLike[str]) -> None:
     """Write ``table`` atomically (the whole file is built in memory, then renamed into place)."""
     pa, pq = _pyarrow()
-    chunks = [c.encode("utf-8", "surrogateescape") for c in table.chunks]
+    try:  # UTF-8 throughout (nearly always): encoded by Arrow in one pass
+        chunks = pa.array(list(table.chunks), pa.string()).cast(pa.binary())
+    except (UnicodeEncodeError, pa.ArrowInvalid):  # bytes beyond UTF-8, as lone surrogates
+        chunks = pa.array([c.encode("utf-8", "surrogateescape") for c in table.chunks], pa.binary())
     counts = list(table.chunks.values())
     top = max(counts, default=0)
     if top > UINT64_MAX:
@@ -43,7 +46,7 @@ def write_table(table: ChunkTable, path: str | os.PathLike[str]) -> None:
     kind = pa.uint64() if top > INT64_MAX else pa.int64()
     schema = pa.schema([("chunk", pa.binary()), ("count", kind), ("order", pa.int64())],
                        metadata={KEY: json.dumps(table.meta(), ensure_ascii=False).encode("utf-8")})
-    arrow = pa.table([pa.array(chunks, pa.binary()), pa.array(counts, kind), pa.array(range(len(chunks)), pa.int64())],
+    arrow = pa.table([chunks, pa.array(counts, kind), pa.array(range(len(chunks)), pa.int64())],
                      schema=schema)
     sink = pa.BufferOutputStream()
     pq.write_table(arrow, sink, compression="zstd")
@@ -141,14 +144,24 @@ def _too_long(shown: str, bound: int) -> CountsError:
 
 
 def _batches(shown: str, handle, bounds: Bounds):
-    """(chunk, count, order) rows, a batch of them at a time; a chunk above the bound is refused
-    before it is decoded to text, and so is a table whose rows add up above its bound (a row
-    group's own size was checked before it was read: :func:`_check_size`). The sizes are taken
-    from Arrow's arrays, a dictionary's lengths by its indices, before any row becomes Python."""
+    """(chunk, count, order) rows, in the file's order (see :func:`_columns`)."""
+    for chunks, counts, order in _columns(shown, handle, bounds):
+        yield from zip(chunks, counts, order)
+
+
+def _columns(shown: str, handle, bounds: Bounds):
+    """The rows a batch at a time, as three lists (chunks, counts, orders); a chunk above the
+    bound is refused before it is decoded to text, and so is a table whose rows add up above its
+    bound (a row group's own size was checked before it was read: :func:`_check_size`). The
+    sizes are taken from Arrow's arrays, a dictionary's lengths by its indices, and the rows
+    checked there too (no missing value, counts from 1, no empty chunk), before any row becomes
+    Python."""
     import pyarrow.compute as pc
 
     total = 0
-    for batch in handle.iter_batches(batch_size=1 << 14, columns=["chunk", "count", "order"]):
+    for batch in handle.iter_batches(batch_size=1 << 16, columns=["chunk", "count", "order"]):
+        if not len(batch):
+            continue
         column = batch.column(0)
         if hasattr(column, "dictionary"):  # lengths of the dictionary's values, taken by index
             sizes = pc.take(pc.binary_length(column.dictionary), column.indices)
@@ -159,31 +172,63 @@ def _batches(shown: str, handle, bounds: Bounds):
         total += table_memory(pc.sum(sizes).as_py() or 0, len(batch))
         if total > bounds.table:
             raise _too_large(shown, total, bounds.table)
-        chunks, counts, order = (batch.column(i).to_pylist() for i in range(3))
-        for row in zip(chunks, counts, order):
-            if None in row or row[1] < 1 or row[1] > MAX_COUNT:
-                raise CountsError(f"{shown}: a row has no chunk, no order or a count below 1")
-            if not row[0]:  # bpe-lab count never writes one; another writer may
-                raise CountsError(f"{shown}: a row has an empty chunk (a chunk is at least one byte of text)")
-            yield row
+        counts = batch.column(1)
+        if any(batch.column(i).null_count for i in range(3)) or pc.min(counts).as_py() < 1:
+            raise CountsError(f"{shown}: a row has no chunk, no order or a count below 1")
+        if pc.min(sizes).as_py() < 1:  # bpe-lab count never writes one; another writer may
+            raise CountsError(f"{shown}: a row has an empty chunk (a chunk is at least one byte of text)")
+        yield _texts(column), _values(counts), _values(batch.column(2))
+
+
+def _values(column) -> list:
+    """A column's values as Python objects, through NumPy where it is installed (``to_pylist``
+    makes a scalar object a row, several times slower; pyarrow runs without NumPy since 16)."""
+    try:
+        return column.to_numpy(zero_copy_only=False).tolist()
+    except ImportError:
+        return column.to_pylist()
+
+
+def _texts(column) -> list:
+    """A chunk column's values as Python objects (:func:`_values`): ``str`` where the whole batch
+    is UTF-8 (Arrow checks it in one pass), else ``bytes``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if hasattr(column, "dictionary"):
+        column = column.dictionary_decode()
+    if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
+        try:
+            column = pc.cast(column, pa.large_string() if pa.types.is_large_binary(column.type) else pa.string())
+        except (pa.ArrowInvalid, UnicodeDecodeError):
+            pass  # bytes beyond UTF-8 in this batch: each chunk is decoded on its own
+    return _values(column)
 
 
 def _rows(shown: str, handle, strict: bool, bounds: Bounds) -> Counter[str]:
     """The chunks and counts in the ``order`` column's order, a batch at a time (a table as large
     as its corpus is never held twice): rows bpe-lab wrote are in that order already; rows
     another writer shuffled are read again, all at once, and sorted. ``strict``: a chars-base
-    table, whose chunks must be UTF-8 (a bytes base keeps other bytes as lone surrogates)."""
+    table, whose chunks must be UTF-8 (a bytes base keeps other bytes as lone surrogates).
+
+    A batch of distinct chunks in increasing order, none seen before (every batch bpe-lab
+    writes), goes into the table in one C-level update; any other is added row by row."""
     decode = _strict(shown) if strict else _escaped
     table: Counter[str] = Counter()
     last = -1
-    for chunk, n, at in _batches(shown, handle, bounds):
-        if at <= last:
+    for chunks, counts, order in _columns(shown, handle, bounds):
+        if order[0] <= last or any(map(int.__ge__, order, order[1:])):
             table = Counter()
             for chunk, n, _ in sorted(_batches(shown, handle, bounds), key=lambda row: row[2]):
                 table[decode(chunk)] += n
             return table
-        last = at
-        table[decode(chunk)] += n
+        last = order[-1]
+        fresh = dict(zip(map(decode, chunks), counts))
+        if len(fresh) == len(chunks) and table.keys().isdisjoint(fresh):
+            dict.update(table, fresh)  # (Counter.update adds a mapping in a Python loop)
+        else:
+            for chunk, n in zip(map(decode, chunks), counts):
+                table[chunk] += n
     return table
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from functools import partial
 from types import ModuleType
 from typing import Any, Protocol
@@ -42,6 +42,8 @@ MakeEntry = Callable[[int, int, int], int]
 Chunks = Sequence[tuple[Sequence[int], int]]
 #: The chars base laid out from counted chunks: ``(alphabet, data, starts, tokens, lengths)``.
 CharsLayout = tuple[list[str], "array[int]", "array[int]", int, "array[int]"]
+#: The bytes base laid out from counted chunks: ``(data, starts, tokens, lengths)``.
+BytesLayout = tuple["array[int]", "array[int]", int, "array[int]"]
 
 
 class Merges(Protocol):
@@ -104,6 +106,10 @@ class PureBackend:
     def layout_chars(self, chunks: dict[str, int], alphabet: Sequence[str] | None) -> CharsLayout:
         """The chars base's alphabet and layout from the counted chunks (:func:`engine.train.loops.layout_chars`)."""
         return _trainloops.layout_chars(chunks, alphabet)
+
+    def layout_bytes(self, chunks: dict[str, int]) -> BytesLayout:
+        """The bytes base's layout from the counted chunks (:func:`engine.train.loops.layout_bytes`)."""
+        return _trainloops.layout_bytes(chunks)
 
     def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
         """The first pair index: counts and occurrence arrays (:func:`engine.train.loops.index_pairs`)."""
@@ -176,6 +182,10 @@ class PureBackend:
         """False: the pure path counts the pattern's chunks itself."""
         return False
 
+    def add_counts(self, into: Counter[str], part: Mapping[str, int]) -> None:
+        """``into.update(part)``."""
+        into.update(part)
+
     def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
         """None: the caller writes the ids out from its table of each id's text."""
         return None
@@ -204,9 +214,15 @@ class CompiledBackend:
 
     def layout_chars(self, chunks: dict[str, int], alphabet: Sequence[str] | None) -> CharsLayout:
         """The chars base's layout read from the chunks' strings in C (no list of ids a chunk),
-        or the pure one where it gives up (see ``layout_chars`` in train.pxi)."""
+        or the pure one where it gives up (see ``layout_chars`` in layout.pxi)."""
         made: CharsLayout | None = self.core.layout_chars(chunks, alphabet)
         return made if made is not None else _trainloops.layout_chars(chunks, alphabet)
+
+    def layout_bytes(self, chunks: dict[str, int]) -> BytesLayout:
+        """The bytes base's layout read from the chunks' strings in C (no bytes object a chunk),
+        or the pure one where it gives up (see ``layout_bytes`` in layout.pxi)."""
+        made: BytesLayout | None = self.core.layout_bytes(chunks)
+        return made if made is not None else _trainloops.layout_bytes(chunks)
 
     def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
         """The first pair index, its counts in a C table (``Counts``, a dict's interface, which
@@ -341,6 +357,13 @@ class CompiledBackend:
             self.core.count_gpt2(counts, text, char_classes.classes(self.core.distinct_chars(text)))
             return True
         return scan_regions.scan_text(self.core.count_ascii, counts, text, mode, pattern, Counter.update)
+
+    def add_counts(self, into: Counter[str], part: Mapping[str, int]) -> None:
+        """``into.update(part)`` in C (``add_counts`` in ``count.pxi``) when both are dicts."""
+        if isinstance(part, dict):
+            self.core.add_counts(into, part)
+        else:
+            into.update(part)
 
     def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
         """``ids`` mapped through ``table`` and written out in decimal, separated by spaces, in one

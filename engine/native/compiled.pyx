@@ -11,7 +11,9 @@ other's C functions directly, as one file did):
 - ``encode.pxi``: a chunk's ids (``ChunkEncoder``), tiktoken's rank merging (``split_points``,
   ``RankMerger``) and writing ids out (``ids_text``);
 - ``positions.pxi``: the pair state's occurrence index (``Where``: every position list in one pool);
-- ``train.pxi``: the pair state's layout, first index, counts, queue and merge;
+- ``train.pxi``: the pair state's first index, counts, queue and merge;
+- ``layout.pxi``: the pair state's node layout, from symbol lists or straight from the counted
+  chunks' strings (characters, or their UTF-8 bytes);
 - ``steps.pxi``: the trainer's steps under lowest-ids in one loop (``run_steps``: choose, merge,
   log), where the pure path steps one call at a time;
 - ``count.pxi``: any text's chunks counted under the gpt2 pattern (``count_gpt2``), the
@@ -29,7 +31,7 @@ from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.string cimport memcmp, memcpy, memset
+from libc.string cimport memcmp, memcpy, memmove, memset
 from cpython.unicode cimport (PyUnicode_DATA, PyUnicode_DecodeASCII, PyUnicode_KIND, PyUnicode_READ,
                               PyUnicode_Substring)
 
@@ -100,6 +102,7 @@ cdef carray.array _ints(Py_ssize_t n):
 include "encode.pxi"
 include "positions.pxi"
 include "train.pxi"
+include "layout.pxi"
 include "steps.pxi"
 include "count.pxi"
 include "scan.pxi"

@@ -167,3 +167,18 @@ def count_gpt2(counts, str text, const unsigned char[::1] classes):
         PyMem_Free(slots)
         PyMem_Free(seen)
 
+
+
+def add_counts(into, part):
+    """Add the counts of ``part`` into ``into`` (chunk -> count dicts: a Counter), a chunk new to
+    ``into`` after its keys, in ``part``'s order: ``Counter.update``'s twin, in C (its loop over
+    a mapping is Python's: adding the partial tables of a large corpus took seconds)."""
+    cdef PyObject *old
+    if not isinstance(into, dict) or not isinstance(part, dict):
+        raise TypeError("add_counts adds a dict into a dict")
+    for key, n in (<dict>part).items():
+        old = PyDict_GetItem(into, key)
+        if old == NULL:
+            PyDict_SetItem(into, key, n)
+        else:
+            PyDict_SetItem(into, key, <object>old + n)

@@ -11,7 +11,7 @@ is needed (a pair state, a tokenizer, a pre-tokenizer's scan, a rank file's reco
   both paths in one process): what is made in it (a tokenizer's chunk encoders, a pair state's
   loops) keeps that backend. Nothing is rewritten: the choice is a context variable.
 
-The method set, by stage (:class:`Backend`): training (``layout``, ``layout_chars``, ``index_pairs``,
+The method set, by stage (:class:`Backend`): training (``layout``, ``layout_chars``, ``layout_bytes``, ``index_pairs``,
 ``merge``), encoding (``border_tables``, ``chunk_encoders``, ``rank_merger``, ``rank_ids``,
 ``text_coder``, ``split_points``, ``inline_ranks``), loading (``parts_in_order``, ``recovered_parts``), splitting and
 writing (``split_text``, ``split_batches``, ``count_text``, ``ids_text``). The two implementations
@@ -26,7 +26,7 @@ import importlib
 import os
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 from engine.native import sources
 from engine.native.backends import (
+    BytesLayout,
     CharsLayout,
     ChunkEncode,
     Chunks,
@@ -70,6 +71,9 @@ class Backend(Protocol):
 
     def layout_chars(self, chunks: dict[str, int], alphabet: Sequence[str] | None) -> CharsLayout:
         """The chars base's alphabet, layout and chunk lengths, from the counted chunks themselves."""
+
+    def layout_bytes(self, chunks: dict[str, int]) -> BytesLayout:
+        """The bytes base's layout and chunk lengths, from the counted chunks themselves."""
 
     def index_pairs(self, data: array[int], floor: int) -> tuple[MutableMapping[int, int], dict[int, array[int]]]:
         """The first pair index of a layout: {pair key: count}, {pair key: addresses} (counts >= ``floor``)."""
@@ -139,6 +143,9 @@ class Backend(Protocol):
 
     def count_text(self, counts: Counter[str], text: str, mode: int, pattern: Pattern) -> bool:
         """Such a text's chunks counted into ``counts``; False (nothing counted): count them with the pattern."""
+
+    def add_counts(self, into: Counter[str], part: Mapping[str, int]) -> None:
+        """``into.update(part)``: counts added, a new chunk after ``into``'s, in ``part``'s order."""
 
     def ids_text(self, ids: list[int], table: Sequence[int | None] | None) -> str | None:
         """``ids`` through ``table``, in decimal, separated by spaces; None where the caller must."""

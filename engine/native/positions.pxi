@@ -12,7 +12,7 @@ cdef class Where:
 
     Lists are never changed in place, as on the pure path: putting a key's list appends a new
     span and leaves the old one as garbage, which the pool sheds when it must grow and garbage
-    is at least half of it (the live spans are packed into a new pool). Reading a list
+    is at least a quarter of it (the live spans are packed down in place). Reading a list
     (``where[key]``, ``get``, ``pop``, ``items``) gives a copy as an ``array('i')``."""
 
     cdef int64_t *key_at  # each slot's key, -1: empty
@@ -113,16 +113,56 @@ cdef class Where:
         self.cap = cap
         return 0
 
+    cdef int _compact(self) except -1:
+        """Shed the garbage in place: the live spans, in pool order, moved down over it (no
+        second pool is held beside the first, as :meth:`_repool` holds one). Each live span's
+        length is swapped for its slot (negative) while the pool is walked; a garbage span keeps
+        its length, which is how the walk steps over it."""
+        cdef uint64_t size = self.mask + 1, i
+        cdef uint32_t *lengths
+        cdef Py_ssize_t at = 0, to = 0, n
+        cdef int v
+        if size > <uint64_t>INT32_MAX:  # a slot must fit a (negative) int
+            return self._repool(0)
+        lengths = <uint32_t *>PyMem_Malloc(size * sizeof(uint32_t))
+        if lengths == NULL:
+            raise MemoryError()
+        for i in range(size):
+            if self.key_at[i] >= 0:
+                lengths[i] = <uint32_t>self.pool[self.span[i]]
+                self.pool[self.span[i]] = -1 - <int>i
+        while at < self.fill:
+            v = self.pool[at]
+            if v >= 0:  # garbage: step over it
+                at += v + 1
+                continue
+            i = <uint64_t>(-1 - v)
+            n = lengths[i]
+            if to != at:
+                memmove(self.pool + to, self.pool + at, (n + 1) * sizeof(int))
+            self.pool[to] = <int>n
+            self.span[i] = <uint32_t>to
+            to += n + 1
+            at += n + 1
+        PyMem_Free(lengths)
+        self.fill = to
+        return 0
+
     cdef int _room(self, Py_ssize_t need) except -1:
-        """Make room for ``need`` more ints at the pool's end: shed the garbage when it is at
-        least half the pool, else grow the pool to twice what it must hold."""
+        """Make room for ``need`` more ints at the pool's end: shed the garbage in place when it
+        is at least a quarter of the pool, and grow the pool to one and a half times what it
+        must hold if that is not room enough. (Shedding only half-garbage pools into a new pool
+        of twice the size kept the index at five times its live lists on 200 MB of code, and
+        the pool is most of what training adds to the memory: docs/benchmarks.md.)"""
         cdef int *pool
         cdef Py_ssize_t cap
         if self.fill + need <= self.cap:
             return 0
-        if 2 * (self.fill - self.live) >= self.fill:
-            return self._repool(self.live + 2 * need)
-        cap = 2 * (self.fill + need)
+        if 4 * (self.fill - self.live) >= self.fill:
+            self._compact()
+            if self.fill + need <= self.cap:
+                return 0
+        cap = self.fill + need + (self.fill + need) // 2
         if cap > <Py_ssize_t>LOW32:
             cap = <Py_ssize_t>LOW32
             if self.fill + need > cap:

@@ -22,7 +22,7 @@ import re
 import signal
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -443,6 +443,15 @@ class PreTokenizer:
             per_line=bool(data.get("per_line", False)),
             chain=tuple(data.get("chain") or ()),
         )
+
+
+def add_counts(into: Counter[str], part: Mapping[str, int]) -> None:
+    """Add counted chunks (``part``, a table counted apart: a block of a corpus) into ``into``,
+    as ``into.update(part)`` does (a new chunk after the others, in ``part``'s order); on the
+    compiled path in C, where Counter.update adds a mapping in a Python loop."""
+    from engine.native import backend
+
+    backend().add_counts(into, part)
 
 
 def _split_newline(chunk: str) -> list[str]:

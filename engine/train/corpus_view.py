@@ -69,7 +69,7 @@ class CorpusTokens:
     """A Trainer's corpus at its current step, as tokens. Its own state is the text (or the
     listing that stands for it), the layout once built, and the replayed file, if any."""
 
-    def __init__(self, text: str, pretokenizer: PreTokenizer, chunks: Counter[str], chunk_lengths: array[int],
+    def __init__(self, text: str, pretokenizer: PreTokenizer, chunks: Counter[str] | None, chunk_lengths: array[int],
                  base: str, state: PairState, timeline: Timeline) -> None:
         self.text = text
         self.pretokenizer = pretokenizer

@@ -1,5 +1,5 @@
 """The trainer's hot loops in pure Python: the reference for the compiled core's twins
-(``engine/native/train.pxi``); :mod:`engine.native.door` picks one or the other. The node layout
+(``engine/native/train.pxi``, ``layout.pxi``); :mod:`engine.native.door` picks one or the other. The node layout
 is :mod:`engine.train.pair_state`'s.
 
 - :func:`layout`: the node array of the distinct chunks, each followed by a separator;
@@ -81,6 +81,18 @@ def layout_chars(chunks: dict[str, int], alphabet: Sequence[str] | None) -> tupl
     seqs = [([get(ch, 0) for ch in c], n) for c, n in chunks.items()]
     data, starts, tokens = layout([(seq, n) for seq, n in seqs if seq])
     return list(alphabet), data, starts, tokens, array("i", [len(seq) for seq, _ in seqs])
+
+
+def layout_bytes(chunks: dict[str, int]) -> tuple[array[int], array[int], int, array[int]]:
+    """The bytes base's :func:`layout` of the distinct ``chunks`` (chunk -> count, in order of
+    first appearance; bytes beyond UTF-8 as lone surrogates), each chunk its UTF-8 bytes, as
+    ``(data, starts, tokens, lengths)``: ``lengths`` holds every chunk's length in bytes, the
+    empty ones' too (which are not laid out).
+
+    Example: ``layout_bytes({"ab": 3})[2]`` is 6."""
+    seqs = [(c.encode("utf-8", "surrogateescape"), n) for c, n in chunks.items()]
+    data, starts, tokens = layout([(seq, n) for seq, n in seqs if seq])
+    return data, starts, tokens, array("i", [len(seq) for seq, _ in seqs])
 
 
 #: The widest weight a node array of 32-bit ints holds; a chunk counted more often than this

@@ -79,6 +79,7 @@ class Trainer:
         checkpoints: int = 0,
         checkpoint_memory: int | None = None,
         undo_log: bool = True,
+        keep_chunks: bool = True,
     ) -> None:
         """Prepare to train on ``text``.
 
@@ -94,7 +95,12 @@ class Trainer:
         (``checkpoint_memory`` bounds the bytes they hold together). ``undo_log`` False keeps
         no undo records whatever ``config.record_undo`` says (the config, saved with the
         tokenizer, is left as given): for a run that never undoes, such as ``bpe-lab train``,
-        whose records would be most of its memory on Chinese bytes.
+        whose records would be most of its memory on Chinese bytes. ``keep_chunks`` False
+        empties ``chunks`` (the Counter given, or the one counted here) once the chunks are laid
+        out, before the pair index is made, instead of holding it through training: for a run
+        that never shows the corpus (``bpe-lab train``), where the table of a large corpus's
+        distinct chunks as strings is a third of the peak; :meth:`spans` and
+        :meth:`listing` then cannot be used.
         """
         self.config = config = config or TrainConfig()
         self.pretokenizer: PreTokenizer = pretokenizer or pretokenizer_for(config)
@@ -127,12 +133,15 @@ class Trainer:
                 # marked: id 0 wherever it stands, as the tokenizer encodes it)
                 unknown = -1 if config.subword_prefix is not None else 0
                 seqs = [([get(ch, unknown) for ch in c], n) for c, n in chunks.items()]
+            elif marked:
+                pieces = [bytes([i]) for i in range(256)]
+                seqs = [(list(c.encode("utf-8", "surrogateescape")), n) for c, n in chunks.items()]  # marked below
             else:
                 pieces = [bytes([i]) for i in range(256)]
-                seqs = [(c.encode("utf-8", "surrogateescape"), n) for c, n in chunks.items()]
-                if config.subword_prefix is not None or config.end_of_word is not None:
-                    seqs = [(list(c), n) for c, n in seqs]  # marked in place below
-                # else bytes, not lists: the pair state lays bytes out as their symbols
+                # the chunks' bytes are read where they are (compiled: no bytes object a chunk)
+                data, starts, tokens, chunk_lengths = backend().layout_bytes(chunks)
+                laid_out = data, starts, tokens
+                seqs = []
             if config.subword_prefix is not None:
                 seqs, pieces = mark_continuations(seqs, pieces, config.subword_prefix)
             if config.end_of_word is not None:
@@ -149,6 +158,9 @@ class Trainer:
                 chunk_lengths = array("i", [len(s) for s, _ in seqs])
             else:
                 self.initial_tokens = laid_out[2]
+            if not keep_chunks:  # laid out: the pair state and the chunk lengths hold what training needs
+                chunks.clear()
+                chunks = None
             rank = hf_byte_rank() if config.tie_rule == "hf" else None
             # subword-nmt's ties are decided by the chooser, by the tokens' texts: the state
             # orders its queue by count, then ids, for it

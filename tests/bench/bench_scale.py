@@ -21,7 +21,10 @@ turns (``--runs`` rounds, medians):
 
 - **tokenizers**: ``BpeTrainer`` (ByteLevel, full alphabet, min_frequency 2, default threads)
   training from the file, as ``bench_train.py`` runs it.
-- **bpe-lab train**: ``bpe-lab train CORPUS --vocab-size V`` on the raw corpus, one command.
+- **bpe-lab train**: ``bpe-lab train CORPUS --vocab-size V`` on the raw corpus, one command
+  (which counts a large file in two processes, the second half in a worker).
+- **bpe-lab train, 1 process**: the same with ``--processes 1``: training on the text in one
+  process, the issue's comparator for the Dask path.
 - **bpe-lab count + train**: ``bpe-lab count CORPUS -o t.parquet`` (local processes, one a core),
   then ``bpe-lab train --counts t.parquet``; the time is the two added up, the memory the
   larger peak.
@@ -29,10 +32,12 @@ turns (``--runs`` rounds, medians):
   processes here, one a core), then the same train. Its peak is the client's and the scheduler's
   (GNU time follows the process it starts, not the workers the cluster spawns).
 
-After each size the merges of the three bpe-lab runs are compared: the table counted on Dask
-must give the merges training on the text gives. At the end, for each contender, the growth:
-the log-log slope of time and of peak memory over the corpus size (least squares over the sizes
-run; 1.0 is linear), and whether Dask's path beat training on the text in one process.
+After each size the merges of the bpe-lab runs are compared: the table counted on Dask must
+give the merges training on the text gives. At the end, for each contender, the growth: the
+log-log slope of time and of peak memory over the corpus size (least squares over the sizes
+run; 1.0 is linear), with bpe-lab train's slopes set against tokenizers' (the issue: "grow no
+faster"), and whether Dask's path (count + train, added up) beat training on the text in one
+process (``--processes 1``), and in two (plain ``bpe-lab train``).
 
 ``--max-memory-gb`` (default 12) watches the children's summed RSS each second and stops the run
 when it passes the bound (the machine is shared). Ratios are ours / tokenizers. Nothing here
@@ -217,6 +222,8 @@ def run_corpus(kind: str, sizes: list[int], args: argparse.Namespace, vocab: str
             contenders: dict[str, object] = {
                 "tokenizers": [sys.executable, "-c", HF, str(corpus), vocab, str(out / "hf.json")],
                 "bpe-lab train": (ours("train", str(corpus), "-o", str(out / "r.json"), "--vocab-size", vocab, "--quiet"), INSTALLED),
+                "bpe-lab train, 1 process": (ours("train", str(corpus), "-o", str(out / "one.json"), "--vocab-size", vocab,
+                                                  "--quiet", "--processes", "1"), INSTALLED),
                 "bpe-lab count + train": (chain(ours("count", str(corpus), "-o", table, "--quiet"),
                                                 ours("train", "--counts", table, "-o", str(out / "c.json"), "--vocab-size", vocab, "--quiet")),
                                           INSTALLED),
@@ -235,15 +242,17 @@ def run_corpus(kind: str, sizes: list[int], args: argparse.Namespace, vocab: str
                       flush=True)
                 growth.setdefault(name, []).append((mb, seconds, peak))
             raw = merges_of(out / "r.json")
-            same_local = merges_of(out / "c.json") == raw
-            line = f"  merges: {len(raw):,} training on the text; count + train {'the same' if same_local else 'DIFFERENT'}"
+            same_local = merges_of(out / "c.json") == raw and merges_of(out / "one.json") == raw
+            line = (f"  merges: {len(raw):,} training on the text; in one process, count + train "
+                    f"{'the same' if same_local else 'DIFFERENT'}")
             if not args.no_dask:
                 same_dask = merges_of(out / "d.json") == raw
-                faster = results["bpe-lab count dask + train"][0] < results["bpe-lab train"][0]
+                dask_time = results["bpe-lab count dask + train"][0]
+                one, two = results["bpe-lab train, 1 process"][0], results["bpe-lab train"][0]
                 line += f"; Dask + train {'the same' if same_dask else 'DIFFERENT'}"
-                dask_verdicts.append(f"{mb:.0f} MB: {'same merges' if same_dask else 'DIFFERENT MERGES'}, "
-                                     f"{results['bpe-lab count dask + train'][0]:.1f} s against {results['bpe-lab train'][0]:.1f} s "
-                                     f"({'faster' if faster else 'not faster'})")
+                dask_verdicts.append(f"{mb:.0f} MB: {'same merges' if same_dask else 'DIFFERENT MERGES'}, {dask_time:.1f} s "
+                                     f"against {one:.1f} s in one process ({'FASTER' if dask_time < one else 'not faster'}), "
+                                     f"{two:.1f} s in two ({'faster' if dask_time < two else 'not faster'})")
             print(line + ("" if same_local and (args.no_dask or same_dask) else "   !!!!!!!! MISMATCH"), flush=True)
             ours_time, ours_rss = results["bpe-lab train"]
             record(f"scale {kind} {megabytes} MB time", ours_time / base_time)
@@ -256,8 +265,17 @@ def run_corpus(kind: str, sizes: list[int], args: argparse.Namespace, vocab: str
         shown = "   ".join(f"{what} {value:.2f}" if value is not None else f"{what} -"
                            for what, value in (("time", time_slope), ("memory", memory_slope)))
         print(f"  {name:<28} {shown}   ({per_mb})")
+    if "tokenizers" in growth and "bpe-lab train" in growth and len(growth["tokenizers"]) > 1:
+        theirs, ours_ = growth["tokenizers"], growth["bpe-lab train"]
+        for what, at in (("time", 1), ("memory", 2)):
+            a, b = slope([(p[0], p[at]) for p in ours_]), slope([(p[0], p[at]) for p in theirs])
+            if a is not None and b is not None:
+                print(f"  bpe-lab train's {what} slope {a:.2f} against tokenizers' {b:.2f}: "
+                      f"{'grows no faster' if a <= b else 'GROWS FASTER'}")
     if dask_verdicts:
-        print(f"  Dask count + train against bpe-lab train on the text: {'; '.join(dask_verdicts)}")
+        print("  Dask count + train against training on the text:")
+        for verdict in dask_verdicts:
+            print(f"    {verdict}")
 
 
 if __name__ == "__main__":

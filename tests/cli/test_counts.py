@@ -188,6 +188,17 @@ def test_folders_and_globs_are_sorted_and_hidden_files_skipped(tmp_path):
         count_inputs([str(tmp_path / "*.nothing")], pre)
 
 
+def test_blocks_are_a_few_a_worker_within_their_bounds():
+    """Unless told a size, a plan cuts about four blocks a worker, from 8 MB to 256 MB: few
+    partial tables to add up, yet a worker's last block short beside the whole."""
+    from engine.corpus.count_blocks import MAX_TASK_BYTES, TASK_BYTES, task_size
+
+    assert task_size(1_000_000_000, 2) == 125_000_000
+    assert task_size(10_000_000, 2) == TASK_BYTES
+    assert task_size(100_000_000_000, 2) == MAX_TASK_BYTES
+    assert task_size(1_000_000_000, 0) == 250_000_000
+
+
 def test_local_processes_give_the_table_of_one_process(tmp_path):
     lines = [f"line {i}: the value is {i * 7919 % 1000} and the word is {'abcdefg'[i % 7] * (i % 5)}\n" for i in range(40_000)]
     (tmp_path / "big.txt").write_text("".join(lines))
@@ -286,6 +297,26 @@ def test_count_then_train_gives_the_merges_of_train_on_a_real_corpus(tmp_path, n
     assert run("train", "--counts", str(tmp_path / "c.parquet"), "-o", str(tmp_path / "t.json"), "--merges", "500", *options)[0] == 0
     assert merges(tmp_path / "t.json") == merges(tmp_path / "raw.json")
     assert load_tokenizer(tmp_path / "t.json").pretokenizer == load_tokenizer(tmp_path / "raw.json").pretokenizer
+
+
+def test_train_counts_in_one_process_or_two_with_the_same_merges(tmp_path):
+    """``train --processes 1`` counts the corpus in this process alone (the issue's "training on
+    the text in one process"), 2 the second half in a worker: the same merges; 3 is refused."""
+    import random
+
+    rng = random.Random(7)
+    words = ["the", "cat", "sat", "on", "mat", "über", "中文", "x1", "  ", "\t"]
+    lines = (" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) for _ in range(40_000))
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert corpus.stat().st_size > 600_000  # above PARALLEL_MIN: two processes do count it in halves
+    for processes in ("1", "2"):
+        code, err = run("train", str(corpus), "-o", str(tmp_path / f"p{processes}.json"), "--merges", "40",
+                        "--processes", processes, "--quiet")
+        assert code == 0, err
+    assert merges(tmp_path / "p1.json") == merges(tmp_path / "p2.json") and len(merges(tmp_path / "p1.json")) == 40
+    code, err = run("train", str(corpus), "-o", str(tmp_path / "p3.json"), "--processes", "3")
+    assert code == 2 and "1 or 2, not 3" in err
 
 
 @needs_pyarrow

@@ -511,6 +511,55 @@ def test_the_chars_layout_read_from_strings_is_the_pure_one(chunks, alphabet):
         assert {k: list(v) for k, v in where.items()} == {k: list(v) for k, v in pure_where.items()}
 
 
+#: Code points of every UTF-8 length, escaped bytes (U+DC80..U+DCFF) and a lone surrogate no byte stands for.
+_BYTE_CHARS = st.sampled_from("ab\n \x7f\x80\xe9\xff\u07ff\u0800\u4e00\ufffd\U0001f600\U0010ffff\udc80\udcff")
+
+
+@needs_compiled
+@given(st.dictionaries(st.text(_BYTE_CHARS, max_size=6), st.integers(1, 1 << 33), max_size=10))
+def test_the_bytes_layout_read_from_strings_is_the_pure_one(chunks):
+    """The bytes base laid out straight from the counted chunks (compiled: each chunk's UTF-8,
+    escaped bytes as the bytes they stand for, read from the string in C) gives the pure twin's
+    node array, starts, token count and chunk lengths, empty chunks skipped."""
+    pure = _trainloops.layout_bytes(chunks)
+    made = COMPILED.layout_bytes(chunks)
+    assert (made[0].typecode, list(made[0])) == (pure[0].typecode, list(pure[0]))
+    assert (list(made[1]), made[2], list(made[3])) == (list(pure[1]), pure[2], list(pure[3]))
+
+
+@needs_compiled
+def test_the_bytes_layout_leaves_a_surrogate_no_byte_stands_for_to_the_pure_twin():
+    """A lone surrogate outside U+DC80..U+DCFF has no bytes: the compiled layout gives up (None)
+    and the pure one raises, as encoding it always did."""
+    assert COMPILED.core.layout_bytes({"a\ud800": 1}) is None
+    with pytest.raises(UnicodeEncodeError):
+        COMPILED.layout_bytes({"a\ud800": 1})
+
+
+def test_the_bytes_layout_is_the_one_of_the_chunks_as_bytes():
+    """The pure twin lays out what the trainer's bytes base always did: each chunk's UTF-8."""
+    data, starts, tokens, lengths = _trainloops.layout_bytes({"b\xe9": 2, "": 1, "a\udcff": 1})
+    assert (list(data), list(starts), tokens) == tuple(
+        (list(x) if isinstance(x, array) else x) for x in _trainloops.layout([(b"b\xc3\xa9", 2), (b"a\xff", 1)]))
+    assert list(lengths) == [3, 0, 2]
+
+
+@needs_compiled
+@given(st.dictionaries(st.text("ab\xe9\udc80", max_size=3), st.integers(1, 1 << 70), max_size=8),
+       st.dictionaries(st.text("ab\xe9\udc80", max_size=3), st.integers(1, 1 << 70), max_size=8))
+def test_adding_counts_in_c_is_counter_update(into, part):
+    """The compiled ``add_counts`` adds a partial table as Counter.update does: the same counts
+    (past 64 bits too), a new chunk after the others in the part's order."""
+    from collections import Counter
+
+    expected, made = Counter(into), Counter(into)
+    expected.update(part)
+    COMPILED.add_counts(made, part)
+    assert list(made.items()) == list(expected.items())
+    PURE.add_counts(into := Counter(into), part)
+    assert list(into.items()) == list(expected.items())
+
+
 def test_the_chars_layout_is_the_one_of_the_chunks_as_id_lists():
     """The pure twin lays out what the trainer's chars base always did: each chunk's characters
     as their ids in the sorted alphabet, U+FFFD first."""

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from engine import TrainConfig, Trainer
 from engine.corpus.reading import count_corpus, read_corpus
+from engine.text import pretokenizer_for
 from engine.text.pretokenize import PreTokenizer
 
 PIECES = st.lists(
@@ -47,6 +48,27 @@ def test_training_from_counted_chunks_is_the_same(tmp_path):
         assert streamed.alphabet == pre.alphabet
         with pytest.raises(ValueError, match="counted chunks"):
             streamed.layout()
+
+
+@pytest.mark.parametrize("options", [{}, {"end_of_word": "</w>"}, {"tie_rule": "hf"}])
+def test_training_that_lets_the_chunks_go_is_the_same(tmp_path, options):
+    """``keep_chunks=False`` (bpe-lab train) empties the table once laid out: the same merges,
+    alphabet and corpus sizes as keeping it, on both bases; the corpus can no longer be shown."""
+    path = tmp_path / "w.txt"
+    path.write_bytes(sample_text("workshop.txt").encode("utf-8") + b"\xff\n")
+    for base in ("bytes", "chars"):
+        if base == "chars" and options.get("tie_rule") == "hf":
+            continue
+        config = TrainConfig(base=base, max_merges=200, **options)
+        pre = pretokenizer_for(config)
+        kept = Trainer("", config, chunks=count_corpus(path, pre, base=base).chunks)
+        chunks = count_corpus(path, pre, base=base).chunks
+        let_go = Trainer("", config, chunks=chunks, keep_chunks=False)
+        assert not chunks and let_go.alphabet == kept.alphabet
+        assert [(e.pair, e.tokens_after) for e in let_go.train()] == [(e.pair, e.tokens_after) for e in kept.train()]
+        assert let_go.initial_tokens == kept.initial_tokens
+        with pytest.raises(ValueError):
+            let_go.listing()
 
 
 def test_whole_text_pretokenizers_are_not_streamed(tmp_path):

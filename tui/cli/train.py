@@ -45,7 +45,20 @@ def add_train_parser(sub) -> None:
     train.add_argument("--merges-prefix", metavar="FILE",
                        help="a tokenizer or merges file (merges.txt, tokenizer.json, native, ...) whose merges are made first, "
                             "before any --force-merge")
+    train.add_argument("--processes", type=_processes, default=min(os.cpu_count() or 1, 2), metavar="N",
+                       help="count the corpus in N processes, 1 or 2 (default: 2 when there are two cores): the second "
+                            "counts the file's second half")
     add_report_options(train)
+
+
+def _processes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value not in (1, 2):
+        raise argparse.ArgumentTypeError(f"1 or 2, not {value}")
+    return value
 
 
 def format_merge(event: Merge, show: callable, width: int = 14) -> str:
@@ -105,11 +118,12 @@ def run_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         started = time.perf_counter()
         # the held-out report compares with the training text, so it needs it whole
         corpus, text, chunks = read_for_training(args, config, pretokenizer, err, whole=heldout is not None)
-    # no undo records: nothing here undoes (the tokenizer file still says the config's record_undo)
-    trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks, undo_log=False)
-    # --curve's bytes per token; the corpus itself is freed here (a table: its chunks' bytes)
+    # --curve's bytes per token (a table: its chunks' bytes)
     corpus_bytes = corpus.size if corpus is not None else sum(len(c.encode("utf-8", "surrogateescape")) * n
                                                                for c, n in chunks.items())
+    # no undo records: nothing here undoes (the tokenizer file still says the config's record_undo);
+    # the chunks are let go once laid out, before the pair index (nothing here shows the corpus)
+    trainer = Trainer(text, config, pretokenizer=pretokenizer, chunks=chunks, undo_log=False, keep_chunks=False)
     del chunks, corpus
     return train_and_save(args, trainer, config, corpus_bytes, started, out, err, text, heldout)
 
@@ -125,7 +139,7 @@ def read_for_training(args: argparse.Namespace, config: TrainConfig, pretokenize
     bound = args.max_corpus_bytes
     if streamable(pretokenizer) and not whole:  # pre-tokenize block by block: the text is never held whole
         with Bar(err, quiet=args.quiet or args.log) as bar:  # bytes read, on a terminal
-            corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=min(os.cpu_count() or 1, 2),
+            corpus = count_corpus(args.corpus, pretokenizer, base=config.base, processes=args.processes,
                                   max_bytes=bound, progress=bar.bytes if bar.live else None)
         text, chunks = "", corpus.chunks
     else:
