@@ -886,8 +886,9 @@ cdef tuple _merge(node_t[::1] data, const int[::1] plist, int64_t a, int64_t b, 
             bfield = bound >> 40
             bkey = bound & M40
         for j in range(fresh):
-            if j + SOON < fresh:
+            if j + SOON < fresh:  # (and in the occurrence index's key table)
                 _want(count, nkey[j + SOON])
+                __builtin_prefetch(&where.key_at[_mix(<uint64_t>nkey[j + SOON]) & where.mask])
             c = ncount[j]
             if c < floor:  # counts never grow: born below the floor (or gone), never merged
                 continue
