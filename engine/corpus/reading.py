@@ -22,7 +22,6 @@ import os
 import re
 import stat
 import sys
-import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -455,16 +454,22 @@ def _count_from(path: str, start: int, size: int, pre: dict, base: str, block: i
     return counts, invalid, nul
 
 
-#: A safe cut is just after a newline followed by a character that starts a chunk under every
-#: named pattern whatever came before, and that is a chunk of its own at the end of a text:
-#: printable ASCII, or a letter, number, punctuation mark or symbol beyond ASCII (whitespace,
-#: marks and controls are not). The regexes find candidates by their UTF-8 (the character
-#: after the newline, whole); :func:`_lookahead` checks its category.
-_CUT = rb"\n((?:[\x21-\x7e]|[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}))"
+#: A safe cut is just after a newline followed by a character that is not whitespace: every
+#: named pattern ends a chunk at such a newline and starts one at that character, which is a
+#: chunk of its own at the end of a text (the piece's lookahead). Printable ASCII, or any other
+#: character in well-formed UTF-8 but the whitespace beyond ASCII (the same for ``re``'s ``\s``,
+#: ``str.isspace`` and ``regex``'s ``\s``: U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028,
+#: U+2029, U+202F, U+205F, U+3000), excluded by their bytes. One match, no check after it: a
+#: block of newlines before rejected characters is searched once, not once a newline.
+_CUT = (rb"\n(?!\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80)"
+        rb"([\x21-\x7e]|[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+        rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
+        rb"|\xf4[\x80-\x8f][\x80-\xbf]{2})")
 #: The greedy ``.*`` makes a match from the start find the last one (the regex engine
 #: backtracks from the end, in C).
 _LAST_CUT = re.compile(rb"(?s:.*)" + _CUT)
 _NEXT_CUT = re.compile(_CUT)
+_NEXT_ASCII_CUT = re.compile(rb"\n([\x21-\x7e])")
 #: The most bytes a cut spans (the newline and a four-byte character): a search carried on
 #: from where the last one stopped starts this far back.
 CUT_BYTES = 5
@@ -475,32 +480,15 @@ def _utf8_length(lead: int) -> int:
     return 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else 4 if 0xF0 <= lead <= 0xF4 else 1
 
 
-def _lookahead(character: bytes) -> bool:
-    """Whether a cut may come before this character (the UTF-8 of one, as ``_CUT`` found it)."""
-    if len(character) == 1:
-        return True  # printable ASCII
-    try:
-        text = character.decode("utf-8")
-    except UnicodeDecodeError:  # overlong, a surrogate, past U+10FFFF
-        return False
-    return unicodedata.category(text)[0] in "LNPS"
-
-
 def _last_cut(data: bytes | bytearray, start: int = 0) -> tuple[int, int] | None:
     """The last safe cut in ``data[start:]`` (just after a newline) and the length of the
     character after it, or None."""
-    end = len(data)
-    while (match := _LAST_CUT.match(data, start, end)) is not None:
-        if _lookahead(match.group(1)):
-            return match.start(1), match.end(1) - match.start(1)
-        end = match.start(1) - 1  # before that newline
-    return None
+    match = _LAST_CUT.match(data, start)
+    return (match.start(1), match.end(1) - match.start(1)) if match else None
 
 
 def first_cut(data: bytes | bytearray, ascii_only: bool = False) -> int | None:
     """The first safe cut in ``data`` (its whole character inside), or None; ``ascii_only``:
     only before printable ASCII."""
-    for match in _NEXT_CUT.finditer(data):
-        if len(match.group(1)) == 1 or (not ascii_only and _lookahead(match.group(1))):
-            return match.start(1)
-    return None
+    match = (_NEXT_ASCII_CUT if ascii_only else _NEXT_CUT).search(data)
+    return match.start(1) if match else None

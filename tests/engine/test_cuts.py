@@ -1,6 +1,7 @@
-"""Where a corpus is cut into pieces: just after a newline followed by printable text, beyond
-ASCII too (a line of Chinese), with the whole character after the cut as the piece's lookahead.
-Counting in pieces gives the whole text's counts, whatever bytes stand after a newline."""
+"""Where a corpus is cut into pieces: just after a newline followed by any character but
+whitespace, beyond ASCII too (a line of Chinese), with the whole character after the cut as the
+piece's lookahead. Counting in pieces gives the whole text's counts, whatever bytes stand after a
+newline, and a block of newlines before characters that may not be cut before is searched once."""
 
 from __future__ import annotations
 
@@ -45,9 +46,12 @@ def test_a_line_of_chinese_may_be_cut_before_and_whitespace_may_not():
     assert first_cut(text) == len("床前明月光\n".encode())
     assert _last_cut(text) == (len("床前明月光\n".encode()), 3)  # the character after it, whole
     assert first_cut(text, ascii_only=True) is None
-    for after in ("\u3000", "\xa0", "\u2028", "\u0301", "\u200b"):
+    for after in ("\u3000", "\xa0", "\u2028", "\x85", "\u1680", "\u200a", "\u202f", "\u205f"):  # whitespace
         assert first_cut(f"a\n{after}b".encode()) is None, repr(after)
-    assert first_cut(b"a\n\xe0\x80\x80") is None  # overlong
+    for after in ("\u0301", "\u200b", "\u180e", "\ue000", "\U0001f600"):  # a mark, format, private use, emoji
+        assert first_cut(f"a\n{after}b".encode()) == 2, repr(after)
+    for broken in (b"\xe0\x80\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc0\xaf", b"\x80"):
+        assert first_cut(b"a\n" + broken) is None, broken  # overlong, a surrogate, past U+10FFFF, stray
     assert first_cut("a\n中".encode()[:-1]) is None  # its character is not all there
     assert _last_cut("x\n中\ny\n\u3000".encode()) == (len("x\n中\n".encode()), 1)
 
@@ -62,3 +66,19 @@ def test_a_chinese_file_is_planned_as_several_tasks(tmp_path):
     counts = count_blocks.run_local(plan, pre, "bytes", processes=1).chunks
     expected = pre.count(path.read_text(encoding="utf-8"))
     assert counts == expected and list(counts) == list(expected)
+
+
+def test_newlines_before_whitespace_are_searched_once(tmp_path, monkeypatch):
+    """64 MB of newlines each before an ideographic space has no cut: it is refused after its
+    bound like any piece with none, in linear time (the search is one regex match a block)."""
+    import engine.corpus.reading as reading
+
+    calls = []
+    real = reading._LAST_CUT
+    monkeypatch.setattr(reading, "_LAST_CUT", type("Counting", (), {
+        "match": lambda self, *a: calls.append(1) or real.match(*a)})())
+    path = tmp_path / "spaces.txt"
+    path.write_bytes("\n\u3000".encode() * (1 << 18))  # 1 MB, no cut anywhere
+    counted = count_corpus(path, PreTokenizer("gpt2"), block=1 << 16)
+    assert counted.chunks == PreTokenizer("gpt2").count(path.read_text(encoding="utf-8"))
+    assert len(calls) <= (1 << 20) // (1 << 16) + 2  # one search a block read
