@@ -223,7 +223,7 @@ class CountedCorpus:
         return _note(self.name, self.invalid_bytes, self.nul_bytes, self.blank, base)
 
 
-#: Cuts go just after a newline followed by printable text (see ``_CUT`` below): every named
+#: Cuts go just after a newline followed by any character but whitespace (``_CUT`` below): every named
 #: pre-tokenizer (simple, gpt2, gpt4) ends a chunk there, whatever came before (no pattern lets a
 #: chunk run from a newline into a non-space character), so each piece can be pre-tokenized alone.
 BLOCK = 1 << 20
