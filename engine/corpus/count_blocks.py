@@ -1,8 +1,9 @@
 """Counting inputs in blocks: which files, where each is cut, and the counts put back in order.
 
 A plain file is cut just after a newline followed by any character but whitespace (printable
-ASCII, or beyond it), where no named pre-tokenizer can end a chunk otherwise (:func:`engine.corpus.reading._last_cut`); each block is counted by the corpus
-counter (:func:`engine.corpus.reading._count_range`, which keeps the character after its end as
+ASCII, or beyond it), where no named pre-tokenizer can end a chunk otherwise
+(:func:`engine.corpus.reading._last_cut`); each block is counted by the corpus counter
+(:func:`engine.corpus.reading._count_range`, which keeps the character after its end as
 lookahead), so the blocks' counts, added in file order, are exactly the file's. A compressed
 file, or a pre-tokenizer that needs the whole text (``none``, a custom pattern), is one task.
 The same tasks run in local processes (:func:`run_local`) or on Dask

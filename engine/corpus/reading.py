@@ -223,9 +223,10 @@ class CountedCorpus:
         return _note(self.name, self.invalid_bytes, self.nul_bytes, self.blank, base)
 
 
-#: Cuts go just after a newline followed by any character but whitespace (``_CUT`` below): every named
-#: pre-tokenizer (simple, gpt2, gpt4) ends a chunk there, whatever came before (no pattern lets a
-#: chunk run from a newline into a non-space character), so each piece can be pre-tokenized alone.
+#: Cuts go just after a newline followed by any character but whitespace (``_CUT`` below):
+#: every named pre-tokenizer (simple, gpt2, gpt4) ends a chunk there, whatever came before (no
+#: pattern lets a chunk run from a newline into a non-space character), so each piece can be
+#: pre-tokenized alone.
 BLOCK = 1 << 20
 
 
