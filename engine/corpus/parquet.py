@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
+import time
 from collections import Counter
 from typing import Any
 
@@ -60,6 +62,8 @@ def read_table(shown: str, data, bounds: Bounds = DEFAULT_BOUNDS) -> ChunkTable:
     table above ``bounds`` (refused from the file's own description before its rows are
     decoded, and again as they are)."""
     pa, pq = _pyarrow()
+    if not _walks(data):
+        raise CountsError(f"{shown}: not a readable Parquet file (corrupt or truncated)")
     try:
         source = pa.BufferReader(data) if isinstance(data, bytes) else data
         handle = pq.ParquetFile(source)
@@ -83,6 +87,55 @@ def read_table(shown: str, data, bounds: Bounds = DEFAULT_BOUNDS) -> ChunkTable:
     if isinstance(data, bytes):
         table.file_sha256 = hashlib.sha256(data).hexdigest()
     return table
+
+
+#: Seconds a forked child may take to walk a table's descriptions (:func:`_walks`).
+WALK_SECONDS = 10
+
+
+def _walks(data) -> bool:
+    """Whether pyarrow reads the file's footer and every column chunk's description without
+    ending the process. A damaged description can make pyarrow (26) throw where nothing catches
+    it (``std::terminate``: "Definition level histogram size mismatch"), so where there is
+    ``fork`` a child walks them first, and a child killed by a signal means the file is refused.
+    True where it cannot be told (no fork, no ``/proc``, a child still walking after
+    :data:`WALK_SECONDS`)."""
+    if not hasattr(os, "fork"):
+        return True
+    if isinstance(data, bytes):
+        path = None
+    else:
+        try:  # the child opens its own description of the file: the parent's offset is not moved
+            path = f"/proc/self/fd/{data.fileno()}"
+        except (AttributeError, OSError, ValueError):
+            return True
+        if not os.path.exists(path):
+            return True
+    pid = os.fork()
+    if pid == 0:  # the child: walk, then leave without running anything of the parent's
+        try:
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 2)  # what the C++ runtime says as it ends the child is not for the user
+            pa, pq = _pyarrow()
+            metadata = pq.ParquetFile(pa.BufferReader(data) if path is None else pa.OSFile(path)).metadata
+            for g in range(metadata.num_row_groups):
+                group = metadata.row_group(g)
+                for c in range(group.num_columns):
+                    column = group.column(c)
+                    column.encodings, column.statistics  # noqa: B018 - read to be parsed
+        except BaseException:  # noqa: BLE001 - a Python exception is the parent's to report
+            pass
+        os._exit(0)
+    deadline = time.monotonic() + WALK_SECONDS
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return not os.WIFSIGNALED(status)
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return True
+        time.sleep(0.001)
 
 
 def _check_columns(shown: str, schema, pa) -> None:
