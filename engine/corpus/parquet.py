@@ -10,8 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import signal
-import time
 from collections import Counter
 from typing import Any
 
@@ -96,11 +94,13 @@ WALK_SECONDS = 10
 def _walks(data) -> bool:
     """Whether pyarrow reads the file's footer and every column chunk's description without
     ending the process. A damaged description can make pyarrow (26) throw where nothing catches
-    it (``std::terminate``: "Definition level histogram size mismatch"), so where there is
-    ``fork`` a child walks them first, and a child killed by a signal means the file is refused.
-    True where it cannot be told (no fork, no ``/proc``, a child still walking after
-    :data:`WALK_SECONDS`)."""
-    if not hasattr(os, "fork"):
+    it (``std::terminate``: "Definition level histogram size mismatch"), so where processes fork
+    a child process (the standard library's, forked) walks them first, and a child killed by a
+    signal means the file is refused. True where it cannot be told (no fork, no ``/proc``, a
+    child still walking after :data:`WALK_SECONDS`)."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return True
     if isinstance(data, bytes):
         path = None
@@ -111,31 +111,30 @@ def _walks(data) -> bool:
             return True
         if not os.path.exists(path):
             return True
-    pid = os.fork()
-    if pid == 0:  # the child: walk, then leave without running anything of the parent's
-        try:
-            quiet = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(quiet, 2)  # what the C++ runtime says as it ends the child is not for the user
-            pa, pq = _pyarrow()
-            metadata = pq.ParquetFile(pa.BufferReader(data) if path is None else pa.OSFile(path)).metadata
-            for g in range(metadata.num_row_groups):
-                group = metadata.row_group(g)
-                for c in range(group.num_columns):
-                    column = group.column(c)
-                    column.encodings, column.statistics  # noqa: B018 - read to be parsed
-        except BaseException:  # noqa: BLE001 - a Python exception is the parent's to report
-            pass
-        os._exit(0)
-    deadline = time.monotonic() + WALK_SECONDS
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return not os.WIFSIGNALED(status)
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return True
-        time.sleep(0.001)
+    child = multiprocessing.get_context("fork").Process(target=_walk, args=(data if path is None else None, path))
+    child.start()
+    child.join(WALK_SECONDS)
+    if child.exitcode is None:  # still walking: let the parent read it as it would have
+        child.kill()
+        child.join()
+        return True
+    return child.exitcode >= 0  # negative: ended by a signal (abort)
+
+
+def _walk(data: bytes | None, path: str | None) -> None:
+    """:func:`_walks`'s child: read the descriptions; a Python exception is the parent's to report."""
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 2)  # what the C++ runtime says as it ends the child is not for the user
+    try:
+        pa, pq = _pyarrow()
+        metadata = pq.ParquetFile(pa.BufferReader(data) if path is None else pa.OSFile(path)).metadata
+        for g in range(metadata.num_row_groups):
+            group = metadata.row_group(g)
+            for c in range(group.num_columns):
+                column = group.column(c)
+                column.encodings, column.statistics  # noqa: B018 - read to be parsed
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def _check_columns(shown: str, schema, pa) -> None:
