@@ -27,7 +27,12 @@ def test_counting_block_by_block_equals_reading_whole(tmp_path_factory, pieces, 
     if not data:
         return
     path.write_bytes(data)
-    pre = PreTokenizer(name, split_digits=split, split_newlines=split, per_line=per_line)
+    counts_as_whole(path, PreTokenizer(name, split_digits=split, split_newlines=split, per_line=per_line), block)
+
+
+def counts_as_whole(path, pre: PreTokenizer, block: int) -> None:
+    """Counting ``path`` in blocks of ``block`` bytes gives the whole text's counts, in the same
+    order, and the same size and invalid bytes, on both bases."""
     for base in ("bytes", "chars"):
         whole = read_corpus(path, base=base)
         counted = count_corpus(path, pre, base=base, block=block)

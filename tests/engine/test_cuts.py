@@ -9,8 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.corpus import count_blocks
-from engine.corpus.reading import _last_cut, count_corpus, first_cut, read_corpus
+from engine.corpus.reading import _last_cut, count_corpus, first_cut
 from engine.text.pretokenize import PreTokenizer
+
+from test_corpus import counts_as_whole
 
 #: What may follow a newline: letters, punctuation and symbols that may be cut before, and
 #: what may not (whitespace beyond ASCII, a combining mark, a format character, controls), and
@@ -32,13 +34,7 @@ def test_counting_in_pieces_equals_the_whole_text_after_any_newline(tmp_path_fac
         return
     path = tmp_path_factory.mktemp("c") / "corpus.txt"
     path.write_bytes(data)
-    pre = PreTokenizer(name, split_digits=split)
-    for base in ("bytes", "chars"):
-        whole = read_corpus(path, base=base)
-        counted = count_corpus(path, pre, base=base, block=block)
-        expected = pre.count(whole.text)
-        assert counted.chunks == expected and list(counted.chunks) == list(expected)
-        assert (counted.size, counted.invalid_bytes) == (whole.size, whole.invalid_bytes)
+    counts_as_whole(path, PreTokenizer(name, split_digits=split), block)
 
 
 def test_a_line_of_chinese_may_be_cut_before_and_whitespace_may_not():
